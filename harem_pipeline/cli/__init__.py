@@ -1,0 +1,85 @@
+"""The ``harem`` command line: one subcommand per stage.
+
+Each subcommand lives in its own module of this package and exposes
+``register(subparsers)``, which adds its parser and sets ``func`` (a function
+of the parsed arguments returning an exit status).  This module is the only
+place that turns a library error into an exit status: a user's mistake
+(``HaremError``) prints one line on stderr and exits 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from harem_pipeline import __version__
+from harem_pipeline.errors import HaremError
+
+# Subcommand modules, in the order ``harem --help`` lists them.  A module that
+# does not exist yet is skipped, so stages can land one at a time.
+COMMAND_MODULES = (
+    "stats",
+    "align",
+    "avalida",
+    "veus",
+    "altida",
+    "ida2id",
+    "vizir",
+    "altmor",
+    "ida2mor",
+    "measures",
+    "simulate",
+    "run",
+    "report",
+    "check",
+    "compare",
+)
+
+EXIT_OK = 0
+EXIT_FAILED_CHECK = 1
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every available subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="harem",
+        description="HAREM named-entity evaluation: the classic stages and span measures.",
+    )
+    parser.add_argument("--version", action="version", version=f"harem-pipeline {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"harem_pipeline.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"harem_pipeline.cli.{name}":
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``harem`` with ``argv``; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except HaremError as exc:
+        print(f"harem {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"harem {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

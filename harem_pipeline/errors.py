@@ -1,0 +1,59 @@
+"""Errors the library raises for a user's mistake.
+
+Every bad input becomes one ``InputError`` whose ``str()`` is a single line
+naming the file, the line or DOCID, what was expected and what was found.
+The command line and the Luigi layer turn it into a non-zero exit status
+without a traceback; the library itself never exits or logs.
+"""
+
+from __future__ import annotations
+
+
+class HaremError(Exception):
+    """Base class of every error the library raises on purpose."""
+
+
+class InputError(HaremError):
+    """A problem in a user's input file, located as precisely as possible."""
+
+    def __init__(
+        self,
+        path: str | None,
+        expected: str,
+        found: str,
+        *,
+        line: int | None = None,
+        docid: str | None = None,
+    ) -> None:
+        self.path = path
+        self.line = line
+        self.docid = docid
+        self.expected = expected
+        self.found = found
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        where = str(self.path) if self.path else "<input>"
+        if self.line is not None:
+            where += f", line {self.line}"
+        if self.docid is not None:
+            where += f", document {self.docid}"
+        found = " ".join(str(self.found).split())
+        if len(found) > 120:
+            found = found[:117] + "..."
+        return f"{where}: expected {self.expected}, found {found}"
+
+
+class ConfigError(HaremError):
+    """A problem in ``pipeline.yaml``: names the key path and gives a hint."""
+
+    def __init__(self, path: str, key: str, problem: str, hint: str = "") -> None:
+        self.path = path
+        self.key = key
+        self.problem = problem
+        self.hint = hint
+        text = f"{path}: {key}: {problem}"
+        if hint:
+            text += f" ({hint})"
+        super().__init__(text)

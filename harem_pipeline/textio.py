@@ -1,0 +1,80 @@
+"""Reading HAREM text files: encoding detection shared by every format.
+
+HAREM files are ISO-8859-1 (all the originals) or UTF-8.  The rule: an XML
+declaration's ``encoding`` wins when present; otherwise UTF-8 if the bytes
+decode as UTF-8; otherwise ISO-8859-1 (which decodes any byte string, so it
+is only chosen when UTF-8 fails).  The chosen encoding travels with the text
+so outputs can be written in the input's encoding.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from harem_pipeline.errors import InputError
+
+_XML_DECL = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedText:
+    """A file's text with the encoding it was read in."""
+
+    text: str
+    encoding: str
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """Read a file's bytes, transparently un-gzipping ``*.gz`` files."""
+    p = Path(path)
+    try:
+        if p.suffix == ".gz":
+            with gzip.open(p, "rb") as handle:
+                return handle.read()
+        return p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(str(path), "an existing file", "no such file") from None
+    except IsADirectoryError:
+        raise InputError(str(path), "a file", "a directory") from None
+    except (OSError, EOFError) as exc:
+        raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
+
+
+def detect_encoding(data: bytes, path: str | None = None) -> str:
+    """Return the encoding of ``data`` by the rule in the module docstring."""
+    match = _XML_DECL.match(data[:200])
+    if match:
+        name = match.group(1).decode("ascii")
+        try:
+            return codecs.lookup(name).name
+        except LookupError:
+            raise InputError(path, "a known encoding in the XML declaration", name) from None
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8-sig"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "iso8859-1"
+    return "utf-8"
+
+
+def decode(data: bytes, path: str | None = None) -> DecodedText:
+    """Decode ``data`` with the detected encoding; a wrong declaration is an input error."""
+    encoding = detect_encoding(data, path)
+    try:
+        return DecodedText(data.decode(encoding), encoding)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError(
+            path, f"text in {encoding}", f"undecodable byte {data[exc.start]:#04x}", line=line
+        ) from None
+
+
+def read_text(path: str | os.PathLike[str]) -> DecodedText:
+    """Read and decode a whole file (``.gz`` allowed)."""
+    return decode(read_bytes(path), str(path))

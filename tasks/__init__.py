@@ -1,0 +1,1 @@
+"""The Luigi layer: thin tasks over the library (filled by the pipeline work)."""

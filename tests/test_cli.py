@@ -1,0 +1,19 @@
+"""The command line's common behaviour."""
+
+from __future__ import annotations
+
+import pytest
+
+from harem_pipeline.cli import main
+
+
+def test_no_command_prints_help_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "usage: harem" in capsys.readouterr().err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert "harem-pipeline" in capsys.readouterr().out
