@@ -1,0 +1,84 @@
+"""Reproducibility signatures: one line that pins everything behind a report.
+
+In the spirit of sacrebleu's signature, e.g.
+``harem:0.1.0|cd:1a2b3c4d5e6f|run:0f9e8d7c6b5a|subset:total|scenario:abs|style:harem|alt:best``.
+Two reports with the same signature must carry the same numbers, so every
+input that changes a score appears here: the scoring code (``harem`` version
+plus scoring version), the content digests of the collection and the run, and
+the parameters.  Reports render a signature; they never compute one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harem_pipeline import SCORING_VERSION, __version__
+
+DIGEST_LENGTH = 12
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 hex digest of a file's bytes, read in chunks."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def short_digest(path: str | os.PathLike[str]) -> str:
+    """The first 12 hex digits of a file's SHA-256 (enough to tell files apart)."""
+    return sha256_file(path)[:DIGEST_LENGTH]
+
+
+def tool_version() -> str:
+    """The version written after ``harem:``: package version and scoring version."""
+    return f"{__version__}+s{SCORING_VERSION}"
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """An ordered set of ``key:value`` pairs; ``None`` values are left out.
+
+    ``fields`` keeps the order given, which is the order printed, so a
+    signature reads the same everywhere.
+    """
+
+    fields: tuple[tuple[str, str | None], ...] = field(default_factory=tuple)
+
+    @classmethod
+    def build(cls, **values: str | None) -> Signature:
+        """A signature led by ``harem:<version>``, then ``values`` in the order given."""
+        return cls((("harem", tool_version()), *values.items()))
+
+    def with_fields(self, **values: str | None) -> Signature:
+        """A copy with ``values`` appended (or replaced in place when the key exists)."""
+        current = dict(self.fields)
+        current.update(values)
+        return Signature(tuple(current.items()))
+
+    def format(self) -> str:
+        """The one-line form, ``key:value`` joined by ``|``."""
+        return "|".join(f"{key}:{value}" for key, value in self.fields if value is not None)
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+def run_signature(
+    *,
+    cd: str | None = None,
+    run: str | None = None,
+    subset: str | None = None,
+    scenario: str | None = None,
+    style: str | None = None,
+    alt: str | None = "best",
+    **extra: str | None,
+) -> Signature:
+    """The signature of one evaluated run: digests are 12-hex-digit prefixes."""
+    return Signature.build(
+        cd=cd, run=run, subset=subset, scenario=scenario, style=style, alt=alt, **extra
+    )

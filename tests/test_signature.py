@@ -1,0 +1,32 @@
+"""Signatures: order, omission of unknown fields, digests."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from harem_pipeline.signature import Signature, run_signature, short_digest, tool_version
+
+
+def test_run_signature_shape_as_in_the_spec() -> None:
+    # pipeline.md: harem:<version>|cd:<sha12>|run:<sha12>|subset:…|scenario:abs|style:harem|alt:best
+    sig = run_signature(
+        cd="aaaaaaaaaaaa", run="bbbbbbbbbbbb", subset="total", scenario="abs", style="harem"
+    )
+    assert sig.format() == (
+        f"harem:{tool_version()}|cd:aaaaaaaaaaaa|run:bbbbbbbbbbbb"
+        "|subset:total|scenario:abs|style:harem|alt:best"
+    )
+
+
+def test_none_fields_are_left_out_and_order_is_kept() -> None:
+    sig = Signature.build(b="2", a=None, c="3")
+    assert sig.format() == f"harem:{tool_version()}|b:2|c:3"
+    assert sig.with_fields(a="1").format().endswith("|b:2|c:3|a:1")
+    assert sig.with_fields(b="9").format() == f"harem:{tool_version()}|b:9|c:3"
+
+
+def test_short_digest_is_sha256_prefix(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"HAREM")
+    assert short_digest(path) == hashlib.sha256(b"HAREM").hexdigest()[:12]
