@@ -1,0 +1,163 @@
+"""Completion by content: a manifest beside each output pins what made it.
+
+A stage's result is *complete* only when its manifest exists and records the
+same stage, parameters, scoring version and SHA-256 digests of every input as
+now — Luigi's "the output file exists" is not enough, and mtimes lie.
+Hashing is the only cost of an unchanged rerun; a digest recorded with the
+same size and mtime is reused rather than recomputed (black's cache rule).
+
+The manifest is written last, atomically, after every output file is in
+place, so a killed process never leaves a result that passes as complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harem_pipeline import SCORING_VERSION
+from harem_pipeline.atomic import write_text_atomic
+from harem_pipeline.signature import sha256_file
+
+MANIFEST_SUFFIX = ".manifest.json"
+
+
+@dataclass(frozen=True, slots=True)
+class FileDigest:
+    """What identifies a file's content, plus the stat data that lets us skip rehashing."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """The recipe of one stage result: inputs by content, parameters, outputs."""
+
+    stage: str
+    params: Mapping[str, Any]
+    scoring_version: str
+    inputs: Mapping[str, FileDigest]
+    outputs: Mapping[str, str] = field(default_factory=dict)  # path -> sha256
+    signature: str | None = None
+
+    def to_json(self) -> str:
+        data = {
+            "stage": self.stage,
+            "params": dict(self.params),
+            "scoring_version": self.scoring_version,
+            "inputs": {
+                path: {"size": d.size, "mtime_ns": d.mtime_ns, "sha256": d.sha256}
+                for path, d in sorted(self.inputs.items())
+            },
+            "outputs": dict(sorted(self.outputs.items())),
+            "signature": self.signature,
+        }
+        return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Manifest:
+        data = json.loads(text)
+        return cls(
+            stage=data["stage"],
+            params=data["params"],
+            scoring_version=data["scoring_version"],
+            inputs={
+                path: FileDigest(d["size"], d["mtime_ns"], d["sha256"])
+                for path, d in data["inputs"].items()
+            },
+            outputs=data.get("outputs", {}),
+            signature=data.get("signature"),
+        )
+
+
+def manifest_path(anchor: str | os.PathLike[str]) -> Path:
+    """The manifest that belongs to the output ``anchor``."""
+    anchor = Path(anchor)
+    return anchor.with_name(anchor.name + MANIFEST_SUFFIX)
+
+
+def read_manifest(anchor: str | os.PathLike[str]) -> Manifest | None:
+    """The manifest of ``anchor``, or None when missing or unreadable (= not complete)."""
+    try:
+        return Manifest.from_json(manifest_path(anchor).read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def digest_file(path: str | os.PathLike[str], known: FileDigest | None = None) -> FileDigest:
+    """The digest of ``path``, reusing ``known`` when size and mtime are unchanged."""
+    stat = os.stat(path)
+    if known is not None and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
+        return known
+    return FileDigest(stat.st_size, stat.st_mtime_ns, sha256_file(path))
+
+
+def digest_inputs(
+    paths: Iterable[str | os.PathLike[str]], previous: Manifest | None = None
+) -> dict[str, FileDigest]:
+    """Digests of every input, keyed by path as given."""
+    known = previous.inputs if previous else {}
+    return {str(p): digest_file(p, known.get(str(p))) for p in paths}
+
+
+def _normalise(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Parameters as they round-trip through JSON, so comparisons are fair."""
+    return json.loads(json.dumps(dict(params), sort_keys=True, default=str))
+
+
+def is_complete(
+    anchor: str | os.PathLike[str],
+    stage: str,
+    params: Mapping[str, Any],
+    inputs: Iterable[str | os.PathLike[str]],
+) -> bool:
+    """True when ``anchor``'s manifest matches the stage, parameters and input contents now.
+
+    Every output listed in the manifest must also still exist with the
+    recorded size: a deleted or truncated output means the stage must run.
+    """
+    manifest = read_manifest(anchor)
+    if manifest is None or manifest.stage != stage:
+        return False
+    if manifest.scoring_version != SCORING_VERSION:
+        return False
+    if _normalise(manifest.params) != _normalise(params):
+        return False
+    input_paths = [str(p) for p in inputs]
+    if sorted(manifest.inputs) != sorted(input_paths):
+        return False
+    try:
+        current = digest_inputs(input_paths, manifest)
+    except OSError:
+        return False
+    if any(current[p].sha256 != manifest.inputs[p].sha256 for p in input_paths):
+        return False
+    return all(Path(out).is_file() for out in manifest.outputs)
+
+
+def write_manifest(
+    anchor: str | os.PathLike[str],
+    stage: str,
+    params: Mapping[str, Any],
+    inputs: Iterable[str | os.PathLike[str]],
+    outputs: Iterable[str | os.PathLike[str]],
+    signature: str | None = None,
+) -> Manifest:
+    """Record the recipe of a finished stage; call after every output is in place."""
+    previous = read_manifest(anchor)
+    manifest = Manifest(
+        stage=stage,
+        params=_normalise(params),
+        scoring_version=SCORING_VERSION,
+        inputs=digest_inputs(inputs, previous),
+        outputs={str(p): sha256_file(p) for p in outputs},
+        signature=signature,
+    )
+    write_text_atomic(manifest_path(anchor), manifest.to_json())
+    return manifest

@@ -1,0 +1,77 @@
+"""Completion by content: what makes a stage result complete or stale."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import harem_pipeline.manifest as manifest_module
+from harem_pipeline.manifest import is_complete, manifest_path, read_manifest, write_manifest
+
+
+@pytest.fixture()
+def stage(tmp_path: Path) -> tuple[Path, Path, Path]:
+    source = tmp_path / "run.txt"
+    source.write_text("<EM>Lisboa</EM>\n", encoding="utf-8")
+    output = tmp_path / "run.alinhado"
+    output.write_text("record\n", encoding="utf-8")
+    write_manifest(output, "align", {"style": "harem"}, [source], [output], signature="sig")
+    return tmp_path, source, output
+
+
+def test_fresh_manifest_is_complete(stage: tuple[Path, Path, Path]) -> None:
+    _, source, output = stage
+    assert manifest_path(output).name == "run.alinhado.manifest.json"
+    assert is_complete(output, "align", {"style": "harem"}, [source])
+    assert read_manifest(output).signature == "sig"
+
+
+def test_touch_without_change_stays_complete(stage: tuple[Path, Path, Path]) -> None:
+    _, source, output = stage
+    stat = source.stat()
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    assert is_complete(output, "align", {"style": "harem"}, [source])
+
+
+def test_content_change_is_stale_even_with_same_size_and_mtime(
+    stage: tuple[Path, Path, Path],
+) -> None:
+    _, source, output = stage
+    stat = source.stat()
+    source.write_text("<EM>Lisbon</EM>\n", encoding="utf-8")  # same length
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+    assert not is_complete(output, "align", {"style": "harem"}, [source])
+
+
+def test_parameter_stage_or_inputs_change_is_stale(stage: tuple[Path, Path, Path]) -> None:
+    tmp_path, source, output = stage
+    assert not is_complete(output, "align", {"style": "muc"}, [source])
+    assert not is_complete(output, "avalida", {"style": "harem"}, [source])
+    other = tmp_path / "other.txt"
+    other.write_text("x", encoding="utf-8")
+    assert not is_complete(output, "align", {"style": "harem"}, [source, other])
+
+
+def test_missing_output_or_manifest_is_stale(stage: tuple[Path, Path, Path]) -> None:
+    _, source, output = stage
+    output.unlink()
+    assert not is_complete(output, "align", {"style": "harem"}, [source])
+    output.write_text("record\n", encoding="utf-8")
+    manifest_path(output).unlink()
+    assert not is_complete(output, "align", {"style": "harem"}, [source])
+
+
+def test_new_scoring_version_is_stale(
+    stage: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, source, output = stage
+    monkeypatch.setattr(manifest_module, "SCORING_VERSION", "999")
+    assert not is_complete(output, "align", {"style": "harem"}, [source])
+
+
+def test_corrupt_manifest_is_stale(stage: tuple[Path, Path, Path]) -> None:
+    _, source, output = stage
+    manifest_path(output).write_text("{not json", encoding="utf-8")
+    assert not is_complete(output, "align", {"style": "harem"}, [source])
