@@ -1,0 +1,270 @@
+"""``pipeline.yaml``: one file that says everything that changes a score.
+
+Paths in the file are relative to the file itself, so a campaign folder can
+be moved or run from anywhere.  Everything is validated before any task
+starts: an unknown key, a wrong type or a missing file is one
+``ConfigError`` line naming the key path, what is wrong and a hint.
+
+Example::
+
+    collection: data/first-harem/ColeccaoDouradaHAREM.txt
+    runs:
+      - data/campaign/*.txt              # a path or a glob
+      - path: runs/mine.txt              # or a mapping
+        name: mine
+        veil: "PESSOA:LOCAL"             # the categories this run declared (selective subsets)
+    output: out
+    subsets: [total, pt, br, jornalistico, pt.jornalistico, selectivo]
+    scenarios: [absolute, relative]
+    style: harem
+    workers: 2
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harem_pipeline.errors import ConfigError
+
+STYLES = ("harem", "muc", "relaxado")
+SCENARIOS = ("absolute", "relative")
+SCENARIO_SUFFIX = {"absolute": "abs", "relative": "rel"}
+TOP_LEVEL_KEYS = {
+    "collection",
+    "collection_meta",
+    "runs",
+    "output",
+    "subsets",
+    "scenarios",
+    "style",
+    "veil",
+    "workers",
+    "bootstrap",
+}
+RUN_KEYS = {"path", "name", "veil"}
+_VARIANT = re.compile(r"^[a-z]{2}$")
+_GENRE = re.compile(r"^[a-z_]{3,}$")
+_RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Subset:
+    """One evaluation subset: documents by variant and genre, categories by veil."""
+
+    name: str
+    variant: str | None = None
+    genre: str | None = None
+    selective: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RunSpec:
+    """One system run of the campaign."""
+
+    name: str
+    path: Path
+    veil: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Campaign:
+    """A validated campaign; every path is absolute."""
+
+    source: Path
+    collection: Path
+    collection_meta: Path | None
+    runs: tuple[RunSpec, ...]
+    output: Path
+    subsets: tuple[Subset, ...]
+    scenarios: tuple[str, ...]
+    style: str
+    veil: str
+    workers: int
+    bootstrap: int
+
+
+def parse_subset(name: str) -> Subset | None:
+    """Parse ``total``, ``pt``, ``jornalistico``, ``pt.jornalistico``, ``selectivo[.…]``.
+
+    None when the name is not of that shape.
+    """
+    if name == "total":
+        return Subset("total")
+    parts = name.split(".")
+    selective = parts[0] == "selectivo"
+    if selective:
+        parts = parts[1:]
+    variant = genre = None
+    if parts and _VARIANT.match(parts[0]):
+        variant, parts = parts[0], parts[1:]
+    if parts and _GENRE.match(parts[0]) and parts[0] not in {"total", "selectivo"}:
+        genre, parts = parts[0], parts[1:]
+    if parts:
+        return None
+    return Subset(name, variant, genre, selective)
+
+
+def _type_name(value: Any) -> str:
+    return type(value).__name__ if value is not None else "nothing"
+
+
+class _Loader:
+    """Validation with the config file's path at hand for every message."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.base = path.parent
+
+    def fail(self, key: str, problem: str, hint: str = "") -> ConfigError:
+        return ConfigError(str(self.path), key, problem, hint)
+
+    def expect(self, key: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+        if isinstance(value, bool) and kind in (int, (int,)):
+            raise self.fail(key, f"expected {what}, found {_type_name(value)}")
+        if not isinstance(value, kind):
+            raise self.fail(key, f"expected {what}, found {_type_name(value)} {value!r}")
+        return value
+
+    def existing_file(self, key: str, value: Any) -> Path:
+        text = self.expect(key, value, str, "a file path")
+        path = (self.base / text).resolve()
+        if not path.is_file():
+            raise self.fail(key, f"no such file: {text}", f"paths are relative to {self.base}")
+        return path
+
+    def runs(self, value: Any) -> tuple[RunSpec, ...]:
+        entries = self.expect("runs", value, list, "a list of run paths, globs or mappings")
+        runs: list[RunSpec] = []
+        for i, entry in enumerate(entries):
+            key = f"runs[{i}]"
+            if isinstance(entry, str):
+                matches = sorted(glob.glob(str(self.base / entry)))
+                if not matches:
+                    raise self.fail(key, f"no file matches {entry!r}", f"relative to {self.base}")
+                runs.extend(RunSpec(Path(m).stem, Path(m).resolve()) for m in matches)
+            elif isinstance(entry, Mapping):
+                unknown = set(entry) - RUN_KEYS
+                if unknown:
+                    raise self.fail(
+                        f"{key}.{sorted(unknown)[0]}", "unknown key", f"known: {sorted(RUN_KEYS)}"
+                    )
+                if "path" not in entry:
+                    raise self.fail(f"{key}.path", "missing", "each run mapping needs a path")
+                path = self.existing_file(f"{key}.path", entry["path"])
+                name = self.expect(f"{key}.name", entry.get("name", path.stem), str, "a name")
+                veil = entry.get("veil")
+                if veil is not None:
+                    self.expect(f"{key}.veil", veil, str, "a veil such as PESSOA:LOCAL")
+                runs.append(RunSpec(name, path, veil))
+            else:
+                raise self.fail(key, f"expected a path or a mapping, found {_type_name(entry)}")
+        if not runs:
+            raise self.fail("runs", "empty", "list at least one system run")
+        seen: set[str] = set()
+        for i, run in enumerate(runs):
+            if not _RUN_NAME.match(run.name):
+                raise self.fail(
+                    f"runs[{i}].name",
+                    f"invalid run name {run.name!r}",
+                    "letters, digits, '.', '_' and '-'",
+                )
+            if run.name in seen:
+                raise self.fail(
+                    f"runs[{i}]", f"duplicate run name {run.name!r}", "give the runs distinct names"
+                )
+            seen.add(run.name)
+        return tuple(runs)
+
+    def subsets(self, value: Any) -> tuple[Subset, ...]:
+        names = self.expect("subsets", value, list, "a list of subset names")
+        subsets = []
+        for i, name in enumerate(names):
+            self.expect(f"subsets[{i}]", name, str, "a subset name")
+            subset = parse_subset(name)
+            if subset is None:
+                raise self.fail(
+                    f"subsets[{i}]",
+                    f"invalid subset {name!r}",
+                    "total, a variant (pt), a genre (jornalistico), pt.jornalistico, selectivo",
+                )
+            subsets.append(subset)
+        if len({s.name for s in subsets}) != len(subsets):
+            raise self.fail("subsets", "a subset is listed twice")
+        return tuple(subsets)
+
+    def scenarios(self, value: Any) -> tuple[str, ...]:
+        names = self.expect("scenarios", value, list, "a list of scenarios")
+        for i, name in enumerate(names):
+            if name not in SCENARIOS:
+                raise self.fail(
+                    f"scenarios[{i}]", f"unknown scenario {name!r}", f"one of {SCENARIOS}"
+                )
+        return tuple(dict.fromkeys(names))
+
+    def load(self, data: Any) -> Campaign:
+        if not isinstance(data, Mapping):
+            raise self.fail("(top)", f"expected a mapping of settings, found {_type_name(data)}")
+        unknown = set(data) - TOP_LEVEL_KEYS
+        if unknown:
+            raise self.fail(sorted(unknown)[0], "unknown key", f"known: {sorted(TOP_LEVEL_KEYS)}")
+        for required in ("collection", "runs", "output"):
+            if required not in data:
+                raise self.fail(required, "missing", "collection, runs and output are required")
+        meta = data.get("collection_meta")
+        style = data.get("style", "harem")
+        if style not in STYLES:
+            raise self.fail("style", f"unknown style {style!r}", f"one of {STYLES}")
+        workers = self.expect("workers", data.get("workers", 1), int, "a whole number")
+        if workers < 1:
+            raise self.fail("workers", f"expected at least 1, found {workers}")
+        bootstrap = self.expect("bootstrap", data.get("bootstrap", 1000), int, "a whole number")
+        if bootstrap < 0:
+            raise self.fail("bootstrap", f"expected 0 or more, found {bootstrap}")
+        output = self.expect("output", data["output"], str, "a folder path")
+        campaign = Campaign(
+            source=self.path.resolve(),
+            collection=self.existing_file("collection", data["collection"]),
+            collection_meta=self.existing_file("collection_meta", meta) if meta else None,
+            runs=self.runs(data["runs"]),
+            output=(self.base / output).resolve(),
+            subsets=self.subsets(data.get("subsets", ["total"])),
+            scenarios=self.scenarios(data.get("scenarios", list(SCENARIOS))),
+            style=style,
+            veil=self.expect("veil", data.get("veil", "*"), str, "a veil such as PESSOA:LOCAL"),
+            workers=workers,
+            bootstrap=bootstrap,
+        )
+        for i, subset in enumerate(campaign.subsets):
+            if subset.selective and not all(run.veil for run in campaign.runs):
+                raise self.fail(
+                    f"subsets[{i}]",
+                    "a selective subset needs every run's declared veil",
+                    "give each run a mapping with a veil",
+                )
+        return campaign
+
+
+def load_campaign(path: str | Path) -> Campaign:
+    """Read and validate ``pipeline.yaml``; raise ``ConfigError`` on the first problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), "(file)", "no such file", "pass --config PATH") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), "(file)", f"unreadable: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else "(file)"
+        problem = getattr(exc, "problem", exc)
+        raise ConfigError(str(path), where, f"not valid YAML: {problem}") from None
+    return _Loader(path).load(data)
