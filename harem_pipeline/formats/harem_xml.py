@@ -1,0 +1,691 @@
+"""Reading and writing HAREM collections and runs (First and Second HAREM formats).
+
+* First HAREM (2005): ``<DOC><DOCID>..</DOCID><GENERO>..</GENERO><ORIGEM>..</ORIGEM>
+  <TEXTO>..</TEXTO></DOC>`` with no root element, CRLF line ends, entities
+  named by their category (``<LOCAL TIPO="..." MORF="F,S">``, vague
+  ``<A|B TIPO="t1|t2">``).
+* Second HAREM (2008): ``<colHAREM><DOC DOCID=".."><P>..</P></DOC></colHAREM>``
+  with ``<EM ID CATEG TIPO SUBTIPO ...>`` entities (a run may use another root,
+  e.g. ``<COL>``, and no ``<P>``).
+
+Both share ``<ALT>seg1|seg2</ALT>`` and ``<OMITIDO>..</OMITIDO>``.
+
+Why a tag scanner and not an XML parser: the First HAREM file is not
+well-formed XML (no root element, ``&`` unescaped in text), the Second HAREM
+files declare DTDs we must never fetch, and the offsets every later stage
+uses must point into the characters as written.  So tags are found with a
+regular expression over ``<...>``, character data is kept verbatim (``&amp;``
+stays ``&amp;``: nothing is expanded) and the DOCTYPE, processing
+instructions and comments are skipped.  Every problem becomes one
+``InputError`` naming the file, line and DOCID.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import cast
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.model import (
+    EM_TAG,
+    FIRST_HAREM,
+    SECOND_HAREM,
+    AltBlock,
+    Collection,
+    Document,
+    Entity,
+    read_entity_fields,
+)
+from harem_pipeline.textio import decode, read_bytes
+
+# Markup the scanner skips or reads: comments, the DOCTYPE (with an internal
+# subset whose declarations contain their own ``<...>``), processing
+# instructions, then ordinary tags (no ``<`` or ``>`` inside).
+_MARKUP = re.compile(
+    r"<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[.*?\])*>|<\?.*?\?>|<[^<>]*>|<",
+    re.DOTALL,
+)
+_TAG = re.compile(r"<(/?)([^\s<>/=\"']+)((?:\s+[^\s=<>]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
+_ATTRIBUTE = re.compile(r"([^\s=<>]+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+
+# First HAREM document header elements: their text becomes document metadata.
+_FIRST_HEADER = ("DOCID", "GENERO", "ORIGEM")
+_STRUCTURE = frozenset({"ALT", "OMITIDO", "P"})
+
+MetaData = Mapping[str, tuple[str | None, str | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Tag:
+    """One scanned tag: what the reader needs to place it."""
+
+    name: str
+    closing: bool
+    empty: bool
+    attributes: tuple[tuple[str, str], ...]
+    offset: int
+    raw: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """The file being read: its name and a fast offset → line map."""
+
+    path: str
+    text: str
+    line_starts: list[int] = field(default_factory=list)
+
+    def line(self, offset: int) -> int:
+        return bisect.bisect_right(self.line_starts, offset)
+
+    def error(self, expected: str, found: str, offset: int, docid: str | None = None) -> InputError:
+        return InputError(self.path, expected, found, line=self.line(offset), docid=docid)
+
+
+def _make_source(text: str, path: str) -> _Source:
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    return _Source(path, text, starts)
+
+
+def _scan(source: _Source) -> Iterator[str | _Tag]:
+    """Yield character data (``str``) and tags (``_Tag``) in file order."""
+    text = source.text
+    pos = 0
+    for match in _MARKUP.finditer(text):
+        if match.start() > pos:
+            yield text[pos : match.start()]
+        pos = match.end()
+        raw = match.group(0)
+        if raw.startswith(("<!--", "<!DOCTYPE", "<?")):
+            continue
+        if raw == "<":
+            yield text[match.start() : match.start() + 1]
+            raise source.error("a tag after '<'", _excerpt(text, match.start()), match.start())
+        tag = _TAG.fullmatch(raw)
+        if tag is None:
+            raise source.error("a well-formed tag", raw, match.start())
+        attributes = tuple(
+            (m.group(1), m.group(2) if m.group(2) is not None else m.group(3))
+            for m in _ATTRIBUTE.finditer(tag.group(3))
+        )
+        closing = tag.group(1) == "/"
+        empty = tag.group(4) == "/"
+        if closing and (attributes or empty):
+            raise source.error("a plain closing tag", raw, match.start())
+        yield _Tag(tag.group(2), closing, empty, attributes, match.start(), raw)
+    if pos < len(text):
+        yield text[pos:]
+
+
+def _excerpt(text: str, offset: int) -> str:
+    return text[offset : offset + 40]
+
+
+# ---------------------------------------------------------------------------
+# Document content
+
+
+@dataclass(slots=True)
+class _Frame:
+    """An element open while reading a document's content."""
+
+    tag: _Tag
+    start: int
+    kind: str  # "P", "OMITIDO", "ALT", "ENTITY"
+    texts: list[list[str]] = field(default_factory=list)
+    entities: list[list[Entity]] = field(default_factory=list)
+    alt_lengths: list[int] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Builder:
+    """Accumulates one document's running text and annotation."""
+
+    source: _Source
+    docid: str | None
+    entity_is: str  # "EM" for Second HAREM, "*" for First HAREM (any other name)
+    parts: list[str] = field(default_factory=list)
+    size: int = 0
+    stack: list[_Frame] = field(default_factory=list)
+    entities: list[Entity] = field(default_factory=list)
+    omitted_entities: list[Entity] = field(default_factory=list)
+    alt_blocks: list[AltBlock] = field(default_factory=list)
+    omitted: list[tuple[int, int]] = field(default_factory=list)
+    paragraphs: list[tuple[int, int]] = field(default_factory=list)
+
+    def _alt(self) -> _Frame | None:
+        for frame in self.stack:
+            if frame.kind == "ALT":
+                return frame
+        return None
+
+    def _position(self) -> int:
+        """Offset of the next character in the running text (inside ALT: of that alternative)."""
+        alt = self._alt()
+        if alt is None:
+            return self.size
+        return alt.start + alt.alt_lengths[-1]
+
+    def add_text(self, text: str) -> None:
+        inside_entity = bool(self.stack) and self.stack[-1].kind == "ENTITY"
+        if inside_entity:
+            self.stack[-1].texts[0].append(text)
+        alt = self._alt()
+        if alt is None:
+            self.parts.append(text)
+            self.size += len(text)
+            return
+        pieces = [text] if inside_entity else text.split("|")
+        for index, piece in enumerate(pieces):
+            if index:
+                alt.texts.append([])
+                alt.entities.append([])
+                alt.alt_lengths.append(0)
+            alt.texts[-1].append(piece)
+            alt.alt_lengths[-1] += len(piece)
+
+    def _kind(self, name: str) -> str:
+        if name in _STRUCTURE:
+            return name
+        if self.entity_is == "*" or name == EM_TAG:
+            return "ENTITY"
+        return ""
+
+    def open(self, tag: _Tag) -> None:
+        kind = self._kind(tag.name)
+        if not kind:
+            raise self._error("EM, ALT, OMITIDO or P", tag.raw, tag.offset)
+        if self.stack and self.stack[-1].kind == "ENTITY":
+            inner = self.stack[-1].tag.raw
+            raise self._error(f"text only inside entity {inner}", tag.raw, tag.offset)
+        alt = self._alt()
+        if alt is not None and kind != "ENTITY":
+            raise self._error("only entities inside ALT", tag.raw, tag.offset)
+        frame = _Frame(tag, self._position(), kind)
+        if kind == "ALT":
+            frame.texts, frame.entities, frame.alt_lengths = [[]], [[]], [0]
+        elif kind == "ENTITY":
+            frame.texts = [[]]
+        self.stack.append(frame)
+        if tag.empty:
+            self.close(tag)
+
+    def close(self, tag: _Tag) -> None:
+        if not self.stack:
+            raise self._error("an open element to close", tag.raw, tag.offset)
+        frame = self.stack[-1]
+        if frame.tag.name != tag.name:
+            expected = f"</{frame.tag.name}> (opened line {self.source.line(frame.tag.offset)})"
+            raise self._error(expected, tag.raw, tag.offset)
+        self.stack.pop()
+        end = self._position()
+        if frame.kind == "ENTITY":
+            self._close_entity(frame, end)
+        elif frame.kind == "ALT":
+            self._close_alt(frame, tag)
+        elif frame.kind == "OMITIDO":
+            self.omitted.append((frame.start, end))
+        else:
+            self.paragraphs.append((frame.start, end))
+
+    def _close_entity(self, frame: _Frame, end: int) -> None:
+        tag = frame.tag
+        line = self.source.line(tag.offset)
+        fields = read_entity_fields(tag.name, tag.attributes, self.source.path, line, self.docid)
+        entity = Entity(
+            fields[0],
+            fields[1],
+            fields[2],
+            fields[3],
+            fields[4],
+            "".join(frame.texts[0]),
+            frame.start,
+            end,
+            tag.attributes,
+            tag.name,
+            line,
+        )
+        alt = self._alt()
+        if alt is not None:
+            alt.entities[-1].append(entity)
+        elif any(f.kind == "OMITIDO" for f in self.stack):
+            self.omitted_entities.append(entity)
+        else:
+            self.entities.append(entity)
+
+    def _close_alt(self, frame: _Frame, tag: _Tag) -> None:
+        if len(frame.texts) < 2:
+            raise self._error("'|' between ALT alternatives", "an ALT without '|'", tag.offset)
+        texts = tuple("".join(parts) for parts in frame.texts)
+        block = AltBlock(
+            frame.start,
+            frame.start + len(texts[0]),
+            tuple(tuple(entities) for entities in frame.entities),
+            texts,
+            self.source.line(frame.tag.offset),
+        )
+        self.alt_blocks.append(block)
+        self.parts.append(texts[0])
+        self.size += len(texts[0])
+
+    def finish(self, offset: int) -> None:
+        if self.stack:
+            frame = self.stack[-1]
+            line = self.source.line(frame.tag.offset)
+            raise self._error(
+                f"</{frame.tag.name}> for the tag opened line {line}", "</DOC>", offset
+            )
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+    def _error(self, expected: str, found: str, offset: int) -> InputError:
+        return self.source.error(expected, found, offset, self.docid)
+
+
+# ---------------------------------------------------------------------------
+# Collections
+
+
+def read_collection(
+    path: str | os.PathLike[str], meta_path: str | os.PathLike[str] | None = None
+) -> Collection:
+    """Read a HAREM collection or run (either format, ``.gz`` allowed).
+
+    ``meta_path`` names a ``colSegundoHAREM-meta.xml`` giving each Second
+    HAREM document its variant and genre.
+    """
+    decoded = decode(read_bytes(path), str(path))
+    meta = read_meta(meta_path) if meta_path is not None else None
+    return parse_collection(decoded.text, str(path), decoded.encoding, meta)
+
+
+def parse_collection(
+    text: str, path: str, encoding: str, meta: MetaData | None = None
+) -> Collection:
+    """Parse a collection's decoded text; the format is detected from its markup."""
+    source = _make_source(text, path)
+    if not text.strip():
+        raise InputError(path, "a HAREM collection", "an empty file")
+    newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1 or len(text)] else "\n"
+    tokens = _scan(source)
+    first = _first_tag(tokens, source)
+    if first.name == "DOC" and not first.attributes:
+        documents = _read_first_harem(first, tokens, source)
+        return Collection(path, FIRST_HAREM, encoding, documents, newline)
+    if first.name == "DOC":
+        root, version = None, None
+        documents = _read_second_harem(first, tokens, source, meta, root=None)
+    else:
+        root, version = first.name, dict(first.attributes).get("versao")
+        documents = _read_second_harem(None, tokens, source, meta, root=first)
+    return Collection(path, SECOND_HAREM, encoding, documents, newline, root or "colHAREM", version)
+
+
+def _first_tag(tokens: Iterator[str | _Tag], source: _Source) -> _Tag:
+    for token in tokens:
+        if isinstance(token, _Tag):
+            if token.closing:
+                raise source.error("a <DOC> or root element", token.raw, token.offset)
+            return token
+        if token.strip():
+            raise source.error("a <DOC> or root element", token.strip(), len(source.text))
+    raise InputError(source.path, "a <DOC> or root element", "no tags at all")
+
+
+def _require_blank(token: str, source: _Source, offset: int, where: str) -> None:
+    if token.strip():
+        raise source.error(f"only tags {where}", token.strip(), offset)
+
+
+def _read_first_harem(
+    first: _Tag, tokens: Iterator[str | _Tag], source: _Source
+) -> tuple[Document, ...]:
+    documents = []
+    doc_tag: _Tag | None = first
+    while doc_tag is not None:
+        documents.append(_read_first_document(doc_tag, tokens, source))
+        doc_tag = None
+        for token in tokens:
+            if isinstance(token, str):
+                _require_blank(token, source, len(source.text), "between documents")
+                continue
+            if token.name != "DOC" or token.closing:
+                raise source.error("<DOC>", token.raw, token.offset)
+            doc_tag = token
+            break
+    return tuple(documents)
+
+
+def _read_first_document(doc_tag: _Tag, tokens: Iterator[str | _Tag], source: _Source) -> Document:
+    header: dict[str, str] = {}
+    builder: _Builder | None = None
+    text_done = False
+    current: _Tag | None = None  # an open header element
+    value: list[str] = []
+    docid = None
+    for token in tokens:
+        if builder is not None:
+            if isinstance(token, str):
+                builder.add_text(token)
+            elif token.name == "TEXTO" and token.closing and not builder.stack:
+                builder.finish(token.offset)
+                text_done = True
+                text_builder, builder = builder, None
+            elif token.closing:
+                builder.close(token)
+            else:
+                builder.open(token)
+            continue
+        if isinstance(token, str):
+            if current is not None:
+                value.append(token)
+            else:
+                _require_blank(token, source, doc_tag.offset, "in a <DOC> outside <TEXTO>")
+            continue
+        if current is not None:
+            if not (token.closing and token.name == current.name):
+                raise source.error(f"</{current.name}>", token.raw, token.offset, docid)
+            header[current.name] = "".join(value).strip()
+            if current.name == "DOCID":
+                docid = header["DOCID"]
+            current, value = None, []
+        elif token.closing and token.name == "DOC":
+            break
+        elif token.name in _FIRST_HEADER and not token.closing:
+            current = token
+        elif token.name == "TEXTO" and not token.closing and not text_done:
+            builder = _Builder(source, docid, "*")
+        else:
+            raise source.error("DOCID, GENERO, ORIGEM or TEXTO", token.raw, token.offset, docid)
+    else:
+        raise source.error("</DOC>", "end of file", len(source.text), docid)
+    if "DOCID" not in header or not header["DOCID"]:
+        raise source.error("a <DOCID>", "a document without one", doc_tag.offset)
+    if not text_done:
+        raise source.error("a <TEXTO>", "a document without one", doc_tag.offset, docid)
+    return _document(
+        text_builder,
+        header["DOCID"],
+        header.get("ORIGEM"),
+        header.get("GENERO"),
+        source.line(doc_tag.offset),
+    )
+
+
+def _document(
+    builder: _Builder, docid: str, variant: str | None, genre: str | None, line: int
+) -> Document:
+    return Document(
+        docid=docid,
+        text=builder.text(),
+        entities=tuple(builder.entities),
+        alt_blocks=tuple(builder.alt_blocks),
+        omitted=tuple(sorted(builder.omitted)),
+        omitted_entities=tuple(builder.omitted_entities),
+        variant=variant,
+        genre=genre,
+        paragraphs=tuple(sorted(builder.paragraphs)),
+        line=line,
+    )
+
+
+def _read_second_harem(
+    first_doc: _Tag | None,
+    tokens: Iterator[str | _Tag],
+    source: _Source,
+    meta: MetaData | None,
+    root: _Tag | None,
+) -> tuple[Document, ...]:
+    documents: list[Document] = []
+    builder: _Builder | None = None
+    doc_tag: _Tag | None = None
+    seen: set[str] = set()
+    root_closed = False
+
+    def start(tag: _Tag) -> _Builder:
+        docid = dict(tag.attributes).get("DOCID")
+        if not docid:
+            raise source.error('<DOC DOCID="...">', tag.raw, tag.offset)
+        if docid in seen:
+            raise source.error("a DOCID used once", f"{docid} again", tag.offset, docid)
+        seen.add(docid)
+        return _Builder(source, docid, EM_TAG)
+
+    if first_doc is not None:
+        doc_tag, builder = first_doc, start(first_doc)
+    for token in tokens:
+        if builder is not None:
+            if isinstance(token, str):
+                builder.add_text(token)
+            elif token.name == "DOC" and token.closing and not builder.stack:
+                variant, genre = (meta or {}).get(builder.docid or "", (None, None))
+                documents.append(
+                    _document(
+                        builder,
+                        builder.docid or "",
+                        variant,
+                        genre,
+                        source.line(doc_tag.offset if doc_tag else 0),
+                    )
+                )
+                builder = None
+            elif token.closing:
+                builder.close(token)
+            else:
+                builder.open(token)
+            continue
+        if isinstance(token, str):
+            _require_blank(token, source, len(source.text), "between documents")
+        elif root_closed:
+            raise source.error("nothing after the root element", token.raw, token.offset)
+        elif token.name == "DOC" and not token.closing:
+            doc_tag, builder = token, start(token)
+        elif root is not None and token.closing and token.name == root.name:
+            root_closed = True
+        else:
+            raise source.error("<DOC DOCID=...>", token.raw, token.offset)
+    if builder is not None:
+        builder.finish(len(source.text))
+        raise source.error("</DOC>", "end of file", len(source.text), builder.docid)
+    if root is not None and not root_closed:
+        raise source.error(f"</{root.name}>", "end of file", len(source.text))
+    return tuple(documents)
+
+
+# ---------------------------------------------------------------------------
+# Second HAREM metadata
+
+
+def read_meta(path: str | os.PathLike[str]) -> dict[str, tuple[str | None, str | None]]:
+    """Read ``colSegundoHAREM-meta.xml``: DOCID → (variant, genre), as written.
+
+    The variant is the ``VARIANTE`` text (``pt_PT``, ``pt_BR``, ...); the genre
+    the ``TIPO_TEXTO`` texts joined by ``|`` (two documents have two).
+    """
+    decoded = decode(read_bytes(path), str(path))
+    return parse_meta(decoded.text, str(path))
+
+
+def parse_meta(text: str, path: str) -> dict[str, tuple[str | None, str | None]]:
+    """Parse the metadata file's text (see ``read_meta``)."""
+    source = _make_source(text, path)
+    result: dict[str, tuple[str | None, str | None]] = {}
+    docid: str | None = None
+    variant: str | None = None
+    genres: list[str] = []
+    value: list[str] | None = None
+    for token in _scan(source):
+        if isinstance(token, str):
+            if value is not None:
+                value.append(token)
+            continue
+        if token.name == "DOC" and not token.closing:
+            docid = dict(token.attributes).get("DOCID")
+            if not docid:
+                raise source.error('<DOC DOCID="...">', token.raw, token.offset)
+            variant, genres = None, []
+        elif token.name in ("VARIANTE", "TIPO_TEXTO"):
+            if not token.closing:
+                value = []
+                continue
+            content = "".join(value or []).strip()
+            if token.name == "VARIANTE":
+                variant = content
+            else:
+                genres.append(content)
+            value = None
+        elif token.name == "DOC" and token.closing and docid is not None:
+            result[docid] = (variant, "|".join(genres) or None)
+            docid = None
+    if not result:
+        raise InputError(path, "a HAREM metadata file with <DOC DOCID=...>", "no documents")
+    return result
+
+
+# ---------------------------------------------------------------------------
+# Writing
+
+
+_DECLARED = {
+    "iso8859-1": "ISO-8859-1",
+    "latin-1": "ISO-8859-1",
+    "utf-8": "UTF-8",
+    "utf-8-sig": "UTF-8",
+}
+
+
+def format_collection(collection: Collection) -> str:
+    """The collection in its own format; ``parse_collection`` of it gives it back.
+
+    Only provenance (line numbers) and markup outside the documents (DOCTYPE,
+    comments, blank lines) may differ from the file the collection came from.
+    """
+    nl = collection.newline
+    if collection.format == FIRST_HAREM:
+        return "".join(_format_first_document(doc, nl) for doc in collection.documents)
+    declared = _DECLARED.get(collection.encoding, collection.encoding.upper())
+    head = f'<?xml version="1.0" encoding="{declared}"?>{nl}<{collection.root}'
+    if collection.version is not None:
+        head += f" versao={_quote(collection.version)}"
+    parts = [head, ">", nl]
+    for doc in collection.documents:
+        parts += [
+            "<DOC DOCID=",
+            _quote(doc.docid),
+            ">",
+            _format_content(doc, SECOND_HAREM),
+            "</DOC>",
+            nl,
+        ]
+    parts += [f"</{collection.root}>", nl]
+    return "".join(parts)
+
+
+def _format_first_document(doc: Document, nl: str) -> str:
+    lines = ["<DOC>", f"<DOCID>{doc.docid}</DOCID>"]
+    if doc.genre is not None:
+        lines.append(f"<GENERO>{doc.genre}</GENERO>")
+    if doc.variant is not None:
+        lines.append(f"<ORIGEM>{doc.variant}</ORIGEM>")
+    body = f"<TEXTO>{_format_content(doc, FIRST_HAREM)}</TEXTO>"
+    return nl.join([*lines, body, "</DOC>"]) + nl
+
+
+def _quote(value: str) -> str:
+    return f"'{value}'" if '"' in value else f'"{value}"'
+
+
+def _open_tag(entity: Entity, fmt: str) -> tuple[str, str]:
+    """(opening tag, closing tag) for an entity in format ``fmt``."""
+    attributes = entity.attributes
+    name = entity.tag
+    if fmt == FIRST_HAREM and name == EM_TAG:
+        name = "|".join(entity.categories) or "VARIADO"
+        attributes = tuple((k, v) for k, v in attributes if k not in ("ID", "CATEG"))
+    elif fmt == SECOND_HAREM and name != EM_TAG:
+        attributes = (("CATEG", name), *attributes)
+        name = EM_TAG
+    rendered = "".join(f" {key}={_quote(value)}" for key, value in attributes)
+    return f"<{name}{rendered}>", f"</{name}>"
+
+
+# Nesting rank for regions with identical spans: paragraphs outside omitted
+# regions outside ALT blocks outside entities.
+_RANK = {"P": 0, "OMITIDO": 1, "ALT": 2, "ENTITY": 3}
+
+
+def _format_content(doc: Document, fmt: str) -> str:
+    nodes: list[tuple[int, int, str, object]] = []
+    nodes += [(s, e, "P", None) for s, e in doc.paragraphs]
+    nodes += [(s, e, "OMITIDO", None) for s, e in doc.omitted]
+    nodes += [(b.start, b.end, "ALT", b) for b in doc.alt_blocks]
+    nodes += [(e.start, e.end, "ENTITY", e) for e in doc.entities]
+    nodes += [(e.start, e.end, "OMITTED_ENTITY", e) for e in doc.omitted_entities]
+
+    def key(node: tuple[int, int, str, object]) -> tuple[int, int, int]:
+        start, end, kind, _ = node
+        if kind == "ENTITY" and start == end:
+            # An empty plain entity must sit before any region opening here.
+            return (start, -(1 << 62), 0)
+        return (start, -end, _RANK.get(kind, 3))
+
+    nodes.sort(key=key)
+    text = doc.text
+    out: list[str] = []
+    stack: list[tuple[int, int, str]] = []
+    pos = 0
+
+    def emit_to(offset: int) -> None:
+        nonlocal pos
+        out.append(text[pos:offset])
+        pos = offset
+
+    for start, end, kind, payload in nodes:
+        while stack and not _contains(stack[-1], start, end, kind):
+            _, top_end, top_kind = stack.pop()
+            emit_to(top_end)
+            out.append(f"</{top_kind}>")
+        emit_to(start)
+        if kind in ("ENTITY", "OMITTED_ENTITY"):
+            entity = cast(Entity, payload)
+            opening, closing = _open_tag(entity, fmt)
+            out += [opening, entity.text, closing]
+            pos = end
+        elif kind == "ALT":
+            out.append(_format_alt(cast(AltBlock, payload), fmt))
+            pos = end
+        else:
+            out.append(f"<{kind}>")
+            stack.append((start, end, kind))
+    while stack:
+        _, top_end, top_kind = stack.pop()
+        emit_to(top_end)
+        out.append(f"</{top_kind}>")
+    emit_to(len(text))
+    return "".join(out)
+
+
+def _contains(region: tuple[int, int, str], start: int, end: int, kind: str) -> bool:
+    r_start, r_end, r_kind = region
+    if r_kind == "OMITIDO" and kind == "ENTITY":
+        return False
+    return r_start <= start and end <= r_end
+
+
+def _format_alt(block: AltBlock, fmt: str) -> str:
+    segments = []
+    for entities, alt_text in zip(block.alternatives, block.alternative_texts, strict=True):
+        pieces, pos = [], 0
+        for entity in sorted(entities, key=lambda e: (e.start, e.end)):
+            local = entity.start - block.start
+            opening, closing = _open_tag(entity, fmt)
+            pieces += [alt_text[pos:local], opening, entity.text, closing]
+            pos = local + len(entity.text)
+        pieces.append(alt_text[pos:])
+        segments.append("".join(pieces))
+    return "<ALT>" + "|".join(segments) + "</ALT>"
