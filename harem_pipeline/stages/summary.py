@@ -1,0 +1,128 @@
+"""The campaign summary: one row per run × subset × scenario.
+
+Rows are built from the JSON twins of the reports (``.ida2id.json`` and
+``.ida2mor.json``), never from the text reports, so the summary carries the
+very numbers the reports carry.  Formatting (Markdown, CSV, JSON) is kept
+apart from building rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+COLUMNS = (
+    ("run", "Run"),
+    ("subset", "Subset"),
+    ("scenario", "Scenario"),
+    ("id_precision", "Id. P"),
+    ("id_recall", "Id. R"),
+    ("id_f", "Id. F"),
+    ("exact_f1", "Exact F1"),
+    ("overlap_f1", "Overlap F1"),
+    ("intersection_f1", "Inters. F1"),
+    ("morf_precision", "Morf. P"),
+    ("morf_recall", "Morf. R"),
+    ("morf_f", "Morf. F"),
+    ("signature", "Signature"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """The headline figures of one run on one subset in one scenario."""
+
+    run: str
+    subset: str
+    scenario: str
+    id_precision: float | None
+    id_recall: float | None
+    id_f: float | None
+    exact_f1: float | None
+    overlap_f1: float | None
+    intersection_f1: float | None
+    morf_precision: float | None
+    morf_recall: float | None
+    morf_f: float | None
+    signature: str
+
+
+def _dig(data: Mapping[str, Any] | None, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(key)
+    return data
+
+
+def build_row(
+    run: str,
+    subset: str,
+    scenario: str,
+    identification: Mapping[str, Any],
+    morphology: Mapping[str, Any] | None,
+) -> SummaryRow:
+    """One summary row from an Ida2ID report and (when the run has one) an Ida2Mor report.
+
+    A run whose system classified no entity morphologically has no Ida2Mor
+    report: its morphology columns are undefined (None), not zero.
+    """
+    combined = _dig(morphology, "fields", "combinada")
+    labelled = _dig(identification, "measures", "labelled")
+    signature = (morphology or {}).get("signature") or identification.get("signature") or ""
+    return SummaryRow(
+        run=run,
+        subset=subset,
+        scenario=scenario,
+        id_precision=identification.get("precisao"),
+        id_recall=identification.get("abrangencia"),
+        id_f=identification.get("medida_f"),
+        exact_f1=_dig(labelled, "exact", "f1"),
+        overlap_f1=_dig(labelled, "overlap", "f1"),
+        intersection_f1=_dig(labelled, "intersection", "f1"),
+        morf_precision=_dig(combined, "precisao"),
+        morf_recall=_dig(combined, "abrangencia"),
+        morf_f=_dig(combined, "medida_f"),
+        signature=signature,
+    )
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def format_markdown(rows: Iterable[SummaryRow], title: str = "HAREM campaign summary") -> str:
+    """A Markdown table; undefined values show as ``-``."""
+    lines = [f"# {title}", ""]
+    lines.append("| " + " | ".join(label for _, label in COLUMNS) + " |")
+    lines.append("|" + "|".join("---" for _ in COLUMNS) + "|")
+    for row in rows:
+        values = asdict(row)
+        cells = [_cell(values[key]) for key, _ in COLUMNS]
+        cells[-1] = f"`{cells[-1]}`"
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def format_csv(rows: Iterable[SummaryRow]) -> str:
+    """CSV with a header of field names; undefined values are empty cells."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([key for key, _ in COLUMNS])
+    for row in rows:
+        values = asdict(row)
+        writer.writerow(["" if values[key] is None else values[key] for key, _ in COLUMNS])
+    return buffer.getvalue()
+
+
+def format_json(rows: Iterable[SummaryRow]) -> str:
+    """JSON: ``{"rows": [...]}`` with null for undefined values."""
+    return json.dumps({"rows": [asdict(row) for row in rows]}, indent=2, ensure_ascii=False) + "\n"

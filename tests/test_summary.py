@@ -1,0 +1,60 @@
+"""Campaign summary rows and their three renderings."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from harem_pipeline.stages.summary import (
+    build_row,
+    format_csv,
+    format_json,
+    format_markdown,
+)
+
+IDENTIFICATION = {
+    # Figures of data/reference/exemplo0/total_muc.alinhado.avalida.globalid.
+    "precisao": 0.42058823529411765,
+    "abrangencia": 1.1916666666666667,
+    "medida_f": 0.6217391304347826,
+    "signature": "harem:x|run:aaa",
+    "measures": {
+        "labelled": {"exact": {"f1": 0.5}, "overlap": {"f1": 0.75}, "intersection": {"f1": None}}
+    },
+}
+MORPHOLOGY = {
+    "signature": "harem:x|run:aaa|scenario:abs",
+    "fields": {"combinada": {"precisao": 1.0, "abrangencia": 0.5, "medida_f": 2 / 3}},
+}
+
+
+def test_row_takes_the_report_numbers_unchanged() -> None:
+    row = build_row("sys", "total", "absolute", IDENTIFICATION, MORPHOLOGY)
+    assert row.id_precision == 0.42058823529411765
+    assert row.id_f == 0.6217391304347826
+    assert row.exact_f1 == 0.5 and row.overlap_f1 == 0.75 and row.intersection_f1 is None
+    assert (row.morf_precision, row.morf_recall, row.morf_f) == (1.0, 0.5, 2 / 3)
+    assert row.signature == "harem:x|run:aaa|scenario:abs"
+
+
+def test_run_without_morphology_has_undefined_morphology_columns() -> None:
+    row = build_row("sys", "total", "absolute", IDENTIFICATION, None)
+    assert (row.morf_precision, row.morf_recall, row.morf_f) == (None, None, None)
+    assert row.signature == "harem:x|run:aaa"
+
+
+def test_renderings_agree() -> None:
+    rows = [
+        build_row("a", "total", "absolute", IDENTIFICATION, MORPHOLOGY),
+        build_row("b", "pt", "relative", IDENTIFICATION, None),
+    ]
+    markdown = format_markdown(rows)
+    assert "| a | total | absolute | 0.4206 | 1.1917 | 0.6217 | 0.5000 | 0.7500 | - |" in markdown
+    assert "| b | pt | relative |" in markdown and markdown.count("\n| ") == 3
+    table = list(csv.DictReader(io.StringIO(format_csv(rows))))
+    assert table[0]["id_f"] == "0.6217391304347826"
+    assert table[1]["morf_f"] == ""
+    data = json.loads(format_json(rows))
+    assert data["rows"][1]["morf_f"] is None
+    assert data["rows"][0]["morf_f"] == 2 / 3
