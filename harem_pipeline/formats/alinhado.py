@@ -1,0 +1,719 @@
+"""Alignment-record files: ``.alinhado``, ``.avalida``, Véus subsets, ``.alts``, ``.emir``…
+
+Every intermediate file of the HAREM identification chain is a list of
+lines, one line per record, and the same few line kinds recur in all of
+them.  This module is the only place that knows their syntax; stages work
+on the parsed values and never split strings themselves.
+
+Line kinds (each a frozen dataclass; every one carries ``eol``, the line
+end as read, so that reading and writing a file gives back the same bytes,
+even in the LÂMPADA example files that mix CRLF and LF lines):
+
+* ``Header``            ``#...`` (file names in ``.alinhado``, the veil in Véus files)
+* ``DocStart``          ``DOC <id>``
+* ``DocEnd``            ``EOD``
+* ``DocumentLine``      First HAREM document line ``HAREM-251-04443 PT Web``
+* ``AltOpen``/``AltClose``  ``<ALT>``, ``<ALTn>``, ``</ALTn>``, ``</ALT>``
+* ``ManualCheck``       ``<VERIFICACAO_MANUAL> … </VERIFICACAO_MANUAL>``; it
+  contains ``--->`` itself, so it is recognised before records are
+* ``Omitted``           a line starting with ``<OMITIDO>`` (First HAREM revisions)
+* ``SpuriousListLine``  ``[<EM …>…</EM>]`` in ``.espurios`` files
+* ``Blank``             an empty line
+* ``Record``            ``GOLD ---> [SYS, …]`` optionally followed by
+  ``:[EVAL, …]`` or ``::[EVAL, …]`` and a verbatim suffix (``^0.25`` in ``.alts``)
+
+There is no catch-all raw kind: a line that is none of these is an
+``InputError``, so a malformed file is reported instead of copied blindly.
+
+Evaluation items come in three families, all kept as written:
+identification (``Correcto``, ``Parcialmente_Correcto_por_Excesso(w; 1-w)``…,
+from AvalIDa), semantic (``{Categoria(…) … Peso(1.0)}``, from Emir) and
+morphological (``(Género: …) (Número: …) (Combinada: …)``, from Vizir).
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, BinaryIO
+
+from harem_pipeline.atomic import atomic_write
+from harem_pipeline.errors import InputError
+from harem_pipeline.numbers import java_double
+from harem_pipeline.textio import detect_encoding
+
+# ---------------------------------------------------------------------------
+# Evaluation kinds
+
+EVAL_CORRECT = "Correcto"
+EVAL_PARTIAL_EXCESS = "Parcialmente_Correcto_por_Excesso"
+EVAL_PARTIAL_DEFECT = "Parcialmente_Correcto_por_Defeito"
+EVAL_MISSING = "Em_Falta"
+EVAL_SPURIOUS = "Espurio"
+EVAL_SEMANTIC = "Semantica"
+"""Kind of an Emir item ``{Categoria(…) … Peso(…)}``; its ``text`` holds the details."""
+EVAL_MORPHOLOGICAL = "Morfologica"
+"""Kind of a Vizir item ``(Género: …) (Número: …) (Combinada: …)``."""
+
+IDENTIFICATION_KINDS = (
+    EVAL_CORRECT,
+    EVAL_PARTIAL_EXCESS,
+    EVAL_PARTIAL_DEFECT,
+    EVAL_MISSING,
+    EVAL_SPURIOUS,
+)
+PARTIAL_KINDS = (EVAL_PARTIAL_EXCESS, EVAL_PARTIAL_DEFECT)
+
+MARKER_FIRST_HAREM = ":"
+MARKER_SECOND_HAREM = "::"
+ARROW = " ---> "
+NULL_LIST = "[null]"
+SPURIOUS_TAG = "ESPURIO"
+
+
+# ---------------------------------------------------------------------------
+# Tags
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    """One entity exactly as written in a record: element name, attributes, text.
+
+    ``name`` is ``EM`` in Second HAREM files and the category itself in
+    First HAREM ones (``LOCAL``, vague ``COISA|COISA``, ``ESPURIO``).
+    """
+
+    name: str
+    attributes: tuple[tuple[str, str], ...]
+    text: str
+
+    def attr(self, key: str) -> str | None:
+        """The value of attribute ``key``, or None when absent."""
+        for name, value in self.attributes:
+            if name == key:
+                return value
+        return None
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        """Categories (vague ones split on ``|``): CATEG, or the element name when not EM."""
+        categ = self.attr("CATEG")
+        if categ is not None:
+            return tuple(categ.split("|"))
+        if self.name == "EM":
+            return ()
+        return tuple(self.name.split("|"))
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """TIPO split on ``|`` (empty when absent)."""
+        return _split_bar(self.attr("TIPO"))
+
+    @property
+    def subtypes(self) -> tuple[str, ...]:
+        """SUBTIPO split on ``|`` (empty when absent)."""
+        return _split_bar(self.attr("SUBTIPO"))
+
+    @property
+    def morf(self) -> str | None:
+        """The raw ``MORF`` text (``"F,S"``), None when not morphologically classified."""
+        return self.attr("MORF")
+
+    @property
+    def is_spurious(self) -> bool:
+        """True for ``<ESPURIO>…`` and ``<EM CATEG="ESPURIO">…`` (a gold side with no entity)."""
+        return self.name == SPURIOUS_TAG or self.attr("CATEG") == SPURIOUS_TAG
+
+
+def _split_bar(value: str | None) -> tuple[str, ...]:
+    return () if value is None else tuple(value.split("|"))
+
+
+_TAG_RE = re.compile(
+    r'<(?P<name>[^\s<>/"=]+)(?P<attrs>(?:\s+[^\s<>"=]+\s*=\s*"[^"]*")*)\s*>'
+    r"(?P<text>.*?)</(?P=name)>",
+    re.DOTALL,
+)
+_ATTR_RE = re.compile(r'([^\s<>"=]+)\s*=\s*"([^"]*)"')
+
+
+def _match_tag(text: str, pos: int) -> re.Match[str] | None:
+    return _TAG_RE.match(text, pos)
+
+
+def _tag_from_match(match: re.Match[str]) -> Tag:
+    attrs = match.group("attrs")
+    attributes = tuple(_ATTR_RE.findall(attrs)) if attrs else ()
+    return Tag(match.group("name"), attributes, match.group("text"))
+
+
+def parse_tag(text: str, path: str | None = None, line: int | None = None) -> Tag:
+    """Parse one whole ``<NAME K="v" …>text</NAME>``; anything else is an input error."""
+    match = _match_tag(text, 0)
+    if match is None or match.end() != len(text):
+        raise InputError(path, 'one tag <NAME KEY="value" ...>text</NAME>', text, line=line)
+    return _tag_from_match(match)
+
+
+def format_tag(tag: Tag) -> str:
+    """Write ``tag`` as ``<NAME K="v" …>text</NAME>`` (single spaces, attributes in order)."""
+    attrs = "".join(f' {key}="{value}"' for key, value in tag.attributes)
+    return f"<{tag.name}{attrs}>{tag.text}</{tag.name}>"
+
+
+def strip_semantics(tag: Tag) -> Tag:
+    """Remove all semantic information, as Vizir does before scoring morphology.
+
+    An entity becomes ``<EM MORF="G,N">text</EM>`` (``<EM>text</EM>`` with no
+    MORF); a spurious gold side stays ``<ESPURIO>text</ESPURIO>`` so the
+    record still says it is spurious (Vizir original, example 7).
+    """
+    if tag.is_spurious:
+        return Tag(SPURIOUS_TAG, (), tag.text)
+    morf = tag.morf
+    return Tag("EM", (("MORF", morf),) if morf is not None else (), tag.text)
+
+
+# ---------------------------------------------------------------------------
+# Evaluations
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """One item of a record's evaluation list, with its written text kept for round trips."""
+
+    kind: str
+    weight: float | None
+    complement: float | None
+    text: str
+
+
+_PARTIAL_RE = re.compile(
+    r"(Parcialmente_Correcto_por_(?:Excesso|Defeito))\(([^;()]+);\s*([^;()]+)\)\Z"
+)
+_SIMPLE_KINDS = {
+    EVAL_CORRECT: EVAL_CORRECT,
+    EVAL_MISSING: EVAL_MISSING,
+    EVAL_SPURIOUS: EVAL_SPURIOUS,
+    "Espúrio": EVAL_SPURIOUS,
+}
+
+
+def parse_evaluation(text: str, path: str | None = None, line: int | None = None) -> Evaluation:
+    """Parse one evaluation item (identification, semantic or morphological)."""
+    kind = _SIMPLE_KINDS.get(text)
+    if kind is not None:
+        return Evaluation(kind, None, None, text)
+    match = _PARTIAL_RE.match(text)
+    if match is not None:
+        try:
+            weight, complement = float(match.group(2)), float(match.group(3))
+        except ValueError:
+            raise InputError(
+                path, "numbers in a partial evaluation (w; 1-w)", text, line=line
+            ) from None
+        return Evaluation(match.group(1), weight, complement, text)
+    if text.startswith("{") and text.endswith("}"):
+        return Evaluation(EVAL_SEMANTIC, None, None, text)
+    if text.startswith("(") and text.endswith(")"):
+        return Evaluation(EVAL_MORPHOLOGICAL, None, None, text)
+    raise InputError(
+        path,
+        "an evaluation (Correcto, Parcialmente_Correcto_por_Excesso(w; 1-w), "
+        "Parcialmente_Correcto_por_Defeito(w; 1-w), Em_Falta, Espurio, {...} or (...))",
+        text,
+        line=line,
+    )
+
+
+def format_evaluation(kind: str, weight: float | None = None) -> Evaluation:
+    """Build an identification evaluation as the Java AvalIDa writes it.
+
+    Partial kinds need ``weight``; the complement is computed as ``1 - w``
+    in floating point and both are printed with ``java_double``
+    (``Parcialmente_Correcto_por_Excesso(0.25; 0.75)``).
+    """
+    if kind in PARTIAL_KINDS:
+        if weight is None:
+            raise ValueError(f"{kind} needs a weight")
+        complement = 1.0 - weight
+        text = f"{kind}({java_double(weight)}; {java_double(complement)})"
+        return Evaluation(kind, weight, complement, text)
+    if kind in _SIMPLE_KINDS and _SIMPLE_KINDS[kind] == kind:
+        if weight is not None:
+            raise ValueError(f"{kind} takes no weight")
+        return Evaluation(kind, None, None, kind)
+    raise ValueError(f"not an identification evaluation kind: {kind!r}")
+
+
+# ---------------------------------------------------------------------------
+# Line kinds
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """``#`` + ``text``: a file-name header or the veil line; copied, never scored."""
+
+    text: str
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class DocStart:
+    """``DOC <docid>``: start of a document's records."""
+
+    docid: str
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class DocEnd:
+    """``EOD``: end of a document's records."""
+
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentLine:
+    """First HAREM document line ``HAREM-251-04443 PT Web``: DOCID, variant, genre."""
+
+    docid: str
+    variant: str
+    genre: str
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class AltOpen:
+    """``<ALT>`` (``n`` None) or ``<ALTn>``: start of an alternative block / alternative."""
+
+    n: int | None
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class AltClose:
+    """``</ALT>`` (``n`` None) or ``</ALTn>``."""
+
+    n: int | None
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ManualCheck:
+    """``<VERIFICACAO_MANUAL>body</VERIFICACAO_MANUAL>``: AlinhEM asks for a human look.
+
+    ``body`` is kept verbatim (with its leading/trailing spaces); its
+    ``--->`` arrows are not records.
+    """
+
+    body: str
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Omitted:
+    """A line starting with ``<OMITIDO>``, kept verbatim in ``text``; never scored."""
+
+    text: str
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SpuriousListLine:
+    """``[SYS, …]`` in ``.espurios`` files: the system entities left spurious."""
+
+    tags: tuple[Tag, ...]
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Blank:
+    """An empty line (documents are followed by two in the Java outputs)."""
+
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One alignment: a gold entity, the system entities aligned to it, their evaluation.
+
+    ``system`` None is ``[null]`` (missing); ``evaluation`` None is a
+    record with no evaluation part (``.alinhado``), and then ``marker``
+    and ``suffix`` are empty.  ``marker`` is ``:`` or ``::`` as read;
+    ``suffix`` is whatever follows the evaluation list, kept verbatim
+    (``^0.25``, the ALT weight of ``.alts`` files).
+    """
+
+    gold: Tag
+    system: tuple[Tag, ...] | None
+    evaluation: tuple[Evaluation, ...] | None = None
+    marker: str = ""
+    suffix: str = ""
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+
+Line = (
+    Header
+    | DocStart
+    | DocEnd
+    | DocumentLine
+    | AltOpen
+    | AltClose
+    | ManualCheck
+    | Omitted
+    | SpuriousListLine
+    | Blank
+    | Record
+)
+
+# ---------------------------------------------------------------------------
+# Parsing one line
+
+_ALT_RE = re.compile(r"<(/?)ALT(\d*)>\Z")
+_DOCUMENT_LINE_RE = re.compile(r"([A-Za-z]+-[\w-]+) (\S+) (\S+)\Z")
+_MANUAL_OPEN = "<VERIFICACAO_MANUAL>"
+_MANUAL_CLOSE = "</VERIFICACAO_MANUAL>"
+_OMITTED_OPEN = "<OMITIDO>"
+_RECORD_EXPECTED = "a record GOLD ---> [SYS, ...] with optional :[EVAL, ...]"
+
+
+def _split_eol(text: str, eol: str | None) -> tuple[str, str]:
+    if eol is not None:
+        return text, eol
+    if text.endswith("\r\n"):
+        return text[:-2], "\r\n"
+    if text.endswith("\n"):
+        return text[:-1], "\n"
+    return text, "\n"
+
+
+def parse_line(
+    text: str, path: str | None = None, line: int | None = None, eol: str | None = None
+) -> Line:
+    """Parse one line of an alignment-record file.
+
+    ``text`` may end with its line end (``\\n`` or ``\\r\\n``), which is then
+    stored in ``eol``; without one ``eol`` is ``"\\n"`` unless given.
+    """
+    body, end = _split_eol(text, eol)
+    number = line or 0
+    if body == "":
+        return Blank(end, number)
+    first = body[0]
+    if first == "#":
+        return Header(body[1:], end, number)
+    if body.startswith("DOC "):
+        return DocStart(body[4:], end, number)
+    if body == "EOD":
+        return DocEnd(end, number)
+    if first == "<":
+        if body.startswith(_MANUAL_OPEN):
+            if not body.endswith(_MANUAL_CLOSE):
+                raise InputError(path, f"{_MANUAL_CLOSE} at the end of the line", body, line=line)
+            return ManualCheck(body[len(_MANUAL_OPEN) : -len(_MANUAL_CLOSE)], end, number)
+        if body.startswith(_OMITTED_OPEN):
+            return Omitted(body, end, number)
+        alt = _ALT_RE.match(body)
+        if alt is not None:
+            n = int(alt.group(2)) if alt.group(2) else None
+            return AltClose(n, end, number) if alt.group(1) else AltOpen(n, end, number)
+        return _parse_record(body, end, path, line)
+    if first == "[":
+        tags, pos = _parse_tag_list(body, 0, path, line)
+        if tags is None or pos != len(body):
+            raise InputError(path, "a list of spurious entities [SYS, ...]", body, line=line)
+        return SpuriousListLine(tags, end, number)
+    document = _DOCUMENT_LINE_RE.match(body)
+    if document is not None:
+        return DocumentLine(*document.groups(), end, number)
+    raise InputError(
+        path,
+        "a record, #header, DOC id, EOD, <ALT>, document line, [entities] or blank line",
+        body,
+        line=line,
+    )
+
+
+def _parse_tag_list(
+    text: str, pos: int, path: str | None, line: int | None
+) -> tuple[tuple[Tag, ...] | None, int]:
+    """Parse ``[null]`` (None), ``[]`` or ``[TAG, TAG…]`` starting at ``pos``."""
+    if text.startswith(NULL_LIST, pos):
+        return None, pos + len(NULL_LIST)
+    if not text.startswith("[", pos):
+        raise InputError(path, "a list [SYS, ...] or [null]", text[pos:], line=line)
+    pos += 1
+    tags: list[Tag] = []
+    if text.startswith("]", pos):
+        return (), pos + 1
+    while True:
+        match = _match_tag(text, pos)
+        if match is None:
+            raise InputError(path, 'a tag <NAME KEY="value" ...>text</NAME>', text[pos:], line=line)
+        tags.append(_tag_from_match(match))
+        pos = match.end()
+        if text.startswith(", ", pos):
+            pos += 2
+        elif text.startswith("]", pos):
+            return tuple(tags), pos + 1
+        else:
+            found = text[pos:] or "end of line"
+            raise InputError(path, '", " or "]" after an entity', found, line=line)
+
+
+_OPENERS = {"[": "]", "{": "}"}
+_CLOSERS = {"]", "}"}
+
+
+def _parse_evaluation_list(
+    text: str, pos: int, path: str | None, line: int | None
+) -> tuple[tuple[Evaluation, ...], int]:
+    """Parse ``[EVAL, EVAL…]`` from ``pos`` (at ``[``): items split at top-level ``", "``.
+
+    Square brackets and braces nest (Emir items hold ``Correcto:[PESSOA]``);
+    parentheses are not counted because the Java Emir writes an unbalanced
+    ``PALT(1.0))`` in ``.altrel`` files.
+    """
+    depth = 0
+    start = pos + 1
+    items: list[str] = []
+    i = pos
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch in _OPENERS:
+            depth += 1
+        elif ch in _CLOSERS:
+            depth -= 1
+            if depth == 0:
+                items.append(text[start:i])
+                break
+        elif ch == "," and depth == 1 and text.startswith(", ", i):
+            items.append(text[start:i])
+            start = i + 2
+            i += 1
+        i += 1
+    else:
+        raise InputError(path, "an evaluation list closed by ]", text[pos:], line=line)
+    if items == [""]:
+        return (), i + 1
+    return tuple(parse_evaluation(item, path, line) for item in items), i + 1
+
+
+def _parse_record(body: str, eol: str, path: str | None, line: int | None) -> Record:
+    gold_match = _match_tag(body, 0)
+    if gold_match is None:
+        raise InputError(path, _RECORD_EXPECTED, body, line=line)
+    pos = gold_match.end()
+    if not body.startswith(ARROW, pos):
+        raise InputError(path, f'"{ARROW.strip()}" after the gold entity', body[pos:], line=line)
+    system, pos = _parse_tag_list(body, pos + len(ARROW), path, line)
+    number = line or 0
+    gold = _tag_from_match(gold_match)
+    if pos == len(body):
+        return Record(gold, system, None, "", "", eol, number)
+    if body.startswith("::[", pos):
+        marker = MARKER_SECOND_HAREM
+    elif body.startswith(":[", pos):
+        marker = MARKER_FIRST_HAREM
+    else:
+        expected = ":[EVAL, ...] or ::[EVAL, ...] after the list"
+        raise InputError(path, expected, body[pos:], line=line)
+    evaluation, end = _parse_evaluation_list(body, pos + len(marker), path, line)
+    return Record(gold, system, evaluation, marker, body[end:], eol, number)
+
+
+# ---------------------------------------------------------------------------
+# Writing one line
+
+
+def format_line(item: Line, marker: str | None = None) -> str:
+    """Write one line, without its line end (``item.eol``).
+
+    ``marker`` None writes a record's marker as read; ``":"`` (or ``"::"``)
+    forces it, e.g. to write our own ``:`` after reading a Java ``::`` file.
+    """
+    if isinstance(item, Record):
+        return _format_record(item, marker)
+    if isinstance(item, Blank):
+        return ""
+    if isinstance(item, Header):
+        return "#" + item.text
+    if isinstance(item, DocStart):
+        return "DOC " + item.docid
+    if isinstance(item, DocEnd):
+        return "EOD"
+    if isinstance(item, AltOpen):
+        return f"<ALT{'' if item.n is None else item.n}>"
+    if isinstance(item, AltClose):
+        return f"</ALT{'' if item.n is None else item.n}>"
+    if isinstance(item, DocumentLine):
+        return f"{item.docid} {item.variant} {item.genre}"
+    if isinstance(item, ManualCheck):
+        return _MANUAL_OPEN + item.body + _MANUAL_CLOSE
+    if isinstance(item, Omitted):
+        return item.text
+    if isinstance(item, SpuriousListLine):
+        return format_tag_list(item.tags)
+    raise TypeError(f"not an alignment-file line: {item!r}")
+
+
+def format_tag_list(tags: tuple[Tag, ...] | None) -> str:
+    """``[null]`` for None, else ``[TAG, TAG…]``."""
+    if tags is None:
+        return NULL_LIST
+    return "[" + ", ".join(format_tag(tag) for tag in tags) + "]"
+
+
+def _format_record(record: Record, marker: str | None) -> str:
+    text = f"{format_tag(record.gold)}{ARROW}{format_tag_list(record.system)}"
+    if record.evaluation is None:
+        return text
+    used = record.marker if marker is None else marker
+    if used not in (MARKER_FIRST_HAREM, MARKER_SECOND_HAREM):
+        used = MARKER_FIRST_HAREM
+    items = ", ".join(item.text for item in record.evaluation)
+    return f"{text}{used}[{items}]{record.suffix}"
+
+
+# ---------------------------------------------------------------------------
+# Whole texts and files
+
+
+def parse_lines(text: str, path: str | None = None) -> Iterator[Line]:
+    """Parse an already-decoded text lazily, line by line (``\\n`` and ``\\r\\n`` ends kept)."""
+    pos = 0
+    number = 0
+    n = len(text)
+    while pos < n:
+        number += 1
+        end = text.find("\n", pos)
+        if end < 0:
+            yield parse_line(text[pos:], path, number, eol="")
+            return
+        if end > pos and text[end - 1] == "\r":
+            yield parse_line(text[pos : end - 1], path, number, eol="\r\n")
+        else:
+            yield parse_line(text[pos:end], path, number, eol="\n")
+        pos = end + 1
+
+
+def format_lines(lines: Iterable[Line], marker: str | None = None) -> str:
+    """The text of ``lines``, each followed by its own line end."""
+    return "".join(format_line(item, marker) + item.eol for item in lines)
+
+
+def _open_binary(path: str | os.PathLike[str]) -> BinaryIO:
+    p = Path(path)
+    try:
+        if p.suffix == ".gz":
+            return gzip.open(p, "rb")  # type: ignore[return-value]
+        return open(p, "rb")
+    except FileNotFoundError:
+        raise InputError(str(path), "an existing file", "no such file") from None
+    except IsADirectoryError:
+        raise InputError(str(path), "a file", "a directory") from None
+    except OSError as exc:
+        raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
+
+
+def detect_file_encoding(path: str | os.PathLike[str]) -> str:
+    """The encoding of a file by the ``textio`` rule, reading it in chunks.
+
+    An XML declaration or BOM in the first bytes decides; otherwise UTF-8
+    if the whole file decodes as UTF-8, else ISO-8859-1.
+    """
+    with _open_binary(path) as handle:
+        try:
+            head = handle.read(200)
+            if head.lstrip().startswith(b"<?xml") or head.startswith(codecs.BOM_UTF8):
+                return detect_encoding(head, str(path))
+            decoder = codecs.getincrementaldecoder("utf-8")()
+            chunk = head
+            while chunk:
+                try:
+                    decoder.decode(chunk)
+                except UnicodeDecodeError:
+                    return "iso8859-1"
+                chunk = handle.read(1 << 16)
+            try:
+                decoder.decode(b"", final=True)
+            except UnicodeDecodeError:
+                return "iso8859-1"
+        except (OSError, EOFError) as exc:
+            raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
+    return "utf-8"
+
+
+def _iter_file(path: str | os.PathLike[str], encoding: str) -> Iterator[Line]:
+    name = str(path)
+    with _open_binary(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    name,
+                    f"text in {encoding}",
+                    f"undecodable byte {raw[exc.start]:#04x}",
+                    line=number,
+                ) from None
+            if number == 1 and encoding == "utf-8-sig":
+                text = text.removeprefix("\ufeff")
+            if text.endswith("\r\n"):
+                yield parse_line(text[:-2], name, number, eol="\r\n")
+            elif text.endswith("\n"):
+                yield parse_line(text[:-1], name, number, eol="\n")
+            else:
+                yield parse_line(text, name, number, eol="")
+
+
+def iter_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]:
+    """Stream a file (``.gz`` allowed): its encoding and a lazy iterator of its lines.
+
+    Memory stays constant whatever the file size: the encoding check reads
+    the file in chunks, then lines are parsed one at a time.
+    """
+    encoding = detect_file_encoding(path)
+    return encoding, _iter_file(path, encoding)
+
+
+def read_lines(path: str | os.PathLike[str]) -> tuple[str, list[Line]]:
+    """Read a whole file into a list of lines, with its encoding."""
+    encoding, lines = iter_lines(path)
+    return encoding, list(lines)
+
+
+def write_lines(
+    path: str | os.PathLike[str],
+    lines: Iterable[Line],
+    encoding: str = "utf-8",
+    marker: str | None = None,
+) -> None:
+    """Write ``lines`` atomically in ``encoding``, each with its own line end."""
+    with atomic_write(path, "w", encoding=encoding, newline="") as handle:
+        write_to(handle, lines, marker)
+
+
+def write_to(handle: IO[str], lines: Iterable[Line], marker: str | None = None) -> None:
+    """Write ``lines`` to an open text handle (opened with ``newline=""``)."""
+    for item in lines:
+        handle.write(format_line(item, marker))
+        handle.write(item.eol)
