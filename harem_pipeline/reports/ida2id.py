@@ -1,0 +1,120 @@
+"""The Ida2ID report: text as the Java ``.globalid`` prints it, and its JSON twin.
+
+The text keeps the Java labels and order (``Total na CD`` … ``Erro
+Combinado``), integers as integers and every real number as Java's
+``Double.toString`` prints it, then one ``Assinatura:`` line with the
+reproducibility signature.  An undefined ratio (zero denominator) is ``-``
+where the Java would print ``NaN``.
+
+The labels are Portuguese with accents (``Precisão``); the report is
+written in the encoding of the file it was computed from (ISO-8859-1 for
+the Java-era files, like the reference ``.globalid``; UTF-8 otherwise), so
+the labels are the same characters in either case.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from harem_pipeline.numbers import java_double
+
+if TYPE_CHECKING:  # the stage imports this module to write its report
+    from harem_pipeline.stages.ida2id import IdentificationCounts, IdentificationMeasures
+
+UNDEFINED_TEXT = "-"
+SIGNATURE_LABEL = "Assinatura"
+
+LABELS = (
+    "Total na CD",
+    "Total identificadas",
+    "Total correctamente identificadas",
+    "Total Ocorrências Parcialmente Correctos",
+    "Soma Parcialmente Correctos",
+    "Soma Parcialmente Incorrectos",
+    "Espúrios",
+    "Em Falta",
+    "Precisão",
+    "Abrangência",
+    "Medida F",
+    "Sobre-geração",
+    "Sub-geração",
+    "Erro Combinado",
+)
+"""Report labels in the order the Java prints them."""
+
+JSON_KEYS = (
+    "total_cd",
+    "total_identificadas",
+    "correctas",
+    "ocorrencias_parciais",
+    "soma_parciais_correctos",
+    "soma_parciais_incorrectos",
+    "espurios",
+    "em_falta",
+    "precisao",
+    "abrangencia",
+    "medida_f",
+    "sobre_geracao",
+    "sub_geracao",
+    "erro_combinado",
+)
+"""JSON keys, one per text label, same order; ``signature`` follows them."""
+
+
+def report_values(
+    counts: IdentificationCounts, measures: IdentificationMeasures
+) -> tuple[int | float | None, ...]:
+    """The fourteen reported values in label order."""
+    return (
+        counts.total_cd,
+        counts.identified,
+        counts.correct,
+        counts.partial_occurrences,
+        counts.partial_correct_sum,
+        counts.partial_incorrect_sum,
+        counts.spurious,
+        counts.missing,
+        measures.precision,
+        measures.recall,
+        measures.f_measure,
+        measures.over_generation,
+        measures.under_generation,
+        measures.combined_error,
+    )
+
+
+def _format_value(value: int | float | None) -> str:
+    if value is None:
+        return UNDEFINED_TEXT
+    if isinstance(value, int):
+        return str(value)
+    return java_double(value)
+
+
+def format_ida2id_text(
+    counts: IdentificationCounts, measures: IdentificationMeasures, signature: str
+) -> str:
+    """The text report: ``Label: value`` lines, then ``Assinatura: <signature>``."""
+    values = report_values(counts, measures)
+    lines = [
+        f"{label}: {_format_value(value)}" for label, value in zip(LABELS, values, strict=True)
+    ]
+    lines.append(f"{SIGNATURE_LABEL}: {signature}")
+    return "\n".join(lines) + "\n"
+
+
+def ida2id_json_object(
+    counts: IdentificationCounts, measures: IdentificationMeasures, signature: str
+) -> dict[str, Any]:
+    """The JSON twin as a dict: same figures, ``null`` for undefined, ``signature`` last."""
+    values = report_values(counts, measures)
+    return {**dict(zip(JSON_KEYS, values, strict=True)), "signature": signature}
+
+
+def format_ida2id_json(
+    counts: IdentificationCounts, measures: IdentificationMeasures, signature: str
+) -> str:
+    """The JSON twin as text (floats keep every digit: ``json`` writes ``repr``)."""
+    obj = ida2id_json_object(counts, measures, signature)
+    return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"

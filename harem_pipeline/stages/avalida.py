@@ -1,0 +1,150 @@
+"""AvalIDa: judge the identification of every aligned system entity.
+
+Reads an ``.alinhado`` file and writes it back with an evaluation list after
+each record, exactly as the 2010 Java ``IndividualAlignmentEvaluator`` does
+(we write the First HAREM marker ``:`` where the Java writes ``::``):
+
+* ``[null]`` (a CD entity nobody found) → ``Em_Falta``;
+* a spurious gold side (``CATEG="ESPURIO"``) → a single ``Espurio``;
+* otherwise, per aligned system entity, comparing atoms
+  (:func:`harem_pipeline.atoms.atoms`): ``Correcto`` when both have the
+  same number of atoms and every CD atom occurs in the system entity; else
+  a partial match with weight ``w`` (see :func:`partial_weight`), written
+  ``…_por_Excesso(w; 1-w)`` when the system entity has at least as many
+  atoms as the CD entity and ``…_por_Defeito(w; 1-w)`` otherwise.
+
+Every other line (headers, ``DOC``, ``EOD``, ``<ALT…>``, manual checks,
+blank lines) is copied unchanged.  Records inside ALT blocks are evaluated
+like any other: choosing an alternative is AltinaID's job.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from harem_pipeline.atoms import atoms
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import (
+    EVAL_CORRECT,
+    EVAL_MISSING,
+    EVAL_PARTIAL_DEFECT,
+    EVAL_PARTIAL_EXCESS,
+    EVAL_SPURIOUS,
+    MARKER_FIRST_HAREM,
+    SPURIOUS_TAG,
+    Evaluation,
+    Line,
+    Record,
+    Tag,
+    format_evaluation,
+    iter_lines,
+    write_lines,
+)
+
+OUTPUT_SUFFIX = ".avalida"
+
+
+def intersection_size(gold: Sequence[str], system: Sequence[str]) -> int:
+    """How many atoms the two entities share, counted as the Java does.
+
+    The atoms of the *shorter* list (the system's when both are as long) are
+    counted one by one, repeats included, when they occur anywhere in the
+    longer one.  With no repeated atom this is the size of the set
+    intersection; with repeats it can differ (``A A`` against ``A A B``
+    gives 2, not 1), and the reference weights depend on it.
+    """
+    if len(gold) < len(system):
+        shorter, longer = gold, set(system)
+    else:
+        shorter, longer = system, set(gold)
+    return sum(1 for atom in shorter if atom in longer)
+
+
+def partial_weight(gold: Sequence[str], system: Sequence[str]) -> float:
+    """``w = 0.5 · |A∩B| / (|A| + |B| − |A∩B|)``: half the atom Jaccard overlap.
+
+    Computed in the Java order (divide, then halve) so the printed digits are
+    the reference's.  A partial match earns at most 0.5 by design: the
+    First HAREM rule splits the credit between the correct and the wrong
+    part of a boundary error.
+
+    Two atom-less entities are ``Correcto`` and never reach this function;
+    with at least one atom the denominator is positive.
+    """
+    shared = intersection_size(gold, system)
+    return (shared / (len(gold) + len(system) - shared)) / 2
+
+
+def is_correct(gold: Sequence[str], system: Sequence[str]) -> bool:
+    """Same number of atoms and every CD atom present in the system entity."""
+    return len(gold) == len(system) and set(gold) <= set(system)
+
+
+def evaluate_entity(gold: Tag, system: Tag) -> Evaluation:
+    """The identification verdict for one system entity aligned to one CD entity."""
+    gold_atoms = atoms(gold.text)
+    system_atoms = atoms(system.text)
+    if is_correct(gold_atoms, system_atoms):
+        return format_evaluation(EVAL_CORRECT)
+    weight = partial_weight(gold_atoms, system_atoms)
+    if len(system_atoms) >= len(gold_atoms):
+        return format_evaluation(EVAL_PARTIAL_EXCESS, weight)
+    return format_evaluation(EVAL_PARTIAL_DEFECT, weight)
+
+
+def is_spurious_gold(gold: Tag) -> bool:
+    """True when the gold side is the ``ESPURIO`` placeholder (any of its categories)."""
+    return SPURIOUS_TAG in gold.categories
+
+
+def evaluate_record(record: Record, path: str | None = None) -> Record:
+    """``record`` with its identification evaluation (an existing one is replaced).
+
+    An empty system list ``[]`` is neither ``[null]`` nor an alignment: the
+    Java aborts on it, we report it.
+    """
+    if record.system is None:
+        evaluation: tuple[Evaluation, ...] = (format_evaluation(EVAL_MISSING),)
+    elif not record.system:
+        raise InputError(
+            path, "[null] or a non-empty list of system entities", "[]", line=record.line or None
+        )
+    elif is_spurious_gold(record.gold):
+        evaluation = (format_evaluation(EVAL_SPURIOUS),)
+    else:
+        evaluation = tuple(evaluate_entity(record.gold, tag) for tag in record.system)
+    return replace(record, evaluation=evaluation, marker=MARKER_FIRST_HAREM, suffix="")
+
+
+def evaluate_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
+    """Evaluate every record of an alignment file, lazily; other lines pass through."""
+    for item in lines:
+        yield evaluate_record(item, path) if isinstance(item, Record) else item
+
+
+def default_output(path: str | os.PathLike[str]) -> Path:
+    """``IN.avalida`` (a ``.gz`` input ``x.alinhado.gz`` gives ``x.alinhado.avalida``)."""
+    p = Path(path)
+    if p.suffix == ".gz":
+        p = p.with_suffix("")
+    return p.with_name(p.name + OUTPUT_SUFFIX)
+
+
+def run_avalida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+    """Evaluate the ``.alinhado`` file ``path`` into ``output`` (default ``IN.avalida``).
+
+    Streams the file and writes atomically in the input's encoding, so a
+    bad line leaves no partial output behind.
+    """
+    target = Path(output) if output is not None else default_output(path)
+    encoding, lines = iter_lines(path)
+    write_lines(target, evaluate_lines(lines, str(path)), _output_encoding(encoding))
+    return target
+
+
+def _output_encoding(encoding: str) -> str:
+    # A BOM is an accident of the input, not something to copy.
+    return "utf-8" if encoding == "utf-8-sig" else encoding
