@@ -1,0 +1,556 @@
+"""Véus: cut an ``.avalida`` file into an evaluation subset and apply a style.
+
+A subset is chosen on two axes:
+
+* **documents** — all of them (``total``), or those of one variant
+  (``pt``, ``br``…) and/or one genre (``jornalistico``, ``web``…).  First
+  HAREM files carry both on their document lines (``HAREM-251-04443 PT
+  Web``); Second HAREM files (``DOC id``) need the collection's metadata
+  (``colSegundoHAREM-meta.xml``, read with :func:`parse_meta`);
+* **categories** — a veil (see :mod:`harem_pipeline.veils`): the evaluation
+  veil keeps the categories, types and subtypes it names and drops the rest.
+
+Then a **style** rewrites each alignment:
+
+* ``harem`` keeps every record as it is (partial matches included); Vizir
+  and the First HAREM measures need it;
+* ``muc`` turns a partial match into one missing entity plus one spurious
+  system entity, as the MUC conferences counted;
+* ``relaxado`` keeps a one-to-one alignment as it is, and of a one-to-many
+  alignment keeps only the run entities after the first that are not
+  correct, as spurious records.  The gold record itself is dropped in that
+  case: that is what the 2010 program does, and its reference outputs show
+  it (``total_relaxado.veu``).
+
+Everything here mirrors the 2010 Java program (``AlignmentFilter``, "Véus")
+down to its quirks, since its outputs are the reference:
+
+* the system's declared veil only matters for run entities with no
+  category: they are dropped when the evaluation veil and the declared veil
+  share nothing (compared down to types);
+* a filtered entity's classic attributes (CATEG, TIPO, SUBTIPO) are rebuilt
+  from a Java ``HashSet`` of (category, type, subtype) tuples, so the order
+  of vague values follows Java's hash order, and an attribute that was
+  absent is appended after the others;
+* within a document, a run entity becomes a spurious record at most once,
+  keyed by its ``ID`` (run IDs are not always unique; the reference files
+  show later ones dropped too).  Entities without an ``ID`` (First HAREM
+  files) are keyed by their whole tag and compared with the previous
+  record only — the 2010 program, which knew no First HAREM files, would
+  have collapsed all of them into one.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import (
+    EVAL_CORRECT,
+    EVAL_MISSING,
+    EVAL_SPURIOUS,
+    MARKER_FIRST_HAREM,
+    SPURIOUS_TAG,
+    DocStart,
+    DocumentLine,
+    Evaluation,
+    Header,
+    Line,
+    Record,
+    Tag,
+    format_evaluation,
+    format_tag,
+)
+from harem_pipeline.veils import Veil, format_veil, java_hash_order, java_string_hash
+
+STYLE_HAREM = "harem"
+STYLE_MUC = "muc"
+STYLE_RELAXED = "relaxado"
+STYLES = (STYLE_HAREM, STYLE_MUC, STYLE_RELAXED)
+
+TOTAL = "total"
+SELECTIVE = "selectivo"
+
+# First HAREM <GENERO> values and the names their subsets carry.  Other
+# genres (Second HAREM TIPO_TEXTO) get the same normalisation without a
+# special name: accents dropped, lower case, spaces as underscores.
+FIRST_HAREM_GENRES: Mapping[str, str] = {
+    "Web": "web",
+    "Jornal": "jornalistico",
+    "CorreioElectrónico": "correioelectronico",
+    "Entrevista": "entrevista",
+    "Expositivo": "expositivo",
+    "Literário": "literario",
+    "Político": "politico",
+    "Técnico": "tecnico",
+}
+
+_EOL = "\n"  # the original program printed every line with println
+
+
+# --------------------------------------------------------------------------
+# Document subsets
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentInfo:
+    """What a document subset is decided on: its variant and its genres (as subset names)."""
+
+    docid: str
+    variant: str
+    genres: tuple[str, ...]
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return re.sub(r"[^0-9a-z]+", "_", plain.lower()).strip("_")
+
+
+def genre_key(text: str) -> str:
+    """The subset name of a genre: ``Jornal`` → ``jornalistico``, ``Técnico`` → ``tecnico``."""
+    stripped = text.strip()
+    if stripped in FIRST_HAREM_GENRES:
+        return FIRST_HAREM_GENRES[stripped]
+    folded = _fold(stripped)
+    for original, name in FIRST_HAREM_GENRES.items():
+        if folded == _fold(original):
+            return name
+    return folded
+
+
+def variant_key(text: str) -> str:
+    """The subset name of a variant: ``PT`` → ``pt``, ``pt_BR`` → ``br``."""
+    return _fold(text.strip().rsplit("_", 1)[-1])
+
+
+def subset_file_name(
+    base: str, variant: str | None = None, genre: str | None = None, selective: bool = False
+) -> str:
+    """The output name of a subset, as the original files were named.
+
+    ``run.alinhado.avalida.total``, ``….pt``, ``….pt.jornalistico``,
+    ``….selectivo``, ``….selectivo.jornalistico``.
+    """
+    parts = [base]
+    if selective:
+        parts.append(SELECTIVE)
+    if variant:
+        parts.append(variant_key(variant))
+    if genre:
+        parts.append(genre_key(genre))
+    if len(parts) == 1:
+        parts.append(TOTAL)
+    return ".".join(parts)
+
+
+def parse_meta(data: bytes, path: str | None = None) -> dict[str, DocumentInfo]:
+    """Read ``colSegundoHAREM-meta.xml``: DOCID → variant and genres.
+
+    ``<DOC DOCID="…"><VARIANTE>pt_PT</VARIANTE><LISTA-TIPO_TEXTO><TIPO_TEXTO>notícia…``
+    """
+    from lxml import etree
+
+    try:
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as exc:
+        raise InputError(path, "well-formed collection metadata XML", str(exc)) from None
+    documents: dict[str, DocumentInfo] = {}
+    for doc in root.iter("DOC"):
+        docid = doc.get("DOCID")
+        variant = doc.findtext("VARIANTE")
+        if not docid or variant is None:
+            raise InputError(path, "<DOC DOCID=...> with a <VARIANTE>", etree.tostring(doc)[:80])
+        genres = tuple(genre_key(g.text or "") for g in doc.iter("TIPO_TEXTO"))
+        documents[docid] = DocumentInfo(docid, variant_key(variant), genres)
+    return documents
+
+
+def _document_info(
+    line: DocStart | DocumentLine, meta: Mapping[str, DocumentInfo] | None
+) -> DocumentInfo:
+    if isinstance(line, DocumentLine):
+        return DocumentInfo(line.docid, variant_key(line.variant), (genre_key(line.genre),))
+    if meta is None:
+        raise InputError(
+            None,
+            "collection metadata (colSegundoHAREM-meta.xml) to choose documents "
+            "by variant or genre",
+            f"document 'DOC {line.docid}' without variant or genre",
+            line=line.line or None,
+        )
+    info = meta.get(line.docid)
+    if info is None:
+        raise InputError(
+            None, "a document listed in the collection metadata", line.docid,
+            line=line.line or None,
+        )
+    return info
+
+
+def _keeps_document(info: DocumentInfo, variant: str | None, genre: str | None) -> bool:
+    if variant is not None and info.variant != variant_key(variant):
+        return False
+    return genre is None or genre_key(genre) in info.genres
+
+
+# --------------------------------------------------------------------------
+# Classic attributes, read and rebuilt as the Java program does
+
+
+def java_split_bar(value: str | None) -> list[str]:
+    """``value.split("\\\\|")`` in Java: trailing empty strings removed, ``""`` → ``[""]``."""
+    if value is None:
+        return []
+    if "|" not in value:
+        return [value]
+    parts = value.split("|")
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def _is_name_categorised(tag: Tag) -> bool:
+    """First HAREM tags carry their category as the element name."""
+    return tag.name != "EM" and tag.attr("CATEG") is None
+
+
+def _categories(tag: Tag) -> list[str]:
+    if _is_name_categorised(tag):
+        return java_split_bar(tag.name)
+    return java_split_bar(tag.attr("CATEG"))
+
+
+def _has_categories(tag: Tag) -> bool:
+    return bool(_categories(tag))
+
+
+def _is_spurious(tag: Tag) -> bool:
+    return SPURIOUS_TAG in _categories(tag)
+
+
+AttributeTuple = tuple[str | None, str | None, str | None]
+
+
+def _tuple_hash(item: AttributeTuple) -> int:
+    cat, typ, sub = item
+    result = 1
+    for part in (cat, sub, typ):  # the order of the Java hashCode
+        result = (31 * result + java_string_hash(part)) & 0xFFFFFFFF
+    return result
+
+
+def attribute_tuples(tag: Tag) -> list[AttributeTuple]:
+    """The (category, type, subtype) tuples of an entity, in Java ``HashSet`` order.
+
+    The i-th category goes with the i-th type and subtype; empty values
+    count as absent.
+    """
+    cats = [c or None for c in _categories(tag)]
+    types = [t or None for t in java_split_bar(tag.attr("TIPO"))]
+    subs = [s or None for s in java_split_bar(tag.attr("SUBTIPO"))]
+    items = [
+        (cat, types[i] if i < len(types) else None, subs[i] if i < len(subs) else None)
+        for i, cat in enumerate(cats)
+    ]
+    return java_hash_order(items, _tuple_hash)
+
+
+def _set_attribute(
+    attributes: list[tuple[str, str]], key: str, value: str | None
+) -> list[tuple[str, str]]:
+    """Set in place when present, append when new, remove when ``value`` is None."""
+    if value is None:
+        return [(k, v) for k, v in attributes if k != key]
+    for index, (k, _) in enumerate(attributes):
+        if k == key:
+            attributes = list(attributes)
+            attributes[index] = (key, value)
+            return attributes
+    return [*attributes, (key, value)]
+
+
+def _with_classic(tag: Tag, tuples: Iterable[AttributeTuple]) -> Tag:
+    """Rebuild CATEG/TIPO/SUBTIPO from tuples; an empty joined value removes the attribute."""
+    items = list(tuples)
+    cats = "|".join(c or "" for c, _, _ in items)
+    types = "|".join(t or "" for _, t, _ in items)
+    subs = "|".join(s or "" for _, _, s in items)
+    attributes = list(tag.attributes)
+    attributes = _set_attribute(attributes, "SUBTIPO", subs or None)
+    attributes = _set_attribute(attributes, "TIPO", types or None)
+    if _is_name_categorised(tag):
+        return Tag(cats or "EM", tuple(attributes), tag.text)
+    attributes = _set_attribute(attributes, "CATEG", cats or None)
+    return Tag(tag.name, tuple(attributes), tag.text)
+
+
+def filter_tag(tag: Tag, veil: Veil) -> Tag:
+    """Keep only the classic attributes of ``tag`` that ``veil`` shows.
+
+    A category kept by a veil that names no types for it loses its type
+    (and subtype); likewise a type whose veil entry names no subtypes.
+    """
+    valid: list[AttributeTuple] = []
+    for cat, typ, sub in attribute_tuples(tag):
+        if cat is None or not veil.contains_category(cat):
+            continue
+        if typ is None:
+            valid.append((cat, typ, sub))
+        elif not veil.has_types(cat):
+            valid.append((cat, None, None))
+        elif veil.contains_type(cat, typ):
+            if sub is None:
+                valid.append((cat, typ, sub))
+            elif not veil.has_subtypes(cat, typ):
+                valid.append((cat, typ, None))
+            elif veil.contains_subtype(cat, typ, sub):
+                valid.append((cat, typ, sub))
+    return _with_classic(tag, java_hash_order(valid, _tuple_hash))
+
+
+def spurious_tag(tag: Tag) -> Tag:
+    """The gold side of a spurious record made from a run entity: its text, no attributes."""
+    if _is_name_categorised(tag):
+        return Tag(SPURIOUS_TAG, (), tag.text)
+    return Tag(tag.name, (("CATEG", SPURIOUS_TAG),), tag.text)
+
+
+def _add_value(tag: Tag, key: str, value: str) -> Tag:
+    current = tag.attr(key)
+    new = f"{current}|{value}" if current else value
+    return Tag(tag.name, tuple(_set_attribute(list(tag.attributes), key, new)), tag.text)
+
+
+def _add_tuple(tag: Tag, item: AttributeTuple) -> Tag:
+    """Append one (category, type, subtype) to a Second HAREM entity's vague values."""
+    cat, typ, sub = (part or "" for part in item)
+    if not (cat or _categories(tag)):
+        return tag
+    tag = _add_value(tag, "CATEG", cat)
+    if not (typ or java_split_bar(tag.attr("TIPO"))):
+        return tag
+    tag = _add_value(tag, "TIPO", typ)
+    if sub or java_split_bar(tag.attr("SUBTIPO")):
+        tag = _add_value(tag, "SUBTIPO", sub)
+    return tag
+
+
+def _merge_correct(tags: list[Tag]) -> Tag:
+    """Several correct run entities for one gold entity become the first, with all tuples."""
+    first = tags[0]
+    known = attribute_tuples(first)
+    for other in tags[1:]:
+        for item in attribute_tuples(other):
+            if item not in known:
+                first = _add_tuple(first, item)
+    return first
+
+
+# --------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True, slots=True)
+class _Alignment:
+    """A record's gold entity and its (entity, evaluation) pairs; entity None is [null]."""
+
+    gold: Tag
+    pairs: tuple[tuple[Tag | None, Evaluation], ...]
+    suffix: str = ""
+
+
+def _alignment_of(record: Record) -> _Alignment:
+    evaluation = record.evaluation or ()
+    entities: tuple[Tag | None, ...] = record.system if record.system else (None,)
+    if len(evaluation) < len(entities):
+        raise InputError(
+            None,
+            "one evaluation per aligned entity (an .avalida file)",
+            f"{len(entities)} entities and {len(evaluation)} evaluations",
+            line=record.line or None,
+        )
+    return _Alignment(record.gold, tuple(zip(entities, evaluation, strict=False)), record.suffix)
+
+
+def _record_of(alignment: _Alignment) -> Record:
+    entities = [entity for entity, _ in alignment.pairs]
+    system = None if entities == [None] else tuple(e for e in entities if e is not None)
+    return Record(
+        alignment.gold,
+        system,
+        tuple(evaluation for _, evaluation in alignment.pairs),
+        MARKER_FIRST_HAREM,
+        alignment.suffix,
+        _EOL,
+    )
+
+
+_MISSING = format_evaluation(EVAL_MISSING)
+_SPURIOUS = format_evaluation(EVAL_SPURIOUS)
+_CORRECT = format_evaluation(EVAL_CORRECT)
+
+
+def filter_alignment(
+    alignment: _Alignment, veil: Veil, system_veil: Veil | None = None
+) -> _Alignment | None:
+    """Apply the evaluation veil to one alignment; None when nothing of it is left.
+
+    ``system_veil`` None stands for the whole grid, which every evaluation
+    veil intersects.
+    """
+    pairs = list(alignment.pairs)
+    null_aligned = any(e is None for e, _ in pairs)
+    disjoint = system_veil is not None and not veil.intersects(system_veil)
+    if not null_aligned and disjoint:
+        pairs = [(e, ev) for e, ev in pairs if e is not None and _has_categories(e)]
+    gold = alignment.gold
+    if not _is_spurious(gold):
+        filtered_gold = filter_tag(gold, veil)
+    elif not pairs:
+        return None
+    else:
+        filtered_gold = gold
+    kept: list[tuple[Tag, Evaluation]] = []
+    if not any(e is None for e, _ in pairs):
+        for entity, evaluation in pairs:
+            if entity is None:
+                continue
+            filtered = filter_tag(entity, veil)
+            if _has_categories(filtered) or not _has_categories(entity):
+                kept.append((filtered, evaluation))
+    if not _has_categories(filtered_gold) and _has_categories(gold):
+        filtered_gold = spurious_tag(filtered_gold)
+    gold_spurious = _is_spurious(filtered_gold)
+    if gold_spurious and not kept:
+        return None
+    if not kept:
+        return _Alignment(filtered_gold, ((None, _MISSING),), alignment.suffix)
+    new_pairs = tuple((e, _SPURIOUS if gold_spurious else ev) for e, ev in kept)
+    return _Alignment(filtered_gold, new_pairs, alignment.suffix)
+
+
+class _SpuriousMemory:
+    """Which run entities of the current document already became spurious records."""
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.previous_untagged: set[str] = set()
+        self.current_untagged: set[str] = set()
+
+    def next_record(self) -> None:
+        self.previous_untagged = self.current_untagged
+        self.current_untagged = set()
+
+    def first_time(self, entity: Tag) -> bool:
+        ident = entity.attr("ID")
+        if ident is not None:
+            if ident in self.ids:
+                return False
+            self.ids.add(ident)
+            return True
+        key = format_tag(entity)
+        self.current_untagged.add(key)
+        return key not in self.previous_untagged
+
+
+def _spurious_alignment(entity: Tag) -> _Alignment:
+    return _Alignment(spurious_tag(entity), ((entity, _SPURIOUS),))
+
+
+def adjust_alignment(
+    alignment: _Alignment, style: str, memory: _SpuriousMemory
+) -> list[_Alignment]:
+    """Rewrite one alignment in the ``muc`` or ``relaxado`` style."""
+    pairs = alignment.pairs
+    gold_spurious = _is_spurious(alignment.gold)
+    out: list[_Alignment] = []
+    if len(pairs) == 1:
+        entity, evaluation = pairs[0]
+        if style == STYLE_RELAXED or evaluation.kind in (EVAL_CORRECT, EVAL_MISSING):
+            return [alignment]
+        if not gold_spurious:
+            out.append(_Alignment(alignment.gold, ((None, _MISSING),)))
+        if entity is not None and memory.first_time(entity):
+            out.append(_spurious_alignment(entity))
+        return out
+    rest = list(pairs)
+    if style == STYLE_RELAXED:
+        rest = rest[1:]
+    else:
+        correct = [e for e, ev in pairs if ev.kind == EVAL_CORRECT and e is not None]
+        if correct:
+            out.append(_Alignment(alignment.gold, ((_merge_correct(correct), _CORRECT),)))
+        elif not gold_spurious:
+            out.append(_Alignment(alignment.gold, ((None, _MISSING),)))
+    for entity, evaluation in rest:
+        if evaluation.kind != EVAL_CORRECT and entity is not None and memory.first_time(entity):
+            out.append(_spurious_alignment(entity))
+    return out
+
+
+def _correct() -> Evaluation:
+    return format_evaluation(EVAL_CORRECT)
+
+
+# --------------------------------------------------------------------------
+# The stage
+
+
+def _check_style(style: str) -> str:
+    if style.lower() not in STYLES:
+        raise InputError(None, f"a Véus style ({', '.join(STYLES)})", repr(style))
+    return style.lower()
+
+
+def apply_veus(
+    lines: Iterable[Line],
+    style: str,
+    veil: Veil,
+    system_veil: Veil | None = None,
+    variant: str | None = None,
+    genre: str | None = None,
+    meta: Mapping[str, DocumentInfo] | None = None,
+) -> Iterator[Line]:
+    """Stream the subset of an ``.avalida`` file: the veil header, then its documents.
+
+    ``veil`` is the evaluation veil; ``system_veil`` the one the run
+    declared (None: everything).  ``variant``/``genre`` keep only matching
+    documents (Second HAREM files need ``meta``, see :func:`parse_meta`).
+    Lines before the first document (file-name headers) are not copied;
+    every line is written with ``\\n``, as the original program did.
+    """
+    style = _check_style(style)
+    yield Header(format_veil(veil), _EOL)
+    subsetting = variant is not None or genre is not None
+    in_document = False
+    keep = False
+    memory = _SpuriousMemory()
+    for line in lines:
+        if isinstance(line, DocStart | DocumentLine):
+            in_document = True
+            keep = not subsetting or _keeps_document(_document_info(line, meta), variant, genre)
+            memory = _SpuriousMemory()
+            if keep:
+                yield replace(line, eol=_EOL)
+            continue
+        if not (in_document and keep):
+            continue
+        if not isinstance(line, Record):
+            yield replace(line, eol=_EOL)
+            continue
+        memory.next_record()
+        alignment: _Alignment | None = _alignment_of(line)
+        if not veil.everything:
+            alignment = filter_alignment(alignment, veil, system_veil)
+        if alignment is None:
+            continue
+        if style == STYLE_HAREM:
+            yield _record_of(alignment)
+            continue
+        for adjusted in adjust_alignment(alignment, style, memory):
+            yield _record_of(adjusted)

@@ -1,0 +1,399 @@
+"""Veils: which categories, types and subtypes an evaluation looks at.
+
+A *veil* (``véu``) names the part of the category grid an evaluation keeps.
+Its syntax is the one of the Second HAREM tools::
+
+    *                                   everything in the grid
+    PESSOA:LOCAL:ORGANIZACAO            three categories, types ignored
+    LOCAL(FISICO{*};HUMANO{PAIS,RUA})   category, types, subtypes
+    PESSOA(*)                           a category with all its types
+
+Categories are separated by ``:``, types (inside ``( )``) by ``;``,
+subtypes (inside ``{ }``) by ``,``; ``*`` at any level means "all of the
+grid's".  Names are upper-cased first, as the original tools did with their
+command-line arguments, and ``#`` characters are dropped so that the header
+line of a ``.veu`` file can be given back as a veil.
+
+The grid itself is read from ``harem.conf`` (``C:``/``T:``/``S:`` lines).
+Like the original reader, every category gets a type ``OUTRO`` and every
+type a subtype ``OUTRO``, and a category ``OUTRO`` (with no types) always
+exists.
+
+The textual form of a veil (the first line of a ``.veu`` file) lists
+categories and types in alphabetical order, and subtypes in the iteration
+order of a Java ``HashSet`` of strings: that order is reproduced here so the
+header is byte-identical to the original one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.textio import read_text
+
+EVERYTHING = "*"
+OTHER = "OUTRO"
+
+# The grid shipped with the project (LÂMPADA 2.0 ``harem.conf``).
+DEFAULT_GRID_PATH = Path(__file__).resolve().parent.parent / "data" / "lampada2" / "harem.conf"
+
+# A tree: categories (sorted) -> types (sorted) -> subtypes (insertion order).
+TypeNode = tuple[str, tuple[str, ...]]
+CategoryNode = tuple[str, tuple[TypeNode, ...]]
+Tree = tuple[CategoryNode, ...]
+T = TypeVar("T")
+
+
+# --------------------------------------------------------------------------
+# Java hashing, needed to print sets in the order the original tools did.
+
+
+def _int32(value: int) -> int:
+    value &= 0xFFFFFFFF
+    return value - 0x100000000 if value & 0x80000000 else value
+
+
+def java_string_hash(text: str | None) -> int:
+    """``String.hashCode`` of Java (0 for ``null``), over UTF-16 code units."""
+    if text is None:
+        return 0
+    h = 0
+    data = text.encode("utf-16-be")
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    return _int32(h)
+
+
+def java_hash_order(items: Iterable[T], hash_of: Callable[[T], int]) -> list[T]:
+    """The iteration order of a Java 8+ ``HashSet`` filled with ``items`` in order.
+
+    Java keeps a power-of-two table (16 buckets, doubled whenever the set
+    grows past three quarters of it); an element goes to bucket
+    ``(h ^ (h >>> 16)) & (capacity - 1)`` and each bucket keeps insertion
+    order, also across resizes.  Duplicates (by equality) keep the first.
+    """
+    unique: list[T] = []
+    for item in items:
+        if item not in unique:
+            unique.append(item)
+    capacity = 16
+    while len(unique) > capacity * 3 // 4:
+        capacity *= 2
+
+    def bucket(item: T) -> int:
+        h = hash_of(item) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    ranked = sorted(enumerate(unique), key=lambda pair: (bucket(pair[1]), pair[0]))
+    return [item for _, item in ranked]
+
+
+def java_string_set_order(items: Iterable[str]) -> list[str]:
+    """Iteration order of a Java ``HashSet<String>`` filled with ``items``."""
+    return java_hash_order(items, java_string_hash)
+
+
+# --------------------------------------------------------------------------
+# Trees of categories, types and subtypes.
+
+
+class _TreeBuilder:
+    """Mutable helper that mirrors the original insertion semantics."""
+
+    def __init__(self) -> None:
+        self.cats: dict[str, dict[str, list[str]]] = {}
+
+    def add_category(self, cat: str) -> None:
+        self.cats.setdefault(cat, {})
+
+    def add_type(self, cat: str, typ: str) -> None:
+        self.cats.setdefault(cat, {}).setdefault(typ, [])
+
+    def add_subtype(self, cat: str, typ: str, sub: str) -> None:
+        subs = self.cats.setdefault(cat, {}).setdefault(typ, [])
+        if sub not in subs:
+            subs.append(sub)
+
+    def fill_with_other(self) -> None:
+        """Give every category a type OUTRO and every type a subtype OUTRO."""
+        self.add_category(OTHER)
+        for cat, types in self.cats.items():
+            if cat != OTHER and OTHER not in types:
+                types[OTHER] = []
+            for typ, subs in types.items():
+                if typ != OTHER and OTHER not in subs:
+                    subs.append(OTHER)
+
+    def freeze(self) -> Tree:
+        return tuple(
+            (cat, tuple((typ, tuple(subs)) for typ, subs in sorted(types.items())))
+            for cat, types in sorted(self.cats.items())
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """The category grid of ``harem.conf`` (already filled with ``OUTRO``)."""
+
+    tree: Tree
+    path: str | None = None
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        return tuple(cat for cat, _ in self.tree)
+
+    def types(self, cat: str) -> tuple[str, ...]:
+        return tuple(typ for typ, _ in _types_of(self.tree, cat))
+
+    def subtypes(self, cat: str, typ: str) -> tuple[str, ...]:
+        return _subtypes_of(self.tree, cat, typ)
+
+
+@dataclass(frozen=True, slots=True)
+class Veil:
+    """A parsed veil: the kept part of the grid.
+
+    ``everything`` is true only for the veil ``*`` (or no veil at all): the
+    original tools then pass every record through untouched, even entities
+    whose categories are outside the grid.
+    """
+
+    tree: Tree
+    everything: bool = False
+
+    def contains_category(self, cat: str | None) -> bool:
+        return any(c == cat for c, _ in self.tree)
+
+    def types(self, cat: str) -> tuple[str, ...]:
+        return tuple(typ for typ, _ in _types_of(self.tree, cat))
+
+    def has_types(self, cat: str) -> bool:
+        return bool(_types_of(self.tree, cat))
+
+    def contains_type(self, cat: str, typ: str | None) -> bool:
+        return any(t == typ for t, _ in _types_of(self.tree, cat))
+
+    def has_subtypes(self, cat: str, typ: str) -> bool:
+        return bool(_subtypes_of(self.tree, cat, typ))
+
+    def contains_subtype(self, cat: str, typ: str, sub: str | None) -> bool:
+        return sub in _subtypes_of(self.tree, cat, typ)
+
+    def intersects(self, other: Veil) -> bool:
+        """Whether the two veils share a category and, if this one names types, a type.
+
+        This is the test the original tools apply between the evaluation veil
+        and the system's declared veil (it looks no deeper than types).
+        """
+        for cat, types in self.tree:
+            if not other.contains_category(cat):
+                continue
+            if not types or set(self.types(cat)) & set(other.types(cat)):
+                return True
+        return False
+
+    def __str__(self) -> str:
+        return format_veil(self)
+
+
+def _types_of(tree: Tree, cat: str) -> tuple[TypeNode, ...]:
+    for c, types in tree:
+        if c == cat:
+            return types
+    return ()
+
+
+def _subtypes_of(tree: Tree, cat: str, typ: str) -> tuple[str, ...]:
+    for t, subs in _types_of(tree, cat):
+        if t == typ:
+            return subs
+    return ()
+
+
+def format_veil(veil: Veil) -> str:
+    """The expanded textual form of a veil, as the ``#`` header of a ``.veu`` file."""
+    parts = []
+    for cat, types in veil.tree:
+        text = cat
+        if types:
+            rendered = []
+            for typ, subs in types:
+                if subs:
+                    typ += "{" + ",".join(java_string_set_order(subs)) + "}"
+                rendered.append(typ)
+            text += "(" + ";".join(rendered) + ")"
+        parts.append(text)
+    return ":".join(parts)
+
+
+# --------------------------------------------------------------------------
+# harem.conf
+
+
+def parse_grid(lines: Iterable[str], path: str | None = None) -> Grid:
+    """Read the ``C:``/``T:``/``S:`` lines of a ``harem.conf``.
+
+    As in the original reader, ``#`` lines are comments, the first empty line
+    ends the file, and relation (``R:``), temporal reference (``X:``) and
+    direction (``Y:``) lines are not part of the grid.
+    """
+    builder = _TreeBuilder()
+    cat: str | None = None
+    typ: str | None = None
+    for number, raw in enumerate(lines, start=1):
+        line = raw.rstrip("\r\n")
+        if line == "":
+            break
+        if line.startswith("#"):
+            continue
+        key, sep, value = line.partition(":")
+        value = value.strip()
+        if not sep or not value or key not in {"C", "T", "S", "R", "X", "Y"}:
+            raise InputError(
+                path, "a grid line C:, T:, S:, R:, X: or Y: with a value", line, line=number
+            )
+        if key == "C":
+            cat, typ = value, None
+            builder.add_category(cat)
+        elif key == "T":
+            if cat is None:
+                raise InputError(path, "a C: line before the first T: line", line, line=number)
+            typ = value
+            builder.add_type(cat, typ)
+        elif key == "S":
+            if cat is None or typ is None:
+                raise InputError(path, "a T: line before the first S: line", line, line=number)
+            builder.add_subtype(cat, typ, value)
+    if not builder.cats:
+        raise InputError(path, "at least one C: category line", "none")
+    builder.fill_with_other()
+    return Grid(builder.freeze(), path)
+
+
+def read_grid(path: str | os.PathLike[str] | None = None) -> Grid:
+    """Read a ``harem.conf`` grid; ``None`` means the grid shipped with the project."""
+    target = DEFAULT_GRID_PATH if path is None else Path(path)
+    return parse_grid(read_text(target).text.splitlines(), str(target))
+
+
+# --------------------------------------------------------------------------
+# Veil syntax
+
+
+class _VeilParser:
+    """Recursive-descent reader of the veil syntax; errors give the position."""
+
+    def __init__(self, text: str, grid: Grid, source: str | None) -> None:
+        self.text = text
+        self.grid = grid
+        self.source = source
+        self.pos = 0
+        self.builder = _TreeBuilder()
+
+    def fail(self, expected: str) -> InputError:
+        if self.pos < len(self.text):
+            found = f"{self.text[self.pos]!r} at position {self.pos + 1} of {self.text!r}"
+        else:
+            found = f"end of veil at position {self.pos + 1} of {self.text!r}"
+        return InputError(self.source, expected, found)
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def expect(self, char: str) -> None:
+        if self.peek() != char:
+            raise self.fail(f"'{char}' in the veil")
+        self.pos += 1
+
+    def name(self, what: str) -> tuple[str, int]:
+        start = self.pos
+        while self.pos < len(self.text) and (
+            self.text[self.pos].isalnum() or self.text[self.pos] in "_-"
+        ):
+            self.pos += 1
+        if self.pos == start:
+            raise self.fail(f"a {what} name in the veil")
+        return self.text[start : self.pos], start
+
+    def unknown(self, what: str, name: str, start: int, valid: Sequence[str]) -> InputError:
+        listed = ", ".join(valid) if valid else "none"
+        return InputError(
+            self.source,
+            f"a {what} of the grid ({listed})",
+            f"unknown {what} {name!r} at position {start + 1} of {self.text!r}",
+        )
+
+    def parse(self) -> Tree:
+        self.category()
+        while self.peek() == ":":
+            self.pos += 1
+            self.category()
+        if self.pos != len(self.text):
+            raise self.fail("':' or the end of the veil")
+        return self.builder.freeze()
+
+    def category(self) -> None:
+        cat, start = self.name("category")
+        if cat not in self.grid.categories:
+            raise self.unknown("category", cat, start, self.grid.categories)
+        self.builder.add_category(cat)
+        if self.peek() != "(":
+            return
+        self.pos += 1
+        if self.peek() == EVERYTHING:
+            self.pos += 1
+            for typ in self.grid.types(cat):
+                self.builder.add_type(cat, typ)
+                for sub in java_string_set_order(self.grid.subtypes(cat, typ)):
+                    self.builder.add_subtype(cat, typ, sub)
+        else:
+            self.type(cat)
+            while self.peek() == ";":
+                self.pos += 1
+                self.type(cat)
+        self.expect(")")
+
+    def type(self, cat: str) -> None:
+        typ, start = self.name("type")
+        if typ not in self.grid.types(cat):
+            raise self.unknown(f"type of {cat}", typ, start, self.grid.types(cat))
+        self.builder.add_type(cat, typ)
+        if self.peek() != "{":
+            return
+        self.pos += 1
+        if self.peek() == EVERYTHING:
+            self.pos += 1
+            for sub in java_string_set_order(self.grid.subtypes(cat, typ)):
+                self.builder.add_subtype(cat, typ, sub)
+        else:
+            self.subtype(cat, typ)
+            while self.peek() == ",":
+                self.pos += 1
+                self.subtype(cat, typ)
+        self.expect("}")
+
+    def subtype(self, cat: str, typ: str) -> None:
+        sub, start = self.name("subtype")
+        valid = self.grid.subtypes(cat, typ)
+        if sub not in valid:
+            raise self.unknown(f"subtype of {cat}({typ})", sub, start, valid)
+        self.builder.add_subtype(cat, typ, sub)
+
+
+def parse_veil(text: str | None, grid: Grid, source: str | None = "veil") -> Veil:
+    """Parse a veil against ``grid``; ``None`` and ``*`` keep everything.
+
+    Unknown names are refused (the error names the name and lists the valid
+    ones), and so is malformed syntax (the error gives the 1-based position).
+    """
+    if text is None:
+        return Veil(grid.tree, everything=True)
+    cleaned = text.replace("#", "").strip().upper()
+    if cleaned == EVERYTHING:
+        return Veil(grid.tree, everything=True)
+    return Veil(_VeilParser(cleaned, grid, source).parse())
