@@ -1,0 +1,70 @@
+"""``harem vizir FILE|DIR -abs|-rel [-o OUT]``: score morphological classification.
+
+Mirrors the original ``vizir.pl FILE (-abs|-rel)``; given a folder it works
+like ``ACMorf.pl DIR (-abs|-rel)`` and scores every Véus result in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from harem_pipeline.stages.vizir import Scenario, VizirResult, vizir_file, vizir_folder
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "vizir",
+        help="score the morphological classification (MORF) of a Véus result",
+        description=(
+            "Score the MORF attributes of a Véus result file (FILE.vizir), or of every "
+            "Véus result of a folder. With no MORF on any system entity nothing is written."
+        ),
+    )
+    parser.add_argument("input", metavar="FILE|DIR", help="a Véus result file or a folder")
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument(
+        "-abs", dest="scenario", action="store_const", const=Scenario.ABSOLUTE,
+        help="absolute scenario: missing and spurious entities are scored too",
+    )  # fmt: skip
+    group.add_argument(
+        "-rel", dest="scenario", action="store_const", const=Scenario.RELATIVE,
+        help="relative scenario: missing and spurious entities are left out",
+    )  # fmt: skip
+    group.add_argument(
+        "--scenario", dest="scenario", type=Scenario.parse, metavar="absolute|relative",
+        help="long form of -abs / -rel",
+    )  # fmt: skip
+    parser.add_argument("-o", "--output", help="output file (default FILE.vizir; not for a folder)")
+    parser.set_defaults(func=run_vizir)
+
+
+def run_vizir(args: argparse.Namespace) -> int:
+    source = Path(args.input)
+    if source.is_dir():
+        if args.output:
+            print("harem vizir: error: -o is for one file, not a folder", file=sys.stderr)
+            return 2
+        results, failures = vizir_folder(source, args.scenario)
+        for result in results:
+            report_result(result)
+        for failure in failures:
+            print(f"harem vizir: error: {failure.error}", file=sys.stderr)
+        if not results and not failures:
+            print(f"harem vizir: no Véus result in {source}", file=sys.stderr)
+        return 2 if failures else 0
+    report_result(vizir_file(source, args.scenario, args.output))
+    return 0
+
+
+def report_result(result: VizirResult) -> None:
+    """One line on stderr: where the output went, or why there is none."""
+    if result.output is None:
+        print(
+            f"harem vizir: {result.input}: the system classified no entity morphologically "
+            "(no MORF attribute); no output written",
+            file=sys.stderr,
+        )
+    else:
+        print(f"harem vizir: {result.output} ({result.scored} records scored)", file=sys.stderr)

@@ -1,0 +1,462 @@
+"""Vizir: scoring the morphological classification (``MORF``) of aligned entities.
+
+The rules are those of the HAREM Vizir documentation (2005), reproduced in
+``spec/vizir-altinamor-ida2mor.md``.  They are written here as pure
+functions on plain values, from the smallest up:
+
+* ``score_field`` — one field (gender or number) of the evaluated entity;
+* ``combine_outcomes`` — the *Combinada* field from the two others;
+* ``evaluated_index`` — which aligned system entity is evaluated (the first
+  one sharing GOLD's first atom);
+* ``judge_alignment`` — a whole record under a scenario, including the
+  missing / spurious / ignored cases;
+
+and on top of them ``score_record`` (one parsed record) and
+``score_lines`` (a stream of parsed lines → ``.vizir`` lines).  Only
+``vizir_file`` touches files, through the format modules.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from harem_pipeline.atomic import atomic_write
+from harem_pipeline.atoms import atoms
+from harem_pipeline.errors import HaremError, InputError
+from harem_pipeline.formats.alinhado import (
+    EVAL_CORRECT,
+    MARKER_FIRST_HAREM,
+    PARTIAL_KINDS,
+    AltClose,
+    AltOpen,
+    Blank,
+    DocEnd,
+    DocStart,
+    DocumentLine,
+    Header,
+    Line,
+    ManualCheck,
+    Omitted,
+    Record,
+    Tag,
+    iter_lines,
+    strip_semantics,
+    write_to,
+)
+from harem_pipeline.formats.vizir import (
+    UNDERSPECIFIED,
+    Morph,
+    MorphScore,
+    Outcome,
+    morph_evaluation,
+    parse_morf,
+)
+
+
+class Scenario(Enum):
+    """Which records count: the absolute scenario scores missing and spurious ones too."""
+
+    ABSOLUTE = "absolute"
+    RELATIVE = "relative"
+
+    @property
+    def short(self) -> str:
+        """``abs`` / ``rel``: the original option names, used in signatures and file names."""
+        return "abs" if self is Scenario.ABSOLUTE else "rel"
+
+    @classmethod
+    def parse(cls, text: str) -> Scenario:
+        """Accept ``absolute``/``abs``/``-abs`` and ``relative``/``rel``/``-rel``."""
+        word = text.strip().lstrip("-").lower()
+        for scenario in cls:
+            if word in (scenario.value, scenario.short):
+                return scenario
+        raise ValueError(f"unknown scenario {text!r}: use absolute (-abs) or relative (-rel)")
+
+
+# ---------------------------------------------------------------------------
+# One field, the combined field
+# ---------------------------------------------------------------------------
+
+
+def score_field(gold: str, system: str | None, partial: bool) -> Outcome:
+    """Score one field (a gender or a number value) of the evaluated system entity.
+
+    ``system`` is ``None`` when the entity carries no MORF at all; ``partial``
+    says the identification was only partially correct, which halves a
+    correct answer and softens over-specification (spec §2 table).
+    """
+    if system is None:
+        return Outcome.EM_FALTA
+    if gold == UNDERSPECIFIED:
+        if system == UNDERSPECIFIED:
+            return Outcome.PARCIALMENTE_CORRECTO if partial else Outcome.CORRECTO
+        return Outcome.PARCIALMENTE_SOBRE_ESPECIFICADO if partial else Outcome.SOBRE_ESPECIFICADO
+    if system == UNDERSPECIFIED:
+        return Outcome.EM_FALTA
+    if system == gold:
+        return Outcome.PARCIALMENTE_CORRECTO if partial else Outcome.CORRECTO
+    return Outcome.INCORRECTO
+
+
+_WRONG = frozenset(
+    {Outcome.INCORRECTO, Outcome.SOBRE_ESPECIFICADO, Outcome.PARCIALMENTE_SOBRE_ESPECIFICADO}
+)
+
+
+def combine_outcomes(gender: Outcome, number: Outcome) -> Outcome:
+    """The *Combinada* outcome: any error wins, then a gap, then partial credit.
+
+    Order (original's table): Incorrecto/over-specified in either field →
+    Incorrecto; else Em Falta in either → Em Falta; else Parcialmente
+    Correcto in either → Parcialmente Correcto; else Correcto.  Espúrio only
+    meets Espúrio (a spurious record is spurious in every field).
+    """
+    if gender is Outcome.ESPURIO or number is Outcome.ESPURIO:
+        if gender is number:
+            return Outcome.ESPURIO
+        raise ValueError("Espúrio combines only with Espúrio")
+    if gender in _WRONG or number in _WRONG:
+        return Outcome.INCORRECTO
+    if Outcome.EM_FALTA in (gender, number):
+        return Outcome.EM_FALTA
+    if Outcome.PARCIALMENTE_CORRECTO in (gender, number):
+        return Outcome.PARCIALMENTE_CORRECTO
+    return Outcome.CORRECTO
+
+
+def score_morph(gold: Morph, system: Morph | None, partial: bool) -> MorphScore:
+    """The three fields of a non-spurious record whose evaluated entity is ``system``."""
+    gender = score_field(gold.gender, system.gender if system else None, partial)
+    number = score_field(gold.number, system.number if system else None, partial)
+    return MorphScore(gender, number, combine_outcomes(gender, number))
+
+
+def uniform_score(outcome: Outcome) -> MorphScore:
+    """The same outcome in all three fields (missing and spurious records)."""
+    return MorphScore(outcome, outcome, outcome)
+
+
+# ---------------------------------------------------------------------------
+# Which system entity is evaluated
+# ---------------------------------------------------------------------------
+
+
+def first_atom(text: str) -> str | None:
+    """The first atom of an entity's text (``None`` for a text without letters or digits)."""
+    found = atoms(text)
+    return found[0] if found else None
+
+
+def evaluated_index(gold_text: str, system_texts: Sequence[str]) -> int | None:
+    """Index of the system entity Vizir evaluates, or ``None`` when none qualifies.
+
+    Only the first system entity whose first atom equals GOLD's first atom is
+    evaluated; the others count nowhere (original, examples 3 and 5).
+    """
+    gold_atom = first_atom(gold_text)
+    if gold_atom is None:
+        return None
+    for index, text in enumerate(system_texts):
+        if first_atom(text) == gold_atom:
+            return index
+    return None
+
+
+# ---------------------------------------------------------------------------
+# A whole record on plain values
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SystemEntity:
+    """What Vizir needs of one aligned system entity."""
+
+    text: str
+    morf: Morph | None
+    partial: bool  # identification Parcialmente_Correcto_* rather than Correcto
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """What Vizir needs of one alignment record, free of any file syntax.
+
+    ``system`` is ``None`` for a missing record (``[null]``).
+    """
+
+    gold_text: str
+    gold_morf: Morph | None
+    spurious: bool
+    system: tuple[SystemEntity, ...] | None
+
+
+def judge_alignment(alignment: Alignment, scenario: Scenario) -> MorphScore | None:
+    """The verdict of one record, or ``None`` when it is ignored or excluded (spec §2).
+
+    ``None`` records are written nowhere and count nowhere.
+    """
+    if alignment.spurious:
+        if scenario is Scenario.RELATIVE or not alignment.system:
+            return None
+        morf = alignment.system[0].morf
+        if morf is None or (morf.gender == UNDERSPECIFIED and morf.number == UNDERSPECIFIED):
+            return None
+        return uniform_score(Outcome.ESPURIO)
+    if alignment.gold_morf is None:
+        return None
+    if alignment.system is None:
+        return uniform_score(Outcome.EM_FALTA) if scenario is Scenario.ABSOLUTE else None
+    index = evaluated_index(alignment.gold_text, [e.text for e in alignment.system])
+    if index is None:
+        return uniform_score(Outcome.EM_FALTA)
+    entity = alignment.system[index]
+    return score_morph(alignment.gold_morf, entity.morf, entity.partial)
+
+
+def counts_for_system(alignment: Alignment) -> bool:
+    """Whether a scored record adds one to *Total classificadas pelo sistema* (spec §5).
+
+    A scored spurious record does; otherwise the evaluated system entity must
+    exist and carry a MORF attribute (``?,?`` included, original example 11).
+    """
+    if not alignment.system:
+        return False
+    if alignment.spurious:
+        return alignment.system[0].morf is not None
+    index = evaluated_index(alignment.gold_text, [e.text for e in alignment.system])
+    return index is not None and alignment.system[index].morf is not None
+
+
+def any_system_morph(alignments: Iterable[Alignment]) -> bool:
+    """Whether any aligned system entity carries MORF (else Vizir writes nothing)."""
+    return any(e.morf is not None for a in alignments for e in (a.system or ()))
+
+
+# ---------------------------------------------------------------------------
+# Parsed records and line streams
+# ---------------------------------------------------------------------------
+
+
+def tag_morph(tag: Tag, path: str | None = None, line: int | None = None) -> Morph | None:
+    """The MORF of a tag, ``None`` when absent; a malformed value is an input error."""
+    value = tag.morf
+    return None if value is None else parse_morf(value, path, line)
+
+
+def alignment_from_record(record: Record, path: str | None = None) -> Alignment:
+    """What Vizir needs of a Véus record: texts, MORF values and identification verdicts.
+
+    The identification list must give one item per system entity, and the
+    evaluated entity must be ``Correcto`` or partially correct (the
+    ``harem`` Véus style); anything else is reported with its line.
+    """
+    line = record.line or None
+    spurious = record.gold.is_spurious
+    gold_morf = None if spurious else tag_morph(record.gold, path, line)
+    if record.system is None:
+        return Alignment(record.gold.text, gold_morf, spurious, None)
+    evaluation = record.evaluation
+    if evaluation is None:
+        raise InputError(path, "an evaluated record ...:[EVAL, ...]", "no evaluation", line=line)
+    if not spurious and len(evaluation) != len(record.system):
+        raise InputError(
+            path,
+            f"one evaluation item per system entity ({len(record.system)})",
+            f"{len(evaluation)} items",
+            line=line,
+        )
+    entities = tuple(
+        SystemEntity(
+            tag.text,
+            tag_morph(tag, path, line),
+            not spurious and evaluation[i].kind in PARTIAL_KINDS,
+        )
+        for i, tag in enumerate(record.system)
+    )
+    alignment = Alignment(record.gold.text, gold_morf, spurious, entities)
+    if not spurious and gold_morf is not None:
+        index = evaluated_index(alignment.gold_text, [e.text for e in entities])
+        if index is not None and evaluation[index].kind not in (EVAL_CORRECT, *PARTIAL_KINDS):
+            raise InputError(
+                path,
+                "Correcto or Parcialmente_Correcto_* for an aligned entity (Véus style harem)",
+                evaluation[index].text,
+                line=line,
+            )
+    return alignment
+
+
+def alignment_from_scored_record(record: Record, path: str | None = None) -> Alignment:
+    """What the later stages need of a ``.vizir`` record (identification no longer matters)."""
+    line = record.line or None
+    spurious = record.gold.is_spurious
+    gold_morf = None if spurious else tag_morph(record.gold, path, line)
+    system = None
+    if record.system is not None:
+        system = tuple(
+            SystemEntity(tag.text, tag_morph(tag, path, line), False) for tag in record.system
+        )
+    return Alignment(record.gold.text, gold_morf, spurious, system)
+
+
+def format_scored_record(record: Record, score: MorphScore) -> Record:
+    """The ``.vizir`` record: semantics stripped on both sides, the verdict as evaluation."""
+    system = None if record.system is None else tuple(strip_semantics(t) for t in record.system)
+    return Record(
+        strip_semantics(record.gold),
+        system,
+        (morph_evaluation(score),),
+        MARKER_FIRST_HAREM,
+        "",
+        record.eol,
+        record.line,
+    )
+
+
+@dataclass(slots=True)
+class VizirTally:
+    """What a pass of ``score_lines`` saw: filled in as the stream is consumed."""
+
+    records: int = 0
+    scored: int = 0
+    system_morph_seen: bool = False
+
+
+_COPIED = (DocStart, DocEnd, DocumentLine, AltOpen, AltClose, Blank)
+_DROPPED = (Header, ManualCheck, Omitted)
+
+
+def score_lines(
+    lines: Iterable[Line],
+    scenario: Scenario,
+    path: str | None = None,
+    tally: VizirTally | None = None,
+) -> Iterator[Line]:
+    """Turn a stream of Véus lines into the stream of ``.vizir`` lines (spec §1–3).
+
+    Document and ALT lines (and blank lines) are copied; headers, manual
+    revision and omission lines are dropped; each record is scored, or
+    dropped when ignored or excluded.  ``tally`` (if given) learns whether
+    any system entity carried MORF, which decides the no-output rule.
+    """
+    tally = tally if tally is not None else VizirTally()
+    for item in lines:
+        if isinstance(item, Record):
+            tally.records += 1
+            alignment = alignment_from_record(item, path)
+            if not tally.system_morph_seen and any_system_morph((alignment,)):
+                tally.system_morph_seen = True
+            score = judge_alignment(alignment, scenario)
+            if score is not None:
+                tally.scored += 1
+                yield format_scored_record(item, score)
+        elif isinstance(item, _COPIED):
+            yield item
+        elif not isinstance(item, _DROPPED):
+            found = type(item).__name__
+            raise InputError(path, "a Véus result line", found, line=item.line or None)
+
+
+# ---------------------------------------------------------------------------
+# Files
+# ---------------------------------------------------------------------------
+
+# Extensions of files the chain derives from a Véus result (and of other
+# outputs of the HAREM tools): a folder run never takes them as input.
+DERIVED_EXTENSIONS = frozenset(
+    {
+        "altida", "altmor", "vizir", "emir", "emir_relativo", "ida2id", "ida2mor", "json",
+        "ida", "globalid", "alts", "altrel", "espurios", "stderr", "manifest", "tmp",
+        "alinhado",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class VizirResult:
+    """The outcome of scoring one file: where the output went (``None``: not written)."""
+
+    input: Path
+    output: Path | None
+    records: int
+    scored: int
+
+    @property
+    def written(self) -> bool:
+        return self.output is not None
+
+
+class _NothingClassified(Exception):
+    """Raised inside the atomic writer to abandon the output (no-output rule)."""
+
+
+def default_output(path: str | os.PathLike[str]) -> Path:
+    """``FILE.vizir``; a gzipped input ``FILE.gz`` gives ``FILE.vizir``."""
+    p = Path(path)
+    base = p.with_suffix("") if p.suffix == ".gz" else p
+    return base.with_name(base.name + ".vizir")
+
+
+def vizir_file(
+    path: str | os.PathLike[str],
+    scenario: Scenario,
+    output: str | os.PathLike[str] | None = None,
+) -> VizirResult:
+    """Score one Véus result file into ``output`` (default ``FILE.vizir``), streaming.
+
+    The output is written in the input's encoding, atomically.  When no
+    system entity of the file carries MORF, nothing is written and the
+    result's ``output`` is ``None`` (the original Vizir's rule).
+    """
+    target = Path(output) if output is not None else default_output(path)
+    encoding, lines = iter_lines(path)
+    tally = VizirTally()
+    try:
+        with atomic_write(target, "w", encoding=encoding, newline="") as handle:
+            write_to(handle, score_lines(lines, scenario, str(path), tally), MARKER_FIRST_HAREM)
+            if not tally.system_morph_seen:
+                raise _NothingClassified
+    except _NothingClassified:
+        return VizirResult(Path(path), None, tally.records, tally.scored)
+    return VizirResult(Path(path), target, tally.records, tally.scored)
+
+
+def is_vizir_input(path: Path) -> bool:
+    """Whether a folder run takes ``path``: a visible file with no derived extension."""
+    if not path.is_file() or path.name.startswith("."):
+        return False
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    extension = name.rsplit(".", 1)[1].lower() if "." in name else ""
+    return extension not in DERIVED_EXTENSIONS
+
+
+@dataclass(frozen=True, slots=True)
+class FolderFailure:
+    """A file of a folder run that could not be scored, with the one-line reason."""
+
+    input: Path
+    error: HaremError
+
+
+def vizir_folder(
+    folder: str | os.PathLike[str], scenario: Scenario
+) -> tuple[list[VizirResult], list[FolderFailure]]:
+    """Score every Véus result of ``folder`` (the original ``ACMorf.pl DIR``), in name order.
+
+    A bad file does not stop the others: it is returned as a failure and
+    leaves no output.
+    """
+    results: list[VizirResult] = []
+    failures: list[FolderFailure] = []
+    for path in sorted(Path(folder).iterdir()):
+        if not is_vizir_input(path):
+            continue
+        try:
+            results.append(vizir_file(path, scenario))
+        except HaremError as error:
+            failures.append(FolderFailure(path, error))
+    return results, failures

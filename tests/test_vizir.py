@@ -1,0 +1,428 @@
+"""Vizir: every worked example of the original documentation, the scoring table, files.
+
+The case files in ``tests/cases/vizir/`` hold one worked example each
+(``# params: -abs``, the Véus input lines, ``# expected``, the ``.vizir``
+lines); their leading ``#`` comments say where each comes from.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harem_pipeline.cli import main
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import parse_lines
+from harem_pipeline.formats.vizir import (
+    Morph,
+    MorphScore,
+    Outcome,
+    format_morph_score,
+    parse_morf,
+    parse_morph_score,
+)
+from harem_pipeline.stages.vizir import (
+    Alignment,
+    Scenario,
+    SystemEntity,
+    combine_outcomes,
+    default_output,
+    evaluated_index,
+    is_vizir_input,
+    judge_alignment,
+    score_field,
+    score_lines,
+    vizir_file,
+)
+
+CASES = Path(__file__).parent / "cases" / "vizir"
+C = Outcome.CORRECTO
+PC = Outcome.PARCIALMENTE_CORRECTO
+INC = Outcome.INCORRECTO
+EF = Outcome.EM_FALTA
+ESP = Outcome.ESPURIO
+SE = Outcome.SOBRE_ESPECIFICADO
+PSE = Outcome.PARCIALMENTE_SOBRE_ESPECIFICADO
+
+
+# ---------------------------------------------------------------------------
+# Case files
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    scenario: Scenario
+    input: list[str]
+    expected: list[str] | None  # None: no output file at all
+
+
+def read_case(path: Path) -> Case:
+    """``# comment`` lines, ``# params: -abs``, input, ``# expected`` (``: no output``), lines."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("# params:"))
+    scenario = Scenario.parse(lines[start].split(":", 1)[1])
+    mark = next(i for i, line in enumerate(lines) if line.startswith("# expected"))
+    expected = None if lines[mark] == "# expected: no output" else lines[mark + 1 :]
+    return Case(path.stem, scenario, lines[start + 1 : mark], expected)
+
+
+ALL_CASES = sorted(CASES.glob("*.txt"))
+
+
+@pytest.mark.parametrize("path", ALL_CASES, ids=[p.stem for p in ALL_CASES])
+def test_worked_example(path: Path, tmp_path: Path) -> None:
+    case = read_case(path)
+    source = tmp_path / f"{case.name}.avalida.total"
+    source.write_text("\n".join(case.input) + "\n", encoding="utf-8")
+    result = vizir_file(source, case.scenario)
+    if case.expected is None:
+        assert result.output is None
+        assert not default_output(source).exists()
+        return
+    assert result.output == default_output(source)
+    got = result.output.read_text(encoding="utf-8").splitlines()
+    assert got == case.expected, "\n".join(["got:", *got, "expected:", *case.expected])
+
+
+def test_every_numbered_example_has_a_case() -> None:
+    names = {p.stem for p in ALL_CASES}
+    assert {f"example-{n:02d}" for n in range(1, 12)} <= names
+
+
+# ---------------------------------------------------------------------------
+# The field table and the combined rule (spec §2), value by value
+
+
+@pytest.mark.parametrize(
+    ("gold", "system", "partial", "expected"),
+    [
+        ("M", "M", False, C),
+        ("M", "M", True, PC),
+        ("M", "F", False, INC),
+        ("M", "F", True, INC),
+        ("S", "P", True, INC),
+        ("M", "?", False, EF),
+        ("M", "?", True, EF),
+        ("?", "?", False, C),
+        ("?", "?", True, PC),
+        ("?", "F", False, SE),
+        ("?", "F", True, PSE),
+        ("M", None, False, EF),
+        ("?", None, True, EF),
+    ],
+)
+def test_score_field_table(gold: str, system: str | None, partial: bool, expected: Outcome) -> None:
+    assert score_field(gold, system, partial) is expected
+
+
+# The original's combined table, row by row (Número, Género, Resultado); "*"
+# rows are checked against every non-spurious outcome.
+COMBINED_TABLE = [
+    (C, C, C),
+    (C, INC, INC),
+    (C, SE, INC),
+    (C, PSE, INC),
+    (C, PC, PC),
+    (C, EF, EF),
+    (PC, C, PC),
+    (PC, PC, PC),
+    (PC, EF, EF),
+    (PC, SE, INC),
+    (PC, PSE, INC),
+    (PC, INC, INC),
+    (ESP, ESP, ESP),
+]
+NON_SPURIOUS = [o for o in Outcome if o is not ESP]
+
+
+@pytest.mark.parametrize(("number", "gender", "expected"), COMBINED_TABLE)
+def test_combined_table_rows(number: Outcome, gender: Outcome, expected: Outcome) -> None:
+    assert combine_outcomes(gender, number) is expected
+    assert combine_outcomes(number, gender) is expected  # the rule is symmetric
+
+
+@pytest.mark.parametrize("wrong", [INC, SE, PSE])
+def test_combined_star_rows(wrong: Outcome) -> None:
+    for other in NON_SPURIOUS:
+        assert combine_outcomes(wrong, other) is INC
+        assert combine_outcomes(other, wrong) is INC
+
+
+def test_spurious_combines_only_with_spurious() -> None:
+    with pytest.raises(ValueError):
+        combine_outcomes(ESP, C)
+
+
+def test_first_atom_rule() -> None:
+    # D.Francisco gives atoms D, FRANCISCO; Aves-Campomaiorense gives AVES, ...
+    assert evaluated_index("Instituto D.Francisco Gomes", ["Instituto", "D.Francisco"]) == 0
+    assert evaluated_index("D.Francisco Gomes", ["Instituto", "d francisco"]) == 1
+    assert evaluated_index("Campomaiorense", ["Aves-Campomaiorense"]) is None
+    assert evaluated_index("Abril", ["17 de Abril", "Abril", "abril"]) == 1
+    assert evaluated_index("...", ["..."]) is None
+
+
+# ---------------------------------------------------------------------------
+# Records under each scenario (spec §2, special records)
+
+FS = Morph("F", "S")
+
+
+def record(gold: Morph | None, *system: SystemEntity | None, spurious: bool = False) -> Alignment:
+    entities = None if system == (None,) else tuple(system)  # type: ignore[arg-type]
+    return Alignment("Embratur", gold, spurious, entities)
+
+
+def spurious(morf: Morph | None) -> Alignment:
+    return record(None, SystemEntity("Embratur", morf, False), spurious=True)
+
+
+ALL_EF, ALL_ESP, ALL_PC = MorphScore(EF, EF, EF), MorphScore(ESP, ESP, ESP), MorphScore(PC, PC, PC)
+
+
+@pytest.mark.parametrize(
+    ("alignment", "absolute", "relative"),
+    [
+        (record(FS, None), ALL_EF, None),
+        (spurious(FS), ALL_ESP, None),
+        (spurious(Morph("?", "S")), ALL_ESP, None),
+        (spurious(Morph("?", "?")), None, None),
+        (spurious(None), None, None),
+        (record(None, SystemEntity("Embratur", FS, False)), None, None),
+        (record(None, None), None, None),
+        (record(FS, SystemEntity("a Embratur", FS, False)), ALL_EF, ALL_EF),
+        (record(FS, SystemEntity("Embratur", FS, True)), ALL_PC, ALL_PC),
+    ],
+)
+def test_special_records(
+    alignment: Alignment, absolute: MorphScore | None, relative: MorphScore | None
+) -> None:
+    assert judge_alignment(alignment, Scenario.ABSOLUTE) == absolute
+    assert judge_alignment(alignment, Scenario.RELATIVE) == relative
+
+
+# ---------------------------------------------------------------------------
+# Properties
+
+GENDER = st.sampled_from(["M", "F", "?"])
+NUMBER = st.sampled_from(["S", "P", "?"])
+MORPH = st.builds(Morph, GENDER, NUMBER)
+TEXT = st.sampled_from(["Abril", "17 de Abril", "a Reportagem", "Reportagem Local", "Lisboa"])
+ENTITY = st.builds(SystemEntity, TEXT, st.none() | MORPH, st.booleans())
+ALIGNMENT = st.builds(
+    Alignment,
+    TEXT,
+    st.none() | MORPH,
+    st.booleans(),
+    st.none() | st.lists(ENTITY, min_size=1, max_size=3).map(tuple),
+)
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(ALIGNMENT)
+def test_combined_never_exceeds_its_fields(alignment: Alignment) -> None:
+    for scenario in Scenario:
+        score = judge_alignment(alignment, scenario)
+        if score is None:
+            continue
+        assert score.combined.score <= min(score.gender.score, score.number.score)
+        assert {o.score for o in (score.gender, score.number, score.combined)} <= {0, 0.5, 1}
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(ALIGNMENT)
+def test_relative_scores_a_subset_of_absolute(alignment: Alignment) -> None:
+    # Whatever the relative scenario scores, the absolute one scores the same way.
+    relative = judge_alignment(alignment, Scenario.RELATIVE)
+    if relative is not None:
+        assert judge_alignment(alignment, Scenario.ABSOLUTE) == relative
+
+
+@settings(derandomize=True, deadline=None)
+@given(st.sampled_from(NON_SPURIOUS), st.sampled_from(NON_SPURIOUS), st.sampled_from(NON_SPURIOUS))
+def test_verdict_text_round_trip(g: Outcome, n: Outcome, c: Outcome) -> None:
+    score = MorphScore(g, n, c)
+    text = format_morph_score(score)
+    assert parse_morph_score(text) == score
+    assert format_morph_score(parse_morph_score(text)) == text
+
+
+def test_verdict_text_errors() -> None:
+    with pytest.raises(InputError, match="score 1 for Correcto, found 0"):
+        parse_morph_score("[(Género: Correcto 0) (Número: Correcto 1) (Combinada: Correcto 1)]")
+    with pytest.raises(InputError, match="expected \\[\\(Género"):
+        parse_morph_score("[(Número: Correcto 1) (Género: Correcto 1) (Combinada: Correcto 1)]")
+    with pytest.raises(InputError, match="an outcome word"):
+        parse_morph_score("[(Género: Certo 1) (Número: Correcto 1) (Combinada: Correcto 1)]")
+
+
+@pytest.mark.parametrize("value", ["M,S", "F,P", "?,?", "?,S", "M, S"])
+def test_parse_morf_accepts(value: str) -> None:
+    morph = parse_morf(value)
+    assert str(morph) == value.replace(" ", "")
+
+
+@pytest.mark.parametrize("value", ["X,S", "M", "M,S,P", "m,s", "", "M;S"])
+def test_parse_morf_rejects(value: str) -> None:
+    with pytest.raises(InputError) as exc:
+        parse_morf(value, "f.veu", 7)
+    assert str(exc.value) == (
+        f'f.veu, line 7: expected MORF="G,N" with G in {{M,F,?}} and N in {{S,P,?}}, '
+        f'found MORF="{value}"'
+    )
+
+
+# ---------------------------------------------------------------------------
+# Files: encodings, errors, the no-output rule, folders, the CLI
+
+LATIN_INPUT = (
+    "HAREM-251-04443 PT Web\r\n"
+    '<LOCAL TIPO="ADMINISTRATIVO" MORF="F,S">Rússia</LOCAL> ---> '
+    '[<LOCAL TIPO="ALARGADO" MORF="F,S">Rússia</LOCAL>]:[Correcto]\r\n'
+)
+LATIN_OUTPUT = (
+    "HAREM-251-04443 PT Web\r\n"
+    '<EM MORF="F,S">Rússia</EM> ---> [<EM MORF="F,S">Rússia</EM>]:'
+    "[(Género: Correcto 1) (Número: Correcto 1) (Combinada: Correcto 1)]\r\n"
+)
+
+
+@pytest.mark.parametrize("encoding", ["iso-8859-1", "utf-8"])
+def test_output_in_the_input_encoding(tmp_path: Path, encoding: str) -> None:
+    source = tmp_path / "run.alinhado.avalida.total"
+    source.write_bytes(LATIN_INPUT.encode(encoding))
+    result = vizir_file(source, Scenario.ABSOLUTE)
+    assert result.output == tmp_path / "run.alinhado.avalida.total.vizir"
+    # Same bytes as the expected text in the same encoding: accents and CRLF kept.
+    assert result.output.read_bytes() == LATIN_OUTPUT.encode(encoding)
+
+
+def test_gzipped_input_and_explicit_output(tmp_path: Path) -> None:
+    source = tmp_path / "total.veu.gz"
+    source.write_bytes(gzip.compress(LATIN_INPUT.encode("iso-8859-1")))
+    assert default_output(source) == tmp_path / "total.veu.vizir"
+    out = tmp_path / "x" / "out.vizir"
+    assert vizir_file(source, Scenario.RELATIVE, out).output == out
+    assert out.read_bytes() == LATIN_OUTPUT.encode("iso-8859-1")
+
+
+def test_bad_morf_is_an_input_error_through_main(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "bad.total"
+    source.write_text(
+        '<EM MORF="M,S">A</EM> ---> [<EM MORF="M,S">A</EM>]:[Correcto]\n'
+        '<EM MORF="N,S">B</EM> ---> [<EM MORF="M,S">B</EM>]:[Correcto]\n',
+        encoding="utf-8",
+    )
+    assert main(["vizir", str(source), "-abs"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f'harem vizir: error: {source}, line 2: expected MORF="G,N" with G in {{M,F,?}} '
+        'and N in {S,P,?}, found MORF="N,S"\n'
+    )
+    assert not default_output(source).exists()
+    assert list(tmp_path.iterdir()) == [source]  # no temporary file left behind
+
+
+def test_unaligned_evaluation_count_is_an_input_error(tmp_path: Path) -> None:
+    source = tmp_path / "bad.total"
+    source.write_text(
+        '<EM MORF="M,S">A B</EM> ---> [<EM MORF="M,S">A</EM>, <EM>B</EM>]:[Correcto]\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match="line 1: expected .*evaluation item"):
+        vizir_file(source, Scenario.ABSOLUTE)
+
+
+def test_reference_run_without_morf_gives_no_output(
+    data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The Second HAREM reference run carries no MORF at all: no-output rule.
+    source = data_dir / "reference" / "exemplo1" / "total_harem.veu.gz"
+    out = tmp_path / "total_harem.veu.vizir"
+    assert main(["vizir", str(source), "--scenario", "absolute", "-o", str(out)]) == 0
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+    err = capsys.readouterr().err
+    assert "classified no entity morphologically" in err
+    assert "no output written" in err
+
+
+def test_no_output_scores_the_whole_file_first(tmp_path: Path) -> None:
+    # A bad record after many unclassified ones is still found: the rule does
+    # not short-cut reading.
+    source = tmp_path / "late.total"
+    source.write_text(
+        '<EM MORF="M,S">A</EM> ---> [<EM>A</EM>]:[Correcto]\n'
+        '<EM MORF="M,S">B</EM> ---> [<EM>B</EM>]:[Oops]\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(InputError, match="line 2"):
+        vizir_file(source, Scenario.ABSOLUTE)
+
+
+def test_folder_scores_only_vei_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = '<EM MORF="F,S">APSS</EM> ---> [<EM MORF="F,S">APSS</EM>]:[Correcto]\n'
+    for name in [
+        "run.alinhado.avalida.total",
+        "run.alinhado.avalida.pt",
+        "old.total.vizir",
+        "x.altmor",
+        "x.ida2mor.json",
+        "x.emir",
+        "x.altida",
+        "x.ida2id",
+        ".hidden",
+    ]:
+        (tmp_path / name).write_text(good, encoding="utf-8")
+    assert is_vizir_input(tmp_path / "run.alinhado.avalida.pt")
+    assert not is_vizir_input(tmp_path / "x.ida2mor.json")
+    assert main(["vizir", str(tmp_path), "-rel"]) == 0
+    made = sorted(p.name for p in tmp_path.iterdir())
+    assert "run.alinhado.avalida.total.vizir" in made
+    assert "run.alinhado.avalida.pt.vizir" in made
+    assert "old.total.vizir.vizir" not in made and "x.altmor.vizir" not in made
+    assert len(made) == 11
+    expected = (
+        '<EM MORF="F,S">APSS</EM> ---> [<EM MORF="F,S">APSS</EM>]:'
+        "[(Género: Correcto 1) (Número: Correcto 1) (Combinada: Correcto 1)]\n"
+    )
+    assert (tmp_path / "run.alinhado.avalida.pt.vizir").read_text(encoding="utf-8") == expected
+
+
+def test_folder_keeps_going_after_a_bad_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.total").write_text('<EM MORF="Z,S">A</EM> ---> [null]:[Em_Falta]\n')
+    (tmp_path / "b.total").write_text(
+        '<EM MORF="F,S">B</EM> ---> [<EM MORF="F,S">B</EM>]:[Correcto]\n'
+    )
+    assert main(["vizir", str(tmp_path), "-abs"]) == 2
+    assert (tmp_path / "b.total.vizir").exists()
+    assert not (tmp_path / "a.total.vizir").exists()
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'a.total'}, line 1: expected MORF=" in err
+
+
+def test_scenario_is_required(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["vizir", "some.file"])
+    assert exc.value.code == 2
+
+
+def test_score_lines_streams(tmp_path: Path) -> None:
+    # Consuming the first output line reads only as far as the first record.
+    def source():
+        yield from parse_lines('DOC d1\n<EM MORF="F,S">A</EM> ---> [null]:[Em_Falta]\n')
+        raise AssertionError("read past the first record")
+
+    stream = score_lines(source(), Scenario.ABSOLUTE)
+    assert list(itertools.islice(stream, 2))[0].docid == "d1"
