@@ -1,0 +1,46 @@
+"""``harem ida2id IN [-o OUT]``: the First HAREM identification report and its JSON twin."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.signature import run_signature, short_digest
+from harem_pipeline.stages.ida2id import run_ida2id, subset_from_name
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``ida2id`` subcommand."""
+    parser = subparsers.add_parser(
+        "ida2id",
+        help="identification measures (Precisão, Abrangência, Medida F, …) of an evaluated file",
+        description=(
+            "Count an evaluated alignment file (.altida, or .avalida for the figures of the "
+            "official .globalid, which selects no ALT) and write the report OUTPUT and its "
+            "JSON twin OUTPUT.json."
+        ),
+    )
+    parser.add_argument("input", help="the evaluated alignment file")
+    parser.add_argument("-o", "--output", help="report file (default: INPUT.ida2id)")
+    parser.add_argument(
+        "--subset", help="subset named in the signature (default: from the file name, or total)"
+    )
+    parser.add_argument(
+        "--style", default="harem", help="evaluation style named in the signature (default harem)"
+    )
+    parser.set_defaults(func=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Write the report and its JSON twin; return the exit status."""
+    if not Path(args.input).is_file():
+        raise InputError(args.input, "an existing file", "no such file")
+    signature = run_signature(
+        run=short_digest(args.input),
+        subset=args.subset or subset_from_name(args.input),
+        style=args.style,
+        alt="best",
+    )
+    run_ida2id(args.input, str(signature), args.output)
+    return 0

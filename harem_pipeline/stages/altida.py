@@ -1,0 +1,213 @@
+"""AltinaID: keep, for every ``<ALT>`` block, the alternative that suits the system best.
+
+The golden collection may offer alternative segmentations of a passage
+(``<ALT>`` with ``<ALT1>…</ALT1>``, ``<ALT2>…``).  AvalIDa evaluates the
+system against all of them; AltinaID keeps one per block, chosen as the
+2010 Java ``IdentificationAltAlignmentSelector`` ranks them
+(``IdentificationEvaluatedALTAlignment.compareTo``):
+
+* over the alternative's records, with ``C`` Correcto items, ``Σw`` the
+  partial weights, ``Y`` the identified system entities (every evaluation
+  item but ``Em_Falta``) and ``G`` the records whose gold side is not
+  spurious: ``P = (1 + C + Σw)/(1 + Y)``, ``R = (1 + C + Σw)/(1 + G)``,
+  ``F = 2PR/(P + R)`` (add-one smoothing, so an empty alternative is
+  comparable); the highest F wins;
+* ties: the lowest ``(Em_Falta + Espurio + Σ(1−w))/(1 + items)``
+  (every evaluation item counts in ``items``); then more records; then the
+  later alternative (the Java sorts stably and takes the last).
+
+``Y`` counts evaluation items, not distinct system entities: the Java's
+duplicate finder never matches (see :mod:`harem_pipeline.stages.ida2id`),
+so we count as it does.
+
+Output: the input with each block replaced by the lines of its chosen
+alternative, preceded by the comment line ``# ALT escolhida: k de n``
+(as AltinaMor writes it).  Lines between ``</ALTn>`` and the next
+``<ALTn+1>`` or ``</ALT>`` belong to no alternative and are dropped, as the
+Java drops them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import (
+    EVAL_CORRECT,
+    EVAL_MISSING,
+    EVAL_SPURIOUS,
+    MARKER_FIRST_HAREM,
+    PARTIAL_KINDS,
+    AltClose,
+    AltOpen,
+    DocEnd,
+    DocStart,
+    Header,
+    Line,
+    Record,
+    iter_lines,
+    write_lines,
+)
+from harem_pipeline.stages.avalida import is_spurious_gold
+
+OUTPUT_SUFFIX = ".altida"
+
+
+@dataclass(frozen=True, slots=True)
+class AlternativeScore:
+    """The smoothed sums one alternative is ranked by, accumulated in file order.
+
+    ``credit`` starts at 1 and ``error`` at 0, ``identified``, ``gold`` and
+    ``items`` count without the smoothing one (added in the properties).
+    """
+
+    credit: float
+    identified: int
+    gold: int
+    error: float
+    items: int
+    records: int
+
+    @property
+    def precision(self) -> float:
+        """``(1 + C + Σw)/(1 + Y)``."""
+        return self.credit / (1 + self.identified)
+
+    @property
+    def recall(self) -> float:
+        """``(1 + C + Σw)/(1 + G)``."""
+        return self.credit / (1 + self.gold)
+
+    @property
+    def f_measure(self) -> float:
+        """Harmonic mean of the smoothed P and R (both positive, so always defined)."""
+        precision, recall = self.precision, self.recall
+        return (2 * precision * recall) / (precision + recall)
+
+    @property
+    def combined_error(self) -> float:
+        """``(Em_Falta + Espurio + Σ(1−w))/(1 + items)``."""
+        return self.error / (1 + self.items)
+
+    def rank_key(self) -> tuple[float, float, int]:
+        """Larger is better: F, then lower error, then more records."""
+        return (self.f_measure, -self.combined_error, self.records)
+
+
+def score_alternative(records: Iterable[Record], path: str | None = None) -> AlternativeScore:
+    """Sum one alternative's evaluated records into its :class:`AlternativeScore`."""
+    credit, error = 1.0, 0.0
+    identified = gold = items = count = 0
+    for record in records:
+        if record.evaluation is None:
+            raise InputError(
+                path,
+                "an evaluated record (run harem avalida first)",
+                "a record without evaluation",
+                line=record.line or None,
+            )
+        count += 1
+        if not is_spurious_gold(record.gold):
+            gold += 1
+        for item in record.evaluation:
+            items += 1
+            if item.kind in (EVAL_MISSING, EVAL_SPURIOUS):
+                error += 1
+            elif item.kind in PARTIAL_KINDS:
+                error += item.complement or 0.0
+            if item.kind == EVAL_MISSING:
+                continue
+            identified += 1
+            if item.kind == EVAL_CORRECT:
+                credit += 1
+            elif item.kind in PARTIAL_KINDS:
+                credit += item.weight or 0.0
+    return AlternativeScore(credit, identified, gold, error, items, count)
+
+
+def choose_alternative(scores: Sequence[AlternativeScore]) -> int:
+    """Index of the best alternative; on a full tie the later one."""
+    best = 0
+    for index, score in enumerate(scores):
+        if score.rank_key() >= scores[best].rank_key():
+            best = index
+    return best
+
+
+def chosen_comment(k: int, n: int) -> Header:
+    """The ``# ALT escolhida: k de n`` line written before a chosen alternative."""
+    return Header(f" ALT escolhida: {k} de {n}")
+
+
+@dataclass(slots=True)
+class _Block:
+    """An ``<ALT>`` block being read: its alternatives' lines."""
+
+    line: int
+    alternatives: list[list[Line]]
+    inside: bool = False
+
+
+def _expected(path: str | None, what: str, item: Line) -> InputError:
+    return InputError(path, what, type(item).__name__, line=getattr(item, "line", 0) or None)
+
+
+def select_alternatives(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
+    """The lines with every ``<ALT>`` block replaced by its chosen alternative, lazily."""
+    block: _Block | None = None
+    for item in lines:
+        if block is None:
+            if isinstance(item, AltOpen) and item.n is None:
+                block = _Block(item.line, [])
+            elif isinstance(item, (AltOpen, AltClose)):
+                raise _expected(path, "<ALT> before an alternative", item)
+            else:
+                yield item
+            continue
+        if isinstance(item, AltOpen) and item.n is not None and not block.inside:
+            block.alternatives.append([])
+            block.inside = True
+        elif isinstance(item, AltClose) and item.n is not None and block.inside:
+            block.inside = False
+        elif isinstance(item, AltClose) and item.n is None and not block.inside:
+            yield from _chosen_lines(block, path)
+            block = None
+        elif isinstance(item, (AltOpen, AltClose, DocStart, DocEnd)):
+            raise _expected(path, "a well-nested <ALT><ALTn>…</ALTn>…</ALT> block", item)
+        elif block.inside:
+            block.alternatives[-1].append(item)
+    if block is not None:
+        raise InputError(path, "</ALT> closing the block", "end of file", line=block.line or None)
+
+
+def _chosen_lines(block: _Block, path: str | None) -> Iterator[Line]:
+    if not block.alternatives:
+        return
+    scores = [
+        score_alternative((item for item in lines if isinstance(item, Record)), path)
+        for lines in block.alternatives
+    ]
+    best = choose_alternative(scores)
+    yield chosen_comment(best + 1, len(scores))
+    yield from block.alternatives[best]
+
+
+def default_output(path: str | os.PathLike[str]) -> Path:
+    """``IN.altida`` (``.gz`` dropped first)."""
+    p = Path(path)
+    if p.suffix == ".gz":
+        p = p.with_suffix("")
+    return p.with_name(p.name + OUTPUT_SUFFIX)
+
+
+def run_altida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+    """Select the alternatives of the evaluated file ``path`` into ``output``
+    (default ``IN.altida``), in the input's encoding, atomically."""
+    target = Path(output) if output is not None else default_output(path)
+    encoding, lines = iter_lines(path)
+    encoding = "utf-8" if encoding == "utf-8-sig" else encoding
+    write_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
+    return target
