@@ -1,0 +1,65 @@
+"""``harem measures``: span measures of a CoNLL or JSON-lines file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from harem_pipeline.atomic import write_text_atomic
+from harem_pipeline.formats.conll import SCHEMES
+from harem_pipeline.reports.measures import format_measures_text, measures_json
+from harem_pipeline.stages.span_measures import FORMATS, measure_file
+
+DESCRIPTION = """\
+Span measures of gold against system spans, labelled and unlabelled, overall
+and per label (P = over system spans, R = over gold spans, F = harmonic mean;
+an undefined ratio prints as '-' or null):
+
+  exact          same boundaries and label (CoNLL; equals conlleval)
+  overlap        shares a token with a span of the same label
+  intersection   fraction of the span's tokens covered by same-label spans
+                 of the other side (Johansson & Moschitti)
+  semeval        SemEval-2013: strict (= exact), exact (boundaries only),
+                 partial (boundaries, half credit when only overlapping),
+                 type (overlapping with the right label)
+  categories     each span once: correct, label error, boundary error,
+                 label and boundary error, missing (gold), spurious (system)
+
+CoNLL files: token per line, gold and system tags in the last two columns,
+blank or -DOCSTART- lines between sentences.  JSON lines: {"id", "tokens",
+"gold": [[start, end, label], ...], "system": [...]}, end exclusive."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "measures",
+        help="span measures (exact, categories, overlap, intersection) of a CoNLL/JSONL file",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", metavar="FILE", help="the input file (.gz allowed)")
+    parser.add_argument("--format", required=True, choices=FORMATS, help="input format")
+    parser.add_argument(
+        "--scheme",
+        default="lenient",
+        choices=SCHEMES,
+        help="CoNLL tagging scheme; invalid sequences under it are repaired the conlleval "
+        "way and counted (default: lenient, read like conlleval, nothing counted)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("-o", "--output", help="write the report to this file (default stdout)")
+    parser.set_defaults(func=run_measures)
+
+
+def run_measures(args: argparse.Namespace) -> int:
+    report = measure_file(args.file, args.format, args.scheme)
+    if args.json:
+        text = json.dumps(measures_json(report), indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = format_measures_text(report)
+    if args.output:
+        write_text_atomic(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return 0

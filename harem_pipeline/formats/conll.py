@@ -1,0 +1,265 @@
+"""CoNLL-style tagged files: one token per line, gold and system tags last.
+
+Layout (the one ``conlleval`` reads): every non-blank line is a token whose
+LAST TWO whitespace-separated columns are the gold tag and the system tag;
+a blank line or a ``-DOCSTART-`` line ends a sentence.  Each sentence is one
+document of the span measures, so a file is read one sentence at a time and
+nothing but the current sentence is ever held in memory.
+
+Tags are ``O`` or ``P-TYPE`` with the prefix ``P`` one of ``B I E S`` (IOB1,
+IOB2, IOE1, IOE2, IOBES) or ``L U`` (BILOU's names for ``E S``); the type is
+everything after the first ``-``.  Any other prefix is an input error.
+
+Decoding -- the same for every scheme -- is ``conlleval``'s reading, in the
+IOBES-aware form that ``seqeval`` uses by default:
+
+* a chunk ends before a token when the previous tag is ``E``/``S``, or the
+  previous tag is ``B``/``I`` and this one is ``B``/``S``/``O``, or the type
+  changes; the end of the sentence ends any open chunk;
+* a chunk starts at a ``B``/``S`` tag, at an ``I``/``E`` tag that follows
+  ``O``/``E``/``S``, or at any non-``O`` tag whose type differs from the
+  previous tag's.
+
+The scheme only decides which sequences are *invalid*.  An invalid sequence
+is never dropped: it is read the conlleval way above (the repair) and counted
+per column, one repair per offending tag boundary (between two tags, or at the
+end of the sentence).  What each scheme calls invalid:
+
+* ``iob1``: a prefix other than ``B I O``; ``B-X`` not right after ``B-X``/``I-X``.
+* ``iob2``: a prefix other than ``B I O``; ``I-X`` not right after ``B-X``/``I-X``.
+* ``ioe1``: a prefix other than ``I E O``; ``E-X`` not right before ``I-X``/``E-X``.
+* ``ioe2``: a prefix other than ``I E O``; ``I-X`` not right before ``I-X``/``E-X``.
+* ``iobes`` (``bilou``): a prefix other than ``B I E S O`` (``B I L U O``);
+  ``B-X``/``I-X`` not right before ``I-X``/``E-X``; ``I-X``/``E-X`` not right
+  after ``B-X``/``I-X``.
+* ``lenient`` (the default): nothing; every ``B I E S L U O`` sequence is read
+  as conlleval reads it and no repair is counted.
+
+The one known difference from the Perl ``conlleval`` (which predates IOBES):
+there, ``E-X`` followed by ``B-X`` continues the chunk; here, as in seqeval,
+``E`` always closes it.  On IOB1/IOB2 files the two agree exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.spans import Span
+
+SCHEMES = ("lenient", "iob1", "iob2", "ioe1", "ioe2", "iobes", "bilou")
+DOCSTART = "-DOCSTART-"
+
+# The prefixes each scheme allows, after mapping BILOU's L/U to E/S.
+_ALLOWED = {
+    "lenient": "BIESO",
+    "iob1": "BIO",
+    "iob2": "BIO",
+    "ioe1": "IEO",
+    "ioe2": "IEO",
+    "iobes": "BIESO",
+    "bilou": "BIESO",
+}
+_RAW_PREFIXES = {"bilou": "BILUO", "iobes": "BIESO"}
+_NORMALISE = {"B": "B", "I": "I", "E": "E", "S": "S", "L": "E", "U": "S"}
+_TAG_EXPECTED = "a tag O or B-/I-/E-/S-/L-/U- followed by a type"
+
+
+@dataclass(frozen=True, slots=True)
+class ConllSentence:
+    """One sentence: its spans in both columns and the repairs made reading them.
+
+    ``line`` is the file line of the sentence's first token.
+    """
+
+    line: int
+    tokens: int
+    gold: tuple[Span, ...]
+    system: tuple[Span, ...]
+    gold_repairs: int = 0
+    system_repairs: int = 0
+
+
+class _TagTable:
+    """Parsed tags, cached per distinct tag string (a file has few of them)."""
+
+    __slots__ = ("path", "scheme", "cache", "labels")
+
+    def __init__(self, path: str | None, scheme: str) -> None:
+        if scheme not in _ALLOWED:
+            raise InputError(path, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
+        self.path = path
+        self.scheme = scheme
+        self.cache: dict[str, tuple[str, str | None, frozenset[str] | None, bool]] = {}
+        self.labels: dict[str, frozenset[str]] = {}
+
+    def parse(self, tag: str, line: int) -> tuple[str, str | None, frozenset[str] | None, bool]:
+        """``(prefix, type, labels, allowed)`` of a tag; prefix normalised to B/I/E/S/O."""
+        if tag == "O":
+            info = ("O", None, None, True)
+        else:
+            raw, dash, kind = tag.partition("-")
+            prefix = _NORMALISE.get(raw) if dash and kind else None
+            if prefix is None:
+                raise InputError(self.path, _TAG_EXPECTED, tag, line=line)
+            labels = self.labels.setdefault(kind, frozenset((kind,)))
+            allowed = prefix in _ALLOWED[self.scheme] and raw in _RAW_PREFIXES.get(
+                self.scheme, "BIESLUO"
+            )
+            info = (prefix, kind, labels, allowed)
+        self.cache[tag] = info
+        return info
+
+
+def decode_tags(
+    tags: Sequence[str], scheme: str = "lenient", *, path: str | None = None, line: int = 1
+) -> tuple[list[Span], int]:
+    """The spans of one sentence's tags and the number of repairs made.
+
+    ``line`` is the file line of the first tag, for error messages.
+    """
+    return _decode(tags, _TagTable(path, scheme), line)
+
+
+def _decode(tags: Sequence[str], table: _TagTable, line: int) -> tuple[list[Span], int]:
+    cache = table.cache
+    strict = table.scheme != "lenient"
+    spans: list[Span] = []
+    prev_prefix = "O"
+    prev_kind: str | None = None
+    prev_labels: frozenset[str] | None = None
+    begin = 0
+    repairs = 0
+    for i, tag in enumerate(tags):
+        info = cache.get(tag)
+        if info is None:
+            info = table.parse(tag, line + i)
+        prefix, kind, labels, allowed = info
+        if strict and _invalid(table.scheme, prev_prefix, prev_kind, prefix, kind, allowed):
+            repairs += 1
+        if prefix == "O":
+            if prev_prefix != "O":
+                spans.append((begin, i, prev_labels))
+        elif prefix in "BS" or prev_prefix in "ESO" or kind != prev_kind:
+            if prev_prefix != "O":
+                spans.append((begin, i, prev_labels))
+            begin = i
+        prev_prefix, prev_kind, prev_labels = prefix, kind, labels
+    if prev_prefix != "O":
+        spans.append((begin, len(tags), prev_labels))
+        if strict and _invalid(table.scheme, prev_prefix, prev_kind, "O", None, True):
+            repairs += 1
+    return spans, repairs
+
+
+def _invalid(
+    scheme: str, prev: str, prev_kind: str | None, prefix: str, kind: str | None, allowed: bool
+) -> bool:
+    """Whether the boundary ``prev -> prefix`` breaks ``scheme`` (see the module docstring)."""
+    if not allowed:
+        return True
+    continues = prev != "O" and kind == prev_kind
+    if scheme == "iob1":
+        return prefix == "B" and not continues
+    if scheme == "iob2":
+        return prefix == "I" and not continues
+    if scheme == "ioe1":
+        return prev == "E" and not (continues and prefix in "IE")
+    if scheme == "ioe2":
+        return prev == "I" and not (continues and prefix in "IE")
+    # iobes / bilou
+    inside = prev in "BI"
+    if inside and not (continues and prefix in "IE"):
+        return True
+    return prefix in "IE" and not (inside and continues)
+
+
+def parse_conll(
+    lines: Iterable[str], path: str | None = None, scheme: str = "lenient"
+) -> Iterator[ConllSentence]:
+    """Read sentences lazily from ``lines``; bad lines raise ``InputError``."""
+    table = _TagTable(path, scheme)
+    gold: list[str] = []
+    system: list[str] = []
+    first = 0
+    lineno = 0
+    for lineno, line in enumerate(lines, 1):
+        fields = line.split()
+        if not fields or fields[0] == DOCSTART:
+            if gold:
+                yield _sentence(gold, system, table, first)
+                gold, system = [], []
+            continue
+        if len(fields) < 3:
+            raise InputError(
+                path,
+                "at least 3 columns (token ... gold-tag system-tag)",
+                f"{len(fields)} column(s): {line.strip()}",
+                line=lineno,
+            )
+        if not gold:
+            first = lineno
+        gold.append(fields[-2])
+        system.append(fields[-1])
+    if gold:
+        yield _sentence(gold, system, table, first)
+
+
+def _sentence(gold: list[str], system: list[str], table: _TagTable, first: int) -> ConllSentence:
+    gold_spans, gold_repairs = _decode(gold, table, first)
+    system_spans, system_repairs = _decode(system, table, first)
+    return ConllSentence(
+        first, len(gold), tuple(gold_spans), tuple(system_spans), gold_repairs, system_repairs
+    )
+
+
+def encode_spans(spans: Sequence[Span], length: int, scheme: str = "iob2") -> list[str]:
+    """The tags of ``length`` tokens carrying non-overlapping single-label ``spans``.
+
+    The inverse of ``decode_tags`` for a valid sequence of ``scheme``
+    (``lenient`` writes IOB2).
+    """
+    tags = ["O"] * length
+    previous: tuple[int, str] | None = None  # (end, type) of the span before
+    ordered = sorted(spans)
+    for index, (start, end, labels) in enumerate(ordered):
+        (kind,) = labels
+        adjacent_before = previous is not None and previous == (start, kind)
+        following = ordered[index + 1] if index + 1 < len(ordered) else None
+        adjacent_after = following is not None and following[0] == end and following[2] == labels
+        for position in range(start, end):
+            tags[position] = "I-" + kind
+        if scheme in ("iob2", "lenient") or (scheme == "iob1" and adjacent_before):
+            tags[start] = "B-" + kind
+        elif scheme == "ioe2" or (scheme == "ioe1" and adjacent_after):
+            tags[end - 1] = "E-" + kind
+        elif scheme in ("iobes", "bilou"):
+            single, last = ("S", "E") if scheme == "iobes" else ("U", "L")
+            if end - start == 1:
+                tags[start] = f"{single}-{kind}"
+            else:
+                tags[start] = "B-" + kind
+                tags[end - 1] = f"{last}-{kind}"
+        previous = (end, kind)
+    return tags
+
+
+def format_conll(
+    sentences: Iterable[ConllSentence],
+    scheme: str = "iob2",
+    tokens: Iterable[Sequence[str]] | None = None,
+) -> str:
+    """Write sentences as ``token gold system`` lines, a blank line after each.
+
+    Tokens default to ``_`` (the measures never read them).
+    """
+    out: list[str] = []
+    token_lists = iter(tokens) if tokens is not None else None
+    for sentence in sentences:
+        words = next(token_lists) if token_lists is not None else ["_"] * sentence.tokens
+        gold = encode_spans(sentence.gold, sentence.tokens, scheme)
+        system = encode_spans(sentence.system, sentence.tokens, scheme)
+        out.extend(f"{w} {g} {s}\n" for w, g, s in zip(words, gold, system, strict=True))
+        out.append("\n")
+    return "".join(out)

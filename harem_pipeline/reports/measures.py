@@ -1,0 +1,159 @@
+"""Rendering the span measures: a JSON-ready dict and an aligned text table.
+
+Reports only render: every number comes from ``MeasuresReport`` (counts,
+measures, repairs, signature).  An undefined ratio is ``null`` in JSON and
+``-`` in text, never 0 or 1.
+"""
+
+from __future__ import annotations
+
+from harem_pipeline.spans import PRF, CategoryCounts, LabelMeasures, ViewMeasures
+from harem_pipeline.stages.span_measures import MeasuresReport
+
+MEASURE_ROWS = ("exact", "overlap", "intersection")
+SEMEVAL_ROWS = ("strict", "exact", "partial", "type")
+CATEGORY_ROWS = (
+    ("correct", "correct"),
+    ("label_error", "label error"),
+    ("boundary_error", "boundary error"),
+    ("label_boundary_error", "label and boundary error"),
+    ("missing", "missing"),
+    ("spurious", "spurious"),
+)
+
+
+def prf_json(value: PRF) -> dict[str, float | None]:
+    return {"precision": value.precision, "recall": value.recall, "f1": value.f1}
+
+
+def category_pairs(c: CategoryCounts) -> dict[str, tuple[int, int]]:
+    """``category -> (system spans, gold spans)`` in report order."""
+    return {
+        "correct": (c.system_correct, c.gold_correct),
+        "label_error": (c.system_label_error, c.gold_label_error),
+        "boundary_error": (c.system_boundary_error, c.gold_boundary_error),
+        "label_boundary_error": (c.system_label_boundary_error, c.gold_label_boundary_error),
+        "missing": (0, c.missing),
+        "spurious": (c.spurious, 0),
+    }
+
+
+def view_json(view: ViewMeasures) -> dict:
+    return {
+        "exact": prf_json(view.exact),
+        "overlap": prf_json(view.overlap),
+        "intersection": prf_json(view.intersection),
+        "semeval": {name: prf_json(getattr(view.semeval, name)) for name in SEMEVAL_ROWS},
+        "categories": {
+            name: {"system": s, "gold": g}
+            for name, (s, g) in category_pairs(view.categories).items()
+        },
+    }
+
+
+def label_json(measures: LabelMeasures) -> dict:
+    return {name: prf_json(getattr(measures, name)) for name in MEASURE_ROWS}
+
+
+def measures_json(report: MeasuresReport) -> dict:
+    """The report as the JSON object ``harem measures --json`` prints."""
+    m = report.measures
+    return {
+        "labelled": view_json(m.labelled),
+        "unlabelled": view_json(m.unlabelled),
+        "per_label": {label: label_json(lm) for label, lm in m.per_label},
+        "repairs": {"gold": report.repairs.gold, "system": report.repairs.system},
+        "signature": report.signature.format(),
+    }
+
+
+def percent(value: float | None) -> str:
+    """A ratio as a percentage with two decimals (conlleval's style); ``-`` if undefined."""
+    return "-" if value is None else f"{100 * value:.2f}"
+
+
+def _prf_cells(value: PRF) -> list[str]:
+    return [percent(value.precision), percent(value.recall), percent(value.f1)]
+
+
+def _table(rows: list[list[str]], left: int = 1) -> list[str]:
+    """Align ``rows``: the first ``left`` columns to the left, the others to the right."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.ljust(w) if i < left else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def format_measures_text(report: MeasuresReport) -> str:
+    """The human-readable report: measures, categories, per-label table, repairs."""
+    m, c = report.measures, report.counts
+    out = [
+        f"Span measures of {report.path}",
+        f"documents: {report.documents}  tokens: {report.tokens}  "
+        f"gold spans: {c.labelled.match.gold}  system spans: {c.labelled.match.system}",
+        "",
+    ]
+    rows = [
+        ["", "labelled", "", "", "unlabelled", "", ""],
+        ["measure", "P", "R", "F", "P", "R", "F"],
+    ]
+    for name in MEASURE_ROWS:
+        rows.append(
+            [name, *_prf_cells(getattr(m.labelled, name)), *_prf_cells(getattr(m.unlabelled, name))]
+        )
+    for name in SEMEVAL_ROWS:
+        rows.append(
+            [
+                f"semeval {name}",
+                *_prf_cells(getattr(m.labelled.semeval, name)),
+                *_prf_cells(getattr(m.unlabelled.semeval, name)),
+            ]
+        )
+    out += _table(rows)
+    out.append("")
+    rows = [
+        ["", "labelled", "", "unlabelled", ""],
+        ["category", "system", "gold", "system", "gold"],
+    ]
+    lab, unl = category_pairs(m.labelled.categories), category_pairs(m.unlabelled.categories)
+    for key, title in CATEGORY_ROWS:
+        rows.append([title, *map(str, lab[key]), *map(str, unl[key])])
+    rows.append(
+        [
+            "total",
+            str(m.labelled.categories.system_total),
+            str(m.labelled.categories.gold_total),
+            str(m.unlabelled.categories.system_total),
+            str(m.unlabelled.categories.gold_total),
+        ]
+    )
+    out += _table(rows)
+    if m.per_label:
+        out.append("")
+        rows = [
+            ["", "", "", "exact", "", "", "overlap", "", "", "intersection", "", ""],
+            ["label", "gold", "system", "P", "R", "F", "P", "R", "F", "P", "R", "F"],
+        ]
+        counts = dict(c.per_label)
+        for label, lm in m.per_label:
+            rows.append(
+                [
+                    label,
+                    str(counts[label].gold),
+                    str(counts[label].system),
+                    *_prf_cells(lm.exact),
+                    *_prf_cells(lm.overlap),
+                    *_prf_cells(lm.intersection),
+                ]
+            )
+        out += _table(rows)
+    out.append("")
+    scheme = f" (scheme {report.scheme})" if report.scheme else ""
+    out.append(f"repairs{scheme}: gold {report.repairs.gold}, system {report.repairs.system}")
+    out.append(f"signature: {report.signature.format()}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,479 @@
+"""Span measures: exact, error categories, SemEval-2013, overlap and intersection.
+
+Counts first, like sacrebleu: ``count_document`` turns one document's gold and
+system spans into ``SpanCounts``, a bag of sufficient statistics that add up
+across documents (``+``); ``compute_measures`` turns counts -- and nothing
+else -- into precision, recall and F.  A bootstrap resamples per-document
+counts and never looks at spans again.
+
+Span convention: a span is the tuple ``(start, end, labels)`` over token
+positions of one document, ``end`` exclusive, ``labels`` a non-empty
+``frozenset`` of label names.  Ordinary NER data has one label per span;
+HAREM's vague entities (``A|B``) carry several, and two spans *match* when
+their label sets intersect.  Any reader (CoNLL, JSON lines, a HAREM alignment)
+only has to produce such tuples per document.
+
+For every span of one side we look at the spans of the other side that share
+at least one token with it, and record (once per span, so a system span that
+overlaps two gold spans is never counted twice):
+
+* its error category, first that applies: ``correct`` (same boundaries,
+  labels match), ``label_error`` (same boundaries, labels differ),
+  ``boundary_error`` (overlaps a matching span, other boundaries),
+  ``label_boundary_error`` (overlaps only spans with other labels and other
+  boundaries), else ``spurious`` for a system span and ``missing`` for a
+  gold span.  Each side's categories therefore add up to its number of spans;
+* whether it overlaps a matching span (overlap measure);
+* its coverage by the matching spans of the other side, ``|s ∩ ⋃O| / |s|``
+  (intersection measure of Johansson & Moschitti).  When the other side has
+  no overlapping spans -- always so for CoNLL data -- this equals the sum of
+  pairwise coverages of the specification, ``Σ |s ∩ o| / |s|``; taking the
+  union keeps every value in [0, 1] for nested spans as well.
+
+Precision uses the system side, recall the gold side.  *Unlabelled* measures
+treat every pair of labels as matching.  *Per label* ``L`` keeps, on both
+sides, the spans whose label set contains ``L`` and matches them as
+labelled.  A ratio with a zero denominator is ``None`` (undefined), never 0
+or 1.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+
+Span = tuple[int, int, frozenset[str]]
+
+# Category indexes, shared by both sides; the last slot is ``spurious`` on the
+# system side and ``missing`` on the gold side.
+CORRECT, LABEL_ERROR, BOUNDARY_ERROR, LABEL_BOUNDARY_ERROR, UNMATCHED = range(5)
+CATEGORY_NAMES = (
+    "correct",
+    "label_error",
+    "boundary_error",
+    "label_boundary_error",
+    "missing",
+    "spurious",
+)
+
+# Layout of the internal running tally of one view (labelled or unlabelled):
+# [spans, overlap, intersection, cat0..cat4] for the system side, then the same
+# for the gold side.  Per-label tallies hold [spans, exact, overlap, intersection]
+# per side.  Flat lists of numbers keep the hot path free of objects.
+_VIEW_WIDTH = 8
+_LABEL_WIDTH = 4
+
+
+def make_span(start: int, end: int, label: str | Iterable[str]) -> Span:
+    """Build a span; a ``str`` label may be vague, ``"A|B"`` meaning {A, B}."""
+    labels = frozenset(label.split("|")) if isinstance(label, str) else frozenset(label)
+    return (start, end, labels)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCounts:
+    """Sufficient statistics of the exact, overlap and intersection measures.
+
+    ``*_system`` numerators go with ``system`` spans (precision), ``*_gold``
+    with ``gold`` spans (recall).  Intersection sums are coverages, so floats.
+    """
+
+    system: int = 0
+    gold: int = 0
+    exact_system: int = 0
+    exact_gold: int = 0
+    overlap_system: int = 0
+    overlap_gold: int = 0
+    intersection_system: float = 0.0
+    intersection_gold: float = 0.0
+
+    def __add__(self, other: MatchCounts) -> MatchCounts:
+        return MatchCounts(*(a + b for a, b in zip(_values(self), _values(other), strict=True)))
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryCounts:
+    """How many spans of each side fall in each error category.
+
+    ``system_*`` add up to the number of system spans and ``gold_*`` to the
+    number of gold spans (``missing`` is gold-only, ``spurious`` system-only).
+    """
+
+    system_correct: int = 0
+    system_label_error: int = 0
+    system_boundary_error: int = 0
+    system_label_boundary_error: int = 0
+    spurious: int = 0
+    gold_correct: int = 0
+    gold_label_error: int = 0
+    gold_boundary_error: int = 0
+    gold_label_boundary_error: int = 0
+    missing: int = 0
+
+    @property
+    def system_total(self) -> int:
+        return sum(_values(self)[:5])
+
+    @property
+    def gold_total(self) -> int:
+        return sum(_values(self)[5:])
+
+    def __add__(self, other: CategoryCounts) -> CategoryCounts:
+        return CategoryCounts(*(a + b for a, b in zip(_values(self), _values(other), strict=True)))
+
+
+@dataclass(frozen=True, slots=True)
+class ViewCounts:
+    """Counts of one view (labelled or unlabelled) over all labels."""
+
+    match: MatchCounts = MatchCounts()
+    categories: CategoryCounts = CategoryCounts()
+
+    def __add__(self, other: ViewCounts) -> ViewCounts:
+        return ViewCounts(self.match + other.match, self.categories + other.categories)
+
+
+@dataclass(frozen=True, slots=True)
+class SpanCounts:
+    """Everything the span measures need, summable across documents.
+
+    ``per_label`` is sorted by label so equal counts compare equal.
+    """
+
+    labelled: ViewCounts = ViewCounts()
+    unlabelled: ViewCounts = ViewCounts()
+    per_label: tuple[tuple[str, MatchCounts], ...] = ()
+
+    def __add__(self, other: SpanCounts) -> SpanCounts:
+        merged = dict(self.per_label)
+        for label, counts in other.per_label:
+            merged[label] = merged[label] + counts if label in merged else counts
+        return SpanCounts(
+            self.labelled + other.labelled,
+            self.unlabelled + other.unlabelled,
+            tuple(sorted(merged.items())),
+        )
+
+
+def _values(obj: object) -> tuple:
+    return tuple(getattr(obj, f.name) for f in fields(obj))
+
+
+def sum_counts(counts: Iterable[SpanCounts]) -> SpanCounts:
+    """Add up per-document counts (the empty sum is all zeros)."""
+    total = SpanCounts()
+    for item in counts:
+        total = total + item
+    return total
+
+
+class SpanTally:
+    """A running sum of counts over documents, kept as flat lists of numbers.
+
+    This is the streaming form of ``sum_counts(count_document(...) ...)``:
+    adding a document costs no allocation beyond its own spans, so a file of
+    any size is scored in the memory of one document.
+    """
+
+    __slots__ = ("labelled", "unlabelled", "per_label")
+
+    def __init__(self) -> None:
+        self.labelled = [0] * (2 * _VIEW_WIDTH)
+        self.unlabelled = [0] * (2 * _VIEW_WIDTH)
+        self.per_label: dict[str, list] = {}
+
+    def add_document(self, gold: Sequence[Span], system: Sequence[Span]) -> None:
+        """Add one document's spans (any order; spans may overlap or repeat)."""
+        if gold == system:
+            _tally_identical(self, gold)
+            return
+        _tally_side(self, system, sorted(gold), 0)
+        _tally_side(self, gold, sorted(system), _VIEW_WIDTH)
+
+    def counts(self) -> SpanCounts:
+        """Freeze the running sum into ``SpanCounts``."""
+        per_label = tuple(
+            (label, MatchCounts(t[0], t[4], t[1], t[5], t[2], t[6], float(t[3]), float(t[7])))
+            for label, t in sorted(self.per_label.items())
+        )
+        return SpanCounts(_freeze_view(self.labelled), _freeze_view(self.unlabelled), per_label)
+
+
+def _freeze_view(t: list) -> ViewCounts:
+    s, g = t[:_VIEW_WIDTH], t[_VIEW_WIDTH:]
+    match = MatchCounts(s[0], g[0], s[3], g[3], s[1], g[1], float(s[2]), float(g[2]))
+    return ViewCounts(match, CategoryCounts(*s[3:8], *g[3:8]))
+
+
+def count_document(gold: Sequence[Span], system: Sequence[Span]) -> SpanCounts:
+    """The counts of one document: its gold spans against its system spans."""
+    tally = SpanTally()
+    tally.add_document(gold, system)
+    return tally.counts()
+
+
+def count_documents(documents: Iterable[tuple[Sequence[Span], Sequence[Span]]]) -> SpanCounts:
+    """The summed counts of ``(gold, system)`` pairs, streamed one document at a time."""
+    tally = SpanTally()
+    for gold, system in documents:
+        tally.add_document(gold, system)
+    return tally.counts()
+
+
+def _label_tally(tally: SpanTally, label: str) -> list:
+    row = tally.per_label.get(label)
+    if row is None:
+        row = tally.per_label[label] = [0] * (2 * _LABEL_WIDTH)
+    return row
+
+
+def _tally_identical(tally: SpanTally, spans: Sequence[Span]) -> None:
+    """Fast path: both sides hold the same spans, so every span is correct on both."""
+    n = len(spans)
+    if not n:
+        return
+    for view in (tally.labelled, tally.unlabelled):
+        for side in (0, _VIEW_WIDTH):
+            view[side] += n
+            view[side + 1] += n
+            view[side + 2] += n
+            view[side + 3 + CORRECT] += n
+    for _start, _end, labels in spans:
+        for label in labels:
+            row = _label_tally(tally, label)
+            for i in range(8):
+                row[i] += 1
+
+
+def _tally_side(tally: SpanTally, spans: Sequence[Span], others: list[Span], side: int) -> None:
+    """Score each span of one side against the sorted spans of the other side.
+
+    ``side`` is 0 for system spans (precision) and ``_VIEW_WIDTH`` for gold
+    spans (recall); the per-label offset follows from it.
+    """
+    lab = tally.labelled
+    unl = tally.unlabelled
+    label_side = 0 if side == 0 else _LABEL_WIDTH
+    starts = [o[0] for o in others]
+    max_length = max((o[1] - o[0] for o in others), default=0)
+    for span in spans:
+        start, end, labels = span
+        length = end - start
+        lo = bisect_left(starts, start - max_length + 1)
+        hi = bisect_left(starts, end, lo)
+        same = same_match = overlap_match = overlap_any = False
+        covered = covered_until = 0
+        covered_any = covered_any_until = 0
+        for i in range(lo, hi):
+            o_start, o_end, o_labels = others[i]
+            if o_end <= start:
+                continue
+            overlap_any = True
+            match = o_labels is labels or not labels.isdisjoint(o_labels)
+            if o_start == start and o_end == end:
+                same = True
+                same_match = same_match or match
+            a = o_start if o_start > start else start
+            b = o_end if o_end < end else end
+            if covered_any_until > a:
+                a_any = covered_any_until
+            else:
+                a_any = a
+            if b > a_any:
+                covered_any += b - a_any
+                covered_any_until = b
+            if match:
+                overlap_match = True
+                if covered_until > a:
+                    a = covered_until
+                if b > a:
+                    covered += b - a
+                    covered_until = b
+        if same_match:
+            category = CORRECT
+        elif same:
+            category = LABEL_ERROR
+        elif overlap_match:
+            category = BOUNDARY_ERROR
+        elif overlap_any:
+            category = LABEL_BOUNDARY_ERROR
+        else:
+            category = UNMATCHED
+        lab[side] += 1
+        lab[side + 3 + category] += 1
+        unl[side] += 1
+        if overlap_match:
+            lab[side + 1] += 1
+            lab[side + 2] += covered / length
+        if same:
+            unl[side + 3 + CORRECT] += 1
+        elif overlap_any:
+            unl[side + 3 + BOUNDARY_ERROR] += 1
+        else:
+            unl[side + 3 + UNMATCHED] += 1
+        if overlap_any:
+            unl[side + 1] += 1
+            unl[side + 2] += covered_any / length
+        if len(labels) == 1:
+            row = _label_tally(tally, next(iter(labels)))
+            row[label_side] += 1
+            if category == CORRECT:
+                row[label_side + 1] += 1
+            if overlap_match:
+                row[label_side + 2] += 1
+                row[label_side + 3] += covered / length
+        else:
+            for label in labels:
+                _tally_label(_label_tally(tally, label), label_side, span, label, others, lo, hi)
+
+
+def _tally_label(row: list, offset: int, span: Span, label: str, others, lo: int, hi: int) -> None:
+    """Per-label counts of a vague span: only other spans carrying ``label`` match."""
+    start, end, _labels = span
+    exact = overlap = False
+    covered = covered_until = 0
+    for i in range(lo, hi):
+        o_start, o_end, o_labels = others[i]
+        if o_end <= start or label not in o_labels:
+            continue
+        overlap = True
+        exact = exact or (o_start == start and o_end == end)
+        a = max(o_start, start, covered_until)
+        b = min(o_end, end)
+        if b > a:
+            covered += b - a
+            covered_until = b
+    row[offset] += 1
+    row[offset + 1] += exact
+    row[offset + 2] += overlap
+    row[offset + 3] += covered / (end - start)
+
+
+# --------------------------------------------------------------------------
+# Measures: functions of counts only.
+
+
+@dataclass(frozen=True, slots=True)
+class PRF:
+    """Precision, recall and their harmonic mean; ``None`` where undefined."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+def ratio(numerator: float, denominator: float) -> float | None:
+    """``numerator / denominator``, or ``None`` (undefined) when the denominator is 0."""
+    return numerator / denominator if denominator else None
+
+
+def harmonic_mean(precision: float | None, recall: float | None) -> float | None:
+    """F1 = 2PR/(P+R); undefined when P or R is; 0 when both are 0 (the limit)."""
+    if precision is None or recall is None:
+        return None
+    if precision + recall == 0:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)
+
+
+def prf(system_hits: float, system: int, gold_hits: float, gold: int) -> PRF:
+    """P = system_hits/system, R = gold_hits/gold, F their harmonic mean."""
+    p = ratio(system_hits, system)
+    r = ratio(gold_hits, gold)
+    return PRF(p, r, harmonic_mean(p, r))
+
+
+@dataclass(frozen=True, slots=True)
+class LabelMeasures:
+    """Exact, overlap and intersection P/R/F of one label (or one view)."""
+
+    exact: PRF
+    overlap: PRF
+    intersection: PRF
+
+
+@dataclass(frozen=True, slots=True)
+class SemEvalMeasures:
+    """SemEval-2013 task 9.1 measures from the error categories."""
+
+    strict: PRF
+    exact: PRF
+    partial: PRF
+    type: PRF
+
+
+@dataclass(frozen=True, slots=True)
+class ViewMeasures:
+    """All measures of one view, with the category counts they come from."""
+
+    exact: PRF
+    overlap: PRF
+    intersection: PRF
+    semeval: SemEvalMeasures
+    categories: CategoryCounts
+
+
+@dataclass(frozen=True, slots=True)
+class SpanMeasures:
+    """Labelled and unlabelled measures overall, and labelled ones per label."""
+
+    labelled: ViewMeasures
+    unlabelled: ViewMeasures
+    per_label: tuple[tuple[str, LabelMeasures], ...]
+
+
+def measure_match(counts: MatchCounts) -> LabelMeasures:
+    """Exact, overlap and intersection P/R/F from match counts."""
+    c = counts
+    return LabelMeasures(
+        exact=prf(c.exact_system, c.system, c.exact_gold, c.gold),
+        overlap=prf(c.overlap_system, c.system, c.overlap_gold, c.gold),
+        intersection=prf(c.intersection_system, c.system, c.intersection_gold, c.gold),
+    )
+
+
+def measure_semeval(c: CategoryCounts) -> SemEvalMeasures:
+    """SemEval-2013 strict / exact / partial / type from the category counts.
+
+    strict: same boundaries and label; exact: same boundaries; partial: same
+    boundaries, plus half credit for overlapping ones; type: overlapping with
+    the right label.  Precision over system spans, recall over gold spans.
+    """
+    s_total, g_total = c.system_total, c.gold_total
+    s_bounds = c.system_correct + c.system_label_error
+    g_bounds = c.gold_correct + c.gold_label_error
+    s_partial = s_bounds + 0.5 * (c.system_boundary_error + c.system_label_boundary_error)
+    g_partial = g_bounds + 0.5 * (c.gold_boundary_error + c.gold_label_boundary_error)
+    return SemEvalMeasures(
+        strict=prf(c.system_correct, s_total, c.gold_correct, g_total),
+        exact=prf(s_bounds, s_total, g_bounds, g_total),
+        partial=prf(s_partial, s_total, g_partial, g_total),
+        type=prf(
+            c.system_correct + c.system_boundary_error,
+            s_total,
+            c.gold_correct + c.gold_boundary_error,
+            g_total,
+        ),
+    )
+
+
+def measure_view(counts: ViewCounts) -> ViewMeasures:
+    """Every measure of one view from its counts."""
+    match = measure_match(counts.match)
+    return ViewMeasures(
+        exact=match.exact,
+        overlap=match.overlap,
+        intersection=match.intersection,
+        semeval=measure_semeval(counts.categories),
+        categories=counts.categories,
+    )
+
+
+def compute_measures(counts: SpanCounts) -> SpanMeasures:
+    """All span measures from counts alone (so a bootstrap can reuse counts)."""
+    return SpanMeasures(
+        labelled=measure_view(counts.labelled),
+        unlabelled=measure_view(counts.unlabelled),
+        per_label=tuple((label, measure_match(c)) for label, c in counts.per_label),
+    )

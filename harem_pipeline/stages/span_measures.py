@@ -1,0 +1,164 @@
+"""Span measures of a CoNLL or JSON-lines file, streamed one document at a time.
+
+The file is read lazily through its format module and each document's spans
+go straight into a ``SpanTally``; memory holds one document plus the counts,
+whatever the file's size.  The result carries the counts (for a bootstrap or
+a later merge), the measures computed from them, the repairs the CoNLL
+reader made, and the signature that pins the numbers to the input.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.conll import SCHEMES, parse_conll
+from harem_pipeline.formats.jsonl import parse_jsonl
+from harem_pipeline.signature import Signature, short_digest
+from harem_pipeline.spans import SpanCounts, SpanMeasures, SpanTally, compute_measures
+from harem_pipeline.textio import detect_encoding
+
+FORMATS = ("conll", "jsonl")
+_SNIFF_BYTES = 1 << 16
+
+
+@dataclass(frozen=True, slots=True)
+class Repairs:
+    """Invalid tag boundaries found (and repaired) per column, under ``scheme``."""
+
+    gold: int = 0
+    system: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuresReport:
+    """Everything ``harem measures`` reports about one file."""
+
+    path: str
+    format: str
+    scheme: str | None
+    documents: int
+    tokens: int
+    counts: SpanCounts
+    measures: SpanMeasures
+    repairs: Repairs
+    signature: Signature
+
+
+def measure_file(path: str | os.PathLike[str], fmt: str, scheme: str = "lenient") -> MeasuresReport:
+    """All span measures of a ``conll`` or ``jsonl`` file (``.gz`` allowed).
+
+    ``scheme`` is the CoNLL tagging scheme (see ``formats.conll``); JSON
+    lines carry spans, so it is ignored there.
+    """
+    name = str(path)
+    if fmt not in FORMATS:
+        raise InputError(name, f"a format among {', '.join(FORMATS)}", fmt)
+    if fmt == "conll" and scheme not in SCHEMES:
+        raise InputError(name, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
+    with open_text(path) as lines:
+        if fmt == "conll":
+            counts, repairs, documents, tokens = measure_conll(lines, name, scheme)
+        else:
+            counts, repairs, documents, tokens = measure_jsonl(lines, name)
+    used_scheme = scheme if fmt == "conll" else None
+    signature = Signature.build(
+        measures="spans", file=short_digest(path), format=fmt, scheme=used_scheme
+    )
+    return MeasuresReport(
+        name,
+        fmt,
+        used_scheme,
+        documents,
+        tokens,
+        counts,
+        compute_measures(counts),
+        repairs,
+        signature,
+    )
+
+
+def measure_conll(
+    lines: Iterable[str], path: str | None = None, scheme: str = "lenient"
+) -> tuple[SpanCounts, Repairs, int, int]:
+    """Counts, repairs, sentence and token numbers of CoNLL ``lines``."""
+    tally = SpanTally()
+    add = tally.add_document
+    gold_repairs = system_repairs = documents = tokens = 0
+    for sentence in parse_conll(lines, path, scheme):
+        add(sentence.gold, sentence.system)
+        gold_repairs += sentence.gold_repairs
+        system_repairs += sentence.system_repairs
+        documents += 1
+        tokens += sentence.tokens
+    return tally.counts(), Repairs(gold_repairs, system_repairs), documents, tokens
+
+
+def measure_jsonl(
+    lines: Iterable[str], path: str | None = None
+) -> tuple[SpanCounts, Repairs, int, int]:
+    """Counts, (no) repairs, document and token numbers of JSON ``lines``."""
+    tally = SpanTally()
+    documents = tokens = 0
+    for document in parse_jsonl(lines, path):
+        tally.add_document(document.gold, document.system)
+        documents += 1
+        tokens += len(document.tokens)
+    return tally.counts(), Repairs(), documents, tokens
+
+
+@contextmanager
+def open_text(path: str | os.PathLike[str]) -> Iterator[Iterator[str]]:
+    """Stream a text file's lines in its detected encoding (``.gz`` allowed).
+
+    The encoding is detected on the first 64 KiB (see ``textio``); a byte that
+    does not decode later on is reported with its line.
+    """
+    p = Path(path)
+    try:
+        raw: IO[bytes] = (
+            gzip.open(p, "rb") if p.suffix == ".gz" else p.open("rb", buffering=_SNIFF_BYTES)
+        )
+    except FileNotFoundError:
+        raise InputError(str(path), "an existing file", "no such file") from None
+    except IsADirectoryError:
+        raise InputError(str(path), "a file", "a directory") from None
+    with raw:
+        try:
+            head = raw.peek(_SNIFF_BYTES)[:_SNIFF_BYTES] if hasattr(raw, "peek") else b""
+        except (OSError, EOFError) as exc:
+            raise InputError(str(path), "a readable file", str(exc)) from None
+        cut = head.rfind(b"\n")
+        encoding = detect_encoding(head[: cut + 1] if cut >= 0 else head, str(path))
+        yield _decode_lines(raw, encoding, str(path))
+
+
+def _decode_lines(raw: IO[bytes], encoding: str, path: str) -> Iterator[str]:
+    text = io.TextIOWrapper(raw, encoding=encoding, newline=None)
+    try:
+        yield from text
+    except UnicodeDecodeError:
+        raise InputError(
+            path, f"text in {encoding}", "an undecodable byte", line=_bad_line(path, encoding)
+        ) from None
+
+
+def _bad_line(path: str, encoding: str) -> int | None:
+    """The first line of ``path`` that does not decode (only read on that error)."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as handle:
+        decoder = codecs.getincrementaldecoder(encoding)()
+        for lineno, line in enumerate(handle, 1):
+            try:
+                decoder.decode(line)
+            except UnicodeDecodeError:
+                return lineno
+    return None
