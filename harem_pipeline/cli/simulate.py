@@ -1,0 +1,65 @@
+"""``harem simulate``: a simulated system run over a golden collection."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import sys
+from pathlib import Path
+
+from harem_pipeline.atomic import write_bytes_atomic
+from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.stages.simulate import PROFILES, format_profile_table, render_run
+
+DESCRIPTION = """\
+Write a SIMULATED system run: the golden collection's own annotation with
+errors injected at each profile's documented rates.  It is not the output of
+any real system; the file's first comment says so and how it was made.
+
+The run is in the collection's format, encoding and line ends; its running
+text is the collection's, character for character; ALT blocks are resolved
+to one alternative (the first for 'perfect') and OMITIDO tags dropped.  The
+same collection, profile and seed always give the same bytes.  An output
+name ending in .gz is gzipped (reproducibly: no time stamp, no file name)."""
+
+EPILOG = (
+    "error rates per profile (fractions of the golden entities; 'type' of those\n"
+    "whose category is kept; 'morf' of those with MORF):\n\n"
+    + format_profile_table()
+    + "\n\nexample (the shipped default campaign):\n"
+    "  harem simulate --cd data/first-harem/ColeccaoDouradaHAREM.txt \\\n"
+    "      --profile strong --seed 1 -o data/campaign/sim-strong.txt.gz"
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "simulate",
+        help="write a simulated system run (errors at documented rates) for a collection",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--cd", required=True, metavar="CD", help="the golden collection")
+    parser.add_argument(
+        "--profile", required=True, choices=list(PROFILES), help="the simulated system's profile"
+    )
+    parser.add_argument("--seed", type=int, default=1, metavar="N", help="random seed (default 1)")
+    parser.add_argument(
+        "-o", "--output", metavar="RUN", help="where to write the run (default: standard output)"
+    )
+    parser.set_defaults(func=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    cd = read_collection(args.cd)
+    text = render_run(cd, args.profile, args.seed, Path(args.cd).name)
+    data = text.encode(cd.encoding)
+    if args.output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return 0
+    if args.output.endswith(".gz"):
+        data = gzip.compress(data, compresslevel=9, mtime=0)
+    write_bytes_atomic(args.output, data)
+    return 0

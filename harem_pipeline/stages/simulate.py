@@ -1,0 +1,749 @@
+"""Simulated system runs: a golden collection (CD) degraded by documented error rates.
+
+No First HAREM system run survives publicly, so the default campaign scores
+*simulated* runs: the CD's own annotation with errors injected at known rates.
+They are not the output of any real system, and every file says so in its
+first comment.  Because the rates are known, a simulated run is also a test
+of the scorer: a ``perfect`` run must score 1 everywhere, and a weaker profile
+must score lower in the fields its errors touch.
+
+Profiles (rates are fractions of the golden entities; ``morf`` is a fraction
+of the golden entities that carry MORF; ``type`` is a fraction of the entities
+whose category is kept):
+
+=========  ======  ========  ======  ========  =====  ======  ========  ====  ====
+profile    missed  spurious  shrunk  extended  split  merged  category  type  morf
+=========  ======  ========  ======  ========  =====  ======  ========  ====  ====
+perfect    0.00    0.00      0.00    0.00      0.00   0.00    0.00      0.00  0.00
+strong     0.05    0.05      0.03    0.03      0.01   0.01    0.05      0.05  0.05
+average    0.12    0.12      0.06    0.06      0.02   0.02    0.15      0.10  0.15
+weak       0.25    0.25      0.10    0.10      0.04   0.03    0.30      0.20  0.30
+=========  ======  ========  ======  ========  =====  ======  ========  ====  ====
+
+What each error does to a golden entity (at most one of the first six):
+
+* **missed** — the entity is left untagged;
+* **spurious** — a whole word of plain text (outside every entity, ``ALT``
+  block and ``OMITIDO`` region; capitalised words and numbers of two or
+  more characters first) is tagged with a random category; the count is
+  drawn per golden entity;
+* **shrunk** — the first or the last word is left out (entities of two or
+  more words);
+* **extended** — the neighbouring word before or after is taken in, across a
+  short separator without a line end; never into another entity, an ``ALT``
+  block, an ``OMITIDO`` region or another paragraph;
+* **split** — cut in two at a word boundary, the separator left untagged;
+* **merged** — joined with the next golden entity when only a short
+  separator (punctuation, or a connector such as ``e``/``de``) lies between;
+* **category** — another category of the collection's grid (with one of its
+  types), on any surviving entity;
+* **type** — same single category, another of its types;
+* **morf** — one morphology error, chosen evenly among those the golden value
+  allows: wrong gender (M↔F), wrong number (S↔P), ``?`` given for a specific
+  value, a specific value given for ``?``, or no MORF at all.
+
+An error drawn for an entity it cannot apply to (a one-word entity cannot
+shrink) is carried over to the next entity it can apply to, so the rates hold
+over a whole collection, not only over the entities each error fits.
+
+A run looks like a real system's output: each ``<ALT>`` block is resolved to
+one alternative (the first for ``perfect``, otherwise one drawn from the
+seed), ``<OMITIDO>`` tags and the entities inside them are dropped (their text
+kept), and the running text is the CD's, character for character, so the
+aligner can pair the tokens.  Entities never overlap or nest.  The same CD,
+profile and seed always give the same bytes: every draw comes from one
+``random.Random`` seeded with a SHA-256 of the profile name and the seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields, replace
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.harem_xml import format_collection
+from harem_pipeline.model import (
+    EM_TAG,
+    FIRST_HAREM,
+    AltBlock,
+    Collection,
+    Document,
+    Entity,
+    Morf,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """The error rates of one simulated system (see the module table)."""
+
+    name: str
+    missed: float
+    spurious: float
+    shrunk: float
+    extended: float
+    split: float
+    merged: float
+    category: float
+    type: float
+    morf: float
+
+    def __post_init__(self) -> None:
+        for f in fields(self)[1:]:
+            rate = getattr(self, f.name)
+            if not 0.0 <= rate <= 1.0:
+                raise ValueError(f"profile {self.name}: rate {f.name}={rate} outside [0, 1]")
+        if sum(getattr(self, kind) for kind in IDENTIFICATION_ERRORS) > 1.0:
+            raise ValueError(f"profile {self.name}: boundary error rates add up to more than 1")
+
+    def rates(self) -> dict[str, float]:
+        """The rates by name, in table order."""
+        return {f.name: getattr(self, f.name) for f in fields(self)[1:]}
+
+
+# Mutually exclusive errors on one golden entity's span, in draw order.
+IDENTIFICATION_ERRORS = ("missed", "shrunk", "extended", "split", "merged")
+RATE_NAMES = (
+    "missed",
+    "spurious",
+    "shrunk",
+    "extended",
+    "split",
+    "merged",
+    "category",
+    "type",
+    "morf",
+)
+
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile("perfect", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        Profile("strong", 0.05, 0.05, 0.03, 0.03, 0.01, 0.01, 0.05, 0.05, 0.05),
+        Profile("average", 0.12, 0.12, 0.06, 0.06, 0.02, 0.02, 0.15, 0.10, 0.15),
+        Profile("weak", 0.25, 0.25, 0.10, 0.10, 0.04, 0.03, 0.30, 0.20, 0.30),
+    )
+}
+
+# The First HAREM (2005) category grid, as its guidelines define it; every
+# category and type of the golden collection is in it.
+FIRST_HAREM_GRID: dict[str, tuple[str, ...]] = {
+    "PESSOA": ("INDIVIDUAL", "CARGO", "GRUPOIND", "GRUPOMEMBRO", "MEMBRO", "GRUPOCARGO"),
+    "ORGANIZACAO": ("ADMINISTRACAO", "EMPRESA", "INSTITUICAO", "SUB"),
+    "TEMPO": ("DATA", "HORA", "PERIODO", "CICLICO"),
+    "LOCAL": ("CORREIO", "ADMINISTRATIVO", "GEOGRAFICO", "VIRTUAL", "ALARGADO"),
+    "OBRA": ("ARTE", "REPRODUZIDA", "PUBLICACAO", "PRODUTO"),
+    "ACONTECIMENTO": ("EFEMERIDE", "ORGANIZADO", "EVENTO"),
+    "ABSTRACCAO": ("DISCIPLINA", "ESTADO", "IDEIA", "PLANO", "OBRA", "NOME", "MARCA", "ESCOLA"),
+    "COISA": ("CLASSE", "SUBSTANCIA", "OBJECTO"),
+    "VALOR": ("CLASSIFICACAO", "QUANTIDADE", "MOEDA"),
+    "VARIADO": ("OUTRO",),
+}
+
+# The Second HAREM grid (categories and types of LÂMPADA 2.0's harem.conf).
+SECOND_HAREM_GRID: dict[str, tuple[str, ...]] = {
+    "PESSOA": (
+        "INDIVIDUAL",
+        "CARGO",
+        "GRUPOIND",
+        "GRUPOMEMBRO",
+        "MEMBRO",
+        "GRUPOCARGO",
+        "POVO",
+        "OUTRO",
+    ),
+    "ORGANIZACAO": ("ADMINISTRACAO", "EMPRESA", "INSTITUICAO", "OUTRO"),
+    "LOCAL": ("HUMANO", "FISICO", "VIRTUAL", "OUTRO"),
+    "OBRA": ("REPRODUZIDA", "ARTE", "PLANO", "OUTRO"),
+    "ACONTECIMENTO": ("EFEMERIDE", "ORGANIZADO", "EVENTO", "OUTRO"),
+    "ABSTRACCAO": ("DISCIPLINA", "ESTADO", "IDEIA", "NOME", "OUTRO"),
+    "COISA": ("CLASSE", "SUBSTANCIA", "OBJECTO", "MEMBROCLASSE", "OUTRO"),
+    "VALOR": ("CLASSIFICACAO", "QUANTIDADE", "MOEDA", "OUTRO"),
+    "TEMPO": ("TEMPO_CALEND", "DURACAO", "FREQUENCIA", "GENERICO", "OUTRO"),
+    "OUTRO": (),
+}
+SECOND_HAREM_SUBTYPES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("LOCAL", "HUMANO"): ("PAIS", "DIVISAO", "REGIAO", "CONSTRUCAO", "RUA", "OUTRO"),
+    ("LOCAL", "FISICO"): ("AGUACURSO", "AGUAMASSA", "RELEVO", "PLANETA", "ILHA", "REGIAO", "OUTRO"),
+    ("LOCAL", "VIRTUAL"): ("COMSOCIAL", "SITIO", "OBRA", "OUTRO"),
+    ("LOCAL", "OUTRO"): ("OUTRO",),
+    ("TEMPO", "TEMPO_CALEND"): ("DATA", "INTERVALO", "HORA"),
+}
+
+# Categories that take no morphology (a number or a date has no gender).
+UNINFLECTED = frozenset({"TEMPO", "VALOR"})
+# MORF values of spurious entities, weighted as in the First HAREM CD
+# (M,S 1976; F,S 1527; ?,S 428; M,P 109; ?,? 83; F,P 66).
+SPURIOUS_MORF = (
+    (Morf("M", "S"), 1976),
+    (Morf("F", "S"), 1527),
+    (Morf("?", "S"), 428),
+    (Morf("M", "P"), 109),
+    (Morf("?", "?"), 83),
+    (Morf("F", "P"), 66),
+)
+
+# A word: a maximal run of letters and digits (the atoms of identification).
+_WORD = re.compile(r"[^\W_]+")
+# Character references stay verbatim in the running text; no tag may cut one.
+_REFERENCE = re.compile(r"&#?\w+;")
+# What may separate two entities a system merges, or an entity and the word
+# an extension takes in: a little punctuation, or one connector word.
+_JOINABLE = re.compile(r"[^\w\n\r&<>]{1,3}|\s(?:e|ou|de|da|do|das|dos|em|a|o|y|and|of)\s")
+
+
+def seed_for(profile: str, seed: int) -> int:
+    """The integer seeding the generator: SHA-256 of profile and seed, never ``hash()``."""
+    digest = hashlib.sha256(f"harem-simulate\0{profile}\0{seed}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def get_profile(name: str) -> Profile:
+    """The named profile; an unknown name is the user's mistake."""
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise InputError(None, f"a profile among {', '.join(PROFILES)}", repr(name)) from None
+
+
+def format_profile_table() -> str:
+    """The profile table as plain text (for ``harem simulate --help``)."""
+    header = ("profile", *RATE_NAMES)
+    rows = [header] + [
+        (p.name, *(f"{rate:.2f}" for rate in p.rates().values())) for p in PROFILES.values()
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    )
+
+
+def simulation_header(cd_name: str, profile: str, seed: int) -> str:
+    """The comment that opens every simulated run: says what it is and how to remake it."""
+    return (
+        f"<!-- simulated run, not a real system's output: "
+        f"harem simulate --cd {cd_name} --profile {profile} --seed {seed} -->"
+    )
+
+
+def render_run(cd: Collection, profile: Profile | str, seed: int, cd_name: str) -> str:
+    """The simulated run's text: the header comment, then the run in the CD's format.
+
+    The comment comes first, or right after the XML declaration (which must
+    open a Second HAREM file); the collection reader skips comments.
+    """
+    if isinstance(profile, str):
+        profile = get_profile(profile)
+    run = simulate_collection(cd, profile, seed)
+    body = format_collection(run)
+    header = simulation_header(cd_name, profile.name, seed) + cd.newline
+    if body.startswith("<?xml"):
+        declaration, _, rest = body.partition(cd.newline)
+        return declaration + cd.newline + header + rest
+    return header + body
+
+
+# ---------------------------------------------------------------------------
+# Words and the room an entity may grow into
+
+
+def find_words(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Whole words of ``text[start:end]`` as absolute spans, none inside a ``&...;`` reference."""
+    references = [m.span() for m in _REFERENCE.finditer(text, max(0, start - 10), end + 10)]
+    return [
+        (m.start(), m.end())
+        for m in _WORD.finditer(text, start, end)
+        if not any(rs < m.end() and m.start() < re_ for rs, re_ in references)
+        and _is_word_edge(text, m.start(), m.end())
+    ]
+
+
+def _is_word_edge(text: str, start: int, end: int) -> bool:
+    """True when ``start..end`` is not a piece of a longer word of the text."""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    return not (before.isalnum() or after.isalnum())
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """A golden entity of the resolved view and the room its span may grow into.
+
+    ``lo``/``hi`` are the nearest obstacles (another entity, an ``ALT`` block,
+    an ``OMITIDO`` region, the paragraph's or ALT block's edge).
+    """
+
+    entity: Entity
+    lo: int
+    hi: int
+    container: tuple[int, int]
+    in_alt: bool
+
+
+def resolve_alternative(block: AltBlock, choice: int) -> tuple[Entity, ...]:
+    """The entities of alternative ``choice``, placed on the first alternative's text.
+
+    Alternatives may differ in white space only (``novembro/dezembro`` versus
+    ``novembro / dezembro``); offsets are mapped through the non-space
+    characters.  When even those differ, the first alternative is used, so
+    the running text never changes.
+    """
+    if choice == 0 or block.alternative_texts[choice] == block.alternative_texts[0]:
+        return block.alternatives[choice]
+    first, chosen = block.alternative_texts[0], block.alternative_texts[choice]
+    first_pos = [i for i, ch in enumerate(first) if not ch.isspace()]
+    chosen_pos = [i for i, ch in enumerate(chosen) if not ch.isspace()]
+    if [first[i] for i in first_pos] != [chosen[i] for i in chosen_pos]:
+        return block.alternatives[0]
+    index_of = {pos: n for n, pos in enumerate(chosen_pos)}
+    placed = []
+    for entity in block.alternatives[choice]:
+        local = [
+            index_of[i]
+            for i in range(entity.start - block.start, entity.end - block.start)
+            if i in index_of
+        ]
+        if not local:
+            return block.alternatives[0]
+        start = block.start + first_pos[local[0]]
+        end = block.start + first_pos[local[-1]] + 1
+        placed.append(
+            replace(
+                entity, start=start, end=end, text=first[start - block.start : end - block.start]
+            )
+        )
+    return tuple(placed)
+
+
+def build_view(doc: Document, choices: Sequence[int]) -> list[Slot]:
+    """The golden entities a system is judged against, with their room.
+
+    ``choices[i]`` is the alternative taken for ``doc.alt_blocks[i]``.
+    Entities inside ``OMITIDO`` regions are left out.
+    """
+    chosen: list[tuple[Entity, AltBlock | None]] = [(e, None) for e in doc.entities]
+    for block, choice in zip(doc.alt_blocks, choices, strict=True):
+        chosen += [(e, block) for e in resolve_alternative(block, choice)]
+    chosen = [(e, b) for e, b in chosen if not doc.is_omitted(e.start, e.end)]
+    chosen.sort(key=lambda pair: (pair[0].start, pair[0].end))
+    fixed = [(s, e) for s, e in doc.omitted] + [(e.start, e.end) for e in doc.omitted_entities]
+    slots = []
+    for entity, block in chosen:
+        if block is not None:
+            container = (block.start, block.end)
+        else:
+            container = _paragraph_of(doc, entity.start, entity.end)
+        obstacles = fixed + [(o.start, o.end) for o, _ in chosen if o is not entity]
+        obstacles += [(b.start, b.end) for b in doc.alt_blocks if b is not block]
+        lo = max([container[0]] + [e for s, e in obstacles if e <= entity.start])
+        hi = min([container[1]] + [s for s, e in obstacles if s >= entity.end])
+        slots.append(Slot(entity, lo, hi, container, block is not None))
+    return slots
+
+
+def _paragraph_of(doc: Document, start: int, end: int) -> tuple[int, int]:
+    for p_start, p_end in doc.paragraphs:
+        if p_start <= start and end <= p_end:
+            return (p_start, p_end)
+    return (0, len(doc.text))
+
+
+# ---------------------------------------------------------------------------
+# Span errors, each a pure function of offsets: None when it does not apply
+
+
+def shrink_span(text: str, start: int, end: int, left: bool) -> tuple[int, int] | None:
+    """Leave out the first (``left``) or last word; None for a one-word span."""
+    words = _words_inside(text, start, end)
+    if len(words) < 2:
+        return None
+    return (words[1][0], end) if left else (start, words[-2][1])
+
+
+def split_span(text: str, start: int, end: int, cut: int) -> tuple[tuple[int, int], ...] | None:
+    """Cut a span after its word number ``cut`` (modulo the gaps); None for one word."""
+    words = _words_inside(text, start, end)
+    if len(words) < 2:
+        return None
+    at = cut % (len(words) - 1)
+    return ((start, words[at][1]), (words[at + 1][0], end))
+
+
+def extend_span(
+    text: str, start: int, end: int, lo: int, hi: int, left: bool
+) -> tuple[int, int] | None:
+    """Take in the neighbouring word on one side, staying within ``lo..hi``; None if none fits."""
+    if left:
+        if start > 0 and text[start - 1].isalnum() and text[start].isalnum():
+            return None
+        words = find_words(text, lo, start)
+        if not words or not _JOINABLE.fullmatch(text[words[-1][1] : start]):
+            return None
+        return (words[-1][0], end)
+    if end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+        return None
+    words = find_words(text, end, hi)
+    if not words or not _JOINABLE.fullmatch(text[end : words[0][0]]):
+        return None
+    return (start, words[0][1])
+
+
+def can_merge(text: str, first: Slot, second: Slot) -> bool:
+    """True when a system could plausibly take two neighbouring entities for one."""
+    return (
+        first.container == second.container
+        and first.hi == second.entity.start
+        and second.lo == first.entity.end
+        and _JOINABLE.fullmatch(text[first.entity.end : second.entity.start]) is not None
+    )
+
+
+def _words_inside(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Words of the span, cut at its edges (an entity may begin inside a word)."""
+    return [m.span() for m in _WORD.finditer(text, start, end)]
+
+
+# ---------------------------------------------------------------------------
+# Category, type and morphology errors
+
+
+def _grid_for(fmt: str) -> dict[str, tuple[str, ...]]:
+    return FIRST_HAREM_GRID if fmt == FIRST_HAREM else SECOND_HAREM_GRID
+
+
+def _subtypes_for(fmt: str, category: str, type_: str) -> tuple[str, ...]:
+    if fmt == FIRST_HAREM:
+        return ()
+    return SECOND_HAREM_SUBTYPES.get((category, type_), ())
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """The semantic part of an entity a simulated system states."""
+
+    categories: tuple[str, ...]
+    types: tuple[str, ...]
+    subtypes: tuple[str, ...]
+    morf: Morf | None
+
+
+def wrong_category(label: Label, fmt: str, rng: random.Random) -> Label:
+    """Another category of the grid, with one of its types (and a subtype where needed)."""
+    grid = _grid_for(fmt)
+    category = rng.choice([c for c in grid if c not in label.categories])
+    types = grid[category]
+    type_ = (rng.choice(types),) if types else ()
+    subtypes = _subtypes_for(fmt, category, type_[0]) if type_ else ()
+    subtype = (rng.choice(subtypes),) if subtypes else ()
+    return replace(label, categories=(category,), types=type_, subtypes=subtype)
+
+
+def wrong_type(label: Label, fmt: str, rng: random.Random) -> Label | None:
+    """Same single category, another type; None when there is no other."""
+    if len(label.categories) != 1 or len(label.types) != 1:
+        return None
+    others = [t for t in _grid_for(fmt).get(label.categories[0], ()) if t != label.types[0]]
+    if not others:
+        return None
+    type_ = rng.choice(others)
+    subtypes = _subtypes_for(fmt, label.categories[0], type_)
+    subtype = (rng.choice(subtypes),) if subtypes else ()
+    return replace(label, types=(type_,), subtypes=subtype)
+
+
+def morf_errors(morf: Morf) -> tuple[str, ...]:
+    """The morphology errors a golden MORF allows, in a fixed order."""
+    kinds = []
+    if morf.gender in "MF":
+        kinds.append("gender")
+    if morf.number in "SP":
+        kinds.append("number")
+    if morf.gender in "MF" or morf.number in "SP":
+        kinds.append("underspecified")
+    if "?" in (morf.gender, morf.number):
+        kinds.append("overspecified")
+    kinds.append("absent")
+    return tuple(kinds)
+
+
+def wrong_morf(morf: Morf, kind: str, rng: random.Random) -> Morf | None:
+    """Apply one morphology error of ``kind`` to a golden MORF (None = no MORF given)."""
+    gender, number = morf.gender, morf.number
+    if kind == "gender":
+        return Morf("F" if gender == "M" else "M", number)
+    if kind == "number":
+        return Morf(gender, "P" if number == "S" else "S")
+    if kind == "underspecified":
+        specific = [i for i, v in enumerate((gender, number)) if v != "?"]
+        if rng.choice(specific) == 0:
+            return Morf("?", number)
+        return Morf(gender, "?")
+    if kind == "overspecified":
+        vague = [i for i, v in enumerate((gender, number)) if v == "?"]
+        if rng.choice(vague) == 0:
+            return Morf(rng.choice("MF"), number)
+        return Morf(gender, rng.choice("SP"))
+    return None
+
+
+# ---------------------------------------------------------------------------
+# The simulation
+
+
+@dataclass(slots=True)
+class _State:
+    """What carries over from one entity (and document) to the next."""
+
+    rng: random.Random
+    profile: Profile
+    fmt: str
+    with_morf: bool
+    debt: dict[str, int] = field(default_factory=dict)
+    new_ids: int = 0
+
+    def owe(self, kind: str) -> None:
+        self.debt[kind] = self.debt.get(kind, 0) + 1
+
+    def pay(self, kind: str) -> None:
+        self.debt[kind] -= 1
+
+
+def simulate_collection(cd: Collection, profile: Profile | str, seed: int) -> Collection:
+    """A simulated system run over ``cd``: same documents and text, degraded tags."""
+    if isinstance(profile, str):
+        profile = get_profile(profile)
+    state = _State(
+        rng=random.Random(seed_for(profile.name, seed)),
+        profile=profile,
+        fmt=cd.format,
+        with_morf=any(e.morf is not None for d in cd.documents for e in d.all_entities),
+    )
+    documents = tuple(simulate_document(doc, state) for doc in cd.documents)
+    # ``version`` names a golden collection's release; a run is not one.
+    return replace(
+        cd, path=f"<simulated {profile.name} seed {seed}>", documents=documents, version=None
+    )
+
+
+def choose_alternatives(doc: Document, state: _State) -> list[int]:
+    """One alternative per ``ALT`` block: the first for a perfect system, else drawn."""
+    perfect = all(rate == 0.0 for rate in state.profile.rates().values())
+    return [
+        0 if perfect else state.rng.randrange(len(block.alternatives)) for block in doc.alt_blocks
+    ]
+
+
+def simulate_document(doc: Document, state: _State) -> Document:
+    """One document of the run (see the module docstring for what changes)."""
+    slots = build_view(doc, choose_alternatives(doc, state))
+    spans: list[tuple[int, int, Entity]] = []
+    merged_away = set()
+    for index, slot in enumerate(slots):
+        if index in merged_away:
+            # Its own draw still happens: the error it would have had is owed.
+            kind = _draw_identification(state)
+            if kind is not None:
+                state.owe(kind)
+            continue
+        floor = spans[-1][1] if spans else 0
+        kind, outcome = _identify(doc.text, slots, index, state, floor)
+        if kind == "missed":
+            continue
+        if kind == "merged":
+            merged_away.add(index + 1)
+        label = _relabel(slot.entity, state)
+        for start, end in outcome:
+            spans.append((start, end, _make_entity(doc, slot.entity, label, start, end, state)))
+    spans.sort(key=lambda item: (item[0], item[1]))
+    spans += _spurious(doc, slots, spans, state)
+    spans.sort(key=lambda item: (item[0], item[1]))
+    _check_disjoint(doc, spans)
+    return replace(
+        doc,
+        entities=tuple(entity for _, _, entity in spans),
+        alt_blocks=(),
+        omitted=(),
+        omitted_entities=(),
+    )
+
+
+def _draw_identification(state: _State) -> str | None:
+    roll = state.rng.random()
+    for kind in IDENTIFICATION_ERRORS:
+        rate = getattr(state.profile, kind)
+        if roll < rate:
+            return kind
+        roll -= rate
+    return None
+
+
+def _identify(
+    text: str, slots: list[Slot], index: int, state: _State, floor: int
+) -> tuple[str | None, list[tuple[int, int]]]:
+    """The span error of one golden entity and the spans the system tags for it."""
+    drawn = _draw_identification(state)
+    side = state.rng.random() < 0.5
+    cut = state.rng.randrange(1 << 16)
+    candidates = [drawn] if drawn else []
+    if drawn is None:
+        candidates = [k for k in IDENTIFICATION_ERRORS if state.debt.get(k, 0) > 0]
+    for kind in candidates:
+        outcome = _apply_identification(text, slots, index, kind, side, cut, floor)
+        if outcome is not None:
+            if drawn is None:
+                state.pay(kind)
+            return kind, outcome
+        if drawn is not None:
+            state.owe(kind)
+    entity = slots[index].entity
+    return None, [(entity.start, entity.end)]
+
+
+def _apply_identification(
+    text: str, slots: list[Slot], index: int, kind: str, side: bool, cut: int, floor: int
+) -> list[tuple[int, int]] | None:
+    """The spans for one error kind; ``floor`` is where the previous run entity ends."""
+    slot = slots[index]
+    start, end = slot.entity.start, slot.entity.end
+    if kind == "missed":
+        return []
+    if kind == "shrunk":
+        span = shrink_span(text, start, end, side)
+        return None if span is None else [span]
+    if kind == "split":
+        pieces = split_span(text, start, end, cut)
+        return None if pieces is None else list(pieces)
+    if kind == "extended":
+        if slot.in_alt:
+            return None
+        lo = max(slot.lo, floor)
+        span = extend_span(text, start, end, lo, slot.hi, side)
+        span = span or extend_span(text, start, end, lo, slot.hi, not side)
+        return None if span is None else [span]
+    if kind == "merged":
+        if index + 1 >= len(slots) or not can_merge(text, slot, slots[index + 1]):
+            return None
+        return [(start, slots[index + 1].entity.end)]
+    return None
+
+
+def _relabel(entity: Entity, state: _State) -> Label:
+    """The label the system gives a golden entity: category, type and MORF errors."""
+    label = Label(entity.categories, entity.types, entity.subtypes, entity.morf)
+    rng, profile = state.rng, state.profile
+    category_roll, type_roll, morf_roll = rng.random(), rng.random(), rng.random()
+    if category_roll < profile.category:
+        label = wrong_category(label, state.fmt, rng)
+    else:
+        wants_type = type_roll < profile.type
+        if not wants_type and state.debt.get("type", 0) > 0:
+            wrong = wrong_type(label, state.fmt, rng)
+            if wrong is not None:
+                state.pay("type")
+                label = wrong
+        elif wants_type:
+            wrong = wrong_type(label, state.fmt, rng)
+            if wrong is None:
+                state.owe("type")
+            else:
+                label = wrong
+    if entity.morf is not None and morf_roll < profile.morf:
+        kind = rng.choice(morf_errors(entity.morf))
+        label = replace(label, morf=wrong_morf(entity.morf, kind, rng))
+    return label
+
+
+def _make_entity(
+    doc: Document, gold: Entity | None, label: Label, start: int, end: int, state: _State
+) -> Entity:
+    """An entity tag in the collection's format, keeping the golden attribute order."""
+    if state.fmt == FIRST_HAREM:
+        tag = "|".join(label.categories)
+        values = {"TIPO": "|".join(label.types), "MORF": str(label.morf) if label.morf else ""}
+        order = [k for k, _ in gold.attributes if k in values] if gold is not None else []
+        order += [k for k in values if k not in order]
+        attributes = tuple((k, values[k]) for k in order if values[k])
+        entity_id = None
+    else:
+        tag = EM_TAG
+        entity_id = gold.id if gold is not None and gold.id else None
+        if entity_id is None:
+            state.new_ids += 1
+            entity_id = f"{doc.docid}-sim{state.new_ids}"
+        values = {
+            "ID": entity_id,
+            "CATEG": "|".join(label.categories),
+            "TIPO": "|".join(label.types),
+            "SUBTIPO": "|".join(label.subtypes),
+            "MORF": str(label.morf) if label.morf else "",
+        }
+        attributes = tuple((k, v) for k, v in values.items() if v)
+    return Entity(
+        id=entity_id,
+        categories=label.categories,
+        types=label.types,
+        subtypes=label.subtypes,
+        morf=label.morf,
+        text=doc.text[start:end],
+        start=start,
+        end=end,
+        attributes=attributes,
+        tag=tag,
+    )
+
+
+def _spurious(
+    doc: Document, slots: list[Slot], spans: list[tuple[int, int, Entity]], state: _State
+) -> list[tuple[int, int, Entity]]:
+    """Spurious entities on whole words of plain text, as many as drawn (or owed)."""
+    rng, profile = state.rng, state.profile
+    wanted = sum(rng.random() < profile.spurious for _ in slots) + state.debt.get("spurious", 0)
+    if wanted == 0:
+        return []
+    taken = [(s, e) for s, e, _ in spans] + [(s.entity.start, s.entity.end) for s in slots]
+    taken += [(e.start, e.end) for e in doc.all_entities]
+    taken += [(b.start, b.end) for b in doc.alt_blocks] + list(doc.omitted)
+    regions = list(doc.paragraphs) or [(0, len(doc.text))]
+    words = [
+        w
+        for p_start, p_end in regions
+        for w in find_words(doc.text, p_start, p_end)
+        if not any(s < w[1] and w[0] < e for s, e in taken)
+    ]
+    prominent = [
+        w
+        for w in words
+        if w[1] - w[0] > 1 and (doc.text[w[0]].isupper() or doc.text[w[0]].isdigit())
+    ]
+    plain = [w for w in words if w not in set(prominent)]
+    count = min(wanted, len(words))
+    chosen = rng.sample(prominent, min(count, len(prominent)))
+    chosen += rng.sample(plain, count - len(chosen))
+    state.debt["spurious"] = wanted - count
+    grid = _grid_for(state.fmt)
+    made = []
+    for start, end in sorted(chosen):
+        category = rng.choice(sorted(grid))
+        types = grid[category]
+        type_ = (rng.choice(types),) if types else ()
+        subtypes = _subtypes_for(state.fmt, category, type_[0]) if type_ else ()
+        morf = None
+        if state.with_morf and category not in UNINFLECTED:
+            values, weights = zip(*SPURIOUS_MORF, strict=True)
+            morf = rng.choices(values, weights)[0]
+        label = Label((category,), type_, (rng.choice(subtypes),) if subtypes else (), morf)
+        made.append((start, end, _make_entity(doc, None, label, start, end, state)))
+    return made
+
+
+def _check_disjoint(doc: Document, spans: list[tuple[int, int, Entity]]) -> None:
+    """Entities of a run never overlap; a violation is a bug here, never the user's."""
+    for (_, end, left), (start, _, right) in zip(spans, spans[1:], strict=False):
+        if start < end:
+            raise RuntimeError(
+                f"simulated entities {left.text!r} and {right.text!r} overlap in {doc.docid}"
+            )
