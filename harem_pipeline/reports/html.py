@@ -1,0 +1,282 @@
+"""The campaign report: one self-contained HTML page.
+
+Built from the campaign summary data (``summary.json``: every report's JSON
+twin), never from text reports.  Everything is inline — CSS, the sorting
+script and the charts (SVG from ``reports.charts``) — so the file can be
+mailed or archived and opens without any network.  Every table shows the
+signature of the numbers in it, and simulated runs are labelled as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from harem_pipeline import __version__
+from harem_pipeline.reports import charts
+
+FIELDS = (("genero", "Género"), ("numero", "Número"), ("combinada", "Combinada"))
+OUTCOME_KEYS = (
+    ("correcto", "Correcto"),
+    ("parcialmente_correcto", "Parcialmente Correcto"),
+    ("incorrecto", "Incorrecto"),
+    ("em_falta", "Em Falta"),
+    ("espurio", "Espúrio"),
+    ("sobre_especificado", "Sobre especificado"),
+    ("parcialmente_sobre_especificado", "Parcialmente sobre especificado"),
+)
+SPAN_MEASURES = (("exact", "Exacta"), ("overlap", "Sobreposição"), ("intersection", "Intersecção"))
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:80rem}
+h1{margin-bottom:.2rem} .muted{color:#666;font-size:.9rem}
+.note{background:#fff8e1;border-left:4px solid #f9a825;padding:.5rem 1rem}
+table{border-collapse:collapse;margin:.5rem 0 1rem 0;font-size:.9rem}
+th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}
+th{background:#f3f3f3} td.name,th.name{text-align:left}
+table.sortable th{cursor:pointer} table.sortable th:after{content:" \\2195";color:#aaa}
+code.sig{font-size:.75rem;color:#555;word-break:break-all}
+.charts{display:flex;flex-wrap:wrap;gap:1rem} .charts svg{max-width:100%;height:auto}
+.sim{color:#8d6e00;font-weight:normal;font-size:.8rem}
+"""
+
+SORT_SCRIPT = """
+document.querySelectorAll('table.sortable').forEach(function (table) {
+  table.querySelectorAll('th').forEach(function (th, column) {
+    th.addEventListener('click', function () {
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      var ascending = th.getAttribute('data-order') !== 'asc';
+      rows.sort(function (a, b) {
+        var x = a.cells[column].getAttribute('data-value');
+        var y = b.cells[column].getAttribute('data-value');
+        var nx = parseFloat(x), ny = parseFloat(y);
+        var result = (isNaN(nx) || isNaN(ny)) ? String(x).localeCompare(String(y)) : nx - ny;
+        return ascending ? result : -result;
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+      th.setAttribute('data-order', ascending ? 'asc' : 'desc');
+    });
+  });
+});
+"""
+
+
+def _number(value: float | None, interval: Sequence[float] | None = None) -> str:
+    """``0.7036 ± 0.0123`` (half-width of the 95 % interval), ``-`` when undefined."""
+    if value is None:
+        return "-"
+    text = f"{value:.4f}"
+    if interval:
+        text += f" ± {(interval[1] - interval[0]) / 2:.4f}"
+    return text
+
+
+def _cell(value: float | None, interval: Sequence[float] | None = None) -> str:
+    sort_value = "" if value is None else repr(value)
+    return f'<td data-value="{sort_value}">{escape(_number(value, interval))}</td>'
+
+
+def _get(data: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _headline(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The leaderboard figures of one report entry, with their intervals."""
+    ident = report.get("identification") or {}
+    morph = _get(report, "morphology", "fields", "combinada") or {}
+    spans = _get(ident, "measures", "labelled") or {}
+    return {
+        "id_p": (ident.get("precisao"), _get(ident, "ci95", "precisao")),
+        "id_r": (ident.get("abrangencia"), _get(ident, "ci95", "abrangencia")),
+        "id_f": (ident.get("medida_f"), _get(ident, "ci95", "medida_f")),
+        "exact": (_get(spans, "exact", "f1"), _get(spans, "exact", "ci95", "f1")),
+        "overlap": (_get(spans, "overlap", "f1"), _get(spans, "overlap", "ci95", "f1")),
+        "intersection": (
+            _get(spans, "intersection", "f1"),
+            _get(spans, "intersection", "ci95", "f1"),
+        ),
+        "morf_p": (morph.get("precisao"), _get(morph, "ci95", "precisao")),
+        "morf_r": (morph.get("abrangencia"), _get(morph, "ci95", "abrangencia")),
+        "morf_f": (morph.get("medida_f"), _get(morph, "ci95", "medida_f")),
+    }
+
+
+LEADERBOARD_COLUMNS = (
+    ("id_p", "Id. Precisão"),
+    ("id_r", "Id. Abrangência"),
+    ("id_f", "Id. Medida F"),
+    ("exact", "F exacta"),
+    ("overlap", "F sobreposição"),
+    ("intersection", "F intersecção"),
+    ("morf_p", "Morf. Precisão"),
+    ("morf_r", "Morf. Abrangência"),
+    ("morf_f", "Morf. Medida F"),
+)
+
+
+def _leaderboard_entries(reports: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """One entry per run: subset ``total`` and the absolute scenario when present."""
+    best: dict[str, Mapping[str, Any]] = {}
+    for report in reports:
+        run = report["run"]
+        rank = (report.get("subset") == "total", report.get("scenario") == "absolute")
+        current = best.get(run)
+        if current is None or rank > (
+            current.get("subset") == "total",
+            current.get("scenario") == "absolute",
+        ):
+            best[run] = report
+    return [best[run] for run in sorted(best)]
+
+
+def _run_label(report: Mapping[str, Any]) -> str:
+    label = escape(report["run"])
+    if report.get("simulated"):
+        label += ' <span class="sim">(simulated)</span>'
+    return label
+
+
+def render_leaderboard(reports: Sequence[Mapping[str, Any]]) -> str:
+    entries = _leaderboard_entries(reports)
+    head = '<th class="name">Run</th><th class="name">Subset</th><th class="name">Scenario</th>'
+    head += "".join(f"<th>{escape(label)}</th>" for _, label in LEADERBOARD_COLUMNS)
+    rows = []
+    for report in entries:
+        figures = _headline(report)
+        cells = "".join(_cell(*figures[key]) for key, _ in LEADERBOARD_COLUMNS)
+        rows.append(
+            f'<tr><td class="name" data-value="{escape(report["run"])}">{_run_label(report)}</td>'
+            f'<td class="name">{escape(str(report.get("subset")))}</td>'
+            f'<td class="name">{escape(str(report.get("scenario")))}</td>{cells}</tr>'
+        )
+    signatures = "".join(
+        f'<li><code class="sig">{escape(str(_signature(r)))}</code></li>' for r in entries
+    )
+    return (
+        '<table id="leaderboard" class="sortable"><thead><tr>'
+        + head
+        + "</tr></thead><tbody>"
+        + "".join(rows)
+        + f"</tbody></table><p class=\"muted\">Signatures:</p><ul>{signatures}</ul>"
+    )
+
+
+def _signature(report: Mapping[str, Any]) -> str:
+    return (
+        _get(report, "morphology", "signature")
+        or _get(report, "identification", "signature")
+        or ""
+    )
+
+
+def render_run_tables(report: Mapping[str, Any]) -> str:
+    """Every measure of one run × subset × scenario, with the table's signature."""
+    ident = report.get("identification") or {}
+    rows = [
+        "<tr><th class=\"name\">Medida</th><th>Precisão</th><th>Abrangência</th>"
+        "<th>Medida F</th></tr>"
+    ]
+
+    def add(name: str, data: Mapping[str, Any] | None, p: str, r: str, f: str) -> None:
+        data = data or {}
+        ci = data.get("ci95") or {}
+        rows.append(
+            f'<tr><td class="name">{escape(name)}</td>'
+            + _cell(data.get(p), ci.get(p))
+            + _cell(data.get(r), ci.get(r))
+            + _cell(data.get(f), ci.get(f))
+            + "</tr>"
+        )
+
+    add("Identificação (HAREM)", ident, "precisao", "abrangencia", "medida_f")
+    labelled = _get(ident, "measures", "labelled") or {}
+    for key, name in SPAN_MEASURES:
+        add(f"Identificação, medida {name}", labelled.get(key), "precision", "recall", "f1")
+    morphology = report.get("morphology")
+    if morphology:
+        for key, name in FIELDS:
+            add(f"Morfologia: {name}", _get(morphology, "fields", key),
+                "precisao", "abrangencia", "medida_f")
+    else:
+        rows.append(
+            '<tr><td class="name" colspan="4">Morfologia: o sistema não classificou '
+            "morfologicamente nenhuma EM (no morphology report)</td></tr>"
+        )
+    title = f"{report.get('subset')} — {report.get('scenario')}"
+    return (
+        f"<h4>{escape(title)}</h4><table>{''.join(rows)}</table>"
+        f'<p class="muted">Signature: <code class="sig">{escape(_signature(report))}</code></p>'
+    )
+
+
+def render_charts(reports: Sequence[Mapping[str, Any]]) -> str:
+    """F per run and subset, outcome distributions per field, precision against recall."""
+    if not reports:
+        return ""
+    subsets = list(dict.fromkeys(str(r.get("subset")) for r in reports))
+    runs = sorted({r["run"] for r in reports})
+    absolute = [r for r in reports if r.get("scenario") in ("absolute", None)] or list(reports)
+    by_key = {(r["run"], str(r.get("subset"))): r for r in absolute}
+    parts = []
+    for family, label in (("id_f", "Identificação: Medida F"), ("morf_f", "Morfologia: Medida F")):
+        series, intervals = {}, {}
+        for subset in subsets:
+            figures = [_headline(by_key[(run, subset)]) if (run, subset) in by_key else None
+                       for run in runs]
+            series[subset] = [f[family][0] if f else None for f in figures]
+            intervals[subset] = [f[family][1] if f else None for f in figures]
+        parts.append(charts.grouped_bars(label + " por run e subconjunto", runs, series, intervals))
+    leader = _leaderboard_entries(reports)
+    names = [r["run"] for r in leader]
+    for key, name in FIELDS:
+        counts = []
+        for report in leader:
+            raw = _get(report, "morphology", "fields", key, "counts") or {}
+            counts.append({label: raw.get(k, 0) for k, label in OUTCOME_KEYS})
+        if any(sum(c.values()) for c in counts):
+            parts.append(charts.stacked_outcomes(f"Resultados: {name}", names, counts))
+    points = {
+        "Identificação": {r["run"]: (_headline(r)["id_p"][0], _headline(r)["id_r"][0])
+                          for r in leader},
+        "Morfologia (Combinada)": {r["run"]: (_headline(r)["morf_p"][0], _headline(r)["morf_r"][0])
+                                   for r in leader},
+    }
+    parts.append(charts.precision_recall("Precisão contra abrangência", points))
+    return "".join(f"<figure>{svg}</figure>" for svg in parts)
+
+
+def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign report") -> str:
+    """The whole page from the campaign summary data."""
+    reports = list(summary.get("reports") or [])
+    simulated = sorted({r["run"] for r in reports if r.get("simulated")})
+    note = ""
+    if simulated:
+        note = (
+            '<p class="note">Simulated runs: ' + escape(", ".join(simulated)) + ". They were "
+            "generated by <code>harem simulate</code> from the golden collection; they are "
+            "not the output of any real system.</p>"
+        )
+    sections = []
+    for run in sorted({r["run"] for r in reports}):
+        mine = [r for r in reports if r["run"] == run]
+        body = "".join(render_run_tables(r) for r in mine)
+        sections.append(f"<section><h3>{_run_label(mine[0])}</h3>{body}</section>")
+    campaign = summary.get("campaign") or {}
+    about = escape(str(campaign.get("collection", "")))
+    return (
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
+        f"<h1>{escape(title)}</h1>"
+        f'<p class="muted">harem-pipeline {escape(__version__)} · golden collection: {about}'
+        " · intervals are 95 % document bootstrap (±: half-width)</p>"
+        f"{note}<h2>Leaderboard</h2>{render_leaderboard(reports)}"
+        f'<h2>Charts</h2><div class="charts">{render_charts(reports)}</div>'
+        f"<h2>Runs</h2>{''.join(sections)}"
+        f"<script>{SORT_SCRIPT}</script></body></html>\n"
+    )

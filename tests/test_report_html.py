@@ -1,0 +1,42 @@
+"""The HTML campaign report: self-contained, complete, honest about simulated runs."""
+
+from __future__ import annotations
+
+import re
+
+from harem_pipeline.reports.html import render_report
+from tests.report_fixtures import fake_summary
+
+
+def test_report_is_self_contained_and_complete() -> None:
+    page = render_report(fake_summary())
+    assert page.startswith("<!DOCTYPE html>")
+    # No network resource of any kind.
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "<link" not in page
+    assert 'id="leaderboard"' in page
+    # One leaderboard row per run (subset total, absolute scenario).
+    table = page.split('id="leaderboard"')[1].split("</table>")[0]
+    assert table.count("<tr>") == 4  # header + 3 runs
+    assert "0.9000 ± 0.0200" in table  # sim-strong precision with its interval
+    # Charts: 2 bar charts + 3 outcome charts + precision/recall.
+    assert page.count("<svg") == 6
+    # Every table has its signature.
+    assert page.count("Signature: <code") == 12
+    assert "harem:x|run:sim-weak|subset:pt|scenario:rel" in page
+
+
+def test_simulated_runs_are_said_to_be_simulated() -> None:
+    page = render_report(fake_summary())
+    assert "Simulated runs: sim-strong, sim-weak." in page
+    assert "not the output of any real system" in page
+    assert page.count("(simulated)") >= 2
+
+
+def test_run_without_morphology_is_stated_not_zeroed() -> None:
+    page = render_report(fake_summary())
+    assert "o sistema não classificou morfologicamente nenhuma EM" in page
+
+
+def test_report_is_reproducible() -> None:
+    assert render_report(fake_summary()) == render_report(fake_summary())
