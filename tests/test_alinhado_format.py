@@ -8,9 +8,11 @@ back, compare bytes.  The report-like files (``.ida``, ``.globalid``,
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import gzip
 import io
+import itertools
 from pathlib import Path
 
 import pytest
@@ -28,7 +30,9 @@ from harem_pipeline.formats.alinhado import (
     DocumentLine,
     Evaluation,
     Header,
+    Line,
     ManualCheck,
+    MorphOutcome,
     Omitted,
     Record,
     SpuriousListLine,
@@ -85,6 +89,106 @@ def test_write_lines_writes_the_same_bytes(tmp_path: Path) -> None:
     out = tmp_path / "copy.alts"
     fmt.write_lines(out, lines, encoding)
     assert out.read_bytes() == gzip.decompress(path.read_bytes())
+
+
+def test_mixed_line_ends_of_the_lampada_example_are_kept() -> None:
+    # The Nov 2008 AlinhEM wrote CRLF up to the last ALT line, then LF after </ALT> and
+    # the records outside ALT blocks (lines 19-24, 27-30), CRLF again on DOC and one blank.
+    path = DATA / "lampada2" / "exemplo0" / "ficheiro.alinhado"
+    raw = path.read_bytes()
+    encoding, lines = fmt.read_lines(path)
+    assert encoding == "utf-8"
+    assert fmt.format_lines(lines).encode(encoding) == raw
+    records = [item for item in lines if isinstance(item, Record)]
+    assert len(records) == 13
+    assert [item.line for item in lines if item.eol == "\n"] == [
+        19,
+        20,
+        21,
+        22,
+        23,
+        24,
+        27,
+        28,
+        29,
+        30,
+    ]
+    assert lines[0] == Header(" teste2703sub.xml", "\r\n")
+    assert lines[18] == AltClose(None, "\n")
+    kinds = [type(item).__name__ for item in lines]
+    # 2 headers, DOC teste1 and teste2 (no EOD in this version), 5 ALT openings and closings.
+    assert (kinds.count("Header"), kinds.count("DocStart"), kinds.count("DocEnd")) == (2, 2, 0)
+    assert (kinds.count("AltOpen"), kinds.count("AltClose"), kinds.count("Blank")) == (5, 5, 4)
+
+
+def test_crlf_alts_of_the_lampada_example() -> None:
+    path = DATA / "lampada2" / "exemplo0" / "ficheiro.alinhado.avalida.veu.alts"
+    encoding, lines = fmt.read_lines(path)
+    assert {item.eol for item in lines} == {"\r\n"}
+    assert fmt.format_lines(lines).encode(encoding) == path.read_bytes()
+    weights = [item.suffix for item in lines if isinstance(item, Record)]
+    # Four alternatives in the one ALT block: its 6 records in alternatives and its 2
+    # spurious records after </ALT4> carry weight 1/4; the 7 records outside carry none.
+    assert weights == ["^0.25"] * 8 + [""] * 7
+
+
+def test_first_harem_veus_result_case_file() -> None:
+    path = CASES / "first_harem_veus_result.txt"
+    raw = path.read_bytes()
+    encoding, lines = fmt.read_lines(path)
+    assert encoding == "iso8859-1"
+    assert fmt.format_lines(lines).encode(encoding) == raw
+    assert {item.eol for item in lines[:-1]} == {"\r\n"}
+    assert lines[-1].eol == ""
+    assert lines[0] == Header('CATEGORIA1=["TIPO1", "TIPO2"]; CATEGORIA2=["TIPO3"]', "\r\n")
+    assert lines[1] == DocumentLine("HAREM-251-04443", "PT", "Web", "\r\n")
+    records = [item for item in lines if isinstance(item, Record)]
+    assert len(records) == 11 + 3
+    # Example 3: two system entities, two partial evaluations (original document).
+    hotel = records[2]
+    assert hotel.gold.text == "Hotel Lisboa Plaza"
+    assert hotel.system is not None
+    assert [tag.categories for tag in hotel.system] == [("LOCAL",), ("PESSOA",)]
+    assert hotel.evaluation is not None
+    assert [item.weight for item in hotel.evaluation] == [0.3333333333333333, 0.16666666666666666]
+    # Example 4: vague First HAREM category.
+    assert records[3].gold.categories == ("COISA", "COISA")
+    # Example 7: spurious, accented evaluation.
+    assert records[6].gold.is_spurious
+    assert records[6].evaluation is not None
+    assert records[6].evaluation[0].kind == fmt.EVAL_SPURIOUS
+    # Example 8: missing.
+    assert records[7].system is None
+    # Example 9: system entity without MORF.
+    assert records[8].system is not None and records[8].system[0].morf is None
+    assert all(record.marker == ":" for record in records)
+    assert isinstance(lines[-3], AltClose) and lines[-3].n is None
+    assert isinstance(lines[-2], Omitted)
+    assert isinstance(lines[-1], ManualCheck)
+    assert sum(isinstance(item, Blank) for item in lines) == 1
+
+
+def test_first_harem_vizir_output_case_file() -> None:
+    path = CASES / "first_harem_vizir_output.txt"
+    encoding, lines = fmt.read_lines(path)
+    assert encoding == "utf-8"
+    assert fmt.format_lines(lines).encode(encoding) == path.read_bytes()
+    records = [item for item in lines if isinstance(item, Record)]
+    assert len(records) == 14
+    outcomes = [fmt.parse_morph_evaluation(r.evaluation[0]) for r in records if r.evaluation]
+    # Example 4 (BATTENFELD) and example 7 (História), as printed in the original.
+    assert outcomes[3] == (
+        MorphOutcome("Género", "Sobre especificado", "0"),
+        MorphOutcome("Número", "Sobre especificado", "0"),
+        MorphOutcome("Combinada", "Incorrecto", "0"),
+    )
+    assert [o.outcome for o in outcomes[6]] == ["Espúrio"] * 3
+    assert records[6].gold == Tag("ESPURIO", (), "História")
+    assert all(
+        fmt.format_morph_evaluation(o).text == r.evaluation[0].text
+        for o, r in zip(outcomes, records, strict=True)
+        if r.evaluation
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -316,6 +420,33 @@ def test_strip_semantics() -> None:
     assert format_tag(fmt.strip_semantics(spurious)) == "<ESPURIO>Ele</ESPURIO>"
 
 
+def test_parse_and_format_morph_evaluation() -> None:
+    text = (
+        "(Género: Parcialmente sobre especificado 0) (Número: Correcto 1) (Combinada: Incorrecto 0)"
+    )
+    outcomes = fmt.parse_morph_evaluation(text)
+    assert outcomes == (
+        MorphOutcome("Género", "Parcialmente sobre especificado", "0"),
+        MorphOutcome("Número", "Correcto", "1"),
+        MorphOutcome("Combinada", "Incorrecto", "0"),
+    )
+    assert fmt.format_morph_evaluation(outcomes) == Evaluation(
+        fmt.EVAL_MORPHOLOGICAL, None, None, text
+    )
+    for bad in ("(Género: Certo 1)", "(Género: Correcto 1)(Número: Correcto 1)", ""):
+        with pytest.raises(InputError):
+            fmt.parse_morph_evaluation(bad)
+
+
+def test_morf_values() -> None:
+    assert fmt.morf_values(parse_tag('<EM MORF="F,S">x</EM>')) == ("F", "S")
+    assert fmt.morf_values(parse_tag('<EM MORF="?,?">x</EM>')) == ("?", "?")
+    assert fmt.morf_values(parse_tag("<EM>x</EM>")) is None
+    for bad in ("F", "F,S,P", "X,S", "F,N", "f,s", ""):
+        with pytest.raises(InputError, match="MORF"):
+            fmt.morf_values(Tag("EM", (("MORF", bad),), "x"), path="a.veu", line=3)
+
+
 # ---------------------------------------------------------------------------
 # Bad input
 
@@ -332,6 +463,14 @@ def test_strip_semantics() -> None:
         ("<EM>x</EM> ---> [<EM>y</EM>]::[Certo]", "an evaluation (Correcto"),
         ("<EM>x</EM> ---> [<EM>y</EM>] trailing", ":[EVAL, ...] or ::[EVAL, ...]"),
         ("<VERIFICACAO_MANUAL> a ---> null", "</VERIFICACAO_MANUAL> at the end"),
+        ("<EM>x</EM> ---> [null]::[Em_Falta, Espurio]", "1 evaluation item(s) for [null]"),
+        ("<EM>x</EM> ---> [<EM>y</EM>, <EM>z</EM>]:[Correcto]", "2 evaluation item(s)"),
+        ("<EM>x</EM> ---> [<EM>y</EM>]:[Correcto, Correcto]", "1 evaluation item(s) for 1"),
+        (
+            "<EM>x</EM> ---> [null]:[(Número: Correcto 1), (Número: Correcto 1)]",
+            "exactly one morphological evaluation",
+        ),
+        ("<EM>x</EM> ---> [<EM>y</EM>]:[Parcialmente_Correcto_por_Excesso(a; b)]", "numbers"),
         ("qualquer coisa", "a record, #header"),
     ],
 )
@@ -351,6 +490,37 @@ def test_bad_line_in_a_file_names_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         list(lines)
     assert str(info.value).startswith(f"{path}, line 3: expected ")
+
+
+def test_lines_before_a_bad_line_are_streamed_first(tmp_path: Path) -> None:
+    path = tmp_path / "bad.avalida"
+    path.write_bytes(b"DOC a\n<EM>x</EM> ---> [null]::[Em_Falta]\nnonsense\n")
+    _, lines = fmt.iter_lines(path)
+    assert next(lines) == DocStart("a")
+    assert isinstance(next(lines), Record)
+    with pytest.raises(InputError, match="line 3"):
+        next(lines)
+
+
+def test_gzip_and_encoding_of_a_reference_file() -> None:
+    encoding, lines = fmt.iter_lines(DATA / "reference" / "exemplo0" / "total_muc.alinhado.gz")
+    assert encoding == "utf-8"
+    first = list(itertools.islice(lines, 3))
+    assert first == [Header(" participacao.xml"), Header(" cd.xml"), DocStart("teste1")]
+
+
+def test_marker_is_rewritten_only_when_asked(tmp_path: Path) -> None:
+    path = DATA / "reference" / "exemplo0" / "total_muc.alinhado.avalida.gz"
+    encoding, lines = fmt.read_lines(path)
+    records = [item for item in lines if isinstance(item, Record)]
+    assert {record.marker for record in records} == {"::"}
+    out = tmp_path / "ours.avalida"
+    fmt.write_lines(out, lines, encoding, marker=":")
+    written = out.read_text(encoding)
+    expected = gzip.decompress(path.read_bytes()).decode(encoding).replace("]::[", "]:[")
+    assert written == expected
+    with pytest.raises(ValueError):
+        format_line(records[0], marker=";")
 
 
 def test_missing_file_is_an_input_error(tmp_path: Path) -> None:
@@ -434,3 +604,52 @@ def test_record_round_trip_and_idempotent_format(record: Record) -> None:
     reparsed = parse_line(ours)
     assert isinstance(reparsed, Record)
     assert reparsed.marker == ("" if record.evaluation is None else ":")
+
+
+_FREE = st.text(
+    st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=30
+)
+_TOKEN = st.text(st.characters(whitelist_categories=("Lu", "Ll", "Nd")), min_size=1, max_size=8)
+_ENDS = st.sampled_from(["\n", "\r\n", ""])
+_LINES: st.SearchStrategy[Line] = st.one_of(
+    _records(),
+    st.builds(Header, _FREE, _ENDS),
+    st.builds(DocStart, _FREE, _ENDS),
+    st.builds(DocEnd, _ENDS),
+    st.builds(Blank, _ENDS),
+    st.builds(AltOpen, st.one_of(st.none(), st.integers(0, 99)), _ENDS),
+    st.builds(AltClose, st.one_of(st.none(), st.integers(0, 99)), _ENDS),
+    st.builds(
+        DocumentLine,
+        st.builds(lambda a, b: f"HAREM-{a}-{b}", st.integers(0, 999), st.integers(0, 99999)),
+        _TOKEN,
+        _TOKEN,
+        _ENDS,
+    ),
+    st.builds(ManualCheck, _FREE, _ENDS),
+    st.builds(Omitted, _FREE.map(lambda t: "<OMITIDO>" + t), _ENDS),
+    st.builds(SpuriousListLine, st.lists(_TAGS, max_size=3).map(tuple), _ENDS),
+)
+
+
+@settings(derandomize=True, deadline=None, max_examples=400)
+@given(_LINES)
+def test_every_line_kind_round_trips(item: Line) -> None:
+    text = format_line(item)
+    assert parse_line(text, eol=item.eol) == item
+    if item.eol:
+        assert parse_line(text + item.eol) == item
+    assert format_line(parse_line(text, eol=item.eol)) == text
+
+
+@settings(derandomize=True, deadline=None, max_examples=100)
+@given(st.lists(_LINES, max_size=8))
+def test_a_sequence_of_lines_round_trips_through_text(lines: list[Line]) -> None:
+    # Only the last line may lack a line end, as in a real file.
+    fixed = [
+        item if item.eol or index == len(lines) - 1 else dataclasses.replace(item, eol="\n")
+        for index, item in enumerate(lines)
+    ]
+    text = fmt.format_lines(fixed)
+    assert list(fmt.parse_lines(text)) == fixed
+    assert [item.line for item in fmt.parse_lines(text)] == list(range(1, len(fixed) + 1))

@@ -251,6 +251,81 @@ def format_evaluation(kind: str, weight: float | None = None) -> Evaluation:
     raise ValueError(f"not an identification evaluation kind: {kind!r}")
 
 
+@dataclass(frozen=True, slots=True)
+class MorphOutcome:
+    """One field of a Vizir evaluation: ``(Género: Parcialmente Correcto 0.5)``.
+
+    ``score`` is kept as written (``1``, ``0.5``, ``0``): Vizir prints these
+    three literally, not with Java's double formatting.
+    """
+
+    field: str
+    outcome: str
+    score: str
+
+
+MORPH_FIELDS = ("Género", "Número", "Combinada")
+MORPH_OUTCOMES = (
+    "Correcto",
+    "Parcialmente Correcto",
+    "Incorrecto",
+    "Em Falta",
+    "Espúrio",
+    "Sobre especificado",
+    "Parcialmente sobre especificado",
+)
+_MORPH_ITEM_RE = re.compile(r"\((Género|Número|Combinada): (.+?) (\d+(?:\.\d+)?)\)")
+
+
+def parse_morph_evaluation(
+    item: Evaluation | str, path: str | None = None, line: int | None = None
+) -> tuple[MorphOutcome, ...]:
+    """Split a Vizir item ``(Género: …) (Número: …) (Combinada: …)`` into its fields."""
+    text = item.text if isinstance(item, Evaluation) else item
+    outcomes: list[MorphOutcome] = []
+    pos = 0
+    while pos < len(text):
+        if outcomes:
+            if not text.startswith(" ", pos):
+                break
+            pos += 1
+        match = _MORPH_ITEM_RE.match(text, pos)
+        if match is None or match.group(2) not in MORPH_OUTCOMES:
+            break
+        outcomes.append(MorphOutcome(*match.groups()))
+        pos = match.end()
+    if pos != len(text) or not outcomes:
+        raise InputError(
+            path, "(Género: OUTCOME SCORE) (Número: ...) (Combinada: ...)", text, line=line
+        )
+    return tuple(outcomes)
+
+
+def format_morph_evaluation(outcomes: Iterable[MorphOutcome]) -> Evaluation:
+    """Build the single evaluation item of a Vizir record from its field outcomes."""
+    text = " ".join(f"({o.field}: {o.outcome} {o.score})" for o in outcomes)
+    return Evaluation(EVAL_MORPHOLOGICAL, None, None, text)
+
+
+_MORF_GENDERS = ("M", "F", "?")
+_MORF_NUMBERS = ("S", "P", "?")
+
+
+def morf_values(
+    tag: Tag, path: str | None = None, line: int | None = None
+) -> tuple[str, str] | None:
+    """``(gender, number)`` of ``MORF="G,N"``; None without MORF; any other value is an error."""
+    morf = tag.morf
+    if morf is None:
+        return None
+    gender, comma, number = morf.partition(",")
+    if comma != "," or gender not in _MORF_GENDERS or number not in _MORF_NUMBERS:
+        raise InputError(
+            path, 'MORF="G,N" with G in M, F, ? and N in S, P, ?', f'MORF="{morf}"', line=line
+        )
+    return gender, number
+
+
 # ---------------------------------------------------------------------------
 # Line kinds
 
@@ -537,7 +612,36 @@ def _parse_record(body: str, eol: str, path: str | None, line: int | None) -> Re
         expected = ":[EVAL, ...] or ::[EVAL, ...] after the list"
         raise InputError(path, expected, body[pos:], line=line)
     evaluation, end = _parse_evaluation_list(body, pos + len(marker), path, line)
+    _check_evaluation_count(system, evaluation, path, line)
     return Record(gold, system, evaluation, marker, body[end:], eol, number)
+
+
+def _check_evaluation_count(
+    system: tuple[Tag, ...] | None,
+    evaluation: tuple[Evaluation, ...],
+    path: str | None,
+    line: int | None,
+) -> None:
+    """One item per system entity (one for ``[null]``); Vizir's single item excepted.
+
+    Every AvalIDa, Véus and Emir file of the reference outputs obeys this;
+    a Vizir record carries one morphological item however many entities
+    were aligned (original examples 3 and 7).
+    """
+    if any(item.kind == EVAL_MORPHOLOGICAL for item in evaluation):
+        if len(evaluation) != 1:
+            expected = "exactly one morphological evaluation (Género…) (Número…) (Combinada…)"
+            raise InputError(path, expected, f"{len(evaluation)} items", line=line)
+        return
+    wanted = 1 if system is None else len(system)
+    if len(evaluation) != wanted:
+        what = "[null]" if system is None else f"{wanted} system entities"
+        raise InputError(
+            path,
+            f"{wanted} evaluation item(s) for {what}",
+            f"{len(evaluation)} item(s)",
+            line=line,
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -588,7 +692,7 @@ def _format_record(record: Record, marker: str | None) -> str:
         return text
     used = record.marker if marker is None else marker
     if used not in (MARKER_FIRST_HAREM, MARKER_SECOND_HAREM):
-        used = MARKER_FIRST_HAREM
+        raise ValueError(f"evaluation marker must be ':' or '::', not {used!r}")
     items = ", ".join(item.text for item in record.evaluation)
     return f"{text}{used}[{items}]{record.suffix}"
 
