@@ -27,7 +27,6 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import cast
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.model import (
@@ -272,13 +271,12 @@ class _Builder:
         self.parts.append(texts[0])
         self.size += len(texts[0])
 
-    def finish(self, offset: int) -> None:
+    def finish(self, offset: int, found: str) -> None:
+        """Check that nothing is left open where the document ends."""
         if self.stack:
             frame = self.stack[-1]
             line = self.source.line(frame.tag.offset)
-            raise self._error(
-                f"</{frame.tag.name}> for the tag opened line {line}", "</DOC>", offset
-            )
+            raise self._error(f"</{frame.tag.name}> for the tag opened line {line}", found, offset)
 
     def text(self) -> str:
         return "".join(self.parts)
@@ -373,7 +371,7 @@ def _read_first_document(doc_tag: _Tag, tokens: Iterator[str | _Tag], source: _S
             if isinstance(token, str):
                 builder.add_text(token)
             elif token.name == "TEXTO" and token.closing and not builder.stack:
-                builder.finish(token.offset)
+                builder.finish(token.offset, token.raw)
                 text_done = True
                 text_builder, builder = builder, None
             elif token.closing:
@@ -490,7 +488,7 @@ def _read_second_harem(
         else:
             raise source.error("<DOC DOCID=...>", token.raw, token.offset)
     if builder is not None:
-        builder.finish(len(source.text))
+        builder.finish(len(source.text), "end of file")
         raise source.error("</DOC>", "end of file", len(source.text), builder.docid)
     if root is not None and not root_closed:
         raise source.error(f"</{root.name}>", "end of file", len(source.text))
@@ -614,67 +612,110 @@ def _open_tag(entity: Entity, fmt: str) -> tuple[str, str]:
     return f"<{name}{rendered}>", f"</{name}>"
 
 
-# Nesting rank for regions with identical spans: paragraphs outside omitted
-# regions outside ALT blocks outside entities.
-_RANK = {"P": 0, "OMITIDO": 1, "ALT": 2, "ENTITY": 3}
+# Containers with identical spans nest paragraph outside omitted region.
+_RANK = {"P": 0, "OMITIDO": 1}
+
+
+@dataclass(slots=True)
+class _Writer:
+    """Renders one document's content: text with its tags put back at their offsets.
+
+    Offsets alone fix every tag's place except for empty elements sharing an
+    offset; the order used at one offset is: close containers ending there
+    (innermost first), empty containers, empty entities and ALT blocks, open
+    containers starting there (outermost first), then the element starting
+    there.  An empty entity found in ``omitted_entities`` is always written
+    inside an ``OMITIDO``, a plain one never, so reading the output gives the
+    same model.
+    """
+
+    doc: Document
+    fmt: str
+    out: list[str] = field(default_factory=list)
+    stack: list[tuple[int, int, str]] = field(default_factory=list)
+    pos: int = 0
+
+    def emit_to(self, offset: int) -> None:
+        if offset < self.pos:
+            raise ValueError(f"overlapping annotation at offset {offset} in {self.doc.docid}")
+        self.out.append(self.doc.text[self.pos : offset])
+        self.pos = offset
+
+    def emit_entity(self, entity: Entity) -> None:
+        opening, closing = _open_tag(entity, self.fmt)
+        self.out += [opening, entity.text, closing]
+
+    def render(self) -> str:
+        doc = self.doc
+        containers = [(s, e, "P") for s, e in doc.paragraphs]
+        containers += [(s, e, "OMITIDO") for s, e in doc.omitted]
+        containers.sort(key=lambda c: (c[0], -c[1], _RANK[c[2]]))
+        leaves: list[tuple[int, int, Entity | AltBlock]] = [
+            (e.start, e.end, e) for e in (*doc.entities, *doc.omitted_entities)
+        ]
+        leaves += [(b.start, b.end, b) for b in doc.alt_blocks]
+        leaves.sort(key=lambda leaf: (leaf[0], leaf[1]))
+        omitted_ids = {id(e) for e in doc.omitted_entities}
+        offsets = sorted(
+            {0, len(doc.text)}
+            | {x for c in containers for x in c[:2]}
+            | {x for f in leaves for x in f[:2]}
+        )
+        for offset in offsets:
+            self.emit_to(offset)
+            here = [c for c in containers if c[0] == offset]
+            empty_leaves = [f[2] for f in leaves if f[0] == f[1] == offset]
+            hidden = [x for x in empty_leaves if id(x) in omitted_ids]
+            plain = [x for x in empty_leaves if id(x) not in omitted_ids]
+            hidden = self.close_at(offset, hidden, any(c[1] == offset for c in here))
+            for start, end, kind in here:
+                if start == end:
+                    self.out.append(f"<{kind}>")
+                    if kind == "OMITIDO":
+                        self.out += [h for x in hidden for h in self.render_leaf(x)]
+                        hidden = []
+                    self.out.append(f"</{kind}>")
+            for leaf in plain:
+                self.out += self.render_leaf(leaf)
+            for start, end, kind in here:
+                if start < end:
+                    self.out.append(f"<{kind}>")
+                    self.stack.append((start, end, kind))
+            if hidden:
+                if not any(kind == "OMITIDO" for _, _, kind in self.stack):
+                    raise ValueError(f"omitted entity outside OMITIDO in {self.doc.docid}")
+                self.out += [h for x in hidden for h in self.render_leaf(x)]
+            starting = [f[2] for f in leaves if f[0] == offset and f[1] > offset]
+            if len(starting) > 1:
+                raise ValueError(f"overlapping annotation at offset {offset} in {doc.docid}")
+            for leaf in starting:
+                self.out += self.render_leaf(leaf)
+                self.pos = leaf.end
+        if self.stack:
+            raise ValueError(f"annotation beyond the text of {doc.docid}")
+        return "".join(self.out)
+
+    def close_at(self, offset: int, hidden: list[Entity | AltBlock], empty_omitido: bool) -> list:
+        """Close the containers ending at ``offset``; return the omitted leaves still to place."""
+        while self.stack and self.stack[-1][1] == offset:
+            _, _, kind = self.stack.pop()
+            if kind == "OMITIDO" and hidden and not empty_omitido:
+                self.out += [h for x in hidden for h in self.render_leaf(x)]
+                hidden = []
+            self.out.append(f"</{kind}>")
+        if any(end == offset for _, end, _ in self.stack):
+            raise ValueError(f"crossing regions at offset {offset} in {self.doc.docid}")
+        return hidden
+
+    def render_leaf(self, leaf: Entity | AltBlock) -> list[str]:
+        if isinstance(leaf, AltBlock):
+            return [_format_alt(leaf, self.fmt)]
+        opening, closing = _open_tag(leaf, self.fmt)
+        return [opening, leaf.text, closing]
 
 
 def _format_content(doc: Document, fmt: str) -> str:
-    nodes: list[tuple[int, int, str, object]] = []
-    nodes += [(s, e, "P", None) for s, e in doc.paragraphs]
-    nodes += [(s, e, "OMITIDO", None) for s, e in doc.omitted]
-    nodes += [(b.start, b.end, "ALT", b) for b in doc.alt_blocks]
-    nodes += [(e.start, e.end, "ENTITY", e) for e in doc.entities]
-    nodes += [(e.start, e.end, "OMITTED_ENTITY", e) for e in doc.omitted_entities]
-
-    def key(node: tuple[int, int, str, object]) -> tuple[int, int, int]:
-        start, end, kind, _ = node
-        if kind == "ENTITY" and start == end:
-            # An empty plain entity must sit before any region opening here.
-            return (start, -(1 << 62), 0)
-        return (start, -end, _RANK.get(kind, 3))
-
-    nodes.sort(key=key)
-    text = doc.text
-    out: list[str] = []
-    stack: list[tuple[int, int, str]] = []
-    pos = 0
-
-    def emit_to(offset: int) -> None:
-        nonlocal pos
-        out.append(text[pos:offset])
-        pos = offset
-
-    for start, end, kind, payload in nodes:
-        while stack and not _contains(stack[-1], start, end, kind):
-            _, top_end, top_kind = stack.pop()
-            emit_to(top_end)
-            out.append(f"</{top_kind}>")
-        emit_to(start)
-        if kind in ("ENTITY", "OMITTED_ENTITY"):
-            entity = cast(Entity, payload)
-            opening, closing = _open_tag(entity, fmt)
-            out += [opening, entity.text, closing]
-            pos = end
-        elif kind == "ALT":
-            out.append(_format_alt(cast(AltBlock, payload), fmt))
-            pos = end
-        else:
-            out.append(f"<{kind}>")
-            stack.append((start, end, kind))
-    while stack:
-        _, top_end, top_kind = stack.pop()
-        emit_to(top_end)
-        out.append(f"</{top_kind}>")
-    emit_to(len(text))
-    return "".join(out)
-
-
-def _contains(region: tuple[int, int, str], start: int, end: int, kind: str) -> bool:
-    r_start, r_end, r_kind = region
-    if r_kind == "OMITIDO" and kind == "ENTITY":
-        return False
-    return r_start <= start and end <= r_end
+    return _Writer(doc, fmt).render()
 
 
 def _format_alt(block: AltBlock, fmt: str) -> str:
