@@ -29,6 +29,9 @@ Evaluation items come in three families, all kept as written:
 identification (``Correcto``, ``Parcialmente_Correcto_por_Excesso(w; 1-w)``…,
 from AvalIDa), semantic (``{Categoria(…) … Peso(1.0)}``, from Emir) and
 morphological (``(Género: …) (Número: …) (Combinada: …)``, from Vizir).
+This module recognises the family and keeps the text; the meaning of a
+semantic item belongs to Emir and of a morphological one to
+``formats/vizir.py``.
 """
 
 from __future__ import annotations
@@ -249,81 +252,6 @@ def format_evaluation(kind: str, weight: float | None = None) -> Evaluation:
             raise ValueError(f"{kind} takes no weight")
         return Evaluation(kind, None, None, kind)
     raise ValueError(f"not an identification evaluation kind: {kind!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class MorphOutcome:
-    """One field of a Vizir evaluation: ``(Género: Parcialmente Correcto 0.5)``.
-
-    ``score`` is kept as written (``1``, ``0.5``, ``0``): Vizir prints these
-    three literally, not with Java's double formatting.
-    """
-
-    field: str
-    outcome: str
-    score: str
-
-
-MORPH_FIELDS = ("Género", "Número", "Combinada")
-MORPH_OUTCOMES = (
-    "Correcto",
-    "Parcialmente Correcto",
-    "Incorrecto",
-    "Em Falta",
-    "Espúrio",
-    "Sobre especificado",
-    "Parcialmente sobre especificado",
-)
-_MORPH_ITEM_RE = re.compile(r"\((Género|Número|Combinada): (.+?) (\d+(?:\.\d+)?)\)")
-
-
-def parse_morph_evaluation(
-    item: Evaluation | str, path: str | None = None, line: int | None = None
-) -> tuple[MorphOutcome, ...]:
-    """Split a Vizir item ``(Género: …) (Número: …) (Combinada: …)`` into its fields."""
-    text = item.text if isinstance(item, Evaluation) else item
-    outcomes: list[MorphOutcome] = []
-    pos = 0
-    while pos < len(text):
-        if outcomes:
-            if not text.startswith(" ", pos):
-                break
-            pos += 1
-        match = _MORPH_ITEM_RE.match(text, pos)
-        if match is None or match.group(2) not in MORPH_OUTCOMES:
-            break
-        outcomes.append(MorphOutcome(*match.groups()))
-        pos = match.end()
-    if pos != len(text) or not outcomes:
-        raise InputError(
-            path, "(Género: OUTCOME SCORE) (Número: ...) (Combinada: ...)", text, line=line
-        )
-    return tuple(outcomes)
-
-
-def format_morph_evaluation(outcomes: Iterable[MorphOutcome]) -> Evaluation:
-    """Build the single evaluation item of a Vizir record from its field outcomes."""
-    text = " ".join(f"({o.field}: {o.outcome} {o.score})" for o in outcomes)
-    return Evaluation(EVAL_MORPHOLOGICAL, None, None, text)
-
-
-_MORF_GENDERS = ("M", "F", "?")
-_MORF_NUMBERS = ("S", "P", "?")
-
-
-def morf_values(
-    tag: Tag, path: str | None = None, line: int | None = None
-) -> tuple[str, str] | None:
-    """``(gender, number)`` of ``MORF="G,N"``; None without MORF; any other value is an error."""
-    morf = tag.morf
-    if morf is None:
-        return None
-    gender, comma, number = morf.partition(",")
-    if comma != "," or gender not in _MORF_GENDERS or number not in _MORF_NUMBERS:
-        raise InputError(
-            path, 'MORF="G,N" with G in M, F, ? and N in S, P, ?', f'MORF="{morf}"', line=line
-        )
-    return gender, number
 
 
 # ---------------------------------------------------------------------------
