@@ -81,6 +81,26 @@ def test_reference_file_round_trip_is_byte_exact(path: Path) -> None:
     assert found == expected, _first_difference(expected, found, encoding)
 
 
+AVALIDA_FILES = sorted((DATA / "reference").glob("*/*.alinhado.avalida.gz"))
+
+
+@pytest.mark.parametrize("path", AVALIDA_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_format_evaluation_rebuilds_every_reference_partial(path: Path) -> None:
+    # The Java prints w and 1-w computed in binary64: rebuilding each item from its
+    # weight alone must give the written text, complement included.
+    _, lines = fmt.iter_lines(path)
+    partials = 0
+    for item in lines:
+        if isinstance(item, Record) and item.evaluation:
+            for evaluation in item.evaluation:
+                if evaluation.kind in fmt.PARTIAL_KINDS:
+                    partials += 1
+                    assert format_evaluation(evaluation.kind, evaluation.weight) == evaluation
+                else:
+                    assert format_evaluation(evaluation.kind) == evaluation
+    assert partials > 0
+
+
 def test_write_lines_writes_the_same_bytes(tmp_path: Path) -> None:
     path = DATA / "reference" / "exemplo1" / "total_harem.veu.alts.gz"
     encoding, lines = fmt.read_lines(path)
@@ -503,6 +523,40 @@ def test_marker_is_rewritten_only_when_asked(tmp_path: Path) -> None:
 def test_missing_file_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         fmt.iter_lines(tmp_path / "absent.alinhado")
+
+
+def test_utf8_bom_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "bom.alinhado"
+    raw = "\ufeffDOC d\r\n<EM>Rússia</EM> ---> [null]\r\n".encode()
+    path.write_bytes(raw)
+    encoding, lines = fmt.read_lines(path)
+    assert encoding == "utf-8-sig"
+    assert lines[0] == DocStart("d", "\r\n")
+    out = tmp_path / "copy.alinhado"
+    fmt.write_lines(out, lines, encoding)
+    assert out.read_bytes() == raw
+
+
+def test_late_latin1_byte_is_found_past_the_first_chunk(tmp_path: Path) -> None:
+    # 5,000 ASCII records (~150 KB), then one ISO-8859-1 "ú": the whole file is latin-1.
+    path = tmp_path / "late.alinhado"
+    body = b"<EM>Lisboa</EM> ---> [null]\n" * 5000 + "<EM>Rússia</EM> ---> [null]\n".encode(
+        "iso8859-1"
+    )
+    path.write_bytes(body)
+    encoding, lines = fmt.read_lines(path)
+    assert encoding == "iso8859-1"
+    last = lines[-1]
+    assert isinstance(last, Record) and last.gold.text == "Rússia" and last.line == 5001
+
+
+def test_record_flags() -> None:
+    missing = parse_line("<EM>x</EM> ---> [null]:[Em_Falta]")
+    spurious = parse_line('<EM CATEG="ESPURIO">x</EM> ---> [<EM>x</EM>]:[Espurio]')
+    assert isinstance(missing, Record) and isinstance(spurious, Record)
+    assert (missing.is_missing, missing.is_spurious) == (True, False)
+    assert (spurious.is_missing, spurious.is_spurious) == (False, True)
+    assert all(isinstance(parse_line(text), fmt.LINE_KINDS) for text in ("EOD", "", "#x"))
 
 
 def test_encoding_is_detected_per_file(tmp_path: Path) -> None:

@@ -371,6 +371,16 @@ class Record:
     eol: str = "\n"
     line: int = field(default=0, compare=False)
 
+    @property
+    def is_missing(self) -> bool:
+        """``GOLD ---> [null]``: no system entity aligned to the gold one."""
+        return self.system is None
+
+    @property
+    def is_spurious(self) -> bool:
+        """The gold side is ``<ESPURIO>`` / ``CATEG="ESPURIO"``: the system entity has no match."""
+        return self.gold.is_spurious
+
 
 Line = (
     Header
@@ -385,6 +395,21 @@ Line = (
     | Blank
     | Record
 )
+
+LINE_KINDS = (
+    Header,
+    DocStart,
+    DocEnd,
+    DocumentLine,
+    AltOpen,
+    AltClose,
+    ManualCheck,
+    Omitted,
+    SpuriousListLine,
+    Blank,
+    Record,
+)
+"""Every line class, for ``isinstance`` checks."""
 
 # ---------------------------------------------------------------------------
 # Parsing one line
