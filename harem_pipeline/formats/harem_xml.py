@@ -667,7 +667,9 @@ class _Writer:
             empty_leaves = [f[2] for f in leaves if f[0] == f[1] == offset]
             hidden = [x for x in empty_leaves if id(x) in omitted_ids]
             plain = [x for x in empty_leaves if id(x) not in omitted_ids]
-            hidden = self.close_at(offset, hidden, any(c[1] == offset for c in here))
+            hidden = self.close_at(
+                offset, hidden, any(c[1] == offset and c[2] == "OMITIDO" for c in here)
+            )
             for start, end, kind in here:
                 if start == end:
                     self.out.append(f"<{kind}>")
