@@ -1,0 +1,28 @@
+"""``harem altmor FILE.vizir [-o OUT]``: keep the best CD alternative of each ALT block."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from harem_pipeline.stages.altmor import altmor_file
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "altmor",
+        help="AltinaMor: replace each <ALT> block of a .vizir file by its best alternative",
+        description=(
+            "Score every alternative of each <ALT> block on the Combinada field (add-one "
+            "smoothed F) and keep the best one, after a '# ALT escolhida: k de n' line."
+        ),
+    )
+    parser.add_argument("input", metavar="FILE.vizir", help="a Vizir output")
+    parser.add_argument("-o", "--output", help="output file (default FILE.altmor)")
+    parser.set_defaults(func=run_altmor)
+
+
+def run_altmor(args: argparse.Namespace) -> int:
+    target = altmor_file(args.input, args.output)
+    print(f"harem altmor: {target}", file=sys.stderr)
+    return 0

@@ -1,0 +1,185 @@
+"""AltinaMor: judge a system against the CD alternative that suits it best (spec §4).
+
+The CD may segment a passage in several ways (``<ALT>`` with ``<ALT1>``,
+``<ALT2>``…).  For each block, every alternative is scored on the Combinada
+field with AltinaID's add-one smoothing and the best one replaces the block,
+preceded by ``# ALT escolhida: k de n``.  Only one block is held in memory
+at a time, so a file streams through in one pass.
+
+Arithmetic is exact (``Fraction``): ties are real ties, not float accidents.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from harem_pipeline.atomic import atomic_write
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import (
+    MARKER_FIRST_HAREM,
+    AltClose,
+    AltOpen,
+    Header,
+    Line,
+    Record,
+    iter_lines,
+    write_to,
+)
+from harem_pipeline.formats.vizir import Outcome, record_morph_score
+from harem_pipeline.stages.ida2mor import count_record
+from harem_pipeline.stages.vizir import alignment_from_scored_record
+
+_ERRORS = frozenset(
+    {
+        Outcome.INCORRECTO,
+        Outcome.EM_FALTA,
+        Outcome.ESPURIO,
+        Outcome.SOBRE_ESPECIFICADO,
+        Outcome.PARCIALMENTE_SOBRE_ESPECIFICADO,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AltTally:
+    """What AltinaMor needs of one alternative's records (Combinada field)."""
+
+    score: Fraction = Fraction(0)  # S_k
+    cd: int = 0  # G_k: records counted in Total na CD
+    system: int = 0  # Y_k: records counted in Total classificadas pelo sistema
+    errors: int = 0  # Incorrecto + Em Falta + Espúrio + (parcialmente) sobre especificado
+    records: int = 0
+
+    def __add__(self, other: AltTally) -> AltTally:
+        return AltTally(
+            self.score + other.score,
+            self.cd + other.cd,
+            self.system + other.system,
+            self.errors + other.errors,
+            self.records + other.records,
+        )
+
+    @property
+    def precision(self) -> Fraction:
+        return (1 + self.score) / (1 + self.system)
+
+    @property
+    def recall(self) -> Fraction:
+        return (1 + self.score) / (1 + self.cd)
+
+    @property
+    def f_measure(self) -> Fraction:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r)  # p, r > 0 thanks to the smoothing
+
+    @property
+    def error(self) -> Fraction:
+        return Fraction(self.errors, 1 + self.records)
+
+
+def tally_record(record: Record, path: str | None = None) -> AltTally:
+    """One ``.vizir`` record's contribution to its alternative."""
+    score = record_morph_score(record, path)
+    combined = count_record(alignment_from_scored_record(record, path), score).combinada
+    outcome = score.combined
+    return AltTally(
+        outcome.score, combined.total_cd, combined.total_sistema, int(outcome in _ERRORS), 1
+    )
+
+
+def choose_alternative(tallies: Sequence[AltTally]) -> int:
+    """Index of the winning alternative: highest F; then lowest error; more records; later one."""
+    if not tallies:
+        raise ValueError("an ALT block needs at least one alternative")
+    return max(
+        range(len(tallies)),
+        key=lambda i: (tallies[i].f_measure, -tallies[i].error, tallies[i].records, i),
+    )
+
+
+@dataclass(slots=True)
+class _Block:
+    """An ``<ALT>`` block being read: its alternatives' labels and records."""
+
+    line: int
+    labels: list[int]
+    records: list[list[Record]]
+    open_alternative: int | None = None
+
+
+def choose_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
+    """The ``.altmor`` stream of a ``.vizir`` stream: each ALT block → its best alternative."""
+    block: _Block | None = None
+    for item in lines:
+        number = item.line or None
+        if isinstance(item, AltOpen):
+            if item.n is None:
+                if block is not None:
+                    raise InputError(path, "</ALT> before a new <ALT>", "<ALT>", line=number)
+                block = _Block(item.line, [], [])
+            else:
+                if block is None or block.open_alternative is not None:
+                    raise InputError(
+                        path, "<ALTn> directly inside <ALT>", f"<ALT{item.n}>", line=number
+                    )
+                block.open_alternative = item.n
+                block.labels.append(item.n)
+                block.records.append([])
+        elif isinstance(item, AltClose):
+            if item.n is None:
+                if block is None or block.open_alternative is not None:
+                    raise InputError(path, "</ALT> closing an open <ALT>", "</ALT>", line=number)
+                yield from resolve_block(block, path, item.eol)
+                block = None
+            else:
+                if block is None or block.open_alternative != item.n:
+                    expected = f"</ALT{block.open_alternative}>" if block else "no </ALTn>"
+                    raise InputError(path, expected, f"</ALT{item.n}>", line=number)
+                block.open_alternative = None
+        elif block is not None:
+            if isinstance(item, Record) and block.open_alternative is not None:
+                block.records[-1].append(item)
+            elif isinstance(item, Record):
+                raise InputError(
+                    path, "a record inside <ALTn>", "a record between alternatives", line=number
+                )
+        else:
+            yield item
+    if block is not None:
+        raise InputError(path, "</ALT>", "end of file", line=block.line or None)
+
+
+def resolve_block(block: _Block, path: str | None, eol: str = "\n") -> Iterator[Line]:
+    """``# ALT escolhida: k de n`` then the chosen alternative's records."""
+    if not block.labels:
+        return
+    tallies = []
+    for records in block.records:
+        total = AltTally()
+        for record in records:
+            total = total + tally_record(record, path)
+        tallies.append(total)
+    chosen = choose_alternative(tallies)
+    yield Header(f" ALT escolhida: {block.labels[chosen]} de {len(block.labels)}", eol)
+    yield from block.records[chosen]
+
+
+def default_output(path: str | os.PathLike[str]) -> Path:
+    """``FILE.vizir`` → ``FILE.altmor`` (any other name gets ``.altmor`` appended)."""
+    base = Path(path)
+    for suffix in (".gz", ".vizir"):
+        base = base.with_suffix("") if base.suffix == suffix else base
+    return base.with_name(base.name + ".altmor")
+
+
+def altmor_file(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+    """Resolve the ALT blocks of a ``.vizir`` file into ``output``, in the input's encoding."""
+    target = Path(output) if output is not None else default_output(path)
+    encoding, lines = iter_lines(path)
+    with atomic_write(target, "w", encoding=encoding, newline="") as handle:
+        write_to(handle, choose_lines(lines, str(path)), MARKER_FIRST_HAREM)
+    return target
