@@ -1,0 +1,62 @@
+"""``harem ida2mor FILE.altmor [-o OUT]``: the morphological classification report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.reports.ida2mor import write_ida2mor
+from harem_pipeline.signature import run_signature, short_digest
+from harem_pipeline.stages.ida2mor import run_from_name, scenario_from_name, subset_from_name
+from harem_pipeline.stages.vizir import Scenario
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "ida2mor",
+        help="Ida2Mor: counts and measures of the morphological classification",
+        description=(
+            "Write the Portuguese report (OUT, default FILE.ida2mor) and its JSON twin "
+            "(OUT.json) for an AltinaMor output. The scenario, run and subset are read "
+            "from the file name when not given."
+        ),
+    )
+    parser.add_argument("input", metavar="FILE.altmor", help="an AltinaMor output")
+    parser.add_argument("-o", "--output", help="text report (default FILE.ida2mor)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-abs", dest="scenario", action="store_const", const=Scenario.ABSOLUTE)
+    group.add_argument("-rel", dest="scenario", action="store_const", const=Scenario.RELATIVE)
+    group.add_argument(
+        "--scenario", dest="scenario", type=Scenario.parse, metavar="absolute|relative",
+        help="the Vizir scenario the file was scored in (default: from the name, .abs/.rel)",
+    )  # fmt: skip
+    parser.add_argument("--run", help="run name shown in the report (default: from the name)")
+    parser.add_argument("--subset", help="subset shown in the report (default: from the name)")
+    parser.add_argument("--signature", help="signature line to print (default: computed)")
+    parser.set_defaults(func=run_ida2mor)
+
+
+def run_ida2mor(args: argparse.Namespace) -> int:
+    if not Path(args.input).is_file():
+        raise InputError(args.input, "an existing file", "no such file")
+    scenario = args.scenario or scenario_from_name(args.input)
+    if scenario is None:
+        print(
+            f"harem ida2mor: error: {args.input}: the scenario is not in the file name; "
+            "give -abs or -rel",
+            file=sys.stderr,
+        )
+        return 2
+    run = args.run or run_from_name(args.input)
+    subset = args.subset or subset_from_name(args.input)
+    signature = (
+        args.signature
+        or run_signature(
+            run=short_digest(args.input), subset=subset, scenario=scenario.short, style="harem"
+        ).format()
+    )
+    outputs = write_ida2mor(args.input, scenario, signature, args.output, run, subset)
+    print(f"harem ida2mor: {outputs.text} and {outputs.json}", file=sys.stderr)
+    return 0
