@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats import alinhado as fmt
 from harem_pipeline.formats.alinhado import (
@@ -684,3 +685,16 @@ def test_a_sequence_of_lines_round_trips_through_text(lines: list[Line]) -> None
     text = fmt.format_lines(fixed)
     assert list(fmt.parse_lines(text)) == fixed
     assert [item.line for item in fmt.parse_lines(text)] == list(range(1, len(fixed) + 1))
+
+
+def test_bad_record_through_the_command_line_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.alinhado"
+    path.write_bytes(b"DOC a\n<EM>x</EM> ---> [<EM>x</EM>\nEOD\n")
+    status = main(["avalida", str(path), "-o", str(tmp_path / "out.avalida")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"{path}, line 2: expected" in err
+    assert not (tmp_path / "out.avalida").exists()
