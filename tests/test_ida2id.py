@@ -1,0 +1,306 @@
+"""Ida2ID: counts and measures equal to the Java .globalid, properties, bad input."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harem_pipeline.bootstrap import add_counts
+from harem_pipeline.cli import main
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import (
+    Blank,
+    DocEnd,
+    DocStart,
+    Header,
+    Line,
+    Record,
+    Tag,
+    format_evaluation,
+    parse_lines,
+)
+from harem_pipeline.reports.ida2id import JSON_KEYS, LABELS, format_ida2id_text
+from harem_pipeline.stages.ida2id import (
+    IdentificationCounts,
+    count_identification,
+    counts_as_mapping,
+    measures_from_counts,
+    measures_from_mapping,
+    run_ida2id,
+    subset_from_name,
+    sum_counts,
+    tally_identification,
+)
+
+REFERENCE_CASES = [
+    ("exemplo0", "total_muc"),
+    ("exemplo1", "total_muc"),
+    ("exemplo1", "total_harem"),
+    ("gabriel", "run"),
+]
+
+
+def reference_lines(data_dir: Path, folder: str, name: str) -> list[str]:
+    path = data_dir / "reference" / folder / f"{name}.alinhado.avalida.globalid.gz"
+    return gzip.open(path).read().decode("iso8859-1").splitlines()
+
+
+@pytest.mark.parametrize(("folder", "name"), REFERENCE_CASES)
+def test_equals_java_globalid(data_dir: Path, tmp_path: Path, folder: str, name: str) -> None:
+    source = data_dir / "reference" / folder / f"{name}.alinhado.avalida.gz"
+    result = run_ida2id(source, "harem:test", tmp_path / "out.ida2id")
+    # the report is written in the input's encoding (exemplo0's .avalida is UTF-8,
+    # the others ISO-8859-1, like every .globalid); compare decoded text
+    encoding = "utf-8" if folder == "exemplo0" else "iso8859-1"
+    ours = result.text_path.read_bytes().decode(encoding).splitlines()
+    expected = reference_lines(data_dir, folder, name)
+    assert ours[:-1] == expected
+    assert ours[-1] == "Assinatura: harem:test"
+    figures = json.loads(result.json_path.read_text("utf-8"))
+    assert list(figures) == [*JSON_KEYS, "signature"]
+    for key, line in zip(JSON_KEYS, expected, strict=True):
+        assert figures[key] == float(line.split(": ")[1])
+
+
+def test_gabriel_figures(data_dir: Path) -> None:
+    # run.alinhado.avalida.globalid: 2822 + 1114 + 135 = 4071 identified, i.e. each
+    # evaluation item counts once (the Java duplicate finder never fires)
+    _, tally = _read(data_dir / "reference/gabriel/run.alinhado.avalida.gz")
+    total = tally.total
+    assert (total.total_cd, total.identified, total.correct) == (7732, 4071, 2822)
+    assert (total.partial_occurrences, total.spurious, total.missing) == (1114, 135, 3868)
+    assert total.partial_correct_sum == 236.72446858696813
+    assert measures_from_counts(total).precision == 0.7513447478720138
+    # per-document counts (one per DOC block, 129 documents) add up to the totals
+    assert len(tally.documents) == 129
+    summed = sum_counts(d.counts for d in tally.documents)
+    assert summed.identified == total.identified and summed.total_cd == total.total_cd
+    assert summed.partial_correct_sum == pytest.approx(total.partial_correct_sum, rel=1e-12)
+
+
+def _read(path: Path):
+    from harem_pipeline.stages.ida2id import read_tally
+
+    return read_tally(path)
+
+
+def test_exemplo0_recall_above_one_by_hand(data_dir: Path) -> None:
+    # exemplo0: (10 correct + 4.3 partial credit) / 12 CD entities = 1.1916666666666667;
+    # the .avalida holds all four ALT alternatives and six system entities partially
+    # aligned to one CD entity, so recall is not bounded by 1 without ALT selection
+    counts = count_identification(
+        parse_lines(
+            gzip.open(data_dir / "reference/exemplo0/total_muc.alinhado.avalida.gz")
+            .read()
+            .decode("utf-8")
+        )
+    )
+    assert measures_from_counts(counts).recall == (10 + 4.3) / 12 == 1.1916666666666667
+
+
+def test_undefined_ratios_are_dash_and_null(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.avalida"
+    empty.write_text("# run.xml\n# cd.xml\n", "utf-8")
+    result = run_ida2id(empty, "s")
+    assert result.text_path == tmp_path / "empty.avalida.ida2id"
+    text = result.text_path.read_text("utf-8")
+    assert "Precisão: -\n" in text and "Erro Combinado: -\n" in text
+    assert "Soma Parcialmente Correctos: 0.0\n" in text and "Total na CD: 0\n" in text
+    figures = json.loads(result.json_path.read_text("utf-8"))
+    assert figures["precisao"] is None and figures["medida_f"] is None
+    assert figures["total_cd"] == 0
+
+
+def test_f_undefined_when_nothing_earned() -> None:
+    # one missing and one spurious: P = 0/1, R = 0/1, F = 0/0 → undefined (Java: NaN)
+    counts = IdentificationCounts(total_cd=1, identified=1, spurious=1, missing=1)
+    measures = measures_from_counts(counts)
+    assert (measures.precision, measures.recall, measures.f_measure) == (0.0, 0.0, None)
+    assert measures.combined_error == 1.0
+    assert "Medida F: -\n" in format_ida2id_text(counts, measures, "s")
+
+
+def test_labels_are_the_java_ones() -> None:
+    assert LABELS[3] == "Total Ocorrências Parcialmente Correctos"
+    assert LABELS[8:10] == ("Precisão", "Abrangência")
+
+
+def test_subset_from_name() -> None:
+    assert subset_from_name("run.alinhado.avalida") == "total"
+    assert subset_from_name("run.alinhado.avalida.pt.web.altida") == "pt.web"
+    assert subset_from_name("x/run.alinhado.avalida.total.altida.gz") == "total"
+
+
+def test_cli_writes_report_and_json(data_dir: Path, tmp_path: Path) -> None:
+    source = data_dir / "reference/exemplo1/total_harem.alinhado.avalida.gz"
+    out = tmp_path / "r.ida2id"
+    assert main(["ida2id", str(source), "-o", str(out)]) == 0
+    text = out.read_bytes().decode("iso8859-1")
+    figures = json.loads((tmp_path / "r.ida2id.json").read_text("utf-8"))
+    signature = text.splitlines()[-1].removeprefix("Assinatura: ")
+    assert figures["signature"] == signature
+    assert signature.startswith("harem:") and "|subset:total|style:harem|alt:best" in signature
+    assert figures["total_identificadas"] == 266
+
+
+BAD_INPUTS = [
+    (
+        '<EM ID="c1">Lisboa</EM> ---> [null]\n',
+        "line 1: expected an evaluated record",
+    ),
+    (
+        '<EM ID="c1">Lisboa</EM> ---> [null]:[Correctissimo]\n',
+        "line 1: expected an evaluation",
+    ),
+    (
+        '<EM ID="c1">Rio</EM> ---> [<EM>Rio</EM>, <EM>Rio</EM>]:[Correcto]\n',
+        "line 1: expected 2 evaluation item(s)",
+    ),
+    (
+        '<EM ID="c1">Rio</EM> ---> [<EM>Rio</EM>]:[Parcialmente_Correcto_por_Defeito(x; y)]\n',
+        "line 1: expected numbers in a partial evaluation",
+    ),
+]
+
+
+@pytest.mark.parametrize(("content", "message"), BAD_INPUTS)
+def test_bad_input_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str
+) -> None:
+    bad = tmp_path / "bad.avalida"
+    bad.write_text(content, "utf-8")
+    assert main(["ida2id", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"{bad}, {message}" in err
+    assert not (tmp_path / "bad.avalida.ida2id").exists()
+    with pytest.raises(InputError):
+        count_identification(parse_lines(content, str(bad)), str(bad))
+
+
+# ---------------------------------------------------------------------------
+# Properties on generated evaluated files
+
+PARTIAL_WEIGHTS = st.sampled_from([0.05, 0.1, 1 / 6, 0.25, 1 / 3, 5 / 14, 3 / 7, 0.5])
+
+
+@st.composite
+def evaluated_record(draw: st.DrawFn) -> Record:
+    kind = draw(st.sampled_from(["found", "found", "missing", "spurious"]))
+    if kind == "missing":
+        return Record(Tag("EM", (), "x"), None, (format_evaluation("Em_Falta"),), ":")
+    if kind == "spurious":
+        gold = Tag("EM", (("CATEG", "ESPURIO"),), "x")
+        return Record(gold, (Tag("EM", (), "x"),), (format_evaluation("Espurio"),), ":")
+    items = draw(st.lists(st.one_of(st.none(), PARTIAL_WEIGHTS), min_size=1, max_size=3))
+    evaluation = tuple(
+        format_evaluation("Correcto")
+        if w is None
+        else format_evaluation(
+            draw(
+                st.sampled_from(
+                    ["Parcialmente_Correcto_por_Excesso", "Parcialmente_Correcto_por_Defeito"]
+                )
+            ),
+            w,
+        )
+        for w in items
+    )
+    system = tuple(Tag("EM", (), "x") for _ in items)
+    return Record(Tag("EM", (), "x"), system, evaluation, ":")
+
+
+DOCUMENTS = st.lists(st.lists(evaluated_record(), max_size=6), min_size=1, max_size=6)
+
+
+def as_lines(documents: list[list[Record]]) -> list[Line]:
+    lines: list[Line] = [Header(" run"), Header(" cd")]
+    for number, records in enumerate(documents):
+        lines += [DocStart(f"d{number}"), *records, DocEnd(), Blank(), Blank()]
+    return lines
+
+
+@settings(derandomize=True, deadline=None, max_examples=150)
+@given(DOCUMENTS)
+def test_ranges_and_conservation(documents: list[list[Record]]) -> None:
+    tally = tally_identification(as_lines(documents))
+    counts = tally.total
+    items = sum(len(r.evaluation or ()) for doc in documents for r in doc)
+    # every evaluation item is either missing or one identified entity, and every
+    # identified entity is correct, partial or spurious
+    assert counts.identified + counts.missing == items
+    assert counts.identified == counts.correct + counts.partial_occurrences + counts.spurious
+    assert counts.total_cd == sum(
+        1 for doc in documents for r in doc if r.gold.attr("CATEG") != "ESPURIO"
+    )
+    assert counts.partial_correct_sum + counts.partial_incorrect_sum == pytest.approx(
+        counts.partial_occurrences
+    )
+    measures = measures_from_counts(counts)
+    if measures.precision is not None:
+        assert 0 <= measures.precision <= 1  # an identified entity earns at most 1
+    if measures.recall is not None:
+        # no upper bound: several system entities may each earn partial credit from
+        # one CD entity (exemplo0 prints 1.1916666666666667)
+        assert measures.recall >= 0
+    for ratio in (measures.over_generation, measures.under_generation, measures.combined_error):
+        assert ratio is None or 0 <= ratio <= 1
+    assert [d.docid for d in tally.documents] == [f"d{n}" for n in range(len(documents))]
+    summed = sum_counts(d.counts for d in tally.documents)
+    assert counts_as_mapping(summed) == pytest.approx(counts_as_mapping(counts))
+
+
+@settings(derandomize=True, deadline=None, max_examples=100)
+@given(DOCUMENTS, st.randoms(use_true_random=False))
+def test_invariant_to_document_order(documents: list[list[Record]], rnd) -> None:
+    shuffled = list(documents)
+    rnd.shuffle(shuffled)
+    a = count_identification(as_lines(documents))
+    b = count_identification(as_lines(shuffled))
+    # integers are identical; the two sums only up to floating-point rounding,
+    # since they are accumulated in file order (as the Java does)
+    assert counts_as_mapping(a) == pytest.approx(counts_as_mapping(b), rel=1e-12, abs=1e-12)
+    assert (a.total_cd, a.identified, a.correct, a.missing) == (
+        b.total_cd,
+        b.identified,
+        b.correct,
+        b.missing,
+    )
+    ma, mb = measures_from_counts(a), measures_from_counts(b)
+    for x, y in zip(
+        (ma.precision, ma.recall, ma.f_measure),
+        (mb.precision, mb.recall, mb.f_measure),
+        strict=True,
+    ):
+        assert (x is None and y is None) or math.isclose(x, y, rel_tol=1e-12)
+
+
+@settings(derandomize=True, deadline=None, max_examples=50)
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=5))
+def test_perfect_run_scores_one(sizes: list[int]) -> None:
+    documents = [
+        [
+            Record(Tag("EM", (), "x"), (Tag("EM", (), "x"),), (format_evaluation("Correcto"),))
+            for _ in range(size)
+        ]
+        for size in sizes
+    ]
+    measures = measures_from_counts(count_identification(as_lines(documents)))
+    assert (measures.precision, measures.recall, measures.f_measure) == (1.0, 1.0, 1.0)
+    assert measures.combined_error == 0.0
+    assert (measures.over_generation, measures.under_generation) == (0.0, 0.0)
+
+
+def test_bootstrap_mapping_round_trip(data_dir: Path) -> None:
+    # documents summed through the bootstrap's add_counts measure like the whole file
+    _, tally = _read(data_dir / "reference/exemplo1/total_harem.alinhado.avalida.gz")
+    mapped = [counts_as_mapping(d.counts) for d in tally.documents]
+    figures = measures_from_mapping(add_counts(mapped, range(len(mapped))))
+    assert figures["total_identificadas"] == 266
+    assert figures["precisao"] == pytest.approx(0.6189175746976499, rel=1e-12)
