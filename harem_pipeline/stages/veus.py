@@ -42,10 +42,12 @@ down to its quirks, since its outputs are the reference:
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -63,8 +65,18 @@ from harem_pipeline.formats.alinhado import (
     Tag,
     format_evaluation,
     format_tag,
+    iter_lines,
+    write_lines,
 )
-from harem_pipeline.veils import Veil, format_veil, java_hash_order, java_string_hash
+from harem_pipeline.textio import read_bytes
+from harem_pipeline.veils import (
+    Veil,
+    format_veil,
+    java_hash_order,
+    java_string_hash,
+    parse_veil,
+    read_grid,
+)
 
 STYLE_HAREM = "harem"
 STYLE_MUC = "muc"
@@ -171,14 +183,14 @@ def parse_meta(data: bytes, path: str | None = None) -> dict[str, DocumentInfo]:
 
 
 def _document_info(
-    line: DocStart | DocumentLine, meta: Mapping[str, DocumentInfo] | None
+    line: DocStart | DocumentLine, meta: Mapping[str, DocumentInfo] | None, source: str | None
 ) -> DocumentInfo:
     if isinstance(line, DocumentLine):
         return DocumentInfo(line.docid, variant_key(line.variant), (genre_key(line.genre),))
     if meta is None:
         raise InputError(
-            None,
-            "collection metadata (colSegundoHAREM-meta.xml) to choose documents "
+            source,
+            "collection metadata (colSegundoHAREM-meta.xml, --meta) to choose documents "
             "by variant or genre",
             f"document 'DOC {line.docid}' without variant or genre",
             line=line.line or None,
@@ -186,7 +198,9 @@ def _document_info(
     info = meta.get(line.docid)
     if info is None:
         raise InputError(
-            None, "a document listed in the collection metadata", line.docid,
+            source,
+            "a document listed in the collection metadata",
+            line.docid,
             line=line.line or None,
         )
     return info
@@ -364,12 +378,12 @@ class _Alignment:
     suffix: str = ""
 
 
-def _alignment_of(record: Record) -> _Alignment:
+def _alignment_of(record: Record, source: str | None = None) -> _Alignment:
     evaluation = record.evaluation or ()
     entities: tuple[Tag | None, ...] = record.system if record.system else (None,)
     if len(evaluation) < len(entities):
         raise InputError(
-            None,
+            source,
             "one evaluation per aligned entity (an .avalida file)",
             f"{len(entities)} entities and {len(evaluation)} evaluations",
             line=record.line or None,
@@ -515,14 +529,16 @@ def apply_veus(
     variant: str | None = None,
     genre: str | None = None,
     meta: Mapping[str, DocumentInfo] | None = None,
+    source: str | None = None,
 ) -> Iterator[Line]:
     """Stream the subset of an ``.avalida`` file: the veil header, then its documents.
 
     ``veil`` is the evaluation veil; ``system_veil`` the one the run
     declared (None: everything).  ``variant``/``genre`` keep only matching
     documents (Second HAREM files need ``meta``, see :func:`parse_meta`).
-    Lines before the first document (file-name headers) are not copied;
-    every line is written with ``\\n``, as the original program did.
+    ``source`` names the input in error messages.  Lines before the first
+    document (file-name headers) are not copied; every line is written with
+    ``\\n``, as the original program did.
     """
     style = _check_style(style)
     yield Header(format_veil(veil), _EOL)
@@ -533,7 +549,9 @@ def apply_veus(
     for line in lines:
         if isinstance(line, DocStart | DocumentLine):
             in_document = True
-            keep = not subsetting or _keeps_document(_document_info(line, meta), variant, genre)
+            keep = not subsetting or _keeps_document(
+                _document_info(line, meta, source), variant, genre
+            )
             memory = _SpuriousMemory()
             if keep:
                 yield replace(line, eol=_EOL)
@@ -544,7 +562,7 @@ def apply_veus(
             yield replace(line, eol=_EOL)
             continue
         memory.next_record()
-        alignment: _Alignment | None = _alignment_of(line)
+        alignment: _Alignment | None = _alignment_of(line, source)
         if not veil.everything:
             alignment = filter_alignment(alignment, veil, system_veil)
         if alignment is None:
@@ -554,3 +572,54 @@ def apply_veus(
             continue
         for adjusted in adjust_alignment(alignment, style, memory):
             yield _record_of(adjusted)
+
+
+def default_output(
+    path: str | os.PathLike[str],
+    variant: str | None = None,
+    genre: str | None = None,
+    selective: bool = False,
+) -> Path:
+    """``IN.total``, ``IN.pt.jornalistico``… beside the input (``.gz`` dropped)."""
+    source = Path(path)
+    base = source.name.removesuffix(".gz")
+    return source.with_name(subset_file_name(base, variant, genre, selective))
+
+
+def run_veus(
+    path: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    *,
+    style: str,
+    veil: str | None = None,
+    system_veil: str | None = None,
+    variant: str | None = None,
+    genre: str | None = None,
+    selective: bool = False,
+    grid_path: str | os.PathLike[str] | None = None,
+    meta_path: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Write one Véus subset of the ``.avalida`` file ``path``; return where.
+
+    ``selective`` evaluates with the system's declared veil (it needs
+    ``system_veil``; an explicit ``veil`` is then refused).  Streams the
+    input and writes atomically in its encoding.
+    """
+    _check_style(style)
+    grid = read_grid(grid_path)
+    declared = parse_veil(system_veil, grid, "--system-veil") if system_veil else None
+    if selective:
+        if declared is None:
+            raise InputError(None, "--system-veil for the selective scenario", "none")
+        if veil is not None:
+            raise InputError(None, "either --veil or --selective", "both")
+        evaluation = declared
+    else:
+        evaluation = parse_veil(veil, grid, "--veil")
+    meta = parse_meta(read_bytes(meta_path), str(meta_path)) if meta_path else None
+    target = Path(output) if output is not None else default_output(path, variant, genre, selective)
+    encoding, lines = iter_lines(path)
+    subset = apply_veus(lines, style, evaluation, declared, variant, genre, meta, str(path))
+    out_encoding = "utf-8" if encoding == "utf-8-sig" else encoding
+    write_lines(target, subset, out_encoding, MARKER_FIRST_HAREM)
+    return target
