@@ -3,6 +3,11 @@
 An atom is a maximal run of letters and digits, upper-cased
 (``D.Francisco`` → ``D``, ``FRANCISCO``).  AvalIDa's partial-match weights
 and Vizir's first-atom rule both use this one definition.
+
+"Letter or digit" is Java's ``Character.isLetterOrDigit``, the test the
+2010 AvalIDa applies: a letter (Unicode L*) or a decimal digit (Nd).  Other
+numeric characters such as ``²`` or ``½`` (No, Nl) separate atoms, so
+``4000m²`` gives ``4000M``, as in the Java.
 """
 
 from __future__ import annotations
@@ -12,6 +17,26 @@ import re
 _ATOM = re.compile(r"[^\W_]+")
 
 
+def _is_letter_or_digit(char: str) -> bool:
+    return char.isalpha() or char.isdecimal()
+
+
 def atoms(text: str) -> list[str]:
     """The atoms of ``text`` in order, repeats kept."""
-    return [match.group(0).upper() for match in _ATOM.finditer(text)]
+    found: list[str] = []
+    for match in _ATOM.finditer(text):
+        run = match.group(0)
+        if all(_is_letter_or_digit(char) for char in run):
+            found.append(run.upper())
+            continue
+        # \w also accepts other numerics (², ½, Ⅻ): split the run at them
+        part = ""
+        for char in run:
+            if _is_letter_or_digit(char):
+                part += char
+            elif part:
+                found.append(part.upper())
+                part = ""
+        if part:
+            found.append(part.upper())
+    return found

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harem_pipeline.atoms import atoms
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Record, Tag, parse_line
@@ -175,3 +176,10 @@ def test_weight_is_between_0_and_half(gold: list[str], system: list[str]) -> Non
 def test_an_entity_is_correct_against_itself(words: list[str]) -> None:
     text = " ".join(words)
     assert evaluate_entity(em(text), em(text.upper())).text == "Correcto"
+
+
+def test_superscript_two_is_not_part_of_an_atom() -> None:
+    # Java's Character.isLetterOrDigit('²') is false (category No), so the Java AvalIDa
+    # reads "36 mil m²" (First HAREM collection) as 36, MIL, M: "36 mil m" is Correcto
+    assert atoms("4000m²") == ["4000M"]
+    assert evaluate_entity(em("36 mil m²", "VALOR"), em("36 mil m", "VALOR")).text == "Correcto"
