@@ -342,3 +342,38 @@ def test_cli_writes_the_reference(data_dir, tmp_path) -> None:
     with gzip.open(data_dir / "reference" / "exemplo1" / "total_harem.veu.gz", "rb") as handle:
         expected = normalise(handle.read().decode("iso8859-1").split("\n"))
     assert_same_lines(expected, target.read_bytes().decode("iso8859-1").split("\n"), "exemplo1")
+
+
+def test_an_alinhado_file_without_evaluations_is_refused() -> None:
+    text = f"DOC d\n{GOLD_ANA} ---> [null]\n"
+    with pytest.raises(InputError) as exc:
+        veus(text, "muc")
+    assert "one evaluation per aligned entity" in str(exc.value)
+    assert "line 2" in str(exc.value)
+
+
+# ---------------------------------------------------------------------------
+# Invariants on the real run
+
+
+def gold_sequence(lines) -> list[str]:
+    """The gold entities of the non-spurious records, in order."""
+    return [
+        format_line(line).split(" ---> ")[0]
+        for line in lines
+        if type(line).__name__ == "Record" and not line.gold.is_spurious
+    ]
+
+
+def test_muc_keeps_every_gold_entity_and_no_partial(data_dir, grid) -> None:
+    source = data_dir / "reference" / "gabriel" / "run.alinhado.avalida.gz"
+    _, lines = iter_lines(source)
+    harem = list(apply_veus(lines, "harem", parse_veil(None, grid)))
+    muc = list(apply_veus(iter(harem[1:]), "muc", parse_veil(None, grid)))
+    assert gold_sequence(muc) == gold_sequence(harem)
+    texts = [format_line(line) for line in muc]
+    assert not any("Parcialmente" in text for text in texts)
+    # Spurious records made from partials: one per distinct run ID in a document.
+    assert sum(text.endswith(":[Espurio]") for text in texts) > sum(
+        text.endswith(":[Espurio]") for text in map(format_line, harem)
+    )
