@@ -309,7 +309,7 @@ def parse_collection(
     source = _make_source(text, path)
     if not text.strip():
         raise InputError(path, "a HAREM collection", "an empty file")
-    newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1 or len(text)] else "\n"
+    newline = _detect_newline(text)
     tokens = _scan(source)
     first = _first_tag(tokens, source)
     if first.name == "DOC" and not first.attributes:
@@ -322,6 +322,12 @@ def parse_collection(
         root, version = first.name, dict(first.attributes).get("versao")
         documents = _read_second_harem(None, tokens, source, meta, root=first)
     return Collection(path, SECOND_HAREM, encoding, documents, newline, root or "colHAREM", version)
+
+
+def _detect_newline(text: str) -> str:
+    """The line end most lines use (some runs mix CRLF markup with LF inside text)."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf * 2 > text.count("\n") else "\n"
 
 
 def _first_tag(tokens: Iterator[str | _Tag], source: _Source) -> _Tag:
