@@ -1,0 +1,43 @@
+"""``harem align --cd CD --run RUN [-o OUT]``: AlinhEM, a run aligned with the CD."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from harem_pipeline.atomic import write_bytes_atomic
+from harem_pipeline.formats.alinhado import format_lines
+from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.stages.align import align_collections, output_encoding
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``align`` subcommand."""
+    parser = subparsers.add_parser(
+        "align",
+        help="align a system run with the golden collection (AlinhEM) into a .alinhado file",
+        description=(
+            "Read the golden collection and a system run (First or Second HAREM format, .gz "
+            "allowed), pair their documents by DOCID and write one record per golden entity "
+            "(GOLD ---> [SYS, ...] or [null]) plus one per spurious system entity, as the "
+            "official AlinhEM does. Warnings (documents missing on either side) go to stderr. "
+            "The output is written in the collection's encoding."
+        ),
+    )
+    parser.add_argument("--cd", required=True, help="the golden collection (CD)")
+    parser.add_argument("--run", required=True, help="the system run (participation)")
+    parser.add_argument("-o", "--output", help="output file (default: RUN.alinhado)")
+    parser.set_defaults(func=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Align, print the warnings, write the records; return the exit status."""
+    cd = read_collection(args.cd)
+    run = read_collection(args.run)
+    result = align_collections(cd, run)
+    for warning in result.warnings:
+        print(warning, file=sys.stderr)
+    output = args.output or f"{args.run}.alinhado"
+    encoding = output_encoding(cd)
+    write_bytes_atomic(output, format_lines(result.lines).encode(encoding, errors="replace"))
+    return 0

@@ -1,0 +1,839 @@
+"""AlinhEM: align a system run with the golden collection (CD) → ``.alinhado`` records.
+
+Behaviour is that of the official aligner of LÂMPADA 2.0, whose output we
+reproduce line for line (see ``tests/test_align.py``):
+
+* documents are paired by DOCID (leading/trailing blanks ignored); a run
+  document absent from the CD is skipped with the warning
+  ``NÃo consegui encontrar o documento na CD: <id>`` (the original's
+  spelling, kept so warnings compare equal), an empty run document with
+  ``Estou a ignorar o documento na submissÃo: <id>``;
+* inside a document, the upper-cased non-stopword tokens of every CD entity
+  are *markable*; every occurrence of a markable token is numbered in the
+  running text of both files (``harem_pipeline.tokens``); a CD entity and a
+  run entity align when they contain the same numbered token;
+* CD entities appear in document order, each ``---> [run entities]`` or
+  ``---> [null]``; an ``<ALT>`` block of the CD is printed alternative by
+  alternative (``<ALT>``, ``<ALTn>``…); run entities aligned to nothing
+  follow as spurious records ``<EM CATEG="ESPURIO">text</EM> ---> [...]``;
+* text inside ``<OMITIDO>`` is numbered like any text, but neither its
+  entities nor records aligned only to them are written;
+* when a markable token occurs a different number of times in the two texts
+  (the texts differ), a CD entity left unaligned that contains that token
+  in upper case is reported in a ``<VERIFICACAO_MANUAL>`` line after the
+  document line; alignment of the rest goes on.
+
+The original's quirks are reproduced because the reference outputs depend
+on them: numbering outside ``ALT`` wraps the first case-sensitive match of
+the token after the previous one (``tokens.number_by_search``); inside
+``ALT`` each alternative is numbered from the same counts and the counts
+after the block are those of the last alternative; the text of an
+``<OMITIDO>`` region is its own character data with the nested entities'
+text left out; the order of the tokens in a ``VERIFICACAO_MANUAL`` line is
+the iteration order of the original's hash table (Java 8 ``HashMap``),
+emulated by ``java_hash_order``.
+
+Deliberate differences from the original, with reasons:
+
+* The two ``#`` header lines carry the files' base names, not the paths as
+  typed, so outputs do not depend on the working directory (the reference
+  comparison drops these lines anyway).
+* A CD document absent from the run: the original only lists its DOCID on
+  stderr (``A submissÃo nÃo continha documentos da CD:`` then one DOCID a
+  line; we print the same warning) and writes nothing, so its entities
+  silently vanish from the evaluation.  We also write its block, after the
+  run's documents and in CD order, with every entity ``---> [null]``: the
+  specification counts them as missing.
+* When two CD entities are identical (same attributes and same numbered
+  text, which needs a text without markable tokens) the original merges
+  their records and may print ``null`` inside a list of run entities; the
+  record format has no such item, so that ``null`` is dropped.
+* The original re-reads numbered texts with a small parser, which goes
+  wrong when an entity's own text contains ``<digits>...</digits>``; we
+  keep the numbered tokens as data and never re-parse.
+* First HAREM (2005) collections were aligned by a lost Perl program: for
+  them a document starts with the line ``DOCID ORIGEM GENERO``
+  (``HAREM-251-04443 PT Web``) and has no ``EOD``, entities keep their
+  First HAREM tags (``<LOCAL TIPO=".." MORF="F,S">``) and spurious ones
+  are ``<ESPURIO>text</ESPURIO>``, as in the Vizir documentation.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import (
+    SPURIOUS_TAG,
+    AltClose,
+    AltOpen,
+    Blank,
+    DocEnd,
+    DocStart,
+    DocumentLine,
+    Header,
+    Line,
+    ManualCheck,
+    Record,
+    Tag,
+    format_tag,
+)
+from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
+from harem_pipeline.tokens import (
+    Mark,
+    markable_tokens,
+    new_counters,
+    number_by_search,
+    number_in_sequence,
+    tokenize,
+)
+
+# Messages of the original, byte for byte (its "nÃo" is a typo of "não").
+MISSING_DOCUMENT = "N\u00c3o consegui encontrar o documento na CD: "
+IGNORED_DOCUMENT = "Estou a ignorar o documento na submiss\u00c3o: "
+RUN_MISSING_DOCUMENTS = "A submiss\u00c3o n\u00c3o continha documentos da CD: "
+FAULTY_TOKENS = "Os \u00e1tomos seguintes n\u00c3o foram correctamente identificados: "
+CHECK_ALIGNMENT = "Verifique o seguinte alinhamento: "
+
+OMITTED_ATTRIBUTE = ("OMITIDO", "1")
+ALT_SEPARATOR = "|"
+_SPURIOUS_KEY = "ESPURIO"
+
+
+@dataclass(frozen=True, slots=True)
+class AlignmentResult:
+    """What AlinhEM produces: the ``.alinhado`` lines and the warnings of the run.
+
+    ``warnings`` are the lines the original prints on stderr, in order.
+    """
+
+    lines: tuple[Line, ...]
+    warnings: tuple[str, ...]
+
+
+# ---------------------------------------------------------------------------
+# Text helpers
+
+
+def java_trim(text: str) -> str:
+    """Strip characters up to U+0020 at both ends (Java ``String.trim``)."""
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
+
+
+def java_string_hash(text: str) -> int:
+    """Java ``String.hashCode`` as an unsigned 32-bit number (over UTF-16 units)."""
+    value = 0
+    for char in text:
+        code = ord(char)
+        if code > 0xFFFF:
+            code -= 0x10000
+            for unit in (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)):
+                value = (31 * value + unit) & 0xFFFFFFFF
+        else:
+            value = (31 * value + code) & 0xFFFFFFFF
+    return value
+
+
+def java_hash_order(keys: Sequence[str], size: int | None = None) -> list[str]:
+    """``keys`` (distinct, in insertion order) as a Java 8 ``HashMap`` iterates them.
+
+    ``size`` is the largest number of entries the table ever held (it never
+    shrinks); by default ``len(keys)``.  The table starts at 16 buckets and
+    doubles past 3/4 load; iteration goes bucket by bucket, insertion order
+    inside a bucket.
+    """
+    entries = len(keys) if size is None else size
+    capacity = 16
+    while entries > capacity * 3 // 4:
+        capacity *= 2
+    mask = capacity - 1
+
+    def bucket(key: str) -> int:
+        h = java_string_hash(key)
+        return (h ^ (h >> 16)) & mask
+
+    return sorted(keys, key=bucket)
+
+
+_XML_REFERENCE = re.compile(r"&(#[0-9]+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos);")
+_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+
+
+def _expand_reference(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if name in _NAMED:
+        return _NAMED[name]
+    try:
+        code = int(name[2:], 16) if name[1] in "xX" else int(name[1:])
+        return chr(code)
+    except (ValueError, OverflowError):
+        return match.group(0)
+
+
+def _normalize_text(raw: str, xml: bool) -> str:
+    """Character data as an XML parser hands it over: LF line ends, references expanded."""
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    return _XML_REFERENCE.sub(_expand_reference, text) if xml else text
+
+
+def _normalize_attribute(raw: str, xml: bool) -> str:
+    """An attribute value as an XML parser hands it over (blanks become spaces)."""
+    if not xml:
+        return raw
+    text = raw.replace("\r\n", "\n").translate({9: " ", 10: " ", 13: " "})
+    return _XML_REFERENCE.sub(_expand_reference, text)
+
+
+# ---------------------------------------------------------------------------
+# A document as a tree of text nodes and elements (what the original walks)
+
+
+@dataclass(frozen=True, slots=True)
+class _TextNode:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _AltEntity:
+    """An entity tag inside an ALT block, before numbering."""
+
+    entity: Entity
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _AltNode:
+    """An ``<ALT>`` block: its content as the original sees it (text runs and entities)."""
+
+    content: tuple[str | _AltEntity, ...]
+    omitted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _ElementNode:
+    """``EM`` (an entity), ``OMITIDO`` (entity is None) or ``P`` (kind ``P``)."""
+
+    kind: str
+    entity: Entity | None
+    omitted: bool
+    children: tuple[_TextNode | _AltNode | _ElementNode, ...]
+
+
+_Node = _TextNode | _AltNode | _ElementNode
+_RANK = {"P": 0, "OMITIDO": 1, "ALT": 2, "EM": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class _Region:
+    kind: str
+    start: int
+    end: int
+    payload: Entity | AltBlock | None
+
+
+def _describe(region: _Region) -> str:
+    if isinstance(region.payload, Entity):
+        entity = region.payload
+        tag = Tag(entity.tag, entity.attributes, entity.text)
+        return f"{format_tag(tag)} at {region.start}..{region.end}"
+    return f"<{region.kind}> at {region.start}..{region.end}"
+
+
+def _regions(doc: Document) -> list[_Region]:
+    regions = [_Region("P", s, e, None) for s, e in doc.paragraphs]
+    regions += [_Region("OMITIDO", s, e, None) for s, e in doc.omitted]
+    regions += [_Region("ALT", b.start, b.end, b) for b in doc.alt_blocks]
+    regions += [_Region("EM", e.start, e.end, e) for e in (*doc.entities, *doc.omitted_entities)]
+    regions.sort(key=lambda r: (r.start, -r.end, _RANK[r.kind]))
+    return regions
+
+
+def _nest_regions(doc: Document, path: str) -> list[tuple[_Region, list]]:
+    """Regions as a forest ``(region, children)``; entities must neither nest nor overlap."""
+    roots: list[tuple[_Region, list]] = []
+    stack: list[tuple[_Region, list]] = []
+    for region in _regions(doc):
+        while stack and not (stack[-1][0].start <= region.start and region.end <= stack[-1][0].end):
+            closed = stack.pop()[0]
+            if closed.start < region.start < closed.end < region.end:
+                raise InputError(
+                    path,
+                    "entities and regions that nest without overlapping",
+                    f"{_describe(region)} overlapping {_describe(closed)}",
+                    docid=doc.docid,
+                )
+        if stack and stack[-1][0].kind in ("EM", "ALT") and region.end > region.start:
+            raise InputError(
+                path,
+                "entities that neither nest nor overlap",
+                f"{_describe(region)} inside {_describe(stack[-1][0])}",
+                docid=doc.docid,
+            )
+        node: tuple[_Region, list] = (region, [])
+        (stack[-1][1] if stack else roots).append(node)
+        stack.append(node)
+    return roots
+
+
+def _alt_content(block: AltBlock, xml: bool) -> tuple[str | _AltEntity, ...]:
+    """The block's content in file order: text runs (with the ``|``) and entity tags."""
+    content: list[str | _AltEntity] = []
+    pending = ""
+    for index, (entities, text) in enumerate(
+        zip(block.alternatives, block.alternative_texts, strict=True)
+    ):
+        if index:
+            pending += ALT_SEPARATOR
+        cursor = 0
+        for entity in sorted(entities, key=lambda e: e.start):
+            local = entity.start - block.start
+            pending += text[cursor:local]
+            if pending:
+                content.append(_normalize_text(pending, xml))
+                pending = ""
+            content.append(_AltEntity(entity, _normalize_text(entity.text, xml)))
+            cursor = local + len(entity.text)
+        pending += text[cursor:]
+    if pending:
+        content.append(_normalize_text(pending, xml))
+    return tuple(content)
+
+
+def _build_nodes(
+    doc: Document,
+    forest: list[tuple[_Region, list]],
+    start: int,
+    end: int,
+    omitted: bool,
+    xml: bool,
+) -> tuple[_Node, ...]:
+    nodes: list[_Node] = []
+    cursor = start
+    for region, children in forest:
+        if region.start > cursor:
+            nodes.append(_TextNode(_normalize_text(doc.text[cursor : region.start], xml)))
+        cursor = max(cursor, region.end)
+        if region.kind == "ALT":
+            assert isinstance(region.payload, AltBlock)
+            nodes.append(_AltNode(_alt_content(region.payload, xml), omitted))
+            continue
+        inside = omitted or region.kind == "OMITIDO"
+        entity = region.payload if isinstance(region.payload, Entity) else None
+        kids = _build_nodes(doc, children, region.start, region.end, inside, xml)
+        nodes.append(_ElementNode(region.kind, entity, inside, kids))
+    if end > cursor:
+        nodes.append(_TextNode(_normalize_text(doc.text[cursor:end], xml)))
+    return tuple(nodes)
+
+
+def build_document_tree(doc: Document, path: str, xml: bool) -> tuple[_Node, ...]:
+    """The document's content as the original's XML tree: text nodes and elements."""
+    return _build_nodes(doc, _nest_regions(doc, path), 0, len(doc.text), False, xml)
+
+
+# ---------------------------------------------------------------------------
+# The original's ALT reading: alternatives from the block's content
+
+
+def _split_java(text: str) -> list[str]:
+    """``text.split("\\|")`` in Java: trailing empty strings removed."""
+    parts = text.split(ALT_SEPARATOR)
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def build_alternatives(content: Iterable[object]) -> list[list[object]]:
+    """Group an ALT's content into alternatives exactly as the original does.
+
+    Text runs are trimmed and split at ``|``; when one run holds several
+    ``|`` the original copies its first piece into each middle alternative
+    and drops pieces after a leading ``|`` — kept, since numbering depends
+    on the text an alternative holds.
+    """
+    alternatives: list[list[object]] = []
+    current: list[object] = []
+    for item in content:
+        if not isinstance(item, str):
+            current.append(item)
+            continue
+        text = java_trim(item)
+        if ALT_SEPARATOR not in text:
+            current.append(text)
+            continue
+        parts = _split_java(text)
+        if text.startswith(ALT_SEPARATOR):
+            alternatives.append(current)
+            current = []
+            if len(parts) > 1:
+                current.append(java_trim(parts[1]))
+        elif text.endswith(ALT_SEPARATOR):
+            current.append(java_trim(parts[0]))
+            alternatives.append(current)
+            current = []
+        else:
+            for _ in range(len(parts) - 1):
+                current.append(java_trim(parts[0]))
+                alternatives.append(current)
+                current = []
+            current.append(java_trim(parts[-1]))
+    alternatives.append(current)
+    return alternatives
+
+
+# ---------------------------------------------------------------------------
+# Numbered entities
+
+
+@dataclass(frozen=True, slots=True)
+class _Named:
+    """One entity tag after numbering: what alignment compares and prints."""
+
+    tag: str
+    attributes: tuple[tuple[str, str], ...]
+    text: str
+    marked: str
+    marks: tuple[Mark, ...]
+    omitted: bool
+    ident: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ident", _tag_string(self.tag, self.attributes, self.marked))
+
+    def gold_tag(self) -> Tag:
+        return Tag(self.tag, self.attributes, java_trim(self.text).replace("\n", " "))
+
+
+@dataclass(frozen=True, slots=True)
+class _AltGroup:
+    """A numbered ALT block: its alternatives (text pieces and ``_Named``)."""
+
+    alternatives: tuple[tuple[str | _Named, ...], ...]
+    entities: tuple[_Named, ...]
+    omitted: bool
+    ident: str = field(init=False)
+    marks: tuple[Mark, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        ident = "<ALT>" + ALT_SEPARATOR.join(
+            "".join(item if isinstance(item, str) else item.ident for item in alternative)
+            for alternative in self.alternatives
+        ) + "</ALT>"
+        seen: dict[tuple[str, int], Mark] = {}
+        for alternative in self.alternatives:
+            for item in alternative:
+                if isinstance(item, _Named):
+                    for mark in item.marks:
+                        seen.setdefault(mark.numbered, mark)
+        object.__setattr__(self, "ident", ident)
+        object.__setattr__(self, "marks", tuple(seen.values()))
+
+    def plain_string(self) -> str:
+        """The block as the original prints it in a ``VERIFICACAO_MANUAL`` line."""
+        return "<ALT>" + ALT_SEPARATOR.join(
+            "".join(item if isinstance(item, str) else format_tag(item.gold_tag())
+                    for item in alternative)
+            for alternative in self.alternatives
+        ) + "</ALT>"
+
+
+_Aligned = _Named | _AltGroup
+
+
+def _tag_string(tag: str, attributes: tuple[tuple[str, str], ...], text: str) -> str:
+    attrs = "".join(f' {name}="{value}"' for name, value in attributes)
+    return f"<{tag}{attrs}>{text.replace(chr(10), ' ')}</{tag}>"
+
+
+def _entity_attributes(
+    entity: Entity | None, omitted: bool, xml: bool
+) -> tuple[str, tuple[tuple[str, str], ...]]:
+    if entity is None:
+        return EM_TAG, (OMITTED_ATTRIBUTE,)
+    attributes = [(name, _normalize_attribute(value, xml)) for name, value in entity.attributes]
+    if omitted:
+        names = [name for name, _ in attributes]
+        if OMITTED_ATTRIBUTE[0] in names:
+            attributes[names.index(OMITTED_ATTRIBUTE[0])] = OMITTED_ATTRIBUTE
+        else:
+            attributes.append(OMITTED_ATTRIBUTE)
+    return entity.tag, tuple(attributes)
+
+
+def _direct_text(children: Sequence[_Node]) -> str:
+    return "".join(child.text for child in children if isinstance(child, _TextNode))
+
+
+def _has_entity(content: Iterable[object]) -> bool:
+    return any(isinstance(item, _AltEntity) for item in content)
+
+
+def _collect_markable(nodes: Sequence[_Node], keys: dict[str, None]) -> None:
+    """The CD's markable keys, in the order the original first meets them."""
+    for node in nodes:
+        if isinstance(node, _AltNode):
+            if _has_entity(node.content):
+                for item in node.content:
+                    if isinstance(item, _AltEntity):
+                        keys.update(dict.fromkeys(markable_tokens(item.text)))
+        elif isinstance(node, _ElementNode):
+            if node.kind != "P":
+                keys.update(dict.fromkeys(markable_tokens(_direct_text(node.children))))
+            _collect_markable(node.children, keys)
+
+
+def _number_alt(
+    node: _AltNode, counters: dict[str, int], xml: bool
+) -> _AltGroup | None:
+    """Number an ALT block; every alternative starts from the same counts."""
+    original = build_alternatives(node.content)
+    numbered: list[list[str | _Named]] = []
+    after = counters
+    for alternative in original:
+        clone = dict(counters)
+        items: list[str | _Named] = []
+        for item in alternative:
+            if isinstance(item, str):
+                for token in tokenize(item):
+                    count = clone.get(token.upper()) if token else None
+                    if count is None:
+                        items.append(token)
+                    else:
+                        clone[token.upper()] = count + 1
+                        items.append(Mark(token, token.upper(), count + 1).render())
+            else:
+                assert isinstance(item, _AltEntity)
+                marked = number_in_sequence(item.text, clone)
+                tag, attributes = _entity_attributes(item.entity, node.omitted, xml)
+                items.append(
+                    _Named(tag, attributes, item.text, marked.marked, marked.marks, node.omitted)
+                )
+        numbered.append(items)
+        after = clone
+    counters.update(after)
+    content: list[str | _Named] = []
+    for items in numbered:
+        if content:
+            content.append(ALT_SEPARATOR)
+        content.extend(items)
+    entities = tuple(item for item in content if isinstance(item, _Named))
+    if not entities:
+        return None
+    rebuilt = build_alternatives(content)
+    alternatives = tuple(tuple(alt) for alt in rebuilt)  # type: ignore[misc]
+    return _AltGroup(alternatives, entities, node.omitted)  # type: ignore[arg-type]
+
+
+def _number_nodes(
+    nodes: Sequence[_Node], counters: dict[str, int], out: list[_Aligned | None], xml: bool
+) -> list[tuple[str, tuple[Mark, ...]]]:
+    """Number ``nodes`` in document order, appending their entities to ``out``.
+
+    Returns the numbered direct text nodes, for the enclosing ``OMITIDO``.
+    """
+    direct: list[tuple[str, tuple[Mark, ...]]] = []
+    for node in nodes:
+        if isinstance(node, _TextNode):
+            marked = number_by_search(node.text, counters)
+            direct.append((marked.marked, marked.marks))
+        elif isinstance(node, _AltNode):
+            group = _number_alt(node, counters, xml)
+            if group is not None:
+                out.append(group)
+        elif node.kind == "P":
+            _number_nodes(node.children, counters, out, xml)
+        else:
+            slot = len(out)
+            out.append(None)
+            texts = _number_nodes(node.children, counters, out, xml)
+            tag, attributes = _entity_attributes(node.entity, node.omitted, xml)
+            out[slot] = _Named(
+                tag,
+                attributes,
+                _direct_text(node.children),
+                "".join(text for text, _ in texts),
+                tuple(mark for _, marks in texts for mark in marks),
+                node.omitted,
+            )
+    return direct
+
+
+def number_entities(
+    nodes: Sequence[_Node], keys: Iterable[str], xml: bool
+) -> tuple[list[_Aligned], dict[str, int]]:
+    """Number a document for the markable ``keys``: its entities and final counts."""
+    counters = new_counters(keys)
+    out: list[_Aligned | None] = []
+    _number_nodes(nodes, counters, out, xml)
+    return [entity for entity in out if entity is not None], counters
+
+
+# ---------------------------------------------------------------------------
+# Aligning one document
+
+
+@dataclass(slots=True)
+class _Entry:
+    """One printed alignment: its key (entity, or spurious slot number) and aligned items."""
+
+    key: _Aligned | int
+    values: dict[str, _Named | None] = field(default_factory=dict)
+
+
+def _spurious_tag(text: str, xml: bool) -> Tag:
+    if xml:
+        return Tag(EM_TAG, (("CATEG", SPURIOUS_TAG),), text)
+    return Tag(SPURIOUS_TAG, (), text)
+
+
+def _run_index(run_entities: Sequence[_Aligned]) -> dict[tuple[str, int], list[_Named]]:
+    """Run entities by numbered token; entities without one get their own ``ESPURIO`` slot."""
+    index: dict[tuple[str, int], list[_Named]] = {}
+    empty = 0
+    for item in run_entities:
+        for named in item.entities if isinstance(item, _AltGroup) else (item,):
+            if named.marks:
+                for mark in named.marks:
+                    index.setdefault(mark.numbered, []).append(named)
+                continue
+            empty += 1
+            wrapped = f"<{empty}>{named.marked}</{empty}>"
+            alone = _Named(named.tag, named.attributes, named.text, wrapped, (), named.omitted)
+            index.setdefault((_SPURIOUS_KEY, empty), []).append(alone)
+    return index
+
+
+def _shares_token(left: _Named | _AltGroup, right: _Named) -> bool:
+    numbered = {mark.numbered for mark in left.marks}
+    return any(mark.numbered in numbered for mark in right.marks)
+
+
+def _system_tags(values: Iterable[_Named | None]) -> tuple[Tag, ...] | None:
+    items = list(values)
+    tags = tuple(value.gold_tag() for value in items if value is not None)
+    return None if not tags else tags
+
+
+def _comparable(entity: _Named, values: Sequence[_Named | None]) -> tuple[Tag, ...] | None:
+    return _system_tags(v for v in values if v is not None and _shares_token(entity, v))
+
+
+def _alt_lines(group: _AltGroup, values: list[_Named | None], xml: bool) -> Iterator[Line]:
+    yield AltOpen(None)
+    missing = None in values
+    for number, alternative in enumerate(group.alternatives, start=1):
+        yield AltOpen(number)
+        named = [item for item in alternative if isinstance(item, _Named)]
+        for entity in named:
+            system = _system_tags(values) if missing else _comparable(entity, values)
+            yield Record(entity.gold_tag(), system)
+        if not named and not missing:
+            for value in values:
+                assert value is not None
+                gold = _spurious_tag(java_trim(value.text).replace("\n", " "), xml)
+                yield Record(gold, _comparable(value, values))
+        yield AltClose(number)
+    yield AltClose(None)
+
+
+@dataclass(frozen=True, slots=True)
+class _DocumentAlignment:
+    """The alignment of one document pair, before printing."""
+
+    entries: tuple[_Entry, ...]
+    by_ident: dict[str, _Entry]
+    spurious_texts: tuple[str, ...]
+    faults: tuple[tuple[_Aligned, tuple[str, ...]], ...]
+
+
+def align_numbered(
+    cd_entities: Sequence[_Aligned],
+    run_entities: Sequence[_Aligned],
+    potential_faults: Sequence[str],
+) -> _DocumentAlignment:
+    """Pair numbered CD and run entities through their shared numbered tokens."""
+    index = _run_index(run_entities)
+    entries: dict[str, _Entry] = {}
+    aligned: set[str] = set()
+    faults: dict[str, tuple[_Aligned, dict[str, None]]] = {}
+    cd_idents: set[str] = set()
+    for entity in cd_entities:
+        cd_idents.add(entity.ident)
+        entry = entries.setdefault(entity.ident, _Entry(entity))
+        found = False
+        for mark in entity.marks:
+            for run_entity in index.get(mark.numbered, ()):
+                entry.values.setdefault(run_entity.ident, run_entity)
+                aligned.add(run_entity.ident)
+                found = True
+        if found:
+            continue
+        entry.values.setdefault("", None)
+        written = {mark.written for mark in entity.marks}
+        for key in potential_faults:
+            if key in written:
+                faults.setdefault(entity.ident, (entity, {}))[1][key] = None
+    spurious_texts: list[str] = []
+    for bucket in index.values():
+        slot = -1
+        for run_entity in bucket:
+            if run_entity.ident in cd_idents or run_entity.ident in aligned:
+                continue
+            if slot < 0:
+                slot = len(spurious_texts)
+                spurious_texts.append("")
+            # The original reuses one spurious key per token and renames it.
+            spurious_texts[slot] = java_trim(run_entity.marked)
+            ident = _spurious_ident(spurious_texts[slot])
+            entry = entries.setdefault(ident, _Entry(slot))
+            entry.values.setdefault(run_entity.ident, run_entity)
+            aligned.add(run_entity.ident)
+    return _DocumentAlignment(
+        tuple(entries.values()),
+        entries,
+        tuple(spurious_texts),
+        tuple((entity, tuple(keys)) for entity, keys in faults.values()),
+    )
+
+
+def _spurious_ident(marked: str) -> str:
+    return _tag_string(EM_TAG, (("CATEG", SPURIOUS_TAG),), marked)
+
+
+def _record_lines(alignment: _DocumentAlignment, xml: bool) -> Iterator[Line]:
+    texts = alignment.spurious_texts
+    for entry in alignment.entries:
+        key = entry.key
+        if isinstance(key, int):
+            values = list(alignment.by_ident[_spurious_ident(texts[key])].values.values())
+            omitted = False
+        else:
+            values = list(entry.values.values())
+            omitted = key.omitted
+        values = [value for value in values if value is None or not value.omitted]
+        if omitted or not values:
+            continue
+        if isinstance(key, _AltGroup):
+            yield from _alt_lines(key, values, xml)
+        elif isinstance(key, _Named):
+            yield Record(key.gold_tag(), _system_tags(values))
+        else:
+            text = _strip_marks(texts[key])
+            yield Record(_spurious_tag(text.replace("\n", " "), xml), _system_tags(values))
+
+
+_MARK_RE = re.compile(r"<(\d+)>([^<]*)</\d+>")
+
+
+def _strip_marks(marked: str) -> str:
+    return java_trim(_MARK_RE.sub(lambda m: m.group(2), marked))
+
+
+def _manual_check(faults: Sequence[tuple[_Aligned, tuple[str, ...]]]) -> ManualCheck:
+    body = " "
+    for entity, keys in faults:
+        shown = entity.plain_string() if isinstance(entity, _AltGroup) else format_tag(
+            entity.gold_tag()
+        )
+        body += f"{FAULTY_TOKENS}[{', '.join(keys)}]. {CHECK_ALIGNMENT}{shown} ---> null "
+    return ManualCheck(body)
+
+
+def align_documents(
+    cd_doc: Document,
+    run_doc: Document,
+    xml: bool,
+    cd_path: str = "",
+    run_path: str = "",
+    check_counts: bool = True,
+) -> list[Line]:
+    """The ``.alinhado`` lines of one document pair (without the document line).
+
+    ``check_counts`` False skips the comparison of occurrence counts (used
+    for a CD document the run lacks, aligned against its own bare text).
+    """
+    cd_nodes = build_document_tree(cd_doc, cd_path, xml)
+    run_nodes = build_document_tree(run_doc, run_path, xml)
+    keys: dict[str, None] = {}
+    _collect_markable(cd_nodes, keys)
+    cd_entities, cd_counts = number_entities(cd_nodes, keys, xml)
+    run_entities, run_counts = number_entities(run_nodes, keys, xml)
+    potential: list[str] = []
+    if check_counts:
+        potential = [k for k in java_hash_order(list(keys)) if cd_counts[k] != run_counts[k]]
+    alignment = align_numbered(cd_entities, run_entities, potential)
+    lines: list[Line] = []
+    if alignment.faults:
+        lines.append(_manual_check(alignment.faults))
+    lines.extend(_record_lines(alignment, xml))
+    return lines
+
+
+# ---------------------------------------------------------------------------
+# Collections
+
+
+def _is_empty(doc: Document) -> bool:
+    return not java_trim(doc.text) and not (
+        doc.entities or doc.alt_blocks or doc.paragraphs or doc.omitted or doc.omitted_entities
+    )
+
+
+def _document_block(cd_doc: Document, run_doc: Document, xml: bool, body: list[Line]) -> list[Line]:
+    if xml:
+        return [DocStart(run_doc.docid), *body, DocEnd(), Blank(), Blank()]
+    variant = cd_doc.variant or run_doc.variant or "?"
+    genre = cd_doc.genre or run_doc.genre or "?"
+    return [DocumentLine(cd_doc.docid, variant, genre), *body, Blank(), Blank()]
+
+
+def _bare(doc: Document) -> Document:
+    """The CD document's text with no annotation: what a run that lacks it is taken to say."""
+    return Document(docid=doc.docid, text=doc.text, paragraphs=doc.paragraphs,
+                    variant=doc.variant, genre=doc.genre)
+
+
+def align_collections(cd: Collection, run: Collection) -> AlignmentResult:
+    """Align every document of ``run`` with the CD document of the same DOCID."""
+    if cd.format != run.format:
+        raise InputError(run.path, f"a run in the {cd.format} format of the CD", run.format)
+    xml = cd.format != FIRST_HAREM
+    lines: list[Line] = [
+        Header(" " + os.path.basename(run.path)),
+        Header(" " + os.path.basename(cd.path)),
+    ]
+    warnings: list[str] = []
+    remaining: dict[str, Document] = {}
+    for doc in cd.documents:
+        remaining[java_trim(doc.docid)] = doc
+    table_size = len(remaining)
+    for run_doc in run.documents:
+        cd_doc = remaining.pop(java_trim(run_doc.docid), None)
+        if cd_doc is None:
+            warnings.append(MISSING_DOCUMENT + run_doc.docid)
+            continue
+        if _is_empty(run_doc):
+            warnings.append(IGNORED_DOCUMENT + run_doc.docid)
+            continue
+        body = align_documents(cd_doc, run_doc, xml, cd.path, run.path)
+        lines.extend(_document_block(cd_doc, run_doc, xml, body))
+    if remaining:
+        warnings.append(RUN_MISSING_DOCUMENTS)
+        warnings.extend(java_hash_order(list(remaining), table_size))
+        for cd_doc in remaining.values():
+            body = align_documents(cd_doc, _bare(cd_doc), xml, cd.path, run.path, False)
+            lines.extend(_document_block(cd_doc, cd_doc, xml, body))
+    return AlignmentResult(tuple(lines), tuple(warnings))
+
+
+def output_encoding(cd: Collection) -> str:
+    """The encoding the ``.alinhado`` is written in: the CD's (ISO-8859-1 for HAREM files)."""
+    return cd.encoding
