@@ -304,3 +304,37 @@ def test_bootstrap_mapping_round_trip(data_dir: Path) -> None:
     figures = measures_from_mapping(add_counts(mapped, range(len(mapped))))
     assert figures["total_identificadas"] == 266
     assert figures["precisao"] == pytest.approx(0.6189175746976499, rel=1e-12)
+
+
+FIRST_HAREM_TEXT = """\
+#CATEGORIA1=["TIPO1"]
+HAREM-251-04443 PT Web
+<LOCAL TIPO="ADMINISTRATIVO">Portugal</LOCAL> ---> [<LOCAL>Portugal</LOCAL>]:[Correcto]
+<LOCAL TIPO="ALARGADO">Hotel Lisboa Plaza</LOCAL> ---> [<LOCAL>Hotel Lisboa</LOCAL>, \
+<PESSOA>Plaza</PESSOA>]:[Parcialmente_Correcto_por_Defeito(0.3333333333333333; \
+0.6666666666666667), Parcialmente_Correcto_por_Defeito(0.16666666666666666; 0.8333333333333334)]
+<ESPURIO>História</ESPURIO> ---> [<ABSTRACCAO>História</ABSTRACCAO>]:[Espúrio]
+HAREM-111-00001 BR Jornal
+<LOCAL>Pinheiros</LOCAL> ---> [null]:[Em_Falta]
+"""
+
+
+def test_first_harem_file_by_hand() -> None:
+    # CD: Portugal, Hotel Lisboa Plaza, Pinheiros = 3 (the ESPURIO side is not CD);
+    # identified: 1 + 2 + 1 = 4; Σw = 1/3 + 1/6 = 0.5, Σ(1-w) = 1.5
+    # P = (1 + 0.5)/4 = 0.375, R = 1.5/3 = 0.5, error = (1.5 + 1 + 1)/(2 + 1 + 1 + 1) = 0.7
+    tally = tally_identification(parse_lines(FIRST_HAREM_TEXT))
+    counts = tally.total
+    assert (counts.total_cd, counts.identified, counts.correct) == (3, 4, 1)
+    assert (counts.partial_occurrences, counts.spurious, counts.missing) == (2, 1, 1)
+    measures = measures_from_counts(counts)
+    assert (measures.precision, measures.recall) == (0.375, 0.5)
+    assert measures.combined_error == pytest.approx(0.7)
+    assert [d.docid for d in tally.documents] == ["HAREM-251-04443", "HAREM-111-00001"]
+    assert tally.documents[1].counts.missing == 1
+
+
+def test_doc_line_then_document_line_is_one_document() -> None:
+    text = "DOC HAREM-1\nHAREM-1 PT Web\n<LOCAL>Rio</LOCAL> ---> [null]:[Em_Falta]\nEOD\n"
+    tally = tally_identification(parse_lines(text))
+    assert [d.docid for d in tally.documents] == ["HAREM-1"]

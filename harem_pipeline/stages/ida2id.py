@@ -188,15 +188,19 @@ def tally_identification(lines: Iterable[Line], path: str | None = None) -> Iden
             documents.append(DocumentCounts(docid, current.freeze()))
         docid, current = None, _Accumulator()
 
+    records = 0
     for item in lines:
-        if isinstance(item, (DocStart, DocumentLine)):
+        if isinstance(item, DocumentLine) and docid is not None and records == 0:
+            docid = item.docid  # a First HAREM document line right after its DOC
+        elif isinstance(item, (DocStart, DocumentLine)):
             close()
-            docid = item.docid
+            docid, records = item.docid, 0
         elif isinstance(item, DocEnd):
             close()
         elif isinstance(item, Record):
             if docid is None:
-                docid = NO_DOCUMENT
+                docid, records = NO_DOCUMENT, 0
+            records += 1
             _add_record(total, item, path)
             _add_record(current, item, path)
     close()
