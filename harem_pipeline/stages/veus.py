@@ -370,7 +370,7 @@ def _merge_correct(tags: list[Tag]) -> Tag:
 
 
 @dataclass(frozen=True, slots=True)
-class _Alignment:
+class Alignment:
     """A record's gold entity and its (entity, evaluation) pairs; entity None is [null]."""
 
     gold: Tag
@@ -378,7 +378,7 @@ class _Alignment:
     suffix: str = ""
 
 
-def _alignment_of(record: Record, source: str | None = None) -> _Alignment:
+def _alignment_of(record: Record, source: str | None = None) -> Alignment:
     evaluation = record.evaluation or ()
     entities: tuple[Tag | None, ...] = record.system if record.system else (None,)
     if len(evaluation) < len(entities):
@@ -388,10 +388,10 @@ def _alignment_of(record: Record, source: str | None = None) -> _Alignment:
             f"{len(entities)} entities and {len(evaluation)} evaluations",
             line=record.line or None,
         )
-    return _Alignment(record.gold, tuple(zip(entities, evaluation, strict=False)), record.suffix)
+    return Alignment(record.gold, tuple(zip(entities, evaluation, strict=False)), record.suffix)
 
 
-def _record_of(alignment: _Alignment) -> Record:
+def _record_of(alignment: Alignment) -> Record:
     entities = [entity for entity, _ in alignment.pairs]
     system = None if entities == [None] else tuple(e for e in entities if e is not None)
     return Record(
@@ -410,8 +410,8 @@ _CORRECT = format_evaluation(EVAL_CORRECT)
 
 
 def filter_alignment(
-    alignment: _Alignment, veil: Veil, system_veil: Veil | None = None
-) -> _Alignment | None:
+    alignment: Alignment, veil: Veil, system_veil: Veil | None = None
+) -> Alignment | None:
     """Apply the evaluation veil to one alignment; None when nothing of it is left.
 
     ``system_veil`` None stands for the whole grid, which every evaluation
@@ -443,12 +443,12 @@ def filter_alignment(
     if gold_spurious and not kept:
         return None
     if not kept:
-        return _Alignment(filtered_gold, ((None, _MISSING),), alignment.suffix)
+        return Alignment(filtered_gold, ((None, _MISSING),), alignment.suffix)
     new_pairs = tuple((e, _SPURIOUS if gold_spurious else ev) for e, ev in kept)
-    return _Alignment(filtered_gold, new_pairs, alignment.suffix)
+    return Alignment(filtered_gold, new_pairs, alignment.suffix)
 
 
-class _SpuriousMemory:
+class SpuriousMemory:
     """Which run entities of the current document already became spurious records."""
 
     def __init__(self) -> None:
@@ -472,23 +472,21 @@ class _SpuriousMemory:
         return key not in self.previous_untagged
 
 
-def _spurious_alignment(entity: Tag) -> _Alignment:
-    return _Alignment(spurious_tag(entity), ((entity, _SPURIOUS),))
+def _spurious_alignment(entity: Tag) -> Alignment:
+    return Alignment(spurious_tag(entity), ((entity, _SPURIOUS),))
 
 
-def adjust_alignment(
-    alignment: _Alignment, style: str, memory: _SpuriousMemory
-) -> list[_Alignment]:
+def adjust_alignment(alignment: Alignment, style: str, memory: SpuriousMemory) -> list[Alignment]:
     """Rewrite one alignment in the ``muc`` or ``relaxado`` style."""
     pairs = alignment.pairs
     gold_spurious = _is_spurious(alignment.gold)
-    out: list[_Alignment] = []
+    out: list[Alignment] = []
     if len(pairs) == 1:
         entity, evaluation = pairs[0]
         if style == STYLE_RELAXED or evaluation.kind in (EVAL_CORRECT, EVAL_MISSING):
             return [alignment]
         if not gold_spurious:
-            out.append(_Alignment(alignment.gold, ((None, _MISSING),)))
+            out.append(Alignment(alignment.gold, ((None, _MISSING),)))
         if entity is not None and memory.first_time(entity):
             out.append(_spurious_alignment(entity))
         return out
@@ -498,17 +496,13 @@ def adjust_alignment(
     else:
         correct = [e for e, ev in pairs if ev.kind == EVAL_CORRECT and e is not None]
         if correct:
-            out.append(_Alignment(alignment.gold, ((_merge_correct(correct), _CORRECT),)))
+            out.append(Alignment(alignment.gold, ((_merge_correct(correct), _CORRECT),)))
         elif not gold_spurious:
-            out.append(_Alignment(alignment.gold, ((None, _MISSING),)))
+            out.append(Alignment(alignment.gold, ((None, _MISSING),)))
     for entity, evaluation in rest:
         if evaluation.kind != EVAL_CORRECT and entity is not None and memory.first_time(entity):
             out.append(_spurious_alignment(entity))
     return out
-
-
-def _correct() -> Evaluation:
-    return format_evaluation(EVAL_CORRECT)
 
 
 # --------------------------------------------------------------------------
@@ -545,14 +539,14 @@ def apply_veus(
     subsetting = variant is not None or genre is not None
     in_document = False
     keep = False
-    memory = _SpuriousMemory()
+    memory = SpuriousMemory()
     for line in lines:
         if isinstance(line, DocStart | DocumentLine):
             in_document = True
             keep = not subsetting or _keeps_document(
                 _document_info(line, meta, source), variant, genre
             )
-            memory = _SpuriousMemory()
+            memory = SpuriousMemory()
             if keep:
                 yield replace(line, eol=_EOL)
             continue
@@ -562,7 +556,7 @@ def apply_veus(
             yield replace(line, eol=_EOL)
             continue
         memory.next_record()
-        alignment: _Alignment | None = _alignment_of(line, source)
+        alignment: Alignment | None = _alignment_of(line, source)
         if not veil.everything:
             alignment = filter_alignment(alignment, veil, system_veil)
         if alignment is None:
