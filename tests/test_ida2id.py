@@ -338,3 +338,17 @@ def test_doc_line_then_document_line_is_one_document() -> None:
     text = "DOC HAREM-1\nHAREM-1 PT Web\n<LOCAL>Rio</LOCAL> ---> [null]:[Em_Falta]\nEOD\n"
     tally = tally_identification(parse_lines(text))
     assert [d.docid for d in tally.documents] == ["HAREM-1"]
+
+
+def test_after_altida_exemplo0_by_hand(data_dir: Path, tmp_path: Path) -> None:
+    from harem_pipeline.stages.altida import run_altida
+
+    chosen = run_altida(
+        data_dir / "reference/exemplo0/total_muc.alinhado.avalida.gz", tmp_path / "x"
+    )
+    counts = run_ida2id(chosen, "s").tally.total
+    # outside the ALT: cd2, cd4 and teste2's three Correcto, cd3 missing, one spurious
+    # (6 CD entities); ALT2 kept: cdAlt2a [5/14, C, 1/3, .1, .1], cdAlt2b [1/14, .1, C]
+    assert (counts.total_cd, counts.identified, counts.correct) == (8, 14, 7)
+    assert (counts.partial_occurrences, counts.spurious, counts.missing) == (6, 1, 1)
+    assert counts.partial_correct_sum == pytest.approx(5 / 14 + 1 / 3 + 0.2 + 1 / 14 + 0.1)
