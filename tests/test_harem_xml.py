@@ -107,6 +107,25 @@ def test_run_without_root_paragraphs_or_tipo() -> None:
     assert entity.text == "  Europa " and entity.types == ()
 
 
+def test_angle_bracket_in_attribute_value_and_in_text() -> None:
+    # The First HAREM file has "<OMITIDO>></OMITIDO>": a ">" in text is text.
+    text = (
+        '<colHAREM><DOC DOCID="a"><EM CATEG="LOCAL" COMENT="x>y">Sintra</EM> '
+        "<OMITIDO>></OMITIDO></DOC></colHAREM>"
+    )
+    (doc,) = parse_collection(text, "gt.xml", "utf-8").documents
+    assert doc.entities[0].attribute("COMENT") == "x>y"
+    assert doc.text == "Sintra >" and doc.omitted == ((7, 8),)
+
+
+def test_single_quoted_attributes_and_empty_values_are_kept_as_written() -> None:
+    text = "<colHAREM><DOC DOCID='a'><EM CATEG='TEMPO' VAL_NORM=\"\">1999</EM></DOC></colHAREM>"
+    c = parse_collection(text, "q.xml", "utf-8")
+    (entity,) = c.documents[0].entities
+    assert entity.attributes == (("CATEG", "TEMPO"), ("VAL_NORM", ""))
+    assert parse_collection(format_collection(c), "q.xml", "utf-8") == c
+
+
 def test_meta_gives_second_harem_documents_variant_and_genre() -> None:
     c = read_collection(
         DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz",
@@ -343,6 +362,16 @@ BAD_INPUTS = {
     "badtag.xml": (
         b'<colHAREM>\n<DOC DOCID="d">\n<EM CATEG=LOCAL>b</EM>\n</DOC></colHAREM>\n',
         "badtag.xml, line 3: expected a well-formed tag, found <EM CATEG=LOCAL>",
+    ),
+    "junk.xml": (
+        b'<colHAREM>\n<DOC DOCID="a">x</DOC>\njunk\n<DOC DOCID="b">y</DOC></colHAREM>\n',
+        'junk.xml, line 4: expected only tags between documents, found junk <DOC DOCID="b">y</DOC>'
+        "</colHAREM>",
+    ),
+    "twice.txt": (
+        b"<DOC>\n<DOCID>A</DOCID>\n<TEXTO>x</TEXTO>\n</DOC>\n"
+        b"<DOC>\n<DOCID>A</DOCID>\n<TEXTO>y</TEXTO>\n</DOC>\n",
+        "twice.txt, line 5, document A: expected a DOCID used once, found A again",
     ),
     "stray.xml": (
         b'<colHAREM>\n<DOC DOCID="d">\na < b\n</DOC></colHAREM>\n',

@@ -43,12 +43,15 @@ from harem_pipeline.textio import decode, read_bytes
 
 # Markup the scanner skips or reads: comments, the DOCTYPE (with an internal
 # subset whose declarations contain their own ``<...>``), processing
-# instructions, then ordinary tags (no ``<`` or ``>`` inside).
+# instructions, then ordinary tags, whose quoted attribute values may hold a
+# ``>`` (never a ``<``).  A ``>`` in character data is plain text: the First
+# HAREM file has ``<OMITIDO>></OMITIDO>``.  A ``<`` that opens no tag is an error.
 _MARKUP = re.compile(
-    r"<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[.*?\])*>|<\?.*?\?>|<[^<>]*>|<",
+    r"<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[.*?\])*>|<\?.*?\?>"
+    r"|<(?:[^<>\"']|\"[^\"<]*\"|'[^'<]*')*>|<",
     re.DOTALL,
 )
-_TAG = re.compile(r"<(/?)([^\s<>/=\"']+)((?:\s+[^\s=<>]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
+_TAG = re.compile(r"<(/?)([^\s<>/=\"']+)((?:\s+[^\s=<>]+\s*=\s*(?:\"[^\"<]*\"|'[^'<]*'))*)\s*(/?)>")
 _ATTRIBUTE = re.compile(r"([^\s=<>]+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
 
 # First HAREM document header elements: their text becomes document metadata.
@@ -71,6 +74,14 @@ class _Tag:
 
 
 @dataclass(frozen=True, slots=True)
+class _Text:
+    """Character data between tags, with its offset in the file."""
+
+    text: str
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
 class _Source:
     """The file being read: its name and a fast offset → line map."""
 
@@ -90,19 +101,18 @@ def _make_source(text: str, path: str) -> _Source:
     return _Source(path, text, starts)
 
 
-def _scan(source: _Source) -> Iterator[str | _Tag]:
+def _scan(source: _Source) -> Iterator[_Text | _Tag]:
     """Yield character data (``str``) and tags (``_Tag``) in file order."""
     text = source.text
     pos = 0
     for match in _MARKUP.finditer(text):
         if match.start() > pos:
-            yield text[pos : match.start()]
+            yield _Text(text[pos : match.start()], pos)
         pos = match.end()
         raw = match.group(0)
         if raw.startswith(("<!--", "<!DOCTYPE", "<?")):
             continue
         if raw == "<":
-            yield text[match.start() : match.start() + 1]
             raise source.error("a tag after '<'", _excerpt(text, match.start()), match.start())
         tag = _TAG.fullmatch(raw)
         if tag is None:
@@ -117,7 +127,7 @@ def _scan(source: _Source) -> Iterator[str | _Tag]:
             raise source.error("a plain closing tag", raw, match.start())
         yield _Tag(tag.group(2), closing, empty, attributes, match.start(), raw)
     if pos < len(text):
-        yield text[pos:]
+        yield _Text(text[pos:], pos)
 
 
 def _excerpt(text: str, offset: int) -> str:
@@ -225,7 +235,7 @@ class _Builder:
         if frame.kind == "ENTITY":
             self._close_entity(frame, end)
         elif frame.kind == "ALT":
-            self._close_alt(frame, tag)
+            self._close_alt(frame)
         elif frame.kind == "OMITIDO":
             self.omitted.append((frame.start, end))
         else:
@@ -256,9 +266,11 @@ class _Builder:
         else:
             self.entities.append(entity)
 
-    def _close_alt(self, frame: _Frame, tag: _Tag) -> None:
+    def _close_alt(self, frame: _Frame) -> None:
         if len(frame.texts) < 2:
-            raise self._error("'|' between ALT alternatives", "an ALT without '|'", tag.offset)
+            raise self._error(
+                "'|' between ALT alternatives", "an ALT without '|'", frame.tag.offset
+            )
         texts = tuple("".join(parts) for parts in frame.texts)
         block = AltBlock(
             frame.start,
@@ -330,33 +342,41 @@ def _detect_newline(text: str) -> str:
     return "\r\n" if crlf * 2 > text.count("\n") else "\n"
 
 
-def _first_tag(tokens: Iterator[str | _Tag], source: _Source) -> _Tag:
+def _first_tag(tokens: Iterator[_Text | _Tag], source: _Source) -> _Tag:
     for token in tokens:
         if isinstance(token, _Tag):
             if token.closing:
                 raise source.error("a <DOC> or root element", token.raw, token.offset)
             return token
-        if token.strip():
-            raise source.error("a <DOC> or root element", token.strip(), len(source.text))
+        _require_blank(token, source, "before the first <DOC>")
     raise InputError(source.path, "a <DOC> or root element", "no tags at all")
 
 
-def _require_blank(token: str, source: _Source, offset: int, where: str) -> None:
-    if token.strip():
-        raise source.error(f"only tags {where}", token.strip(), offset)
+def _require_blank(token: _Text, source: _Source, where: str, docid: str | None = None) -> None:
+    """Character data outside the documents' text must be blank."""
+    if token.text.strip():
+        offset = token.offset + len(token.text) - len(token.text.lstrip())
+        raise source.error(f"only tags {where}", _excerpt(source.text, offset), offset, docid)
 
 
 def _read_first_harem(
-    first: _Tag, tokens: Iterator[str | _Tag], source: _Source
+    first: _Tag, tokens: Iterator[_Text | _Tag], source: _Source
 ) -> tuple[Document, ...]:
-    documents = []
+    documents: list[Document] = []
+    seen: set[str] = set()
     doc_tag: _Tag | None = first
     while doc_tag is not None:
-        documents.append(_read_first_document(doc_tag, tokens, source))
+        document = _read_first_document(doc_tag, tokens, source)
+        if document.docid in seen:
+            raise source.error(
+                "a DOCID used once", f"{document.docid} again", doc_tag.offset, document.docid
+            )
+        seen.add(document.docid)
+        documents.append(document)
         doc_tag = None
         for token in tokens:
-            if isinstance(token, str):
-                _require_blank(token, source, len(source.text), "between documents")
+            if isinstance(token, _Text):
+                _require_blank(token, source, "between documents")
                 continue
             if token.name != "DOC" or token.closing:
                 raise source.error("<DOC>", token.raw, token.offset)
@@ -365,7 +385,9 @@ def _read_first_harem(
     return tuple(documents)
 
 
-def _read_first_document(doc_tag: _Tag, tokens: Iterator[str | _Tag], source: _Source) -> Document:
+def _read_first_document(
+    doc_tag: _Tag, tokens: Iterator[_Text | _Tag], source: _Source
+) -> Document:
     header: dict[str, str] = {}
     builder: _Builder | None = None
     text_done = False
@@ -374,8 +396,8 @@ def _read_first_document(doc_tag: _Tag, tokens: Iterator[str | _Tag], source: _S
     docid = None
     for token in tokens:
         if builder is not None:
-            if isinstance(token, str):
-                builder.add_text(token)
+            if isinstance(token, _Text):
+                builder.add_text(token.text)
             elif token.name == "TEXTO" and token.closing and not builder.stack:
                 builder.finish(token.offset, token.raw)
                 text_done = True
@@ -385,11 +407,11 @@ def _read_first_document(doc_tag: _Tag, tokens: Iterator[str | _Tag], source: _S
             else:
                 builder.open(token)
             continue
-        if isinstance(token, str):
+        if isinstance(token, _Text):
             if current is not None:
-                value.append(token)
+                value.append(token.text)
             else:
-                _require_blank(token, source, doc_tag.offset, "in a <DOC> outside <TEXTO>")
+                _require_blank(token, source, "in a <DOC> outside <TEXTO>", docid)
             continue
         if current is not None:
             if not (token.closing and token.name == current.name):
@@ -440,7 +462,7 @@ def _document(
 
 def _read_second_harem(
     first_doc: _Tag | None,
-    tokens: Iterator[str | _Tag],
+    tokens: Iterator[_Text | _Tag],
     source: _Source,
     meta: MetaData | None,
     root: _Tag | None,
@@ -464,8 +486,8 @@ def _read_second_harem(
         doc_tag, builder = first_doc, start(first_doc)
     for token in tokens:
         if builder is not None:
-            if isinstance(token, str):
-                builder.add_text(token)
+            if isinstance(token, _Text):
+                builder.add_text(token.text)
             elif token.name == "DOC" and token.closing and not builder.stack:
                 variant, genre = (meta or {}).get(builder.docid or "", (None, None))
                 documents.append(
@@ -483,8 +505,8 @@ def _read_second_harem(
             else:
                 builder.open(token)
             continue
-        if isinstance(token, str):
-            _require_blank(token, source, len(source.text), "between documents")
+        if isinstance(token, _Text):
+            _require_blank(token, source, "between documents")
         elif root_closed:
             raise source.error("nothing after the root element", token.raw, token.offset)
         elif token.name == "DOC" and not token.closing:
@@ -524,9 +546,9 @@ def parse_meta(text: str, path: str) -> dict[str, tuple[str | None, str | None]]
     genres: list[str] = []
     value: list[str] | None = None
     for token in _scan(source):
-        if isinstance(token, str):
+        if isinstance(token, _Text):
             if value is not None:
-                value.append(token)
+                value.append(token.text)
             continue
         if token.name == "DOC" and not token.closing:
             docid = dict(token.attributes).get("DOCID")
