@@ -365,7 +365,7 @@ BAD_INPUTS = {
     ),
     "junk.xml": (
         b'<colHAREM>\n<DOC DOCID="a">x</DOC>\njunk\n<DOC DOCID="b">y</DOC></colHAREM>\n',
-        'junk.xml, line 4: expected only tags between documents, found junk <DOC DOCID="b">y</DOC>'
+        'junk.xml, line 3: expected only tags between documents, found junk <DOC DOCID="b">y</DOC>'
         "</colHAREM>",
     ),
     "twice.txt": (
