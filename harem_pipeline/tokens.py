@@ -53,7 +53,7 @@ def tokenize(text: str) -> list[str]:
 
     The result alternates word tokens with one-character separator tokens
     and, as in the original, holds an empty string wherever a boundary falls
-    with no word before it (``", "`` gives ``["", ",", " "]``).  Joining the
+    with no word before it (``", "`` gives ``["", ",", "", " "]``).  Joining the
     list gives ``text`` back.
     """
     tokens: list[str] = []

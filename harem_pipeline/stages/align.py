@@ -266,7 +266,7 @@ def _nest_regions(doc: Document, path: str) -> list[tuple[_Region, list]]:
             if closed.start < region.start < closed.end < region.end:
                 raise InputError(
                     path,
-                    "entities and regions that nest without overlapping",
+                    "entities that neither nest nor overlap",
                     f"{_describe(region)} overlapping {_describe(closed)}",
                     docid=doc.docid,
                 )

@@ -1,0 +1,440 @@
+"""AlinhEM: reference outputs of the official aligner, First HAREM cases, bad input."""
+
+from __future__ import annotations
+
+import difflib
+import gzip
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harem_pipeline.cli import main
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import (
+    AltClose,
+    AltOpen,
+    DocumentLine,
+    Record,
+    format_line,
+)
+from harem_pipeline.formats.harem_xml import parse_collection, read_collection
+from harem_pipeline.model import SECOND_HAREM, Collection, Document, Entity
+from harem_pipeline.stages.align import (
+    align_collections,
+    build_alternatives,
+    java_hash_order,
+    java_string_hash,
+)
+from harem_pipeline.tokens import (
+    markable_tokens,
+    new_counters,
+    number_by_search,
+    number_in_sequence,
+    tokenize,
+)
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+REFERENCE = DATA / "reference"
+
+# (CD, run, reference .alinhado, reference stderr of the aligner)
+REFERENCE_CASES = {
+    "exemplo0": (
+        "lampada2/exemplo0/cd.xml",
+        "lampada2/exemplo0/participacao.xml",
+        "exemplo0/total_muc.alinhado.gz",
+        "exemplo0/total_muc.aligner.stderr.gz",
+    ),
+    "exemplo1": (
+        "lampada2/exemplo1/CDexemplo.xml",
+        "lampada2/exemplo1/ficheiro.xml",
+        "exemplo1/total_harem.alinhado.gz",
+        "exemplo1/total_harem.aligner.stderr.gz",
+    ),
+    "exemplo1-muc": (
+        "lampada2/exemplo1/CDexemplo.xml",
+        "lampada2/exemplo1/ficheiro.xml",
+        "exemplo1/total_muc.alinhado.gz",
+        "exemplo1/total_muc.aligner.stderr.gz",
+    ),
+    "gabriel": (
+        "second-harem/SegundoHaremReRelEM_t1.xml.gz",
+        "second-harem/ParticipacaoSegundoHaremReRelEM_t1.xml.gz",
+        "gabriel/run.alinhado.gz",
+        "gabriel/run.aligner.stderr.gz",
+    ),
+}
+
+
+def _reference_lines(path: Path) -> list[str]:
+    """Lines of a reference file (ISO-8859-1, as the Java tools write)."""
+    text = gzip.decompress(path.read_bytes()).decode("iso8859-1")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _without_file_names(lines: list[str]) -> list[str]:
+    return [line for line in lines if not line.startswith("#")]
+
+
+def _assert_same_lines(expected: list[str], found: list[str], what: str) -> None:
+    if expected != found:
+        diff = difflib.unified_diff(expected, found, "reference", "ours", lineterm="", n=2)
+        pytest.fail(f"{what} differs from the reference:\n" + "\n".join(list(diff)[:80]))
+
+
+@pytest.mark.parametrize("case", sorted(REFERENCE_CASES))
+def test_reference_alignment_line_for_line(case: str) -> None:
+    cd_path, run_path, reference, stderr = REFERENCE_CASES[case]
+    result = align_collections(read_collection(DATA / cd_path), read_collection(DATA / run_path))
+    ours = [format_line(line) for line in result.lines]
+    _assert_same_lines(
+        _without_file_names(_reference_lines(REFERENCE / reference)),
+        _without_file_names(ours),
+        f"{case} .alinhado",
+    )
+    _assert_same_lines(_reference_lines(REFERENCE / stderr), list(result.warnings), "warnings")
+
+
+def test_cli_writes_the_reference_bytes_and_warnings(tmp_path: Path, capsys) -> None:
+    # exemplo0's file names match the Java header lines, so even those are equal:
+    # the whole file is byte for byte the reference (ISO-8859-1, LF).
+    out = tmp_path / "total_muc.alinhado"
+    status = main(
+        [
+            "align",
+            "--cd",
+            str(DATA / "lampada2/exemplo0/cd.xml"),
+            "--run",
+            str(DATA / "lampada2/exemplo0/participacao.xml"),
+            "-o",
+            str(out),
+        ]
+    )
+    assert status == 0
+    reference = gzip.decompress((REFERENCE / "exemplo0/total_muc.alinhado.gz").read_bytes())
+    assert out.read_bytes() == reference
+    assert capsys.readouterr().err == "NÃo consegui encontrar o documento na CD: foracd1\n"
+
+
+def test_cli_default_output_is_run_dot_alinhado(tmp_path: Path) -> None:
+    run = tmp_path / "participacao.xml"
+    run.write_bytes((DATA / "lampada2/exemplo0/participacao.xml").read_bytes())
+    assert main(["align", "--cd", str(DATA / "lampada2/exemplo0/cd.xml"), "--run", str(run)]) == 0
+    assert (tmp_path / "participacao.xml.alinhado").read_bytes().startswith(
+        b"# participacao.xml\n# cd.xml\nDOC teste1\n"
+    )
+
+
+def test_gabriel_aligns_in_a_few_seconds() -> None:
+    import time
+
+    cd = read_collection(DATA / "second-harem/SegundoHaremReRelEM_t1.xml.gz")
+    run = read_collection(DATA / "second-harem/ParticipacaoSegundoHaremReRelEM_t1.xml.gz")
+    start = time.perf_counter()
+    align_collections(cd, run)
+    assert time.perf_counter() - start < 10.0
+
+
+# ---------------------------------------------------------------------------
+# Tokens and numbering
+
+
+def test_tokenize_cuts_digits_one_by_one_and_at_letter_digit_boundaries() -> None:
+    assert tokenize("1999") == ["1", "9", "9", "9"]
+    assert tokenize("A4-b") == ["A", "4", "-", "b"]
+    # an empty token wherever a boundary has no word before it (the original's list)
+    assert tokenize(", ") == ["", ",", "", " "]
+    # ² is not a decimal digit: a separator, as Java's isLetterOrDigit says
+    assert tokenize("m²") == ["m", "²"]
+
+
+@settings(derandomize=True, deadline=None)
+@given(st.text(alphabet="aZ09 -,.|ãÇ²\n", max_size=40))
+def test_tokenize_keeps_every_character(text: str) -> None:
+    assert "".join(tokenize(text)) == text
+
+
+def test_markable_tokens_test_stopwords_as_written() -> None:
+    # 'de' and 'e' are stopwords; 'DE' and 'E' are not (the official list's gaps).
+    assert markable_tokens("Faculdade de Letras DE Lisboa e E") == [
+        "FACULDADE",
+        "LETRAS",
+        "DE",
+        "LISBOA",
+        "E",
+    ]
+    # 'Por' is missing from the official list, 'não' is never matched there
+    assert markable_tokens("Por por POR não") == ["POR", "NÃO"]
+
+
+def test_numbering_outside_alt_wraps_the_first_match_even_inside_a_word() -> None:
+    marked = number_by_search("Portugalia e Portugal", new_counters(["PORTUGAL"]))
+    assert marked.marked == "<1>Portugal</1>ia e Portugal"
+    assert [(m.written, m.count) for m in marked.marks] == [("Portugal", 1)]
+    sequential = number_in_sequence("Portugalia e Portugal", new_counters(["PORTUGAL"]))
+    assert sequential.marked == "Portugalia e <1>Portugal</1>"
+
+
+def test_numbering_is_case_insensitive() -> None:
+    counters = new_counters(["UC"])
+    marked = number_by_search("UC, uc e Uc", counters)
+    assert [(m.written, m.count) for m in marked.marks] == [("UC", 1), ("uc", 2), ("Uc", 3)]
+    assert counters == {"UC": 3}
+
+
+def test_java_string_hash_and_hash_map_order() -> None:
+    assert java_string_hash("hello") == 99162322  # Java: "hello".hashCode()
+    assert java_string_hash("Aa") == java_string_hash("BB") == 2112
+    # 16 buckets: "1" (49) → 1, "3" (51) → 3, "N" (78) → 14; colliding keys keep insertion order
+    assert java_hash_order(["N", "3", "1"]) == ["1", "3", "N"]
+    assert java_hash_order(["BB", "Aa"]) == ["BB", "Aa"]
+    assert java_hash_order(["Aa", "BB"]) == ["Aa", "BB"]
+
+
+def test_alt_text_with_two_bars_copies_its_first_piece() -> None:
+    # The original groups "a | b | c" as a / a / c (its loop always takes piece 0).
+    assert build_alternatives(["a | b | c"]) == [["a"], ["a"], ["c"]]
+    assert build_alternatives(["x", "|", "y"]) == [["x"], ["y"]]
+    # a run ending in "|" closes the alternative and opens an empty one
+    assert build_alternatives(["x", " |"]) == [["x"], []]
+
+
+# ---------------------------------------------------------------------------
+# First HAREM (2005 format)
+
+
+@pytest.fixture(scope="module")
+def first_harem() -> Collection:
+    return read_collection(DATA / "first-harem/ColeccaoDouradaHAREM.txt")
+
+
+def test_first_harem_cd_against_itself(first_harem: Collection) -> None:
+    result = align_collections(first_harem, first_harem)
+    assert result.warnings == ()
+    documents = [line for line in result.lines if isinstance(line, DocumentLine)]
+    assert len(documents) == 129
+    assert format_line(documents[0]) == "HAREM-871-07800 PT Web"
+    depth = 0
+    outside = 0
+    for line in result.lines:
+        if isinstance(line, AltOpen) and line.n is None:
+            depth += 1
+        elif isinstance(line, AltClose) and line.n is None:
+            depth -= 1
+        elif isinstance(line, Record):
+            assert line.system is not None, format_line(line)
+            if depth == 0:
+                # outside ALT blocks: exactly one-to-one, the entity with itself
+                outside += 1
+                assert line.system == (line.gold,), format_line(line)
+            elif not line.gold.is_spurious:
+                # inside a block every alternative's entity finds itself among the block's
+                assert line.gold in line.system, format_line(line)
+    # 5,132 entity tags (data/README.md): 4,980 plain, 142 in ALT blocks, 10 in OMITIDO
+    alt_entities = sum(
+        len(alt) for doc in first_harem.documents for block in doc.alt_blocks
+        for alt in block.alternatives
+    )
+    plain = sum(len(doc.entities) for doc in first_harem.documents)
+    assert outside == plain
+    assert plain + alt_entities == 5122
+    assert plain == 4980
+    written = {format_line(line) for line in result.lines}
+    assert (
+        '<LOCAL TIPO="ADMINISTRATIVO" MORF="F,S">Rússia</LOCAL> ---> '
+        '[<LOCAL TIPO="ADMINISTRATIVO" MORF="F,S">Rússia</LOCAL>]'
+    ) in written
+
+
+def _first_harem_document(docid: str) -> str:
+    text = (DATA / "first-harem/ColeccaoDouradaHAREM.txt").read_bytes().decode("iso8859-1")
+    at = text.index(f"<DOCID>{docid}</DOCID>")
+    return text[text.rindex("<DOC>", 0, at) : text.index("</DOC>", at) + len("</DOC>")]
+
+
+def test_first_harem_hand_edited_run() -> None:
+    cd_text = _first_harem_document("HAREM-464-07791")
+    removed = '<LOCAL TIPO="ADMINISTRATIVO" MORF="?,S">Campinas</LOCAL>'
+    shortened = '<PESSOA TIPO="INDIVIDUAL" MORF="M,S">Wagner Silva</PESSOA>'
+    run_text = (
+        cd_text.replace(removed, "Campinas")
+        .replace(shortened, '<PESSOA TIPO="INDIVIDUAL" MORF="M,S">Wagner</PESSOA> Silva')
+        .replace("Dois torcedores", '<VALOR TIPO="QUANTIDADE">Dois</VALOR> torcedores')
+    )
+    assert run_text.count("<VALOR") == cd_text.count("<VALOR") + 1
+    cd = parse_collection(cd_text, "cd.txt", "iso8859-1")
+    run = parse_collection(run_text, "run.txt", "iso8859-1")
+    lines = [format_line(line) for line in align_collections(cd, run).lines]
+    q = 'TIPO="QUANTIDADE"'
+    rio = '<LOCAL TIPO="ADMINISTRATIVO" MORF="M,S">Rio</LOCAL>'
+    same = [
+        f"<VALOR {q}>54</VALOR>",
+        f"<VALOR {q}>140</VALOR>",
+        rio,
+        f"<VALOR {q}>30</VALOR>",
+        '<ORGANIZACAO TIPO="INSTITUICAO" MORF="M,S">Guarani</ORGANIZACAO>',
+        '<ORGANIZACAO TIPO="INSTITUICAO" MORF="M,S">Corinthians</ORGANIZACAO>',
+    ]
+    expected = ["# run.txt", "# cd.txt", "HAREM-464-07791 BR Jornalístico"]
+    expected += [f"{tag} ---> [{tag}]" for tag in same]
+    expected += [f"{removed} ---> [null]"]  # the removed entity is missing
+    expected += [
+        '<PESSOA TIPO="INDIVIDUAL" MORF="?,S">M.F.B.</PESSOA> ---> '
+        '[<PESSOA TIPO="INDIVIDUAL" MORF="?,S">M.F.B.</PESSOA>]',
+        f"<VALOR {q}>16</VALOR> ---> [<VALOR {q}>16</VALOR>]",
+        # the shortened entity still shares "Wagner": aligned, to be judged partial
+        f"{shortened} ---> [" + '<PESSOA TIPO="INDIVIDUAL" MORF="M,S">Wagner</PESSOA>]',
+        f"<VALOR {q}>23</VALOR> ---> [<VALOR {q}>23</VALOR>]",
+        f"{rio} ---> [{rio}]",
+        # the added entity: no CD entity holds "Dois", so it is spurious (after the CD records)
+        f"<ESPURIO>Dois</ESPURIO> ---> [<VALOR {q}>Dois</VALOR>]",
+        "",
+        "",
+    ]
+    assert lines == expected
+
+
+# ---------------------------------------------------------------------------
+# Bad input and documents that do not pair up
+
+_CD = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<colHAREM versao="teste">
+<DOC DOCID="d1"><P>O <EM ID="c1" CATEG="LOCAL">Porto</EM> e <EM ID="c2" CATEG="PESSOA">Rui Costa</EM> em 1999.</P></DOC>
+<DOC DOCID="d2"><P>A <EM ID="c3" CATEG="ORGANIZACAO">ONU</EM> reuniu.</P></DOC>
+</colHAREM>
+"""  # noqa: E501
+
+_RUN = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<colHAREM versao="teste">
+<DOC DOCID="dx"><P>Fora da <EM ID="x1" CATEG="OUTRO">CD</EM>.</P></DOC>
+<DOC DOCID="d1"><P>O <EM ID="r1" CATEG="LOCAL">Porto</EM> e <EM ID="r2" CATEG="PESSOA">Rui</EM> Costa em 1999.</P></DOC>
+</colHAREM>
+"""  # noqa: E501
+
+
+def _second(text: str, path: str) -> Collection:
+    return parse_collection(text, path, "iso8859-1")
+
+
+def test_documents_missing_on_either_side() -> None:
+    result = align_collections(_second(_CD, "cd.xml"), _second(_RUN, "run.xml"))
+    assert [format_line(line) for line in result.lines] == [
+        "# run.xml",
+        "# cd.xml",
+        "DOC d1",
+        '<EM ID="c1" CATEG="LOCAL">Porto</EM> ---> [<EM ID="r1" CATEG="LOCAL">Porto</EM>]',
+        '<EM ID="c2" CATEG="PESSOA">Rui Costa</EM> ---> [<EM ID="r2" CATEG="PESSOA">Rui</EM>]',
+        "EOD",
+        "",
+        "",
+        # d2 is absent from the run: every entity of it is missing
+        "DOC d2",
+        '<EM ID="c3" CATEG="ORGANIZACAO">ONU</EM> ---> [null]',
+        "EOD",
+        "",
+        "",
+    ]
+    assert result.warnings == (
+        "NÃo consegui encontrar o documento na CD: dx",
+        "A submissÃo nÃo continha documentos da CD: ",
+        "d2",
+    )
+
+
+def test_text_differing_between_cd_and_run_asks_for_manual_check() -> None:
+    cd = _second(
+        '<colHAREM><DOC DOCID="d1"><P>A <EM ID="c1" CATEG="ORGANIZACAO">ONU</EM> reuniu. '
+        'A <EM ID="c2" CATEG="ORGANIZACAO">ONU</EM> decidiu.</P></DOC></colHAREM>',
+        "cd.xml",
+    )
+    # the run's text has one "ONU" more: occurrence numbers no longer meet
+    run = _second(
+        '<colHAREM><DOC DOCID="d1"><P>A ONU e a ONU reuniu. '
+        'A <EM ID="r1" CATEG="ORGANIZACAO">ONU</EM> decidiu.</P></DOC></colHAREM>',
+        "run.xml",
+    )
+    lines = [format_line(line) for line in align_collections(cd, run).lines]
+    check = "Os átomos seguintes nÃo foram correctamente identificados: [ONU]. "
+    verify = "Verifique o seguinte alinhamento: "
+    c1 = '<EM ID="c1" CATEG="ORGANIZACAO">ONU</EM>'
+    c2 = '<EM ID="c2" CATEG="ORGANIZACAO">ONU</EM>'
+    assert lines[2:] == [
+        "DOC d1",
+        f"<VERIFICACAO_MANUAL> {check}{verify}{c1} ---> null "
+        f"{check}{verify}{c2} ---> null </VERIFICACAO_MANUAL>",
+        f"{c1} ---> [null]",
+        f"{c2} ---> [null]",
+        '<EM CATEG="ESPURIO">ONU</EM> ---> [<EM ID="r1" CATEG="ORGANIZACAO">ONU</EM>]',
+        "EOD",
+        "",
+        "",
+    ]
+
+
+def test_omitted_text_is_numbered_but_never_written() -> None:
+    cd = _second(
+        '<colHAREM><DOC DOCID="d1"><P><OMITIDO>O <EM ID="c0" CATEG="LOCAL">Porto</EM>.</OMITIDO>'
+        ' O <EM ID="c1" CATEG="LOCAL">Porto</EM>.</P></DOC></colHAREM>',
+        "cd.xml",
+    )
+    run = _second(
+        '<colHAREM><DOC DOCID="d1"><P><OMITIDO>O <EM ID="r0" CATEG="LOCAL">Porto</EM>.</OMITIDO>'
+        ' O <EM ID="r1" CATEG="LOCAL">Porto</EM>.</P></DOC></colHAREM>',
+        "run.xml",
+    )
+    lines = [format_line(line) for line in align_collections(cd, run).lines]
+    # Porto#1 is inside OMITIDO on both sides; only Porto#2 is written
+    assert lines[2:] == [
+        "DOC d1",
+        '<EM ID="c1" CATEG="LOCAL">Porto</EM> ---> [<EM ID="r1" CATEG="LOCAL">Porto</EM>]',
+        "EOD",
+        "",
+        "",
+    ]
+
+
+def _entity(eid: str, text: str, start: int) -> Entity:
+    return Entity(eid, ("PESSOA",), (), (), None, text, start, start + len(text))
+
+
+@pytest.mark.parametrize(
+    ("second", "word"),
+    [(_entity("r2", "Costa", 6), "inside"), (_entity("r2", "Costa Lima", 6), "overlapping")],
+)
+def test_nested_or_overlapping_run_entities_are_refused(second: Entity, word: str) -> None:
+    text = "O Rui Costa Lima."
+    cd = Collection("cd.xml", SECOND_HAREM, "utf-8", (Document("d1", text),))
+    run_doc = Document("d1", text, entities=(_entity("r1", "Rui Costa", 2), second))
+    run = Collection("run.xml", SECOND_HAREM, "utf-8", (run_doc,))
+    with pytest.raises(InputError) as caught:
+        align_collections(cd, run)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("run.xml, document d1: expected entities that ")
+    assert f"{word} " in message and 'ID="r2"' in message and 'ID="r1"' in message
+
+
+def test_cli_refuses_nested_run_entities(tmp_path: Path, capsys) -> None:
+    cd = tmp_path / "cd.xml"
+    cd.write_text(_CD, encoding="iso8859-1")
+    run = tmp_path / "run.xml"
+    run.write_text(
+        '<colHAREM><DOC DOCID="d1"><P>O <EM ID="r1" CATEG="PESSOA">Rui '
+        '<EM ID="r2" CATEG="PESSOA">Costa</EM></EM>.</P></DOC></colHAREM>',
+        encoding="iso8859-1",
+    )
+    out = tmp_path / "out.alinhado"
+    assert main(["align", "--cd", str(cd), "--run", str(run), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "run.xml" in err and "d1" in err and 'ID="r2"' in err
+    assert not out.exists()
+
+
+def test_runs_must_use_the_cd_format(first_harem: Collection) -> None:
+    with pytest.raises(InputError, match="a run in the first-harem format of the CD"):
+        align_collections(first_harem, _second(_RUN, "run.xml"))
