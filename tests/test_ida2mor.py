@@ -396,3 +396,39 @@ def test_text_report_renders_counts_only() -> None:
     text = format_ida2mor_text(counts, Scenario.RELATIVE, "S")
     assert "Cenário: relativo\nAssinatura: S\n" in text
     assert text.count("Precisão: -\n") == 3
+
+
+@pytest.fixture(scope="module")
+def perfect_total(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Véus result (total, style harem) of a simulated perfect run on the First HAREM CD."""
+    folder = tmp_path_factory.mktemp("perfect")
+    cd = data_dir / "first-harem" / "ColeccaoDouradaHAREM.txt"
+    run = folder / "perfect.run"
+    stem = folder / "perfect.alinhado"
+    assert main(["simulate", "--cd", str(cd), "--profile", "perfect", "-o", str(run)]) == 0
+    assert main(["align", "--cd", str(cd), "--run", str(run), "-o", str(stem)]) == 0
+    assert main(["avalida", str(stem), "-o", f"{stem}.avalida"]) == 0
+    total = folder / "perfect.alinhado.avalida.total"
+    assert main(["veus", "--style", "harem", f"{stem}.avalida", "-o", str(total)]) == 0
+    return total
+
+
+@pytest.mark.parametrize("scenario", ["abs", "rel"])
+def test_perfect_run_on_the_first_harem_collection(
+    perfect_total: Path, tmp_path: Path, scenario: str
+) -> None:
+    # The whole chain on the real First HAREM collection (4,189 MORF entities)
+    # and a simulated perfect run (its own annotation): every field must be
+    # perfect once AltinaMor has picked the alternative the run followed.
+    total = tmp_path / f"{perfect_total.name}.{scenario}"
+    total.write_bytes(perfect_total.read_bytes())
+    assert main(["vizir", str(total), f"-{scenario}"]) == 0
+    assert main(["altmor", f"{total}.vizir"]) == 0
+    assert main(["ida2mor", f"{total}.altmor"]) == 0
+    data = json.loads(Path(f"{total}.ida2mor.json").read_text(encoding="utf-8"))
+    for field in data["fields"].values():
+        counts = field["counts"]
+        assert counts["correcto"] > 4000  # nearly all 4,189 (ALT and OMITIDO aside)
+        assert sum(counts.values()) == counts["correcto"] == field["total_cd"]
+        assert field["total_sistema"] == field["total_cd"]
+        assert field["precisao"] == field["abrangencia"] == field["medida_f"] == 1.0
