@@ -432,3 +432,27 @@ def test_perfect_run_on_the_first_harem_collection(
         assert sum(counts.values()) == counts["correcto"] == field["total_cd"]
         assert field["total_sistema"] == field["total_cd"]
         assert field["precisao"] == field["abrangencia"] == field["medida_f"] == 1.0
+
+
+# Whether each numbered example of the original adds one to "Total
+# classificadas pelo sistema" (and to "Total na CD"), as its comment says:
+# 3 — only the first entity (Hotel Lisboa) counts, the second is not counted;
+# 5 — first atom A ≠ REPORTAGEM: nothing evaluated, nothing counted;
+# 7 — spurious: counted for the system, not in the CD;
+# 8 — "não é contabilizado para o número total de EMs classificadas pelo sistema";
+# 9 — no MORF: "não é contabilizado pelo ida2mor";
+# 11 — MORF="?,?": "é contabilizado pelo ida2mor".
+SYSTEM_TOTAL_BY_EXAMPLE = {
+    1: (1, 1), 2: (1, 1), 3: (1, 1), 4: (1, 1), 5: (0, 1), 6: (1, 1),
+    7: (1, 0), 8: (0, 1), 9: (0, 1), 10: (1, 1), 11: (1, 1),
+}  # fmt: skip
+CASES = Path(__file__).parent / "cases" / "vizir"
+
+
+@pytest.mark.parametrize("number", sorted(SYSTEM_TOTAL_BY_EXAMPLE))
+def test_totals_of_the_numbered_examples(number: int) -> None:
+    text = (CASES / f"example-{number:02d}.txt").read_text(encoding="utf-8")
+    expected_lines = text.split("# expected\n", 1)[1]
+    last = expected_lines.strip().splitlines()[-1]  # the example's own record
+    counts = count_morphology(parse_lines(last + "\n")).field("combinada")
+    assert (counts.total_sistema, counts.total_cd) == SYSTEM_TOTAL_BY_EXAMPLE[number]
