@@ -18,7 +18,7 @@ from harem_pipeline.formats.harem_xml import (
     parse_meta,
     read_collection,
 )
-from harem_pipeline.model import Morf
+from harem_pipeline.model import Collection, Document, Entity, Morf
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHARED = Path("/work/shared/data")
@@ -302,6 +302,49 @@ def test_parse_format_round_trip_on_generated_collections(markup: str) -> None:
     )
     assert sum(len(d.all_entities) for d in collection.documents) == tags
     assert sum(len(d.alt_blocks) for d in collection.documents) == markup.count("<ALT>")
+
+
+@st.composite
+def _built_collection(draw: st.DrawFn) -> Collection:
+    """A collection built in code the way a run generator does: entities on word spans."""
+    first = draw(st.booleans())
+    documents = []
+    for number in range(draw(st.integers(1, 3))):
+        words = draw(st.lists(st.sampled_from(["Ana", "Porto", "de", "&amp;", "\n"]), max_size=8))
+        text, spans, pos = "", [], 0
+        for word in words:
+            spans.append((pos + 1, pos + 1 + len(word)))
+            text += " " + word
+            pos = len(text)
+        chosen = [span for span in spans if draw(st.booleans())]
+        entities = []
+        for index, (start, end) in enumerate(chosen):
+            categories = draw(st.sampled_from([("PESSOA",), ("LOCAL", "ORGANIZACAO")]))
+            morf = draw(st.sampled_from([None, Morf("F", "S"), Morf("?", "P")]))
+            if first:
+                attributes = (("TIPO", "T"),) + ((("MORF", str(morf)),) if morf else ())
+                tag = "|".join(categories)
+                entity = Entity(
+                    None, categories, ("T",), (), morf, text[start:end], start, end, attributes, tag
+                )
+            else:
+                entity = Entity(
+                    f"D{number}-{index}", categories, ("T",), (), morf, text[start:end], start, end
+                )
+            entities.append(entity)
+        # Only the First HAREM format stores the variant in the file (ORIGEM); the
+        # Second HAREM one keeps it in the separate metadata file.
+        variant = "BR" if first else None
+        documents.append(Document(f"D{number}", text, tuple(entities), variant=variant))
+    fmt = "first-harem" if first else "second-harem"
+    return Collection("built.xml", fmt, "utf-8", tuple(documents))
+
+
+@settings(derandomize=True, deadline=None, max_examples=100)
+@given(_built_collection())
+def test_collections_built_in_code_survive_format_then_parse(collection: Collection) -> None:
+    written = format_collection(collection)
+    assert parse_collection(written, "built.xml", "utf-8") == collection
 
 
 # --- bad input: one-line InputError through the library and exit 2 through the CLI ---

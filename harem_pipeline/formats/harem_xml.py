@@ -590,6 +590,13 @@ def format_collection(collection: Collection) -> str:
 
     Only provenance (line numbers) and markup outside the documents (DOCTYPE,
     comments, blank lines) may differ from the file the collection came from.
+    A Second HAREM document's variant and genre are not written: that format
+    keeps them in the separate metadata file.  An entity is written in the
+    collection's format whatever its ``tag``: an ``EM`` in a First HAREM
+    collection becomes ``<CATEG ...>`` (losing its ID), a First HAREM tag in a
+    Second HAREM collection becomes ``<EM CATEG="..." ...>``.  Character data is
+    written verbatim (it was never unescaped); raises ``ValueError`` when the
+    annotation cannot be written (overlapping entities, crossing regions).
     """
     nl = collection.newline
     if collection.format == FIRST_HAREM:
