@@ -438,3 +438,38 @@ def test_cli_refuses_nested_run_entities(tmp_path: Path, capsys) -> None:
 def test_runs_must_use_the_cd_format(first_harem: Collection) -> None:
     with pytest.raises(InputError, match="a run in the first-harem format of the CD"):
         align_collections(first_harem, _second(_RUN, "run.xml"))
+
+
+def test_empty_run_document_is_ignored_with_a_warning() -> None:
+    cd = _second(_CD, "cd.xml")
+    run = _second('<colHAREM><DOC DOCID="d1">\n</DOC><DOC DOCID="d2"><P>A ONU reuniu.</P>'
+                  "</DOC></colHAREM>", "run.xml")
+    result = align_collections(cd, run)
+    # d1 is consumed by the empty run document (the original neither aligns nor
+    # reports it as missing); d2 has no run entity: its entity is missing
+    assert result.warnings == ("Estou a ignorar o documento na submissÃo: d1",)
+    assert [format_line(line) for line in result.lines][2:] == [
+        "DOC d2",
+        '<EM ID="c3" CATEG="ORGANIZACAO">ONU</EM> ---> [null]',
+        "EOD",
+        "",
+        "",
+    ]
+
+
+def test_xml_references_are_expanded_and_records_stay_on_one_line() -> None:
+    cd = _second(
+        '<colHAREM><DOC DOCID="d"><P>Texto &amp; <EM ID="c1" CATEG="O" COMENT="a&amp;b&#10;c">'
+        "Arte &amp; Linguagem</EM></P></DOC></colHAREM>",
+        "cd.xml",
+    )
+    run = _second(
+        '<colHAREM><DOC DOCID="d"><P>Texto &amp; <EM ID="r1" CATEG="O">Arte &amp;\n'
+        "Linguagem</EM></P></DOC></colHAREM>",
+        "run.xml",
+    )
+    lines = [format_line(line) for line in align_collections(cd, run).lines]
+    assert lines[3] == (
+        '<EM ID="c1" CATEG="O" COMENT="a&b c">Arte & Linguagem</EM> ---> '
+        '[<EM ID="r1" CATEG="O">Arte & Linguagem</EM>]'
+    )

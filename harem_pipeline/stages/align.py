@@ -48,6 +48,9 @@ Deliberate differences from the original, with reasons:
   text, which needs a text without markable tokens) the original merges
   their records and may print ``null`` inside a list of run entities; the
   record format has no such item, so that ``null`` is dropped.
+* An attribute value holding a line end written as ``&#10;`` is printed
+  with a space there (the original prints the line end and breaks the
+  record in two lines).
 * The original re-reads numbered texts with a small parser, which goes
   wrong when an entity's own text contains ``<digits>...</digits>``; we
   keep the numbered tokens as data and never re-parse.
@@ -185,11 +188,16 @@ def _normalize_text(raw: str, xml: bool) -> str:
 
 
 def _normalize_attribute(raw: str, xml: bool) -> str:
-    """An attribute value as an XML parser hands it over (blanks become spaces)."""
+    """An attribute value as an XML parser hands it over (blanks become spaces).
+
+    A line end written as a character reference (``&#10;``) also becomes a
+    space, so that a record always stays on one line.
+    """
+    blanks = {9: " ", 10: " ", 13: " "}
     if not xml:
-        return raw
-    text = raw.replace("\r\n", "\n").translate({9: " ", 10: " ", 13: " "})
-    return _XML_REFERENCE.sub(_expand_reference, text)
+        return raw.translate(blanks)
+    text = raw.replace("\r\n", "\n").translate(blanks)
+    return _XML_REFERENCE.sub(_expand_reference, text).translate(blanks)
 
 
 # ---------------------------------------------------------------------------
