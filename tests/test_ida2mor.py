@@ -359,6 +359,15 @@ def test_relative_totals_never_exceed_absolute(alignments: list[Alignment]) -> N
         assert r.total_cd <= a.total_cd and r.total_sistema <= a.total_sistema
         assert r.records <= a.records
         assert r.pontuacao == a.pontuacao  # only zero-score records are excluded
+    # Count conservation: every scored record has one outcome in each field.
+    for counts in (absolute, relative):
+        records = {counts.field(key).records for key in ("genero", "numero", "combinada")}
+        assert len(records) == 1
+        assert counts.field("genero").records == sum(
+            judge_alignment(a, Scenario.ABSOLUTE if counts is absolute else Scenario.RELATIVE)
+            is not None
+            for a in alignments
+        )
 
 
 @settings(derandomize=True, deadline=None, max_examples=200)

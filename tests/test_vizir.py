@@ -18,14 +18,16 @@ from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import parse_lines
+from harem_pipeline.formats.alinhado import format_line, parse_lines
 from harem_pipeline.formats.vizir import (
     Morph,
     MorphScore,
     Outcome,
     format_morph_score,
+    format_vizir_line,
     parse_morf,
     parse_morph_score,
+    record_morph_score,
 )
 from harem_pipeline.stages.vizir import (
     Alignment,
@@ -426,3 +428,32 @@ def test_score_lines_streams(tmp_path: Path) -> None:
 
     stream = score_lines(source(), Scenario.ABSOLUTE)
     assert list(itertools.islice(stream, 2))[0].docid == "d1"
+
+
+def test_vizir_line_round_trip() -> None:
+    # Original example 3's record (Véus) → its .vizir line → read back.
+    veus = (
+        '<LOCAL TIPO="ALARGADO" MORF="M,S">Hotel Lisboa Plaza</LOCAL> ---> '
+        '[<LOCAL TIPO="ALARGADO" MORF="M,S">Hotel Lisboa</LOCAL>, '
+        '<PESSOA TIPO="INDIVIDUAL" MORF="F,S">Plaza</PESSOA>]::'
+        "[Parcialmente_Correcto_por_Defeito(0.3333333333333333; 0.6666666666666667), "
+        "Parcialmente_Correcto_por_Defeito(0.16666666666666666; 0.8333333333333334)]"
+    )
+    (record,) = parse_lines(veus + "\n")
+    score = MorphScore(PC, PC, PC)
+    line = format_vizir_line(record, score)
+    # spec §3, the printed line
+    assert line == (
+        '<EM MORF="M,S">Hotel Lisboa Plaza</EM> ---> [<EM MORF="M,S">Hotel Lisboa</EM>, '
+        '<EM MORF="F,S">Plaza</EM>]:[(Género: Parcialmente Correcto 0.5) '
+        "(Número: Parcialmente Correcto 0.5) (Combinada: Parcialmente Correcto 0.5)]"
+    )
+    (back,) = parse_lines(line + "\n")
+    assert record_morph_score(back) == score
+    assert format_line(back) == line
+
+
+def test_record_without_verdict_is_refused() -> None:
+    (record,) = parse_lines('<EM MORF="M,S">A</EM> ---> [null]:[Em_Falta]\n', "f.vizir")
+    with pytest.raises(InputError, match="expected a Vizir verdict"):
+        record_morph_score(record, "f.vizir")

@@ -21,7 +21,14 @@ from enum import Enum
 from fractions import Fraction
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import EVAL_MORPHOLOGICAL, Evaluation, Record
+from harem_pipeline.formats.alinhado import (
+    EVAL_MORPHOLOGICAL,
+    MARKER_FIRST_HAREM,
+    Evaluation,
+    Record,
+    format_line,
+    strip_semantics,
+)
 
 GENDERS = frozenset({"M", "F", "?"})
 NUMBERS = frozenset({"S", "P", "?"})
@@ -122,6 +129,31 @@ def format_morph_score(score: MorphScore) -> str:
 def morph_evaluation(score: MorphScore) -> Evaluation:
     """The verdict as the one evaluation item of a ``.vizir`` record."""
     return Evaluation(EVAL_MORPHOLOGICAL, None, None, format_morph_items(score))
+
+
+def vizir_record(record: Record, score: MorphScore) -> Record:
+    """The ``.vizir`` record of a scored Véus record.
+
+    Semantics are stripped on both sides (``<EM MORF="G,N">text</EM>``, a
+    spurious gold side stays ``<ESPURIO>text</ESPURIO>``), every aligned
+    system entity is kept, the marker is ``:`` and the verdict replaces the
+    identification list; line end and line number are the input's.
+    """
+    system = None if record.system is None else tuple(strip_semantics(t) for t in record.system)
+    return Record(
+        strip_semantics(record.gold),
+        system,
+        (morph_evaluation(score),),
+        MARKER_FIRST_HAREM,
+        "",
+        record.eol,
+        record.line,
+    )
+
+
+def format_vizir_line(record: Record, score: MorphScore) -> str:
+    """The ``.vizir`` line (without line end) of a scored Véus record."""
+    return format_line(vizir_record(record, score))
 
 
 def parse_morph_score(text: str, path: str | None = None, line: int | None = None) -> MorphScore:

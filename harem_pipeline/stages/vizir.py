@@ -44,7 +44,6 @@ from harem_pipeline.formats.alinhado import (
     Record,
     Tag,
     iter_lines,
-    strip_semantics,
     write_to,
 )
 from harem_pipeline.formats.vizir import (
@@ -52,8 +51,8 @@ from harem_pipeline.formats.vizir import (
     Morph,
     MorphScore,
     Outcome,
-    morph_evaluation,
     parse_morf,
+    vizir_record,
 )
 
 
@@ -303,20 +302,6 @@ def alignment_from_scored_record(record: Record, path: str | None = None) -> Ali
     return Alignment(record.gold.text, gold_morf, spurious, system)
 
 
-def format_scored_record(record: Record, score: MorphScore) -> Record:
-    """The ``.vizir`` record: semantics stripped on both sides, the verdict as evaluation."""
-    system = None if record.system is None else tuple(strip_semantics(t) for t in record.system)
-    return Record(
-        strip_semantics(record.gold),
-        system,
-        (morph_evaluation(score),),
-        MARKER_FIRST_HAREM,
-        "",
-        record.eol,
-        record.line,
-    )
-
-
 @dataclass(slots=True)
 class VizirTally:
     """What a pass of ``score_lines`` saw: filled in as the stream is consumed."""
@@ -353,7 +338,7 @@ def score_lines(
             score = judge_alignment(alignment, scenario)
             if score is not None:
                 tally.scored += 1
-                yield format_scored_record(item, score)
+                yield vizir_record(item, score)
         elif isinstance(item, _COPIED):
             yield item
         elif not isinstance(item, _DROPPED):
