@@ -267,14 +267,29 @@ def test_docstart_and_blank_lines_separate_sentences() -> None:
     assert [s.gold for s in sentences] == [((0, 1, frozenset({"A"})),), ((0, 1, frozenset({"A"})),)]
 
 
-def test_parse_conll_streams_one_sentence_at_a_time() -> None:
-    def lines():
-        yield "a X B-A B-A\n"
-        yield "\n"
-        raise AssertionError("read past the first sentence")
+def test_parse_conll_streams_in_bounded_chunks() -> None:
+    # An endless input: parsing must hand out sentences without reading it all.
+    def endless():
+        for i in itertools.count():
+            yield f"w{i} X B-A O\n"
+            yield "\n"
 
-    first = next(parse_conll(lines(), "f"))
-    assert first.gold == ((0, 1, frozenset({"A"})),)
+    first = list(itertools.islice(parse_conll(endless(), "f"), 3))
+    assert [(s.line, s.gold, s.system) for s in first] == [
+        (1, ((0, 1, frozenset({"A"})),), ()),
+        (3, ((0, 1, frozenset({"A"})),), ()),
+        (5, ((0, 1, frozenset({"A"})),), ()),
+    ]
+
+
+def test_line_numbers_survive_chunk_boundaries_and_blank_runs() -> None:
+    lines = []
+    for _ in range(20000):  # more than one chunk of lines
+        lines += ["a X O O\n", "b X B-A B-A\n", "\n", "  \n"]
+    lines.append("c X B-A Q-A\n")
+    bad = len(lines)
+    with pytest.raises(InputError, match=f"f, line {bad}: expected a tag"):
+        list(parse_conll(lines, "f"))
 
 
 def test_non_ascii_labels_in_latin1_file(tmp_path: Path) -> None:

@@ -42,8 +42,12 @@ there, ``E-X`` followed by ``B-X`` continues the chunk; here, as in seqeval,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import compress, count, islice
+from operator import itemgetter
+from typing import TextIO
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.spans import Span
@@ -63,6 +67,13 @@ _ALLOWED = {
 }
 _RAW_PREFIXES = {"bilou": "BILUO", "iobes": "BIESO"}
 _NORMALISE = {"B": "B", "I": "I", "E": "E", "S": "S", "L": "E", "U": "S"}
+_NOT_O = "O".__ne__
+_GOLD = itemgetter(-2)
+_SYSTEM = itemgetter(-1)
+# One or more blank (whitespace-only) lines: the sentence separator.
+_SEPARATOR = re.compile(r"\n(?:[ \t\r\f\v]*\n)+")
+_CHUNK_CHARS = 1 << 20
+_CHUNK_LINES = 8192
 _TAG_EXPECTED = "a tag O or B-/I-/E-/S-/L-/U- followed by a type"
 
 
@@ -123,32 +134,45 @@ def decode_tags(
 
 
 def _decode(tags: Sequence[str], table: _TagTable, line: int) -> tuple[list[Span], int]:
+    """Spans and repairs of one column.
+
+    Only the non-``O`` tags are visited (found by C-level iteration): a gap
+    between two of them means ``O`` tags in between, which close any open
+    chunk.  The rules are those of the module docstring.
+    """
     cache = table.cache
-    strict = table.scheme != "lenient"
+    scheme = table.scheme
+    strict = scheme != "lenient"
     spans: list[Span] = []
+    append = spans.append
+    prev_i = -2
     prev_prefix = "O"
     prev_kind: str | None = None
     prev_labels: frozenset[str] | None = None
     begin = 0
     repairs = 0
-    for i, tag in enumerate(tags):
-        info = cache.get(tag)
-        if info is None:
-            info = table.parse(tag, line + i)
+    for i in compress(count(), map(_NOT_O, tags)):
+        tag = tags[i]
+        info = cache.get(tag) or table.parse(tag, line + i)
         prefix, kind, labels, allowed = info
-        if strict and _invalid(table.scheme, prev_prefix, prev_kind, prefix, kind, allowed):
-            repairs += 1
-        if prefix == "O":
+        if i != prev_i + 1:
             if prev_prefix != "O":
-                spans.append((begin, i, prev_labels))
-        elif prefix in "BS" or prev_prefix in "ESO" or kind != prev_kind:
-            if prev_prefix != "O":
-                spans.append((begin, i, prev_labels))
+                append((begin, prev_i + 1, prev_labels))
+                if strict and _invalid(scheme, prev_prefix, prev_kind, "O", None, True):
+                    repairs += 1
+            if strict and _invalid(scheme, "O", None, prefix, kind, allowed):
+                repairs += 1
             begin = i
-        prev_prefix, prev_kind, prev_labels = prefix, kind, labels
+        else:
+            if strict and _invalid(scheme, prev_prefix, prev_kind, prefix, kind, allowed):
+                repairs += 1
+            if prefix in "BS" or prev_prefix in "ES" or kind != prev_kind:
+                append((begin, i, prev_labels))
+                begin = i
+        prev_i, prev_prefix, prev_kind, prev_labels = i, prefix, kind, labels
     if prev_prefix != "O":
-        spans.append((begin, len(tags), prev_labels))
-        if strict and _invalid(table.scheme, prev_prefix, prev_kind, "O", None, True):
+        append((begin, prev_i + 1, prev_labels))
+        if strict and _invalid(scheme, prev_prefix, prev_kind, "O", None, True):
             repairs += 1
     return spans, repairs
 
@@ -176,16 +200,58 @@ def _invalid(
 
 
 def parse_conll(
-    lines: Iterable[str], path: str | None = None, scheme: str = "lenient"
+    lines: Iterable[str] | TextIO, path: str | None = None, scheme: str = "lenient"
 ) -> Iterator[ConllSentence]:
-    """Read sentences lazily from ``lines``; bad lines raise ``InputError``."""
+    """Read sentences lazily; bad lines raise ``InputError``.
+
+    ``lines`` is a text stream or an iterable of lines that keep their line
+    ends (as iterating a file gives them).  Text is taken in bounded chunks
+    (1 MiB, or 8,192 lines) and cut at blank lines, so memory holds one chunk
+    and one sentence whatever the file's size.
+    """
     table = _TagTable(path, scheme)
-    gold: list[str] = []
-    system: list[str] = []
-    first = 0
-    lineno = 0
-    for lineno, line in enumerate(lines, 1):
-        fields = line.split()
+    pending = ""
+    line = 1  # file line where ``pending`` starts
+    for chunk in _text_chunks(lines):
+        text = pending + chunk
+        pos = 0
+        for match in _SEPARATOR.finditer(text):
+            yield from _read_block(text[pos : match.start()], line, table)
+            line += text.count("\n", pos, match.end())
+            pos = match.end()
+        pending = text[pos:]
+    if pending:
+        yield from _read_block(pending, line, table)
+
+
+def _text_chunks(source: Iterable[str] | TextIO) -> Iterator[str]:
+    read = getattr(source, "read", None)
+    if read is not None:
+        while chunk := read(_CHUNK_CHARS):
+            yield chunk
+        return
+    lines = iter(source)
+    while chunk := "".join(islice(lines, _CHUNK_LINES)):
+        yield chunk
+
+
+def _read_block(block: str, line: int, table: _TagTable) -> Iterator[ConllSentence]:
+    """The sentences of a block of text that has no blank line inside.
+
+    Fast path (every line has at least 3 columns, no ``-DOCSTART-``): the
+    columns are cut with C-level ``map``; otherwise line by line.
+    """
+    if not block or block.isspace():
+        return
+    rows = list(map(str.split, block.split("\n")))
+    if DOCSTART not in block and min(map(len, rows)) >= 3:
+        gold = list(map(_GOLD, rows))
+        system = list(map(_SYSTEM, rows))
+        yield _sentence(gold, system, table, line)
+        return
+    gold, system = [], []
+    first = line
+    for lineno, fields in enumerate(rows, line):
         if not fields or fields[0] == DOCSTART:
             if gold:
                 yield _sentence(gold, system, table, first)
@@ -193,9 +259,9 @@ def parse_conll(
             continue
         if len(fields) < 3:
             raise InputError(
-                path,
+                table.path,
                 "at least 3 columns (token ... gold-tag system-tag)",
-                f"{len(fields)} column(s): {line.strip()}",
+                f"{len(fields)} column(s): {' '.join(fields)}",
                 line=lineno,
             )
         if not gold:
@@ -208,6 +274,9 @@ def parse_conll(
 
 def _sentence(gold: list[str], system: list[str], table: _TagTable, first: int) -> ConllSentence:
     gold_spans, gold_repairs = _decode(gold, table, first)
+    if system == gold:  # common case: decode once, and the tally's fast path sees equal tuples
+        spans = tuple(gold_spans)
+        return ConllSentence(first, len(gold), spans, spans, gold_repairs, gold_repairs)
     system_spans, system_repairs = _decode(system, table, first)
     return ConllSentence(
         first, len(gold), tuple(gold_spans), tuple(system_spans), gold_repairs, system_repairs

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TextIO
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES, parse_conll
@@ -116,8 +116,8 @@ def measure_jsonl(
 
 
 @contextmanager
-def open_text(path: str | os.PathLike[str]) -> Iterator[Iterator[str]]:
-    """Stream a text file's lines in its detected encoding (``.gz`` allowed).
+def open_text(path: str | os.PathLike[str]) -> Iterator[TextIO]:
+    """Stream a text file in its detected encoding (``.gz`` allowed).
 
     The encoding is detected on the first 64 KiB (see ``textio``); a byte that
     does not decode later on is reported with its line.
@@ -133,26 +133,24 @@ def open_text(path: str | os.PathLike[str]) -> Iterator[Iterator[str]]:
         raise InputError(str(path), "a file", "a directory") from None
     with raw:
         try:
-            head = raw.peek(_SNIFF_BYTES)[:_SNIFF_BYTES] if hasattr(raw, "peek") else b""
+            head = raw.peek(_SNIFF_BYTES)[:_SNIFF_BYTES]
         except (OSError, EOFError) as exc:
             raise InputError(str(path), "a readable file", str(exc)) from None
         cut = head.rfind(b"\n")
         encoding = detect_encoding(head[: cut + 1] if cut >= 0 else head, str(path))
-        yield _decode_lines(raw, encoding, str(path))
-
-
-def _decode_lines(raw: IO[bytes], encoding: str, path: str) -> Iterator[str]:
-    text = io.TextIOWrapper(raw, encoding=encoding, newline=None)
-    try:
-        yield from text
-    except UnicodeDecodeError:
-        raise InputError(
-            path, f"text in {encoding}", "an undecodable byte", line=_bad_line(path, encoding)
-        ) from None
+        try:
+            yield io.TextIOWrapper(raw, encoding=encoding, newline=None)
+        except UnicodeDecodeError:
+            raise InputError(
+                str(path),
+                f"text in {encoding}",
+                "an undecodable byte",
+                line=_bad_line(str(path), encoding),
+            ) from None
 
 
 def _bad_line(path: str, encoding: str) -> int | None:
-    """The first line of ``path`` that does not decode (only read on that error)."""
+    """The first line of ``path`` that does not decode (read only on that error)."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rb") as handle:
         decoder = codecs.getincrementaldecoder(encoding)()
