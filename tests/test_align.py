@@ -473,3 +473,41 @@ def test_xml_references_are_expanded_and_records_stay_on_one_line() -> None:
         '<EM ID="c1" CATEG="O" COMENT="a&b c">Arte & Linguagem</EM> ---> '
         '[<EM ID="r1" CATEG="O">Arte & Linguagem</EM>]'
     )
+
+
+_WORDS = ("Porto", "porto", "PORTO", "de", "A", "Lisboa", "1999", "e", "Rui", "Portugalia")
+
+
+@settings(derandomize=True, deadline=None, max_examples=150)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_WORDS), st.sampled_from((" ", ", ", "\n", "-")), st.booleans()),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_a_run_equal_to_the_cd_aligns_every_entity_with_itself(words) -> None:
+    # Build one document where the flagged words are entities, and align it with itself:
+    # an entity with a markable token finds exactly itself; one made only of
+    # stopwords can never align (the original's rule), so it is missing on the
+    # CD side and spurious on the run side.
+    text = ""
+    entities = []
+    for number, (word, separator, tagged) in enumerate(words):
+        if tagged:
+            entities.append(Entity(f"e{number}", ("LOCAL",), (), (), None, word, len(text),
+                                   len(text) + len(word)))
+        text += word + separator
+    doc = Document("d", text, entities=tuple(entities))
+    cd = Collection("cd.xml", SECOND_HAREM, "utf-8", (doc,))
+    lines = [format_line(line) for line in align_collections(cd, cd).lines]
+    expected = ["# cd.xml", "# cd.xml", "DOC d"]
+    spurious = []
+    for entity in entities:
+        tag = f'<EM ID="{entity.id}" CATEG="LOCAL">{entity.text}</EM>'
+        if markable_tokens(entity.text):
+            expected.append(f"{tag} ---> [{tag}]")
+        else:
+            expected.append(f"{tag} ---> [null]")
+            spurious.append(f'<EM CATEG="ESPURIO">{entity.text}</EM> ---> [{tag}]')
+    assert lines == [*expected, *spurious, "EOD", "", ""]

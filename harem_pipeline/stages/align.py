@@ -260,7 +260,8 @@ def _regions(doc: Document) -> list[_Region]:
     regions += [_Region("OMITIDO", s, e, None) for s, e in doc.omitted]
     regions += [_Region("ALT", b.start, b.end, b) for b in doc.alt_blocks]
     regions += [_Region("EM", e.start, e.end, e) for e in (*doc.entities, *doc.omitted_entities)]
-    regions.sort(key=lambda r: (r.start, -r.end, _RANK[r.kind]))
+    # Outer before inner; an empty element before anything else starting there.
+    regions.sort(key=lambda r: (r.start, r.end > r.start, -r.end, _RANK[r.kind]))
     return regions
 
 
@@ -329,8 +330,7 @@ def _build_nodes(
         if region.start > cursor:
             nodes.append(_TextNode(_normalize_text(doc.text[cursor : region.start], xml)))
         cursor = max(cursor, region.end)
-        if region.kind == "ALT":
-            assert isinstance(region.payload, AltBlock)
+        if isinstance(region.payload, AltBlock):
             nodes.append(_AltNode(_alt_content(region.payload, xml), omitted))
             continue
         inside = omitted or region.kind == "OMITIDO"
@@ -517,8 +517,7 @@ def _number_alt(
                     else:
                         clone[token.upper()] = count + 1
                         items.append(Mark(token, token.upper(), count + 1).render())
-            else:
-                assert isinstance(item, _AltEntity)
+            elif isinstance(item, _AltEntity):
                 marked = number_in_sequence(item.text, clone)
                 tag, attributes = _entity_attributes(item.entity, node.omitted, xml)
                 items.append(
@@ -535,9 +534,11 @@ def _number_alt(
     entities = tuple(item for item in content if isinstance(item, _Named))
     if not entities:
         return None
-    rebuilt = build_alternatives(content)
-    alternatives = tuple(tuple(alt) for alt in rebuilt)  # type: ignore[misc]
-    return _AltGroup(alternatives, entities, node.omitted)  # type: ignore[arg-type]
+    alternatives = tuple(
+        tuple(item for item in alt if isinstance(item, (str, _Named)))
+        for alt in build_alternatives(content)
+    )
+    return _AltGroup(alternatives, entities, node.omitted)
 
 
 def _number_nodes(
@@ -645,9 +646,9 @@ def _alt_lines(group: _AltGroup, values: list[_Named | None], xml: bool) -> Iter
             yield Record(entity.gold_tag(), system)
         if not named and not missing:
             for value in values:
-                assert value is not None
-                gold = _spurious_tag(java_trim(value.text).replace("\n", " "), xml)
-                yield Record(gold, _comparable(value, values))
+                if value is not None:
+                    gold = _spurious_tag(java_trim(value.text).replace("\n", " "), xml)
+                    yield Record(gold, _comparable(value, values))
         yield AltClose(number)
     yield AltClose(None)
 
