@@ -342,7 +342,7 @@ def _build_nodes(
     return tuple(nodes)
 
 
-def build_document_tree(doc: Document, path: str, xml: bool) -> tuple[_Node, ...]:
+def _build_document_tree(doc: Document, path: str, xml: bool) -> tuple[_Node, ...]:
     """The document's content as the original's XML tree: text nodes and elements."""
     return _build_nodes(doc, _nest_regions(doc, path), 0, len(doc.text), False, xml)
 
@@ -575,7 +575,7 @@ def _number_nodes(
     return direct
 
 
-def number_entities(
+def _number_entities(
     nodes: Sequence[_Node], keys: Iterable[str], xml: bool
 ) -> tuple[list[_Aligned], dict[str, int]]:
     """Number a document for the markable ``keys``: its entities and final counts."""
@@ -663,7 +663,7 @@ class _DocumentAlignment:
     faults: tuple[tuple[_Aligned, tuple[str, ...]], ...]
 
 
-def align_numbered(
+def _align_numbered(
     cd_entities: Sequence[_Aligned],
     run_entities: Sequence[_Aligned],
     potential_faults: Sequence[str],
@@ -769,16 +769,16 @@ def align_documents(
     ``check_counts`` False skips the comparison of occurrence counts (used
     for a CD document the run lacks, aligned against its own bare text).
     """
-    cd_nodes = build_document_tree(cd_doc, cd_path, xml)
-    run_nodes = build_document_tree(run_doc, run_path, xml)
+    cd_nodes = _build_document_tree(cd_doc, cd_path, xml)
+    run_nodes = _build_document_tree(run_doc, run_path, xml)
     keys: dict[str, None] = {}
     _collect_markable(cd_nodes, keys)
-    cd_entities, cd_counts = number_entities(cd_nodes, keys, xml)
-    run_entities, run_counts = number_entities(run_nodes, keys, xml)
+    cd_entities, cd_counts = _number_entities(cd_nodes, keys, xml)
+    run_entities, run_counts = _number_entities(run_nodes, keys, xml)
     potential: list[str] = []
     if check_counts:
         potential = [k for k in java_hash_order(list(keys)) if cd_counts[k] != run_counts[k]]
-    alignment = align_numbered(cd_entities, run_entities, potential)
+    alignment = _align_numbered(cd_entities, run_entities, potential)
     lines: list[Line] = []
     if alignment.faults:
         lines.append(_manual_check(alignment.faults))
