@@ -151,7 +151,8 @@ def java_hash_order(keys: Sequence[str], size: int | None = None) -> list[str]:
     ``size`` is the largest number of entries the table ever held (it never
     shrinks); by default ``len(keys)``.  The table starts at 16 buckets and
     doubles past 3/4 load; iteration goes bucket by bucket, insertion order
-    inside a bucket.
+    inside a bucket.  (Java turns a bucket of 8 or more colliding keys into a
+    tree; such collisions of token strings are not emulated.)
     """
     entries = len(keys) if size is None else size
     capacity = 16
