@@ -4,12 +4,14 @@ The library holds every format, stage and measure; it imports neither Luigi
 nor argparse.  The Luigi layer lives in ``tasks/`` and the command line in
 ``harem_pipeline.cli``.
 
-``luigi --module harem_pipeline FullEvaluation`` needs the task to be
-reachable from this package, so the name is resolved lazily: importing the
-library alone never imports Luigi.
+``luigi --module harem_pipeline FullEvaluation`` imports this package with
+Luigi already loaded; only then are the pipeline tasks imported (see the end
+of this module), so importing the library alone never imports Luigi.
 """
 
 from __future__ import annotations
+
+import sys
 
 __version__ = "0.1.0"
 
@@ -18,9 +20,8 @@ __version__ = "0.1.0"
 SCORING_VERSION = "1"
 
 
-def __getattr__(name: str):  # pragma: no cover - exercised through luigi
-    if name in {"FullEvaluation"}:
-        import tasks
-
-        return getattr(tasks, name)
-    raise AttributeError(name)
+if "luigi" in sys.modules:  # pragma: no cover - `luigi --module harem_pipeline FullEvaluation`
+    # Luigi is already running: register the pipeline tasks.  A plain library
+    # import never gets here, so the library itself never imports Luigi.
+    import tasks  # noqa: F401
+    from tasks import FullEvaluation  # noqa: F401

@@ -111,6 +111,11 @@ def parse_subset(name: str) -> Subset | None:
     return Subset(name, variant, genre, selective)
 
 
+def run_name(path: str | Path) -> str:
+    """The default name of a run: its file name without ``.gz`` and the last extension."""
+    return Path(str(path).removesuffix(".gz")).stem
+
+
 def _type_name(value: Any) -> str:
     return type(value).__name__ if value is not None else "nothing"
 
@@ -148,7 +153,7 @@ class _Loader:
                 matches = sorted(glob.glob(str(self.base / entry)))
                 if not matches:
                     raise self.fail(key, f"no file matches {entry!r}", f"relative to {self.base}")
-                runs.extend(RunSpec(Path(m).stem, Path(m).resolve()) for m in matches)
+                runs.extend(RunSpec(run_name(m), Path(m).resolve()) for m in matches)
             elif isinstance(entry, Mapping):
                 unknown = set(entry) - RUN_KEYS
                 if unknown:
@@ -158,7 +163,7 @@ class _Loader:
                 if "path" not in entry:
                     raise self.fail(f"{key}.path", "missing", "each run mapping needs a path")
                 path = self.existing_file(f"{key}.path", entry["path"])
-                name = self.expect(f"{key}.name", entry.get("name", path.stem), str, "a name")
+                name = self.expect(f"{key}.name", entry.get("name", run_name(path)), str, "a name")
                 veil = entry.get("veil")
                 if veil is not None:
                     self.expect(f"{key}.veil", veil, str, "a veil such as PESSOA:LOCAL")

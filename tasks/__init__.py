@@ -1,1 +1,58 @@
-"""The Luigi layer: thin tasks over the library (filled by the pipeline work)."""
+"""The Luigi layer: thin tasks over the library.
+
+Importing this package (which ``luigi --module harem_pipeline`` does through
+``harem_pipeline/__init__``) also sets Luigi's ``[retcode]`` options, so the
+``luigi`` command exits non-zero when a task fails or cannot run without any
+configuration file in the working folder, and stops user-input errors from
+being logged with a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import luigi.configuration
+
+from harem_pipeline.errors import HaremError
+
+# Luigi's documented recommendation; every non-success is non-zero.
+RETCODES = {
+    "already_running": 10,
+    "missing_data": 20,
+    "not_run": 25,
+    "task_failed": 30,
+    "scheduling_error": 35,
+    "unhandled_exception": 40,
+}
+
+
+def configure_retcodes() -> None:
+    """Set ``[retcode]`` unless the user's own Luigi configuration already did."""
+    config = luigi.configuration.get_config()
+    for option, value in RETCODES.items():
+        if not config.has_option("retcode", option):
+            config.set("retcode", option, str(value))
+
+
+class _UserErrorWithoutTraceback(logging.Filter):
+    """A HaremError is a user's mistake: log its one line, not a traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], HaremError):
+            record.msg = f"{record.getMessage()}: {record.exc_info[1]}"
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
+def install_log_filter() -> None:
+    logging.getLogger("luigi-interface").addFilter(_UserErrorWithoutTraceback())
+
+
+configure_retcodes()
+install_log_filter()
+
+from tasks.pipeline import FullEvaluation  # noqa: E402  (registers every task)
+
+__all__ = ["FullEvaluation", "RETCODES"]

@@ -5,10 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harem_pipeline.atomic import write_bytes_atomic
-from harem_pipeline.formats.alinhado import format_lines
-from harem_pipeline.formats.harem_xml import read_collection
-from harem_pipeline.stages.align import align_collections, output_encoding
+from harem_pipeline.stages.align import run_align
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,12 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Align, print the warnings, write the records; return the exit status."""
-    cd = read_collection(args.cd)
-    run = read_collection(args.run)
-    result = align_collections(cd, run)
+    _, result = run_align(args.cd, args.run, args.output)
     for warning in result.warnings:
         print(warning, file=sys.stderr)
-    output = args.output or f"{args.run}.alinhado"
-    encoding = output_encoding(cd)
-    write_bytes_atomic(output, format_lines(result.lines).encode(encoding, errors="replace"))
     return 0

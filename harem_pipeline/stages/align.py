@@ -67,7 +67,9 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from harem_pipeline.atomic import write_bytes_atomic
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     SPURIOUS_TAG,
@@ -82,8 +84,10 @@ from harem_pipeline.formats.alinhado import (
     ManualCheck,
     Record,
     Tag,
+    format_lines,
     format_tag,
 )
+from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
 from harem_pipeline.tokens import (
     Mark,
@@ -847,3 +851,28 @@ def align_collections(cd: Collection, run: Collection) -> AlignmentResult:
 def output_encoding(cd: Collection) -> str:
     """The encoding the ``.alinhado`` is written in: the CD's (ISO-8859-1 for HAREM files)."""
     return cd.encoding
+
+
+def default_output(run_path: str | os.PathLike[str]) -> Path:
+    """``RUN.alinhado`` (a ``.gz`` run ``x.xml.gz`` gives ``x.xml.alinhado``)."""
+    return Path(str(run_path).removesuffix(".gz") + ".alinhado")
+
+
+def run_align(
+    cd_path: str | os.PathLike[str],
+    run_path: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    meta_path: str | os.PathLike[str] | None = None,
+) -> tuple[Path, AlignmentResult]:
+    """Read both collections, align them, write ``output`` atomically; return it and the result.
+
+    The output is in the CD's encoding; a character it cannot hold becomes
+    ``?``, as the Java's writer did.  The warnings are returned, not printed.
+    """
+    cd = read_collection(cd_path, meta_path)
+    result = align_collections(cd, read_collection(run_path))
+    target = Path(output) if output is not None else default_output(run_path)
+    data = format_lines(result.lines).encode(output_encoding(cd), errors="replace")
+    write_bytes_atomic(target, data)
+    return target, result
+

@@ -1,0 +1,184 @@
+"""The campaign's stages as file-to-file steps, for the Luigi layer.
+
+Each function reads its input files, calls the stage of the library, writes
+its outputs atomically and returns the paths it wrote (an empty list when a
+stage, by its rule, writes nothing: Vizir for a run with no morphology).
+No scoring happens here; this is the seam that keeps ``tasks/`` free of
+anything but scheduling.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from harem_pipeline.atomic import write_text_atomic
+from harem_pipeline.config import Campaign
+from harem_pipeline.reports.html import render_report
+from harem_pipeline.reports.ida2mor import write_ida2mor
+from harem_pipeline.stages import summary as summary_stage
+from harem_pipeline.stages.align import run_align
+from harem_pipeline.stages.altida import run_altida
+from harem_pipeline.stages.altmor import altmor_file
+from harem_pipeline.stages.avalida import run_avalida
+from harem_pipeline.stages.ida2id import run_ida2id
+from harem_pipeline.stages.veus import run_veus
+from harem_pipeline.stages.vizir import Scenario, vizir_file
+from harem_pipeline.textio import read_bytes
+
+PathLike = str | os.PathLike[str]
+SIMULATED_MARK = b"simulated run"
+
+
+def existing(paths: Iterable[PathLike | None]) -> list[Path]:
+    """The given paths that name existing files (optional inputs)."""
+    return [Path(p) for p in paths if p is not None and Path(p).is_file()]
+
+
+def json_twin(path: PathLike) -> Path:
+    """``report`` → ``report.json``."""
+    path = Path(path)
+    return path.with_name(path.name + ".json")
+
+
+def align(
+    cd: PathLike, run: PathLike, output: PathLike, meta: PathLike | None = None
+) -> list[Path]:
+    """AlinhEM: write ``output`` and, beside it, the aligner's warnings (``.aligner.stderr``)."""
+    output, result = run_align(cd, run, output, meta)
+    warnings = output.with_name(output.name.removesuffix(".alinhado") + ".aligner.stderr")
+    write_text_atomic(warnings, "".join(f"{line}\n" for line in result.warnings))
+    return [output, warnings]
+
+
+def avalida(source: PathLike, output: PathLike) -> list[Path]:
+    return [run_avalida(source, output)]
+
+
+def veus(
+    source: PathLike,
+    output: PathLike,
+    meta: PathLike | None,
+    *,
+    style: str,
+    veil: str | None,
+    system_veil: str | None,
+    variant: str | None,
+    genre: str | None,
+    selective: bool,
+) -> list[Path]:
+    """Véus; a selective subset is evaluated with the run's declared veil only."""
+    return [
+        run_veus(
+            source,
+            output,
+            style=style,
+            veil=None if selective else veil,
+            system_veil=system_veil,
+            variant=variant,
+            genre=genre,
+            selective=selective,
+            meta_path=meta,
+        )
+    ]
+
+
+def altida(source: PathLike, output: PathLike) -> list[Path]:
+    return [run_altida(source, output)]
+
+
+def ida2id(source: PathLike, output: PathLike, signature: str, bootstrap: int) -> list[Path]:
+    outputs = run_ida2id(source, signature, output)
+    return [outputs.text_path, outputs.json_path]
+
+
+def vizir(source: PathLike, output: PathLike, scenario: str) -> list[Path]:
+    result = vizir_file(source, Scenario.parse(scenario), output)
+    return [result.output] if result.output is not None else []
+
+
+def altmor(sources: Sequence[PathLike], output: PathLike) -> list[Path]:
+    """AltinaMor of the Vizir output, if Vizir wrote one."""
+    return [altmor_file(sources[0], output)] if sources else []
+
+
+def ida2mor(
+    sources: Sequence[PathLike],
+    output: PathLike,
+    scenario: str,
+    signature: str,
+    run: str,
+    subset: str,
+    bootstrap: int,
+) -> list[Path]:
+    """Ida2Mor of the AltinaMor output, if there is one."""
+    if not sources:
+        return []
+    outputs = write_ida2mor(sources[0], Scenario.parse(scenario), signature, output, run, subset)
+    return [Path(outputs.text), Path(outputs.json)]
+
+
+def is_simulated(path: PathLike) -> bool:
+    """True when the run file says it is a simulated run (``harem simulate``'s header)."""
+    return SIMULATED_MARK in read_bytes(path)[:1024]
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def collect_reports(campaign: Campaign) -> list[dict[str, Any]]:
+    """Every report's JSON of the campaign, one entry per run × subset × scenario."""
+    entries = []
+    for run in campaign.runs:
+        folder = campaign.output / run.name
+        simulated = is_simulated(run.path)
+        for subset in campaign.subsets:
+            style = "" if campaign.style == "harem" else f".{campaign.style}"
+            base = f"{run.name}.alinhado.avalida.{subset.name}"
+            identification = _load(folder / f"{base}{style}.ida2id.json")
+            for scenario in campaign.scenarios:
+                suffix = "abs" if scenario == "absolute" else "rel"
+                entries.append({
+                    "run": run.name,
+                    "simulated": simulated,
+                    "subset": subset.name,
+                    "scenario": scenario,
+                    "identification": identification,
+                    "morphology": _load(folder / f"{base}.{suffix}.ida2mor.json"),
+                })
+    return entries
+
+
+def summary(campaign: Campaign, folder: PathLike) -> list[Path]:
+    """``summary.md``, ``summary.csv`` and ``summary.json`` (JSON last: it is the anchor)."""
+    folder = Path(folder)
+    reports = collect_reports(campaign)
+    rows = [
+        summary_stage.build_row(
+            r["run"], r["subset"], r["scenario"], r["identification"] or {}, r["morphology"]
+        )
+        for r in reports
+    ]
+    markdown, table = folder / "summary.md", folder / "summary.csv"
+    write_text_atomic(markdown, summary_stage.format_markdown(rows))
+    write_text_atomic(table, summary_stage.format_csv(rows))
+    data = json.loads(summary_stage.format_json(rows))
+    data["campaign"] = {
+        "collection": campaign.collection.name,
+        "style": campaign.style,
+        "runs": [run.name for run in campaign.runs],
+    }
+    data["reports"] = reports
+    anchor = folder / "summary.json"
+    write_text_atomic(anchor, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return [markdown, table, anchor]
+
+
+def report(summary_json: PathLike, output: PathLike) -> list[Path]:
+    data = json.loads(Path(summary_json).read_text(encoding="utf-8"))
+    write_text_atomic(output, render_report(data))
+    return [Path(output)]

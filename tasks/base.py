@@ -1,0 +1,102 @@
+"""The one Luigi base class every stage task derives from.
+
+A stage task is complete when the manifest beside its output matches the
+content of its inputs, its parameters and the scoring version now
+(``harem_pipeline.manifest``).  Its Luigi target is that manifest, which is
+written last: the outputs first, atomically, then the manifest.  ``run()``
+calls one library function; no scoring happens here.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import luigi
+
+from harem_pipeline.config import Campaign, RunSpec, load_campaign
+from harem_pipeline.manifest import is_complete, manifest_path, write_manifest
+from harem_pipeline.signature import run_signature, short_digest
+
+
+class CampaignTask(luigi.Task):
+    """A task that belongs to the campaign described by ``config``."""
+
+    config = luigi.Parameter(default="pipeline.yaml", description="path of pipeline.yaml")
+
+    @cached_property
+    def campaign(self) -> Campaign:
+        return load_campaign(self.config)
+
+
+class RunTask(CampaignTask):
+    """A task about one system run of the campaign."""
+
+    run_name = luigi.Parameter(description="name of the run in pipeline.yaml")
+
+    @cached_property
+    def run_spec(self) -> RunSpec:
+        return next(r for r in self.campaign.runs if r.name == self.run_name)
+
+    @property
+    def folder(self) -> Path:
+        return self.campaign.output / self.run_name
+
+    def signature(self, **fields: str | None) -> str:
+        """The reproducibility signature of this run's reports."""
+        return run_signature(
+            cd=short_digest(self.campaign.collection),
+            run=short_digest(self.run_spec.path),
+            **fields,
+        ).format()
+
+
+class StageTask(luigi.Task):
+    """Mixin: completion by manifest; subclasses say what they read, write and do."""
+
+    stage: str = ""
+
+    def anchor(self) -> Path:
+        """The main output; its manifest is the task's Luigi target."""
+        raise NotImplementedError
+
+    def input_paths(self) -> list[Path]:
+        """Every file whose content determines the outputs."""
+        raise NotImplementedError
+
+    def stage_params(self) -> dict[str, Any]:
+        """Parameters that change the outputs (recorded in the manifest)."""
+        return {}
+
+    def produce(self) -> list[Path]:
+        """Write the outputs (atomically) and return their paths."""
+        raise NotImplementedError
+
+    def report_signature(self) -> str | None:
+        return None
+
+    def output(self) -> luigi.LocalTarget:
+        return luigi.LocalTarget(str(manifest_path(self.anchor())))
+
+    def complete(self) -> bool:
+        """Complete when this stage's manifest matches now *and* every upstream stage is.
+
+        Upstream first: a changed source file must rerun the whole chain below
+        it, although the next stage's own input has not changed yet.
+        """
+        upstream = luigi.task.flatten(self.requires())
+        if not all(task.complete() for task in upstream):
+            return False
+        return is_complete(self.anchor(), self.stage, self.stage_params(), self.input_paths())
+
+    def run(self) -> None:
+        outputs = self.produce()
+        write_manifest(
+            self.anchor(),
+            self.stage,
+            self.stage_params(),
+            self.input_paths(),
+            outputs,
+            signature=self.report_signature(),
+        )

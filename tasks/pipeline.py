@@ -1,0 +1,294 @@
+"""One Luigi task per HAREM stage, and ``FullEvaluation`` over a campaign.
+
+Every task is thin: it names its inputs and outputs (the HAREM file names,
+under ``<output>/<run>/``), calls one library function, and leaves
+completion to ``StageTask`` (content digests, parameters, scoring version).
+
+File names, for run ``r`` and subset ``s``::
+
+    r.alinhado  r.aligner.stderr  r.alinhado.avalida
+    r.alinhado.avalida.s                    Véus, style harem (the morphology chain reads it)
+    r.alinhado.avalida.s.muc                Véus in the campaign's style, when it is not harem
+    r.alinhado.avalida.s[.muc].altida  .ida2id  .ida2id.json
+    r.alinhado.avalida.s.abs.vizir  .abs.altmor  .abs.ida2mor  .abs.ida2mor.json  (and .rel)
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import luigi
+
+from harem_pipeline import chain
+from harem_pipeline.config import SCENARIO_SUFFIX, Subset
+from tasks.base import CampaignTask, RunTask, StageTask
+
+
+def _subset(task: RunTask, name: str) -> Subset:
+    return next(s for s in task.campaign.subsets if s.name == name)
+
+
+class Align(RunTask, StageTask):
+    """AlinhEM: the run against the golden collection."""
+
+    stage = "align"
+
+    def anchor(self) -> Path:
+        return self.folder / f"{self.run_name}.alinhado"
+
+    def input_paths(self) -> list[Path]:
+        return [self.campaign.collection, self.run_spec.path,
+                *chain.existing([self.campaign.collection_meta])]
+
+    def produce(self) -> list[Path]:
+        return chain.align(
+            self.campaign.collection, self.run_spec.path, self.anchor(),
+            self.campaign.collection_meta,
+        )
+
+
+class Avalida(RunTask, StageTask):
+    """AvalIDa: identification verdicts of the alignment."""
+
+    stage = "avalida"
+
+    def requires(self) -> Align:
+        return Align(config=self.config, run_name=self.run_name)
+
+    def anchor(self) -> Path:
+        return self.folder / f"{self.run_name}.alinhado.avalida"
+
+    def input_paths(self) -> list[Path]:
+        return [self.requires().anchor()]
+
+    def produce(self) -> list[Path]:
+        return chain.avalida(self.input_paths()[0], self.anchor())
+
+
+class Veus(RunTask, StageTask):
+    """Véus: one subset of the evaluated alignment, in one style."""
+
+    stage = "veus"
+    subset = luigi.Parameter()
+    style = luigi.Parameter(default="harem")
+
+    def requires(self) -> Avalida:
+        return Avalida(config=self.config, run_name=self.run_name)
+
+    def anchor(self) -> Path:
+        suffix = "" if self.style == "harem" else f".{self.style}"
+        return self.folder / f"{self.run_name}.alinhado.avalida.{self.subset}{suffix}"
+
+    def input_paths(self) -> list[Path]:
+        return [self.requires().anchor(), *chain.existing([self.campaign.collection_meta])]
+
+    def stage_params(self) -> dict[str, Any]:
+        subset = _subset(self, self.subset)
+        return {
+            "style": self.style,
+            "veil": self.campaign.veil,
+            "system_veil": self.run_spec.veil,
+            "variant": subset.variant,
+            "genre": subset.genre,
+            "selective": subset.selective,
+        }
+
+    def produce(self) -> list[Path]:
+        return chain.veus(
+            self.requires().anchor(), self.anchor(), self.campaign.collection_meta,
+            **self.stage_params(),
+        )
+
+
+class AltinaID(RunTask, StageTask):
+    """AltinaID: the best alternative of every ALT block for identification."""
+
+    stage = "altida"
+    subset = luigi.Parameter()
+
+    def requires(self) -> Veus:
+        return Veus(config=self.config, run_name=self.run_name, subset=self.subset,
+                    style=self.campaign.style)
+
+    def anchor(self) -> Path:
+        source = self.requires().anchor()
+        return source.with_name(source.name + ".altida")
+
+    def input_paths(self) -> list[Path]:
+        return [self.requires().anchor()]
+
+    def produce(self) -> list[Path]:
+        return chain.altida(self.input_paths()[0], self.anchor())
+
+
+class Ida2ID(RunTask, StageTask):
+    """Ida2ID: the identification report and its JSON twin."""
+
+    stage = "ida2id"
+    subset = luigi.Parameter()
+
+    def requires(self) -> AltinaID:
+        return AltinaID(config=self.config, run_name=self.run_name, subset=self.subset)
+
+    def anchor(self) -> Path:
+        source = self.requires().requires().anchor()
+        return source.with_name(source.name + ".ida2id")
+
+    def input_paths(self) -> list[Path]:
+        return [self.requires().anchor()]
+
+    def stage_params(self) -> dict[str, Any]:
+        return {"bootstrap": self.campaign.bootstrap}
+
+    def report_signature(self) -> str:
+        return self.signature(subset=self.subset, style=self.campaign.style)
+
+    def produce(self) -> list[Path]:
+        return chain.ida2id(
+            self.input_paths()[0], self.anchor(), self.report_signature(), self.campaign.bootstrap
+        )
+
+
+class Vizir(RunTask, StageTask):
+    """Vizir: morphological scoring of one subset in one scenario.
+
+    When the system classified nothing morphologically Vizir writes no file
+    (the original's rule); the manifest then records no output and the rest
+    of the morphology chain produces nothing for this subset.
+    """
+
+    stage = "vizir"
+    subset = luigi.Parameter()
+    scenario = luigi.Parameter()
+
+    def requires(self) -> Veus:
+        return Veus(config=self.config, run_name=self.run_name, subset=self.subset, style="harem")
+
+    @cached_property
+    def suffix(self) -> str:
+        return SCENARIO_SUFFIX[self.scenario]
+
+    def anchor(self) -> Path:
+        source = self.requires().anchor()
+        return source.with_name(f"{source.name}.{self.suffix}.vizir")
+
+    def input_paths(self) -> list[Path]:
+        return [self.requires().anchor()]
+
+    def stage_params(self) -> dict[str, Any]:
+        return {"scenario": self.scenario}
+
+    def produce(self) -> list[Path]:
+        return chain.vizir(self.input_paths()[0], self.anchor(), self.scenario)
+
+
+class AltinaMor(RunTask, StageTask):
+    """AltinaMor: the best alternative of every ALT block for morphology."""
+
+    stage = "altmor"
+    subset = luigi.Parameter()
+    scenario = luigi.Parameter()
+
+    def requires(self) -> Vizir:
+        return Vizir(config=self.config, run_name=self.run_name, subset=self.subset,
+                     scenario=self.scenario)
+
+    def anchor(self) -> Path:
+        return self.requires().anchor().with_suffix(".altmor")
+
+    def input_paths(self) -> list[Path]:
+        return chain.existing([self.requires().anchor()])
+
+    def produce(self) -> list[Path]:
+        return chain.altmor(self.input_paths(), self.anchor())
+
+
+class Ida2Mor(RunTask, StageTask):
+    """Ida2Mor: the morphology report and its JSON twin."""
+
+    stage = "ida2mor"
+    subset = luigi.Parameter()
+    scenario = luigi.Parameter()
+
+    def requires(self) -> AltinaMor:
+        return AltinaMor(config=self.config, run_name=self.run_name, subset=self.subset,
+                         scenario=self.scenario)
+
+    def anchor(self) -> Path:
+        return self.requires().anchor().with_suffix(".ida2mor")
+
+    def input_paths(self) -> list[Path]:
+        return chain.existing([self.requires().anchor()])
+
+    def stage_params(self) -> dict[str, Any]:
+        return {"scenario": self.scenario, "bootstrap": self.campaign.bootstrap}
+
+    def report_signature(self) -> str:
+        return self.signature(subset=self.subset, scenario=SCENARIO_SUFFIX[self.scenario],
+                              style="harem")
+
+    def produce(self) -> list[Path]:
+        return chain.ida2mor(
+            self.input_paths(), self.anchor(), self.scenario, self.report_signature(),
+            self.run_name, self.subset, self.campaign.bootstrap,
+        )
+
+
+class Summary(CampaignTask, StageTask):
+    """The campaign summary (Markdown, CSV, JSON) over every run, subset and scenario."""
+
+    stage = "summary"
+
+    def requires(self) -> list[luigi.Task]:
+        tasks: list[luigi.Task] = []
+        for run in self.campaign.runs:
+            for subset in self.campaign.subsets:
+                tasks.append(Ida2ID(config=self.config, run_name=run.name, subset=subset.name))
+                tasks.extend(
+                    Ida2Mor(config=self.config, run_name=run.name, subset=subset.name,
+                            scenario=scenario)
+                    for scenario in self.campaign.scenarios
+                )
+        return tasks
+
+    def anchor(self) -> Path:
+        return self.campaign.output / "summary.json"
+
+    def input_paths(self) -> list[Path]:
+        return chain.existing(
+            [*(chain.json_twin(t.anchor()) for t in self.requires()),
+             *(run.path for run in self.campaign.runs)]
+        )
+
+    def produce(self) -> list[Path]:
+        return chain.summary(self.campaign, self.anchor().parent)
+
+
+class Report(CampaignTask, StageTask):
+    """The self-contained HTML report, the campaign's last task."""
+
+    stage = "report"
+
+    def requires(self) -> Summary:
+        return Summary(config=self.config)
+
+    def anchor(self) -> Path:
+        return self.campaign.output / "report.html"
+
+    def input_paths(self) -> list[Path]:
+        return [self.requires().anchor()]
+
+    def produce(self) -> list[Path]:
+        return chain.report(self.input_paths()[0], self.anchor())
+
+
+class FullEvaluation(CampaignTask):
+    """Everything ``pipeline.yaml`` asks for: every chain, the summary and the report."""
+
+    def requires(self) -> Report:
+        return Report(config=self.config)
+
+    def complete(self) -> bool:
+        return self.requires().complete()
