@@ -48,6 +48,7 @@ from typing import IO, BinaryIO
 from harem_pipeline.atomic import atomic_write
 from harem_pipeline.errors import InputError
 from harem_pipeline.numbers import java_double
+from harem_pipeline.progress import progress
 from harem_pipeline.textio import detect_encoding
 
 # ---------------------------------------------------------------------------
@@ -749,7 +750,7 @@ def iter_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]:
     the file in chunks, then lines are parsed one at a time.
     """
     encoding = detect_file_encoding(path)
-    return encoding, _iter_file(path, encoding)
+    return encoding, progress(_iter_file(path, encoding), Path(path).name, "line")
 
 
 def read_lines(path: str | os.PathLike[str]) -> tuple[str, list[Line]]:

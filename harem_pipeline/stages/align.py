@@ -89,6 +89,7 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
+from harem_pipeline.progress import progress
 from harem_pipeline.tokens import (
     Mark,
     markable_tokens,
@@ -829,7 +830,7 @@ def align_collections(cd: Collection, run: Collection) -> AlignmentResult:
     for doc in cd.documents:
         remaining[java_trim(doc.docid)] = doc
     table_size = len(remaining)
-    for run_doc in run.documents:
+    for run_doc in progress(run.documents, os.path.basename(run.path), "doc"):
         cd_doc = remaining.pop(java_trim(run_doc.docid), None)
         if cd_doc is None:
             warnings.append(MISSING_DOCUMENT + run_doc.docid)

@@ -1,0 +1,68 @@
+"""``harem run``: the whole campaign of ``pipeline.yaml``, for people who don't know Luigi.
+
+This is the same as ``luigi --module harem_pipeline FullEvaluation`` with the
+campaign validated first (one line naming the key on a mistake, exit 2),
+the workers taken from the file unless given, and the exit status 0 only
+when every task succeeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+
+from harem_pipeline.config import load_campaign
+from harem_pipeline.progress import set_quiet
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run the whole campaign described by pipeline.yaml (Luigi)",
+        description=(
+            "Run every stage of the campaign in pipeline.yaml: only what changed since the "
+            "last run is recomputed. Exit 0 when every task succeeded, 1 otherwise, 2 for a "
+            "mistake in pipeline.yaml."
+        ),
+    )
+    parser.add_argument("--config", default="pipeline.yaml", help="default: ./pipeline.yaml")
+    parser.add_argument("--workers", type=int, help="parallel workers (default: from the file)")
+    parser.add_argument(
+        "--scheduler-url",
+        help="a central luigid scheduler (e.g. http://host:8082); default: a local scheduler",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.set_defaults(func=run_campaign)
+
+
+def run_campaign(args: argparse.Namespace) -> int:
+    import luigi
+
+    from tasks import FullEvaluation
+
+    config = Path(args.config).resolve()
+    campaign = load_campaign(config)
+    if args.quiet:
+        set_quiet()
+    workers = args.workers or campaign.workers
+    scheduler = (
+        {"scheduler_url": args.scheduler_url} if args.scheduler_url else {"local_scheduler": True}
+    )
+    result = luigi.build(
+        [FullEvaluation(config=str(config))],
+        workers=workers,
+        detailed_summary=True,
+        log_level="WARNING",
+        **scheduler,
+    )
+    logging.shutdown()
+    print(result.summary_text)
+    succeeded = result.status in (
+        luigi.execution_summary.LuigiStatusCode.SUCCESS,
+        luigi.execution_summary.LuigiStatusCode.SUCCESS_WITH_RETRY,
+    )
+    if succeeded:
+        print(f"Summary: {campaign.output / 'summary.md'}")
+        print(f"Report:  {campaign.output / 'report.html'}")
+    return 0 if succeeded else 1
