@@ -556,8 +556,11 @@ def simulate_document(doc: Document, state: _State) -> Document:
         if kind == "merged":
             merged_away.add(index + 1)
         label = _relabel(slot.entity, state)
-        for start, end in outcome:
-            spans.append((start, end, _make_entity(doc, slot.entity, label, start, end, state)))
+        for piece, (start, end) in enumerate(outcome):
+            # The second piece of a split is a new entity: it gets a new ID.
+            fresh = piece > 0
+            entity = _make_entity(doc, slot.entity, label, start, end, state, fresh)
+            spans.append((start, end, entity))
     spans.sort(key=lambda item: (item[0], item[1]))
     spans += _spurious(doc, slots, spans, state)
     spans.sort(key=lambda item: (item[0], item[1]))
@@ -658,9 +661,19 @@ def _relabel(entity: Entity, state: _State) -> Label:
 
 
 def _make_entity(
-    doc: Document, gold: Entity | None, label: Label, start: int, end: int, state: _State
+    doc: Document,
+    gold: Entity | None,
+    label: Label,
+    start: int,
+    end: int,
+    state: _State,
+    fresh_id: bool = False,
 ) -> Entity:
-    """An entity tag in the collection's format, keeping the golden attribute order."""
+    """An entity tag in the collection's format, keeping the golden attribute order.
+
+    A Second HAREM entity keeps its golden ID unless ``fresh_id`` (or there is
+    none): then it gets ``<DOCID>-sim<n>``, unique in the run.
+    """
     if state.fmt == FIRST_HAREM:
         tag = "|".join(label.categories)
         values = {"TIPO": "|".join(label.types), "MORF": str(label.morf) if label.morf else ""}
@@ -670,7 +683,7 @@ def _make_entity(
         entity_id = None
     else:
         tag = EM_TAG
-        entity_id = gold.id if gold is not None and gold.id else None
+        entity_id = gold.id if gold is not None and gold.id and not fresh_id else None
         if entity_id is None:
             state.new_ids += 1
             entity_id = f"{doc.docid}-sim{state.new_ids}"

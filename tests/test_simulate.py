@@ -1,0 +1,413 @@
+"""``harem simulate``: simulated system runs and the shipped default campaign."""
+
+from __future__ import annotations
+
+import collections
+import gzip
+import hashlib
+import math
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harem_pipeline.cli import main
+from harem_pipeline.formats.harem_xml import parse_collection, read_collection
+from harem_pipeline.model import AltBlock, Collection, Document, Entity, Morf
+from harem_pipeline.stages import simulate
+from harem_pipeline.stages.simulate import (
+    PROFILES,
+    can_merge,
+    extend_span,
+    format_profile_table,
+    morf_errors,
+    render_run,
+    resolve_alternative,
+    seed_for,
+    shrink_span,
+    simulate_collection,
+    split_span,
+    wrong_morf,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+CD_PATH = ROOT / "data" / "first-harem" / "ColeccaoDouradaHAREM.txt"
+SECOND_CD_PATH = ROOT / "data" / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"
+README = ROOT / "data" / "README.md"
+
+
+@pytest.fixture(scope="module")
+def cd() -> Collection:
+    return read_collection(CD_PATH)
+
+
+@pytest.fixture(scope="module")
+def small_cd(cd: Collection) -> Collection:
+    """A few documents, among them every one with ALT blocks or OMITIDO regions."""
+    chosen = [d for i, d in enumerate(cd.documents) if i < 4 or d.alt_blocks or d.omitted]
+    return Collection(cd.path, cd.format, cd.encoding, tuple(chosen), cd.newline)
+
+
+def _spans(doc: Document) -> list[tuple[int, int, str, tuple[tuple[str, str], ...]]]:
+    return [(e.start, e.end, e.tag, e.attributes) for e in doc.entities]
+
+
+# ---------------------------------------------------------------------------
+# Pure span functions (hand-made cases)
+
+
+def test_shrink_drops_one_whole_word_at_either_edge() -> None:
+    text = "o Hotel Lisboa Plaza abre"
+    # "Hotel Lisboa Plaza" is 2..20
+    assert shrink_span(text, 2, 20, left=True) == (8, 20)  # "Lisboa Plaza"
+    assert shrink_span(text, 2, 20, left=False) == (2, 14)  # "Hotel Lisboa"
+    assert shrink_span(text, 8, 14, left=True) is None  # one word cannot shrink
+
+
+def test_split_cuts_at_a_word_boundary_leaving_the_separator_untagged() -> None:
+    text = "Ovarense-Amora"
+    assert split_span(text, 0, 14, 0) == ((0, 8), (9, 14))
+    # "Hotel Lisboa Plaza": cut number 1 (mod 2 gaps) is after "Lisboa"
+    assert split_span("Hotel Lisboa Plaza", 0, 18, 1) == ((0, 12), (13, 18))
+    assert split_span("Lisboa", 0, 6, 3) is None
+
+
+def test_extend_takes_the_neighbouring_word_within_the_room() -> None:
+    text = "em Junho de 1992, em Lisboa"
+    # entity "Junho" 3..8; the room reaches the comma
+    assert extend_span(text, 3, 8, 0, 16, left=False) == (3, 11)  # "Junho de"
+    assert extend_span(text, 3, 8, 0, 16, left=True) == (0, 8)  # "em Junho"
+    # a room ending where the entity ends allows nothing on that side
+    assert extend_span(text, 3, 8, 3, 8, left=False) is None
+    assert extend_span(text, 3, 8, 3, 8, left=True) is None
+    # never across a line end
+    assert extend_span("Lisboa\r\nPorto", 0, 6, 0, 13, left=False) is None
+
+
+def test_extend_never_takes_a_piece_of_a_character_reference() -> None:
+    text = "AT&amp;T e outros"
+    # entity "AT" 0..2: "amp" belongs to a reference, the next whole word is "T"
+    # but "&amp;" is not a joinable separator, so nothing is taken
+    assert extend_span(text, 0, 2, 0, len(text), left=False) is None
+
+
+def _entity(text: str, start: int, cat: str = "LOCAL") -> Entity:
+    return Entity(None, (cat,), (), (), None, text, start, start + len(text), (), cat)
+
+
+def test_merge_needs_a_short_separator_and_nothing_between() -> None:
+    text = "Ovarense-Amora e Nacional contra Benfica"
+    slots = simulate.build_view(
+        Document(
+            "D",
+            text,
+            (
+                _entity("Ovarense", 0),
+                _entity("Amora", 9),
+                _entity("Nacional", 17),
+                _entity("Benfica", 33),
+            ),
+        ),
+        [],
+    )
+    assert can_merge(text, slots[0], slots[1])  # "-"
+    assert can_merge(text, slots[1], slots[2])  # " e "
+    assert not can_merge(text, slots[2], slots[3])  # " contra " is too long a separator
+
+
+# ---------------------------------------------------------------------------
+# Morphology errors
+
+
+def test_morf_errors_offered_by_each_golden_value() -> None:
+    assert morf_errors(Morf("M", "S")) == ("gender", "number", "underspecified", "absent")
+    assert morf_errors(Morf("?", "S")) == ("number", "underspecified", "overspecified", "absent")
+    assert morf_errors(Morf("?", "?")) == ("overspecified", "absent")
+
+
+def test_wrong_morf_changes_exactly_what_its_kind_says() -> None:
+    rng = simulate.random.Random(0)
+    assert wrong_morf(Morf("M", "S"), "gender", rng) == Morf("F", "S")
+    assert wrong_morf(Morf("F", "P"), "number", rng) == Morf("F", "S")
+    assert wrong_morf(Morf("M", "S"), "absent", rng) is None
+    assert wrong_morf(Morf("?", "S"), "underspecified", rng) == Morf("?", "?")
+    assert wrong_morf(Morf("?", "P"), "overspecified", rng) in (Morf("M", "P"), Morf("F", "P"))
+    for _ in range(20):
+        under = wrong_morf(Morf("F", "S"), "underspecified", rng)
+        assert under in (Morf("?", "S"), Morf("F", "?"))
+
+
+# ---------------------------------------------------------------------------
+# ALT resolution
+
+
+def test_an_alternative_differing_in_white_space_is_placed_on_the_first_text() -> None:
+    # First HAREM: <ALT>novembro/dezembro|novembro / dezembro</ALT>, the second
+    # alternative tagging "novembro / dezembro" as one TEMPO.
+    text = "em novembro/dezembro de"
+    first = "novembro/dezembro"
+    second = "novembro / dezembro"
+    tempo = Entity(None, ("TEMPO",), (), (), None, second, 3, 3 + len(second), (), "TEMPO")
+    block = AltBlock(3, 3 + len(first), ((), (tempo,)), (first, second))
+    (placed,) = resolve_alternative(block, 1)
+    assert (placed.start, placed.end, placed.text) == (3, 20, "novembro/dezembro")
+    assert text[placed.start : placed.end] == placed.text
+
+
+# ---------------------------------------------------------------------------
+# Seeds and determinism
+
+
+def test_seed_mixes_the_profile_name_through_sha256() -> None:
+    expected = int.from_bytes(hashlib.sha256(b"harem-simulate\0strong\x001").digest()[:8], "big")
+    assert seed_for("strong", 1) == expected
+    assert seed_for("weak", 1) != seed_for("strong", 1)
+
+
+def test_same_seed_gives_the_same_bytes(small_cd: Collection) -> None:
+    # (the whole collection: test_shipped_campaign_regenerates_byte_for_byte)
+    first = render_run(small_cd, "average", 7, CD_PATH.name)
+    assert render_run(small_cd, "average", 7, CD_PATH.name) == first
+
+
+def test_different_seeds_give_different_runs(small_cd: Collection) -> None:
+    one, two = (render_run(small_cd, "strong", seed, CD_PATH.name) for seed in (1, 2))
+    assert one != two
+
+
+# ---------------------------------------------------------------------------
+# perfect = the collection itself
+
+
+def _golden_view(doc: Document) -> list[Entity]:
+    """The CD's entities with ALT resolved to the first alternative, OMITIDO dropped."""
+    entities = list(doc.entities)
+    entities += [e for b in doc.alt_blocks for e in b.alternatives[0]]
+    entities = [e for e in entities if not doc.is_omitted(e.start, e.end)]
+    return sorted(entities, key=lambda e: (e.start, e.end))
+
+
+def test_perfect_run_reproduces_every_entity_with_its_morf(cd: Collection) -> None:
+    text = render_run(cd, "perfect", 3, CD_PATH.name)
+    run = parse_collection(text, "perfect", cd.encoding)
+    assert run.docids == cd.docids
+    compared = with_morf = 0
+    for gold, ours in zip(cd.documents, run.documents, strict=True):
+        expected = _golden_view(gold)
+        assert _spans(ours) == [(e.start, e.end, e.tag, e.attributes) for e in expected]
+        assert ours.alt_blocks == () and ours.omitted == () and ours.omitted_entities == ()
+        compared += len(expected)
+        with_morf += sum(e.morf is not None for e in ours.entities)
+    # data/README.md: 5,132 EM tags in all; 65 ALT blocks and 14 OMITIDO take
+    # away the other alternatives and the omitted entities.
+    plain = sum(len(d.entities) for d in cd.documents)
+    assert plain <= compared < 5132
+    assert with_morf == sum(e.morf is not None for d in cd.documents for e in _golden_view(d))
+
+
+# ---------------------------------------------------------------------------
+# Measured error rates
+
+
+def measure_rates(cd: Collection, run: Collection) -> tuple[dict[str, float], dict[str, int]]:
+    """Error rates found by comparing the golden and the run's entity sets.
+
+    Only entities outside ALT blocks are compared (a run resolves each block
+    to an alternative of its choice); OMITIDO entities are not in
+    ``Document.entities`` and a run never tags inside OMITIDO.
+    """
+    counts: collections.Counter[str] = collections.Counter()
+    for gold_doc, run_doc in zip(cd.documents, run.documents, strict=True):
+        blocks = [(b.start, b.end) for b in gold_doc.alt_blocks]
+        ours = [
+            r for r in run_doc.entities if not any(s <= r.start and r.end <= e for s, e in blocks)
+        ]
+        gold = list(gold_doc.entities)
+        counts["gold"] += len(gold)
+        for g in gold:
+            over = [r for r in ours if r.start < g.end and g.start < r.end]
+            if not over:
+                counts["missed"] += 1
+            elif len(over) > 1:
+                counts["split"] += 1
+            elif (over[0].start, over[0].end) == (g.start, g.end):
+                r = over[0]
+                counts["exact"] += 1
+                if r.categories != g.categories:
+                    counts["category"] += 1
+                else:
+                    counts["same category"] += 1
+                    counts["type"] += r.types != g.types
+                if g.morf is not None:
+                    counts["with morf"] += 1
+                    counts["morf"] += r.morf != g.morf
+            elif g.start <= over[0].start and over[0].end <= g.end:
+                counts["shrunk"] += 1
+            elif sum(over[0].start < o.end and o.start < over[0].end for o in gold) == 1:
+                counts["extended"] += 1
+        for r in ours:
+            touched = sum(r.start < g.end and g.start < r.end for g in gold)
+            counts["spurious"] += touched == 0
+            counts["merged"] += touched >= 2
+    n = counts["gold"]
+    rates = {k: counts[k] / n for k in ("missed", "spurious", "shrunk", "extended")}
+    rates |= {k: counts[k] / n for k in ("split", "merged")}
+    rates["category"] = counts["category"] / counts["exact"]
+    rates["type"] = counts["type"] / counts["same category"]
+    rates["morf"] = counts["morf"] / counts["with morf"]
+    sizes = {k: n for k in ("missed", "spurious", "shrunk", "extended", "split", "merged")}
+    sizes |= {
+        "category": counts["exact"],
+        "type": counts["same category"],
+        "morf": counts["with morf"],
+    }
+    return rates, sizes
+
+
+@pytest.mark.parametrize("name", ["strong", "average", "weak"])
+def test_measured_error_rates_match_the_documented_ones(cd: Collection, name: str) -> None:
+    profile = PROFILES[name]
+    rates, sizes = measure_rates(cd, simulate_collection(cd, profile, 1))
+    for kind, measured in rates.items():
+        documented = getattr(profile, kind)
+        # four binomial standard deviations, plus a little for the carry-over
+        tolerance = 4 * math.sqrt(documented * (1 - documented) / sizes[kind]) + 0.005
+        assert abs(measured - documented) <= tolerance, (kind, measured, documented, tolerance)
+
+
+def test_perfect_measures_no_error(cd: Collection) -> None:
+    rates, _ = measure_rates(cd, simulate_collection(cd, "perfect", 5))
+    assert set(rates.values()) == {0.0}
+
+
+# ---------------------------------------------------------------------------
+# Properties over seeds: text kept, no overlap, re-readable
+
+
+@settings(derandomize=True, deadline=None, max_examples=12)
+@given(seed=st.integers(min_value=0, max_value=2**40), name=st.sampled_from(list(PROFILES)))
+def test_any_run_keeps_the_text_and_never_overlaps(
+    small_cd: Collection, seed: int, name: str
+) -> None:
+    text = render_run(small_cd, name, seed, "cd.txt")
+    assert text.startswith(
+        f"<!-- simulated run, not a real system's output: harem simulate "
+        f"--cd cd.txt --profile {name} --seed {seed} -->\r\n"
+    )
+    run = parse_collection(text, "run", small_cd.encoding)
+    assert run.format == small_cd.format and run.newline == "\r\n"
+    for gold, ours in zip(small_cd.documents, run.documents, strict=True):
+        assert ours.text == gold.text
+        assert (ours.docid, ours.variant, ours.genre) == (gold.docid, gold.variant, gold.genre)
+        assert ours.alt_blocks == () and ours.omitted == ()
+        spans = [(e.start, e.end) for e in ours.entities]
+        assert spans == sorted(spans)
+        assert all(
+            a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False)
+        )
+        assert all(e.text for e in ours.entities)
+        for entity in ours.entities:
+            assert not any(s < entity.end and entity.start < e for s, e in gold.omitted)
+
+
+def test_second_harem_run_keeps_text_and_declaration_first() -> None:
+    cd = read_collection(SECOND_CD_PATH)
+    text = render_run(cd, "weak", 1, SECOND_CD_PATH.name)
+    first, second = text.split("\n", 2)[:2]
+    assert first.startswith('<?xml version="1.0" encoding="ISO-8859-1"?>')
+    assert second.startswith("<!-- simulated run, not a real system's output:")
+    run = parse_collection(text, "run", cd.encoding)
+    assert [d.text for d in run.documents] == [d.text for d in cd.documents]
+    # every entity has an ID; a split's second piece and a spurious entity a new one
+    ids = [e.id for d in run.documents for e in d.entities]
+    assert None not in ids
+    golden_ids = {e.id for d in cd.documents for e in d.all_entities}
+    new_ids = [i for i in ids if i not in golden_ids]
+    assert new_ids and all(re.fullmatch(r".+-sim\d+", i) for i in new_ids)
+    assert len(ids) == len(set(ids))  # the golden IDs are unique, and so are the new ones
+
+
+# ---------------------------------------------------------------------------
+# The documented profile table and the command line
+
+
+def test_docstring_table_states_the_profiles() -> None:
+    rows = re.findall(r"^(\w+)((?:\s+\d\.\d\d){9})\s*$", simulate.__doc__ or "", re.M)
+    table = {name: tuple(float(x) for x in values.split()) for name, values in rows}
+    assert table == {name: tuple(p.rates().values()) for name, p in PROFILES.items()}
+
+
+def test_help_says_simulated_and_shows_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "SIMULATED" in out
+    assert format_profile_table() in out
+
+
+def test_missing_collection_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "none.txt"
+    assert main(["simulate", "--cd", str(missing), "--profile", "strong"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err == f"harem simulate: error: {missing}: expected an existing file, found no such file\n"
+    )
+
+
+def test_unknown_profile_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", "--cd", str(CD_PATH), "--profile", "brilliant"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'brilliant'" in capsys.readouterr().err
+
+
+def test_stdout_output_is_in_the_collections_encoding(
+    cd: Collection, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    assert main(["simulate", "--cd", str(CD_PATH), "--profile", "perfect", "--seed", "2"]) == 0
+    out = capsysbinary.readouterr().out
+    assert out == render_run(cd, "perfect", 2, CD_PATH.name).encode("iso8859-1")
+
+
+# ---------------------------------------------------------------------------
+# The shipped default campaign
+
+
+def _documented_commands() -> list[list[str]]:
+    """The ``harem simulate`` commands data/README.md gives for the campaign."""
+    lines = README.read_text(encoding="utf-8").splitlines()
+    return [
+        shlex.split(line.strip())[1:] for line in lines if line.startswith("    harem simulate")
+    ]
+
+
+def test_readme_documents_three_campaign_runs() -> None:
+    outputs = sorted(cmd[cmd.index("-o") + 1] for cmd in _documented_commands())
+    assert outputs == [
+        "data/campaign/sim-average.txt.gz",
+        "data/campaign/sim-strong.txt.gz",
+        "data/campaign/sim-weak.txt.gz",
+    ]
+
+
+@pytest.mark.parametrize("command", _documented_commands(), ids=lambda c: c[c.index("-o") + 1])
+def test_shipped_campaign_regenerates_byte_for_byte(
+    command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    shipped = ROOT / command[command.index("-o") + 1]
+    fresh = tmp_path / shipped.name
+    argv = [*command]
+    argv[argv.index("-o") + 1] = str(fresh)
+    assert main(argv) == 0
+    data = gzip.decompress(fresh.read_bytes())
+    assert data == gzip.decompress(shipped.read_bytes())
+    # same encoding and line ends as the CD: ISO-8859-1 text, every line CRLF
+    assert data.count(b"\n") == data.count(b"\r\n")
+    assert data.decode("iso8859-1").startswith("<!-- simulated run, not a real system's output")
