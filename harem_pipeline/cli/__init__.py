@@ -42,8 +42,12 @@ EXIT_FAILED_CHECK = 1
 EXIT_USAGE = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every available subcommand registered."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with every available subcommand registered.
+
+    ``only`` registers that one subcommand: running a command then imports
+    only its own module, so one stage's heavy imports never slow another.
+    """
     parser = argparse.ArgumentParser(
         prog="harem",
         description="HAREM named-entity evaluation: the classic stages and span measures.",
@@ -51,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"harem-pipeline {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
+        if only is not None and name != only:
+            continue
         try:
             module = importlib.import_module(f"harem_pipeline.cli.{name}")
         except ModuleNotFoundError as exc:
@@ -63,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``harem`` with ``argv``; return the exit status."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv and argv[0] in COMMAND_MODULES else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
