@@ -202,6 +202,25 @@ def test_first_harem_write_back_differs_only_by_whitespace_outside_texto() -> No
     assert written == expected
 
 
+def test_first_harem_real_oddities() -> None:
+    c = read_collection(DATA / "first-harem" / "ColeccaoDouradaHAREM.txt")
+    omitted = {d.docid: [d.text[s:e] for s, e in d.omitted] for d in c.documents}
+    # Stray attribute text inside an OMITIDO, and an OMITIDO holding only ">".
+    assert omitted["HAREM-569-05069"] == ['MORF="?,S"Paris']
+    assert omitted["HAREM-65A-04177"] == [">"]
+    # An ALT whose alternatives differ in spacing: the running text follows the
+    # first, and the second's entities are placed in the second's own text, so
+    # "dezembro" ends one character past the block.
+    doc = c.document("HAREM-27A-01056")
+    assert doc is not None
+    (block,) = [b for b in doc.alt_blocks if "dezembro" in b.alternative_texts[0]]
+    assert block.alternative_texts == (" novembro/dezembro ", " novembro / dezembro")
+    novembro, dezembro = block.alternatives[1]
+    local = dezembro.start - block.start
+    assert block.alternative_texts[1][local : local + len(dezembro.text)] == "dezembro"
+    assert dezembro.end == block.end + 1 and novembro.morf == Morf("M", "S")
+
+
 def test_gzip_and_plain_files_give_the_same_model(tmp_path: Path) -> None:
     source = DATA / "lampada2" / "exemplo0" / "cd.xml"
     packed = tmp_path / "cd.xml.gz"
