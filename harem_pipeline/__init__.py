@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 SCORING_VERSION = "1"
 
 
-if "luigi" in sys.modules:  # pragma: no cover - `luigi --module harem_pipeline FullEvaluation`
+if "luigi" in sys.modules and "tasks" not in sys.modules:  # pragma: no cover - `luigi --module`
     # Luigi is already running: register the pipeline tasks.  A plain library
     # import never gets here, so the library itself never imports Luigi.
     import tasks  # noqa: F401

@@ -7,6 +7,7 @@ with ``os.replace``, which is atomic on POSIX file systems.
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 from collections.abc import Iterator
@@ -46,6 +47,19 @@ def atomic_write(
         except FileNotFoundError:
             pass
         raise
+
+
+def remove_stale_temporaries(path: str | os.PathLike[str]) -> int:
+    """Delete the temporaries a killed writer of ``path`` left behind; return how many.
+
+    Only names ``atomic_write`` makes for exactly this target match, so the
+    temporaries of other files being written in the same folder are safe.
+    """
+    target = Path(path)
+    stale = list(target.parent.glob(f".{glob.escape(target.name)}.{'?' * 8}.tmp"))
+    for leftover in stale:
+        leftover.unlink(missing_ok=True)
+    return len(stale)
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:

@@ -44,12 +44,18 @@ def json_twin(path: PathLike) -> Path:
     return path.with_name(path.name + ".json")
 
 
+def warnings_path(alinhado: PathLike) -> Path:
+    """``r.alinhado`` → ``r.aligner.stderr``, the original name of the aligner's warnings."""
+    alinhado = Path(alinhado)
+    return alinhado.with_name(alinhado.name.removesuffix(".alinhado") + ".aligner.stderr")
+
+
 def align(
     cd: PathLike, run: PathLike, output: PathLike, meta: PathLike | None = None
 ) -> list[Path]:
     """AlinhEM: write ``output`` and, beside it, the aligner's warnings (``.aligner.stderr``)."""
     output, result = run_align(cd, run, output, meta)
-    warnings = output.with_name(output.name.removesuffix(".alinhado") + ".aligner.stderr")
+    warnings = warnings_path(output)
     write_text_atomic(warnings, "".join(f"{line}\n" for line in result.warnings))
     return [output, warnings]
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import luigi
 
+from harem_pipeline.atomic import remove_stale_temporaries
 from harem_pipeline.config import Campaign, RunSpec, load_campaign
 from harem_pipeline.manifest import is_complete, manifest_path, write_manifest
 from harem_pipeline.signature import run_signature, short_digest
@@ -76,6 +77,11 @@ class StageTask(luigi.Task):
     def report_signature(self) -> str | None:
         return None
 
+    def output_names(self) -> list[Path]:
+        """Every file this task may write (for sweeping a killed run's temporaries)."""
+        anchor = self.anchor()
+        return [anchor, anchor.with_name(anchor.name + ".json")]
+
     def output(self) -> luigi.LocalTarget:
         return luigi.LocalTarget(str(manifest_path(self.anchor())))
 
@@ -91,6 +97,8 @@ class StageTask(luigi.Task):
         return is_complete(self.anchor(), self.stage, self.stage_params(), self.input_paths())
 
     def run(self) -> None:
+        for name in self.output_names():
+            remove_stale_temporaries(name)
         outputs = self.produce()
         write_manifest(
             self.anchor(),

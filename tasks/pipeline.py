@@ -38,6 +38,9 @@ class Align(RunTask, StageTask):
     def anchor(self) -> Path:
         return self.folder / f"{self.run_name}.alinhado"
 
+    def output_names(self) -> list[Path]:
+        return [self.anchor(), chain.warnings_path(self.anchor())]
+
     def input_paths(self) -> list[Path]:
         return [self.campaign.collection, self.run_spec.path,
                 *chain.existing([self.campaign.collection_meta])]
@@ -255,6 +258,9 @@ class Summary(CampaignTask, StageTask):
 
     def anchor(self) -> Path:
         return self.campaign.output / "summary.json"
+
+    def output_names(self) -> list[Path]:
+        return [self.anchor().with_suffix(suffix) for suffix in (".json", ".md", ".csv")]
 
     def input_paths(self) -> list[Path]:
         return chain.existing(

@@ -46,6 +46,7 @@ def run_campaign(args: argparse.Namespace) -> int:
     if args.quiet:
         set_quiet()
     workers = args.workers or campaign.workers
+    luigi.task_register.Register.clear_instance_cache()  # read the campaign as it is now
     scheduler = (
         {"scheduler_url": args.scheduler_url} if args.scheduler_url else {"local_scheduler": True}
     )

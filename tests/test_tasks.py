@@ -1,0 +1,253 @@
+"""The Luigi pipeline: reruns only on real change, exit status, crash safety.
+
+A small campaign (six First HAREM documents, two simulated runs) keeps each
+build to a second or two.  Which tasks ran is read from Luigi's own START
+events.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import luigi
+import pytest
+
+import tasks
+from harem_pipeline.cli import main
+from harem_pipeline.formats.harem_xml import format_collection, read_collection
+from harem_pipeline.stages.simulate import render_run
+from tests.conftest import DATA
+
+STARTED: list[tuple[str, str | None]] = []
+
+
+@luigi.Task.event_handler(luigi.Event.START)
+def _record_start(task: luigi.Task) -> None:
+    STARTED.append((task.get_task_family(), getattr(task, "run_name", None)))
+
+
+def make_campaign(folder: Path, documents: int = 6, extra: str = "") -> Path:
+    """A CD of the first documents of the First HAREM collection and two simulated runs."""
+    full = read_collection(DATA / "first-harem" / "ColeccaoDouradaHAREM.txt")
+    small = dataclasses.replace(full, documents=full.documents[:documents])
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    (folder / "cd.txt").write_bytes(format_collection(small).encode(full.encoding))
+    cd = read_collection(folder / "cd.txt")
+    for profile, seed in (("strong", 1), ("weak", 2)):
+        text = render_run(cd, profile, seed, "cd.txt")
+        (folder / "runs" / f"{profile}.txt").write_bytes(text.encode(cd.encoding))
+    config = folder / "pipeline.yaml"
+    config.write_text(
+        "collection: cd.txt\nruns: [runs/*.txt]\noutput: out\nsubsets: [total]\n"
+        "scenarios: [absolute]\nbootstrap: 20\n" + extra,
+        encoding="utf-8",
+    )
+    return config
+
+
+def build(config: Path, workers: int = 1) -> list[tuple[str, str | None]]:
+    """Run FullEvaluation in this process; return the (task family, run) that started."""
+    STARTED.clear()
+    # Task instances (and the campaign each has read) are cached per process by
+    # Luigi; a new build must see the files as they are now.
+    luigi.task_register.Register.clear_instance_cache()
+    result = luigi.build(
+        [tasks.FullEvaluation(config=str(config))],
+        local_scheduler=True,
+        workers=workers,
+        detailed_summary=True,
+        log_level="WARNING",
+    )
+    assert result.status.name.startswith("SUCCESS"), result.summary_text
+    return [item for item in STARTED if item[0] != "FullEvaluation"]
+
+
+def outputs(folder: Path) -> dict[str, bytes]:
+    """Every output file's bytes, manifests left out (they hold paths and mtimes)."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.endswith(".manifest.json")
+    }
+
+
+CHAIN = {"Align", "Avalida", "Veus", "AltinaID", "Ida2ID", "Vizir", "AltinaMor", "Ida2Mor"}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    config = make_campaign(tmp_path_factory.mktemp("campaign"))
+    first = build(config)
+    # 2 runs × 8 chain stages, plus the summary and the report.
+    assert sorted(first).count(("Align", "strong")) == 1
+    assert len(first) == 2 * 8 + 2
+    yield config
+
+
+def test_unchanged_rerun_runs_no_task(built: Path) -> None:
+    assert build(built) == []
+
+
+def test_touching_a_file_without_changing_it_runs_no_task(built: Path) -> None:
+    for path in (built.parent / "cd.txt", built.parent / "runs" / "strong.txt"):
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000_000))
+    assert build(built) == []
+
+
+def test_changing_one_run_reruns_its_chain_and_the_summary_only(built: Path) -> None:
+    run = built.parent / "runs" / "weak.txt"
+    run.write_bytes(run.read_bytes().replace(b'MORF="M,S"', b'MORF="F,S"', 1))
+    ran = build(built)
+    assert {family for family, name in ran if name == "weak"} == CHAIN
+    assert all(name in ("weak", None) for _, name in ran)
+    assert {family for family, name in ran if name is None} == {"Summary", "Report"}
+    assert len(ran) == 8 + 2
+
+
+def test_changing_a_parameter_reruns_only_the_stages_it_reaches(built: Path) -> None:
+    text = built.read_text(encoding="utf-8")
+    built.write_text(text.replace("bootstrap: 20", "bootstrap: 30"), encoding="utf-8")
+    try:
+        ran = build(built)
+    finally:
+        built.write_text(text, encoding="utf-8")
+    assert {family for family, _ in ran} == {"Ida2ID", "Ida2Mor", "Summary", "Report"}
+    assert len(ran) == 2 * 2 + 2
+    # Back to the old value: the reports are recomputed once more, nothing else.
+    assert {family for family, _ in build(built)} == {"Ida2ID", "Ida2Mor", "Summary", "Report"}
+
+
+def test_changing_the_collection_reruns_everything(built: Path) -> None:
+    cd = built.parent / "cd.txt"
+    data = cd.read_bytes()
+    cd.write_bytes(data + b"\r\n")  # same documents, different bytes
+    try:
+        ran = build(built)
+    finally:
+        cd.write_bytes(data)
+    assert len(ran) == 2 * 8 + 2
+    assert len(build(built)) == 2 * 8 + 2  # and back
+
+
+def test_summary_and_reports_carry_real_numbers(built: Path) -> None:
+    out = built.parent / "out"
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "| strong | total | absolute |" in summary and "| weak | total | absolute |" in summary
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert 'id="leaderboard"' in report and "Simulated runs: strong, weak." in report
+    ida2id = out / "strong" / "strong.alinhado.avalida.total.ida2id"
+    assert ida2id.read_bytes().startswith(b"Total na CD: ")
+
+
+def test_signature_names_everything_behind_the_numbers(built: Path) -> None:
+    import json
+
+    report = built.parent / "out" / "weak" / "weak.alinhado.avalida.total.abs.ida2mor.json"
+    signature = json.loads(report.read_text(encoding="utf-8"))["signature"]
+    assert signature.startswith("harem:") and "|cd:" in signature and "|run:" in signature
+    assert signature.endswith("|subset:total|scenario:abs|style:harem|alt:best")
+
+
+HAREM = [sys.executable, "-m", "harem_pipeline"]
+
+
+def harem(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*HAREM, *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def luigi_command(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import luigi.cmdline; luigi.cmdline.luigi_run()",
+            "--module",
+            "harem_pipeline",
+            *args,
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture()
+def broken_campaign(tmp_path: Path) -> Path:
+    config = make_campaign(tmp_path, documents=3)
+    run = tmp_path / "runs" / "weak.txt"
+    text = run.read_bytes()
+    # An entity inside an entity: a user's mistake the reader reports.
+    start = text.index(b"<PESSOA")
+    run.write_bytes(text[:start] + b'<LOCAL TIPO="X">' + text[start:])
+    return config
+
+
+def test_broken_run_gives_non_zero_exit_and_keeps_other_outputs(broken_campaign: Path) -> None:
+    folder = broken_campaign.parent
+    result = harem("run", "--quiet", cwd=folder)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "failed" in result.stdout
+    assert "Traceback" not in result.stderr
+    # The other run's chain ran to the end and its outputs are intact.
+    assert (folder / "out" / "strong" / "strong.alinhado.avalida.total.ida2id").is_file()
+    assert not (folder / "out" / "weak" / "weak.alinhado").exists()
+    assert not (folder / "out" / "summary.json").exists()
+
+
+def test_luigi_command_exits_non_zero_on_a_failed_task(broken_campaign: Path) -> None:
+    folder = broken_campaign.parent
+    result = luigi_command("FullEvaluation", "--local-scheduler", cwd=folder)
+    assert result.returncode == tasks.RETCODES["task_failed"], result.stderr[-3000:]
+    # The user's mistake is one line in the log, not a traceback.
+    assert "expected" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_luigi_command_runs_from_the_campaign_folder(tmp_path: Path) -> None:
+    make_campaign(tmp_path, documents=2)
+    result = luigi_command("FullEvaluation", "--local-scheduler", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "out" / "report.html").is_file()
+
+
+def test_bad_pipeline_yaml_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_campaign(tmp_path, documents=2, extra="colour: red\n")
+    assert main(["run", "--config", str(config), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "colour: unknown key" in err
+
+
+def test_killed_run_resumes_to_identical_outputs(tmp_path: Path) -> None:
+    calm = make_campaign(tmp_path / "calm", documents=12)
+    killed = make_campaign(tmp_path / "killed", documents=12)
+    assert harem("run", "--quiet", cwd=calm.parent).returncode == 0
+    process = subprocess.Popen(
+        [*HAREM, "run", "--quiet"],
+        cwd=killed.parent,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    out = killed.parent / "out"
+    while time.monotonic() < deadline and len(list(out.rglob("*.manifest.json"))) < 4:
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (out / "report.html").exists(), "the run finished before it could be killed"
+    assert harem("run", "--quiet", cwd=killed.parent).returncode == 0
+    assert outputs(out) == outputs(calm.parent / "out")
+    assert not list(out.rglob("*.tmp"))
