@@ -34,7 +34,24 @@ Precision uses the system side, recall the gold side.  *Unlabelled* measures
 treat every pair of labels as matching.  *Per label* ``L`` keeps, on both
 sides, the spans whose label set contains ``L`` and matches them as
 labelled.  A ratio with a zero denominator is ``None`` (undefined), never 0
-or 1.
+or 1; F is 0 when P and R are both 0.
+
+SemEval-2013 measures come from the categories: strict counts ``correct``;
+exact counts ``correct`` and ``label_error``; partial adds half of
+``boundary_error`` and ``label_boundary_error`` to exact; type counts
+``correct`` and ``boundary_error``.
+
+Feeding spans from another source (a HAREM alignment, say) takes one call
+per document and nothing else::
+
+    tally = SpanTally()
+    for doc in documents:                      # any order
+        tally.add_document(doc.gold_spans, doc.system_spans)
+    measures = compute_measures(tally.counts())
+
+with spans built by ``make_span(start, end, "PESSOA|ORGANIZACAO")`` over the
+document's token numbers.  Per-document ``count_document`` results are what a
+bootstrap resamples; ``sum_counts`` adds them up.
 """
 
 from __future__ import annotations
