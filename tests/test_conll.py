@@ -321,3 +321,13 @@ def test_bad_lines_raise_one_line_input_error(lines, message) -> None:
 def test_unknown_scheme_is_an_input_error() -> None:
     with pytest.raises(InputError, match="tagging scheme"):
         decode_tags(["O"], "bioul")
+
+
+def test_crlf_tabs_and_extra_columns_read_like_plain_lines(tmp_path: Path, data_dir: Path) -> None:
+    sample = data_dir / "conll2000" / "sample.txt"
+    plain = measure_file(sample, "conll").counts
+    text = sample.read_text()
+    variant = tmp_path / "variant.conll"
+    rows = [("\t".join(["x", *line.split()]) if line.strip() else "") for line in text.split("\n")]
+    variant.write_bytes("\r\n".join(rows).encode("utf-8"))
+    assert measure_file(variant, "conll").counts == plain

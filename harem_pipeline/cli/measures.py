@@ -13,18 +13,14 @@ from harem_pipeline.stages.span_measures import FORMATS, measure_file
 
 DESCRIPTION = """\
 Span measures of gold against system spans, labelled and unlabelled, overall
-and per label (P = over system spans, R = over gold spans, F = harmonic mean;
-an undefined ratio prints as '-' or null):
+and per label. P is over system spans, R over gold spans, F their harmonic
+mean; an undefined ratio (0/0) prints as '-' (null in JSON).
 
-  exact          same boundaries and label (CoNLL; equals conlleval)
-  overlap        shares a token with a span of the same label
-  intersection   fraction of the span's tokens covered by same-label spans
-                 of the other side (Johansson & Moschitti)
-  semeval        SemEval-2013: strict (= exact), exact (boundaries only),
-                 partial (boundaries, half credit when only overlapping),
-                 type (overlapping with the right label)
-  categories     each span once: correct, label error, boundary error,
-                 label and boundary error, missing (gold), spurious (system)
+  exact          same boundaries and same label (CoNLL; equals conlleval)
+  overlap        shares at least one token with a span of the same label
+  intersection   share of the span's tokens covered by same-label spans (J&M)
+  semeval        SemEval-2013 strict, exact, partial (half credit), type P/R/F
+  categories     correct, label/boundary/label+boundary error, missing, spurious
 
 CoNLL files: token per line, gold and system tags in the last two columns,
 blank or -DOCSTART- lines between sentences.  JSON lines: {"id", "tokens",
