@@ -18,8 +18,10 @@ any real system; the file's first comment says so and how it was made.
 
 The run is in the collection's format, encoding and line ends; its running
 text is the collection's, character for character; ALT blocks are resolved
-to one alternative (the first for 'perfect') and OMITIDO tags dropped.  The
-same collection, profile and seed always give the same bytes.  An output
+to one alternative (the first for 'perfect'); OMITIDO tags are dropped, the
+text and entities inside them kept (the evaluation, not a system, leaves
+them out).  The same collection, profile and seed always give the same
+bytes.  An output
 name ending in .gz is gzipped (reproducibly: no time stamp, no file name)."""
 
 EPILOG = (

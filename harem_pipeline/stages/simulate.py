@@ -48,9 +48,10 @@ over a whole collection, not only over the entities each error fits.
 
 A run looks like a real system's output: each ``<ALT>`` block is resolved to
 one alternative (the first for ``perfect``, otherwise one drawn from the
-seed), ``<OMITIDO>`` tags and the entities inside them are dropped (their text
-kept), and the running text is the CD's, character for character, so the
-aligner can pair the tokens.  Entities never overlap or nest.  The same CD,
+seed), ``<OMITIDO>`` tags are dropped (their text, and the entities in it,
+kept: a system sees only text; the aligner leaves out what aligns only to
+omitted entities), and the running text is the CD's, character for
+character, so the aligner can pair the tokens.  Entities never overlap or nest.  The same CD,
 profile and seed always give the same bytes: every draw comes from one
 ``random.Random`` seeded with a SHA-256 of the profile name and the seed.
 """
@@ -320,29 +321,43 @@ def resolve_alternative(block: AltBlock, choice: int) -> tuple[Entity, ...]:
 
 
 def build_view(doc: Document, choices: Sequence[int]) -> list[Slot]:
-    """The golden entities a system is judged against, with their room.
+    """The golden entities a perfect system would tag, with their room.
 
-    ``choices[i]`` is the alternative taken for ``doc.alt_blocks[i]``.
-    Entities inside ``OMITIDO`` regions are left out.
+    ``choices[i]`` is the alternative taken for ``doc.alt_blocks[i]``.  The
+    entities inside ``OMITIDO`` regions are kept: a system sees only the
+    text, and the evaluation, not the system, leaves those regions out.  Such
+    an entity's room is its ``OMITIDO`` region, so a run entity is either
+    wholly inside a region or wholly outside every one.
     """
-    chosen: list[tuple[Entity, AltBlock | None]] = [(e, None) for e in doc.entities]
+    chosen: list[tuple[Entity, AltBlock | None]] = [
+        (e, None) for e in (*doc.entities, *doc.omitted_entities)
+    ]
     for block, choice in zip(doc.alt_blocks, choices, strict=True):
         chosen += [(e, block) for e in resolve_alternative(block, choice)]
-    chosen = [(e, b) for e, b in chosen if not doc.is_omitted(e.start, e.end)]
     chosen.sort(key=lambda pair: (pair[0].start, pair[0].end))
-    fixed = [(s, e) for s, e in doc.omitted] + [(e.start, e.end) for e in doc.omitted_entities]
     slots = []
     for entity, block in chosen:
+        region = _omitted_region(doc, entity.start, entity.end)
         if block is not None:
             container = (block.start, block.end)
+        elif region is not None:
+            container = region
         else:
             container = _paragraph_of(doc, entity.start, entity.end)
-        obstacles = fixed + [(o.start, o.end) for o, _ in chosen if o is not entity]
+        obstacles = [(s, e) for s, e in doc.omitted if (s, e) != region]
+        obstacles += [(o.start, o.end) for o, _ in chosen if o is not entity]
         obstacles += [(b.start, b.end) for b in doc.alt_blocks if b is not block]
         lo = max([container[0]] + [e for s, e in obstacles if e <= entity.start])
         hi = min([container[1]] + [s for s, e in obstacles if s >= entity.end])
         slots.append(Slot(entity, lo, hi, container, block is not None))
     return slots
+
+
+def _omitted_region(doc: Document, start: int, end: int) -> tuple[int, int] | None:
+    for region in doc.omitted:
+        if region[0] <= start and end <= region[1]:
+            return region
+    return None
 
 
 def _paragraph_of(doc: Document, start: int, end: int) -> tuple[int, int]:
