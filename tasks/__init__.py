@@ -15,11 +15,14 @@ import luigi.configuration
 
 from harem_pipeline.errors import HaremError
 
-# Luigi's documented recommendation; every non-success is non-zero.
+# Luigi's documented recommendation for every failure.  ``already_running``
+# and ``not_run`` stay 0: with a central scheduler they mean "run by, or left
+# to, another worker", which is how a campaign spreads over machines, not a
+# failure; a task that fails is ``task_failed`` in the worker that ran it.
 RETCODES = {
-    "already_running": 10,
+    "already_running": 0,
     "missing_data": 20,
-    "not_run": 25,
+    "not_run": 0,
     "task_failed": 30,
     "scheduling_error": 35,
     "unhandled_exception": 40,
