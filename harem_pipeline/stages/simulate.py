@@ -537,14 +537,14 @@ def simulate_collection(cd: Collection, profile: Profile | str, seed: int) -> Co
         fmt=cd.format,
         with_morf=any(e.morf is not None for d in cd.documents for e in d.all_entities),
     )
-    documents = tuple(simulate_document(doc, state) for doc in cd.documents)
+    documents = tuple(_simulate_document(doc, state) for doc in cd.documents)
     # ``version`` names a golden collection's release; a run is not one.
     return replace(
         cd, path=f"<simulated {profile.name} seed {seed}>", documents=documents, version=None
     )
 
 
-def choose_alternatives(doc: Document, state: _State) -> list[int]:
+def _choose_alternatives(doc: Document, state: _State) -> list[int]:
     """One alternative per ``ALT`` block: the first for a perfect system, else drawn."""
     perfect = all(rate == 0.0 for rate in state.profile.rates().values())
     return [
@@ -552,9 +552,9 @@ def choose_alternatives(doc: Document, state: _State) -> list[int]:
     ]
 
 
-def simulate_document(doc: Document, state: _State) -> Document:
+def _simulate_document(doc: Document, state: _State) -> Document:
     """One document of the run (see the module docstring for what changes)."""
-    slots = build_view(doc, choose_alternatives(doc, state))
+    slots = build_view(doc, _choose_alternatives(doc, state))
     spans: list[tuple[int, int, Entity]] = []
     merged_away = set()
     for index, slot in enumerate(slots):
