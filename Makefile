@@ -24,7 +24,9 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	$(BIN)/python bench/run_all.py
+	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	$(BIN)/python bench/bench_measures.py
+	$(BIN)/python bench/bench_pipeline.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .hypothesis
