@@ -6,6 +6,7 @@ import collections
 import gzip
 import hashlib
 import math
+import random
 import re
 import shlex
 from pathlib import Path
@@ -138,7 +139,7 @@ def test_morf_errors_offered_by_each_golden_value() -> None:
 
 
 def test_wrong_morf_changes_exactly_what_its_kind_says() -> None:
-    rng = simulate.random.Random(0)
+    rng = random.Random(0)
     assert wrong_morf(Morf("M", "S"), "gender", rng) == Morf("F", "S")
     assert wrong_morf(Morf("F", "P"), "number", rng) == Morf("F", "S")
     assert wrong_morf(Morf("M", "S"), "absent", rng) is None
