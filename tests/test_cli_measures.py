@@ -198,3 +198,14 @@ def test_missing_file_and_undecodable_bytes(capsys, tmp_path: Path) -> None:
     assert main(["measures", str(path), "--format", "conll"]) == 2
     err = capsys.readouterr().err
     assert "mixed.conll, line 20001: expected text in utf-8" in err
+
+
+def test_empty_file_gives_undefined_everywhere_not_a_crash(capsys, tmp_path: Path) -> None:
+    path = tmp_path / "empty.conll"
+    path.write_text("\n\n-DOCSTART- -X- O O\n\n")
+    out = run_json(capsys, str(path), "--format", "conll")
+    nothing = {"precision": None, "recall": None, "f1": None}
+    for view in ("labelled", "unlabelled"):
+        assert out[view]["exact"] == out[view]["intersection"] == nothing
+        assert out[view]["semeval"]["partial"] == nothing
+    assert out["per_label"] == {}
