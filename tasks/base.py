@@ -91,10 +91,19 @@ class StageTask(luigi.Task):
         Upstream first: a changed source file must rerun the whole chain below
         it, although the next stage's own input has not changed yet.
         """
+        if getattr(self, "_known_complete", False):
+            return True
         upstream = luigi.task.flatten(self.requires())
         if not all(task.complete() for task in upstream):
             return False
-        return is_complete(self.anchor(), self.stage, self.stage_params(), self.input_paths())
+        done = is_complete(self.anchor(), self.stage, self.stage_params(), self.input_paths())
+        # A task found complete stays complete for the rest of this build (nothing
+        # upstream of it will run), so the many downstream checks that reach it
+        # need not read its manifest again.  An incomplete answer is never
+        # remembered.  Luigi caches task instances per process: a process that
+        # builds twice clears that cache first (as ``harem run`` does).
+        self._known_complete = done
+        return done
 
     def run(self) -> None:
         for name in self.output_names():

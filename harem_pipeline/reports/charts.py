@@ -10,12 +10,8 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
-
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
+from functools import cache
+from typing import Any
 
 OUTCOME_COLOURS = {
     "Correcto": "#2e7d32",
@@ -29,10 +25,27 @@ OUTCOME_COLOURS = {
 SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
 
-def _to_svg(figure: plt.Figure) -> str:
+@cache
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the file-only Agg backend, imported on first use.
+
+    Importing matplotlib costs about a third of a second; only drawing a
+    report should pay it, not every command or pipeline run that merely
+    imports this module.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _to_svg(figure: Any) -> str:
     """The figure as an ``<svg>`` element (XML prologue and DOCTYPE dropped)."""
+    plt = _pyplot()
     buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": "harem-report", "svg.fonttype": "none"}):
+    with plt.rc_context({"svg.hashsalt": "harem-report", "svg.fonttype": "none"}):
         figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(figure)
     text = buffer.getvalue()
@@ -61,7 +74,7 @@ def grouped_bars(
 ) -> str:
     """Bars of one value per group and series, with 95 % error bars when given."""
     width = 0.8 / max(1, len(series))
-    figure, axes = plt.subplots(figsize=(max(5.0, 1.2 * len(groups) + 2), 3.2))
+    figure, axes = _pyplot().subplots(figsize=(max(5.0, 1.2 * len(groups) + 2), 3.2))
     for i, (name, values) in enumerate(series.items()):
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
         heights = [v if v is not None else 0.0 for v in values]
@@ -79,7 +92,7 @@ def grouped_bars(
 
 def stacked_outcomes(title: str, runs: Sequence[str], counts: Sequence[Mapping[str, int]]) -> str:
     """Stacked bars of outcome shares (Correcto, …) per run, one bar per run."""
-    figure, axes = plt.subplots(figsize=(max(5.0, 1.1 * len(runs) + 3), 3.2))
+    figure, axes = _pyplot().subplots(figsize=(max(5.0, 1.1 * len(runs) + 3), 3.2))
     bottoms = [0.0] * len(runs)
     totals = [sum(c.values()) or 1 for c in counts]
     for outcome, colour in OUTCOME_COLOURS.items():
@@ -98,7 +111,7 @@ def precision_recall(
     title: str, points: Mapping[str, Mapping[str, tuple[float | None, float | None]]]
 ) -> str:
     """Precision against recall: one marker per run, one colour per measure family."""
-    figure, axes = plt.subplots(figsize=(5.0, 4.0))
+    figure, axes = _pyplot().subplots(figsize=(5.0, 4.0))
     for i, (family, runs) in enumerate(points.items()):
         colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
         shown = [(r, p, rc) for r, (p, rc) in runs.items() if p is not None and rc is not None]
