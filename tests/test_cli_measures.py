@@ -11,7 +11,7 @@ import pytest
 from harem_pipeline.cli import main
 from harem_pipeline.signature import tool_version
 
-PRF_KEYS = {"precision", "recall", "f1"}
+PRF_KEYS = {"precision", "recall", "f1", "ci95"}
 CATEGORY_KEYS = {
     "correct",
     "label_error",
@@ -40,7 +40,14 @@ def check_view(view: dict) -> None:
 def test_json_shape_and_conlleval_figures(capsys, data_dir: Path) -> None:
     sample = data_dir / "conll2000" / "sample.txt"
     out = run_json(capsys, str(sample), "--format", "conll")
-    assert set(out) == {"labelled", "unlabelled", "per_label", "repairs", "signature"}
+    assert set(out) == {
+        "labelled",
+        "unlabelled",
+        "per_label",
+        "repairs",
+        "signature",
+        "documents",
+    }
     check_view(out["labelled"])
     check_view(out["unlabelled"])
     exact = out["labelled"]["exact"]
@@ -99,8 +106,12 @@ def test_undefined_ratios_are_null_in_json_and_dash_in_text(capsys, tmp_path: Pa
         json.dumps({"id": "a", "tokens": ["x", "y"], "gold": [[0, 1, "A"]], "system": []})
     )
     out = run_json(capsys, str(path), "--format", "jsonl")
-    assert out["labelled"]["exact"] == {"precision": None, "recall": 0.0, "f1": None}
-    assert out["per_label"]["A"]["intersection"] == {"precision": None, "recall": 0.0, "f1": None}
+    # one document: every resample is that document, so a defined measure's interval
+    # is the point [0.0, 0.0] and an undefined one is null
+    ci95 = {"precision": None, "recall": [0.0, 0.0], "f1": None}
+    undefined = {"precision": None, "recall": 0.0, "f1": None, "ci95": ci95}
+    assert out["labelled"]["exact"] == undefined
+    assert out["per_label"]["A"]["intersection"] == undefined
     assert main(["measures", str(path), "--format", "jsonl"]) == 0
     text = capsys.readouterr().out
     exact_row = next(row for row in text.splitlines() if row.startswith("exact"))
@@ -205,6 +216,7 @@ def test_empty_file_gives_undefined_everywhere_not_a_crash(capsys, tmp_path: Pat
     path.write_text("\n\n-DOCSTART- -X- O O\n\n")
     out = run_json(capsys, str(path), "--format", "conll")
     nothing = {"precision": None, "recall": None, "f1": None}
+    nothing["ci95"] = dict(nothing)  # no document: no resample defines anything
     for view in ("labelled", "unlabelled"):
         assert out[view]["exact"] == out[view]["intersection"] == nothing
         assert out[view]["semeval"]["partial"] == nothing

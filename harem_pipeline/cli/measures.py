@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from harem_pipeline.atomic import write_text_atomic
+from harem_pipeline.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.formats.conll import SCHEMES
+from harem_pipeline.reports.jsontext import format_report_json
 from harem_pipeline.reports.measures import format_measures_text, measures_json
 from harem_pipeline.stages.span_measures import FORMATS, measure_file
 
@@ -43,15 +44,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="CoNLL tagging scheme; invalid sequences under it are repaired the conlleval "
         "way and counted (default: lenient, read like conlleval, nothing counted)",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON instead of a table: each P/R/F triple has a ci95 object (95%% "
+        "document-bootstrap intervals), and documents holds the per-document counts",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        metavar="N",
+        help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; "
+        "0: none, ci95 is null); a CoNLL sentence is a document",
+    )
     parser.add_argument("-o", "--output", help="write the report to this file (default stdout)")
     parser.set_defaults(func=run_measures)
 
 
 def run_measures(args: argparse.Namespace) -> int:
-    report = measure_file(args.file, args.format, args.scheme)
+    resamples = args.bootstrap if args.json else 0  # the table shows no intervals
+    report = measure_file(args.file, args.format, args.scheme, resamples)
     if args.json:
-        text = json.dumps(measures_json(report), indent=2, ensure_ascii=False) + "\n"
+        text = format_report_json(measures_json(report))
     else:
         text = format_measures_text(report)
     if args.output:

@@ -3,10 +3,18 @@
 Reports only render: every number comes from ``MeasuresReport`` (counts,
 measures, repairs, signature).  An undefined ratio is ``null`` in JSON and
 ``-`` in text, never 0 or 1.
+
+The JSON puts a ``ci95`` object beside every precision/recall/f1 triple:
+``{"precision": [lo, hi], "recall": …, "f1": …}``, 95 % document-bootstrap
+intervals, ``null`` for a measure undefined in every resample and ``null``
+as a whole when no bootstrap was run; the text table shows no intervals.
+``documents`` holds each document's counts (``span_intervals``' flat keys,
+zeros left out), which ``harem compare`` resamples.
 """
 
 from __future__ import annotations
 
+from harem_pipeline.span_intervals import span_counts_as_mapping, triple_interval
 from harem_pipeline.spans import PRF, CategoryCounts, LabelMeasures, ViewMeasures
 from harem_pipeline.stages.span_measures import MeasuresReport
 
@@ -22,8 +30,9 @@ CATEGORY_ROWS = (
 )
 
 
-def prf_json(value: PRF) -> dict[str, float | None]:
-    return {"precision": value.precision, "recall": value.recall, "f1": value.f1}
+def prf_json(value: PRF, ci95: dict | None = None) -> dict:
+    """One triple with its intervals (``ci95`` None: no bootstrap)."""
+    return {"precision": value.precision, "recall": value.recall, "f1": value.f1, "ci95": ci95}
 
 
 def category_pairs(c: CategoryCounts) -> dict[str, tuple[int, int]]:
@@ -38,12 +47,21 @@ def category_pairs(c: CategoryCounts) -> dict[str, tuple[int, int]]:
     }
 
 
-def view_json(view: ViewMeasures) -> dict:
+def view_json(view: ViewMeasures, intervals: dict | None = None, name: str = "labelled") -> dict:
+    """One view (``name``: labelled or unlabelled) with the intervals of ``span_intervals``."""
+    view_name = name
+
+    def ci(*path: str) -> dict | None:
+        return triple_interval(intervals, view_name, *path)
+
     return {
-        "exact": prf_json(view.exact),
-        "overlap": prf_json(view.overlap),
-        "intersection": prf_json(view.intersection),
-        "semeval": {name: prf_json(getattr(view.semeval, name)) for name in SEMEVAL_ROWS},
+        "exact": prf_json(view.exact, ci("exact")),
+        "overlap": prf_json(view.overlap, ci("overlap")),
+        "intersection": prf_json(view.intersection, ci("intersection")),
+        "semeval": {
+            name: prf_json(getattr(view.semeval, name), ci("semeval", name))
+            for name in SEMEVAL_ROWS
+        },
         "categories": {
             name: {"system": s, "gold": g}
             for name, (s, g) in category_pairs(view.categories).items()
@@ -51,19 +69,28 @@ def view_json(view: ViewMeasures) -> dict:
     }
 
 
-def label_json(measures: LabelMeasures) -> dict:
-    return {name: prf_json(getattr(measures, name)) for name in MEASURE_ROWS}
+def label_json(measures: LabelMeasures, intervals: dict | None = None, label: str = "") -> dict:
+    """One label's triples with their intervals (from ``span_intervals``)."""
+    return {
+        name: prf_json(
+            getattr(measures, name), triple_interval(intervals, "per_label", label, name)
+        )
+        for name in MEASURE_ROWS
+    }
 
 
 def measures_json(report: MeasuresReport) -> dict:
     """The report as the JSON object ``harem measures --json`` prints."""
-    m = report.measures
+    m, intervals = report.measures, report.intervals
     return {
-        "labelled": view_json(m.labelled),
-        "unlabelled": view_json(m.unlabelled),
-        "per_label": {label: label_json(lm) for label, lm in m.per_label},
+        "labelled": view_json(m.labelled, intervals, "labelled"),
+        "unlabelled": view_json(m.unlabelled, intervals, "unlabelled"),
+        "per_label": {label: label_json(lm, intervals, label) for label, lm in m.per_label},
         "repairs": {"gold": report.repairs.gold, "system": report.repairs.system},
         "signature": report.signature.format(),
+        "documents": {
+            docid: span_counts_as_mapping(counts) for docid, counts in report.document_counts
+        },
     }
 
 

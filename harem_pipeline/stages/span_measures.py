@@ -19,11 +19,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TextIO
 
+from harem_pipeline.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES, parse_conll
 from harem_pipeline.formats.jsonl import parse_jsonl
 from harem_pipeline.signature import Signature, short_digest
-from harem_pipeline.spans import SpanCounts, SpanMeasures, SpanTally, compute_measures
+from harem_pipeline.span_intervals import span_intervals
+from harem_pipeline.spans import (
+    SpanCounts,
+    SpanMeasures,
+    SpanTally,
+    compute_measures,
+    count_document,
+)
 from harem_pipeline.textio import detect_encoding
 
 FORMATS = ("conll", "jsonl")
@@ -51,24 +59,36 @@ class MeasuresReport:
     measures: SpanMeasures
     repairs: Repairs
     signature: Signature
+    document_counts: tuple[tuple[str, SpanCounts], ...] = ()
+    """Each document's counts (a CoNLL sentence is named by its first line), in file order."""
+    intervals: dict | None = None
+    """95 % bootstrap intervals (``span_intervals``); None when not computed."""
 
 
-def measure_file(path: str | os.PathLike[str], fmt: str, scheme: str = "lenient") -> MeasuresReport:
+def measure_file(
+    path: str | os.PathLike[str],
+    fmt: str,
+    scheme: str = "lenient",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> MeasuresReport:
     """All span measures of a ``conll`` or ``jsonl`` file (``.gz`` allowed).
 
     ``scheme`` is the CoNLL tagging scheme (see ``formats.conll``); JSON
-    lines carry spans, so it is ignored there.
+    lines carry spans, so it is ignored there.  The per-document counts are
+    kept for a document bootstrap of ``resamples`` draws (0: no intervals).
     """
     name = str(path)
     if fmt not in FORMATS:
         raise InputError(name, f"a format among {', '.join(FORMATS)}", fmt)
     if fmt == "conll" and scheme not in SCHEMES:
         raise InputError(name, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
+    per_document: dict[str, SpanCounts] = {}
     with open_text(path) as lines:
         if fmt == "conll":
-            counts, repairs, documents, tokens = measure_conll(lines, name, scheme)
+            counts, repairs, documents, tokens = measure_conll(lines, name, scheme, per_document)
         else:
-            counts, repairs, documents, tokens = measure_jsonl(lines, name)
+            counts, repairs, documents, tokens = measure_jsonl(lines, name, per_document)
     used_scheme = scheme if fmt == "conll" else None
     signature = Signature.build(
         measures="spans", file=short_digest(path), format=fmt, scheme=used_scheme
@@ -83,18 +103,29 @@ def measure_file(path: str | os.PathLike[str], fmt: str, scheme: str = "lenient"
         compute_measures(counts),
         repairs,
         signature,
+        tuple(per_document.items()),
+        span_intervals(list(per_document.values()), resamples, seed),
     )
 
 
 def measure_conll(
-    lines: Iterable[str], path: str | None = None, scheme: str = "lenient"
+    lines: Iterable[str],
+    path: str | None = None,
+    scheme: str = "lenient",
+    per_document: dict[str, SpanCounts] | None = None,
 ) -> tuple[SpanCounts, Repairs, int, int]:
-    """Counts, repairs, sentence and token numbers of CoNLL ``lines``."""
+    """Counts, repairs, sentence and token numbers of CoNLL ``lines``.
+
+    ``per_document``, when given, receives each sentence's counts under its
+    first line number (the sentence is CoNLL's document).
+    """
     tally = SpanTally()
     add = tally.add_document
     gold_repairs = system_repairs = documents = tokens = 0
     for sentence in parse_conll(lines, path, scheme):
         add(sentence.gold, sentence.system)
+        if per_document is not None:
+            _keep(per_document, str(sentence.line), sentence.gold, sentence.system)
         gold_repairs += sentence.gold_repairs
         system_repairs += sentence.system_repairs
         documents += 1
@@ -103,16 +134,30 @@ def measure_conll(
 
 
 def measure_jsonl(
-    lines: Iterable[str], path: str | None = None
+    lines: Iterable[str],
+    path: str | None = None,
+    per_document: dict[str, SpanCounts] | None = None,
 ) -> tuple[SpanCounts, Repairs, int, int]:
-    """Counts, (no) repairs, document and token numbers of JSON ``lines``."""
+    """Counts, (no) repairs, document and token numbers of JSON ``lines``.
+
+    ``per_document``, when given, receives each document's counts by ``id``.
+    """
     tally = SpanTally()
     documents = tokens = 0
     for document in parse_jsonl(lines, path):
         tally.add_document(document.gold, document.system)
+        if per_document is not None:
+            _keep(per_document, document.id, document.gold, document.system)
         documents += 1
         tokens += len(document.tokens)
     return tally.counts(), Repairs(), documents, tokens
+
+
+def _keep(per_document: dict[str, SpanCounts], docid: str, gold, system) -> None:
+    """Add one document's counts (a repeated id adds to the earlier one)."""
+    counts = count_document(gold, system)
+    earlier = per_document.get(docid)
+    per_document[docid] = counts if earlier is None else earlier + counts
 
 
 @contextmanager

@@ -1,0 +1,35 @@
+"""Report JSON as text: indented, with the per-document counts one document a line.
+
+``documents`` (a report's per-document counts, what ``harem compare``
+resamples) holds one small object per document; indenting each count on its
+own line would make it most of the file.  Everything else is indented as
+``json.dumps(indent=2)`` writes it; floats keep every digit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+DOCUMENTS_KEY = "documents"
+
+
+def format_report_json(obj: Mapping[str, Any]) -> str:
+    """``obj`` as indented JSON text with ``documents`` (if any) last, one document a line."""
+    documents = obj.get(DOCUMENTS_KEY)
+    rest = {key: value for key, value in obj.items() if key != DOCUMENTS_KEY}
+    head = json.dumps(rest, ensure_ascii=False, indent=2)
+    if DOCUMENTS_KEY not in obj:
+        return head + "\n"
+    if documents:
+        rows = ",\n".join(
+            f"    {json.dumps(docid, ensure_ascii=False)}: {json.dumps(counts, ensure_ascii=False)}"
+            for docid, counts in documents.items()
+        )
+        body = "{\n" + rows + "\n  }"
+    else:
+        body = json.dumps(documents)
+    if not rest:
+        return "{\n  " + json.dumps(DOCUMENTS_KEY) + ": " + body + "\n}\n"
+    return head[:-2] + ",\n  " + json.dumps(DOCUMENTS_KEY) + ": " + body + "\n}\n"
