@@ -97,7 +97,8 @@ def altida(source: PathLike, output: PathLike) -> list[Path]:
 
 
 def ida2id(source: PathLike, output: PathLike, signature: str, bootstrap: int) -> list[Path]:
-    outputs = run_ida2id(source, signature, output)
+    """Ida2ID, its JSON with intervals from ``bootstrap`` resamples (0: none)."""
+    outputs = run_ida2id(source, signature, output, bootstrap)
     return [outputs.text_path, outputs.json_path]
 
 

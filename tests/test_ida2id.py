@@ -63,7 +63,7 @@ def test_equals_java_globalid(data_dir: Path, tmp_path: Path, folder: str, name:
     assert ours[:-1] == expected
     assert ours[-1] == "Assinatura: harem:test"
     figures = json.loads(result.json_path.read_text("utf-8"))
-    assert list(figures) == [*JSON_KEYS, "signature"]
+    assert list(figures) == [*JSON_KEYS, "signature", "ci95", "documents"]
     for key, line in zip(JSON_KEYS, expected, strict=True):
         assert figures[key] == float(line.split(": ")[1])
 

@@ -10,14 +10,23 @@ The labels are Portuguese with accents (``Precisão``); the report is
 written in the encoding of the file it was computed from (ISO-8859-1 for
 the Java-era files, like the reference ``.globalid``; UTF-8 otherwise), so
 the labels are the same characters in either case.
+
+The JSON twin adds, after ``signature``, ``ci95`` (95 % document-bootstrap
+intervals of Precisão, Abrangência and Medida F: ``{"precisao": [lo, hi],
+"abrangencia": …, "medida_f": …}``, an interval ``null`` when undefined in
+every resample, the whole object ``null`` when no bootstrap was run) and
+``documents`` (each document's counts, zeros left out, for ``harem
+compare``).  The text report shows no intervals: its lines are the
+``.globalid``'s.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from harem_pipeline.numbers import java_double
+from harem_pipeline.reports.jsontext import format_report_json
 
 if TYPE_CHECKING:  # the stage imports this module to write its report
     from harem_pipeline.stages.ida2id import IdentificationCounts, IdentificationMeasures
@@ -105,16 +114,29 @@ def format_ida2id_text(
 
 
 def ida2id_json_object(
-    counts: IdentificationCounts, measures: IdentificationMeasures, signature: str
+    counts: IdentificationCounts,
+    measures: IdentificationMeasures,
+    signature: str,
+    ci95: Mapping[str, Any] | None = None,
+    documents: Mapping[str, Mapping[str, float]] | None = None,
 ) -> dict[str, Any]:
-    """The JSON twin as a dict: same figures, ``null`` for undefined, ``signature`` last."""
+    """The JSON twin as a dict: same figures, ``null`` for undefined, then ``signature``,
+    ``ci95`` (None: no bootstrap) and ``documents`` (per-document counts)."""
     values = report_values(counts, measures)
-    return {**dict(zip(JSON_KEYS, values, strict=True)), "signature": signature}
+    return {
+        **dict(zip(JSON_KEYS, values, strict=True)),
+        "signature": signature,
+        "ci95": None if ci95 is None else dict(ci95),
+        "documents": dict(documents or {}),
+    }
 
 
 def format_ida2id_json(
-    counts: IdentificationCounts, measures: IdentificationMeasures, signature: str
+    counts: IdentificationCounts,
+    measures: IdentificationMeasures,
+    signature: str,
+    ci95: Mapping[str, Any] | None = None,
+    documents: Mapping[str, Mapping[str, float]] | None = None,
 ) -> str:
-    """The JSON twin as text (floats keep every digit: ``json`` writes ``repr``)."""
-    obj = ida2id_json_object(counts, measures, signature)
-    return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    """The JSON twin as text (floats keep every digit; one document a line)."""
+    return format_report_json(ida2id_json_object(counts, measures, signature, ci95, documents))

@@ -33,8 +33,18 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from harem_pipeline.atomic import write_text_atomic
+from harem_pipeline.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    harmonic_array,
+    interval_table,
+    ratio_array,
+)
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_CORRECT,
@@ -292,6 +302,55 @@ def measures_from_mapping(counts: Mapping[str, float]) -> dict[str, float | None
     return dict(zip(JSON_KEYS, figures, strict=True))
 
 
+def document_mappings(tally: IdentificationTally) -> dict[str, dict[str, float]]:
+    """Each document's counts by DOCID (blocks of one DOCID added up), zeros left out.
+
+    What the report's JSON keeps under ``documents`` and what the bootstrap
+    resamples: a document is the unit drawn.
+    """
+    merged: dict[str, IdentificationCounts] = {}
+    for doc in tally.documents:
+        earlier = merged.get(doc.docid)
+        merged[doc.docid] = doc.counts if earlier is None else earlier + doc.counts
+    return {
+        docid: {key: value for key, value in counts_as_mapping(counts).items() if value}
+        for docid, counts in merged.items()
+    }
+
+
+INTERVAL_KEYS = ("precisao", "abrangencia", "medida_f")
+"""The measures given a 95 % interval (JSON keys)."""
+
+
+def identification_measure_arrays(columns: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Precisão, Abrangência and Medida F over count columns, NaN where undefined.
+
+    The formulas of :func:`measures_from_counts` (F undefined when P + R = 0,
+    as the Java's NaN), computed for every resample at once.
+    """
+    credit = columns["correct"] + columns["partial_correct_sum"]
+    precision = ratio_array(credit, columns["identified"])
+    recall = ratio_array(credit, columns["total_cd"])
+    return {
+        "precisao": precision,
+        "abrangencia": recall,
+        "medida_f": harmonic_array(precision, recall, np.nan),
+    }
+
+
+def identification_intervals(
+    documents: Mapping[str, Mapping[str, float]],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any] | None:
+    """``{"precisao": [lo, hi], "abrangencia": …, "medida_f": …}`` from a document bootstrap.
+
+    ``documents`` as :func:`document_mappings` gives them; None when
+    ``resamples`` is 0; an interval is None when undefined in every resample.
+    """
+    return interval_table(list(documents.values()), identification_measure_arrays, resamples, seed)
+
+
 @dataclass(frozen=True, slots=True)
 class Ida2idOutputs:
     """What :func:`run_ida2id` wrote and computed."""
@@ -306,12 +365,16 @@ def run_ida2id(
     path: str | os.PathLike[str],
     signature: str,
     output: str | os.PathLike[str] | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
 ) -> Ida2idOutputs:
     """Count ``path`` and write the text report (``output``, default ``IN.ida2id``) and
     ``output.json``.
 
     The text goes out in the input's encoding (see :mod:`harem_pipeline.reports.ida2id`),
-    the JSON in UTF-8.  ``signature`` is rendered, never computed, here.
+    the JSON in UTF-8 with the 95 % intervals of a ``resamples``-draw document
+    bootstrap (0: ``ci95`` null) and the per-document counts.  ``signature``
+    is rendered, never computed, here.
     """
     target = Path(output) if output is not None else default_output(path)
     encoding, tally = read_tally(path)
@@ -319,5 +382,8 @@ def run_ida2id(
     text = format_ida2id_text(tally.total, measures, signature)
     json_path = target.with_name(target.name + ".json")
     write_text_atomic(target, text, encoding="utf-8" if encoding == "utf-8-sig" else encoding)
-    write_text_atomic(json_path, format_ida2id_json(tally.total, measures, signature))
+    documents = document_mappings(tally)
+    ci95 = identification_intervals(documents, resamples, seed)
+    json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents)
+    write_text_atomic(json_path, json_text)
     return Ida2idOutputs(target, json_path, tally, measures)
