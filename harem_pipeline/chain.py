@@ -121,10 +121,12 @@ def ida2mor(
     subset: str,
     bootstrap: int,
 ) -> list[Path]:
-    """Ida2Mor of the AltinaMor output, if there is one."""
+    """Ida2Mor of the AltinaMor output, if there is one (intervals from ``bootstrap`` resamples)."""
     if not sources:
         return []
-    outputs = write_ida2mor(sources[0], Scenario.parse(scenario), signature, output, run, subset)
+    outputs = write_ida2mor(
+        sources[0], Scenario.parse(scenario), signature, output, run, subset, bootstrap
+    )
     return [Path(outputs.text), Path(outputs.json)]
 
 

@@ -229,7 +229,10 @@ def test_first_harem_chain_hand_computed(tmp_path: Path, scenario: str, expected
     assert data["scenario"] == {"abs": "absolute", "rel": "relative"}[scenario]
     assert data["run"] == "sys1" and data["subset"] == "pt.jornalistico"
     assert f"|subset:pt.jornalistico|scenario:{scenario}|style:harem|alt:best" in data["signature"]
+    intervals = {key: field.pop("ci95") for key, field in data["fields"].items()}
     assert data["fields"] == expected_json(expected)
+    for interval in intervals.values():  # the values are tested in test_ci95.py
+        assert list(interval) == ["precisao", "abrangencia", "medida_f"]
     # The text report is in the input's encoding (ISO-8859-1) and carries the same figures.
     text = report.read_bytes().decode("iso-8859-1")
     assert f"Assinatura: {data['signature']}\n" in text

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from harem_pipeline.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.errors import InputError
 from harem_pipeline.reports.ida2mor import write_ida2mor
 from harem_pipeline.signature import run_signature, short_digest
@@ -35,6 +36,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--run", help="run name shown in the report (default: from the name)")
     parser.add_argument("--subset", help="subset shown in the report (default: from the name)")
     parser.add_argument("--signature", help="signature line to print (default: computed)")
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        metavar="N",
+        help=f"resamples of the document bootstrap giving each field's ci95 in the JSON "
+        f"(default {DEFAULT_RESAMPLES}; 0: none, ci95 is null)",
+    )
     parser.set_defaults(func=run_ida2mor)
 
 
@@ -57,6 +66,8 @@ def run_ida2mor(args: argparse.Namespace) -> int:
             run=short_digest(args.input), subset=subset, scenario=scenario.short, style="harem"
         ).format()
     )
-    outputs = write_ida2mor(args.input, scenario, signature, args.output, run, subset)
+    outputs = write_ida2mor(
+        args.input, scenario, signature, args.output, run, subset, max(args.bootstrap, 0)
+    )
     print(f"harem ida2mor: {outputs.text} and {outputs.json}", file=sys.stderr)
     return 0

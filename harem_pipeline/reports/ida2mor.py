@@ -6,20 +6,29 @@ the two totals, the score and the ratios of spec §5.  Integers print as
 integers, real numbers as Java's ``Double.toString`` (like every HAREM
 report), an undefined ratio as ``-``; in JSON an undefined ratio is
 ``null``.  Reports render a signature; they never compute one.
+
+The JSON adds to each field object ``ci95``: 95 % document-bootstrap
+intervals ``{"precisao": [lo, hi], "abrangencia": …, "medida_f": …}``, an
+interval ``null`` when undefined in every resample, the whole object
+``null`` when no bootstrap was run; and, last, ``documents``: each
+document's counts (``"<field>.<count>"``, zeros left out) for ``harem
+compare``.  The text report shows no intervals.
 """
 
 from __future__ import annotations
 
-import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harem_pipeline.atomic import write_text_atomic
+from harem_pipeline.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.formats.alinhado import iter_lines
 from harem_pipeline.formats.vizir import Outcome
 from harem_pipeline.numbers import java_double
+from harem_pipeline.reports.jsontext import format_report_json
 from harem_pipeline.stages.ida2mor import (
     FIELD_KEYS,
     FIELD_LABELS,
@@ -27,7 +36,9 @@ from harem_pipeline.stages.ida2mor import (
     FieldMeasures,
     MorphologyCounts,
     count_morphology,
+    document_mappings,
     measures_from_counts,
+    morphology_intervals,
 )
 from harem_pipeline.stages.vizir import Scenario
 
@@ -89,8 +100,8 @@ def format_ida2mor_text(
     return "\n".join(lines) + "\n"
 
 
-def field_json(counts: FieldCounts) -> dict[str, Any]:
-    """One field's JSON object: counts, totals, score and ratios (``None`` → ``null``)."""
+def field_json(counts: FieldCounts, ci95: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One field's JSON object: counts, totals, score, ratios (``None`` → ``null``), ``ci95``."""
     measures = measures_from_counts(counts)
     return {
         "counts": {outcome.key: counts.count(outcome) for outcome in Outcome},
@@ -98,6 +109,7 @@ def field_json(counts: FieldCounts) -> dict[str, Any]:
         "total_sistema": counts.total_sistema,
         "pontuacao": float(counts.pontuacao),
         **{key: getattr(measures, key) for _, key in _MEASURE_LABELS},
+        "ci95": None if ci95 is None else dict(ci95),
     }
 
 
@@ -107,14 +119,19 @@ def ida2mor_json_object(
     signature: str,
     run: str | None = None,
     subset: str | None = None,
+    intervals: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The JSON twin as a dict."""
+    """The JSON twin as a dict; ``intervals`` from ``morphology_intervals`` (None: none)."""
     return {
         "signature": signature,
         "scenario": scenario.value,
         "run": run,
         "subset": subset,
-        "fields": {key: field_json(counts.field(key)) for key in FIELD_KEYS},
+        "fields": {
+            key: field_json(counts.field(key), None if intervals is None else intervals[key])
+            for key in FIELD_KEYS
+        },
+        "documents": document_mappings(counts),
     }
 
 
@@ -124,10 +141,12 @@ def format_ida2mor_json(
     signature: str,
     run: str | None = None,
     subset: str | None = None,
+    intervals: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> str:
-    """The JSON twin as text (UTF-8, floats with every digit)."""
-    obj = ida2mor_json_object(counts, scenario, signature, run, subset)
-    return json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
+    """The JSON twin as text (UTF-8, floats with every digit, one document a line)."""
+    return format_report_json(
+        ida2mor_json_object(counts, scenario, signature, run, subset, intervals)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,11 +173,14 @@ def write_ida2mor(
     output: str | os.PathLike[str] | None = None,
     run: str | None = None,
     subset: str | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
 ) -> Ida2MorOutputs:
     """Count an ``.altmor`` file in one streaming pass and write ``OUT`` and ``OUT.json``.
 
     The text report is written in the input's encoding (like every HAREM
-    report), the JSON in UTF-8; both atomically, JSON last.
+    report), the JSON in UTF-8 with the intervals of a ``resamples``-draw
+    document bootstrap (0: ``ci95`` null); both atomically, JSON last.
     """
     target = Path(output) if output is not None else default_output(path)
     encoding, lines = iter_lines(path)
@@ -166,5 +188,7 @@ def write_ida2mor(
     text = format_ida2mor_text(counts, scenario, signature, run, subset)
     json_path = target.with_name(target.name + ".json")
     write_text_atomic(target, text, encoding)
-    write_text_atomic(json_path, format_ida2mor_json(counts, scenario, signature, run, subset))
+    intervals = morphology_intervals(document_mappings(counts), resamples, seed)
+    json_text = format_ida2mor_json(counts, scenario, signature, run, subset, intervals)
+    write_text_atomic(json_path, json_text)
     return Ida2MorOutputs(target, json_path, counts)

@@ -11,11 +11,21 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, fields
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
+import numpy as np
+
+from harem_pipeline.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    harmonic_array,
+    interval_table,
+    ratio_array,
+)
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     AltClose,
@@ -220,6 +230,67 @@ def measures_from_counts(counts: FieldCounts) -> FieldMeasures:
         sobre_geracao=ratio(counts.espurio, system),
         sub_geracao=ratio(counts.em_falta, cd),
     )
+
+
+# ---------------------------------------------------------------------------
+# Per-document counts and the document bootstrap
+
+INTERVAL_KEYS = ("precisao", "abrangencia", "medida_f")
+"""The measures of each field given a 95 % interval."""
+
+
+def document_mappings(counts: MorphologyCounts) -> dict[str, dict[str, int]]:
+    """Each document's counts by DOCID as ``{"<field>.<count>": n}``, zeros left out.
+
+    Blocks of one DOCID are added up: a document is the unit the bootstrap
+    draws, and what the report's JSON keeps under ``documents``.
+    """
+    merged: dict[str, MorphologyTotals] = {}
+    for doc in counts.documents:
+        earlier = merged.get(doc.docid)
+        merged[doc.docid] = doc.totals if earlier is None else earlier + doc.totals
+    return {
+        docid: {
+            f"{key}.{name}": value
+            for key in FIELD_KEYS
+            for name, value in asdict(totals.field(key)).items()
+            if value
+        }
+        for docid, totals in merged.items()
+    }
+
+
+def morphology_measure_arrays(columns: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``<field>.precisao|abrangencia|medida_f`` over count columns, NaN where undefined.
+
+    The formulas of :func:`measures_from_counts` in floating point (F is 0
+    when P + R = 0), for every resample at once.
+    """
+    out: dict[str, np.ndarray] = {}
+    for key in FIELD_KEYS:
+        score = columns[f"{key}.correcto"] + columns[f"{key}.parcialmente_correcto"] / 2
+        precision = ratio_array(score, columns[f"{key}.total_sistema"])
+        recall = ratio_array(score, columns[f"{key}.total_cd"])
+        out[f"{key}.precisao"] = precision
+        out[f"{key}.abrangencia"] = recall
+        out[f"{key}.medida_f"] = harmonic_array(precision, recall, 0.0)
+    return out
+
+
+def morphology_intervals(
+    documents: Mapping[str, Mapping[str, float]],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, dict[str, Any]] | None:
+    """``{field: {"precisao": [lo, hi], "abrangencia": …, "medida_f": …}}`` by document bootstrap.
+
+    ``documents`` as :func:`document_mappings` gives them; None when
+    ``resamples`` is 0; an interval is None when undefined in every resample.
+    """
+    table = interval_table(list(documents.values()), morphology_measure_arrays, resamples, seed)
+    if table is None:
+        return None
+    return {key: {name: table[f"{key}.{name}"] for name in INTERVAL_KEYS} for key in FIELD_KEYS}
 
 
 # ---------------------------------------------------------------------------
