@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -254,12 +254,14 @@ def paired_table(
     measure: ArrayMeasure,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    lower_is_better: Collection[str] = (),
 ) -> tuple[list[PairedResult], int]:
     """:func:`paired_bootstrap` in array form: every measure ``measure`` returns.
 
     A and B are measured over the documents both have; the p-value is the
     share of resamples, among those where both are defined, in which B is
-    not above A (None with no such resample, e.g. ``resamples`` 0).
+    not better than A: not above it, or for the keys in ``lower_is_better``
+    (error rates) not below it.  None with no such resample (``resamples`` 0).
     """
     shared = sorted(set(a) & set(b))
     names, matrix = count_matrix([a[d] for d in shared] + [b[d] for d in shared])
@@ -283,7 +285,9 @@ def paired_table(
             col_b = np.asarray(sampled_b[key], float)
             defined = ~(np.isnan(col_a) | np.isnan(col_b))
             if defined.any():
-                p_value = float(np.count_nonzero(col_b[defined] <= col_a[defined]) / defined.sum())
+                va_s, vb_s = col_a[defined], col_b[defined]
+                worse = vb_s >= va_s if key in lower_is_better else vb_s <= va_s
+                p_value = float(np.count_nonzero(worse) / defined.sum())
         results.append(PairedResult(key, va, vb, difference, p_value))
     return results, n
 

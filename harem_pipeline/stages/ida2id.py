@@ -322,19 +322,29 @@ INTERVAL_KEYS = ("precisao", "abrangencia", "medida_f")
 """The measures given a 95 % interval (JSON keys)."""
 
 
+LOWER_IS_BETTER = ("sobre_geracao", "sub_geracao", "erro_combinado")
+"""The error rates: a system is better with less of them."""
+
+
 def identification_measure_arrays(columns: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Precisão, Abrangência and Medida F over count columns, NaN where undefined.
+    """The six measures (JSON keys) over count columns, NaN where undefined.
 
     The formulas of :func:`measures_from_counts` (F undefined when P + R = 0,
     as the Java's NaN), computed for every resample at once.
     """
-    credit = columns["correct"] + columns["partial_correct_sum"]
-    precision = ratio_array(credit, columns["identified"])
-    recall = ratio_array(credit, columns["total_cd"])
+    c = columns
+    credit = c["correct"] + c["partial_correct_sum"]
+    precision = ratio_array(credit, c["identified"])
+    recall = ratio_array(credit, c["total_cd"])
+    error = c["partial_incorrect_sum"] + c["missing"] + c["spurious"]
+    judged = c["partial_occurrences"] + c["correct"] + c["spurious"] + c["missing"]
     return {
         "precisao": precision,
         "abrangencia": recall,
         "medida_f": harmonic_array(precision, recall, np.nan),
+        "sobre_geracao": ratio_array(c["spurious"], c["identified"]),
+        "sub_geracao": ratio_array(c["missing"], c["total_cd"]),
+        "erro_combinado": ratio_array(error, judged),
     }
 
 
@@ -348,7 +358,8 @@ def identification_intervals(
     ``documents`` as :func:`document_mappings` gives them; None when
     ``resamples`` is 0; an interval is None when undefined in every resample.
     """
-    return interval_table(list(documents.values()), identification_measure_arrays, resamples, seed)
+    table = interval_table(list(documents.values()), identification_measure_arrays, resamples, seed)
+    return None if table is None else {key: table[key] for key in INTERVAL_KEYS}
 
 
 @dataclass(frozen=True, slots=True)

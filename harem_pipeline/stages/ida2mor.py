@@ -260,20 +260,37 @@ def document_mappings(counts: MorphologyCounts) -> dict[str, dict[str, int]]:
     }
 
 
+LOWER_IS_BETTER = tuple(
+    f"{key}.{name}"
+    for key in FIELD_KEYS
+    for name in ("sobre_especificacao", "sobre_geracao", "sub_geracao")
+)
+"""The error rates: a system is better with less of them."""
+
+
 def morphology_measure_arrays(columns: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """``<field>.precisao|abrangencia|medida_f`` over count columns, NaN where undefined.
+    """``<field>.<measure>`` (the six of :class:`FieldMeasures`) over count columns.
 
     The formulas of :func:`measures_from_counts` in floating point (F is 0
-    when P + R = 0), for every resample at once.
+    when P + R = 0; NaN where undefined), for every resample at once.
     """
     out: dict[str, np.ndarray] = {}
     for key in FIELD_KEYS:
-        score = columns[f"{key}.correcto"] + columns[f"{key}.parcialmente_correcto"] / 2
-        precision = ratio_array(score, columns[f"{key}.total_sistema"])
-        recall = ratio_array(score, columns[f"{key}.total_cd"])
+
+        def c(name: str, key: str = key) -> np.ndarray:
+            return columns[f"{key}.{name}"]
+
+        score = c("correcto") + c("parcialmente_correcto") / 2
+        system, cd = c("total_sistema"), c("total_cd")
+        precision = ratio_array(score, system)
+        recall = ratio_array(score, cd)
+        over = c("sobre_especificado") + c("parcialmente_sobre_especificado")
         out[f"{key}.precisao"] = precision
         out[f"{key}.abrangencia"] = recall
         out[f"{key}.medida_f"] = harmonic_array(precision, recall, 0.0)
+        out[f"{key}.sobre_especificacao"] = ratio_array(over, system)
+        out[f"{key}.sobre_geracao"] = ratio_array(c("espurio"), system)
+        out[f"{key}.sub_geracao"] = ratio_array(c("em_falta"), cd)
     return out
 
 

@@ -1,0 +1,184 @@
+"""Comparing two reports: is B really better than A?
+
+Every report JSON (``.ida2id.json``, ``.ida2mor.json``, ``harem measures
+--json``) keeps its per-document counts under ``documents``.  Two reports of
+the same kind are compared over the documents both have: for each measure,
+A, B and B − A over those documents, and a one-sided paired bootstrap p-value
+(Koehn 2004) — the share of resamples in which B is not better than A (not
+higher; not lower for an error rate).  A small p says B's advantage is
+unlikely to be an accident of which documents were drawn; identical reports
+give a difference of 0 and p = 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harem_pipeline.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    ArrayMeasure,
+    PairedResult,
+    paired_table,
+)
+from harem_pipeline.errors import InputError
+from harem_pipeline.span_intervals import span_measure_arrays
+from harem_pipeline.stages import ida2id, ida2mor
+
+KINDS: dict[str, tuple[ArrayMeasure, tuple[str, ...]]] = {
+    "ida2id": (ida2id.identification_measure_arrays, ida2id.LOWER_IS_BETTER),
+    "ida2mor": (ida2mor.morphology_measure_arrays, ida2mor.LOWER_IS_BETTER),
+    "measures": (span_measure_arrays, ()),
+}
+"""Report kind → (measures over count columns, the keys where lower is better)."""
+
+_DETECT: tuple[tuple[str, Callable[[Mapping[str, Any]], bool]], ...] = (
+    ("ida2mor", lambda obj: "fields" in obj and "scenario" in obj),
+    ("ida2id", lambda obj: "total_cd" in obj and "precisao" in obj),
+    ("measures", lambda obj: "labelled" in obj and "unlabelled" in obj),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedReport:
+    """What ``harem compare`` needs of a report: its kind and per-document counts."""
+
+    path: str
+    kind: str
+    documents: dict[str, dict[str, float]]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """B against A: one paired result per measure, over ``shared`` documents."""
+
+    kind: str
+    a: str
+    b: str
+    shared: int
+    only_a: int
+    only_b: int
+    resamples: int
+    seed: int
+    results: tuple[PairedResult, ...]
+
+
+def report_kind(obj: Mapping[str, Any]) -> str | None:
+    """``ida2id``, ``ida2mor`` or ``measures`` from the report's keys; None if none fits."""
+    for kind, test in _DETECT:
+        if test(obj):
+            return kind
+    return None
+
+
+def load_report(path: str | os.PathLike[str]) -> LoadedReport:
+    """Read a report JSON and check it carries per-document counts."""
+    name = str(path)
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(name, "an existing file", "no such file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(name, "a report JSON", f"not JSON ({exc})") from None
+    kind = report_kind(obj) if isinstance(obj, dict) else None
+    if kind is None:
+        raise InputError(
+            name, "the JSON of harem ida2id, ida2mor or measures", "another JSON document"
+        )
+    documents = obj.get("documents")
+    if not isinstance(documents, dict) or not all(
+        isinstance(counts, dict) for counts in documents.values()
+    ):
+        raise InputError(name, "per-document counts (a documents object; rerun the stage)", "none")
+    return LoadedReport(name, kind, documents)
+
+
+def compare_reports(
+    a: LoadedReport,
+    b: LoadedReport,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Comparison:
+    """Every measure of B against A over their shared documents (paired bootstrap)."""
+    if a.kind != b.kind:
+        raise InputError(
+            b.path, f"a report of the same kind as {a.path} ({a.kind})", f"{_article(b.kind)} {b.kind} report"
+        )
+    shared = set(a.documents) & set(b.documents)
+    if not shared:
+        raise InputError(b.path, f"documents in common with {a.path}", "none")
+    measure, lower_is_better = KINDS[a.kind]
+    results, count = paired_table(
+        a.documents, b.documents, measure, resamples, seed, lower_is_better
+    )
+    return Comparison(
+        a.kind,
+        a.path,
+        b.path,
+        count,
+        len(a.documents) - count,
+        len(b.documents) - count,
+        resamples,
+        seed,
+        tuple(results),
+    )
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def _number(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.4f}" if signed else f"{value:.4f}"
+
+
+def format_comparison_text(comparison: Comparison) -> str:
+    """An aligned table: measure, A, B, B−A, p (``-`` where undefined)."""
+    c = comparison
+    lines = [
+        f"A: {c.a}",
+        f"B: {c.b}",
+        f"{c.kind} reports; {c.shared} shared documents"
+        f" (only in A: {c.only_a}, only in B: {c.only_b});"
+        f" paired bootstrap, {c.resamples} resamples, seed {c.seed}",
+        "p: share of resamples where B is not better than A"
+        " (not higher; not lower for an error rate)",
+        "",
+    ]
+    rows = [["measure", "A", "B", "B-A", "p"]]
+    for r in c.results:
+        p = "-" if r.p_value is None else f"{r.p_value:.3f}"
+        rows.append([r.key, _number(r.a), _number(r.b), _number(r.difference, True), p])
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [
+            x.rjust(w) for x, w in zip(row[1:], widths[1:], strict=True)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def comparison_json(comparison: Comparison) -> dict[str, Any]:
+    """The comparison as a JSON-ready dict."""
+    c = comparison
+    return {
+        "kind": c.kind,
+        "a": c.a,
+        "b": c.b,
+        "shared_documents": c.shared,
+        "only_a": c.only_a,
+        "only_b": c.only_b,
+        "resamples": c.resamples,
+        "seed": c.seed,
+        "measures": {
+            r.key: {"a": r.a, "b": r.b, "difference": r.difference, "p_value": r.p_value}
+            for r in c.results
+        },
+    }
