@@ -107,7 +107,9 @@ def compare_reports(
     """Every measure of B against A over their shared documents (paired bootstrap)."""
     if a.kind != b.kind:
         raise InputError(
-            b.path, f"a report of the same kind as {a.path} ({a.kind})", f"{_article(b.kind)} {b.kind} report"
+            b.path,
+            f"a report of the same kind as {a.path} ({a.kind})",
+            f"{_article(b.kind)} {b.kind} report",
         )
     shared = set(a.documents) & set(b.documents)
     if not shared:
