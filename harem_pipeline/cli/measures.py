@@ -1,4 +1,4 @@
-"""``harem measures``: span measures of a CoNLL or JSON-lines file."""
+"""``harem measures``: span measures of a CoNLL or JSON-lines file, or of a HAREM run."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import sys
 
 from harem_pipeline.atomic import write_text_atomic
 from harem_pipeline.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.reports.jsontext import format_report_json
 from harem_pipeline.reports.measures import format_measures_text, measures_json
+from harem_pipeline.stages.harem_spans import measure_harem
 from harem_pipeline.stages.span_measures import FORMATS, measure_file
 
 DESCRIPTION = """\
@@ -25,7 +27,10 @@ mean; an undefined ratio (0/0) prints as '-' (null in JSON).
 
 CoNLL files: token per line, gold and system tags in the last two columns,
 blank or -DOCSTART- lines between sentences.  JSON lines: {"id", "tokens",
-"gold": [[start, end, label], ...], "system": [...]}, end exclusive."""
+"gold": [[start, end, label], ...], "system": [...]}, end exclusive.
+HAREM (--cd CD --run RUN): spans over the aligner's tokens, vague A|B labels
+as sets, each ALT block's gold alternative as AltinaID chooses it, OMITIDO
+left out."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,8 +40,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", metavar="FILE", help="the input file (.gz allowed)")
-    parser.add_argument("--format", required=True, choices=FORMATS, help="input format")
+    parser.add_argument(
+        "file", metavar="FILE", nargs="?", help="the input file (.gz allowed), with --format"
+    )
+    parser.add_argument("--format", choices=FORMATS, help="input format of FILE")
+    parser.add_argument(
+        "--cd",
+        help="HAREM mode: the golden collection; with --run, measures the run's entities "
+        "against it (AltinaID's ALT choice, OMITIDO left out)",
+    )
+    parser.add_argument("--run", help="HAREM mode: the system run (same format as --cd)")
+    parser.add_argument("--meta", help="HAREM mode: Second HAREM document metadata (optional)")
     parser.add_argument(
         "--scheme",
         default="lenient",
@@ -64,7 +78,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_measures(args: argparse.Namespace) -> int:
     resamples = args.bootstrap if args.json else 0  # the table shows no intervals
-    report = measure_file(args.file, args.format, args.scheme, resamples)
+    harem = args.cd is not None or args.run is not None
+    if harem and (args.cd is None or args.run is None or args.file or args.format):
+        raise InputError(None, "--cd CD --run RUN (and no FILE or --format)", _given(args))
+    if not harem and (args.file is None or args.format is None):
+        raise InputError(None, "FILE --format FORMAT, or --cd CD --run RUN", _given(args))
+    if harem:
+        report = measure_harem(args.cd, args.run, args.meta, resamples)
+    else:
+        report = measure_file(args.file, args.format, args.scheme, resamples)
     if args.json:
         text = format_report_json(measures_json(report))
     else:
@@ -74,3 +96,8 @@ def run_measures(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _given(args: argparse.Namespace) -> str:
+    names = [f"--{n}" for n in ("cd", "run", "format") if getattr(args, n) is not None]
+    return " ".join(([args.file] if args.file else []) + names) or "no input"
