@@ -19,8 +19,11 @@ def test_report_is_self_contained_and_complete() -> None:
     table = page.split('id="leaderboard"')[1].split("</table>")[0]
     assert table.count("<tr>") == 4  # header + 3 runs
     assert "0.9000 ± 0.0200" in table  # sim-strong precision with its interval
-    # Charts: 2 bar charts + 3 outcome charts + precision/recall.
-    assert page.count("<svg") == 6
+    # Best identification F first: sim-strong (0.85), real (0.65), sim-weak (0.45).
+    order = re.findall(r'<tr><td class="name" data-value="([^"]+)"', table)
+    assert order == ["sim-strong", "real", "sim-weak"]
+    # Charts: F bars (identification, morphology), outcome panels, precision/recall.
+    assert page.count("<svg") == 4
     # Every table has its signature.
     assert page.count("Signature: <code") == 12
     assert "harem:x|run:sim-weak|subset:pt|scenario:rel" in page

@@ -85,25 +85,36 @@ def grouped_bars(
     axes.set_ylim(0, 1.05)
     axes.set_ylabel(ylabel)
     axes.set_title(title)
-    axes.legend(fontsize="small", loc="upper right", ncols=min(3, len(series)))
+    axes.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
     axes.grid(axis="y", alpha=0.3)
     return _to_svg(figure)
 
 
-def stacked_outcomes(title: str, runs: Sequence[str], counts: Sequence[Mapping[str, int]]) -> str:
-    """Stacked bars of outcome shares (Correcto, …) per run, one bar per run."""
-    figure, axes = _pyplot().subplots(figsize=(max(5.0, 1.1 * len(runs) + 3), 3.2))
-    bottoms = [0.0] * len(runs)
-    totals = [sum(c.values()) or 1 for c in counts]
-    for outcome, colour in OUTCOME_COLOURS.items():
-        shares = [c.get(outcome, 0) / t for c, t in zip(counts, totals, strict=True)]
-        axes.bar(range(len(runs)), shares, 0.6, bottom=bottoms, label=outcome, color=colour)
-        bottoms = [b + s for b, s in zip(bottoms, shares, strict=True)]
-    axes.set_xticks(range(len(runs)), runs, rotation=20, ha="right")
-    axes.set_ylim(0, 1)
-    axes.set_ylabel("share of records")
-    axes.set_title(title)
-    axes.legend(fontsize="x-small", loc="center left", bbox_to_anchor=(1.0, 0.5))
+def stacked_outcomes(
+    panels: Sequence[tuple[str, Sequence[str], Sequence[Mapping[str, int]]]],
+) -> str:
+    """Stacked bars of outcome shares (Correcto, …) per run; one panel per field.
+
+    ``panels`` holds (title, runs, counts per run) for each field, drawn side
+    by side with one shared legend.
+    """
+    figure, axes_row = _pyplot().subplots(
+        1, len(panels), figsize=(3.2 * len(panels) + 2.5, 3.4), sharey=True, squeeze=False
+    )
+    for axes, (title, runs, counts) in zip(axes_row[0], panels, strict=True):
+        bottoms = [0.0] * len(runs)
+        totals = [sum(c.values()) or 1 for c in counts]
+        for outcome, colour in OUTCOME_COLOURS.items():
+            shares = [c.get(outcome, 0) / t for c, t in zip(counts, totals, strict=True)]
+            axes.bar(range(len(runs)), shares, 0.6, bottom=bottoms, label=outcome, color=colour)
+            bottoms = [b + s for b, s in zip(bottoms, shares, strict=True)]
+        axes.set_xticks(range(len(runs)), runs, rotation=20, ha="right")
+        axes.set_ylim(0, 1)
+        axes.set_title(title)
+    axes_row[0][0].set_ylabel("share of records")
+    handles, labels = axes_row[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, fontsize="x-small", loc="center left",
+                  bbox_to_anchor=(1.0, 0.5))
     return _to_svg(figure)
 
 

@@ -132,7 +132,11 @@ def _leaderboard_entries(reports: Sequence[Mapping[str, Any]]) -> list[Mapping[s
             current.get("scenario") == "absolute",
         ):
             best[run] = report
-    return [best[run] for run in sorted(best)]
+    def identification_f(report: Mapping[str, Any]) -> float:
+        value = _get(report, "identification", "medida_f")
+        return value if value is not None else -1.0
+
+    return sorted(best.values(), key=lambda r: (-identification_f(r), r["run"]))
 
 
 def _run_label(report: Mapping[str, Any]) -> str:
@@ -234,13 +238,15 @@ def render_charts(reports: Sequence[Mapping[str, Any]]) -> str:
         parts.append(charts.grouped_bars(label + " por run e subconjunto", runs, series, intervals))
     leader = _leaderboard_entries(reports)
     names = [r["run"] for r in leader]
+    panels = []
     for key, name in FIELDS:
         counts = []
         for report in leader:
             raw = _get(report, "morphology", "fields", key, "counts") or {}
             counts.append({label: raw.get(k, 0) for k, label in OUTCOME_KEYS})
-        if any(sum(c.values()) for c in counts):
-            parts.append(charts.stacked_outcomes(f"Resultados: {name}", names, counts))
+        panels.append((name, names, counts))
+    if any(sum(c.values()) for _, _, counts in panels for c in counts):
+        parts.append(charts.stacked_outcomes(panels))
     points = {
         "Identificação": {r["run"]: (_headline(r)["id_p"][0], _headline(r)["id_r"][0])
                           for r in leader},
