@@ -24,10 +24,12 @@ from harem_pipeline.stages.align import run_align
 from harem_pipeline.stages.altida import run_altida
 from harem_pipeline.stages.altmor import altmor_file
 from harem_pipeline.stages.avalida import run_avalida
+from harem_pipeline.stages.harem_spans import measure_evaluated
 from harem_pipeline.stages.ida2id import run_ida2id
 from harem_pipeline.stages.veus import run_veus
 from harem_pipeline.stages.vizir import Scenario, vizir_file
 from harem_pipeline.textio import read_bytes
+from harem_pipeline.veils import parse_veil, read_grid
 
 PathLike = str | os.PathLike[str]
 SIMULATED_MARK = b"simulated run"
@@ -96,9 +98,27 @@ def altida(source: PathLike, output: PathLike) -> list[Path]:
     return [run_altida(source, output)]
 
 
-def ida2id(source: PathLike, output: PathLike, signature: str, bootstrap: int) -> list[Path]:
-    """Ida2ID, its JSON with intervals from ``bootstrap`` resamples (0: none)."""
-    outputs = run_ida2id(source, signature, output, bootstrap)
+def ida2id(
+    source: PathLike,
+    output: PathLike,
+    signature: str,
+    bootstrap: int,
+    cd: PathLike | None = None,
+    run: PathLike | None = None,
+    meta: PathLike | None = None,
+    veil: str | None = None,
+) -> list[Path]:
+    """Ida2ID, its JSON with intervals from ``bootstrap`` resamples (0: none).
+
+    Given the CD and the run, the report also carries the span measures of
+    the same documents with the same ALT choices (those of ``source``),
+    restricted to the categories of ``veil`` (None or ``*``: all).
+    """
+    spans = None
+    if cd is not None and run is not None:
+        parsed = parse_veil(veil, read_grid(), "veil") if veil else None
+        spans = measure_evaluated(cd, run, source, meta, parsed, bootstrap)
+    outputs = run_ida2id(source, signature, output, bootstrap, spans=spans)
     return [outputs.text_path, outputs.json_path]
 
 

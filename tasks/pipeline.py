@@ -140,17 +140,26 @@ class Ida2ID(RunTask, StageTask):
         return source.with_name(source.name + ".ida2id")
 
     def input_paths(self) -> list[Path]:
-        return [self.requires().anchor()]
+        # The CD and the run: the span measures beside the identification ones read them.
+        return [self.requires().anchor(), self.campaign.collection, self.run_spec.path,
+                *chain.existing([self.campaign.collection_meta])]
+
+    def span_veil(self) -> str:
+        """The categories the subset looks at: the run's declared veil if selective."""
+        selective = _subset(self, self.subset).selective
+        return (self.run_spec.veil if selective else None) or self.campaign.veil
 
     def stage_params(self) -> dict[str, Any]:
-        return {"bootstrap": self.campaign.bootstrap}
+        return {"bootstrap": self.campaign.bootstrap, "veil": self.span_veil()}
 
     def report_signature(self) -> str:
         return self.signature(subset=self.subset, style=self.campaign.style)
 
     def produce(self) -> list[Path]:
         return chain.ida2id(
-            self.input_paths()[0], self.anchor(), self.report_signature(), self.campaign.bootstrap
+            self.input_paths()[0], self.anchor(), self.report_signature(), self.campaign.bootstrap,
+            self.campaign.collection, self.run_spec.path, self.campaign.collection_meta,
+            self.span_veil(),
         )
 
 

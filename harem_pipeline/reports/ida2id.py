@@ -18,6 +18,13 @@ every resample, the whole object ``null`` when no bootstrap was run) and
 ``documents`` (each document's counts, zeros left out, for ``harem
 compare``).  The text report shows no intervals: its lines are the
 ``.globalid``'s.
+
+When the span measures of the same documents are given (the pipeline
+gives them; see :mod:`harem_pipeline.stages.harem_spans`), the text gains a
+short block after the ``.globalid`` lines, before ``Assinatura``, and the
+JSON a ``measures`` object (``labelled``, ``unlabelled``, ``per_label`` and
+``signature`` as ``harem measures --json`` prints them) before ``documents``.
+Without them both are exactly as before.
 """
 
 from __future__ import annotations
@@ -27,9 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 from harem_pipeline.numbers import java_double
 from harem_pipeline.reports.jsontext import format_report_json
+from harem_pipeline.reports.measures import measures_json
 
 if TYPE_CHECKING:  # the stage imports this module to write its report
     from harem_pipeline.stages.ida2id import IdentificationCounts, IdentificationMeasures
+    from harem_pipeline.stages.span_measures import MeasuresReport
 
 UNDEFINED_TEXT = "-"
 SIGNATURE_LABEL = "Assinatura"
@@ -101,14 +110,39 @@ def _format_value(value: int | float | None) -> str:
     return java_double(value)
 
 
+SPAN_ROWS = (("exact", "exacta"), ("overlap", "sobreposição"), ("intersection", "intersecção"))
+"""Span measures in the text block: JSON name, Portuguese label."""
+
+
+def format_span_block(spans: MeasuresReport) -> list[str]:
+    """The span measures' lines: span totals, then P; R; F of each measure in both views."""
+    match = spans.counts.labelled.match
+    lines = [
+        f"Extensões na CD: {match.gold}",
+        f"Extensões identificadas: {match.system}",
+    ]
+    for view, suffix in (("labelled", ""), ("unlabelled", " sem categoria")):
+        for name, label in SPAN_ROWS:
+            prf = getattr(getattr(spans.measures, view), name)
+            cells = "; ".join(_format_value(v) for v in (prf.precision, prf.recall, prf.f1))
+            lines.append(f"Medida {label}{suffix} (P; A; F): {cells}")
+    return lines
+
+
 def format_ida2id_text(
-    counts: IdentificationCounts, measures: IdentificationMeasures, signature: str
+    counts: IdentificationCounts,
+    measures: IdentificationMeasures,
+    signature: str,
+    spans: MeasuresReport | None = None,
 ) -> str:
-    """The text report: ``Label: value`` lines, then ``Assinatura: <signature>``."""
+    """The text report: ``Label: value`` lines, the span block when ``spans`` is given,
+    then ``Assinatura: <signature>``."""
     values = report_values(counts, measures)
     lines = [
         f"{label}: {_format_value(value)}" for label, value in zip(LABELS, values, strict=True)
     ]
+    if spans is not None:
+        lines += format_span_block(spans)
     lines.append(f"{SIGNATURE_LABEL}: {signature}")
     return "\n".join(lines) + "\n"
 
@@ -119,16 +153,28 @@ def ida2id_json_object(
     signature: str,
     ci95: Mapping[str, Any] | None = None,
     documents: Mapping[str, Mapping[str, float]] | None = None,
+    spans: MeasuresReport | None = None,
 ) -> dict[str, Any]:
     """The JSON twin as a dict: same figures, ``null`` for undefined, then ``signature``,
-    ``ci95`` (None: no bootstrap) and ``documents`` (per-document counts)."""
+    ``ci95`` (None: no bootstrap), ``measures`` (only with ``spans``) and ``documents``
+    (per-document counts)."""
     values = report_values(counts, measures)
-    return {
+    obj = {
         **dict(zip(JSON_KEYS, values, strict=True)),
         "signature": signature,
         "ci95": None if ci95 is None else dict(ci95),
-        "documents": dict(documents or {}),
     }
+    if spans is not None:
+        obj["measures"] = span_measures_object(spans)
+    obj["documents"] = dict(documents or {})
+    return obj
+
+
+def span_measures_object(spans: MeasuresReport) -> dict[str, Any]:
+    """``harem measures --json``'s views, per-label table and signature (no per-document
+    counts: the report's ``documents`` are the identification ones)."""
+    full = measures_json(spans)
+    return {key: full[key] for key in ("labelled", "unlabelled", "per_label", "signature")}
 
 
 def format_ida2id_json(
@@ -137,6 +183,9 @@ def format_ida2id_json(
     signature: str,
     ci95: Mapping[str, Any] | None = None,
     documents: Mapping[str, Mapping[str, float]] | None = None,
+    spans: MeasuresReport | None = None,
 ) -> str:
     """The JSON twin as text (floats keep every digit; one document a line)."""
-    return format_report_json(ida2id_json_object(counts, measures, signature, ci95, documents))
+    return format_report_json(
+        ida2id_json_object(counts, measures, signature, ci95, documents, spans)
+    )

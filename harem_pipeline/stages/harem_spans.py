@@ -66,7 +66,7 @@ from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.avalida import evaluate_lines
 from harem_pipeline.stages.span_measures import MeasuresReport, Repairs
 from harem_pipeline.tokens import markable_tokens, tokenize
-from harem_pipeline.veils import Veil
+from harem_pipeline.veils import Veil, format_veil
 
 FORMAT = "harem"
 
@@ -517,12 +517,15 @@ def measure_evaluated(
     """
     _, lines = iter_lines(evaluated_path)
     choices = read_alt_choices(lines)
+    signature = harem_signature(cd_path, run_path)
+    if veil is not None and not veil.everything:
+        signature = signature.with_fields(veil=format_veil(veil))
     return measure_collections(
         read_collection(cd_path, meta_path),
         read_collection(run_path),
         choices,
         veil,
-        harem_signature(cd_path, run_path),
+        signature,
         resamples,
         seed,
     )

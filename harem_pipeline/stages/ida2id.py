@@ -65,6 +65,7 @@ from harem_pipeline.reports.ida2id import (
     report_values,
 )
 from harem_pipeline.stages.avalida import is_spurious_gold
+from harem_pipeline.stages.span_measures import MeasuresReport
 
 NO_DOCUMENT = ""
 """DOCID under which records found outside any ``DOC``/``EOD`` pair are counted."""
@@ -378,9 +379,11 @@ def run_ida2id(
     output: str | os.PathLike[str] | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    spans: MeasuresReport | None = None,
 ) -> Ida2idOutputs:
     """Count ``path`` and write the text report (``output``, default ``IN.ida2id``) and
-    ``output.json``.
+    ``output.json``; ``spans``, the span measures of the same documents, join both
+    (see :mod:`harem_pipeline.reports.ida2id`).
 
     The text goes out in the input's encoding (see :mod:`harem_pipeline.reports.ida2id`),
     the JSON in UTF-8 with the 95 % intervals of a ``resamples``-draw document
@@ -390,11 +393,11 @@ def run_ida2id(
     target = Path(output) if output is not None else default_output(path)
     encoding, tally = read_tally(path)
     measures = measures_from_counts(tally.total)
-    text = format_ida2id_text(tally.total, measures, signature)
+    text = format_ida2id_text(tally.total, measures, signature, spans)
     json_path = target.with_name(target.name + ".json")
     write_text_atomic(target, text, encoding="utf-8" if encoding == "utf-8-sig" else encoding)
     documents = document_mappings(tally)
     ci95 = identification_intervals(documents, resamples, seed)
-    json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents)
+    json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents, spans)
     write_text_atomic(json_path, json_text)
     return Ida2idOutputs(target, json_path, tally, measures)
