@@ -10,6 +10,10 @@ gives the same intervals everywhere.
 * ``paired_bootstrap`` — for "is B really better than A?": over the
   documents both were scored on, the share of resamples in which B's
   measure is not above A's (one-sided p-value, Koehn 2004).
+
+The reports use the array form below (``interval_table``, ``paired_table``):
+the same statistics computed for all resamples at once with numpy, from
+documents × counts matrices; its draws come from ``numpy.random.default_rng``.
 """
 
 from __future__ import annotations
