@@ -28,12 +28,12 @@ header is byte-identical to the original one.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.java import java_hash_order
 from harem_pipeline.textio import read_text
 
 EVERYTHING = "*"
@@ -46,56 +46,10 @@ DEFAULT_GRID_PATH = Path(__file__).resolve().parent.parent / "data" / "lampada2"
 TypeNode = tuple[str, tuple[str, ...]]
 CategoryNode = tuple[str, tuple[TypeNode, ...]]
 Tree = tuple[CategoryNode, ...]
-T = TypeVar("T")
 
 
 # --------------------------------------------------------------------------
 # Java hashing, needed to print sets in the order the original tools did.
-
-
-def _int32(value: int) -> int:
-    value &= 0xFFFFFFFF
-    return value - 0x100000000 if value & 0x80000000 else value
-
-
-def java_string_hash(text: str | None) -> int:
-    """``String.hashCode`` of Java (0 for ``null``), over UTF-16 code units."""
-    if text is None:
-        return 0
-    h = 0
-    data = text.encode("utf-16-be")
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return _int32(h)
-
-
-def java_hash_order(items: Iterable[T], hash_of: Callable[[T], int]) -> list[T]:
-    """The iteration order of a Java 8+ ``HashSet`` filled with ``items`` in order.
-
-    Java keeps a power-of-two table (16 buckets, doubled whenever the set
-    grows past three quarters of it); an element goes to bucket
-    ``(h ^ (h >>> 16)) & (capacity - 1)`` and each bucket keeps insertion
-    order, also across resizes.  Duplicates (by equality) keep the first.
-    """
-    unique: list[T] = []
-    for item in items:
-        if item not in unique:
-            unique.append(item)
-    capacity = 16
-    while len(unique) > capacity * 3 // 4:
-        capacity *= 2
-
-    def bucket(item: T) -> int:
-        h = hash_of(item) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    ranked = sorted(enumerate(unique), key=lambda pair: (bucket(pair[1]), pair[0]))
-    return [item for _, item in ranked]
-
-
-def java_string_set_order(items: Iterable[str]) -> list[str]:
-    """Iteration order of a Java ``HashSet<String>`` filled with ``items``."""
-    return java_hash_order(items, java_string_hash)
 
 
 # --------------------------------------------------------------------------
@@ -224,7 +178,7 @@ def format_veil(veil: Veil) -> str:
             rendered = []
             for typ, subs in types:
                 if subs:
-                    typ += "{" + ",".join(java_string_set_order(subs)) + "}"
+                    typ += "{" + ",".join(java_hash_order(subs)) + "}"
                 rendered.append(typ)
             text += "(" + ";".join(rendered) + ")"
         parts.append(text)
@@ -349,7 +303,7 @@ class _VeilParser:
             self.pos += 1
             for typ in self.grid.types(cat):
                 self.builder.add_type(cat, typ)
-                for sub in java_string_set_order(self.grid.subtypes(cat, typ)):
+                for sub in java_hash_order(self.grid.subtypes(cat, typ)):
                     self.builder.add_subtype(cat, typ, sub)
         else:
             self.type(cat)
@@ -368,7 +322,7 @@ class _VeilParser:
         self.pos += 1
         if self.peek() == EVERYTHING:
             self.pos += 1
-            for sub in java_string_set_order(self.grid.subtypes(cat, typ)):
+            for sub in java_hash_order(self.grid.subtypes(cat, typ)):
                 self.builder.add_subtype(cat, typ, sub)
         else:
             self.subtype(cat, typ)

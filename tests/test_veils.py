@@ -9,11 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.java import java_hash_order, java_string_hash
 from harem_pipeline.veils import (
     DEFAULT_GRID_PATH,
     format_veil,
-    java_string_hash,
-    java_string_set_order,
     parse_grid,
     parse_veil,
     read_grid,
@@ -49,13 +48,13 @@ def test_java_set_order_of_local_fisico_subtypes() -> None:
     # Insertion order of harem.conf (plus OUTRO) and the order the Java header prints.
     inserted = ["AGUACURSO", "AGUAMASSA", "RELEVO", "PLANETA", "ILHA", "REGIAO", "OUTRO"]
     printed = ["AGUACURSO", "PLANETA", "AGUAMASSA", "RELEVO", "REGIAO", "OUTRO", "ILHA"]
-    assert java_string_set_order(inserted) == printed
+    assert java_hash_order(inserted) == printed
 
 
 def test_java_set_order_keeps_insertion_order_within_a_bucket() -> None:
     # "Aa" and "BB" share a bucket: whichever came first stays first.
-    assert java_string_set_order(["Aa", "BB"]) == ["Aa", "BB"]
-    assert java_string_set_order(["BB", "Aa"]) == ["BB", "Aa"]
+    assert java_hash_order(["Aa", "BB"]) == ["Aa", "BB"]
+    assert java_hash_order(["BB", "Aa"]) == ["BB", "Aa"]
 
 
 # ---------------------------------------------------------------------------

@@ -88,6 +88,7 @@ from harem_pipeline.formats.alinhado import (
     format_tag,
 )
 from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.java import java_hash_order, java_trim
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
 from harem_pipeline.progress import progress
 from harem_pipeline.tokens import (
@@ -124,52 +125,6 @@ class AlignmentResult:
 
 # ---------------------------------------------------------------------------
 # Text helpers
-
-
-def java_trim(text: str) -> str:
-    """Strip characters up to U+0020 at both ends (Java ``String.trim``)."""
-    start, end = 0, len(text)
-    while start < end and text[start] <= " ":
-        start += 1
-    while end > start and text[end - 1] <= " ":
-        end -= 1
-    return text[start:end]
-
-
-def java_string_hash(text: str) -> int:
-    """Java ``String.hashCode`` as an unsigned 32-bit number (over UTF-16 units)."""
-    value = 0
-    for char in text:
-        code = ord(char)
-        if code > 0xFFFF:
-            code -= 0x10000
-            for unit in (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF)):
-                value = (31 * value + unit) & 0xFFFFFFFF
-        else:
-            value = (31 * value + code) & 0xFFFFFFFF
-    return value
-
-
-def java_hash_order(keys: Sequence[str], size: int | None = None) -> list[str]:
-    """``keys`` (distinct, in insertion order) as a Java 8 ``HashMap`` iterates them.
-
-    ``size`` is the largest number of entries the table ever held (it never
-    shrinks); by default ``len(keys)``.  The table starts at 16 buckets and
-    doubles past 3/4 load; iteration goes bucket by bucket, insertion order
-    inside a bucket.  (Java turns a bucket of 8 or more colliding keys into a
-    tree; such collisions of token strings are not emulated.)
-    """
-    entries = len(keys) if size is None else size
-    capacity = 16
-    while entries > capacity * 3 // 4:
-        capacity *= 2
-    mask = capacity - 1
-
-    def bucket(key: str) -> int:
-        h = java_string_hash(key)
-        return (h ^ (h >> 16)) & mask
-
-    return sorted(keys, key=bucket)
 
 
 _XML_REFERENCE = re.compile(r"&(#[0-9]+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos);")
@@ -842,7 +797,7 @@ def align_collections(cd: Collection, run: Collection) -> AlignmentResult:
         lines.extend(_document_block(cd_doc, run_doc, xml, body))
     if remaining:
         warnings.append(RUN_MISSING_DOCUMENTS)
-        warnings.extend(java_hash_order(list(remaining), table_size))
+        warnings.extend(java_hash_order(list(remaining), size=table_size))
         for cd_doc in remaining.values():
             body = align_documents(cd_doc, _bare(cd_doc), xml, cd.path, run.path, False)
             lines.extend(_document_block(cd_doc, cd_doc, xml, body))

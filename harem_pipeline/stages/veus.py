@@ -68,12 +68,11 @@ from harem_pipeline.formats.alinhado import (
     iter_lines,
     write_lines,
 )
+from harem_pipeline.java import java_hash_order, java_string_hash
 from harem_pipeline.textio import read_bytes
 from harem_pipeline.veils import (
     Veil,
     format_veil,
-    java_hash_order,
-    java_string_hash,
     parse_veil,
     read_grid,
 )
