@@ -229,7 +229,8 @@ def test_cli_harem_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_help_names_the_harem_mode(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["measures", "--help"])
-    assert "HAREM (--cd CD --run RUN)" in capsys.readouterr().out
+    lines = capsys.readouterr().out.splitlines()
+    assert "HAREM: --cd CD --run RUN, aligner's tokens, A|B = label set, ALT as AltinaID" in lines
 
 
 def test_real_second_harem_pair(data_dir: Path) -> None:

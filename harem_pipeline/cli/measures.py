@@ -28,15 +28,14 @@ mean; an undefined ratio (0/0) prints as '-' (null in JSON).
 CoNLL files: token per line, gold and system tags in the last two columns,
 blank or -DOCSTART- lines between sentences.  JSON lines: {"id", "tokens",
 "gold": [[start, end, label], ...], "system": [...]}, end exclusive.
-HAREM (--cd CD --run RUN): spans over the aligner's tokens, vague A|B labels
-as sets, each ALT block's gold alternative as AltinaID chooses it, OMITIDO
-left out."""
+HAREM: --cd CD --run RUN, aligner's tokens, A|B = label set, ALT as AltinaID"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "measures",
-        help="span measures (exact, categories, overlap, intersection) of a CoNLL/JSONL file",
+        help="span measures (exact, categories, overlap, intersection) of a CoNLL/JSONL "
+        "file or of a HAREM run against its CD",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
