@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import parse_lines
-from harem_pipeline.formats.vizir import Morph, MorphScore, Outcome
+from harem_pipeline.formats.vizir import MorphScore, Outcome
+from harem_pipeline.model import Morf
 from harem_pipeline.reports.ida2mor import format_ida2mor_text
 from harem_pipeline.stages.ida2mor import (
     DocumentCounts,
@@ -331,7 +332,7 @@ def test_names() -> None:
 
 GENDER = st.sampled_from(["M", "F", "?"])
 NUMBER = st.sampled_from(["S", "P", "?"])
-MORPH = st.builds(Morph, GENDER, NUMBER)
+MORPH = st.builds(Morf, GENDER, NUMBER)
 TEXT = st.sampled_from(["Abril", "17 de Abril", "Reportagem", "a Reportagem", "Lisboa"])
 ENTITY = st.builds(SystemEntity, TEXT, st.none() | MORPH, st.booleans())
 ALIGNMENT = st.builds(

@@ -20,15 +20,14 @@ from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_line, parse_lines
 from harem_pipeline.formats.vizir import (
-    Morph,
     MorphScore,
     Outcome,
     format_morph_score,
     format_vizir_line,
-    parse_morf,
     parse_morph_score,
     record_morph_score,
 )
+from harem_pipeline.model import Morf
 from harem_pipeline.stages.vizir import (
     Alignment,
     Scenario,
@@ -174,15 +173,15 @@ def test_first_atom_rule() -> None:
 # ---------------------------------------------------------------------------
 # Records under each scenario (spec §2, special records)
 
-FS = Morph("F", "S")
+FS = Morf("F", "S")
 
 
-def record(gold: Morph | None, *system: SystemEntity | None, spurious: bool = False) -> Alignment:
+def record(gold: Morf | None, *system: SystemEntity | None, spurious: bool = False) -> Alignment:
     entities = None if system == (None,) else tuple(system)  # type: ignore[arg-type]
     return Alignment("Embratur", gold, spurious, entities)
 
 
-def spurious(morf: Morph | None) -> Alignment:
+def spurious(morf: Morf | None) -> Alignment:
     return record(None, SystemEntity("Embratur", morf, False), spurious=True)
 
 
@@ -194,8 +193,8 @@ ALL_EF, ALL_ESP, ALL_PC = MorphScore(EF, EF, EF), MorphScore(ESP, ESP, ESP), Mor
     [
         (record(FS, None), ALL_EF, None),
         (spurious(FS), ALL_ESP, None),
-        (spurious(Morph("?", "S")), ALL_ESP, None),
-        (spurious(Morph("?", "?")), None, None),
+        (spurious(Morf("?", "S")), ALL_ESP, None),
+        (spurious(Morf("?", "?")), None, None),
         (spurious(None), None, None),
         (record(None, SystemEntity("Embratur", FS, False)), None, None),
         (record(None, None), None, None),
@@ -215,7 +214,7 @@ def test_special_records(
 
 GENDER = st.sampled_from(["M", "F", "?"])
 NUMBER = st.sampled_from(["S", "P", "?"])
-MORPH = st.builds(Morph, GENDER, NUMBER)
+MORPH = st.builds(Morf, GENDER, NUMBER)
 TEXT = st.sampled_from(["Abril", "17 de Abril", "a Reportagem", "Reportagem Local", "Lisboa"])
 ENTITY = st.builds(SystemEntity, TEXT, st.none() | MORPH, st.booleans())
 ALIGNMENT = st.builds(
@@ -267,14 +266,14 @@ def test_verdict_text_errors() -> None:
 
 @pytest.mark.parametrize("value", ["M,S", "F,P", "?,?", "?,S", "M, S"])
 def test_parse_morf_accepts(value: str) -> None:
-    morph = parse_morf(value)
+    morph = Morf.parse(value)
     assert str(morph) == value.replace(" ", "")
 
 
 @pytest.mark.parametrize("value", ["X,S", "M", "M,S,P", "m,s", "", "M;S"])
 def test_parse_morf_rejects(value: str) -> None:
     with pytest.raises(InputError) as exc:
-        parse_morf(value, "f.veu", 7)
+        Morf.parse(value, "f.veu", 7)
     assert str(exc.value) == (
         f'f.veu, line 7: expected MORF="G,N" with G in {{M,F,?}} and N in {{S,P,?}}, '
         f'found MORF="{value}"'

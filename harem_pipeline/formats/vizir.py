@@ -30,8 +30,6 @@ from harem_pipeline.formats.alinhado import (
     strip_semantics,
 )
 
-GENDERS = frozenset({"M", "F", "?"})
-NUMBERS = frozenset({"S", "P", "?"})
 UNDERSPECIFIED = "?"
 
 
@@ -67,35 +65,6 @@ _SCORE_TEXT = {Fraction(1): "1", Fraction(1, 2): "0.5", Fraction(0): "0"}
 # Accepted spellings of outcome words on input: the printed word, plus the
 # unaccented ``Espurio`` that some HAREM tools write.
 _OUTCOME_BY_WORD = {o.value: o for o in Outcome} | {"Espurio": Outcome.ESPURIO}
-
-
-@dataclass(frozen=True, slots=True)
-class Morph:
-    """A ``MORF="G,N"`` value: gender in {M, F, ?}, number in {S, P, ?}."""
-
-    gender: str
-    number: str
-
-    def __post_init__(self) -> None:
-        if self.gender not in GENDERS or self.number not in NUMBERS:
-            raise ValueError(f"not a MORF value: {self.gender},{self.number}")
-
-    def __str__(self) -> str:
-        return f"{self.gender},{self.number}"
-
-
-def parse_morf(value: str, path: str | None = None, line: int | None = None) -> Morph:
-    """Read a ``MORF`` attribute value; anything but ``G,N`` with G∈{M,F,?}, N∈{S,P,?} is an error.
-
-    Spaces around the parts are tolerated (``M, S``) since hand-written files
-    have them; case is not (``m,s`` is not a HAREM value).
-    """
-    parts = [part.strip() for part in value.split(",")]
-    if len(parts) == 2 and parts[0] in GENDERS and parts[1] in NUMBERS:
-        return Morph(parts[0], parts[1])
-    raise InputError(
-        path, 'MORF="G,N" with G in {M,F,?} and N in {S,P,?}', f'MORF="{value}"', line=line
-    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,12 +48,11 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.vizir import (
     UNDERSPECIFIED,
-    Morph,
     MorphScore,
     Outcome,
-    parse_morf,
     vizir_record,
 )
+from harem_pipeline.model import Morf
 
 
 class Scenario(Enum):
@@ -128,7 +127,7 @@ def combine_outcomes(gender: Outcome, number: Outcome) -> Outcome:
     return Outcome.CORRECTO
 
 
-def score_morph(gold: Morph, system: Morph | None, partial: bool) -> MorphScore:
+def score_morph(gold: Morf, system: Morf | None, partial: bool) -> MorphScore:
     """The three fields of a non-spurious record whose evaluated entity is ``system``."""
     gender = score_field(gold.gender, system.gender if system else None, partial)
     number = score_field(gold.number, system.number if system else None, partial)
@@ -176,7 +175,7 @@ class SystemEntity:
     """What Vizir needs of one aligned system entity."""
 
     text: str
-    morf: Morph | None
+    morf: Morf | None
     partial: bool  # identification Parcialmente_Correcto_* rather than Correcto
 
 
@@ -188,7 +187,7 @@ class Alignment:
     """
 
     gold_text: str
-    gold_morf: Morph | None
+    gold_morf: Morf | None
     spurious: bool
     system: tuple[SystemEntity, ...] | None
 
@@ -240,10 +239,10 @@ def any_system_morph(alignments: Iterable[Alignment]) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def tag_morph(tag: Tag, path: str | None = None, line: int | None = None) -> Morph | None:
+def tag_morph(tag: Tag, path: str | None = None, line: int | None = None) -> Morf | None:
     """The MORF of a tag, ``None`` when absent; a malformed value is an input error."""
     value = tag.morf
-    return None if value is None else parse_morf(value, path, line)
+    return None if value is None else Morf.parse(value, path, line)
 
 
 def alignment_from_record(record: Record, path: str | None = None) -> Alignment:
