@@ -275,7 +275,7 @@ def test_parse_morf_rejects(value: str) -> None:
     with pytest.raises(InputError) as exc:
         Morf.parse(value, "f.veu", 7)
     assert str(exc.value) == (
-        f'f.veu, line 7: expected MORF="G,N" with G in {{M,F,?}} and N in {{S,P,?}}, '
+        f'f.veu, line 7: expected MORF="G,N" with G in M,F,? and N in S,P,?, '
         f'found MORF="{value}"'
     )
 
@@ -326,8 +326,8 @@ def test_bad_morf_is_an_input_error_through_main(
     assert main(["vizir", str(source), "-abs"]) == 2
     err = capsys.readouterr().err
     assert err == (
-        f'harem vizir: error: {source}, line 2: expected MORF="G,N" with G in {{M,F,?}} '
-        'and N in {S,P,?}, found MORF="N,S"\n'
+        f'harem vizir: error: {source}, line 2: expected MORF="G,N" with G in M,F,? '
+        'and N in S,P,?, found MORF="N,S"\n'
     )
     assert not default_output(source).exists()
     assert list(tmp_path.iterdir()) == [source]  # no temporary file left behind
