@@ -78,3 +78,17 @@ def decode(data: bytes, path: str | None = None) -> DecodedText:
 def read_text(path: str | os.PathLike[str]) -> DecodedText:
     """Read and decode a whole file (``.gz`` allowed)."""
     return decode(read_bytes(path), str(path))
+
+
+def derived_path(
+    path: str | os.PathLike[str], suffix: str, replaces: str | None = None
+) -> Path:
+    """The default name of a stage's output: ``IN`` + ``suffix``, beside the input.
+
+    A ``.gz`` ending is dropped first (a gzipped input gives a plain output),
+    then ``replaces`` when the name ends with it (``x.vizir`` → ``x.altmor``).
+    """
+    name = Path(path).name.removesuffix(".gz")
+    if replaces and name.endswith(replaces):
+        name = name.removesuffix(replaces)
+    return Path(path).with_name(name + suffix)

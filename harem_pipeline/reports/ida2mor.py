@@ -41,6 +41,7 @@ from harem_pipeline.stages.ida2mor import (
     morphology_intervals,
 )
 from harem_pipeline.stages.vizir import Scenario
+from harem_pipeline.textio import derived_path
 
 UNDEFINED_TEXT = "-"
 TITLE = "Avaliação Global - Classificação Morfológica"
@@ -160,10 +161,7 @@ class Ida2MorOutputs:
 
 def default_output(path: str | os.PathLike[str]) -> Path:
     """``FILE.altmor`` → ``FILE.ida2mor`` (any other name gets ``.ida2mor`` appended)."""
-    base = Path(path)
-    for suffix in (".gz", ".altmor"):
-        base = base.with_suffix("") if base.suffix == suffix else base
-    return base.with_name(base.name + ".ida2mor")
+    return derived_path(path, ".ida2mor", replaces=".altmor")
 
 
 def write_ida2mor(

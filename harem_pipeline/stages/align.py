@@ -91,6 +91,7 @@ from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.java import java_hash_order, java_trim
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
 from harem_pipeline.progress import progress
+from harem_pipeline.textio import derived_path
 from harem_pipeline.tokens import (
     Mark,
     markable_tokens,
@@ -811,7 +812,7 @@ def output_encoding(cd: Collection) -> str:
 
 def default_output(run_path: str | os.PathLike[str]) -> Path:
     """``RUN.alinhado`` (a ``.gz`` run ``x.xml.gz`` gives ``x.xml.alinhado``)."""
-    return Path(str(run_path).removesuffix(".gz") + ".alinhado")
+    return derived_path(run_path, ".alinhado")
 
 
 def run_align(

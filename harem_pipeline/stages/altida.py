@@ -52,6 +52,7 @@ from harem_pipeline.formats.alinhado import (
     write_lines,
 )
 from harem_pipeline.stages.avalida import is_spurious_gold
+from harem_pipeline.textio import derived_path
 
 OUTPUT_SUFFIX = ".altida"
 
@@ -197,10 +198,7 @@ def _chosen_lines(block: _Block, path: str | None) -> Iterator[Line]:
 
 def default_output(path: str | os.PathLike[str]) -> Path:
     """``IN.altida`` (``.gz`` dropped first)."""
-    p = Path(path)
-    if p.suffix == ".gz":
-        p = p.with_suffix("")
-    return p.with_name(p.name + OUTPUT_SUFFIX)
+    return derived_path(path, OUTPUT_SUFFIX)
 
 
 def run_altida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:

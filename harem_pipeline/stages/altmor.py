@@ -32,6 +32,7 @@ from harem_pipeline.formats.alinhado import (
 from harem_pipeline.formats.vizir import Outcome, record_morph_score
 from harem_pipeline.stages.ida2mor import count_record
 from harem_pipeline.stages.vizir import alignment_from_scored_record
+from harem_pipeline.textio import derived_path
 
 _ERRORS = frozenset(
     {
@@ -170,10 +171,7 @@ def resolve_block(block: _Block, path: str | None, eol: str = "\n") -> Iterator[
 
 def default_output(path: str | os.PathLike[str]) -> Path:
     """``FILE.vizir`` → ``FILE.altmor`` (any other name gets ``.altmor`` appended)."""
-    base = Path(path)
-    for suffix in (".gz", ".vizir"):
-        base = base.with_suffix("") if base.suffix == suffix else base
-    return base.with_name(base.name + ".altmor")
+    return derived_path(path, ".altmor", replaces=".vizir")
 
 
 def altmor_file(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:

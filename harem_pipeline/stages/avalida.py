@@ -43,6 +43,7 @@ from harem_pipeline.formats.alinhado import (
     iter_lines,
     write_lines,
 )
+from harem_pipeline.textio import derived_path
 
 OUTPUT_SUFFIX = ".avalida"
 
@@ -127,10 +128,7 @@ def evaluate_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[L
 
 def default_output(path: str | os.PathLike[str]) -> Path:
     """``IN.avalida`` (a ``.gz`` input ``x.alinhado.gz`` gives ``x.alinhado.avalida``)."""
-    p = Path(path)
-    if p.suffix == ".gz":
-        p = p.with_suffix("")
-    return p.with_name(p.name + OUTPUT_SUFFIX)
+    return derived_path(path, OUTPUT_SUFFIX)
 
 
 def run_avalida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:

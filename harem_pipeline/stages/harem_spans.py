@@ -57,11 +57,12 @@ from harem_pipeline.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import DocStart, DocumentLine, Header, Line, iter_lines
 from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.java import java_trim
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
 from harem_pipeline.signature import Signature, short_digest
 from harem_pipeline.span_intervals import span_intervals
 from harem_pipeline.spans import Span, SpanCounts, compute_measures, count_document, sum_counts
-from harem_pipeline.stages.align import align_collections, java_trim
+from harem_pipeline.stages.align import align_collections
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.avalida import evaluate_lines
 from harem_pipeline.stages.span_measures import MeasuresReport, Repairs

@@ -66,6 +66,7 @@ from harem_pipeline.reports.ida2id import (
 )
 from harem_pipeline.stages.avalida import is_spurious_gold
 from harem_pipeline.stages.span_measures import MeasuresReport
+from harem_pipeline.textio import derived_path
 
 NO_DOCUMENT = ""
 """DOCID under which records found outside any ``DOC``/``EOD`` pair are counted."""
@@ -267,10 +268,7 @@ def read_tally(path: str | os.PathLike[str]) -> tuple[str, IdentificationTally]:
 
 def default_output(path: str | os.PathLike[str]) -> Path:
     """``IN.ida2id`` (``.gz`` dropped first)."""
-    p = Path(path)
-    if p.suffix == ".gz":
-        p = p.with_suffix("")
-    return p.with_name(p.name + ".ida2id")
+    return derived_path(path, ".ida2id")
 
 
 def subset_from_name(path: str | os.PathLike[str]) -> str:

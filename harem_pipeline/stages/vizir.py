@@ -53,6 +53,7 @@ from harem_pipeline.formats.vizir import (
     vizir_record,
 )
 from harem_pipeline.model import Morf
+from harem_pipeline.textio import derived_path
 
 
 class Scenario(Enum):
@@ -380,9 +381,7 @@ class _NothingClassified(Exception):
 
 def default_output(path: str | os.PathLike[str]) -> Path:
     """``FILE.vizir``; a gzipped input ``FILE.gz`` gives ``FILE.vizir``."""
-    p = Path(path)
-    base = p.with_suffix("") if p.suffix == ".gz" else p
-    return base.with_name(base.name + ".vizir")
+    return derived_path(path, ".vizir")
 
 
 def vizir_file(
