@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import parse_lines
 from harem_pipeline.formats.harem_xml import parse_collection, read_collection
 from harem_pipeline.spans import PRF
+from harem_pipeline.stages.align import align_collections
+from harem_pipeline.stages.altida import select_alternatives
+from harem_pipeline.stages.avalida import evaluate_lines
 from harem_pipeline.stages.harem_spans import (
     choose_alternatives,
     measure_collections,
@@ -19,6 +26,7 @@ from harem_pipeline.stages.harem_spans import (
     spans_from_collections,
     text_tokens,
 )
+from harem_pipeline.stages.ida2id import tally_identification
 from harem_pipeline.stages.simulate import simulate_collection
 from harem_pipeline.veils import parse_veil, read_grid
 
@@ -236,7 +244,14 @@ def test_help_names_the_harem_mode(capsys: pytest.CaptureFixture[str]) -> None:
 def test_real_second_harem_pair(data_dir: Path) -> None:
     cd = read_collection(data_dir / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz")
     run = read_collection(data_dir / "second-harem" / "ParticipacaoSegundoHaremReRelEM_t1.xml.gz")
-    report = measure_collections(cd, run, choose_alternatives(cd, run), resamples=0)
+    chosen = list(select_alternatives(evaluate_lines(align_collections(cd, run).lines)))
+    choices = read_alt_choices(chosen)
+    # Same documents, same ALT choices, same OMITIDO rule as the HAREM measures:
+    # each document has as many gold spans as Ida2ID counts CD entities (Total na CD).
+    total_cd = {d.docid: d.counts.total_cd for d in tally_identification(chosen).documents}
+    gold = {d.docid: len(d.gold) for d in spans_from_collections(cd, run, choices)}
+    assert gold == total_cd and sum(gold.values()) == 7158
+    report = measure_collections(cd, run, choices, resamples=0)
     assert report.documents == 129
     for view in (report.measures.labelled, report.measures.unlabelled):
         for side in ("precision", "recall"):
@@ -290,3 +305,36 @@ def test_pipeline_reports_carry_the_span_measures(tmp_path: Path) -> None:
         assert row["intersection_f1"] == spans["labelled"]["intersection"]["f1"]
     task = Ida2ID(config=str(config), run_name="strong", subset="total")
     assert {tmp_path / "cd.txt", tmp_path / "runs" / "strong.txt"} <= set(task.input_paths())
+
+
+@settings(derandomize=True, deadline=None, max_examples=12)
+@given(
+    profile=st.sampled_from(["strong", "average", "weak"]),
+    seed=st.integers(0, 10_000),
+    start=st.integers(0, 120),
+)
+def test_simulated_runs_give_well_formed_spans(profile: str, seed: int, start: int) -> None:
+    # Any simulated run of a few First HAREM documents: spans inside positions
+    # (fresh ones after the document), one gold span per CD entity Ida2ID counts,
+    # and exact <= intersection <= overlap (neither side has overlapping spans).
+    full = _first_harem()
+    cd = dataclasses.replace(full, documents=full.documents[start : start + 8])
+    run = simulate_collection(cd, profile, seed)
+    chosen = list(select_alternatives(evaluate_lines(align_collections(cd, run).lines)))
+    total_cd = {d.docid: d.counts.total_cd for d in tally_identification(chosen).documents}
+    for doc in spans_from_collections(cd, run, read_alt_choices(chosen)):
+        assert len(doc.gold) == total_cd.get(doc.docid, 0)
+        assert all(0 <= a < b for a, b, _ in (*doc.gold, *doc.system))
+    m = measure_collections(cd, run, read_alt_choices(chosen), resamples=0).measures
+    for view in (m.labelled, m.unlabelled):
+        for side in ("precision", "recall"):
+            values = [getattr(getattr(view, n), side) for n in ("exact", "intersection", "overlap")]
+            if values[0] is not None:
+                assert 0 <= values[0] <= values[1] + 1e-12 <= values[2] + 2e-12 <= 1 + 2e-12
+
+
+@functools.cache
+def _first_harem():
+    from tests.conftest import DATA
+
+    return read_collection(DATA / "first-harem" / "ColeccaoDouradaHAREM.txt")
