@@ -28,7 +28,7 @@ from harem_pipeline.bootstrap import (
     interval_table,
     ratio_array,
 )
-from harem_pipeline.spans import CategoryCounts, MatchCounts, SpanCounts, ViewCounts
+from harem_pipeline.spans import CategoryCounts, MatchCounts, SpanCounts, SpanTally, ViewCounts
 
 VIEWS = ("labelled", "unlabelled")
 MATCH_ROWS = ("exact", "overlap", "intersection")
@@ -52,6 +52,58 @@ def span_counts_as_mapping(counts: SpanCounts) -> dict[str, float]:
         for name in _MATCH_FIELDS:
             flat[f"{PER_LABEL}.{label}.{name}"] = getattr(match, name)
     return {key: value for key, value in flat.items() if value}
+
+
+def tally_mapping(tally: SpanTally) -> dict[str, float]:
+    """``span_counts_as_mapping(tally.counts())`` without building the dataclasses.
+
+    Per-document counts are taken for every sentence of a CoNLL file, so this
+    reads the tally's flat lists directly (the layout ``SpanTally.counts``
+    documents; a test checks both agree).
+    """
+    n = tally.identical
+    flat: dict[str, float] = {}
+    for view in VIEWS:
+        t = getattr(tally, view)
+        s_correct, g_correct = t[3] + n, t[11] + n
+        values = (
+            t[0] + n, t[8] + n, s_correct, g_correct, t[1] + n, t[9] + n,
+            float(t[2] + n), float(t[10] + n),
+            s_correct, t[4], t[5], t[6], t[7], g_correct, t[12], t[13], t[14], t[15],
+        )  # fmt: skip
+        for key, value in zip(_VIEW_KEYS[view], values, strict=True):
+            if value:
+                flat[key] = value
+    rows = {label: list(row) for label, row in tally.per_label.items()}
+    for labels, k in tally.identical_labels.items():
+        for label in labels:
+            row = rows.setdefault(label, [0] * 8)
+            for i in range(8):
+                row[i] += k
+    for label, t in sorted(rows.items()):
+        values = (t[0], t[4], t[1], t[5], t[2], t[6], float(t[3]), float(t[7]))
+        keys = _LABEL_KEYS.get(label)
+        if keys is None:
+            keys = _LABEL_KEYS[label] = tuple(f"{PER_LABEL}.{label}.{f}" for f in _MATCH_FIELDS)
+        for key, value in zip(keys, values, strict=True):
+            if value:
+                flat[key] = value
+    return flat
+
+
+# Keys made once, so that the counts of thousands of documents share them.
+_VIEW_KEYS = {
+    view: tuple(f"{view}.{f}" for f in _MATCH_FIELDS + _CATEGORY_FIELDS) for view in VIEWS
+}
+_LABEL_KEYS: dict[str, tuple[str, ...]] = {}
+
+
+def add_mappings(a: Mapping[str, float], b: Mapping[str, float]) -> dict[str, float]:
+    """The counts of both (a document id seen twice adds up)."""
+    total = dict(a)
+    for key, value in b.items():
+        total[key] = total.get(key, 0) + value
+    return total
 
 
 def _labels(keys: Sequence[str]) -> list[str]:
@@ -136,7 +188,16 @@ def span_intervals(
     when ``resamples`` is 0 (no bootstrap).
     """
     mappings = [span_counts_as_mapping(doc) for doc in documents]
-    table = interval_table(mappings, span_measure_arrays, resamples, seed)
+    return mapping_intervals(mappings, resamples, seed)
+
+
+def mapping_intervals(
+    documents: Sequence[Mapping[str, float]],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any] | None:
+    """:func:`span_intervals` of documents already flattened (``span_counts_as_mapping``)."""
+    table = interval_table(documents, span_measure_arrays, resamples, seed)
     return None if table is None else _nest(table)
 
 

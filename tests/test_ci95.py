@@ -31,8 +31,15 @@ from harem_pipeline.span_intervals import (
     span_counts_as_mapping,
     span_intervals,
     span_measure_arrays,
+    tally_mapping,
 )
-from harem_pipeline.spans import compute_measures, count_document, make_span, sum_counts
+from harem_pipeline.spans import (
+    SpanTally,
+    compute_measures,
+    count_document,
+    make_span,
+    sum_counts,
+)
 from harem_pipeline.stages import ida2id, ida2mor
 from harem_pipeline.stages.span_measures import measure_file
 
@@ -294,6 +301,36 @@ def test_labels_with_dots_keep_their_name() -> None:
     doc = count_document([make_span(0, 1, "ORG.X")], [make_span(0, 1, "ORG.X")])
     intervals = span_intervals([doc, doc], 10)
     assert intervals["per_label"]["ORG.X"]["exact"]["f1"] == [1.0, 1.0]
+
+
+SPANS = st.lists(
+    st.builds(
+        lambda start, length, label: make_span(start, start + length, label),
+        st.integers(0, 12),
+        st.integers(1, 4),
+        st.sampled_from(["A", "B", "A|B", "C"]),
+    ),
+    max_size=6,
+)
+
+
+@settings(derandomize=True, deadline=None, max_examples=150)
+@given(st.lists(st.tuples(SPANS, SPANS), min_size=1, max_size=3))
+def test_tally_mapping_equals_the_frozen_counts(documents) -> None:
+    # the fast per-document flattening reads the tally's lists; it must agree with
+    # the dataclasses the measures are computed from (overlaps, vague labels, twins)
+    tally = SpanTally()
+    for gold, system in documents:
+        tally.add_document(gold, system)
+    assert tally_mapping(tally) == span_counts_as_mapping(tally.counts())
+
+
+def test_tally_mapping_of_identical_sides() -> None:
+    spans = [make_span(0, 2, "A"), make_span(1, 3, "A|B")]
+    tally = SpanTally()
+    tally.add_document(spans, list(spans))
+    assert tally_mapping(tally) == span_counts_as_mapping(tally.counts())
+    assert tally_mapping(tally)["per_label.B.exact_gold"] == 1
 
 
 # ---------------------------------------------------------------------------

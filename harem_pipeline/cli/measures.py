@@ -85,7 +85,7 @@ def run_measures(args: argparse.Namespace) -> int:
     if harem:
         report = measure_harem(args.cd, args.run, args.meta, resamples)
     else:
-        report = measure_file(args.file, args.format, args.scheme, resamples)
+        report = measure_file(args.file, args.format, args.scheme, resamples, documents=args.json)
     if args.json:
         text = format_report_json(measures_json(report))
     else:

@@ -14,7 +14,7 @@ zeros left out), which ``harem compare`` resamples.
 
 from __future__ import annotations
 
-from harem_pipeline.span_intervals import span_counts_as_mapping, triple_interval
+from harem_pipeline.span_intervals import triple_interval
 from harem_pipeline.spans import PRF, CategoryCounts, LabelMeasures, ViewMeasures
 from harem_pipeline.stages.span_measures import MeasuresReport
 
@@ -88,9 +88,7 @@ def measures_json(report: MeasuresReport) -> dict:
         "per_label": {label: label_json(lm, intervals, label) for label, lm in m.per_label},
         "repairs": {"gold": report.repairs.gold, "system": report.repairs.system},
         "signature": report.signature.format(),
-        "documents": {
-            docid: span_counts_as_mapping(counts) for docid, counts in report.document_counts
-        },
+        "documents": dict(report.document_counts),
     }
 
 

@@ -24,14 +24,8 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES, parse_conll
 from harem_pipeline.formats.jsonl import parse_jsonl
 from harem_pipeline.signature import Signature, short_digest
-from harem_pipeline.span_intervals import span_intervals
-from harem_pipeline.spans import (
-    SpanCounts,
-    SpanMeasures,
-    SpanTally,
-    compute_measures,
-    count_document,
-)
+from harem_pipeline.span_intervals import add_mappings, mapping_intervals, tally_mapping
+from harem_pipeline.spans import SpanCounts, SpanMeasures, SpanTally, compute_measures
 from harem_pipeline.textio import detect_encoding
 
 FORMATS = ("conll", "jsonl")
@@ -59,8 +53,9 @@ class MeasuresReport:
     measures: SpanMeasures
     repairs: Repairs
     signature: Signature
-    document_counts: tuple[tuple[str, SpanCounts], ...] = ()
-    """Each document's counts (a CoNLL sentence is named by its first line), in file order."""
+    document_counts: tuple[tuple[str, dict[str, float]], ...] = ()
+    """Each document's counts as ``span_counts_as_mapping`` flattens them (a CoNLL
+    sentence is named by its first line), in file order; empty when not kept."""
     intervals: dict | None = None
     """95 % bootstrap intervals (``span_intervals``); None when not computed."""
 
@@ -71,24 +66,27 @@ def measure_file(
     scheme: str = "lenient",
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    documents: bool = True,
 ) -> MeasuresReport:
     """All span measures of a ``conll`` or ``jsonl`` file (``.gz`` allowed).
 
     ``scheme`` is the CoNLL tagging scheme (see ``formats.conll``); JSON
-    lines carry spans, so it is ignored there.  The per-document counts are
-    kept for a document bootstrap of ``resamples`` draws (0: no intervals).
+    lines carry spans, so it is ignored there.  With ``documents`` the
+    per-document counts are kept (memory grows with the number of documents)
+    for a document bootstrap of ``resamples`` draws (0: no intervals);
+    without, the file is streamed in the memory of one document.
     """
     name = str(path)
     if fmt not in FORMATS:
         raise InputError(name, f"a format among {', '.join(FORMATS)}", fmt)
     if fmt == "conll" and scheme not in SCHEMES:
         raise InputError(name, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
-    per_document: dict[str, SpanCounts] = {}
+    per_document: dict[str, dict[str, float]] | None = {} if documents else None
     with open_text(path) as lines:
         if fmt == "conll":
-            counts, repairs, documents, tokens = measure_conll(lines, name, scheme, per_document)
+            counts, repairs, number, tokens = measure_conll(lines, name, scheme, per_document)
         else:
-            counts, repairs, documents, tokens = measure_jsonl(lines, name, per_document)
+            counts, repairs, number, tokens = measure_jsonl(lines, name, per_document)
     used_scheme = scheme if fmt == "conll" else None
     signature = Signature.build(
         measures="spans", file=short_digest(path), format=fmt, scheme=used_scheme
@@ -97,14 +95,16 @@ def measure_file(
         name,
         fmt,
         used_scheme,
-        documents,
+        number,
         tokens,
         counts,
         compute_measures(counts),
         repairs,
         signature,
-        tuple(per_document.items()),
-        span_intervals(list(per_document.values()), resamples, seed),
+        tuple((per_document or {}).items()),
+        mapping_intervals(list(per_document.values()), resamples, seed)
+        if per_document is not None
+        else None,
     )
 
 
@@ -112,7 +112,7 @@ def measure_conll(
     lines: Iterable[str],
     path: str | None = None,
     scheme: str = "lenient",
-    per_document: dict[str, SpanCounts] | None = None,
+    per_document: dict[str, dict[str, float]] | None = None,
 ) -> tuple[SpanCounts, Repairs, int, int]:
     """Counts, repairs, sentence and token numbers of CoNLL ``lines``.
 
@@ -136,7 +136,7 @@ def measure_conll(
 def measure_jsonl(
     lines: Iterable[str],
     path: str | None = None,
-    per_document: dict[str, SpanCounts] | None = None,
+    per_document: dict[str, dict[str, float]] | None = None,
 ) -> tuple[SpanCounts, Repairs, int, int]:
     """Counts, (no) repairs, document and token numbers of JSON ``lines``.
 
@@ -153,11 +153,17 @@ def measure_jsonl(
     return tally.counts(), Repairs(), documents, tokens
 
 
-def _keep(per_document: dict[str, SpanCounts], docid: str, gold, system) -> None:
-    """Add one document's counts (a repeated id adds to the earlier one)."""
-    counts = count_document(gold, system)
+def _keep(per_document: dict[str, dict[str, float]], docid: str, gold, system) -> None:
+    """Add one document's counts (a repeated id adds to the earlier one).
+
+    The document is scored again on its own: the file's totals keep their
+    one running sum, so its figures do not depend on keeping documents.
+    """
+    tally = SpanTally()
+    tally.add_document(gold, system)
+    counts = tally_mapping(tally)
     earlier = per_document.get(docid)
-    per_document[docid] = counts if earlier is None else earlier + counts
+    per_document[docid] = counts if earlier is None else add_mappings(earlier, counts)
 
 
 @contextmanager
