@@ -223,6 +223,11 @@ def test_cli_harem_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert data["unlabelled"]["intersection"]["f1"] == pytest.approx(45 / 52)
     assert set(data["per_label"]) == {PER, LOC, ORG, TIME}
     assert "|format:harem|cd:" in data["signature"] and "|run:" in data["signature"]
+    # per-document counts for a bootstrap or harem compare: d2 has one gold and one
+    # system span, a label error, so no exact match (zero counts are left out)
+    assert data["documents"]["d2"]["labelled.gold"] == 1
+    assert data["documents"]["d2"]["labelled.system_label_error"] == 1
+    assert "labelled.exact_system" not in data["documents"]["d2"]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert text.splitlines()[5].split() == ["exact", "33.33", "40.00", "36.36",
