@@ -14,8 +14,8 @@ zeros left out), which ``harem compare`` resamples.
 
 from __future__ import annotations
 
-from harem_pipeline.span_intervals import triple_interval
-from harem_pipeline.spans import PRF, CategoryCounts, LabelMeasures, ViewMeasures
+from harem_pipeline.span_intervals import span_counts_as_mapping, triple_interval
+from harem_pipeline.spans import PRF, CategoryCounts, LabelMeasures, SpanCounts, ViewMeasures
 from harem_pipeline.stages.span_measures import MeasuresReport
 
 MEASURE_ROWS = ("exact", "overlap", "intersection")
@@ -79,6 +79,11 @@ def label_json(measures: LabelMeasures, intervals: dict | None = None, label: st
     }
 
 
+def _flat(counts: SpanCounts | dict[str, float]) -> dict[str, float]:
+    """A document's counts as the JSON keeps them (readers may give either form)."""
+    return span_counts_as_mapping(counts) if isinstance(counts, SpanCounts) else counts
+
+
 def measures_json(report: MeasuresReport) -> dict:
     """The report as the JSON object ``harem measures --json`` prints."""
     m, intervals = report.measures, report.intervals
@@ -88,7 +93,7 @@ def measures_json(report: MeasuresReport) -> dict:
         "per_label": {label: label_json(lm, intervals, label) for label, lm in m.per_label},
         "repairs": {"gold": report.repairs.gold, "system": report.repairs.system},
         "signature": report.signature.format(),
-        "documents": dict(report.document_counts),
+        "documents": {docid: _flat(counts) for docid, counts in report.document_counts},
     }
 
 

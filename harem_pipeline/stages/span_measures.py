@@ -53,9 +53,10 @@ class MeasuresReport:
     measures: SpanMeasures
     repairs: Repairs
     signature: Signature
-    document_counts: tuple[tuple[str, dict[str, float]], ...] = ()
-    """Each document's counts as ``span_counts_as_mapping`` flattens them (a CoNLL
-    sentence is named by its first line), in file order; empty when not kept."""
+    document_counts: tuple[tuple[str, SpanCounts | dict[str, float]], ...] = ()
+    """Each document's counts, as ``SpanCounts`` or flattened by ``span_counts_as_mapping``
+    (the CoNLL and JSON-lines readers; a CoNLL sentence is named by its first line), in
+    file order; empty when not kept."""
     intervals: dict | None = None
     """95 % bootstrap intervals (``span_intervals``); None when not computed."""
 
