@@ -156,7 +156,14 @@ def is_simulated(path: PathLike) -> bool:
 
 
 def _load(path: Path) -> dict[str, Any] | None:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    """A report's JSON without its per-document counts (those stay in the report itself)."""
+    if not path.is_file():
+        return None
+    report = json.loads(path.read_text(encoding="utf-8"))
+    report.pop("documents", None)
+    if isinstance(report.get("measures"), dict):
+        report["measures"].pop("documents", None)
+    return report
 
 
 def collect_reports(campaign: Campaign) -> list[dict[str, Any]]:
