@@ -31,6 +31,9 @@ def atomic_write(
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    # mkstemp makes the file private (0600); give it the mode a plain open()
+    # would, so outputs in a shared campaign folder stay readable by others.
+    os.fchmod(fd, 0o666 & ~_umask())
     try:
         if "b" in mode:
             handle = os.fdopen(fd, mode)
@@ -47,6 +50,13 @@ def atomic_write(
         except FileNotFoundError:
             pass
         raise
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it, so set it straight back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def remove_stale_temporaries(path: str | os.PathLike[str]) -> int:

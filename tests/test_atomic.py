@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -37,3 +39,12 @@ def test_stale_temporaries_of_one_target_only(tmp_path: Path) -> None:
         ".r.alinhado.avalida.total.abs.vizir.abc123_x.tmp",
         ".r.alinhado.avalida.total.json.abc123_x.tmp",
     ]
+
+
+def test_outputs_get_the_usual_file_mode(tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        write_text_atomic(tmp_path / "r.ida2id", "x")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "r.ida2id").stat().st_mode) == 0o644
