@@ -15,9 +15,11 @@ import sys
 
 __version__ = "0.1.0"
 
-# Bumped whenever a change in scoring code may change any number.  It is part
-# of every manifest and signature, so a new value reruns what it affects.
-SCORING_VERSION = "1"
+# Bumped whenever a change in the code may change any output (a number, a
+# report's layout, a file name).  It is part of every manifest and signature,
+# so a new value reruns what it affects and tells reports of the two versions
+# apart.  2: reports carry 95 % intervals, span measures and per-document counts.
+SCORING_VERSION = "2"
 
 
 if "luigi" in sys.modules and "tasks" not in sys.modules:  # pragma: no cover - `luigi --module`
