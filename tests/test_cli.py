@@ -17,3 +17,12 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--version"])
     assert exc.value.code == 0
     assert "harem-pipeline" in capsys.readouterr().out
+
+
+def test_global_quiet_turns_progress_bars_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from harem_pipeline.progress import QUIET_VARIABLE, is_quiet
+
+    monkeypatch.delenv(QUIET_VARIABLE, raising=False)
+    assert not is_quiet()
+    assert main(["--quiet", "check", "report.json"]) == 2  # no bound given
+    assert is_quiet()

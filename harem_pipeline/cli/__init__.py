@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from harem_pipeline import __version__
 from harem_pipeline.errors import HaremError
+from harem_pipeline.progress import set_quiet
 
 # Subcommand modules, in the order ``harem --help`` lists them.  A module that
 # does not exist yet is skipped, so stages can land one at a time.
@@ -53,6 +54,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="HAREM named-entity evaluation: the classic stages and span measures.",
     )
     parser.add_argument("--version", action="version", version=f"harem-pipeline {__version__}")
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        dest="global_quiet",
+        action="store_true",
+        help="no progress bars (they are shown only on a terminal anyway)",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         if only is not None and name != only:
@@ -70,8 +78,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``harem`` with ``argv``; return the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv[0] if argv and argv[0] in COMMAND_MODULES else None)
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    parser = build_parser(command if command in COMMAND_MODULES else None)
     args = parser.parse_args(argv)
+    if args.global_quiet:
+        set_quiet()
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
