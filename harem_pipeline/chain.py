@@ -22,12 +22,12 @@ from harem_pipeline.reports.ida2mor import write_ida2mor
 from harem_pipeline.stages import summary as summary_stage
 from harem_pipeline.stages.align import run_align
 from harem_pipeline.stages.altida import run_altida
-from harem_pipeline.stages.altmor import altmor_file
+from harem_pipeline.stages.altmor import run_altmor
 from harem_pipeline.stages.avalida import run_avalida
 from harem_pipeline.stages.harem_spans import measure_evaluated
 from harem_pipeline.stages.ida2id import run_ida2id
 from harem_pipeline.stages.veus import run_veus
-from harem_pipeline.stages.vizir import Scenario, vizir_file
+from harem_pipeline.stages.vizir import Scenario, run_vizir
 from harem_pipeline.textio import read_bytes
 from harem_pipeline.veils import parse_veil, read_grid
 
@@ -123,13 +123,20 @@ def ida2id(
 
 
 def vizir(source: PathLike, output: PathLike, scenario: str) -> list[Path]:
-    result = vizir_file(source, Scenario.parse(scenario), output)
+    result = run_vizir(source, Scenario.parse(scenario), output)
     return [result.output] if result.output is not None else []
+
+
+def _nothing(*outputs: PathLike) -> list[Path]:
+    """No output for this stage: remove what an earlier run left, so it cannot be read."""
+    for output in outputs:
+        Path(output).unlink(missing_ok=True)
+    return []
 
 
 def altmor(sources: Sequence[PathLike], output: PathLike) -> list[Path]:
     """AltinaMor of the Vizir output, if Vizir wrote one."""
-    return [altmor_file(sources[0], output)] if sources else []
+    return [run_altmor(sources[0], output)] if sources else _nothing(output)
 
 
 def ida2mor(
@@ -143,7 +150,7 @@ def ida2mor(
 ) -> list[Path]:
     """Ida2Mor of the AltinaMor output, if there is one (intervals from ``bootstrap`` resamples)."""
     if not sources:
-        return []
+        return _nothing(output, json_twin(output))
     outputs = write_ida2mor(
         sources[0], Scenario.parse(scenario), signature, output, run, subset, bootstrap
     )

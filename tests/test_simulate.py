@@ -458,12 +458,12 @@ def test_perfect_run_scores_one_everywhere_through_the_whole_chain(
     from harem_pipeline.reports.ida2mor import write_ida2mor
     from harem_pipeline.stages.align import run_align
     from harem_pipeline.stages.altida import run_altida
-    from harem_pipeline.stages.altmor import altmor_file
+    from harem_pipeline.stages.altmor import run_altmor
     from harem_pipeline.stages.avalida import run_avalida
     from harem_pipeline.stages.ida2id import run_ida2id
     from harem_pipeline.stages.ida2mor import FIELD_KEYS, measures_from_counts
     from harem_pipeline.stages.veus import run_veus
-    from harem_pipeline.stages.vizir import Scenario, vizir_file
+    from harem_pipeline.stages.vizir import Scenario, run_vizir
 
     run = tmp_path / "perfect.txt"
     run.write_bytes(render_run(cd, "perfect", 1, CD_PATH.name).encode(cd.encoding))
@@ -478,9 +478,9 @@ def test_perfect_run_scores_one_everywhere_through_the_whole_chain(
     assert (m.over_generation, m.under_generation, m.combined_error) == (0.0, 0.0, 0.0)
 
     for scenario in (Scenario.parse("absolute"), Scenario.parse("relative")):
-        scored = vizir_file(total, scenario, tmp_path / f"t.{scenario.value}.vizir")
+        scored = run_vizir(total, scenario, tmp_path / f"t.{scenario.value}.vizir")
         assert scored.output is not None
-        chosen = altmor_file(scored.output, tmp_path / f"t.{scenario.value}.altmor")
+        chosen = run_altmor(scored.output, tmp_path / f"t.{scenario.value}.altmor")
         report = write_ida2mor(chosen, scenario, "sig", tmp_path / f"t.{scenario.value}.ida2mor")
         for key in FIELD_KEYS:
             counts = report.counts.field(key)

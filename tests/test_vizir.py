@@ -37,9 +37,9 @@ from harem_pipeline.stages.vizir import (
     evaluated_index,
     is_vizir_input,
     judge_alignment,
+    run_vizir,
     score_field,
     score_lines,
-    vizir_file,
 )
 
 CASES = Path(__file__).parent / "cases" / "vizir"
@@ -82,7 +82,7 @@ def test_worked_example(path: Path, tmp_path: Path) -> None:
     case = read_case(path)
     source = tmp_path / f"{case.name}.avalida.total"
     source.write_text("\n".join(case.input) + "\n", encoding="utf-8")
-    result = vizir_file(source, case.scenario)
+    result = run_vizir(source, case.scenario)
     if case.expected is None:
         assert result.output is None
         assert not default_output(source).exists()
@@ -299,7 +299,7 @@ LATIN_OUTPUT = (
 def test_output_in_the_input_encoding(tmp_path: Path, encoding: str) -> None:
     source = tmp_path / "run.alinhado.avalida.total"
     source.write_bytes(LATIN_INPUT.encode(encoding))
-    result = vizir_file(source, Scenario.ABSOLUTE)
+    result = run_vizir(source, Scenario.ABSOLUTE)
     assert result.output == tmp_path / "run.alinhado.avalida.total.vizir"
     # Same bytes as the expected text in the same encoding: accents and CRLF kept.
     assert result.output.read_bytes() == LATIN_OUTPUT.encode(encoding)
@@ -310,7 +310,7 @@ def test_gzipped_input_and_explicit_output(tmp_path: Path) -> None:
     source.write_bytes(gzip.compress(LATIN_INPUT.encode("iso-8859-1")))
     assert default_output(source) == tmp_path / "total.veu.vizir"
     out = tmp_path / "x" / "out.vizir"
-    assert vizir_file(source, Scenario.RELATIVE, out).output == out
+    assert run_vizir(source, Scenario.RELATIVE, out).output == out
     assert out.read_bytes() == LATIN_OUTPUT.encode("iso-8859-1")
 
 
@@ -340,7 +340,7 @@ def test_unaligned_evaluation_count_is_an_input_error(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     with pytest.raises(InputError, match="line 1: expected .*evaluation item"):
-        vizir_file(source, Scenario.ABSOLUTE)
+        run_vizir(source, Scenario.ABSOLUTE)
 
 
 def test_reference_run_without_morf_gives_no_output(
@@ -357,6 +357,17 @@ def test_reference_run_without_morf_gives_no_output(
     assert "no output written" in err
 
 
+def test_no_output_removes_an_earlier_output(tmp_path: Path) -> None:
+    # A .vizir left by an earlier run of a file that now classifies nothing
+    # must not pass as this run's output.
+    source = tmp_path / "r.alinhado.avalida.total"
+    source.write_text('<EM MORF="M,S">A</EM> ---> [<EM>A</EM>]:[Correcto]\n', encoding="utf-8")
+    stale = default_output(source)
+    stale.write_text("old\n", encoding="utf-8")
+    assert run_vizir(source, Scenario.ABSOLUTE).output is None
+    assert not stale.exists()
+
+
 def test_no_output_scores_the_whole_file_first(tmp_path: Path) -> None:
     # A bad record after many unclassified ones is still found: the rule does
     # not short-cut reading.
@@ -367,7 +378,7 @@ def test_no_output_scores_the_whole_file_first(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     with pytest.raises(InputError, match="line 2"):
-        vizir_file(source, Scenario.ABSOLUTE)
+        run_vizir(source, Scenario.ABSOLUTE)
 
 
 def test_folder_scores_only_vei_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

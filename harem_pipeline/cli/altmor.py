@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harem_pipeline.stages.altmor import altmor_file
+from harem_pipeline.stages.altmor import run_altmor
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,10 +19,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("input", metavar="FILE.vizir", help="a Vizir output")
     parser.add_argument("-o", "--output", help="output file (default FILE.altmor)")
-    parser.set_defaults(func=run_altmor)
+    parser.set_defaults(func=altmor_command)
 
 
-def run_altmor(args: argparse.Namespace) -> int:
-    target = altmor_file(args.input, args.output)
+def altmor_command(args: argparse.Namespace) -> int:
+    target = run_altmor(args.input, args.output)
     print(f"harem altmor: {target}", file=sys.stderr)
     return 0

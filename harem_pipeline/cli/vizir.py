@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harem_pipeline.stages.vizir import Scenario, VizirResult, vizir_file, vizir_folder
+from harem_pipeline.stages.vizir import Scenario, VizirResult, run_vizir, run_vizir_folder
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,16 +37,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="long form of -abs / -rel",
     )  # fmt: skip
     parser.add_argument("-o", "--output", help="output file (default FILE.vizir; not for a folder)")
-    parser.set_defaults(func=run_vizir)
+    parser.set_defaults(func=vizir_command)
 
 
-def run_vizir(args: argparse.Namespace) -> int:
+def vizir_command(args: argparse.Namespace) -> int:
     source = Path(args.input)
     if source.is_dir():
         if args.output:
             print("harem vizir: error: -o is for one file, not a folder", file=sys.stderr)
             return 2
-        results, failures = vizir_folder(source, args.scenario)
+        results, failures = run_vizir_folder(source, args.scenario)
         for result in results:
             report_result(result)
         for failure in failures:
@@ -54,7 +54,7 @@ def run_vizir(args: argparse.Namespace) -> int:
         if not results and not failures:
             print(f"harem vizir: no Véus result in {source}", file=sys.stderr)
         return 2 if failures else 0
-    report_result(vizir_file(source, args.scenario, args.output))
+    report_result(run_vizir(source, args.scenario, args.output))
     return 0
 
 

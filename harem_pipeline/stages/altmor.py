@@ -174,7 +174,7 @@ def default_output(path: str | os.PathLike[str]) -> Path:
     return derived_path(path, ".altmor", replaces=".vizir")
 
 
-def altmor_file(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+def run_altmor(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
     """Resolve the ALT blocks of a ``.vizir`` file into ``output``, in the input's encoding."""
     target = Path(output) if output is not None else default_output(path)
     encoding, lines = iter_lines(path)

@@ -13,7 +13,7 @@ functions on plain values, from the smallest up:
 
 and on top of them ``score_record`` (one parsed record) and
 ``score_lines`` (a stream of parsed lines → ``.vizir`` lines).  Only
-``vizir_file`` touches files, through the format modules.
+``run_vizir`` touches files, through the format modules.
 """
 
 from __future__ import annotations
@@ -384,7 +384,7 @@ def default_output(path: str | os.PathLike[str]) -> Path:
     return derived_path(path, ".vizir")
 
 
-def vizir_file(
+def run_vizir(
     path: str | os.PathLike[str],
     scenario: Scenario,
     output: str | os.PathLike[str] | None = None,
@@ -393,7 +393,8 @@ def vizir_file(
 
     The output is written in the input's encoding, atomically.  When no
     system entity of the file carries MORF, nothing is written and the
-    result's ``output`` is ``None`` (the original Vizir's rule).
+    result's ``output`` is ``None`` (the original Vizir's rule); an output
+    left there by an earlier run is removed, so it cannot pass as this one's.
     """
     target = Path(output) if output is not None else default_output(path)
     encoding, lines = iter_lines(path)
@@ -404,6 +405,7 @@ def vizir_file(
             if not tally.system_morph_seen:
                 raise _NothingClassified
     except _NothingClassified:
+        target.unlink(missing_ok=True)
         return VizirResult(Path(path), None, tally.records, tally.scored)
     return VizirResult(Path(path), target, tally.records, tally.scored)
 
@@ -425,7 +427,7 @@ class FolderFailure:
     error: HaremError
 
 
-def vizir_folder(
+def run_vizir_folder(
     folder: str | os.PathLike[str], scenario: Scenario
 ) -> tuple[list[VizirResult], list[FolderFailure]]:
     """Score every Véus result of ``folder`` (the original ``ACMorf.pl DIR``), in name order.
@@ -439,7 +441,7 @@ def vizir_folder(
         if not is_vizir_input(path):
             continue
         try:
-            results.append(vizir_file(path, scenario))
+            results.append(run_vizir(path, scenario))
         except HaremError as error:
             failures.append(FolderFailure(path, error))
     return results, failures
