@@ -28,7 +28,8 @@ mean; an undefined ratio (0/0) prints as '-' (null in JSON).
 CoNLL files: token per line, gold and system tags in the last two columns,
 blank or -DOCSTART- lines between sentences.  JSON lines: {"id", "tokens",
 "gold": [[start, end, label], ...], "system": [...]}, end exclusive.
-HAREM: --cd CD --run RUN, aligner's tokens, A|B = label set, ALT as AltinaID"""
+HAREM: --cd CD --run RUN, aligner's tokens, A|B = label set, ALT as AltinaID
+ci95 units: -DOCSTART- documents (2+) else sentences, lines, DOCIDs; blocks past 2,000"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -69,7 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; "
-        "0: none, ci95 is null); a CoNLL sentence is a document",
+        "0: none, ci95 is null)",
     )
     parser.add_argument("-o", "--output", help="write the report to this file (default stdout)")
     parser.set_defaults(func=run_measures)

@@ -2,9 +2,11 @@
 
 Layout (the one ``conlleval`` reads): every non-blank line is a token whose
 LAST TWO whitespace-separated columns are the gold tag and the system tag;
-a blank line or a ``-DOCSTART-`` line ends a sentence.  Each sentence is one
-document of the span measures, so a file is read one sentence at a time and
-nothing but the current sentence is ever held in memory.
+a blank line or a ``-DOCSTART-`` line ends a sentence, and a ``-DOCSTART-``
+line also starts a document (each sentence carries the line of the
+``-DOCSTART-`` before it, the bootstrap's unit when a file has several).  A
+file is read one sentence at a time and nothing but the current sentence is
+ever held in memory.
 
 Tags are ``O`` or ``P-TYPE`` with the prefix ``P`` one of ``B I E S`` (IOB1,
 IOB2, IOE1, IOE2, IOBES) or ``L U`` (BILOU's names for ``E S``); the type is
@@ -81,7 +83,8 @@ _TAG_EXPECTED = "a tag O or B-/I-/E-/S-/L-/U- followed by a type"
 class ConllSentence:
     """One sentence: its spans in both columns and the repairs made reading them.
 
-    ``line`` is the file line of the sentence's first token.
+    ``line`` is the file line of the sentence's first token; ``document`` the
+    line of the last ``-DOCSTART-`` before it (0: none).
     """
 
     line: int
@@ -90,12 +93,14 @@ class ConllSentence:
     system: tuple[Span, ...]
     gold_repairs: int = 0
     system_repairs: int = 0
+    document: int = 0
 
 
 class _TagTable:
-    """Parsed tags, cached per distinct tag string (a file has few of them)."""
+    """Parsed tags, cached per distinct tag string (a file has few of them), and the
+    line of the last ``-DOCSTART-`` read (the reader's only other state)."""
 
-    __slots__ = ("path", "scheme", "cache", "labels")
+    __slots__ = ("path", "scheme", "cache", "labels", "document")
 
     def __init__(self, path: str | None, scheme: str) -> None:
         if scheme not in _ALLOWED:
@@ -104,6 +109,7 @@ class _TagTable:
         self.scheme = scheme
         self.cache: dict[str, tuple[str, str | None, frozenset[str] | None, bool]] = {}
         self.labels: dict[str, frozenset[str]] = {}
+        self.document = 0
 
     def parse(self, tag: str, line: int) -> tuple[str, str | None, frozenset[str] | None, bool]:
         """``(prefix, type, labels, allowed)`` of a tag; prefix normalised to B/I/E/S/O."""
@@ -256,6 +262,8 @@ def _read_block(block: str, line: int, table: _TagTable) -> Iterator[ConllSenten
             if gold:
                 yield _sentence(gold, system, table, first)
                 gold, system = [], []
+            if fields:
+                table.document = lineno
             continue
         if len(fields) < 3:
             raise InputError(
@@ -276,10 +284,18 @@ def _sentence(gold: list[str], system: list[str], table: _TagTable, first: int) 
     gold_spans, gold_repairs = _decode(gold, table, first)
     if system == gold:  # common case: decode once, and the tally's fast path sees equal tuples
         spans = tuple(gold_spans)
-        return ConllSentence(first, len(gold), spans, spans, gold_repairs, gold_repairs)
+        return ConllSentence(
+            first, len(gold), spans, spans, gold_repairs, gold_repairs, table.document
+        )
     system_spans, system_repairs = _decode(system, table, first)
     return ConllSentence(
-        first, len(gold), tuple(gold_spans), tuple(system_spans), gold_repairs, system_repairs
+        first,
+        len(gold),
+        tuple(gold_spans),
+        tuple(system_spans),
+        gold_repairs,
+        system_repairs,
+        table.document,
     )
 
 

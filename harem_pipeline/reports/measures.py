@@ -8,8 +8,12 @@ The JSON puts a ``ci95`` object beside every precision/recall/f1 triple:
 ``{"precision": [lo, hi], "recall": …, "f1": …}``, 95 % document-bootstrap
 intervals, ``null`` for a measure undefined in every resample and ``null``
 as a whole when no bootstrap was run; the text table shows no intervals.
-``documents`` holds each document's counts (``span_intervals``' flat keys,
-zeros left out), which ``harem compare`` resamples.
+``documents`` holds each bootstrap unit's counts (``span_intervals``' flat
+keys, zeros left out), which ``harem compare`` resamples: one entry per
+unit, at most 2,000 (runs of consecutive documents beyond that), so the JSON
+stays small whatever the input.  A unit is named by its first document: a
+CoNLL unit by the line of its first token, a JSON-lines unit by its first
+document's id, a HAREM unit by its DOCID.
 """
 
 from __future__ import annotations

@@ -60,7 +60,7 @@ from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.java import java_trim
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
 from harem_pipeline.signature import Signature, short_digest
-from harem_pipeline.span_intervals import span_counts_as_mapping, span_intervals
+from harem_pipeline.span_intervals import document_units, mapping_intervals
 from harem_pipeline.spans import Span, SpanCounts, compute_measures, count_document, sum_counts
 from harem_pipeline.stages.align import align_collections
 from harem_pipeline.stages.altida import select_alternatives
@@ -467,6 +467,7 @@ def measure_collections(
         documents += 1
         tokens += size
     counts = sum_counts(per_document.values())
+    units = document_units(per_document.items())  # one per document below 2,000
     return MeasuresReport(
         path=run.path,
         format=FORMAT,
@@ -477,10 +478,8 @@ def measure_collections(
         measures=compute_measures(counts),
         repairs=Repairs(),
         signature=signature or Signature.build(measures="spans", format=FORMAT),
-        document_counts=tuple(
-            (docid, span_counts_as_mapping(c)) for docid, c in per_document.items()
-        ),
-        intervals=span_intervals(list(per_document.values()), resamples, seed),
+        document_counts=tuple(units),
+        intervals=mapping_intervals([m for _, m in units], resamples, seed),
     )
 
 

@@ -1,10 +1,15 @@
 """Span measures of a CoNLL or JSON-lines file, streamed one document at a time.
 
 The file is read lazily through its format module and each document's spans
-go straight into a ``SpanTally``; memory holds one document plus the counts,
-whatever the file's size.  The result carries the counts (for a bootstrap or
-a later merge), the measures computed from them, the repairs the CoNLL
-reader made, and the signature that pins the numbers to the input.
+go straight into the running counts of its bootstrap unit
+(:class:`~harem_pipeline.span_intervals.SpanUnits`); memory holds one
+document plus at most 2,000 units' count rows, whatever the file's size.
+Bootstrap units: a CoNLL file's ``-DOCSTART-`` documents when it has two or
+more, else its sentences; a JSON-lines file's documents (lines); beyond
+2,000 of them, runs of consecutive ones (a block bootstrap, see
+:mod:`harem_pipeline.span_intervals`).  The result carries the counts, the
+measures computed from them, the repairs the CoNLL reader made, and the
+signature that pins the numbers to the input.
 """
 
 from __future__ import annotations
@@ -24,8 +29,8 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES, parse_conll
 from harem_pipeline.formats.jsonl import parse_jsonl
 from harem_pipeline.signature import Signature, short_digest
-from harem_pipeline.span_intervals import add_mappings, mapping_intervals, tally_mapping
-from harem_pipeline.spans import SpanCounts, SpanMeasures, SpanTally, compute_measures
+from harem_pipeline.span_intervals import SpanUnits, mapping_intervals
+from harem_pipeline.spans import SpanCounts, SpanMeasures, compute_measures
 from harem_pipeline.textio import detect_encoding
 
 FORMATS = ("conll", "jsonl")
@@ -54,9 +59,10 @@ class MeasuresReport:
     repairs: Repairs
     signature: Signature
     document_counts: tuple[tuple[str, SpanCounts | dict[str, float]], ...] = ()
-    """Each document's counts, as ``SpanCounts`` or flattened by ``span_counts_as_mapping``
-    (the CoNLL and JSON-lines readers; a CoNLL sentence is named by its first line), in
-    file order; empty when not kept."""
+    """Each bootstrap unit's counts (at most 2,000 units of consecutive documents), as
+    ``SpanCounts`` or flattened like ``span_counts_as_mapping``, in file order, named by
+    their first document: a CoNLL unit by the line of its first token, a JSON-lines unit
+    by its first id, a HAREM one by its DOCID; empty when not kept."""
     intervals: dict | None = None
     """95 % bootstrap intervals (``span_intervals``); None when not computed."""
 
@@ -73,25 +79,34 @@ def measure_file(
 
     ``scheme`` is the CoNLL tagging scheme (see ``formats.conll``); JSON
     lines carry spans, so it is ignored there.  With ``documents`` the
-    per-document counts are kept (memory grows with the number of documents)
-    for a document bootstrap of ``resamples`` draws (0: no intervals);
-    without, the file is streamed in the memory of one document.
+    counts of the bootstrap units are kept (at most ``UNIT_LIMIT``, see
+    :mod:`harem_pipeline.span_intervals`) for a bootstrap of ``resamples``
+    draws (0: no intervals).  Either way the file is streamed and memory
+    does not grow with it.
     """
     name = str(path)
     if fmt not in FORMATS:
         raise InputError(name, f"a format among {', '.join(FORMATS)}", fmt)
     if fmt == "conll" and scheme not in SCHEMES:
         raise InputError(name, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
-    per_document: dict[str, dict[str, float]] | None = {} if documents else None
+    units = SpanUnits()
     with open_text(path) as lines:
         if fmt == "conll":
-            counts, repairs, number, tokens = measure_conll(lines, name, scheme, per_document)
+            counts, repairs, number, tokens = measure_conll(lines, name, scheme, units)
         else:
-            counts, repairs, number, tokens = measure_jsonl(lines, name, per_document)
+            counts, repairs, number, tokens = measure_jsonl(lines, name, units)
     used_scheme = scheme if fmt == "conll" else None
     signature = Signature.build(
         measures="spans", file=short_digest(path), format=fmt, scheme=used_scheme
     )
+    document_counts: tuple[tuple[str, dict[str, float]], ...] = ()
+    intervals = None
+    if documents:
+        named = units.mappings()
+        document_counts = tuple(
+            zip(unit_names([unit_id for unit_id, _ in named]), (m for _, m in named), strict=True)
+        )
+        intervals = mapping_intervals([m for _, m in named], resamples, seed)
     return MeasuresReport(
         name,
         fmt,
@@ -102,10 +117,8 @@ def measure_file(
         compute_measures(counts),
         repairs,
         signature,
-        tuple((per_document or {}).items()),
-        mapping_intervals(list(per_document.values()), resamples, seed)
-        if per_document is not None
-        else None,
+        document_counts,
+        intervals,
     )
 
 
@@ -113,58 +126,86 @@ def measure_conll(
     lines: Iterable[str],
     path: str | None = None,
     scheme: str = "lenient",
-    per_document: dict[str, dict[str, float]] | None = None,
+    units: SpanUnits | None = None,
 ) -> tuple[SpanCounts, Repairs, int, int]:
     """Counts, repairs, sentence and token numbers of CoNLL ``lines``.
 
-    ``per_document``, when given, receives each sentence's counts under its
-    first line number (the sentence is CoNLL's document).
+    ``units``, when given, receives the bootstrap's source units, named by
+    the line of their first token: the ``-DOCSTART-`` documents when the
+    file has two or more, else the sentences (a single ``-DOCSTART-`` at the
+    top, as many files have, does not make one unit of the whole file).
+    Reading streams, so this is only known when the second document starts:
+    the sentences so far then become its first source unit.  ``units`` is
+    finished here: its ``kept`` units are the bootstrap's.
     """
-    tally = SpanTally()
-    add = tally.add_document
+    if units is None:
+        units = SpanUnits()
+    add = units.tally.add_document  # the same tally all along (cleared per unit)
+    end_source = units.end_source
     gold_repairs = system_repairs = documents = tokens = 0
+    by_document = False
+    first_document = current = source_line = None
     for sentence in parse_conll(lines, path, scheme):
+        if by_document:
+            if sentence.document != current:
+                end_source(source_line)
+                current, source_line = sentence.document, sentence.line
+        elif first_document is None:
+            first_document, source_line = sentence.document, sentence.line
+        elif sentence.document != first_document:
+            units.collapse()  # the sentences so far are the first document
+            by_document = True
+            current, source_line = sentence.document, sentence.line
         add(sentence.gold, sentence.system)
-        if per_document is not None:
-            _keep(per_document, str(sentence.line), sentence.gold, sentence.system)
+        if not by_document:
+            end_source(sentence.line)
         gold_repairs += sentence.gold_repairs
         system_repairs += sentence.system_repairs
         documents += 1
         tokens += sentence.tokens
-    return tally.counts(), Repairs(gold_repairs, system_repairs), documents, tokens
+    if by_document:
+        end_source(source_line)
+    counts = units.finish()
+    return counts, Repairs(gold_repairs, system_repairs), documents, tokens
 
 
 def measure_jsonl(
     lines: Iterable[str],
     path: str | None = None,
-    per_document: dict[str, dict[str, float]] | None = None,
+    units: SpanUnits | None = None,
 ) -> tuple[SpanCounts, Repairs, int, int]:
     """Counts, (no) repairs, document and token numbers of JSON ``lines``.
 
-    ``per_document``, when given, receives each document's counts by ``id``.
+    ``units``, when given, receives each document (line) as a source unit,
+    named ``(id, line)`` (see :func:`unit_names`); it is finished here.
     """
-    tally = SpanTally()
+    if units is None:
+        units = SpanUnits()
     documents = tokens = 0
     for document in parse_jsonl(lines, path):
-        tally.add_document(document.gold, document.system)
-        if per_document is not None:
-            _keep(per_document, document.id, document.gold, document.system)
+        units.add_document(document.gold, document.system)
+        units.end_source((document.id, document.line))
         documents += 1
         tokens += len(document.tokens)
-    return tally.counts(), Repairs(), documents, tokens
+    counts = units.finish()
+    return counts, Repairs(), documents, tokens
 
 
-def _keep(per_document: dict[str, dict[str, float]], docid: str, gold, system) -> None:
-    """Add one document's counts (a repeated id adds to the earlier one).
+def unit_names(ids: Iterable[object]) -> list[str]:
+    """JSON names of the units: a CoNLL unit's first line, a JSON-lines unit's first id.
 
-    The document is scored again on its own: the file's totals keep their
-    one running sum, so its figures do not depend on keeping documents.
+    JSON-lines ids come as ``(id, line)``; an id that names two units (a
+    repeated document id) gets `` (line N)`` so no unit is lost.
     """
-    tally = SpanTally()
-    tally.add_document(gold, system)
-    counts = tally_mapping(tally)
-    earlier = per_document.get(docid)
-    per_document[docid] = counts if earlier is None else add_mappings(earlier, counts)
+    ids = list(ids)
+    plain = [i[0] if isinstance(i, tuple) else str(i) for i in ids]
+    seen: dict[str, int] = {}
+    for name in plain:
+        seen[name] = seen.get(name, 0) + 1
+    return [
+        f"{name} (line {i[1]})" if isinstance(i, tuple) and seen[name] > 1 else name
+        for name, i in zip(plain, ids, strict=True)
+    ]
 
 
 @contextmanager
