@@ -698,3 +698,10 @@ def test_bad_record_through_the_command_line_exits_2_with_one_line(
     assert err.count("\n") == 1 and "Traceback" not in err
     assert f"{path}, line 2: expected" in err
     assert not (tmp_path / "out.avalida").exists()
+
+
+def test_a_vague_spurious_gold_is_spurious_for_every_stage() -> None:
+    # AvalIDa, Véus, AltinaID, Ida2ID and Vizir all ask Tag.is_spurious.
+    assert parse_tag('<EM CATEG="PESSOA|ESPURIO">Ele</EM>').is_spurious
+    assert parse_tag("<ESPURIO>Ele</ESPURIO>").is_spurious
+    assert not parse_tag('<EM CATEG="PESSOA">Ele</EM>').is_spurious

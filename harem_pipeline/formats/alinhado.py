@@ -130,8 +130,12 @@ class Tag:
 
     @property
     def is_spurious(self) -> bool:
-        """True for ``<ESPURIO>…`` and ``<EM CATEG="ESPURIO">…`` (a gold side with no entity)."""
-        return self.name == SPURIOUS_TAG or self.attr("CATEG") == SPURIOUS_TAG
+        """True for ``<ESPURIO>…`` and ``<EM CATEG="ESPURIO">…`` (a gold side with no entity).
+
+        Any of a vague tag's categories counts, as in the Java tools, so every
+        stage agrees on which records are spurious.
+        """
+        return SPURIOUS_TAG in self.categories
 
 
 def _split_bar(value: str | None) -> tuple[str, ...]:

@@ -51,7 +51,6 @@ from harem_pipeline.formats.alinhado import (
     iter_lines,
     write_lines,
 )
-from harem_pipeline.stages.avalida import is_spurious_gold
 from harem_pipeline.textio import derived_path
 
 OUTPUT_SUFFIX = ".altida"
@@ -111,7 +110,7 @@ def score_alternative(records: Iterable[Record], path: str | None = None) -> Alt
                 line=record.line or None,
             )
         count += 1
-        if not is_spurious_gold(record.gold):
+        if not record.gold.is_spurious:
             gold += 1
         for item in record.evaluation:
             items += 1

@@ -34,7 +34,6 @@ from harem_pipeline.formats.alinhado import (
     EVAL_PARTIAL_EXCESS,
     EVAL_SPURIOUS,
     MARKER_FIRST_HAREM,
-    SPURIOUS_TAG,
     Evaluation,
     Line,
     Record,
@@ -96,11 +95,6 @@ def evaluate_entity(gold: Tag, system: Tag) -> Evaluation:
     return format_evaluation(EVAL_PARTIAL_DEFECT, weight)
 
 
-def is_spurious_gold(gold: Tag) -> bool:
-    """True when the gold side is the ``ESPURIO`` placeholder (any of its categories)."""
-    return SPURIOUS_TAG in gold.categories
-
-
 def evaluate_record(record: Record, path: str | None = None) -> Record:
     """``record`` with its identification evaluation (an existing one is replaced).
 
@@ -113,7 +107,7 @@ def evaluate_record(record: Record, path: str | None = None) -> Record:
         raise InputError(
             path, "[null] or a non-empty list of system entities", "[]", line=record.line or None
         )
-    elif is_spurious_gold(record.gold):
+    elif record.gold.is_spurious:
         evaluation = (format_evaluation(EVAL_SPURIOUS),)
     else:
         evaluation = tuple(evaluate_entity(record.gold, tag) for tag in record.system)

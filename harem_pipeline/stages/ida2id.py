@@ -64,7 +64,6 @@ from harem_pipeline.reports.ida2id import (
     format_ida2id_text,
     report_values,
 )
-from harem_pipeline.stages.avalida import is_spurious_gold
 from harem_pipeline.stages.span_measures import MeasuresReport
 from harem_pipeline.textio import derived_path
 
@@ -162,7 +161,7 @@ def _add_record(acc: _Accumulator, record: Record, path: str | None) -> None:
             f"{len(record.evaluation)}",
             line=line,
         )
-    if not is_spurious_gold(record.gold):
+    if not record.gold.is_spurious:
         acc.total_cd += 1
     for item in record.evaluation:
         if item.kind == EVAL_MISSING:

@@ -242,10 +242,6 @@ def _has_categories(tag: Tag) -> bool:
     return bool(_categories(tag))
 
 
-def _is_spurious(tag: Tag) -> bool:
-    return SPURIOUS_TAG in _categories(tag)
-
-
 AttributeTuple = tuple[str | None, str | None, str | None]
 
 
@@ -422,7 +418,7 @@ def filter_alignment(
     if not null_aligned and disjoint:
         pairs = [(e, ev) for e, ev in pairs if e is not None and _has_categories(e)]
     gold = alignment.gold
-    if not _is_spurious(gold):
+    if not gold.is_spurious:
         filtered_gold = filter_tag(gold, veil)
     elif not pairs:
         return None
@@ -438,7 +434,7 @@ def filter_alignment(
                 kept.append((filtered, evaluation))
     if not _has_categories(filtered_gold) and _has_categories(gold):
         filtered_gold = spurious_tag(filtered_gold)
-    gold_spurious = _is_spurious(filtered_gold)
+    gold_spurious = filtered_gold.is_spurious
     if gold_spurious and not kept:
         return None
     if not kept:
@@ -478,7 +474,7 @@ def _spurious_alignment(entity: Tag) -> Alignment:
 def adjust_alignment(alignment: Alignment, style: str, memory: SpuriousMemory) -> list[Alignment]:
     """Rewrite one alignment in the ``muc`` or ``relaxado`` style."""
     pairs = alignment.pairs
-    gold_spurious = _is_spurious(alignment.gold)
+    gold_spurious = alignment.gold.is_spurious
     out: list[Alignment] = []
     if len(pairs) == 1:
         entity, evaluation = pairs[0]
