@@ -43,7 +43,7 @@ class Manifest:
     params: Mapping[str, Any]
     scoring_version: str
     inputs: Mapping[str, FileDigest]
-    outputs: Mapping[str, str] = field(default_factory=dict)  # path -> sha256
+    outputs: Mapping[str, FileDigest] = field(default_factory=dict)
     signature: str | None = None
 
     def to_json(self) -> str:
@@ -55,7 +55,10 @@ class Manifest:
                 path: {"size": d.size, "mtime_ns": d.mtime_ns, "sha256": d.sha256}
                 for path, d in sorted(self.inputs.items())
             },
-            "outputs": dict(sorted(self.outputs.items())),
+            "outputs": {
+                path: {"size": d.size, "mtime_ns": d.mtime_ns, "sha256": d.sha256}
+                for path, d in sorted(self.outputs.items())
+            },
             "signature": self.signature,
         }
         return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
@@ -71,7 +74,10 @@ class Manifest:
                 path: FileDigest(d["size"], d["mtime_ns"], d["sha256"])
                 for path, d in data["inputs"].items()
             },
-            outputs=data.get("outputs", {}),
+            outputs={
+                path: FileDigest(d["size"], d["mtime_ns"], d["sha256"])
+                for path, d in data.get("outputs", {}).items()
+            },
             signature=data.get("signature"),
         )
 
@@ -119,8 +125,8 @@ def is_complete(
 ) -> bool:
     """True when ``anchor``'s manifest matches the stage, parameters and input contents now.
 
-    Every output listed in the manifest must also still exist with the
-    recorded size: a deleted or truncated output means the stage must run.
+    Every output listed in the manifest must also still have the recorded
+    content: a deleted, truncated or edited output means the stage must run.
     """
     manifest = read_manifest(anchor)
     if manifest is None or manifest.stage != stage:
@@ -138,25 +144,44 @@ def is_complete(
         return False
     if any(current[p].sha256 != manifest.inputs[p].sha256 for p in input_paths):
         return False
-    return all(Path(out).is_file() for out in manifest.outputs)
+    try:
+        return all(
+            digest_file(path, known).sha256 == known.sha256
+            for path, known in manifest.outputs.items()
+        )
+    except OSError:
+        return False
+
+
+def snapshot_inputs(
+    anchor: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]
+) -> dict[str, FileDigest]:
+    """The digests of a stage's inputs, taken *before* it runs.
+
+    Taken before, so an input rewritten while the stage runs leaves a
+    manifest that no longer matches, and the stage runs again.
+    """
+    return digest_inputs(inputs, read_manifest(anchor))
 
 
 def write_manifest(
     anchor: str | os.PathLike[str],
     stage: str,
     params: Mapping[str, Any],
-    inputs: Iterable[str | os.PathLike[str]],
+    inputs: Mapping[str, FileDigest],
     outputs: Iterable[str | os.PathLike[str]],
     signature: str | None = None,
 ) -> Manifest:
-    """Record the recipe of a finished stage; call after every output is in place."""
-    previous = read_manifest(anchor)
+    """Record the recipe of a finished stage; call after every output is in place.
+
+    ``inputs`` are the digests ``snapshot_inputs`` took before the stage ran.
+    """
     manifest = Manifest(
         stage=stage,
         params=_normalise(params),
         scoring_version=SCORING_VERSION,
-        inputs=digest_inputs(inputs, previous),
-        outputs={str(p): sha256_file(p) for p in outputs},
+        inputs=dict(inputs),
+        outputs={str(p): digest_file(p) for p in outputs},
         signature=signature,
     )
     write_text_atomic(manifest_path(anchor), manifest.to_json())

@@ -17,7 +17,12 @@ import luigi
 
 from harem_pipeline.atomic import remove_stale_temporaries
 from harem_pipeline.config import Campaign, RunSpec, load_campaign
-from harem_pipeline.manifest import is_complete, manifest_path, write_manifest
+from harem_pipeline.manifest import (
+    is_complete,
+    manifest_path,
+    snapshot_inputs,
+    write_manifest,
+)
 from harem_pipeline.signature import run_signature, short_digest
 
 
@@ -108,12 +113,13 @@ class StageTask(luigi.Task):
     def run(self) -> None:
         for name in self.output_names():
             remove_stale_temporaries(name)
+        inputs = snapshot_inputs(self.anchor(), self.input_paths())
         outputs = self.produce()
         write_manifest(
             self.anchor(),
             self.stage,
             self.stage_params(),
-            self.input_paths(),
+            inputs,
             outputs,
             signature=self.report_signature(),
         )

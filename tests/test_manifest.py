@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 import harem_pipeline.manifest as manifest_module
-from harem_pipeline.manifest import is_complete, manifest_path, read_manifest, write_manifest
+from harem_pipeline.manifest import (
+    is_complete,
+    manifest_path,
+    read_manifest,
+    snapshot_inputs,
+    write_manifest,
+)
 
 
 @pytest.fixture()
@@ -17,7 +23,8 @@ def stage(tmp_path: Path) -> tuple[Path, Path, Path]:
     source.write_text("<EM>Lisboa</EM>\n", encoding="utf-8")
     output = tmp_path / "run.alinhado"
     output.write_text("record\n", encoding="utf-8")
-    write_manifest(output, "align", {"style": "harem"}, [source], [output], signature="sig")
+    inputs = snapshot_inputs(output, [source])
+    write_manifest(output, "align", {"style": "harem"}, inputs, [output], signature="sig")
     return tmp_path, source, output
 
 
@@ -75,3 +82,24 @@ def test_corrupt_manifest_is_stale(stage: tuple[Path, Path, Path]) -> None:
     _, source, output = stage
     manifest_path(output).write_text("{not json", encoding="utf-8")
     assert not is_complete(output, "align", {"style": "harem"}, [source])
+
+
+def test_edited_or_truncated_output_is_stale(stage: tuple[Path, Path, Path]) -> None:
+    _, source, output = stage
+    stat = output.stat()
+    output.write_text("recorx\n", encoding="utf-8")  # same size
+    os.utime(output, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+    assert not is_complete(output, "align", {"style": "harem"}, [source])
+    output.write_text("rec", encoding="utf-8")
+    assert not is_complete(output, "align", {"style": "harem"}, [source])
+
+
+def test_input_changed_while_the_stage_ran_is_stale(tmp_path: Path) -> None:
+    source = tmp_path / "run.txt"
+    source.write_text("before\n", encoding="utf-8")
+    output = tmp_path / "run.alinhado"
+    inputs = snapshot_inputs(output, [source])  # taken before the stage runs
+    source.write_text("during\n", encoding="utf-8")  # rewritten meanwhile
+    output.write_text("record\n", encoding="utf-8")
+    write_manifest(output, "align", {}, inputs, [output])
+    assert not is_complete(output, "align", {}, [source])
