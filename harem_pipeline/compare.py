@@ -12,11 +12,9 @@ give a difference of 0 and p = 1.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from harem_pipeline.bootstrap import (
@@ -29,6 +27,7 @@ from harem_pipeline.bootstrap import (
 from harem_pipeline.errors import InputError
 from harem_pipeline.span_intervals import span_measure_arrays
 from harem_pipeline.stages import ida2id, ida2mor
+from harem_pipeline.textio import read_json_object
 
 KINDS: dict[str, tuple[ArrayMeasure, tuple[str, ...]]] = {
     "ida2id": (ida2id.identification_measure_arrays, ida2id.LOWER_IS_BETTER),
@@ -79,13 +78,8 @@ def report_kind(obj: Mapping[str, Any]) -> str | None:
 def load_report(path: str | os.PathLike[str]) -> LoadedReport:
     """Read a report JSON and check it carries per-document counts."""
     name = str(path)
-    try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(name, "an existing file", "no such file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(name, "a report JSON", f"not JSON ({exc})") from None
-    kind = report_kind(obj) if isinstance(obj, dict) else None
+    obj = read_json_object(path, "a report JSON")
+    kind = report_kind(obj)
     if kind is None:
         raise InputError(
             name, "the JSON of harem ida2id, ida2mor or measures", "another JSON document"

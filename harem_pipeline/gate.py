@@ -8,14 +8,12 @@ but a mistake (a missing key, a value that is not a number, a bad bound).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.textio import read_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,16 +78,3 @@ def check_bounds(data: Any, bounds: Iterable[Bound], path: str) -> list[str]:
         elif not bound.holds(actual):
             failures.append(f"{bound.key} = {actual:.6g}, required {bound.symbol} {bound.value:g}")
     return failures
-
-
-def load_report_json(path: str) -> Mapping[str, Any]:
-    """Read a report's JSON; a file that is not JSON is an input error."""
-    raw = read_bytes(path)
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        line = getattr(exc, "lineno", None)
-        raise InputError(path, "a JSON report", f"invalid JSON ({exc})", line=line) from None
-    if not isinstance(data, Mapping):
-        raise InputError(path, "a JSON object", type(data).__name__)
-    return data

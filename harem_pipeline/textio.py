@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -92,3 +93,16 @@ def derived_path(
     if replaces and name.endswith(replaces):
         name = name.removesuffix(replaces)
     return Path(path).with_name(name + suffix)
+
+
+def read_json_object(path: str | os.PathLike[str], what: str = "a JSON report") -> dict:
+    """Read a JSON object (a report, a summary); anything else is the user's bad input."""
+    raw = read_bytes(path)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        line = getattr(exc, "lineno", None)
+        raise InputError(str(path), what, f"invalid JSON ({exc})", line=line) from None
+    if not isinstance(data, dict):
+        raise InputError(str(path), f"{what} (a JSON object)", type(data).__name__)
+    return data

@@ -26,3 +26,16 @@ def test_global_quiet_turns_progress_bars_off(monkeypatch: pytest.MonkeyPatch) -
     assert not is_quiet()
     assert main(["--quiet", "check", "report.json"]) == 2  # no bound given
     assert is_quiet()
+
+
+def test_unwritable_output_is_one_line_not_a_traceback(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "r.alinhado"
+    source.write_text("DOC d\nEOD\n", encoding="utf-8")
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    # The output's folder is a file: the write fails with an OSError.
+    assert main(["avalida", str(source), "-o", str(blocker / "out.avalida")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("harem avalida: error: ") and err.count("\n") == 1

@@ -191,9 +191,9 @@ def test_no_shared_documents_is_a_one_line_error(capsys, data_dir: Path, tmp_pat
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("{", "expected a report JSON, found not JSON"),
-        ('{"x": 1}', "expected the JSON of harem ida2id, ida2mor or measures"),
-        ('{"total_cd": 1, "precisao": 1.0}', "expected per-document counts"),
+        ("{", ", line 1: expected a report JSON, found invalid JSON"),
+        ('{"x": 1}', ": expected the JSON of harem ida2id, ida2mor or measures"),
+        ('{"total_cd": 1, "precisao": 1.0}', ": expected per-document counts"),
     ],
 )
 def test_bad_reports_are_one_line_errors(capsys, tmp_path: Path, content, message) -> None:
@@ -201,7 +201,7 @@ def test_bad_reports_are_one_line_errors(capsys, tmp_path: Path, content, messag
     bad.write_text(content, encoding="utf-8")
     assert main(["compare", str(bad), str(bad)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"harem compare: error: {bad}: {message}")
+    assert err.startswith(f"harem compare: error: {bad}{message}")
     assert err.count("\n") == 1
     assert main(["compare", str(tmp_path / "missing.json"), str(bad)]) == 2
     assert "expected an existing file, found no such file" in capsys.readouterr().err

@@ -96,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # an output folder that cannot be written, a disk full...
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"harem {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def run() -> None:

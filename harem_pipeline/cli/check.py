@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harem_pipeline.gate import check_bounds, load_report_json, parse_bound
+from harem_pipeline.gate import check_bounds, parse_bound
+from harem_pipeline.textio import read_json_object
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,7 +43,7 @@ def run_check(args: argparse.Namespace) -> int:
     if not bounds:
         print("harem check: error: give at least one --min or --max", file=sys.stderr)
         return 2
-    failures = check_bounds(load_report_json(args.report), bounds, args.report)
+    failures = check_bounds(read_json_object(args.report), bounds, args.report)
     for line in failures:
         print(f"FAILED {line}")
     if not failures:

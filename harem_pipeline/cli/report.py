@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from harem_pipeline.atomic import write_text_atomic
-from harem_pipeline.gate import load_report_json
 from harem_pipeline.reports.html import render_report
+from harem_pipeline.textio import read_json_object
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     folder = Path(args.output_dir)
-    summary = load_report_json(str(folder / "summary.json"))
+    summary = read_json_object(str(folder / "summary.json"))
     target = folder / "report.html"
     write_text_atomic(target, render_report(summary))
     print(target)
