@@ -404,7 +404,7 @@ class BoundedUnits:
         self.size = 1
         self.ids: list[Any] = []
         self.sources: list[int] = []
-        self.matrix = np.zeros((2 * limit, _FIXED_COLUMNS))
+        self.matrix = np.zeros((2 * limit, 0))  # widened as rows get longer
         self._pending: tuple[Any, int, list[float]] | None = None  # being filled by ``add``
 
     def add(self, source_id: Any, row: Sequence[float]) -> None:

@@ -29,7 +29,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES, parse_conll
 from harem_pipeline.formats.jsonl import parse_jsonl
 from harem_pipeline.signature import Signature, short_digest
-from harem_pipeline.span_intervals import SpanUnits, mapping_intervals
+from harem_pipeline.span_intervals import UNIT_LIMIT, SpanUnits, mapping_intervals
 from harem_pipeline.spans import SpanCounts, SpanMeasures, compute_measures
 from harem_pipeline.textio import detect_encoding
 
@@ -74,12 +74,13 @@ def measure_file(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     documents: bool = True,
+    unit_limit: int = UNIT_LIMIT,
 ) -> MeasuresReport:
     """All span measures of a ``conll`` or ``jsonl`` file (``.gz`` allowed).
 
     ``scheme`` is the CoNLL tagging scheme (see ``formats.conll``); JSON
     lines carry spans, so it is ignored there.  With ``documents`` the
-    counts of the bootstrap units are kept (at most ``UNIT_LIMIT``, see
+    counts of the bootstrap units are kept (at most ``unit_limit``, see
     :mod:`harem_pipeline.span_intervals`) for a bootstrap of ``resamples``
     draws (0: no intervals).  Either way the file is streamed and memory
     does not grow with it.
@@ -89,7 +90,7 @@ def measure_file(
         raise InputError(name, f"a format among {', '.join(FORMATS)}", fmt)
     if fmt == "conll" and scheme not in SCHEMES:
         raise InputError(name, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
-    units = SpanUnits()
+    units = SpanUnits(unit_limit)
     with open_text(path) as lines:
         if fmt == "conll":
             counts, repairs, number, tokens = measure_conll(lines, name, scheme, units)
