@@ -39,8 +39,9 @@ from harem_pipeline.textio import read_text
 EVERYTHING = "*"
 OTHER = "OUTRO"
 
-# The grid shipped with the project (LÂMPADA 2.0 ``harem.conf``).
-DEFAULT_GRID_PATH = Path(__file__).resolve().parent.parent / "data" / "lampada2" / "harem.conf"
+# The grid shipped inside the package (LÂMPADA 2.0 ``harem.conf``), so an
+# installed package finds it too.
+DEFAULT_GRID_PATH = Path(__file__).resolve().parent / "resources" / "harem.conf"
 
 # A tree: categories (sorted) -> types (sorted) -> subtypes (insertion order).
 TypeNode = tuple[str, tuple[str, ...]]

@@ -17,6 +17,7 @@ from harem_pipeline.veils import (
     parse_veil,
     read_grid,
 )
+from tests.conftest import DATA
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +136,7 @@ def test_veil_with_types_and_subtypes(grid) -> None:
 
 def test_declared_veils_of_the_second_harem_all_parse(grid) -> None:
     # Every veil a Second HAREM run declared (lista_participantes_veus.tsv) is accepted.
-    path = DEFAULT_GRID_PATH.parent / "lista_participantes_veus.tsv"
+    path = DATA / "lampada2" / "lista_participantes_veus.tsv"
     rows = path.read_text(encoding="utf-8").splitlines()[1:]
     veils = {row.split("\t")[1] for row in rows if row.strip()}
     assert len(veils) == 8
