@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from harem_pipeline.stages.harem_spans import measure_evaluated
 from harem_pipeline.stages.ida2id import run_ida2id
 from harem_pipeline.stages.veus import run_veus
 from harem_pipeline.stages.vizir import Scenario, run_vizir
-from harem_pipeline.textio import read_bytes
+from harem_pipeline.textio import read_head, read_json_object
 from harem_pipeline.veils import parse_veil, read_grid
 
 PathLike = str | os.PathLike[str]
@@ -159,47 +160,52 @@ def ida2mor(
 
 def is_simulated(path: PathLike) -> bool:
     """True when the run file says it is a simulated run (``harem simulate``'s header)."""
-    return SIMULATED_MARK in read_bytes(path)[:1024]
+    return SIMULATED_MARK in read_head(path, 1024)
 
 
 def _load(path: Path) -> dict[str, Any] | None:
     """A report's JSON without its per-document counts (those stay in the report itself)."""
     if not path.is_file():
         return None
-    report = json.loads(path.read_text(encoding="utf-8"))
+    report = read_json_object(path)
     report.pop("documents", None)
     if isinstance(report.get("measures"), dict):
         report["measures"].pop("documents", None)
     return report
 
 
-def collect_reports(campaign: Campaign) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class ReportFiles:
+    """Where the reports of one run × subset × scenario are (the pipeline names them)."""
+
+    run: str
+    run_path: Path
+    subset: str
+    scenario: str
+    identification: Path
+    morphology: Path
+
+
+def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
     """Every report's JSON of the campaign, one entry per run × subset × scenario."""
-    entries = []
-    for run in campaign.runs:
-        folder = campaign.output / run.name
-        simulated = is_simulated(run.path)
-        for subset in campaign.subsets:
-            style = "" if campaign.style == "harem" else f".{campaign.style}"
-            base = f"{run.name}.alinhado.avalida.{subset.name}"
-            identification = _load(folder / f"{base}{style}.ida2id.json")
-            for scenario in campaign.scenarios:
-                suffix = "abs" if scenario == "absolute" else "rel"
-                entries.append({
-                    "run": run.name,
-                    "simulated": simulated,
-                    "subset": subset.name,
-                    "scenario": scenario,
-                    "identification": identification,
-                    "morphology": _load(folder / f"{base}.{suffix}.ida2mor.json"),
-                })
-    return entries
+    simulated = {f.run: is_simulated(f.run_path) for f in files}
+    return [
+        {
+            "run": f.run,
+            "simulated": simulated[f.run],
+            "subset": f.subset,
+            "scenario": f.scenario,
+            "identification": _load(f.identification),
+            "morphology": _load(f.morphology),
+        }
+        for f in files
+    ]
 
 
-def summary(campaign: Campaign, folder: PathLike) -> list[Path]:
+def summary(campaign: Campaign, files: Sequence[ReportFiles], folder: PathLike) -> list[Path]:
     """``summary.md``, ``summary.csv`` and ``summary.json`` (JSON last: it is the anchor)."""
     folder = Path(folder)
-    reports = collect_reports(campaign)
+    reports = collect_reports(files)
     rows = [
         summary_stage.build_row(
             r["run"], r["subset"], r["scenario"], r["identification"] or {}, r["morphology"]
@@ -222,6 +228,6 @@ def summary(campaign: Campaign, folder: PathLike) -> list[Path]:
 
 
 def report(summary_json: PathLike, output: PathLike) -> list[Path]:
-    data = json.loads(Path(summary_json).read_text(encoding="utf-8"))
+    data = read_json_object(summary_json)
     write_text_atomic(output, render_report(data))
     return [Path(output)]

@@ -46,6 +46,16 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
 
 
+def read_head(path: str | os.PathLike[str], size: int) -> bytes:
+    """The first ``size`` bytes of a file (of its content, for ``.gz``), reading no more."""
+    try:
+        opener = gzip.open if Path(path).suffix == ".gz" else open
+        with opener(path, "rb") as handle:
+            return handle.read(size)
+    except (OSError, EOFError) as exc:
+        raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
+
+
 def detect_encoding(data: bytes, path: str | None = None) -> str:
     """Return the encoding of ``data`` by the rule in the module docstring."""
     match = _XML_DECL.match(data[:200])

@@ -253,17 +253,30 @@ class Summary(CampaignTask, StageTask):
 
     stage = "summary"
 
+    def reports(self) -> list[tuple[Ida2ID, Ida2Mor]]:
+        """The identification and morphology report of every run × subset × scenario."""
+        return [
+            (
+                Ida2ID(config=self.config, run_name=run.name, subset=subset.name),
+                Ida2Mor(config=self.config, run_name=run.name, subset=subset.name,
+                        scenario=scenario),
+            )
+            for run in self.campaign.runs
+            for subset in self.campaign.subsets
+            for scenario in self.campaign.scenarios
+        ]
+
     def requires(self) -> list[luigi.Task]:
-        tasks: list[luigi.Task] = []
-        for run in self.campaign.runs:
-            for subset in self.campaign.subsets:
-                tasks.append(Ida2ID(config=self.config, run_name=run.name, subset=subset.name))
-                tasks.extend(
-                    Ida2Mor(config=self.config, run_name=run.name, subset=subset.name,
-                            scenario=scenario)
-                    for scenario in self.campaign.scenarios
-                )
-        return tasks
+        return list(dict.fromkeys(task for pair in self.reports() for task in pair))
+
+    def report_files(self) -> list[chain.ReportFiles]:
+        return [
+            chain.ReportFiles(
+                ida2id.run_name, ida2id.run_spec.path, ida2id.subset, ida2mor.scenario,
+                chain.json_twin(ida2id.anchor()), chain.json_twin(ida2mor.anchor()),
+            )
+            for ida2id, ida2mor in self.reports()
+        ]
 
     def anchor(self) -> Path:
         return self.campaign.output / "summary.json"
@@ -278,7 +291,7 @@ class Summary(CampaignTask, StageTask):
         )
 
     def produce(self) -> list[Path]:
-        return chain.summary(self.campaign, self.anchor().parent)
+        return chain.summary(self.campaign, self.report_files(), self.anchor().parent)
 
 
 class Report(CampaignTask, StageTask):
