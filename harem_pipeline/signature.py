@@ -82,3 +82,22 @@ def run_signature(
     return Signature.build(
         cd=cd, run=run, subset=subset, scenario=scenario, style=style, alt=alt, **extra
     )
+
+
+def file_signature(
+    path: str | os.PathLike[str],
+    *,
+    subset: str | None = None,
+    scenario: str | None = None,
+    style: str | None = None,
+    alt: str | None = "best",
+) -> Signature:
+    """The signature of a report made from one evaluated file, outside a campaign.
+
+    ``input:`` pins that file's content; a campaign's reports pin the
+    collection and the run instead (``run_signature``), so the two keys never
+    mean the same thing under one name.
+    """
+    return Signature.build(
+        input=short_digest(path), subset=subset, scenario=scenario, style=style, alt=alt
+    )

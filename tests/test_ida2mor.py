@@ -313,7 +313,9 @@ def test_scenario_must_be_known(tmp_path: Path, capsys: pytest.CaptureFixture[st
     source = tmp_path / "run.altmor"
     source.write_text("", encoding="utf-8")
     assert main(["ida2mor", str(source)]) == 2
-    assert "give -abs or -rel" in capsys.readouterr().err
+    assert "expected a scenario (.abs/.rel in the file name, or -abs/-rel), found none" in (
+        capsys.readouterr().err
+    )
     assert main(["ida2mor", str(tmp_path / "missing.altmor"), "-rel"]) == 2
     assert "missing.altmor: expected an existing file" in capsys.readouterr().err
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from harem_pipeline.signature import Signature, run_signature, short_digest, tool_version
+from harem_pipeline.signature import (
+    Signature,
+    file_signature,
+    run_signature,
+    short_digest,
+    tool_version,
+)
 
 
 def test_run_signature_shape_as_in_the_spec() -> None:
@@ -31,3 +37,12 @@ def test_short_digest_is_sha256_prefix(tmp_path: Path) -> None:
     path = tmp_path / "f.txt"
     path.write_bytes(b"HAREM")
     assert short_digest(path) == hashlib.sha256(b"HAREM").hexdigest()[:12]
+
+
+def test_file_signature_pins_the_evaluated_file_under_its_own_key(tmp_path: Path) -> None:
+    path = tmp_path / "r.alinhado.avalida.total.altida"
+    path.write_bytes(b"x")
+    digest = hashlib.sha256(b"x").hexdigest()[:12]
+    assert file_signature(path, subset="total", style="harem").format() == (
+        f"harem:{tool_version()}|input:{digest}|subset:total|style:harem|alt:best"
+    )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harem_pipeline.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.errors import InputError
-from harem_pipeline.signature import run_signature, short_digest
+from harem_pipeline.signature import file_signature
 from harem_pipeline.stages.ida2id import run_ida2id, subset_from_name
 
 
@@ -46,11 +46,8 @@ def run_command(args: argparse.Namespace) -> int:
     """Write the report and its JSON twin; return the exit status."""
     if not Path(args.input).is_file():
         raise InputError(args.input, "an existing file", "no such file")
-    signature = run_signature(
-        run=short_digest(args.input),
-        subset=args.subset or subset_from_name(args.input),
-        style=args.style,
-        alt="best",
+    signature = file_signature(
+        args.input, subset=args.subset or subset_from_name(args.input), style=args.style
     )
     run_ida2id(args.input, str(signature), args.output, max(args.bootstrap, 0))
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 from harem_pipeline.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.errors import InputError
 from harem_pipeline.reports.ida2mor import write_ida2mor
-from harem_pipeline.signature import run_signature, short_digest
+from harem_pipeline.signature import file_signature
 from harem_pipeline.stages.ida2mor import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.stages.vizir import Scenario
 
@@ -52,18 +52,15 @@ def run_ida2mor(args: argparse.Namespace) -> int:
         raise InputError(args.input, "an existing file", "no such file")
     scenario = args.scenario or scenario_from_name(args.input)
     if scenario is None:
-        print(
-            f"harem ida2mor: error: {args.input}: the scenario is not in the file name; "
-            "give -abs or -rel",
-            file=sys.stderr,
+        raise InputError(
+            args.input, "a scenario (.abs/.rel in the file name, or -abs/-rel)", "none"
         )
-        return 2
     run = args.run or run_from_name(args.input)
     subset = args.subset or subset_from_name(args.input)
     signature = (
         args.signature
-        or run_signature(
-            run=short_digest(args.input), subset=subset, scenario=scenario.short, style="harem"
+        or file_signature(
+            args.input, subset=subset, scenario=scenario.short, style="harem"
         ).format()
     )
     outputs = write_ida2mor(
