@@ -125,14 +125,6 @@ _VIEW_KEYS = {
 _LABEL_KEYS: dict[str, tuple[str, ...]] = {}
 
 
-def add_mappings(a: Mapping[str, float], b: Mapping[str, float]) -> dict[str, float]:
-    """The counts of both (a document id seen twice adds up)."""
-    total = dict(a)
-    for key, value in b.items():
-        total[key] = total.get(key, 0) + value
-    return total
-
-
 def _labels(keys: Sequence[str]) -> list[str]:
     """The labels of ``per_label.<label>.<count>`` keys (a label may contain dots)."""
     prefix = PER_LABEL + "."
