@@ -19,16 +19,16 @@ import pytest
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_line, iter_lines, parse_lines
+from harem_pipeline.formats.harem_xml import read_meta
 from harem_pipeline.stages.veus import (
     FIRST_HAREM_GENRES,
     apply_veus,
+    document_infos,
     genre_key,
-    parse_meta,
     run_veus,
     subset_file_name,
     variant_key,
 )
-from harem_pipeline.textio import read_bytes
 from harem_pipeline.veils import parse_veil, read_grid
 
 CASES = Path(__file__).resolve().parent / "cases" / "veus"
@@ -272,7 +272,7 @@ def test_first_harem_genres_and_variants() -> None:
 
 def test_second_harem_metadata(data_dir) -> None:
     path = data_dir / "lampada2" / "colSegundoHAREM-meta.xml.gz"
-    meta = parse_meta(read_bytes(path), str(path))
+    meta = document_infos(read_meta(path))
     assert len(meta) == 1040  # <DOC DOCID=...> elements in the file
     assert meta["H2-dftre765"].variant == "pt"
     assert meta["H2-dftre765"].genres == ("didactico",)
@@ -286,7 +286,7 @@ def test_second_harem_subset_by_variant_and_genre(data_dir, tmp_path) -> None:
     out = run_veus(source, tmp_path / "pt.veu", style="harem", variant="pt", meta_path=meta)
     written = out.read_text(encoding="iso8859-1").split("\n")
     docs = [line[4:] for line in written if line.startswith("DOC ")]
-    info = parse_meta(read_bytes(meta))
+    info = document_infos(read_meta(meta))
     assert docs and all(info[d].variant == "pt" for d in docs)
     _, lines = iter_lines(source)
     every = [line.docid for line in lines if type(line).__name__ == "DocStart"]

@@ -533,41 +533,31 @@ def read_meta(path: str | os.PathLike[str]) -> dict[str, tuple[str | None, str |
     The variant is the ``VARIANTE`` text (``pt_PT``, ``pt_BR``, ...); the genre
     the ``TIPO_TEXTO`` texts joined by ``|`` (two documents have two).
     """
-    decoded = decode(read_bytes(path), str(path))
-    return parse_meta(decoded.text, str(path))
+    return parse_meta(read_bytes(path), str(path))
 
 
-def parse_meta(text: str, path: str) -> dict[str, tuple[str | None, str | None]]:
-    """Parse the metadata file's text (see ``read_meta``)."""
-    source = _make_source(text, path)
+def parse_meta(data: bytes | str, path: str) -> dict[str, tuple[str | None, str | None]]:
+    """Parse the metadata file (see ``read_meta``).
+
+    Unlike the collections, the metadata file is well-formed XML, so it is
+    read with lxml, safely: no entity expansion, no DTD, no network.
+    """
+    from lxml import etree
+
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+    try:
+        root = etree.fromstring(raw, parser)
+    except etree.XMLSyntaxError as exc:
+        raise InputError(path, "well-formed collection metadata XML", str(exc)) from None
     result: dict[str, tuple[str | None, str | None]] = {}
-    docid: str | None = None
-    variant: str | None = None
-    genres: list[str] = []
-    value: list[str] | None = None
-    for token in _scan(source):
-        if isinstance(token, _Text):
-            if value is not None:
-                value.append(token.text)
-            continue
-        if token.name == "DOC" and not token.closing:
-            docid = dict(token.attributes).get("DOCID")
-            if not docid:
-                raise source.error('<DOC DOCID="...">', token.raw, token.offset)
-            variant, genres = None, []
-        elif token.name in ("VARIANTE", "TIPO_TEXTO"):
-            if not token.closing:
-                value = []
-                continue
-            content = "".join(value or []).strip()
-            if token.name == "VARIANTE":
-                variant = content
-            else:
-                genres.append(content)
-            value = None
-        elif token.name == "DOC" and token.closing and docid is not None:
-            result[docid] = (variant, "|".join(genres) or None)
-            docid = None
+    for doc in root.iter("DOC"):
+        docid = doc.get("DOCID")
+        if not docid:
+            raise InputError(path, '<DOC DOCID="...">', "a DOC without DOCID", line=doc.sourceline)
+        variant = doc.findtext("VARIANTE")
+        genres = [(g.text or "").strip() for g in doc.iter("TIPO_TEXTO")]
+        result[docid] = (variant.strip() if variant else None, "|".join(genres) or None)
     if not result:
         raise InputError(path, "a HAREM metadata file with <DOC DOCID=...>", "no documents")
     return result

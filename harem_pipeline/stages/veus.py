@@ -6,7 +6,7 @@ A subset is chosen on two axes:
   (``pt``, ``br``…) and/or one genre (``jornalistico``, ``web``…).  First
   HAREM files carry both on their document lines (``HAREM-251-04443 PT
   Web``); Second HAREM files (``DOC id``) need the collection's metadata
-  (``colSegundoHAREM-meta.xml``, read with :func:`parse_meta`);
+  (``colSegundoHAREM-meta.xml``, read with ``harem_xml.read_meta``);
 * **categories** — a veil (see :mod:`harem_pipeline.veils`): the evaluation
   veil keeps the categories, types and subtypes it names and drops the rest.
 
@@ -68,8 +68,8 @@ from harem_pipeline.formats.alinhado import (
     iter_lines,
     write_lines,
 )
+from harem_pipeline.formats.harem_xml import read_meta
 from harem_pipeline.java import java_hash_order, java_string_hash
-from harem_pipeline.textio import read_bytes
 from harem_pipeline.veils import (
     Veil,
     format_veil,
@@ -158,27 +158,18 @@ def subset_file_name(
     return ".".join(parts)
 
 
-def parse_meta(data: bytes, path: str | None = None) -> dict[str, DocumentInfo]:
-    """Read ``colSegundoHAREM-meta.xml``: DOCID → variant and genres.
-
-    ``<DOC DOCID="…"><VARIANTE>pt_PT</VARIANTE><LISTA-TIPO_TEXTO><TIPO_TEXTO>notícia…``
-    """
-    from lxml import etree
-
-    try:
-        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError as exc:
-        raise InputError(path, "well-formed collection metadata XML", str(exc)) from None
-    documents: dict[str, DocumentInfo] = {}
-    for doc in root.iter("DOC"):
-        docid = doc.get("DOCID")
-        variant = doc.findtext("VARIANTE")
-        if not docid or variant is None:
-            raise InputError(path, "<DOC DOCID=...> with a <VARIANTE>", etree.tostring(doc)[:80])
-        genres = tuple(genre_key(g.text or "") for g in doc.iter("TIPO_TEXTO"))
-        documents[docid] = DocumentInfo(docid, variant_key(variant), genres)
-    return documents
+def document_infos(
+    meta: Mapping[str, tuple[str | None, str | None]],
+) -> dict[str, DocumentInfo]:
+    """The collection metadata (``harem_xml.read_meta``) as subset names per document."""
+    return {
+        docid: DocumentInfo(
+            docid,
+            variant_key(variant or ""),
+            tuple(genre_key(g) for g in (genre or "").split("|") if g),
+        )
+        for docid, (variant, genre) in meta.items()
+    }
 
 
 def _document_info(
@@ -524,7 +515,7 @@ def apply_veus(
 
     ``veil`` is the evaluation veil; ``system_veil`` the one the run
     declared (None: everything).  ``variant``/``genre`` keep only matching
-    documents (Second HAREM files need ``meta``, see :func:`parse_meta`).
+    documents (Second HAREM files need ``meta``, see :func:`document_infos`).
     ``source`` names the input in error messages.  Lines before the first
     document (file-name headers) are not copied; every line is written with
     ``\\n``, as the original program did.
@@ -605,7 +596,7 @@ def run_veus(
         evaluation = declared
     else:
         evaluation = parse_veil(veil, grid, "--veil")
-    meta = parse_meta(read_bytes(meta_path), str(meta_path)) if meta_path else None
+    meta = document_infos(read_meta(meta_path)) if meta_path else None
     target = Path(output) if output is not None else default_output(path, variant, genre, selective)
     encoding, lines = iter_lines(path)
     subset = apply_veus(lines, style, evaluation, declared, variant, genre, meta, str(path))
