@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from harem_pipeline.errors import InputError
 
@@ -30,30 +31,63 @@ class DecodedText:
     encoding: str
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """Read a file's bytes, transparently un-gzipping ``*.gz`` files."""
+def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open a file for reading bytes, transparently un-gzipping ``*.gz`` files."""
     p = Path(path)
     try:
-        if p.suffix == ".gz":
-            with gzip.open(p, "rb") as handle:
-                return handle.read()
-        return p.read_bytes()
+        return gzip.open(p, "rb") if p.suffix == ".gz" else open(p, "rb")  # type: ignore[return-value]
     except FileNotFoundError:
         raise InputError(str(path), "an existing file", "no such file") from None
     except IsADirectoryError:
         raise InputError(str(path), "a file", "a directory") from None
-    except (OSError, EOFError) as exc:
+    except OSError as exc:
         raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
+
+
+def _unreadable(path: str | os.PathLike[str], exc: BaseException) -> InputError:
+    return InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}")
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """Read a file's bytes, transparently un-gzipping ``*.gz`` files."""
+    with open_binary(path) as handle:
+        try:
+            return handle.read()
+        except (OSError, EOFError) as exc:
+            raise _unreadable(path, exc) from None
 
 
 def read_head(path: str | os.PathLike[str], size: int) -> bytes:
     """The first ``size`` bytes of a file (of its content, for ``.gz``), reading no more."""
-    try:
-        opener = gzip.open if Path(path).suffix == ".gz" else open
-        with opener(path, "rb") as handle:
+    with open_binary(path) as handle:
+        try:
             return handle.read(size)
-    except (OSError, EOFError) as exc:
-        raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
+        except (OSError, EOFError) as exc:
+            raise _unreadable(path, exc) from None
+
+
+def detect_file_encoding(path: str | os.PathLike[str]) -> str:
+    """The encoding of a file by the rule above, reading it in chunks (memory stays flat).
+
+    An XML declaration naming an encoding, or a BOM, decides at once;
+    otherwise the whole file is checked as UTF-8, else it is ISO-8859-1.
+    """
+    with open_binary(path) as handle:
+        try:
+            head = handle.read(200)
+            if _XML_DECL.match(head) or head.startswith(codecs.BOM_UTF8):
+                return detect_encoding(head, str(path))
+            decoder = codecs.getincrementaldecoder("utf-8")()
+            chunk = head
+            while chunk:
+                decoder.decode(chunk)
+                chunk = handle.read(1 << 16)
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            return "iso8859-1"
+        except (OSError, EOFError) as exc:
+            raise _unreadable(path, exc) from None
+    return "utf-8"
 
 
 def detect_encoding(data: bytes, path: str | None = None) -> str:
@@ -91,9 +125,7 @@ def read_text(path: str | os.PathLike[str]) -> DecodedText:
     return decode(read_bytes(path), str(path))
 
 
-def derived_path(
-    path: str | os.PathLike[str], suffix: str, replaces: str | None = None
-) -> Path:
+def derived_path(path: str | os.PathLike[str], suffix: str, replaces: str | None = None) -> Path:
     """The default name of a stage's output: ``IN`` + ``suffix``, beside the input.
 
     A ``.gz`` ending is dropped first (a gzipped input gives a plain output),

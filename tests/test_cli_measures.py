@@ -204,11 +204,17 @@ def test_missing_file_and_undecodable_bytes(capsys, tmp_path: Path) -> None:
     assert main(["measures", str(tmp_path / "nope.conll"), "--format", "conll"]) == 2
     assert "expected an existing file" in capsys.readouterr().err
     path = tmp_path / "mixed.conll"
-    # declared UTF-8 by its first 64 KiB, then a Latin-1 byte far down the file
+    # ASCII for its first 200 KB, then a Latin-1 byte: the file as a whole is
+    # not UTF-8, so it is read as ISO-8859-1, like every HAREM file.
     path.write_bytes(b"a X O O\n\n" * 10000 + "b X B-Ç O\n".encode("iso8859-1"))
-    assert main(["measures", str(path), "--format", "conll"]) == 2
+    out = run_json(capsys, str(path), "--format", "conll")
+    assert list(out["per_label"]) == ["Ç"]
+    # A UTF-8 BOM says UTF-8: a byte that is not UTF-8 is then an error with its line.
+    bad = tmp_path / "bad.conll"
+    bad.write_bytes(b"\xef\xbb\xbf" + b"a X O O\n\n" * 10 + b"b X B-\xc7 O\n")
+    assert main(["measures", str(bad), "--format", "conll"]) == 2
     err = capsys.readouterr().err
-    assert "mixed.conll, line 20001: expected text in utf-8" in err
+    assert "bad.conll, line 21: expected text in utf-8" in err
 
 
 def test_empty_file_gives_undefined_everywhere_not_a_crash(capsys, tmp_path: Path) -> None:

@@ -36,20 +36,18 @@ semantic item belongs to Emir and of a morphological one to
 
 from __future__ import annotations
 
-import codecs
-import gzip
 import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO
 
 from harem_pipeline.atomic import atomic_write
 from harem_pipeline.errors import InputError
 from harem_pipeline.numbers import java_double
 from harem_pipeline.progress import progress
-from harem_pipeline.textio import detect_encoding
+from harem_pipeline.textio import detect_file_encoding, open_binary
 
 # ---------------------------------------------------------------------------
 # Evaluation kinds
@@ -682,51 +680,9 @@ def format_lines(lines: Iterable[Line], marker: str | None = None) -> str:
     return "".join(format_line(item, marker) + item.eol for item in lines)
 
 
-def _open_binary(path: str | os.PathLike[str]) -> BinaryIO:
-    p = Path(path)
-    try:
-        if p.suffix == ".gz":
-            return gzip.open(p, "rb")  # type: ignore[return-value]
-        return open(p, "rb")
-    except FileNotFoundError:
-        raise InputError(str(path), "an existing file", "no such file") from None
-    except IsADirectoryError:
-        raise InputError(str(path), "a file", "a directory") from None
-    except OSError as exc:
-        raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
-
-
-def detect_file_encoding(path: str | os.PathLike[str]) -> str:
-    """The encoding of a file by the ``textio`` rule, reading it in chunks.
-
-    An XML declaration or BOM in the first bytes decides; otherwise UTF-8
-    if the whole file decodes as UTF-8, else ISO-8859-1.
-    """
-    with _open_binary(path) as handle:
-        try:
-            head = handle.read(200)
-            if head.lstrip().startswith(b"<?xml") or head.startswith(codecs.BOM_UTF8):
-                return detect_encoding(head, str(path))
-            decoder = codecs.getincrementaldecoder("utf-8")()
-            chunk = head
-            while chunk:
-                try:
-                    decoder.decode(chunk)
-                except UnicodeDecodeError:
-                    return "iso8859-1"
-                chunk = handle.read(1 << 16)
-            try:
-                decoder.decode(b"", final=True)
-            except UnicodeDecodeError:
-                return "iso8859-1"
-        except (OSError, EOFError) as exc:
-            raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
-    return "utf-8"
-
-
 def _iter_file(path: str | os.PathLike[str], encoding: str) -> Iterator[Line]:
     name = str(path)
-    with _open_binary(path) as handle:
+    with open_binary(path) as handle:
         for number, raw in enumerate(handle, start=1):
             try:
                 text = raw.decode(encoding)
@@ -737,8 +693,8 @@ def _iter_file(path: str | os.PathLike[str], encoding: str) -> Iterator[Line]:
                     f"undecodable byte {raw[exc.start]:#04x}",
                     line=number,
                 ) from None
-            if number == 1 and encoding == "utf-8-sig":
-                text = text.removeprefix("\ufeff")
+            if number == 1:
+                text = text.removeprefix("\ufeff")  # a UTF-8 BOM is not part of the text
             if text.endswith("\r\n"):
                 yield parse_line(text[:-2], name, number, eol="\r\n")
             elif text.endswith("\n"):
@@ -754,6 +710,8 @@ def iter_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]:
     the file in chunks, then lines are parsed one at a time.
     """
     encoding = detect_file_encoding(path)
+    if encoding == "utf-8-sig":  # the BOM is dropped on reading and not written back
+        encoding = "utf-8"
     return encoding, progress(_iter_file(path, encoding), Path(path).name, "line")
 
 

@@ -205,6 +205,5 @@ def run_altida(path: str | os.PathLike[str], output: str | os.PathLike[str] | No
     (default ``IN.altida``), in the input's encoding, atomically."""
     target = Path(output) if output is not None else default_output(path)
     encoding, lines = iter_lines(path)
-    encoding = "utf-8" if encoding == "utf-8-sig" else encoding
     write_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target

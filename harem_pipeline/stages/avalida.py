@@ -133,10 +133,5 @@ def run_avalida(path: str | os.PathLike[str], output: str | os.PathLike[str] | N
     """
     target = Path(output) if output is not None else default_output(path)
     encoding, lines = iter_lines(path)
-    write_lines(target, evaluate_lines(lines, str(path)), _output_encoding(encoding))
+    write_lines(target, evaluate_lines(lines, str(path)), encoding)
     return target
-
-
-def _output_encoding(encoding: str) -> str:
-    # A BOM is an accident of the input, not something to copy.
-    return "utf-8" if encoding == "utf-8-sig" else encoding

@@ -392,7 +392,7 @@ def run_ida2id(
     measures = measures_from_counts(tally.total)
     text = format_ida2id_text(tally.total, measures, signature, spans)
     json_path = target.with_name(target.name + ".json")
-    write_text_atomic(target, text, encoding="utf-8" if encoding == "utf-8-sig" else encoding)
+    write_text_atomic(target, text, encoding=encoding)
     documents = document_mappings(tally)
     ci95 = identification_intervals(documents, resamples, seed)
     json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents, spans)

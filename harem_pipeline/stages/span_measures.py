@@ -21,8 +21,7 @@ import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, TextIO
+from typing import TextIO
 
 from harem_pipeline.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.errors import InputError
@@ -31,10 +30,9 @@ from harem_pipeline.formats.jsonl import parse_jsonl
 from harem_pipeline.signature import Signature, short_digest
 from harem_pipeline.span_intervals import UNIT_LIMIT, SpanUnits, mapping_intervals
 from harem_pipeline.spans import SpanCounts, SpanMeasures, compute_measures
-from harem_pipeline.textio import detect_encoding
+from harem_pipeline.textio import detect_file_encoding, open_binary
 
 FORMATS = ("conll", "jsonl")
-_SNIFF_BYTES = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,27 +209,14 @@ def unit_names(ids: Iterable[object]) -> list[str]:
 
 @contextmanager
 def open_text(path: str | os.PathLike[str]) -> Iterator[TextIO]:
-    """Stream a text file in its detected encoding (``.gz`` allowed).
+    """Stream a text file in its encoding (``.gz`` allowed).
 
-    The encoding is detected on the first 64 KiB (see ``textio``); a byte that
-    does not decode later on is reported with its line.
+    The encoding follows the rule every reader uses (``textio``): a first
+    pass over the bytes decides, in chunks, so memory stays flat; a byte
+    that still does not decode is reported with its line.
     """
-    p = Path(path)
-    try:
-        raw: IO[bytes] = (
-            gzip.open(p, "rb") if p.suffix == ".gz" else p.open("rb", buffering=_SNIFF_BYTES)
-        )
-    except FileNotFoundError:
-        raise InputError(str(path), "an existing file", "no such file") from None
-    except IsADirectoryError:
-        raise InputError(str(path), "a file", "a directory") from None
-    with raw:
-        try:
-            head = raw.peek(_SNIFF_BYTES)[:_SNIFF_BYTES]
-        except (OSError, EOFError) as exc:
-            raise InputError(str(path), "a readable file", str(exc)) from None
-        cut = head.rfind(b"\n")
-        encoding = detect_encoding(head[: cut + 1] if cut >= 0 else head, str(path))
+    encoding = detect_file_encoding(path)
+    with open_binary(path) as raw:
         try:
             yield io.TextIOWrapper(raw, encoding=encoding, newline=None)
         except UnicodeDecodeError:

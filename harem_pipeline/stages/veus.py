@@ -600,6 +600,5 @@ def run_veus(
     target = Path(output) if output is not None else default_output(path, variant, genre, selective)
     encoding, lines = iter_lines(path)
     subset = apply_veus(lines, style, evaluation, declared, variant, genre, meta, str(path))
-    out_encoding = "utf-8" if encoding == "utf-8-sig" else encoding
-    write_lines(target, subset, out_encoding, MARKER_FIRST_HAREM)
+    write_lines(target, subset, encoding, MARKER_FIRST_HAREM)
     return target
