@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.textio import decode, derived_path, detect_encoding, read_text
+from harem_pipeline.textio import (
+    decode,
+    derived_path,
+    detect_encoding,
+    detect_file_encoding,
+    read_text,
+)
 
 
 @pytest.mark.parametrize(
@@ -51,3 +57,11 @@ def test_read_text_opens_gzip(tmp_path: Path) -> None:
 )
 def test_derived_path(path: str, suffix: str, replaces: str | None, expected: str) -> None:
     assert derived_path(path, suffix, replaces) == Path(expected)
+
+
+def test_file_encoding_reads_past_a_declaration_without_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "x.xml"
+    path.write_bytes(b'<?xml version="1.0"?>\n' + b"a" * 300 + "Rússia".encode("iso8859-1"))
+    assert detect_file_encoding(path) == "iso8859-1"
+    path.write_bytes(b'<?xml version="1.0" encoding="UTF-8"?>\n<a/>')
+    assert detect_file_encoding(path) == "utf-8"
