@@ -17,6 +17,7 @@ import luigi
 
 from harem_pipeline.atomic import remove_stale_temporaries
 from harem_pipeline.config import Campaign, RunSpec, load_campaign
+from harem_pipeline.errors import ConfigError
 from harem_pipeline.manifest import (
     is_complete,
     manifest_path,
@@ -43,7 +44,16 @@ class RunTask(CampaignTask):
 
     @cached_property
     def run_spec(self) -> RunSpec:
-        return next(r for r in self.campaign.runs if r.name == self.run_name)
+        for run in self.campaign.runs:
+            if run.name == self.run_name:
+                return run
+        names = ", ".join(r.name for r in self.campaign.runs)
+        raise ConfigError(str(self.config), "runs", f"no run named {self.run_name!r}", names)
+
+    @cached_property
+    def digests(self) -> tuple[str, str]:
+        """Short digests of the collection and of this run, for the signatures."""
+        return short_digest(self.campaign.collection), short_digest(self.run_spec.path)
 
     @property
     def folder(self) -> Path:
@@ -51,11 +61,8 @@ class RunTask(CampaignTask):
 
     def signature(self, **fields: str | None) -> str:
         """The reproducibility signature of this run's reports."""
-        return run_signature(
-            cd=short_digest(self.campaign.collection),
-            run=short_digest(self.run_spec.path),
-            **fields,
-        ).format()
+        cd, run = self.digests
+        return run_signature(cd=cd, run=run, **fields).format()
 
 
 class StageTask(luigi.Task):

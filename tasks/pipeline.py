@@ -23,11 +23,16 @@ import luigi
 
 from harem_pipeline import chain
 from harem_pipeline.config import SCENARIO_SUFFIX, Subset
+from harem_pipeline.errors import ConfigError
 from tasks.base import CampaignTask, RunTask, StageTask
 
 
 def _subset(task: RunTask, name: str) -> Subset:
-    return next(s for s in task.campaign.subsets if s.name == name)
+    for subset in task.campaign.subsets:
+        if subset.name == name:
+            return subset
+    known = ", ".join(s.name for s in task.campaign.subsets)
+    raise ConfigError(str(task.config), "subsets", f"no subset named {name!r}", known)
 
 
 class Align(RunTask, StageTask):

@@ -747,7 +747,8 @@ def _spurious(
         for w in words
         if w[1] - w[0] > 1 and (doc.text[w[0]].isupper() or doc.text[w[0]].isdigit())
     ]
-    plain = [w for w in words if w not in set(prominent)]
+    prominent_set = set(prominent)
+    plain = [w for w in words if w not in prominent_set]
     count = min(wanted, len(words))
     chosen = rng.sample(prominent, min(count, len(prominent)))
     chosen += rng.sample(plain, count - len(chosen))
