@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from harem_pipeline.formats.report import format_fields
 from harem_pipeline.numbers import java_double
 from harem_pipeline.reports.jsontext import format_report_json
 from harem_pipeline.reports.measures import measures_json
@@ -117,16 +118,16 @@ SPAN_ROWS = (("exact", "exacta"), ("overlap", "sobreposição"), ("intersection"
 def format_span_block(spans: MeasuresReport) -> list[str]:
     """The span measures' lines: span totals, then P; R; F of each measure in both views."""
     match = spans.counts.labelled.match
-    lines = [
-        f"Extensões na CD: {match.gold}",
-        f"Extensões identificadas: {match.system}",
+    fields = [
+        ("Extensões na CD", str(match.gold)),
+        ("Extensões identificadas", str(match.system)),
     ]
     for view, suffix in (("labelled", ""), ("unlabelled", " sem categoria")):
         for name, label in SPAN_ROWS:
             prf = getattr(getattr(spans.measures, view), name)
             cells = "; ".join(_format_value(v) for v in (prf.precision, prf.recall, prf.f1))
-            lines.append(f"Medida {label}{suffix} (P; A; F): {cells}")
-    return lines
+            fields.append((f"Medida {label}{suffix} (P; A; F)", cells))
+    return format_fields(fields)
 
 
 def format_ida2id_text(
@@ -138,12 +139,12 @@ def format_ida2id_text(
     """The text report: ``Label: value`` lines, the span block when ``spans`` is given,
     then ``Assinatura: <signature>``."""
     values = report_values(counts, measures)
-    lines = [
-        f"{label}: {_format_value(value)}" for label, value in zip(LABELS, values, strict=True)
-    ]
+    lines = format_fields(
+        (label, _format_value(value)) for label, value in zip(LABELS, values, strict=True)
+    )
     if spans is not None:
         lines += format_span_block(spans)
-    lines.append(f"{SIGNATURE_LABEL}: {signature}")
+    lines += format_fields([(SIGNATURE_LABEL, signature)])
     return "\n".join(lines) + "\n"
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from harem_pipeline.atomic import write_text_atomic
 from harem_pipeline.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.formats.alinhado import iter_lines
+from harem_pipeline.formats.report import format_fields
 from harem_pipeline.formats.vizir import Outcome
 from harem_pipeline.numbers import java_double
 from harem_pipeline.reports.jsontext import format_report_json
@@ -70,13 +71,14 @@ def format_value(value: int | float | None) -> str:
 
 def field_lines(label: str, counts: FieldCounts, measures: FieldMeasures) -> list[str]:
     """One field's block: title, counts, totals, score, ratios."""
-    lines = [f"{label}:"]
-    lines += [f"{word}: {counts.count(outcome)}" for word, outcome in _COUNT_LABELS]
-    lines.append(f"Total na CD: {counts.total_cd}")
-    lines.append(f"Total classificadas pelo sistema: {counts.total_sistema}")
-    lines.append(f"Pontuação: {format_value(float(counts.pontuacao))}")
-    lines += [f"{name}: {format_value(getattr(measures, key))}" for name, key in _MEASURE_LABELS]
-    return lines
+    fields = [(word, str(counts.count(outcome))) for word, outcome in _COUNT_LABELS]
+    fields += [
+        ("Total na CD", str(counts.total_cd)),
+        ("Total classificadas pelo sistema", str(counts.total_sistema)),
+        ("Pontuação", format_value(float(counts.pontuacao))),
+    ]
+    fields += [(name, format_value(getattr(measures, key))) for name, key in _MEASURE_LABELS]
+    return [f"{label}:", *format_fields(fields)]
 
 
 def format_ida2mor_text(
@@ -89,10 +91,14 @@ def format_ida2mor_text(
     """The text report."""
     lines = [
         TITLE,
-        f"Execução: {run or UNDEFINED_TEXT}",
-        f"Subconjunto: {subset or UNDEFINED_TEXT}",
-        f"Cenário: {SCENARIO_LABELS[scenario]}",
-        f"Assinatura: {signature}",
+        *format_fields(
+            [
+                ("Execução", run or UNDEFINED_TEXT),
+                ("Subconjunto", subset or UNDEFINED_TEXT),
+                ("Cenário", SCENARIO_LABELS[scenario]),
+                ("Assinatura", signature),
+            ]
+        ),
     ]
     for key in FIELD_KEYS:
         field = counts.field(key)
