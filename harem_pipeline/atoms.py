@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import re
 
+from harem_pipeline.tokens import is_letter_or_digit
+
 _ATOM = re.compile(r"[^\W_]+")
-
-
-def _is_letter_or_digit(char: str) -> bool:
-    return char.isalpha() or char.isdecimal()
 
 
 def atoms(text: str) -> list[str]:
@@ -26,13 +24,13 @@ def atoms(text: str) -> list[str]:
     found: list[str] = []
     for match in _ATOM.finditer(text):
         run = match.group(0)
-        if all(_is_letter_or_digit(char) for char in run):
+        if all(is_letter_or_digit(char) for char in run):
             found.append(run.upper())
             continue
         # \w also accepts other numerics (², ½, Ⅻ): split the run at them
         part = ""
         for char in run:
-            if _is_letter_or_digit(char):
+            if is_letter_or_digit(char):
                 part += char
             elif part:
                 found.append(part.upper())

@@ -15,6 +15,7 @@ from typing import Any
 
 from harem_pipeline import __version__
 from harem_pipeline.reports import charts
+from harem_pipeline.stages.summary import dig
 
 FIELDS = (("genero", "Género"), ("numero", "Número"), ("combinada", "Combinada"))
 OUTCOME_KEYS = (
@@ -78,32 +79,24 @@ def _cell(value: float | None, interval: Sequence[float] | None = None) -> str:
     return f'<td data-value="{sort_value}">{escape(_number(value, interval))}</td>'
 
 
-def _get(data: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(data, Mapping):
-            return None
-        data = data.get(key)
-    return data
-
-
 def _headline(report: Mapping[str, Any]) -> dict[str, Any]:
     """The leaderboard figures of one report entry, with their intervals."""
     ident = report.get("identification") or {}
-    morph = _get(report, "morphology", "fields", "combinada") or {}
-    spans = _get(ident, "measures", "labelled") or {}
+    morph = dig(report, "morphology", "fields", "combinada") or {}
+    spans = dig(ident, "measures", "labelled") or {}
     return {
-        "id_p": (ident.get("precisao"), _get(ident, "ci95", "precisao")),
-        "id_r": (ident.get("abrangencia"), _get(ident, "ci95", "abrangencia")),
-        "id_f": (ident.get("medida_f"), _get(ident, "ci95", "medida_f")),
-        "exact": (_get(spans, "exact", "f1"), _get(spans, "exact", "ci95", "f1")),
-        "overlap": (_get(spans, "overlap", "f1"), _get(spans, "overlap", "ci95", "f1")),
+        "id_p": (ident.get("precisao"), dig(ident, "ci95", "precisao")),
+        "id_r": (ident.get("abrangencia"), dig(ident, "ci95", "abrangencia")),
+        "id_f": (ident.get("medida_f"), dig(ident, "ci95", "medida_f")),
+        "exact": (dig(spans, "exact", "f1"), dig(spans, "exact", "ci95", "f1")),
+        "overlap": (dig(spans, "overlap", "f1"), dig(spans, "overlap", "ci95", "f1")),
         "intersection": (
-            _get(spans, "intersection", "f1"),
-            _get(spans, "intersection", "ci95", "f1"),
+            dig(spans, "intersection", "f1"),
+            dig(spans, "intersection", "ci95", "f1"),
         ),
-        "morf_p": (morph.get("precisao"), _get(morph, "ci95", "precisao")),
-        "morf_r": (morph.get("abrangencia"), _get(morph, "ci95", "abrangencia")),
-        "morf_f": (morph.get("medida_f"), _get(morph, "ci95", "medida_f")),
+        "morf_p": (morph.get("precisao"), dig(morph, "ci95", "precisao")),
+        "morf_r": (morph.get("abrangencia"), dig(morph, "ci95", "abrangencia")),
+        "morf_f": (morph.get("medida_f"), dig(morph, "ci95", "medida_f")),
     }
 
 
@@ -133,7 +126,7 @@ def _leaderboard_entries(reports: Sequence[Mapping[str, Any]]) -> list[Mapping[s
         ):
             best[run] = report
     def identification_f(report: Mapping[str, Any]) -> float:
-        value = _get(report, "identification", "medida_f")
+        value = dig(report, "identification", "medida_f")
         return value if value is not None else -1.0
 
     return sorted(best.values(), key=lambda r: (-identification_f(r), r["run"]))
@@ -173,8 +166,8 @@ def render_leaderboard(reports: Sequence[Mapping[str, Any]]) -> str:
 
 def _signature(report: Mapping[str, Any]) -> str:
     return (
-        _get(report, "morphology", "signature")
-        or _get(report, "identification", "signature")
+        dig(report, "morphology", "signature")
+        or dig(report, "identification", "signature")
         or ""
     )
 
@@ -199,13 +192,13 @@ def render_run_tables(report: Mapping[str, Any]) -> str:
         )
 
     add("Identificação (HAREM)", ident, "precisao", "abrangencia", "medida_f")
-    labelled = _get(ident, "measures", "labelled") or {}
+    labelled = dig(ident, "measures", "labelled") or {}
     for key, name in SPAN_MEASURES:
         add(f"Identificação, medida {name}", labelled.get(key), "precision", "recall", "f1")
     morphology = report.get("morphology")
     if morphology:
         for key, name in FIELDS:
-            add(f"Morfologia: {name}", _get(morphology, "fields", key),
+            add(f"Morfologia: {name}", dig(morphology, "fields", key),
                 "precisao", "abrangencia", "medida_f")
     else:
         rows.append(
@@ -242,7 +235,7 @@ def render_charts(reports: Sequence[Mapping[str, Any]]) -> str:
     for key, name in FIELDS:
         counts = []
         for report in leader:
-            raw = _get(report, "morphology", "fields", key, "counts") or {}
+            raw = dig(report, "morphology", "fields", key, "counts") or {}
             counts.append({label: raw.get(k, 0) for k, label in OUTCOME_KEYS})
         panels.append((name, names, counts))
     if any(sum(c.values()) for _, _, counts in panels for c in counts):

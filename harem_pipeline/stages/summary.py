@@ -51,7 +51,8 @@ class SummaryRow:
     signature: str
 
 
-def _dig(data: Mapping[str, Any] | None, *keys: str) -> Any:
+def dig(data: Any, *keys: str) -> Any:
+    """``data[k1][k2]…``, or None as soon as a level is missing (reports may lack a part)."""
     for key in keys:
         if not isinstance(data, Mapping):
             return None
@@ -71,8 +72,8 @@ def build_row(
     A run whose system classified no entity morphologically has no Ida2Mor
     report: its morphology columns are undefined (None), not zero.
     """
-    combined = _dig(morphology, "fields", "combinada")
-    labelled = _dig(identification, "measures", "labelled")
+    combined = dig(morphology, "fields", "combinada")
+    labelled = dig(identification, "measures", "labelled")
     signature = (morphology or {}).get("signature") or identification.get("signature") or ""
     return SummaryRow(
         run=run,
@@ -81,12 +82,12 @@ def build_row(
         id_precision=identification.get("precisao"),
         id_recall=identification.get("abrangencia"),
         id_f=identification.get("medida_f"),
-        exact_f1=_dig(labelled, "exact", "f1"),
-        overlap_f1=_dig(labelled, "overlap", "f1"),
-        intersection_f1=_dig(labelled, "intersection", "f1"),
-        morf_precision=_dig(combined, "precisao"),
-        morf_recall=_dig(combined, "abrangencia"),
-        morf_f=_dig(combined, "medida_f"),
+        exact_f1=dig(labelled, "exact", "f1"),
+        overlap_f1=dig(labelled, "overlap", "f1"),
+        intersection_f1=dig(labelled, "intersection", "f1"),
+        morf_precision=dig(combined, "precisao"),
+        morf_recall=dig(combined, "abrangencia"),
+        morf_f=dig(combined, "medida_f"),
         signature=signature,
     )
 
