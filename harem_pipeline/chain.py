@@ -18,7 +18,7 @@ from typing import Any
 
 from harem_pipeline.atomic import write_text_atomic
 from harem_pipeline.config import Campaign
-from harem_pipeline.reports.html import render_report
+from harem_pipeline.reports.html import write_report_html
 from harem_pipeline.reports.ida2mor import write_ida2mor
 from harem_pipeline.stages import summary as summary_stage
 from harem_pipeline.stages.align import run_align
@@ -228,6 +228,4 @@ def summary(campaign: Campaign, files: Sequence[ReportFiles], folder: PathLike) 
 
 
 def report(summary_json: PathLike, output: PathLike) -> list[Path]:
-    data = read_json_object(summary_json)
-    write_text_atomic(output, render_report(data))
-    return [Path(output)]
+    return [write_report_html(summary_json, output)]

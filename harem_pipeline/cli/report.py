@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harem_pipeline.atomic import write_text_atomic
-from harem_pipeline.reports.html import render_report
-from harem_pipeline.textio import read_json_object
+from harem_pipeline.reports.html import write_report_html
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,8 +24,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     folder = Path(args.output_dir)
-    summary = read_json_object(str(folder / "summary.json"))
-    target = folder / "report.html"
-    write_text_atomic(target, render_report(summary))
+    target = write_report_html(folder / "summary.json", folder / "report.html")
     print(target)
     return 0

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import gzip
 import sys
-from pathlib import Path
 
 from harem_pipeline.atomic import write_bytes_atomic
-from harem_pipeline.formats.harem_xml import read_collection
-from harem_pipeline.stages.simulate import PROFILES, format_profile_table, render_run
+from harem_pipeline.stages.simulate import PROFILES, format_profile_table, simulated_run_bytes
 
 DESCRIPTION = """\
 Write a SIMULATED system run: the golden collection's own annotation with
@@ -54,14 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    cd = read_collection(args.cd)
-    text = render_run(cd, args.profile, args.seed, Path(args.cd).name)
-    data = text.encode(cd.encoding)
+    gzip_it = args.output is not None and args.output.endswith(".gz")
+    data = simulated_run_bytes(args.cd, args.profile, args.seed, gzip_it)
     if args.output is None:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
-        return 0
-    if args.output.endswith(".gz"):
-        data = gzip.compress(data, compresslevel=9, mtime=0)
-    write_bytes_atomic(args.output, data)
+    else:
+        write_bytes_atomic(args.output, data)
     return 0

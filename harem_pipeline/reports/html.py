@@ -9,13 +9,17 @@ signature of the numbers in it, and simulated runs are labelled as such.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from harem_pipeline import __version__
+from harem_pipeline.atomic import write_text_atomic
 from harem_pipeline.reports import charts
 from harem_pipeline.stages.summary import dig
+from harem_pipeline.textio import read_json_object
 
 FIELDS = (("genero", "Género"), ("numero", "Número"), ("combinada", "Combinada"))
 OUTCOME_KEYS = (
@@ -279,3 +283,9 @@ def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign repor
         f"<h2>Runs</h2>{''.join(sections)}"
         f"<script>{SORT_SCRIPT}</script></body></html>\n"
     )
+
+
+def write_report_html(summary_json: str | os.PathLike[str], output: str | os.PathLike[str]) -> Path:
+    """Render the campaign summary at ``summary_json`` into the page ``output``, atomically."""
+    write_text_atomic(output, render_report(read_json_object(summary_json)))
+    return Path(output)

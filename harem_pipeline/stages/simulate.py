@@ -58,14 +58,17 @@ profile and seed always give the same bytes: every draw comes from one
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import os
 import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.harem_xml import format_collection
+from harem_pipeline.formats.harem_xml import format_collection, read_collection
 from harem_pipeline.model import (
     EM_TAG,
     FIRST_HAREM,
@@ -776,3 +779,17 @@ def _check_disjoint(doc: Document, spans: list[tuple[int, int, Entity]]) -> None
             raise RuntimeError(
                 f"simulated entities {left.text!r} and {right.text!r} overlap in {doc.docid}"
             )
+
+
+def simulated_run_bytes(
+    cd_path: str | os.PathLike[str], profile: str, seed: int, gzip_it: bool
+) -> bytes:
+    """The bytes of a simulated run of the collection at ``cd_path``, in its encoding.
+
+    ``gzip_it`` compresses them with no time stamp, so the same command
+    always gives the same bytes.
+    """
+    cd = read_collection(cd_path)
+    data = render_run(cd, profile, seed, Path(cd_path).name).encode(cd.encoding)
+    return gzip.compress(data, compresslevel=9, mtime=0) if gzip_it else data
+
