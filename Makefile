@@ -21,6 +21,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check harem_pipeline tasks tests bench
+	$(BIN)/ruff format --check harem_pipeline tasks tests bench
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -71,9 +71,20 @@ def simulate_runs(folder: Path, count: int) -> None:
     for i in range(count):
         profile = PROFILES[i % len(PROFILES)]
         subprocess.run(
-            [*HAREM, "simulate", "--cd", str(CD), "--profile", profile, "--seed", str(100 + i),
-             "-o", str(folder / f"sim{i:02d}.txt")],
-            check=True, stdout=subprocess.DEVNULL,
+            [
+                *HAREM,
+                "simulate",
+                "--cd",
+                str(CD),
+                "--profile",
+                profile,
+                "--seed",
+                str(100 + i),
+                "-o",
+                str(folder / f"sim{i:02d}.txt"),
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
         )
 
 
@@ -98,15 +109,19 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    print(f"# {platform.python_implementation()} {platform.python_version()}, "
-          f"{platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    print(
+        f"# {platform.python_implementation()} {platform.python_version()}, "
+        f"{platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"
+    )
     with tempfile.TemporaryDirectory(prefix="harem-bench-") as tmp:
         tmp_path = Path(tmp)
         (tmp_path / "default").mkdir()
         full, rerun = default_campaign(tmp_path / "default", args.repeat, args.workers)
         print(f"default campaign, from scratch:  {full:7.2f} s (median of {args.repeat})")
-        print(f"default campaign, unchanged:     {rerun:7.2f} s = {100 * rerun / full:.1f} % "
-              f"(targets: < 5 %, < 2 s)")
+        print(
+            f"default campaign, unchanged:     {rerun:7.2f} s = {100 * rerun / full:.1f} % "
+            f"(targets: < 5 %, < 2 s)"
+        )
         one, many = scaling(tmp_path / "scaling", args.runs, args.workers, args.repeat)
         ideal = args.runs / args.workers
         print(f"1 run:  {one:7.2f} s;  {args.runs} runs: {many:7.2f} s with {args.workers} workers")

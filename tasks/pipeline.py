@@ -47,12 +47,17 @@ class Align(RunTask, StageTask):
         return [self.anchor(), chain.warnings_path(self.anchor())]
 
     def input_paths(self) -> list[Path]:
-        return [self.campaign.collection, self.run_spec.path,
-                *chain.existing([self.campaign.collection_meta])]
+        return [
+            self.campaign.collection,
+            self.run_spec.path,
+            *chain.existing([self.campaign.collection_meta]),
+        ]
 
     def produce(self) -> list[Path]:
         return chain.align(
-            self.campaign.collection, self.run_spec.path, self.anchor(),
+            self.campaign.collection,
+            self.run_spec.path,
+            self.anchor(),
             self.campaign.collection_meta,
         )
 
@@ -105,7 +110,9 @@ class Veus(RunTask, StageTask):
 
     def produce(self) -> list[Path]:
         return chain.veus(
-            self.requires().anchor(), self.anchor(), self.campaign.collection_meta,
+            self.requires().anchor(),
+            self.anchor(),
+            self.campaign.collection_meta,
             **self.stage_params(),
         )
 
@@ -117,8 +124,12 @@ class AltinaID(RunTask, StageTask):
     subset = luigi.Parameter()
 
     def requires(self) -> Veus:
-        return Veus(config=self.config, run_name=self.run_name, subset=self.subset,
-                    style=self.campaign.style)
+        return Veus(
+            config=self.config,
+            run_name=self.run_name,
+            subset=self.subset,
+            style=self.campaign.style,
+        )
 
     def anchor(self) -> Path:
         source = self.requires().anchor()
@@ -146,8 +157,12 @@ class Ida2ID(RunTask, StageTask):
 
     def input_paths(self) -> list[Path]:
         # The CD and the run: the span measures beside the identification ones read them.
-        return [self.requires().anchor(), self.campaign.collection, self.run_spec.path,
-                *chain.existing([self.campaign.collection_meta])]
+        return [
+            self.requires().anchor(),
+            self.campaign.collection,
+            self.run_spec.path,
+            *chain.existing([self.campaign.collection_meta]),
+        ]
 
     def span_veil(self) -> str:
         """The categories the subset looks at: the run's declared veil if selective."""
@@ -162,8 +177,13 @@ class Ida2ID(RunTask, StageTask):
 
     def produce(self) -> list[Path]:
         return chain.ida2id(
-            self.input_paths()[0], self.anchor(), self.report_signature(), self.campaign.bootstrap,
-            self.campaign.collection, self.run_spec.path, self.campaign.collection_meta,
+            self.input_paths()[0],
+            self.anchor(),
+            self.report_signature(),
+            self.campaign.bootstrap,
+            self.campaign.collection,
+            self.run_spec.path,
+            self.campaign.collection_meta,
             self.span_veil(),
         )
 
@@ -209,8 +229,9 @@ class AltinaMor(RunTask, StageTask):
     scenario = luigi.Parameter()
 
     def requires(self) -> Vizir:
-        return Vizir(config=self.config, run_name=self.run_name, subset=self.subset,
-                     scenario=self.scenario)
+        return Vizir(
+            config=self.config, run_name=self.run_name, subset=self.subset, scenario=self.scenario
+        )
 
     def anchor(self) -> Path:
         return self.requires().anchor().with_suffix(".altmor")
@@ -230,8 +251,9 @@ class Ida2Mor(RunTask, StageTask):
     scenario = luigi.Parameter()
 
     def requires(self) -> AltinaMor:
-        return AltinaMor(config=self.config, run_name=self.run_name, subset=self.subset,
-                         scenario=self.scenario)
+        return AltinaMor(
+            config=self.config, run_name=self.run_name, subset=self.subset, scenario=self.scenario
+        )
 
     def anchor(self) -> Path:
         return self.requires().anchor().with_suffix(".ida2mor")
@@ -243,13 +265,19 @@ class Ida2Mor(RunTask, StageTask):
         return {"scenario": self.scenario, "bootstrap": self.campaign.bootstrap}
 
     def report_signature(self) -> str:
-        return self.signature(subset=self.subset, scenario=SCENARIO_SUFFIX[self.scenario],
-                              style="harem")
+        return self.signature(
+            subset=self.subset, scenario=SCENARIO_SUFFIX[self.scenario], style="harem"
+        )
 
     def produce(self) -> list[Path]:
         return chain.ida2mor(
-            self.input_paths(), self.anchor(), self.scenario, self.report_signature(),
-            self.run_name, self.subset, self.campaign.bootstrap,
+            self.input_paths(),
+            self.anchor(),
+            self.scenario,
+            self.report_signature(),
+            self.run_name,
+            self.subset,
+            self.campaign.bootstrap,
         )
 
 
@@ -263,8 +291,9 @@ class Summary(CampaignTask, StageTask):
         return [
             (
                 Ida2ID(config=self.config, run_name=run.name, subset=subset.name),
-                Ida2Mor(config=self.config, run_name=run.name, subset=subset.name,
-                        scenario=scenario),
+                Ida2Mor(
+                    config=self.config, run_name=run.name, subset=subset.name, scenario=scenario
+                ),
             )
             for run in self.campaign.runs
             for subset in self.campaign.subsets
@@ -277,8 +306,12 @@ class Summary(CampaignTask, StageTask):
     def report_files(self) -> list[chain.ReportFiles]:
         return [
             chain.ReportFiles(
-                ida2id.run_name, ida2id.run_spec.path, ida2id.subset, ida2mor.scenario,
-                chain.json_twin(ida2id.anchor()), chain.json_twin(ida2mor.anchor()),
+                ida2id.run_name,
+                ida2id.run_spec.path,
+                ida2id.subset,
+                ida2mor.scenario,
+                chain.json_twin(ida2id.anchor()),
+                chain.json_twin(ida2mor.anchor()),
             )
             for ida2id, ida2mor in self.reports()
         ]
@@ -291,8 +324,10 @@ class Summary(CampaignTask, StageTask):
 
     def input_paths(self) -> list[Path]:
         return chain.existing(
-            [*(chain.json_twin(t.anchor()) for t in self.requires()),
-             *(run.path for run in self.campaign.runs)]
+            [
+                *(chain.json_twin(t.anchor()) for t in self.requires()),
+                *(run.path for run in self.campaign.runs),
+            ]
         )
 
     def produce(self) -> list[Path]:

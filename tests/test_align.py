@@ -123,8 +123,10 @@ def test_cli_default_output_is_run_dot_alinhado(tmp_path: Path) -> None:
     run = tmp_path / "participacao.xml"
     run.write_bytes((DATA / "lampada2/exemplo0/participacao.xml").read_bytes())
     assert main(["align", "--cd", str(DATA / "lampada2/exemplo0/cd.xml"), "--run", str(run)]) == 0
-    assert (tmp_path / "participacao.xml.alinhado").read_bytes().startswith(
-        b"# participacao.xml\n# cd.xml\nDOC teste1\n"
+    assert (
+        (tmp_path / "participacao.xml.alinhado")
+        .read_bytes()
+        .startswith(b"# participacao.xml\n# cd.xml\nDOC teste1\n")
     )
 
 
@@ -235,7 +237,9 @@ def test_first_harem_cd_against_itself(first_harem: Collection) -> None:
                 assert line.gold in line.system, format_line(line)
     # 5,132 entity tags (data/README.md): 4,980 plain, 142 in ALT blocks, 10 in OMITIDO
     alt_entities = sum(
-        len(alt) for doc in first_harem.documents for block in doc.alt_blocks
+        len(alt)
+        for doc in first_harem.documents
+        for block in doc.alt_blocks
         for alt in block.alternatives
     )
     plain = sum(len(doc.entities) for doc in first_harem.documents)
@@ -441,8 +445,10 @@ def test_runs_must_use_the_cd_format(first_harem: Collection) -> None:
 
 def test_empty_run_document_is_ignored_with_a_warning() -> None:
     cd = _second(_CD, "cd.xml")
-    run = _second('<colHAREM><DOC DOCID="d1">\n</DOC><DOC DOCID="d2"><P>A ONU reuniu.</P>'
-                  "</DOC></colHAREM>", "run.xml")
+    run = _second(
+        '<colHAREM><DOC DOCID="d1">\n</DOC><DOC DOCID="d2"><P>A ONU reuniu.</P></DOC></colHAREM>',
+        "run.xml",
+    )
     result = align_collections(cd, run)
     # d1 is consumed by the empty run document (the original neither aligns nor
     # reports it as missing); d2 has no run entity: its entity is missing
@@ -494,8 +500,11 @@ def test_a_run_equal_to_the_cd_aligns_every_entity_with_itself(words) -> None:
     entities = []
     for number, (word, separator, tagged) in enumerate(words):
         if tagged:
-            entities.append(Entity(f"e{number}", ("LOCAL",), (), (), None, word, len(text),
-                                   len(text) + len(word)))
+            entities.append(
+                Entity(
+                    f"e{number}", ("LOCAL",), (), (), None, word, len(text), len(text) + len(word)
+                )
+            )
         text += word + separator
     doc = Document("d", text, entities=tuple(entities))
     cd = Collection("cd.xml", SECOND_HAREM, "utf-8", (doc,))

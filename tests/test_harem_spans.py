@@ -78,7 +78,13 @@ def span(start: int, end: int, *labels: str) -> tuple[int, int, frozenset[str]]:
 
 def test_tokens_skip_blanks_and_cut_at_tags() -> None:
     assert [t.key for t in text_tokens("Rio  Tejo,\n1999")] == [
-        "RIO", "TEJO", ",", "1", "9", "9", "9",
+        "RIO",
+        "TEJO",
+        ",",
+        "1",
+        "9",
+        "9",
+        "9",
     ]
     # a tag inside a word cuts it, as the aligner reads each text node apart
     assert [t.key for t in text_tokens("Boiadeirose", cuts={10})] == ["BOIADEIROS", "E"]
@@ -100,10 +106,17 @@ def test_spans_of_the_hand_pair() -> None:
     # Zeca (17) is inside OMITIDO: left out on both sides; "fim" is placed after
     # the document's 20 tokens, so it overlaps nothing.
     assert sorted(d1.gold) == [
-        span(0, 2, PER), span(3, 5, LOC), span(7, 10, ORG, LOC), span(13, 14, LOC),
+        span(0, 2, PER),
+        span(3, 5, LOC),
+        span(7, 10, ORG, LOC),
+        span(13, 14, LOC),
     ]
     assert sorted(d1.system) == [
-        span(0, 1, PER), span(3, 5, PER), span(7, 10, LOC), span(13, 14, LOC), span(20, 21, ORG),
+        span(0, 1, PER),
+        span(3, 5, PER),
+        span(7, 10, LOC),
+        span(13, 14, LOC),
+        span(20, 21, ORG),
     ]
     assert d2.gold == (span(0, 1, TIME),)
     assert d2.system == ((0, 1, frozenset()),)
@@ -140,7 +153,10 @@ def test_hand_computed_measures() -> None:
     c = m.labelled.categories
     # s1 boundary error, s2 and s6 label errors (s6 has no label), s3 s4 correct, s5 spurious.
     assert (c.system_correct, c.system_label_error, c.system_boundary_error, c.spurious) == (
-        2, 2, 1, 1,
+        2,
+        2,
+        1,
+        1,
     )
     assert (c.gold_correct, c.gold_label_error, c.gold_boundary_error, c.missing) == (2, 2, 1, 0)
     per_label = dict(m.per_label)
@@ -184,11 +200,15 @@ def test_run_text_that_drifts_is_placed_by_numbered_tokens() -> None:
     # document's three, so it can only be spurious.
     cd = parse_collection(
         '<colHAREM><DOC DOCID="d"><P><EM CATEG="LOCAL">Porto</EM> e '
-        '<EM CATEG="LOCAL">Lisboa</EM></P></DOC></colHAREM>', "cd.xml", "utf-8"
+        '<EM CATEG="LOCAL">Lisboa</EM></P></DOC></colHAREM>',
+        "cd.xml",
+        "utf-8",
     )
     run = parse_collection(
         '<colHAREM><DOC DOCID="d"><P><EM CATEG="TEMPO">Ontem</EM> ,  <EM CATEG="LOCAL">Porto</EM>'
-        '   e <EM CATEG="LOCAL">Lisboa</EM></P></DOC></colHAREM>', "run.xml", "utf-8"
+        '   e <EM CATEG="LOCAL">Lisboa</EM></P></DOC></colHAREM>',
+        "run.xml",
+        "utf-8",
     )
     (doc,) = spans_from_collections(cd, run)
     assert sorted(doc.system) == [span(0, 1, LOC), span(2, 3, LOC), span(3, 4, TIME)]
@@ -230,8 +250,15 @@ def test_cli_harem_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "labelled.exact_system" not in data["documents"]["d2"]
     assert main(args) == 0
     text = capsys.readouterr().out
-    assert text.splitlines()[5].split() == ["exact", "33.33", "40.00", "36.36",
-                                            "66.67", "80.00", "72.73"]
+    assert text.splitlines()[5].split() == [
+        "exact",
+        "33.33",
+        "40.00",
+        "36.36",
+        "66.67",
+        "80.00",
+        "72.73",
+    ]
     assert main(["measures", "--cd", str(tmp_path / "cd.xml")]) == 2
     assert capsys.readouterr().err.strip() == (
         "harem measures: error: <input>: expected --cd CD --run RUN (and no FILE or --format), "

@@ -275,8 +275,7 @@ def test_parse_morf_rejects(value: str) -> None:
     with pytest.raises(InputError) as exc:
         Morf.parse(value, "f.veu", 7)
     assert str(exc.value) == (
-        f'f.veu, line 7: expected MORF="G,N" with G in M,F,? and N in S,P,?, '
-        f'found MORF="{value}"'
+        f'f.veu, line 7: expected MORF="G,N" with G in M,F,? and N in S,P,?, found MORF="{value}"'
     )
 
 

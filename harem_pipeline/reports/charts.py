@@ -79,8 +79,15 @@ def grouped_bars(
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
         heights = [v if v is not None else 0.0 for v in values]
         yerr = _errors(values, intervals[name]) if intervals and name in intervals else None
-        axes.bar(xs, heights, width, label=name, color=SERIES_COLOURS[i % len(SERIES_COLOURS)],
-                 yerr=yerr, capsize=3 if yerr else 0)
+        axes.bar(
+            xs,
+            heights,
+            width,
+            label=name,
+            color=SERIES_COLOURS[i % len(SERIES_COLOURS)],
+            yerr=yerr,
+            capsize=3 if yerr else 0,
+        )
     axes.set_xticks(range(len(groups)), groups, rotation=20, ha="right")
     axes.set_ylim(0, 1.05)
     axes.set_ylabel(ylabel)
@@ -113,8 +120,7 @@ def stacked_outcomes(
         axes.set_title(title)
     axes_row[0][0].set_ylabel("share of records")
     handles, labels = axes_row[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, fontsize="x-small", loc="center left",
-                  bbox_to_anchor=(1.0, 0.5))
+    figure.legend(handles, labels, fontsize="x-small", loc="center left", bbox_to_anchor=(1.0, 0.5))
     return _to_svg(figure)
 
 
@@ -126,11 +132,13 @@ def precision_recall(
     for i, (family, runs) in enumerate(points.items()):
         colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
         shown = [(r, p, rc) for r, (p, rc) in runs.items() if p is not None and rc is not None]
-        axes.scatter([rc for _, _, rc in shown], [p for _, p, _ in shown], label=family,
-                     color=colour)
+        axes.scatter(
+            [rc for _, _, rc in shown], [p for _, p, _ in shown], label=family, color=colour
+        )
         for run, p, rc in shown:
-            axes.annotate(run, (rc, p), fontsize="x-small", xytext=(3, 3),
-                          textcoords="offset points")
+            axes.annotate(
+                run, (rc, p), fontsize="x-small", xytext=(3, 3), textcoords="offset points"
+            )
     axes.set_xlim(0, 1.05)
     axes.set_ylim(0, 1.05)
     axes.set_xlabel("recall (Abrangência)")

@@ -129,6 +129,7 @@ def _leaderboard_entries(reports: Sequence[Mapping[str, Any]]) -> list[Mapping[s
             current.get("scenario") == "absolute",
         ):
             best[run] = report
+
     def identification_f(report: Mapping[str, Any]) -> float:
         value = dig(report, "identification", "medida_f")
         return value if value is not None else -1.0
@@ -164,15 +165,13 @@ def render_leaderboard(reports: Sequence[Mapping[str, Any]]) -> str:
         + head
         + "</tr></thead><tbody>"
         + "".join(rows)
-        + f"</tbody></table><p class=\"muted\">Signatures:</p><ul>{signatures}</ul>"
+        + f'</tbody></table><p class="muted">Signatures:</p><ul>{signatures}</ul>'
     )
 
 
 def _signature(report: Mapping[str, Any]) -> str:
     return (
-        dig(report, "morphology", "signature")
-        or dig(report, "identification", "signature")
-        or ""
+        dig(report, "morphology", "signature") or dig(report, "identification", "signature") or ""
     )
 
 
@@ -180,7 +179,7 @@ def render_run_tables(report: Mapping[str, Any]) -> str:
     """Every measure of one run × subset × scenario, with the table's signature."""
     ident = report.get("identification") or {}
     rows = [
-        "<tr><th class=\"name\">Medida</th><th>Precisão</th><th>Abrangência</th>"
+        '<tr><th class="name">Medida</th><th>Precisão</th><th>Abrangência</th>'
         "<th>Medida F</th></tr>"
     ]
 
@@ -202,8 +201,13 @@ def render_run_tables(report: Mapping[str, Any]) -> str:
     morphology = report.get("morphology")
     if morphology:
         for key, name in FIELDS:
-            add(f"Morfologia: {name}", dig(morphology, "fields", key),
-                "precisao", "abrangencia", "medida_f")
+            add(
+                f"Morfologia: {name}",
+                dig(morphology, "fields", key),
+                "precisao",
+                "abrangencia",
+                "medida_f",
+            )
     else:
         rows.append(
             '<tr><td class="name" colspan="4">Morfologia: o sistema não classificou '
@@ -228,8 +232,10 @@ def render_charts(reports: Sequence[Mapping[str, Any]]) -> str:
     for family, label in (("id_f", "Identificação: Medida F"), ("morf_f", "Morfologia: Medida F")):
         series, intervals = {}, {}
         for subset in subsets:
-            figures = [_headline(by_key[(run, subset)]) if (run, subset) in by_key else None
-                       for run in runs]
+            figures = [
+                _headline(by_key[(run, subset)]) if (run, subset) in by_key else None
+                for run in runs
+            ]
             series[subset] = [f[family][0] if f else None for f in figures]
             intervals[subset] = [f[family][1] if f else None for f in figures]
         parts.append(charts.grouped_bars(label + " por run e subconjunto", runs, series, intervals))
@@ -245,10 +251,12 @@ def render_charts(reports: Sequence[Mapping[str, Any]]) -> str:
     if any(sum(c.values()) for _, _, counts in panels for c in counts):
         parts.append(charts.stacked_outcomes(panels))
     points = {
-        "Identificação": {r["run"]: (_headline(r)["id_p"][0], _headline(r)["id_r"][0])
-                          for r in leader},
-        "Morfologia (Combinada)": {r["run"]: (_headline(r)["morf_p"][0], _headline(r)["morf_r"][0])
-                                   for r in leader},
+        "Identificação": {
+            r["run"]: (_headline(r)["id_p"][0], _headline(r)["id_r"][0]) for r in leader
+        },
+        "Morfologia (Combinada)": {
+            r["run"]: (_headline(r)["morf_p"][0], _headline(r)["morf_r"][0]) for r in leader
+        },
     }
     parts.append(charts.precision_recall("Precisão contra abrangência", points))
     return "".join(f"<figure>{svg}</figure>" for svg in parts)
@@ -273,7 +281,7 @@ def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign repor
     campaign = summary.get("campaign") or {}
     about = escape(str(campaign.get("collection", "")))
     return (
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
         f"<h1>{escape(title)}</h1>"
         f'<p class="muted">harem-pipeline {escape(__version__)} · golden collection: {about}'

@@ -393,10 +393,14 @@ class _AltGroup:
     marks: tuple[Mark, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        ident = "<ALT>" + ALT_SEPARATOR.join(
-            "".join(item if isinstance(item, str) else item.ident for item in alternative)
-            for alternative in self.alternatives
-        ) + "</ALT>"
+        ident = (
+            "<ALT>"
+            + ALT_SEPARATOR.join(
+                "".join(item if isinstance(item, str) else item.ident for item in alternative)
+                for alternative in self.alternatives
+            )
+            + "</ALT>"
+        )
         seen: dict[tuple[str, int], Mark] = {}
         for alternative in self.alternatives:
             for item in alternative:
@@ -408,11 +412,17 @@ class _AltGroup:
 
     def plain_string(self) -> str:
         """The block as the original prints it in a ``VERIFICACAO_MANUAL`` line."""
-        return "<ALT>" + ALT_SEPARATOR.join(
-            "".join(item if isinstance(item, str) else format_tag(item.gold_tag())
-                    for item in alternative)
-            for alternative in self.alternatives
-        ) + "</ALT>"
+        return (
+            "<ALT>"
+            + ALT_SEPARATOR.join(
+                "".join(
+                    item if isinstance(item, str) else format_tag(item.gold_tag())
+                    for item in alternative
+                )
+                for alternative in self.alternatives
+            )
+            + "</ALT>"
+        )
 
 
 _Aligned = _Named | _AltGroup
@@ -460,9 +470,7 @@ def _collect_markable(nodes: Sequence[_Node], keys: dict[str, None]) -> None:
             _collect_markable(node.children, keys)
 
 
-def _number_alt(
-    node: _AltNode, counters: dict[str, int], xml: bool
-) -> _AltGroup | None:
+def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGroup | None:
     """Number an ALT block; every alternative starts from the same counts."""
     original = build_alternatives(node.content)
     numbered: list[list[str | _Named]] = []
@@ -711,8 +719,10 @@ def _strip_marks(marked: str) -> str:
 def _manual_check(faults: Sequence[tuple[_Aligned, tuple[str, ...]]]) -> ManualCheck:
     body = " "
     for entity, keys in faults:
-        shown = entity.plain_string() if isinstance(entity, _AltGroup) else format_tag(
-            entity.gold_tag()
+        shown = (
+            entity.plain_string()
+            if isinstance(entity, _AltGroup)
+            else format_tag(entity.gold_tag())
         )
         body += f"{FAULTY_TOKENS}[{', '.join(keys)}]. {CHECK_ALIGNMENT}{shown} ---> null "
     return ManualCheck(body)
@@ -768,8 +778,13 @@ def _document_block(cd_doc: Document, run_doc: Document, xml: bool, body: list[L
 
 def _bare(doc: Document) -> Document:
     """The CD document's text with no annotation: what a run that lacks it is taken to say."""
-    return Document(docid=doc.docid, text=doc.text, paragraphs=doc.paragraphs,
-                    variant=doc.variant, genre=doc.genre)
+    return Document(
+        docid=doc.docid,
+        text=doc.text,
+        paragraphs=doc.paragraphs,
+        variant=doc.variant,
+        genre=doc.genre,
+    )
 
 
 def align_collections(cd: Collection, run: Collection) -> AlignmentResult:
@@ -832,4 +847,3 @@ def run_align(
     data = format_lines(result.lines).encode(output_encoding(cd), errors="replace")
     write_bytes_atomic(target, data)
     return target, result
-

@@ -296,9 +296,7 @@ def place_tokens(
     occurrence of a markable key in the run is its ``n``-th in the CD.
     """
     where = {
-        numbered: i
-        for i, numbered in enumerate(_numbered(cd_tokens, keys))
-        if numbered is not None
+        numbered: i for i, numbered in enumerate(_numbered(cd_tokens, keys)) if numbered is not None
     }
     return [None if n is None else where.get(n) for n in _numbered(run_tokens, keys)]
 

@@ -792,4 +792,3 @@ def simulated_run_bytes(
     cd = read_collection(cd_path)
     data = render_run(cd, profile, seed, Path(cd_path).name).encode(cd.encoding)
     return gzip.compress(data, compresslevel=9, mtime=0) if gzip_it else data
-
