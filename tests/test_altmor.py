@@ -132,11 +132,17 @@ def test_records_outside_blocks_unchanged() -> None:
 @pytest.mark.parametrize(
     ("lines", "message"),
     [
-        (["<ALT>", "<ALT1>", rec("A", "A", C), "</ALT1>"], "line 1: expected </ALT>, found end"),
-        (["<ALT1>", "</ALT1>"], "line 1: expected <ALTn> directly inside <ALT>"),
-        (["<ALT>", "<ALT1>", "</ALT2>", "</ALT>"], "line 3: expected </ALT1>, found </ALT2>"),
+        (
+            ["<ALT>", "<ALT1>", rec("A", "A", C), "</ALT1>"],
+            "line 1: expected </ALT> closing the block, found end of file",
+        ),
+        (["<ALT1>", "</ALT1>"], "line 1: expected <ALT> before an alternative, found <ALT1>"),
+        (
+            ["<ALT>", "<ALT1>", "</ALT2>", "</ALT>"],
+            "line 3: expected a well-nested <ALT><ALTn>…</ALTn>…</ALT> block, found </ALT2>",
+        ),
         (["<ALT>", rec("A", "A", C), "</ALT>"], "line 2: expected a record inside <ALTn>"),
-        (["<ALT>", "<ALT>"], "line 2: expected </ALT> before a new <ALT>"),
+        (["<ALT>", "<ALT>"], "line 2: expected a well-nested <ALT><ALTn>…</ALTn>…</ALT> block"),
     ],
 )
 def test_bad_alt_structure(lines: list[str], message: str) -> None:

@@ -657,6 +657,79 @@ def _format_record(record: Record, marker: str | None) -> str:
 # Whole texts and files
 
 
+# ---------------------------------------------------------------------------
+# ALT blocks: the grammar AltinaID and AltinaMor both read
+
+
+@dataclass(frozen=True, slots=True)
+class AltBlockLines:
+    """An ``<ALT>`` block as read: each alternative's number and its lines."""
+
+    labels: tuple[int, ...]
+    alternatives: tuple[tuple[Line, ...], ...]
+    line: int = field(default=0, compare=False)
+    eol: str = field(default="\n", compare=False)
+
+
+ALT_CHOICE = " ALT escolhida: {k} de {n}"
+
+
+def alt_choice_header(k: int, n: int, eol: str = "\n") -> Header:
+    """The ``# ALT escolhida: k de n`` line written before a chosen alternative."""
+    return Header(ALT_CHOICE.format(k=k, n=n), eol)
+
+
+def group_alt_blocks(
+    lines: Iterable[Line], path: str | None = None
+) -> Iterator[Line | AltBlockLines]:
+    """The lines with every ``<ALT><ALT1>…</ALT1>…</ALT>`` block gathered into one item.
+
+    Only one block is held at a time.  Lines between two alternatives other
+    than records (blank lines) are dropped; a record there, a document
+    boundary inside a block, or badly nested markers are input errors.
+    """
+    labels: list[int] = []
+    alternatives: list[list[Line]] = []
+    start: AltOpen | None = None
+    inside: int | None = None
+    for item in lines:
+        number = getattr(item, "line", 0) or None
+        if start is None:
+            if isinstance(item, AltOpen) and item.n is None:
+                start, labels, alternatives = item, [], []
+            elif isinstance(item, (AltOpen, AltClose)):
+                raise InputError(path, "<ALT> before an alternative", _marker(item), line=number)
+            else:
+                yield item
+        elif isinstance(item, AltOpen) and item.n is not None and inside is None:
+            inside = item.n
+            labels.append(item.n)
+            alternatives.append([])
+        elif isinstance(item, AltClose) and item.n is not None and item.n == inside:
+            inside = None
+        elif isinstance(item, AltClose) and item.n is None and inside is None:
+            yield AltBlockLines(
+                tuple(labels), tuple(map(tuple, alternatives)), start.line, item.eol
+            )
+            start = None
+        elif isinstance(item, (AltOpen, AltClose, DocStart, DocEnd, DocumentLine)):
+            raise InputError(
+                path, "a well-nested <ALT><ALTn>…</ALTn>…</ALT> block", _marker(item), line=number
+            )
+        elif inside is not None:
+            alternatives[-1].append(item)
+        elif isinstance(item, Record):
+            raise InputError(
+                path, "a record inside <ALTn>", "a record between alternatives", line=number
+            )
+    if start is not None:
+        raise InputError(path, "</ALT> closing the block", "end of file", line=start.line or None)
+
+
+def _marker(item: Line) -> str:
+    return format_line(item) if isinstance(item, (AltOpen, AltClose)) else type(item).__name__
+
+
 def parse_lines(text: str, path: str | None = None) -> Iterator[Line]:
     """Parse an already-decoded text lazily, line by line (``\\n`` and ``\\r\\n`` ends kept)."""
     pos = 0

@@ -41,13 +41,11 @@ from harem_pipeline.formats.alinhado import (
     EVAL_SPURIOUS,
     MARKER_FIRST_HAREM,
     PARTIAL_KINDS,
-    AltClose,
-    AltOpen,
-    DocEnd,
-    DocStart,
-    Header,
+    AltBlockLines,
     Line,
     Record,
+    alt_choice_header,
+    group_alt_blocks,
     iter_lines,
     write_lines,
 )
@@ -137,62 +135,19 @@ def choose_alternative(scores: Sequence[AlternativeScore]) -> int:
     return best
 
 
-def chosen_comment(k: int, n: int) -> Header:
-    """The ``# ALT escolhida: k de n`` line written before a chosen alternative."""
-    return Header(f" ALT escolhida: {k} de {n}")
-
-
-@dataclass(slots=True)
-class _Block:
-    """An ``<ALT>`` block being read: its alternatives' lines."""
-
-    line: int
-    alternatives: list[list[Line]]
-    inside: bool = False
-
-
-def _expected(path: str | None, what: str, item: Line) -> InputError:
-    return InputError(path, what, type(item).__name__, line=getattr(item, "line", 0) or None)
-
-
 def select_alternatives(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
     """The lines with every ``<ALT>`` block replaced by its chosen alternative, lazily."""
-    block: _Block | None = None
-    for item in lines:
-        if block is None:
-            if isinstance(item, AltOpen) and item.n is None:
-                block = _Block(item.line, [])
-            elif isinstance(item, (AltOpen, AltClose)):
-                raise _expected(path, "<ALT> before an alternative", item)
-            else:
-                yield item
-            continue
-        if isinstance(item, AltOpen) and item.n is not None and not block.inside:
-            block.alternatives.append([])
-            block.inside = True
-        elif isinstance(item, AltClose) and item.n is not None and block.inside:
-            block.inside = False
-        elif isinstance(item, AltClose) and item.n is None and not block.inside:
-            yield from _chosen_lines(block, path)
-            block = None
-        elif isinstance(item, (AltOpen, AltClose, DocStart, DocEnd)):
-            raise _expected(path, "a well-nested <ALT><ALTn>…</ALTn>…</ALT> block", item)
-        elif block.inside:
-            block.alternatives[-1].append(item)
-    if block is not None:
-        raise InputError(path, "</ALT> closing the block", "end of file", line=block.line or None)
-
-
-def _chosen_lines(block: _Block, path: str | None) -> Iterator[Line]:
-    if not block.alternatives:
-        return
-    scores = [
-        score_alternative((item for item in lines if isinstance(item, Record)), path)
-        for lines in block.alternatives
-    ]
-    best = choose_alternative(scores)
-    yield chosen_comment(best + 1, len(scores))
-    yield from block.alternatives[best]
+    for item in group_alt_blocks(lines, path):
+        if not isinstance(item, AltBlockLines):
+            yield item
+        elif item.alternatives:
+            scores = [
+                score_alternative((x for x in lines if isinstance(x, Record)), path)
+                for lines in item.alternatives
+            ]
+            best = choose_alternative(scores)
+            yield alt_choice_header(best + 1, len(scores))
+            yield from item.alternatives[best]
 
 
 def default_output(path: str | os.PathLike[str]) -> Path:

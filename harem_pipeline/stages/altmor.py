@@ -18,14 +18,13 @@ from fractions import Fraction
 from pathlib import Path
 
 from harem_pipeline.atomic import atomic_write
-from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     MARKER_FIRST_HAREM,
-    AltClose,
-    AltOpen,
-    Header,
+    AltBlockLines,
     Line,
     Record,
+    alt_choice_header,
+    group_alt_blocks,
     iter_lines,
     write_to,
 )
@@ -102,71 +101,29 @@ def choose_alternative(tallies: Sequence[AltTally]) -> int:
     )
 
 
-@dataclass(slots=True)
-class _Block:
-    """An ``<ALT>`` block being read: its alternatives' labels and records."""
-
-    line: int
-    labels: list[int]
-    records: list[list[Record]]
-    open_alternative: int | None = None
-
-
 def choose_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
     """The ``.altmor`` stream of a ``.vizir`` stream: each ALT block → its best alternative."""
-    block: _Block | None = None
-    for item in lines:
-        number = item.line or None
-        if isinstance(item, AltOpen):
-            if item.n is None:
-                if block is not None:
-                    raise InputError(path, "</ALT> before a new <ALT>", "<ALT>", line=number)
-                block = _Block(item.line, [], [])
-            else:
-                if block is None or block.open_alternative is not None:
-                    raise InputError(
-                        path, "<ALTn> directly inside <ALT>", f"<ALT{item.n}>", line=number
-                    )
-                block.open_alternative = item.n
-                block.labels.append(item.n)
-                block.records.append([])
-        elif isinstance(item, AltClose):
-            if item.n is None:
-                if block is None or block.open_alternative is not None:
-                    raise InputError(path, "</ALT> closing an open <ALT>", "</ALT>", line=number)
-                yield from resolve_block(block, path, item.eol)
-                block = None
-            else:
-                if block is None or block.open_alternative != item.n:
-                    expected = f"</ALT{block.open_alternative}>" if block else "no </ALTn>"
-                    raise InputError(path, expected, f"</ALT{item.n}>", line=number)
-                block.open_alternative = None
-        elif block is not None:
-            if isinstance(item, Record) and block.open_alternative is not None:
-                block.records[-1].append(item)
-            elif isinstance(item, Record):
-                raise InputError(
-                    path, "a record inside <ALTn>", "a record between alternatives", line=number
-                )
+    for item in group_alt_blocks(lines, path):
+        if isinstance(item, AltBlockLines):
+            yield from resolve_block(item, path)
         else:
             yield item
-    if block is not None:
-        raise InputError(path, "</ALT>", "end of file", line=block.line or None)
 
 
-def resolve_block(block: _Block, path: str | None, eol: str = "\n") -> Iterator[Line]:
+def resolve_block(block: AltBlockLines, path: str | None) -> Iterator[Line]:
     """``# ALT escolhida: k de n`` then the chosen alternative's records."""
     if not block.labels:
         return
+    alternatives = [[x for x in lines if isinstance(x, Record)] for lines in block.alternatives]
     tallies = []
-    for records in block.records:
+    for records in alternatives:
         total = AltTally()
         for record in records:
             total = total + tally_record(record, path)
         tallies.append(total)
     chosen = choose_alternative(tallies)
-    yield Header(f" ALT escolhida: {block.labels[chosen]} de {len(block.labels)}", eol)
-    yield from block.records[chosen]
+    yield alt_choice_header(block.labels[chosen], len(block.labels), block.eol)
+    yield from alternatives[chosen]
 
 
 def default_output(path: str | os.PathLike[str]) -> Path:
