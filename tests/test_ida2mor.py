@@ -21,7 +21,6 @@ from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import parse_lines
 from harem_pipeline.formats.vizir import MorphScore, Outcome
-from harem_pipeline.model import Morf
 from harem_pipeline.reports.ida2mor import format_ida2mor_text
 from harem_pipeline.stages.ida2mor import (
     DocumentCounts,
@@ -35,7 +34,8 @@ from harem_pipeline.stages.ida2mor import (
     scenario_from_name,
     subset_from_name,
 )
-from harem_pipeline.stages.vizir import Alignment, Scenario, SystemEntity, judge_alignment
+from harem_pipeline.stages.vizir import Alignment, Scenario, judge_alignment
+from tests.strategies import ALIGNMENT
 
 PCD = "Parcialmente_Correcto_por_Defeito"
 PCE = "Parcialmente_Correcto_por_Excesso"
@@ -331,19 +331,6 @@ def test_names() -> None:
 
 # ---------------------------------------------------------------------------
 # Properties over random records
-
-GENDER = st.sampled_from(["M", "F", "?"])
-NUMBER = st.sampled_from(["S", "P", "?"])
-MORPH = st.builds(Morf, GENDER, NUMBER)
-TEXT = st.sampled_from(["Abril", "17 de Abril", "Reportagem", "a Reportagem", "Lisboa"])
-ENTITY = st.builds(SystemEntity, TEXT, st.none() | MORPH, st.booleans())
-ALIGNMENT = st.builds(
-    Alignment,
-    TEXT,
-    st.none() | MORPH,
-    st.booleans(),
-    st.none() | st.lists(ENTITY, min_size=1, max_size=3).map(tuple),
-)
 
 
 def tally(alignments: list[Alignment], scenario: Scenario) -> MorphologyCounts:

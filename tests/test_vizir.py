@@ -41,6 +41,7 @@ from harem_pipeline.stages.vizir import (
     score_field,
     score_lines,
 )
+from tests.strategies import ALIGNMENT
 
 CASES = Path(__file__).parent / "cases" / "vizir"
 C = Outcome.CORRECTO
@@ -211,19 +212,6 @@ def test_special_records(
 
 # ---------------------------------------------------------------------------
 # Properties
-
-GENDER = st.sampled_from(["M", "F", "?"])
-NUMBER = st.sampled_from(["S", "P", "?"])
-MORPH = st.builds(Morf, GENDER, NUMBER)
-TEXT = st.sampled_from(["Abril", "17 de Abril", "a Reportagem", "Reportagem Local", "Lisboa"])
-ENTITY = st.builds(SystemEntity, TEXT, st.none() | MORPH, st.booleans())
-ALIGNMENT = st.builds(
-    Alignment,
-    TEXT,
-    st.none() | MORPH,
-    st.booleans(),
-    st.none() | st.lists(ENTITY, min_size=1, max_size=3).map(tuple),
-)
 
 
 @settings(derandomize=True, deadline=None, max_examples=300)
