@@ -1,7 +1,7 @@
 """Span counts as flat mappings, bootstrap units, and the intervals of every P/R/F triple.
 
 A report keeps its per-unit ``SpanCounts`` as flat mappings (what its JSON's
-``documents`` object holds and what :mod:`harem_pipeline.bootstrap`
+``documents`` object holds and what :mod:`harem_pipeline.measures.bootstrap`
 resamples).  Keys are ``<view>.<count>`` for the two views and
 ``per_label.<label>.<count>`` per label, with the field names of
 ``MatchCounts`` and ``CategoryCounts``; zero counts are left out.
@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from harem_pipeline.bootstrap import (
+from harem_pipeline.measures.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     harmonic_array,

@@ -2,7 +2,7 @@
 
 A stage task is complete when the manifest beside its output matches the
 content of its inputs, its parameters and the scoring version now
-(``harem_pipeline.manifest``).  Its Luigi target is that manifest, which is
+(``harem_pipeline.pipeline.manifest``).  Its Luigi target is that manifest, which is
 written last: the outputs first, atomically, then the manifest.  ``run()``
 calls one library function; no scoring happens here.
 """
@@ -15,16 +15,16 @@ from typing import Any
 
 import luigi
 
-from harem_pipeline.atomic import remove_stale_temporaries
-from harem_pipeline.config import Campaign, RunSpec, load_campaign
 from harem_pipeline.errors import ConfigError
-from harem_pipeline.manifest import (
+from harem_pipeline.pipeline.config import Campaign, RunSpec, load_campaign
+from harem_pipeline.pipeline.manifest import (
     is_complete,
     manifest_path,
     snapshot_inputs,
     write_manifest,
 )
-from harem_pipeline.signature import run_signature, short_digest
+from harem_pipeline.pipeline.signature import run_signature, short_digest
+from harem_pipeline.text.atomic import remove_stale_temporaries
 
 
 class CampaignTask(luigi.Task):

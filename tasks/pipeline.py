@@ -21,9 +21,9 @@ from typing import Any
 
 import luigi
 
-from harem_pipeline import chain
-from harem_pipeline.config import SCENARIO_SUFFIX, Subset
 from harem_pipeline.errors import ConfigError
+from harem_pipeline.pipeline import chain
+from harem_pipeline.pipeline.config import SCENARIO_SUFFIX, Subset
 from tasks.base import CampaignTask, RunTask, StageTask
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harem_pipeline.atomic import atomic_write, remove_stale_temporaries, write_text_atomic
+from harem_pipeline.text.atomic import atomic_write, remove_stale_temporaries, write_text_atomic
 
 
 def test_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:

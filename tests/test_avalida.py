@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harem_pipeline.atoms import atoms
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Record, Tag, parse_line
@@ -22,6 +21,7 @@ from harem_pipeline.stages.avalida import (
     partial_weight,
     run_avalida,
 )
+from harem_pipeline.text.atoms import atoms
 
 REFERENCE_CASES = [
     ("exemplo0", "total_muc"),

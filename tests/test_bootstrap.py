@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harem_pipeline.bootstrap import interval_table, paired_table, percentile_interval
+from harem_pipeline.measures.bootstrap import interval_table, paired_table, percentile_interval
 
 
 def precision(columns):

@@ -17,16 +17,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harem_pipeline.bootstrap import (
+from harem_pipeline.cli import main
+from harem_pipeline.formats.alinhado import iter_lines
+from harem_pipeline.formats.jsontext import format_report_json
+from harem_pipeline.measures.bootstrap import (
     Columns,
     count_matrix,
     interval_table,
     percentile_interval,
     resampled_totals,
 )
-from harem_pipeline.cli import main
-from harem_pipeline.formats.alinhado import iter_lines
-from harem_pipeline.reports.jsontext import format_report_json
 from harem_pipeline.span_intervals import (
     span_counts_as_mapping,
     span_intervals,

@@ -20,7 +20,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_global_quiet_turns_progress_bars_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    from harem_pipeline.progress import QUIET_VARIABLE, is_quiet
+    from harem_pipeline.text.progress import QUIET_VARIABLE, is_quiet
 
     monkeypatch.delenv(QUIET_VARIABLE, raising=False)
     assert not is_quiet()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.cli import main
-from harem_pipeline.signature import tool_version
+from harem_pipeline.pipeline.signature import tool_version
 
 PRF_KEYS = {"precision", "recall", "f1", "ci95"}
 CATEGORY_KEYS = {

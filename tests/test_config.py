@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harem_pipeline.config import Subset, load_campaign, parse_subset
 from harem_pipeline.errors import ConfigError
+from harem_pipeline.pipeline.config import Subset, load_campaign, parse_subset
 
 
 @pytest.fixture()

@@ -15,6 +15,7 @@ from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import parse_lines
 from harem_pipeline.formats.harem_xml import parse_collection, read_collection
+from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.spans import PRF
 from harem_pipeline.stages.align import align_collections
 from harem_pipeline.stages.altida import select_alternatives
@@ -27,8 +28,7 @@ from harem_pipeline.stages.harem_spans import (
     text_tokens,
 )
 from harem_pipeline.stages.ida2id import tally_identification
-from harem_pipeline.stages.simulate import simulate_collection
-from harem_pipeline.veils import parse_veil, read_grid
+from harem_pipeline.tools.simulate import simulate_collection
 
 # Token positions of d1 (blanks are no positions):
 #  0 Ana  1 Silva  2 visitou  3 Porto  4 Alegre  5 ontem  6 .  7 Banco  8 Central

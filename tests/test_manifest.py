@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import harem_pipeline.manifest as manifest_module
-from harem_pipeline.manifest import (
+import harem_pipeline.pipeline.manifest as manifest_module
+from harem_pipeline.pipeline.manifest import (
     is_complete,
     manifest_path,
     read_manifest,

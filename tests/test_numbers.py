@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harem_pipeline.atoms import atoms
-from harem_pipeline.numbers import java_double
+from harem_pipeline.text.atoms import atoms
+from harem_pipeline.text.numbers import java_double
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from harem_pipeline.formats.report import (
     read_report,
     write_report,
 )
-from harem_pipeline.textio import read_bytes
+from harem_pipeline.text.textio import read_bytes
 from tests.conftest import DATA
 
 REPORTS = sorted(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from harem_pipeline.signature import (
+from harem_pipeline.pipeline.signature import (
     Signature,
     file_signature,
     run_signature,

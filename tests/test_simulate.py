@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_xml import parse_collection, read_collection
 from harem_pipeline.model import AltBlock, Collection, Document, Entity, Morf
-from harem_pipeline.stages import simulate
-from harem_pipeline.stages.simulate import (
+from harem_pipeline.tools import simulate
+from harem_pipeline.tools.simulate import (
     PROFILES,
     can_merge,
     extend_span,

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
 from harem_pipeline.formats.conll import parse_conll
-from harem_pipeline.reports.jsontext import format_report_json
+from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.reports.measures import measures_json
 from harem_pipeline.span_intervals import (
     UNIT_LIMIT,

@@ -9,7 +9,7 @@ import pytest
 
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_xml import parse_collection, read_collection
-from harem_pipeline.stages.stats import count_collection, format_stats_text
+from harem_pipeline.tools.stats import count_collection, format_stats_text
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 FIRST = DATA / "first-harem" / "ColeccaoDouradaHAREM.txt"

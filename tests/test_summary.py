@@ -6,7 +6,7 @@ import csv
 import io
 import json
 
-from harem_pipeline.stages.summary import (
+from harem_pipeline.reports.summary import (
     build_row,
     format_csv,
     format_json,

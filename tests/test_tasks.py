@@ -22,7 +22,7 @@ import pytest
 import tasks
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_xml import format_collection, read_collection
-from harem_pipeline.stages.simulate import render_run
+from harem_pipeline.tools.simulate import render_run
 from tests.conftest import DATA
 
 STARTED: list[tuple[str, str | None]] = []

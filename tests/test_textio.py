@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.textio import (
+from harem_pipeline.text.textio import (
     decode,
     derived_path,
     detect_encoding,

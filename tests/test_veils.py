@@ -1,4 +1,4 @@
-"""Veil syntax, the harem.conf grid and Java's set order (harem_pipeline.veils)."""
+"""Veil syntax, the harem.conf grid and Java's set order (harem_pipeline.formats.veils)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.java import java_hash_order, java_string_hash
-from harem_pipeline.veils import (
+from harem_pipeline.formats.veils import (
     DEFAULT_GRID_PATH,
     format_veil,
     parse_grid,
     parse_veil,
     read_grid,
 )
+from harem_pipeline.text.java import java_hash_order, java_string_hash
 from tests.conftest import DATA
 
 

@@ -20,6 +20,7 @@ from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_line, iter_lines, parse_lines
 from harem_pipeline.formats.harem_xml import read_meta
+from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.stages.veus import (
     FIRST_HAREM_GENRES,
     apply_veus,
@@ -29,7 +30,6 @@ from harem_pipeline.stages.veus import (
     subset_file_name,
     variant_key,
 )
-from harem_pipeline.veils import parse_veil, read_grid
 
 CASES = Path(__file__).resolve().parent / "cases" / "veus"
 ALL_CATEGORIES = "ABSTRACCAO:ACONTECIMENTO:COISA:LOCAL:OBRA:ORGANIZACAO:OUTRO:PESSOA:TEMPO:VALOR"

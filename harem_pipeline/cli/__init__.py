@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from harem_pipeline import __version__
 from harem_pipeline.errors import HaremError
-from harem_pipeline.progress import set_quiet
+from harem_pipeline.text.progress import set_quiet
 
 # Subcommand modules, in the order ``harem --help`` lists them.  A module that
 # does not exist yet is skipped, so stages can land one at a time.

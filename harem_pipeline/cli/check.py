@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harem_pipeline.gate import check_bounds, parse_bound
-from harem_pipeline.textio import read_json_object
+from harem_pipeline.text.textio import read_json_object
+from harem_pipeline.tools.gate import check_bounds, parse_bound
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

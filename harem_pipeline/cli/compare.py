@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from harem_pipeline.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from harem_pipeline.compare import (
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.tools.compare import (
     compare_reports,
     comparison_json,
     format_comparison_text,

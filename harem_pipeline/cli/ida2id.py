@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harem_pipeline.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.errors import InputError
-from harem_pipeline.signature import file_signature
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.stages.ida2id import run_ida2id, subset_from_name
 
 

@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from harem_pipeline.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.errors import InputError
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.reports.ida2mor import write_ida2mor
-from harem_pipeline.signature import file_signature
 from harem_pipeline.stages.ida2mor import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.stages.vizir import Scenario
 

@@ -12,8 +12,8 @@ import argparse
 import logging
 from pathlib import Path
 
-from harem_pipeline.config import load_campaign
-from harem_pipeline.progress import set_quiet
+from harem_pipeline.pipeline.config import load_campaign
+from harem_pipeline.text.progress import set_quiet
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harem_pipeline.atomic import write_bytes_atomic
-from harem_pipeline.stages.simulate import PROFILES, format_profile_table, simulated_run_bytes
+from harem_pipeline.text.atomic import write_bytes_atomic
+from harem_pipeline.tools.simulate import PROFILES, format_profile_table, simulated_run_bytes
 
 DESCRIPTION = """\
 Write a SIMULATED system run: the golden collection's own annotation with

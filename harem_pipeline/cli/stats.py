@@ -7,7 +7,7 @@ import json
 import sys
 
 from harem_pipeline.formats.harem_xml import read_collection
-from harem_pipeline.stages.stats import count_collection, format_stats_text
+from harem_pipeline.tools.stats import count_collection, format_stats_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -43,11 +43,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from harem_pipeline.atomic import atomic_write
 from harem_pipeline.errors import InputError
-from harem_pipeline.numbers import java_double
-from harem_pipeline.progress import progress
-from harem_pipeline.textio import detect_file_encoding, open_binary
+from harem_pipeline.text.atomic import atomic_write
+from harem_pipeline.text.numbers import java_double
+from harem_pipeline.text.progress import progress
+from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 # ---------------------------------------------------------------------------
 # Evaluation kinds

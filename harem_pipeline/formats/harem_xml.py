@@ -39,7 +39,7 @@ from harem_pipeline.model import (
     Entity,
     read_entity_fields,
 )
-from harem_pipeline.textio import decode, read_bytes
+from harem_pipeline.text.textio import decode, read_bytes
 
 # Markup the scanner skips or reads: comments, the DOCTYPE (with an internal
 # subset whose declarations contain their own ``<...>``), processing

@@ -20,8 +20,8 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from harem_pipeline.atomic import write_text_atomic
-from harem_pipeline.textio import read_text
+from harem_pipeline.text.atomic import write_text_atomic
+from harem_pipeline.text.textio import read_text
 
 SEPARATOR = ": "
 

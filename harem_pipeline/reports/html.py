@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from harem_pipeline import __version__
-from harem_pipeline.atomic import write_text_atomic
 from harem_pipeline.reports import charts
-from harem_pipeline.stages.summary import dig
-from harem_pipeline.textio import read_json_object
+from harem_pipeline.reports.summary import dig
+from harem_pipeline.text.atomic import write_text_atomic
+from harem_pipeline.text.textio import read_json_object
 
 FIELDS = (("genero", "Género"), ("numero", "Número"), ("combinada", "Combinada"))
 OUTCOME_KEYS = (

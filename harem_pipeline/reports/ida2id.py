@@ -32,10 +32,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.report import format_fields
-from harem_pipeline.numbers import java_double
-from harem_pipeline.reports.jsontext import format_report_json
 from harem_pipeline.reports.measures import measures_json
+from harem_pipeline.text.numbers import java_double
 
 if TYPE_CHECKING:  # the stage imports this module to write its report
     from harem_pipeline.stages.ida2id import IdentificationCounts, IdentificationMeasures

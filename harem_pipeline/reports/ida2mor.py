@@ -23,13 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harem_pipeline.atomic import write_text_atomic
-from harem_pipeline.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.formats.alinhado import iter_lines
+from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.report import format_fields
 from harem_pipeline.formats.vizir import Outcome
-from harem_pipeline.numbers import java_double
-from harem_pipeline.reports.jsontext import format_report_json
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.stages.ida2mor import (
     FIELD_KEYS,
     FIELD_LABELS,
@@ -42,7 +40,9 @@ from harem_pipeline.stages.ida2mor import (
     morphology_intervals,
 )
 from harem_pipeline.stages.vizir import Scenario
-from harem_pipeline.textio import derived_path
+from harem_pipeline.text.atomic import write_text_atomic
+from harem_pipeline.text.numbers import java_double
+from harem_pipeline.text.textio import derived_path
 
 UNDEFINED_TEXT = "-"
 TITLE = "Avaliação Global - Classificação Morfológica"

@@ -10,7 +10,7 @@ reproduce line for line (see ``tests/test_align.py``):
   ``Estou a ignorar o documento na submissÃo: <id>``;
 * inside a document, the upper-cased non-stopword tokens of every CD entity
   are *markable*; every occurrence of a markable token is numbered in the
-  running text of both files (``harem_pipeline.tokens``); a CD entity and a
+  running text of both files (``harem_pipeline.text.tokens``); a CD entity and a
   run entity align when they contain the same numbered token;
 * CD entities appear in document order, each ``---> [run entities]`` or
   ``---> [null]``; an ``<ALT>`` block of the CD is printed alternative by
@@ -69,7 +69,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harem_pipeline.atomic import write_bytes_atomic
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     SPURIOUS_TAG,
@@ -88,11 +87,12 @@ from harem_pipeline.formats.alinhado import (
     format_tag,
 )
 from harem_pipeline.formats.harem_xml import read_collection
-from harem_pipeline.java import java_hash_order, java_trim
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
-from harem_pipeline.progress import progress
-from harem_pipeline.textio import derived_path
-from harem_pipeline.tokens import (
+from harem_pipeline.text.atomic import write_bytes_atomic
+from harem_pipeline.text.java import java_hash_order, java_trim
+from harem_pipeline.text.progress import progress
+from harem_pipeline.text.textio import derived_path
+from harem_pipeline.text.tokens import (
     Mark,
     markable_tokens,
     new_counters,

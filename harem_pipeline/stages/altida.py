@@ -49,7 +49,7 @@ from harem_pipeline.formats.alinhado import (
     iter_lines,
     write_lines,
 )
-from harem_pipeline.textio import derived_path
+from harem_pipeline.text.textio import derived_path
 
 OUTPUT_SUFFIX = ".altida"
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from harem_pipeline.atomic import atomic_write
 from harem_pipeline.formats.alinhado import (
     MARKER_FIRST_HAREM,
     AltBlockLines,
@@ -31,7 +30,8 @@ from harem_pipeline.formats.alinhado import (
 from harem_pipeline.formats.vizir import Outcome, record_morph_score
 from harem_pipeline.stages.ida2mor import count_record
 from harem_pipeline.stages.vizir import alignment_from_scored_record
-from harem_pipeline.textio import derived_path
+from harem_pipeline.text.atomic import atomic_write
+from harem_pipeline.text.textio import derived_path
 
 _ERRORS = frozenset(
     {

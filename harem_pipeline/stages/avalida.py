@@ -7,7 +7,7 @@ each record, exactly as the 2010 Java ``IndividualAlignmentEvaluator`` does
 * ``[null]`` (a CD entity nobody found) → ``Em_Falta``;
 * a spurious gold side (``CATEG="ESPURIO"``) → a single ``Espurio``;
 * otherwise, per aligned system entity, comparing atoms
-  (:func:`harem_pipeline.atoms.atoms`): ``Correcto`` when both have the
+  (:func:`harem_pipeline.text.atoms.atoms`): ``Correcto`` when both have the
   same number of atoms and every CD atom occurs in the system entity; else
   a partial match with weight ``w`` (see :func:`partial_weight`), written
   ``…_por_Excesso(w; 1-w)`` when the system entity has at least as many
@@ -25,7 +25,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from harem_pipeline.atoms import atoms
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_CORRECT,
@@ -42,7 +41,8 @@ from harem_pipeline.formats.alinhado import (
     iter_lines,
     write_lines,
 )
-from harem_pipeline.textio import derived_path
+from harem_pipeline.text.atoms import atoms
+from harem_pipeline.text.textio import derived_path
 
 OUTPUT_SUFFIX = ".avalida"
 

@@ -5,7 +5,7 @@ overlap, intersection) need spans over token positions; this module turns
 a CD and a run into such spans, document by document, with the HAREM
 conventions:
 
-* **Tokens** are the aligner's (:func:`harem_pipeline.tokens.tokenize`): a
+* **Tokens** are the aligner's (:func:`harem_pipeline.text.tokens.tokenize`): a
   word token is a run of letters, or one digit; every other character is a
   one-character token.  Blanks (spaces, line ends) are no positions, so two
   texts that differ only in spacing give the same positions; stopwords and
@@ -53,21 +53,21 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from harem_pipeline.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import DocStart, DocumentLine, Header, Line, iter_lines
 from harem_pipeline.formats.harem_xml import read_collection
-from harem_pipeline.java import java_trim
+from harem_pipeline.formats.veils import Veil, format_veil
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
-from harem_pipeline.signature import Signature, short_digest
+from harem_pipeline.pipeline.signature import Signature, short_digest
 from harem_pipeline.span_intervals import document_units, mapping_intervals
 from harem_pipeline.spans import Span, SpanCounts, compute_measures, count_document, sum_counts
 from harem_pipeline.stages.align import align_collections
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.avalida import evaluate_lines
 from harem_pipeline.stages.span_measures import MeasuresReport, Repairs
-from harem_pipeline.tokens import markable_tokens, tokenize
-from harem_pipeline.veils import Veil, format_veil
+from harem_pipeline.text.java import java_trim
+from harem_pipeline.text.tokens import markable_tokens, tokenize
 
 FORMAT = "harem"
 

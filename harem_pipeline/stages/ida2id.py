@@ -37,14 +37,6 @@ from typing import Any
 
 import numpy as np
 
-from harem_pipeline.atomic import write_text_atomic
-from harem_pipeline.bootstrap import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    harmonic_array,
-    interval_table,
-    ratio_array,
-)
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_CORRECT,
@@ -58,6 +50,13 @@ from harem_pipeline.formats.alinhado import (
     Record,
     iter_lines,
 )
+from harem_pipeline.measures.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    harmonic_array,
+    interval_table,
+    ratio_array,
+)
 from harem_pipeline.reports.ida2id import (
     JSON_KEYS,
     format_ida2id_json,
@@ -65,7 +64,8 @@ from harem_pipeline.reports.ida2id import (
     report_values,
 )
 from harem_pipeline.stages.span_measures import MeasuresReport
-from harem_pipeline.textio import derived_path
+from harem_pipeline.text.atomic import write_text_atomic
+from harem_pipeline.text.textio import derived_path
 
 NO_DOCUMENT = ""
 """DOCID under which records found outside any ``DOC``/``EOD`` pair are counted."""
@@ -291,7 +291,7 @@ def counts_as_mapping(counts: IdentificationCounts) -> dict[str, float]:
 def measures_from_mapping(counts: Mapping[str, float]) -> dict[str, float | None]:
     """Every reported figure, keyed like the JSON report, from mapped counts.
 
-    The shape :mod:`harem_pipeline.bootstrap` resamples: per-document
+    The shape :mod:`harem_pipeline.measures.bootstrap` resamples: per-document
     mappings are summed, then measured with this function.
     """
     names = (f.name for f in fields(IdentificationCounts))

@@ -19,13 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from harem_pipeline.bootstrap import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    harmonic_array,
-    interval_table,
-    ratio_array,
-)
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     AltClose,
@@ -39,6 +32,13 @@ from harem_pipeline.formats.alinhado import (
     Record,
 )
 from harem_pipeline.formats.vizir import MorphScore, Outcome, record_morph_score
+from harem_pipeline.measures.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    harmonic_array,
+    interval_table,
+    ratio_array,
+)
 from harem_pipeline.stages.vizir import (
     Alignment,
     Scenario,

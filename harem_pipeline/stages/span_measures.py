@@ -23,14 +23,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
-from harem_pipeline.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES, parse_conll
 from harem_pipeline.formats.jsonl import parse_jsonl
-from harem_pipeline.signature import Signature, short_digest
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.pipeline.signature import Signature, short_digest
 from harem_pipeline.span_intervals import UNIT_LIMIT, SpanUnits, mapping_intervals
 from harem_pipeline.spans import SpanCounts, SpanMeasures, compute_measures
-from harem_pipeline.textio import detect_file_encoding, open_binary
+from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 FORMATS = ("conll", "jsonl")
 

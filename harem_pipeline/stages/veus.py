@@ -7,7 +7,7 @@ A subset is chosen on two axes:
   HAREM files carry both on their document lines (``HAREM-251-04443 PT
   Web``); Second HAREM files (``DOC id``) need the collection's metadata
   (``colSegundoHAREM-meta.xml``, read with ``harem_xml.read_meta``);
-* **categories** — a veil (see :mod:`harem_pipeline.veils`): the evaluation
+* **categories** — a veil (see :mod:`harem_pipeline.formats.veils`): the evaluation
   veil keeps the categories, types and subtypes it names and drops the rest.
 
 Then a **style** rewrites each alignment:
@@ -69,13 +69,13 @@ from harem_pipeline.formats.alinhado import (
     write_lines,
 )
 from harem_pipeline.formats.harem_xml import read_meta
-from harem_pipeline.java import java_hash_order, java_string_hash
-from harem_pipeline.veils import (
+from harem_pipeline.formats.veils import (
     Veil,
     format_veil,
     parse_veil,
     read_grid,
 )
+from harem_pipeline.text.java import java_hash_order, java_string_hash
 
 STYLE_HAREM = "harem"
 STYLE_MUC = "muc"

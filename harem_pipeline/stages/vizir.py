@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from harem_pipeline.atomic import atomic_write
-from harem_pipeline.atoms import atoms
 from harem_pipeline.errors import HaremError, InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_CORRECT,
@@ -53,7 +51,9 @@ from harem_pipeline.formats.vizir import (
     vizir_record,
 )
 from harem_pipeline.model import Morf
-from harem_pipeline.textio import derived_path
+from harem_pipeline.text.atomic import atomic_write
+from harem_pipeline.text.atoms import atoms
+from harem_pipeline.text.textio import derived_path
 
 
 class Scenario(Enum):

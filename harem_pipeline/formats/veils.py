@@ -33,15 +33,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.java import java_hash_order
-from harem_pipeline.textio import read_text
+from harem_pipeline.text.java import java_hash_order
+from harem_pipeline.text.textio import read_text
 
 EVERYTHING = "*"
 OTHER = "OUTRO"
 
 # The grid shipped inside the package (LÂMPADA 2.0 ``harem.conf``), so an
 # installed package finds it too.
-DEFAULT_GRID_PATH = Path(__file__).resolve().parent / "resources" / "harem.conf"
+DEFAULT_GRID_PATH = Path(__file__).resolve().parents[1] / "resources" / "harem.conf"
 
 # A tree: categories (sorted) -> types (sorted) -> subtypes (insertion order).
 TypeNode = tuple[str, tuple[str, ...]]

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harem_pipeline.atomic import write_text_atomic
-from harem_pipeline.config import Campaign
+from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.pipeline.config import Campaign
+from harem_pipeline.reports import summary as summary_stage
 from harem_pipeline.reports.html import write_report_html
 from harem_pipeline.reports.ida2mor import write_ida2mor
-from harem_pipeline.stages import summary as summary_stage
 from harem_pipeline.stages.align import run_align
 from harem_pipeline.stages.altida import run_altida
 from harem_pipeline.stages.altmor import run_altmor
@@ -29,8 +29,8 @@ from harem_pipeline.stages.harem_spans import measure_evaluated
 from harem_pipeline.stages.ida2id import run_ida2id
 from harem_pipeline.stages.veus import run_veus
 from harem_pipeline.stages.vizir import Scenario, run_vizir
-from harem_pipeline.textio import read_head, read_json_object
-from harem_pipeline.veils import parse_veil, read_grid
+from harem_pipeline.text.atomic import write_text_atomic
+from harem_pipeline.text.textio import read_head, read_json_object
 
 PathLike = str | os.PathLike[str]
 SIMULATED_MARK = b"simulated run"

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from harem_pipeline.tokens import is_letter_or_digit
+from harem_pipeline.text.tokens import is_letter_or_digit
 
 _ATOM = re.compile(r"[^\W_]+")
 

@@ -17,17 +17,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from harem_pipeline.bootstrap import (
+from harem_pipeline.errors import InputError
+from harem_pipeline.measures.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     ArrayMeasure,
     PairedResult,
     paired_table,
 )
-from harem_pipeline.errors import InputError
 from harem_pipeline.span_intervals import span_measure_arrays
 from harem_pipeline.stages import ida2id, ida2mor
-from harem_pipeline.textio import read_json_object
+from harem_pipeline.text.textio import read_json_object
 
 KINDS: dict[str, tuple[ArrayMeasure, tuple[str, ...]]] = {
     "ida2id": (ida2id.identification_measure_arrays, ida2id.LOWER_IS_BETTER),

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from harem_pipeline import SCORING_VERSION
-from harem_pipeline.atomic import write_text_atomic
-from harem_pipeline.signature import sha256_file
+from harem_pipeline.pipeline.signature import sha256_file
+from harem_pipeline.text.atomic import write_text_atomic
 
 MANIFEST_SUFFIX = ".manifest.json"
 

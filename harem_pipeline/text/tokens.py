@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from harem_pipeline.stopwords import is_stopword
+from harem_pipeline.text.stopwords import is_stopword
 
 
 def is_letter(char: str) -> bool:
