@@ -12,7 +12,10 @@ equals the original.
 
 Span convention (the only one in the project): ``start`` and ``end`` are
 Python string indices into ``Document.text``, ``end`` exclusive, so
-``document.text[entity.start:entity.end] == entity.text``.
+``document.text[entity.start:entity.end] == entity.text``.  The span
+measures use the same convention over token positions: a :data:`Span` is
+``(start, end, labels)``, ``end`` exclusive, ``labels`` a non-empty
+``frozenset`` (a vague HAREM entity ``A|B`` carries several).
 
 Three markup devices shape the running text:
 
@@ -31,6 +34,7 @@ Three markup devices shape the running text:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -43,6 +47,16 @@ FIRST_HAREM = "first-harem"
 SECOND_HAREM = "second-harem"
 CollectionFormat = Literal["first-harem", "second-harem"]
 FORMATS = (FIRST_HAREM, SECOND_HAREM)
+
+Span = tuple[int, int, frozenset[str]]
+"""A labelled span over token positions of one document, ``end`` exclusive."""
+
+
+def make_span(start: int, end: int, label: str | Iterable[str]) -> Span:
+    """Build a span; a ``str`` label may be vague, ``"A|B"`` meaning {A, B}."""
+    labels = frozenset(label.split("|")) if isinstance(label, str) else frozenset(label)
+    return (start, end, labels)
+
 
 # The element name every Second HAREM entity uses; a First HAREM entity's
 # element name is its (possibly vague) category instead.

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from harem_pipeline.cli import main
 from harem_pipeline.formats.alinhado import iter_lines
 from harem_pipeline.formats.jsontext import format_report_json
+from harem_pipeline.measures import identification, morphology
 from harem_pipeline.measures.bootstrap import (
     Columns,
     count_matrix,
@@ -27,21 +28,19 @@ from harem_pipeline.measures.bootstrap import (
     percentile_interval,
     resampled_totals,
 )
-from harem_pipeline.span_intervals import (
+from harem_pipeline.measures.core import figures_of_row
+from harem_pipeline.measures.spans import compute_measures, span_figures, span_intervals
+from harem_pipeline.model import make_span
+from harem_pipeline.pipeline.spans import measure_file
+from harem_pipeline.stages import ida2id, ida2mor
+from harem_pipeline.stages.spans import (
+    SpanTally,
+    count_document,
     span_counts_as_mapping,
-    span_intervals,
-    span_measure_arrays,
+    sum_counts,
     tally_mapping,
 )
-from harem_pipeline.spans import (
-    SpanTally,
-    compute_measures,
-    count_document,
-    make_span,
-    sum_counts,
-)
-from harem_pipeline.stages import ida2id, ida2mor
-from harem_pipeline.stages.span_measures import measure_file
+from harem_pipeline.stages.tally import document_rows
 
 ID_KEYS = ["precisao", "abrangencia", "medida_f"]
 SPAN_KEYS = ["precision", "recall", "f1"]
@@ -97,11 +96,11 @@ def test_ida2id_json_intervals_contain_the_figures(
 
 def test_ida2id_gabriel_129_documents_seeded(data_dir: Path) -> None:
     _, tally = ida2id.read_tally(data_dir / "reference/gabriel/run.alinhado.avalida.gz")
-    documents = ida2id.document_mappings(tally)
+    documents = document_rows(tally.documents)
     assert len(documents) == 129
-    first = ida2id.identification_intervals(documents, 1000, seed=3)
-    assert first == ida2id.identification_intervals(documents, 1000, seed=3)
-    other = ida2id.identification_intervals(documents, 1000, seed=4)
+    first = identification.identification_intervals(documents, 1000, seed=3)
+    assert first == identification.identification_intervals(documents, 1000, seed=3)
+    other = identification.identification_intervals(documents, 1000, seed=4)
     assert other != first
     # another seed moves the bounds a little, not the picture (P = 0.7513 from the .globalid)
     for key in ID_KEYS:
@@ -112,9 +111,9 @@ def test_ida2id_gabriel_129_documents_seeded(data_dir: Path) -> None:
 def test_ida2id_array_measures_equal_the_report_figures(data_dir: Path) -> None:
     # the vectorised formulas give, on the whole file, the figures of the .globalid
     _, tally = ida2id.read_tally(data_dir / "reference/gabriel/run.alinhado.avalida.gz")
-    mapping = ida2id.counts_as_mapping(tally.total)
-    arrays = ida2id.identification_measure_arrays(single_row(mapping))
-    scalars = ida2id.measures_from_mapping(mapping)
+    mapping = tally.total.as_mapping()
+    arrays = identification.identification_figures(single_row(mapping))
+    scalars = figures_of_row(identification.identification_figures, mapping)
     assert list(arrays)[:3] == ID_KEYS
     for key, column in arrays.items():
         assert same_number(float(column[0]), scalars[key]), key
@@ -137,8 +136,10 @@ def test_ida2id_identical_documents_give_the_point_value() -> None:
     doc = {"total_cd": 6, "identified": 5, "correct": 3, "partial_occurrences": 1}
     doc |= {"partial_correct_sum": 0.5, "partial_incorrect_sum": 0.5, "missing": 2}
     documents = {f"d{i}": doc for i in range(10)}
-    whole = ida2id.measures_from_mapping({key: 10 * value for key, value in doc.items()})
-    intervals = ida2id.identification_intervals(documents, 200)
+    whole = figures_of_row(
+        identification.identification_figures, {key: 10 * value for key, value in doc.items()}
+    )
+    intervals = identification.identification_intervals(documents, 200)
     assert intervals == {key: [whole[key], whole[key]] for key in ID_KEYS}
     assert whole["precisao"] == 3.5 / 5
 
@@ -146,9 +147,9 @@ def test_ida2id_identical_documents_give_the_point_value() -> None:
 def test_ida2id_undefined_in_every_resample_is_null() -> None:
     # nothing identified and nothing in the CD: P, R and F are 0/0 in every resample
     documents = {"a": {"missing": 0}, "b": {}}
-    assert ida2id.identification_intervals(documents, 100) == dict.fromkeys(ID_KEYS)
+    assert identification.identification_intervals(documents, 100) == dict.fromkeys(ID_KEYS)
     # no documents at all: undefined, not an error
-    assert ida2id.identification_intervals({}, 100) == dict.fromkeys(ID_KEYS)
+    assert identification.identification_intervals({}, 100) == dict.fromkeys(ID_KEYS)
 
 
 # ---------------------------------------------------------------------------
@@ -191,19 +192,19 @@ def test_ida2mor_json_intervals_contain_the_figures(weak_altmor: Path, tmp_path:
 def test_ida2mor_array_measures_equal_the_report_figures(weak_altmor: Path) -> None:
     _, lines = iter_lines(weak_altmor)
     counts = ida2mor.count_morphology(lines)
-    documents = ida2mor.document_mappings(counts)
+    documents = document_rows(counts.documents)
     totals: dict[str, float] = {}
     for doc in documents.values():
         for key, value in doc.items():
             totals[key] = totals.get(key, 0) + value
-    arrays = ida2mor.morphology_measure_arrays(single_row(totals))
+    arrays = morphology.morphology_figures(single_row(totals))
     for field in ida2mor.FIELD_KEYS:
-        measures = ida2mor.measures_from_counts(counts.field(field))
+        measures = morphology.measures_from_counts(counts.field(field))
         for name in ("precisao", "abrangencia", "medida_f", "sobre_geracao", "sub_geracao"):
             value = float(arrays[f"{field}.{name}"][0])
             assert value == pytest.approx(getattr(measures, name), rel=1e-15), (field, name)
     # seeded
-    assert ida2mor.morphology_intervals(documents, 300, 9) == ida2mor.morphology_intervals(
+    assert morphology.morphology_intervals(documents, 300, 9) == morphology.morphology_intervals(
         documents, 300, 9
     )
 
@@ -214,10 +215,10 @@ def test_ida2mor_bootstrap_zero_and_identical_documents(weak_altmor: Path, tmp_p
     report = json.loads((tmp_path / "w.ida2mor.json").read_text("utf-8"))
     assert [field["ci95"] for field in report["fields"].values()] == [None, None, None]
     # identical documents: correcto 3, parcialmente correcto 1 → score 3.5 over 4 and 5
-    doc = {"genero.correcto": 3, "genero.parcialmente_correcto": 1}
-    doc |= {"genero.total_sistema": 4, "genero.total_cd": 5}
-    intervals = ida2mor.morphology_intervals({f"d{i}": doc for i in range(7)}, 100)
-    f = 2 * (3.5 / 4) * (3.5 / 5) / (3.5 / 4 + 3.5 / 5)
+    doc = {"genero.correct": 3, "genero.partially_correct": 1}
+    doc |= {"genero.total_system": 4, "genero.total_cd": 5}
+    intervals = morphology.morphology_intervals({f"d{i}": doc for i in range(7)}, 100)
+    f = 7 / 9
     assert intervals["genero"] == {
         "precisao": [3.5 / 4, 3.5 / 4],
         "abrangencia": [3.5 / 5, 3.5 / 5],
@@ -265,7 +266,7 @@ def test_span_measures_bootstrap_zero_is_null(capsys, data_dir: Path) -> None:
 
 def test_span_array_measures_equal_compute_measures(data_dir: Path) -> None:
     report = measure_file(data_dir / "conll2000" / "sample.txt", "conll", resamples=0)
-    arrays = span_measure_arrays(single_row(span_counts_as_mapping(report.counts)))
+    arrays = span_figures(single_row(span_counts_as_mapping(report.counts)))
     measures = compute_measures(report.counts)
     expected = {}
     for view in ("labelled", "unlabelled"):
@@ -372,7 +373,7 @@ def test_identification_intervals_are_ordered_and_bounded(rows) -> None:
                   "partial_correct_sum": p / 4, "total_cd": t}
         for i, (c, p, t) in enumerate(rows)
     }  # fmt: skip
-    intervals = ida2id.identification_intervals(documents, 50)
+    intervals = identification.identification_intervals(documents, 50)
     low, high = intervals["precisao"] or (0.0, 1.0)
     assert 0 <= low <= high <= 1
 

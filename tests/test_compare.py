@@ -9,12 +9,8 @@ import pytest
 
 from harem_pipeline.cli import main
 from harem_pipeline.reports.ida2mor import format_ida2mor_json
-from harem_pipeline.stages.ida2mor import (
-    DocumentCounts,
-    FieldCounts,
-    MorphologyCounts,
-    MorphologyTotals,
-)
+from harem_pipeline.stages.ida2mor import FieldCounts, MorphologyCounts, MorphologyTotals
+from harem_pipeline.stages.tally import DocumentCounts
 from harem_pipeline.stages.vizir import Scenario
 
 
@@ -107,8 +103,8 @@ def ida2mor_report(path: Path, espurio: int) -> Path:
     """Twenty documents; each: 3 correct, 1 wrong, ``espurio`` spurious in every field."""
 
     def field() -> FieldCounts:
-        return FieldCounts(correcto=3, incorrecto=1, espurio=espurio, total_cd=4,
-                           total_sistema=4 + espurio)  # fmt: skip
+        return FieldCounts(correct=3, incorrect=1, spurious=espurio, total_cd=4,
+                           total_system=4 + espurio)  # fmt: skip
 
     documents = [
         DocumentCounts(f"HAREM-{i}", MorphologyTotals(field(), field(), field())) for i in range(20)

@@ -22,8 +22,10 @@ from harem_pipeline.formats.conll import (
     format_conll,
     parse_conll,
 )
-from harem_pipeline.spans import compute_measures, make_span
-from harem_pipeline.stages.span_measures import measure_conll, measure_file
+from harem_pipeline.measures.spans import compute_measures
+from harem_pipeline.model import make_span
+from harem_pipeline.pipeline.spans import measure_file
+from harem_pipeline.stages.span_measures import measure_conll
 
 SETTINGS = settings(derandomize=True, deadline=None, max_examples=100)
 

@@ -16,13 +16,13 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import parse_lines
 from harem_pipeline.formats.harem_xml import parse_collection, read_collection
 from harem_pipeline.formats.veils import parse_veil, read_grid
-from harem_pipeline.spans import PRF
+from harem_pipeline.measures.spans import PRF
+from harem_pipeline.pipeline.spans import measure_collections
 from harem_pipeline.stages.align import align_collections
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.avalida import evaluate_lines
 from harem_pipeline.stages.harem_spans import (
     choose_alternatives,
-    measure_collections,
     read_alt_choices,
     spans_from_collections,
     text_tokens,

@@ -24,15 +24,14 @@ from harem_pipeline.formats.alinhado import (
     format_evaluation,
     parse_lines,
 )
+from harem_pipeline.measures.core import figures_of_row
+from harem_pipeline.measures.identification import identification_figures, measures_from_counts
+from harem_pipeline.pipeline.naming import subset_from_name
+from harem_pipeline.pipeline.reporting import run_ida2id
 from harem_pipeline.reports.ida2id import JSON_KEYS, LABELS, format_ida2id_text
 from harem_pipeline.stages.ida2id import (
     IdentificationCounts,
     count_identification,
-    counts_as_mapping,
-    measures_from_counts,
-    measures_from_mapping,
-    run_ida2id,
-    subset_from_name,
     sum_counts,
     tally_identification,
 )
@@ -252,7 +251,7 @@ def test_ranges_and_conservation(documents: list[list[Record]]) -> None:
         assert ratio is None or 0 <= ratio <= 1
     assert [d.docid for d in tally.documents] == [f"d{n}" for n in range(len(documents))]
     summed = sum_counts(d.counts for d in tally.documents)
-    assert counts_as_mapping(summed) == pytest.approx(counts_as_mapping(counts))
+    assert summed.as_mapping() == pytest.approx(counts.as_mapping())
 
 
 @settings(derandomize=True, deadline=None, max_examples=100)
@@ -264,7 +263,7 @@ def test_invariant_to_document_order(documents: list[list[Record]], rnd) -> None
     b = count_identification(as_lines(shuffled))
     # integers are identical; the two sums only up to floating-point rounding,
     # since they are accumulated in file order (as the Java does)
-    assert counts_as_mapping(a) == pytest.approx(counts_as_mapping(b), rel=1e-12, abs=1e-12)
+    assert a.as_mapping() == pytest.approx(b.as_mapping(), rel=1e-12, abs=1e-12)
     assert (a.total_cd, a.identified, a.correct, a.missing) == (
         b.total_cd,
         b.identified,
@@ -299,10 +298,10 @@ def test_perfect_run_scores_one(sizes: list[int]) -> None:
 def test_bootstrap_mapping_round_trip(data_dir: Path) -> None:
     # documents' counts, summed as the bootstrap sums them, measure like the whole file
     _, tally = _read(data_dir / "reference/exemplo1/total_harem.alinhado.avalida.gz")
-    mapped = [counts_as_mapping(d.counts) for d in tally.documents]
+    mapped = [d.counts.as_mapping() for d in tally.documents]
     totals = {key: sum(m.get(key, 0) for m in mapped) for key in mapped[0]}
-    figures = measures_from_mapping(totals)
-    assert figures["total_identificadas"] == 266
+    figures = figures_of_row(identification_figures, totals)
+    assert totals["identified"] == 266
     assert figures["precisao"] == pytest.approx(0.6189175746976499, rel=1e-12)
 
 

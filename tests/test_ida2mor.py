@@ -21,19 +21,17 @@ from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import parse_lines
 from harem_pipeline.formats.vizir import MorphScore, Outcome
+from harem_pipeline.measures.morphology import measures_from_counts
+from harem_pipeline.pipeline.naming import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.reports.ida2mor import format_ida2mor_text
 from harem_pipeline.stages.ida2mor import (
-    DocumentCounts,
     FieldCounts,
     MorphologyCounts,
     MorphologyTotals,
     count_morphology,
     count_record,
-    measures_from_counts,
-    run_from_name,
-    scenario_from_name,
-    subset_from_name,
 )
+from harem_pipeline.stages.tally import DocumentCounts
 from harem_pipeline.stages.vizir import Alignment, Scenario, judge_alignment
 from tests.strategies import ALIGNMENT
 
@@ -270,7 +268,7 @@ def test_per_document_breakdown(tmp_path: Path) -> None:
     main(["altmor", str(source) + ".vizir"])
     lines = parse_lines((tmp_path / (source.name + ".altmor")).read_text(encoding="iso-8859-1"))
     counts = count_morphology(lines)
-    docs = {doc.docid: doc.totals.combinada for doc in counts.documents}
+    docs = {doc.docid: doc.counts.combinada for doc in counts.documents}
     # Document 1 holds records 1–6: C 1; INC 2,3,4; EF 5; ESP 6; CD 5 (not 6); system 1,2,3,4,6.
     assert docs["HAREM-111-00001"] == FieldCounts(1, 0, 3, 1, 1, 0, 0, 5, 5)
     # Document 2 holds 7,8,9,10,13,14: C 14; PC 9; INC 13; EF 7,8,10; CD 6; system 7,9,10,13,14.
@@ -298,7 +296,7 @@ def test_undefined_ratios_are_null_and_dash(tmp_path: Path) -> None:
 
 
 def test_f_is_zero_when_p_and_r_are_zero() -> None:
-    measures = measures_from_counts(FieldCounts(incorrecto=2, total_cd=2, total_sistema=2))
+    measures = measures_from_counts(FieldCounts(incorrect=2, total_cd=2, total_system=2))
     assert (measures.precisao, measures.abrangencia, measures.medida_f) == (0.0, 0.0, 0.0)
     empty = measures_from_counts(FieldCounts())
     assert empty == type(empty)(None, None, None, None, None, None)
@@ -326,7 +324,8 @@ def test_names() -> None:
     assert subset_from_name(name) == "pt.jornalistico"
     assert run_from_name(name) == "sys1"
     assert scenario_from_name("x.total.vizir") is None
-    assert subset_from_name("x.vizir") is None
+    assert subset_from_name("x.vizir", default=None) is None
+    assert subset_from_name("x.vizir") == "total"
 
 
 # ---------------------------------------------------------------------------
@@ -349,9 +348,9 @@ def test_relative_totals_never_exceed_absolute(alignments: list[Alignment]) -> N
     relative = tally(alignments, Scenario.RELATIVE)
     for key in ("genero", "numero", "combinada"):
         a, r = absolute.field(key), relative.field(key)
-        assert r.total_cd <= a.total_cd and r.total_sistema <= a.total_sistema
+        assert r.total_cd <= a.total_cd and r.total_system <= a.total_system
         assert r.records <= a.records
-        assert r.pontuacao == a.pontuacao  # only zero-score records are excluded
+        assert r.score == a.score  # only zero-score records are excluded
     # Count conservation: every scored record has one outcome in each field.
     for counts in (absolute, relative):
         records = {counts.field(key).records for key in ("genero", "numero", "combinada")}
@@ -370,8 +369,8 @@ def test_measures_are_proportions(alignments: list[Alignment], scenario: Scenari
     combined = counts.field("combinada")
     for key in ("genero", "numero", "combinada"):
         field = counts.field(key)
-        assert combined.pontuacao <= field.pontuacao
-        assert field.pontuacao <= min(field.total_cd, field.total_sistema)
+        assert combined.score <= field.score
+        assert field.score <= min(field.total_cd, field.total_system)
         m = measures_from_counts(field)
         for value in (m.precisao, m.abrangencia, m.medida_f, m.sobre_especificacao):
             assert value is None or 0.0 <= value <= 1.0
@@ -457,4 +456,4 @@ def test_totals_of_the_numbered_examples(number: int) -> None:
     expected_lines = text.split("# expected\n", 1)[1]
     last = expected_lines.strip().splitlines()[-1]  # the example's own record
     counts = count_morphology(parse_lines(last + "\n")).field("combinada")
-    assert (counts.total_sistema, counts.total_cd) == SYSTEM_TOTAL_BY_EXAMPLE[number]
+    assert (counts.total_system, counts.total_cd) == SYSTEM_TOTAL_BY_EXAMPLE[number]

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.jsonl import JsonlDocument, format_jsonl, parse_jsonl
-from harem_pipeline.spans import make_span
-from harem_pipeline.stages.span_measures import measure_file
+from harem_pipeline.model import make_span
+from harem_pipeline.pipeline.spans import measure_file
 
 
 def line(**obj) -> str:

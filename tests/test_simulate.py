@@ -346,10 +346,10 @@ def test_second_harem_run_keeps_text_and_declaration_first() -> None:
 def test_second_harem_perfect_run_identifies_everything(tmp_path: Path) -> None:
     """align → avalida → Véus total → AltinaID → Ida2ID on the Second HAREM
     collection (no MORF there, so no morphology chain): P = R = F = 1."""
+    from harem_pipeline.pipeline.reporting import run_ida2id
     from harem_pipeline.stages.align import run_align
     from harem_pipeline.stages.altida import run_altida
     from harem_pipeline.stages.avalida import run_avalida
-    from harem_pipeline.stages.ida2id import run_ida2id
     from harem_pipeline.stages.veus import run_veus
 
     cd = read_collection(SECOND_CD_PATH)
@@ -455,13 +455,13 @@ def test_perfect_run_scores_one_everywhere_through_the_whole_chain(
 ) -> None:
     """align → avalida → Véus total (harem) → AltinaID → Ida2ID, and
     → Vizir abs/rel → AltinaMor → Ida2Mor: P = R = F = 1 in every field."""
-    from harem_pipeline.reports.ida2mor import write_ida2mor
+    from harem_pipeline.measures.morphology import measures_from_counts
+    from harem_pipeline.pipeline.reporting import run_ida2id, run_ida2mor
     from harem_pipeline.stages.align import run_align
     from harem_pipeline.stages.altida import run_altida
     from harem_pipeline.stages.altmor import run_altmor
     from harem_pipeline.stages.avalida import run_avalida
-    from harem_pipeline.stages.ida2id import run_ida2id
-    from harem_pipeline.stages.ida2mor import FIELD_KEYS, measures_from_counts
+    from harem_pipeline.stages.ida2mor import FIELD_KEYS
     from harem_pipeline.stages.veus import run_veus
     from harem_pipeline.stages.vizir import Scenario, run_vizir
 
@@ -481,10 +481,10 @@ def test_perfect_run_scores_one_everywhere_through_the_whole_chain(
         scored = run_vizir(total, scenario, tmp_path / f"t.{scenario.value}.vizir")
         assert scored.output is not None
         chosen = run_altmor(scored.output, tmp_path / f"t.{scenario.value}.altmor")
-        report = write_ida2mor(chosen, scenario, "sig", tmp_path / f"t.{scenario.value}.ida2mor")
+        report = run_ida2mor(chosen, scenario, "sig", tmp_path / f"t.{scenario.value}.ida2mor")
         for key in FIELD_KEYS:
             counts = report.counts.field(key)
             # every golden entity with MORF (4,189 tags, fewer after ALT resolution)
-            assert 4000 < counts.total_cd == counts.total_sistema == counts.correcto
+            assert 4000 < counts.total_cd == counts.total_system == counts.correct
             measures = measures_from_counts(counts)
             assert (measures.precisao, measures.abrangencia, measures.medida_f) == (1.0, 1.0, 1.0)

@@ -22,18 +22,19 @@ from hypothesis import strategies as st
 from harem_pipeline.cli import main
 from harem_pipeline.formats.conll import parse_conll
 from harem_pipeline.formats.jsontext import format_report_json
+from harem_pipeline.model import make_span
+from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import measures_json
-from harem_pipeline.span_intervals import (
+from harem_pipeline.stages.span_measures import measure_conll
+from harem_pipeline.stages.span_units import (
     UNIT_LIMIT,
     BoundedUnits,
     CountLayout,
     SpanUnits,
     document_units,
-    span_counts_as_mapping,
     unit_size,
 )
-from harem_pipeline.spans import count_document, count_documents, make_span
-from harem_pipeline.stages.span_measures import measure_conll, measure_file
+from harem_pipeline.stages.spans import count_document, count_documents, span_counts_as_mapping
 
 SPAN_KEYS = ("precision", "recall", "f1")
 

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from harem_pipeline.spans import (
-    PRF,
+from harem_pipeline.measures.spans import PRF, compute_measures
+from harem_pipeline.model import make_span
+from harem_pipeline.stages.spans import (
     CategoryCounts,
     SpanTally,
-    compute_measures,
     count_document,
     count_documents,
-    harmonic_mean,
-    make_span,
-    prf,
     sum_counts,
 )
 
@@ -25,7 +22,11 @@ def spans(*triples: tuple[int, int, str]):
 def approx_prf(value: PRF, p: float | None, r: float | None) -> None:
     assert value.precision == (None if p is None else pytest.approx(p))
     assert value.recall == (None if r is None else pytest.approx(r))
-    assert value.f1 == (None if p is None or r is None else pytest.approx(harmonic_mean(p, r)))
+    assert value.f1 == (
+        None
+        if p is None or r is None
+        else pytest.approx(0.0 if p + r == 0 else 2 * p * r / (p + r))
+    )
 
 
 # Second worked example of measures.md: gold [0,4) A, [6,8) B; system [2,6) A,
@@ -145,7 +146,9 @@ def test_undefined_ratios_are_none_not_zero() -> None:
 
 
 def test_f_is_zero_when_precision_and_recall_are_zero() -> None:
-    assert prf(0, 3, 0, 2) == PRF(0.0, 0.0, 0.0)
+    # one system span and one gold span, apart and with other labels: P = R = 0, F = 0
+    m = compute_measures(count_document(spans((0, 1, "A")), spans((2, 3, "B"))))
+    assert m.labelled.exact == PRF(0.0, 0.0, 0.0)
 
 
 def test_counts_add_up_across_documents() -> None:

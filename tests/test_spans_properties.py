@@ -8,14 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.formats.conll import decode_tags
-from harem_pipeline.spans import (
-    Span,
-    compute_measures,
-    count_document,
-    count_documents,
-    make_span,
-    sum_counts,
-)
+from harem_pipeline.measures.spans import compute_measures
+from harem_pipeline.model import Span, make_span
+from harem_pipeline.stages.spans import count_document, count_documents, sum_counts
 
 LABELS = ("A", "B", "C")
 SETTINGS = settings(derandomize=True, deadline=None, max_examples=100)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.pipeline.naming import subset_from_name
+from harem_pipeline.pipeline.reporting import run_ida2id
 from harem_pipeline.pipeline.signature import file_signature
-from harem_pipeline.stages.ida2id import run_ida2id, subset_from_name
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

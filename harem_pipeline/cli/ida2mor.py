@@ -8,9 +8,9 @@ from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.pipeline import reporting
+from harem_pipeline.pipeline.naming import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.pipeline.signature import file_signature
-from harem_pipeline.reports.ida2mor import write_ida2mor
-from harem_pipeline.stages.ida2mor import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.stages.vizir import Scenario
 
 
@@ -56,14 +56,14 @@ def run_ida2mor(args: argparse.Namespace) -> int:
             args.input, "a scenario (.abs/.rel in the file name, or -abs/-rel)", "none"
         )
     run = args.run or run_from_name(args.input)
-    subset = args.subset or subset_from_name(args.input)
+    subset = args.subset or subset_from_name(args.input, default=None)
     signature = (
         args.signature
         or file_signature(
             args.input, subset=subset, scenario=scenario.short, style="harem"
         ).format()
     )
-    outputs = write_ida2mor(
+    outputs = reporting.run_ida2mor(
         args.input, scenario, signature, args.output, run, subset, max(args.bootstrap, 0)
     )
     print(f"harem ida2mor: {outputs.text} and {outputs.json}", file=sys.stderr)

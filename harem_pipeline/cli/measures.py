@@ -9,9 +9,9 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.pipeline.spans import measure_file, measure_harem
 from harem_pipeline.reports.measures import format_measures_text, measures_json
-from harem_pipeline.stages.harem_spans import measure_harem
-from harem_pipeline.stages.span_measures import FORMATS, measure_file
+from harem_pipeline.stages.span_measures import FORMATS
 from harem_pipeline.text.atomic import write_text_atomic
 
 DESCRIPTION = """\

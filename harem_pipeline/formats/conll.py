@@ -52,7 +52,7 @@ from operator import itemgetter
 from typing import TextIO
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.spans import Span
+from harem_pipeline.model import Span
 
 SCHEMES = ("lenient", "iob1", "iob2", "ioe1", "ioe2", "iobes", "bilou")
 DOCSTART = "-DOCSTART-"

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.spans import Span, make_span
+from harem_pipeline.model import Span, make_span
 
 _SPAN_EXPECTED = "a span [start, end, label] with 0 <= start < end <= {n} and a non-empty label"
 

@@ -14,11 +14,12 @@ same seed gives the same intervals everywhere.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from harem_pipeline.measures.core import FigureFunction, scalar
 
 Counts = Mapping[str, float]
 
@@ -47,7 +48,7 @@ class PairedResult:
 # 1,000 resamples over a collection cheap enough for every report of a
 # campaign.
 
-ArrayMeasure = Callable[[Mapping[str, "np.ndarray"]], Mapping[str, "np.ndarray"]]
+ArrayMeasure = FigureFunction
 """Counts as columns (key → one value per resample) → measure → values, NaN if undefined."""
 
 _BLOCK_CELLS = 1 << 21
@@ -97,30 +98,6 @@ def resampled_totals(
         for target, matrix in zip(out, matrices, strict=True):
             target[start : start + size] = weights @ matrix
     return out
-
-
-def ratio_array(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """``numerator / denominator`` per resample, NaN (undefined) where the denominator is 0."""
-    numerator = np.asarray(numerator, dtype=float)
-    denominator = np.asarray(denominator, dtype=float)
-    result = np.full(np.broadcast(numerator, denominator).shape, np.nan)
-    defined = denominator != 0
-    np.divide(numerator, denominator, out=result, where=defined)
-    return result
-
-
-def harmonic_array(precision: np.ndarray, recall: np.ndarray, zero: float) -> np.ndarray:
-    """F = 2PR/(P+R) per resample: NaN where P or R is; ``zero`` where P + R = 0.
-
-    ``zero`` is 0.0 for the span and morphology measures, NaN for the
-    identification measures (the Java prints NaN there).
-    """
-    total = precision + recall
-    result = np.full(total.shape, np.nan)
-    positive = total > 0
-    np.divide(2 * precision * recall, total, out=result, where=positive)
-    result[total == 0] = zero
-    return result
 
 
 def percentile_interval(values: np.ndarray) -> list[float] | None:
@@ -182,7 +159,7 @@ def paired_table(
         sampled_a = sampled_b = {}
     results = []
     for key in full_a:
-        va, vb = _scalar(full_a[key]), _scalar(full_b[key])
+        va, vb = scalar(full_a[key]), scalar(full_b[key])
         difference = None if va is None or vb is None else vb - va
         p_value = None
         if key in sampled_a:
@@ -195,8 +172,3 @@ def paired_table(
                 p_value = float(np.count_nonzero(worse) / defined.sum())
         results.append(PairedResult(key, va, vb, difference, p_value))
     return results, n
-
-
-def _scalar(column: np.ndarray) -> float | None:
-    value = float(np.asarray(column, float).reshape(-1)[0])
-    return None if math.isnan(value) else value

@@ -18,15 +18,15 @@ from typing import Any
 
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.pipeline.config import Campaign
+from harem_pipeline.pipeline.naming import json_twin
+from harem_pipeline.pipeline.reporting import run_ida2id, run_ida2mor
+from harem_pipeline.pipeline.spans import measure_evaluated
 from harem_pipeline.reports import summary as summary_stage
 from harem_pipeline.reports.html import write_report_html
-from harem_pipeline.reports.ida2mor import write_ida2mor
 from harem_pipeline.stages.align import run_align
 from harem_pipeline.stages.altida import run_altida
 from harem_pipeline.stages.altmor import run_altmor
 from harem_pipeline.stages.avalida import run_avalida
-from harem_pipeline.stages.harem_spans import measure_evaluated
-from harem_pipeline.stages.ida2id import run_ida2id
 from harem_pipeline.stages.veus import run_veus
 from harem_pipeline.stages.vizir import Scenario, run_vizir
 from harem_pipeline.text.atomic import write_text_atomic
@@ -39,12 +39,6 @@ SIMULATED_MARK = b"simulated run"
 def existing(paths: Iterable[PathLike | None]) -> list[Path]:
     """The given paths that name existing files (optional inputs)."""
     return [Path(p) for p in paths if p is not None and Path(p).is_file()]
-
-
-def json_twin(path: PathLike) -> Path:
-    """``report`` → ``report.json``."""
-    path = Path(path)
-    return path.with_name(path.name + ".json")
 
 
 def warnings_path(alinhado: PathLike) -> Path:
@@ -152,7 +146,7 @@ def ida2mor(
     """Ida2Mor of the AltinaMor output, if there is one (intervals from ``bootstrap`` resamples)."""
     if not sources:
         return _nothing(output, json_twin(output))
-    outputs = write_ida2mor(
+    outputs = run_ida2mor(
         sources[0], Scenario.parse(scenario), signature, output, run, subset, bootstrap
     )
     return [Path(outputs.text), Path(outputs.json)]

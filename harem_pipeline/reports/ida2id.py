@@ -30,16 +30,15 @@ Without them both are exactly as before.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.report import format_fields
+from harem_pipeline.measures.identification import IdentificationMeasures
+from harem_pipeline.measures.spans import MeasuresReport
 from harem_pipeline.reports.measures import measures_json
+from harem_pipeline.stages.ida2id import IdentificationCounts
 from harem_pipeline.text.numbers import java_double
-
-if TYPE_CHECKING:  # the stage imports this module to write its report
-    from harem_pipeline.stages.ida2id import IdentificationCounts, IdentificationMeasures
-    from harem_pipeline.stages.span_measures import MeasuresReport
 
 UNDEFINED_TEXT = "-"
 SIGNATURE_LABEL = "Assinatura"

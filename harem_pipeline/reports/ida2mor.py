@@ -17,32 +17,26 @@ compare``.  The text report shows no intervals.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from harem_pipeline.formats.alinhado import iter_lines
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.report import format_fields
 from harem_pipeline.formats.vizir import Outcome
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from harem_pipeline.stages.ida2mor import (
-    FIELD_KEYS,
-    FIELD_LABELS,
-    FieldCounts,
-    FieldMeasures,
-    MorphologyCounts,
-    count_morphology,
-    document_mappings,
-    measures_from_counts,
-    morphology_intervals,
-)
+from harem_pipeline.measures.morphology import FieldMeasures, measures_from_counts
+from harem_pipeline.stages.ida2mor import FIELD_KEYS, OUTCOME_FIELDS, FieldCounts, MorphologyCounts
+from harem_pipeline.stages.tally import document_rows
 from harem_pipeline.stages.vizir import Scenario
-from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.numbers import java_double
-from harem_pipeline.text.textio import derived_path
+
+FIELD_LABELS = {"genero": "Género", "numero": "Número", "combinada": "Combinada"}
+
+JSON_COUNT_KEYS = {
+    **{name: outcome.key for outcome, name in OUTCOME_FIELDS.items()},
+    "total_cd": "total_cd",
+    "total_system": "total_sistema",
+}
+"""``FieldCounts`` field → the JSON's Portuguese name (``correct`` → ``correcto``)."""
 
 UNDEFINED_TEXT = "-"
 TITLE = "Avaliação Global - Classificação Morfológica"
@@ -74,8 +68,8 @@ def field_lines(label: str, counts: FieldCounts, measures: FieldMeasures) -> lis
     fields = [(word, str(counts.count(outcome))) for word, outcome in _COUNT_LABELS]
     fields += [
         ("Total na CD", str(counts.total_cd)),
-        ("Total classificadas pelo sistema", str(counts.total_sistema)),
-        ("Pontuação", format_value(float(counts.pontuacao))),
+        ("Total classificadas pelo sistema", str(counts.total_system)),
+        ("Pontuação", format_value(float(counts.score))),
     ]
     fields += [(name, format_value(getattr(measures, key))) for name, key in _MEASURE_LABELS]
     return [f"{label}:", *format_fields(fields)]
@@ -113,8 +107,8 @@ def field_json(counts: FieldCounts, ci95: Mapping[str, Any] | None = None) -> di
     return {
         "counts": {outcome.key: counts.count(outcome) for outcome in Outcome},
         "total_cd": counts.total_cd,
-        "total_sistema": counts.total_sistema,
-        "pontuacao": float(counts.pontuacao),
+        "total_sistema": counts.total_system,
+        "pontuacao": float(counts.score),
         **{key: getattr(measures, key) for _, key in _MEASURE_LABELS},
         "ci95": None if ci95 is None else dict(ci95),
     }
@@ -138,7 +132,9 @@ def ida2mor_json_object(
             key: field_json(counts.field(key), None if intervals is None else intervals[key])
             for key in FIELD_KEYS
         },
-        "documents": document_mappings(counts),
+        "documents": {
+            docid: json_row(row) for docid, row in document_rows(counts.documents).items()
+        },
     }
 
 
@@ -156,43 +152,20 @@ def format_ida2mor_json(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Ida2MorOutputs:
-    """Where the two reports went, and the counts they were made from."""
-
-    text: Path
-    json: Path
-    counts: MorphologyCounts
-
-
-def default_output(path: str | os.PathLike[str]) -> Path:
-    """``FILE.altmor`` → ``FILE.ida2mor`` (any other name gets ``.ida2mor`` appended)."""
-    return derived_path(path, ".ida2mor", replaces=".altmor")
+def json_row(row: Mapping[str, float]) -> dict[str, float]:
+    """A document's counts with the JSON's names (``genero.correct`` → ``genero.correcto``)."""
+    out = {}
+    for name, value in row.items():
+        key, _, count = name.partition(".")
+        out[f"{key}.{JSON_COUNT_KEYS[count]}"] = value
+    return out
 
 
-def write_ida2mor(
-    path: str | os.PathLike[str],
-    scenario: Scenario,
-    signature: str,
-    output: str | os.PathLike[str] | None = None,
-    run: str | None = None,
-    subset: str | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-) -> Ida2MorOutputs:
-    """Count an ``.altmor`` file in one streaming pass and write ``OUT`` and ``OUT.json``.
-
-    The text report is written in the input's encoding (like every HAREM
-    report), the JSON in UTF-8 with the intervals of a ``resamples``-draw
-    document bootstrap (0: ``ci95`` null); both atomically, JSON last.
-    """
-    target = Path(output) if output is not None else default_output(path)
-    encoding, lines = iter_lines(path)
-    counts = count_morphology(lines, str(path))
-    text = format_ida2mor_text(counts, scenario, signature, run, subset)
-    json_path = target.with_name(target.name + ".json")
-    write_text_atomic(target, text, encoding)
-    intervals = morphology_intervals(document_mappings(counts), resamples, seed)
-    json_text = format_ida2mor_json(counts, scenario, signature, run, subset, intervals)
-    write_text_atomic(json_path, json_text)
-    return Ida2MorOutputs(target, json_path, counts)
+def row_from_json(row: Mapping[str, float]) -> dict[str, float]:
+    """:func:`json_row` undone: a JSON document's counts with the code's names."""
+    fields = {json: name for name, json in JSON_COUNT_KEYS.items()}
+    out = {}
+    for name, value in row.items():
+        key, _, count = name.partition(".")
+        out[f"{key}.{fields.get(count, count)}"] = value
+    return out

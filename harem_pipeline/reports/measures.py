@@ -18,9 +18,14 @@ document's id, a HAREM unit by its DOCID.
 
 from __future__ import annotations
 
-from harem_pipeline.span_intervals import span_counts_as_mapping, triple_interval
-from harem_pipeline.spans import PRF, CategoryCounts, LabelMeasures, SpanCounts, ViewMeasures
-from harem_pipeline.stages.span_measures import MeasuresReport
+from harem_pipeline.measures.spans import (
+    PRF,
+    LabelMeasures,
+    MeasuresReport,
+    ViewMeasures,
+    triple_interval,
+)
+from harem_pipeline.stages.spans import CategoryCounts, SpanCounts, span_counts_as_mapping
 
 MEASURE_ROWS = ("exact", "overlap", "intersection")
 SEMEVAL_ROWS = ("strict", "exact", "partial", "type")
@@ -96,7 +101,7 @@ def measures_json(report: MeasuresReport) -> dict:
         "unlabelled": view_json(m.unlabelled, intervals, "unlabelled"),
         "per_label": {label: label_json(lm, intervals, label) for label, lm in m.per_label},
         "repairs": {"gold": report.repairs.gold, "system": report.repairs.system},
-        "signature": report.signature.format(),
+        "signature": report.signature,
         "documents": {docid: _flat(counts) for docid, counts in report.document_counts},
     }
 
@@ -189,5 +194,5 @@ def format_measures_text(report: MeasuresReport) -> str:
     out.append("")
     scheme = f" (scheme {report.scheme})" if report.scheme else ""
     out.append(f"repairs{scheme}: gold {report.repairs.gold}, system {report.repairs.system}")
-    out.append(f"signature: {report.signature.format()}")
+    out.append(f"signature: {report.signature}")
     return "\n".join(out) + "\n"

@@ -87,7 +87,7 @@ def tally_record(record: Record, path: str | None = None) -> AltTally:
     combined = count_record(alignment_from_scored_record(record, path), score).combinada
     outcome = score.combined
     return AltTally(
-        outcome.score, combined.total_cd, combined.total_sistema, int(outcome in _ERRORS), 1
+        outcome.score, combined.total_cd, combined.total_system, int(outcome in _ERRORS), 1
     )
 
 

@@ -1,6 +1,6 @@
-"""Span measures of a HAREM run against its golden collection (CD).
+"""Span counts of a HAREM run against its golden collection (CD).
 
-The measures of :mod:`harem_pipeline.spans` (exact, error categories,
+The measures of :mod:`harem_pipeline.measures.spans` (exact, error categories,
 overlap, intersection) need spans over token positions; this module turns
 a CD and a run into such spans, document by document, with the HAREM
 conventions:
@@ -47,25 +47,20 @@ reported as an input error rather than guessed.
 
 from __future__ import annotations
 
-import os
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import DocStart, DocumentLine, Header, Line, iter_lines
-from harem_pipeline.formats.harem_xml import read_collection
-from harem_pipeline.formats.veils import Veil, format_veil
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.formats.alinhado import DocStart, DocumentLine, Header, Line
+from harem_pipeline.formats.veils import Veil
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
-from harem_pipeline.pipeline.signature import Signature, short_digest
-from harem_pipeline.span_intervals import document_units, mapping_intervals
-from harem_pipeline.spans import Span, SpanCounts, compute_measures, count_document, sum_counts
 from harem_pipeline.stages.align import align_collections
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.avalida import evaluate_lines
-from harem_pipeline.stages.span_measures import MeasuresReport, Repairs
+from harem_pipeline.stages.span_units import document_units
+from harem_pipeline.stages.spans import CountedSpans, Span, SpanCounts, count_document, sum_counts
 from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.tokens import markable_tokens, tokenize
 
@@ -426,35 +421,17 @@ def spans_from_collections(
         yield spans
 
 
-# ---------------------------------------------------------------------------
-# Reports
-
-
-def harem_signature(cd_path: str | os.PathLike[str], run_path: str | os.PathLike[str]) -> Signature:
-    """``…|measures:spans|format:harem|cd:<sha12>|run:<sha12>|alt:best``."""
-    return Signature.build(
-        measures="spans",
-        format=FORMAT,
-        cd=short_digest(cd_path),
-        run=short_digest(run_path),
-        alt="best",
-    )
-
-
-def measure_collections(
+def count_collections(
     cd: Collection,
     run: Collection,
     alt_choices: AltChoices | None = None,
     veil: Veil | None = None,
-    signature: Signature | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-) -> MeasuresReport:
-    """The span measures of ``run`` against ``cd``, with per-document counts.
+) -> CountedSpans:
+    """The span counts of ``run`` against ``cd``, with per-document counts.
 
     Documents and gold alternatives as in :func:`spans_from_collections`;
-    the per-document counts feed a document bootstrap of ``resamples``
-    draws (0: no intervals).
+    the per-document counts are the bootstrap's units (one per document
+    below 2,000 documents).
     """
     per_document: dict[str, SpanCounts] = {}
     documents = tokens = 0
@@ -465,67 +442,5 @@ def measure_collections(
         documents += 1
         tokens += size
     counts = sum_counts(per_document.values())
-    units = document_units(per_document.items())  # one per document below 2,000
-    return MeasuresReport(
-        path=run.path,
-        format=FORMAT,
-        scheme=None,
-        documents=documents,
-        tokens=tokens,
-        counts=counts,
-        measures=compute_measures(counts),
-        repairs=Repairs(),
-        signature=signature or Signature.build(measures="spans", format=FORMAT),
-        document_counts=tuple(units),
-        intervals=mapping_intervals([m for _, m in units], resamples, seed),
-    )
-
-
-def measure_harem(
-    cd_path: str | os.PathLike[str],
-    run_path: str | os.PathLike[str],
-    meta_path: str | os.PathLike[str] | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-) -> MeasuresReport:
-    """``harem measures --cd CD --run RUN``: read both, let AltinaID choose, measure."""
-    cd = read_collection(cd_path, meta_path)
-    run = read_collection(run_path)
-    return measure_collections(
-        cd,
-        run,
-        choose_alternatives(cd, run),
-        signature=harem_signature(cd_path, run_path),
-        resamples=resamples,
-        seed=seed,
-    )
-
-
-def measure_evaluated(
-    cd_path: str | os.PathLike[str],
-    run_path: str | os.PathLike[str],
-    evaluated_path: str | os.PathLike[str],
-    meta_path: str | os.PathLike[str] | None = None,
-    veil: Veil | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-) -> MeasuresReport:
-    """The span measures beside an Ida2ID report of ``evaluated_path`` (an ``.altida``).
-
-    Its documents (a Véus subset's) and its ALT choices are the ones
-    measured; ``veil`` is the subset's category veil.
-    """
-    _, lines = iter_lines(evaluated_path)
-    choices = read_alt_choices(lines)
-    signature = harem_signature(cd_path, run_path)
-    if veil is not None and not veil.everything:
-        signature = signature.with_fields(veil=format_veil(veil))
-    return measure_collections(
-        read_collection(cd_path, meta_path),
-        read_collection(run_path),
-        choices,
-        veil,
-        signature,
-        resamples,
-        seed,
-    )
+    units = document_units(per_document.items())
+    return CountedSpans(run.path, FORMAT, None, documents, tokens, counts, units=tuple(units))

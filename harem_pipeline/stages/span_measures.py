@@ -1,15 +1,15 @@
-"""Span measures of a CoNLL or JSON-lines file, streamed one document at a time.
+"""Span counts of a CoNLL or JSON-lines file, streamed one document at a time.
 
 The file is read lazily through its format module and each document's spans
 go straight into the running counts of its bootstrap unit
-(:class:`~harem_pipeline.span_intervals.SpanUnits`); memory holds one
+(:class:`~harem_pipeline.stages.span_units.SpanUnits`); memory holds one
 document plus at most 2,000 units' count rows, whatever the file's size.
 Bootstrap units: a CoNLL file's ``-DOCSTART-`` documents when it has two or
 more, else its sentences; a JSON-lines file's documents (lines); beyond
 2,000 of them, runs of consecutive ones (a block bootstrap, see
-:mod:`harem_pipeline.span_intervals`).  The result carries the counts, the
-measures computed from them, the repairs the CoNLL reader made, and the
-signature that pins the numbers to the input.
+:mod:`harem_pipeline.stages.span_units`).  The result carries the counts,
+the units' counts and the repairs the CoNLL reader made; the measures are
+:mod:`harem_pipeline.measures.spans`'.
 """
 
 from __future__ import annotations
@@ -20,68 +20,32 @@ import io
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TextIO
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES, parse_conll
 from harem_pipeline.formats.jsonl import parse_jsonl
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from harem_pipeline.pipeline.signature import Signature, short_digest
-from harem_pipeline.span_intervals import UNIT_LIMIT, SpanUnits, mapping_intervals
-from harem_pipeline.spans import SpanCounts, SpanMeasures, compute_measures
+from harem_pipeline.stages.span_units import UNIT_LIMIT, SpanUnits
+from harem_pipeline.stages.spans import CountedSpans, Repairs, SpanCounts
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 FORMATS = ("conll", "jsonl")
 
 
-@dataclass(frozen=True, slots=True)
-class Repairs:
-    """Invalid tag boundaries found (and repaired) per column, under ``scheme``."""
-
-    gold: int = 0
-    system: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class MeasuresReport:
-    """Everything ``harem measures`` reports about one file."""
-
-    path: str
-    format: str
-    scheme: str | None
-    documents: int
-    tokens: int
-    counts: SpanCounts
-    measures: SpanMeasures
-    repairs: Repairs
-    signature: Signature
-    document_counts: tuple[tuple[str, SpanCounts | dict[str, float]], ...] = ()
-    """Each bootstrap unit's counts (at most 2,000 units of consecutive documents), as
-    ``SpanCounts`` or flattened like ``span_counts_as_mapping``, in file order, named by
-    their first document: a CoNLL unit by the line of its first token, a JSON-lines unit
-    by its first id, a HAREM one by its DOCID; empty when not kept."""
-    intervals: dict | None = None
-    """95 % bootstrap intervals (``span_intervals``); None when not computed."""
-
-
-def measure_file(
+def count_file(
     path: str | os.PathLike[str],
     fmt: str,
     scheme: str = "lenient",
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
     documents: bool = True,
     unit_limit: int = UNIT_LIMIT,
-) -> MeasuresReport:
-    """All span measures of a ``conll`` or ``jsonl`` file (``.gz`` allowed).
+) -> CountedSpans:
+    """The span counts of a ``conll`` or ``jsonl`` file (``.gz`` allowed).
 
     ``scheme`` is the CoNLL tagging scheme (see ``formats.conll``); JSON
     lines carry spans, so it is ignored there.  With ``documents`` the
     counts of the bootstrap units are kept (at most ``unit_limit``, see
-    :mod:`harem_pipeline.span_intervals`) for a bootstrap of ``resamples``
-    draws (0: no intervals).  Either way the file is streamed and memory
-    does not grow with it.
+    :mod:`harem_pipeline.stages.span_units`).  Either way the file is
+    streamed and memory does not grow with it.
     """
     name = str(path)
     if fmt not in FORMATS:
@@ -94,31 +58,14 @@ def measure_file(
             counts, repairs, number, tokens = measure_conll(lines, name, scheme, units)
         else:
             counts, repairs, number, tokens = measure_jsonl(lines, name, units)
-    used_scheme = scheme if fmt == "conll" else None
-    signature = Signature.build(
-        measures="spans", file=short_digest(path), format=fmt, scheme=used_scheme
-    )
-    document_counts: tuple[tuple[str, dict[str, float]], ...] = ()
-    intervals = None
+    kept = None
     if documents:
         named = units.mappings()
-        document_counts = tuple(
+        kept = tuple(
             zip(unit_names([unit_id for unit_id, _ in named]), (m for _, m in named), strict=True)
         )
-        intervals = mapping_intervals([m for _, m in named], resamples, seed)
-    return MeasuresReport(
-        name,
-        fmt,
-        used_scheme,
-        number,
-        tokens,
-        counts,
-        compute_measures(counts),
-        repairs,
-        signature,
-        document_counts,
-        intervals,
-    )
+    used_scheme = scheme if fmt == "conll" else None
+    return CountedSpans(name, fmt, used_scheme, number, tokens, counts, repairs, kept)
 
 
 def measure_conll(

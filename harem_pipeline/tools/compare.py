@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.measures import identification, morphology
 from harem_pipeline.measures.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -25,14 +26,14 @@ from harem_pipeline.measures.bootstrap import (
     PairedResult,
     paired_table,
 )
-from harem_pipeline.span_intervals import span_measure_arrays
-from harem_pipeline.stages import ida2id, ida2mor
+from harem_pipeline.measures.spans import span_figures
+from harem_pipeline.reports.ida2mor import row_from_json
 from harem_pipeline.text.textio import read_json_object
 
 KINDS: dict[str, tuple[ArrayMeasure, tuple[str, ...]]] = {
-    "ida2id": (ida2id.identification_measure_arrays, ida2id.LOWER_IS_BETTER),
-    "ida2mor": (ida2mor.morphology_measure_arrays, ida2mor.LOWER_IS_BETTER),
-    "measures": (span_measure_arrays, ()),
+    "ida2id": (identification.identification_figures, identification.LOWER_IS_BETTER),
+    "ida2mor": (morphology.morphology_figures, morphology.LOWER_IS_BETTER),
+    "measures": (span_figures, ()),
 }
 """Report kind → (measures over count columns, the keys where lower is better)."""
 
@@ -89,6 +90,8 @@ def load_report(path: str | os.PathLike[str]) -> LoadedReport:
         isinstance(counts, dict) for counts in documents.values()
     ):
         raise InputError(name, "per-document counts (a documents object; rerun the stage)", "none")
+    if kind == "ida2mor":  # the JSON names counts in Portuguese, the formula in the code's words
+        documents = {docid: row_from_json(counts) for docid, counts in documents.items()}
     return LoadedReport(name, kind, documents)
 
 

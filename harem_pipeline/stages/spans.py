@@ -2,9 +2,9 @@
 
 Counts first, like sacrebleu: ``count_document`` turns one document's gold and
 system spans into ``SpanCounts``, a bag of sufficient statistics that add up
-across documents (``+``); ``compute_measures`` turns counts -- and nothing
-else -- into precision, recall and F.  A bootstrap resamples per-document
-counts and never looks at spans again.
+across documents (``+``); :mod:`harem_pipeline.measures.spans` turns counts
+-- and nothing else -- into precision, recall and F.  A bootstrap resamples
+per-document counts and never looks at spans again.
 
 Span convention: a span is the tuple ``(start, end, labels)`` over token
 positions of one document, ``end`` exclusive, ``labels`` a non-empty
@@ -47,7 +47,7 @@ per document and nothing else::
     tally = SpanTally()
     for doc in documents:                      # any order
         tally.add_document(doc.gold_spans, doc.system_spans)
-    measures = compute_measures(tally.counts())
+    measures = compute_measures(tally.counts())   # harem_pipeline.measures.spans
 
 with spans built by ``make_span(start, end, "PESSOA|ORGANIZACAO")`` over the
 document's token numbers.  Per-document ``count_document`` results are what a
@@ -62,7 +62,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
 from operator import itemgetter, le
 
-Span = tuple[int, int, frozenset[str]]
+from harem_pipeline.model import Span
 
 # Category indexes, shared by both sides; the last slot is ``spurious`` on the
 # system side and ``missing`` on the gold side.
@@ -83,12 +83,6 @@ CATEGORY_NAMES = (
 _VIEW_WIDTH = 8
 _START, _END, _LABELS = itemgetter(0), itemgetter(1), itemgetter(2)
 _LABEL_WIDTH = 4
-
-
-def make_span(start: int, end: int, label: str | Iterable[str]) -> Span:
-    """Build a span; a ``str`` label may be vague, ``"A|B"`` meaning {A, B}."""
-    labels = frozenset(label.split("|")) if isinstance(label, str) else frozenset(label)
-    return (start, end, labels)
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,129 +391,101 @@ def _tally_label(row: list, offset: int, span: Span, label: str, others, lo: int
 
 
 # --------------------------------------------------------------------------
-# Measures: functions of counts only.
+# Counts as flat mappings (the JSON's ``documents`` and the bootstrap's rows)
+
+VIEWS = ("labelled", "unlabelled")
+MATCH_ROWS = ("exact", "overlap", "intersection")
+SEMEVAL_ROWS = ("strict", "exact", "partial", "type")
+PRF_KEYS = ("precision", "recall", "f1")
+PER_LABEL = "per_label"
+_MATCH_FIELDS = tuple(f.name for f in fields(MatchCounts))
+_CATEGORY_FIELDS = tuple(f.name for f in fields(CategoryCounts))
 
 
-@dataclass(frozen=True, slots=True)
-class PRF:
-    """Precision, recall and their harmonic mean; ``None`` where undefined."""
-
-    precision: float | None
-    recall: float | None
-    f1: float | None
-
-
-def ratio(numerator: float, denominator: float) -> float | None:
-    """``numerator / denominator``, or ``None`` (undefined) when the denominator is 0."""
-    return numerator / denominator if denominator else None
-
-
-def harmonic_mean(precision: float | None, recall: float | None) -> float | None:
-    """F1 = 2PR/(P+R); undefined when P or R is; 0 when both are 0 (the limit)."""
-    if precision is None or recall is None:
-        return None
-    if precision + recall == 0:
-        return 0.0
-    return 2 * precision * recall / (precision + recall)
+def span_counts_as_mapping(counts: SpanCounts) -> dict[str, float]:
+    """``counts`` flattened (``labelled.exact_system`` …), zero counts left out."""
+    flat: dict[str, float] = {}
+    for view in VIEWS:
+        view_counts: ViewCounts = getattr(counts, view)
+        for name in _MATCH_FIELDS:
+            flat[f"{view}.{name}"] = getattr(view_counts.match, name)
+        for name in _CATEGORY_FIELDS:
+            flat[f"{view}.{name}"] = getattr(view_counts.categories, name)
+    for label, match in counts.per_label:
+        for name in _MATCH_FIELDS:
+            flat[f"{PER_LABEL}.{label}.{name}"] = getattr(match, name)
+    return {key: value for key, value in flat.items() if value}
 
 
-def prf(system_hits: float, system: int, gold_hits: float, gold: int) -> PRF:
-    """P = system_hits/system, R = gold_hits/gold, F their harmonic mean."""
-    p = ratio(system_hits, system)
-    r = ratio(gold_hits, gold)
-    return PRF(p, r, harmonic_mean(p, r))
+def tally_mapping(tally: SpanTally) -> dict[str, float]:
+    """``span_counts_as_mapping(tally.counts())`` without building the dataclasses.
 
-
-@dataclass(frozen=True, slots=True)
-class LabelMeasures:
-    """Exact, overlap and intersection P/R/F of one label (or one view)."""
-
-    exact: PRF
-    overlap: PRF
-    intersection: PRF
-
-
-@dataclass(frozen=True, slots=True)
-class SemEvalMeasures:
-    """SemEval-2013 task 9.1 measures from the error categories."""
-
-    strict: PRF
-    exact: PRF
-    partial: PRF
-    type: PRF
-
-
-@dataclass(frozen=True, slots=True)
-class ViewMeasures:
-    """All measures of one view, with the category counts they come from."""
-
-    exact: PRF
-    overlap: PRF
-    intersection: PRF
-    semeval: SemEvalMeasures
-    categories: CategoryCounts
-
-
-@dataclass(frozen=True, slots=True)
-class SpanMeasures:
-    """Labelled and unlabelled measures overall, and labelled ones per label."""
-
-    labelled: ViewMeasures
-    unlabelled: ViewMeasures
-    per_label: tuple[tuple[str, LabelMeasures], ...]
-
-
-def measure_match(counts: MatchCounts) -> LabelMeasures:
-    """Exact, overlap and intersection P/R/F from match counts."""
-    c = counts
-    return LabelMeasures(
-        exact=prf(c.exact_system, c.system, c.exact_gold, c.gold),
-        overlap=prf(c.overlap_system, c.system, c.overlap_gold, c.gold),
-        intersection=prf(c.intersection_system, c.system, c.intersection_gold, c.gold),
-    )
-
-
-def measure_semeval(c: CategoryCounts) -> SemEvalMeasures:
-    """SemEval-2013 strict / exact / partial / type from the category counts.
-
-    strict: same boundaries and label; exact: same boundaries; partial: same
-    boundaries, plus half credit for overlapping ones; type: overlapping with
-    the right label.  Precision over system spans, recall over gold spans.
+    Per-document counts are taken for every sentence of a CoNLL file, so this
+    reads the tally's flat lists directly (the layout ``SpanTally.counts``
+    documents; a test checks both agree).
     """
-    s_total, g_total = c.system_total, c.gold_total
-    s_bounds = c.system_correct + c.system_label_error
-    g_bounds = c.gold_correct + c.gold_label_error
-    s_partial = s_bounds + 0.5 * (c.system_boundary_error + c.system_label_boundary_error)
-    g_partial = g_bounds + 0.5 * (c.gold_boundary_error + c.gold_label_boundary_error)
-    return SemEvalMeasures(
-        strict=prf(c.system_correct, s_total, c.gold_correct, g_total),
-        exact=prf(s_bounds, s_total, g_bounds, g_total),
-        partial=prf(s_partial, s_total, g_partial, g_total),
-        type=prf(
-            c.system_correct + c.system_boundary_error,
-            s_total,
-            c.gold_correct + c.gold_boundary_error,
-            g_total,
-        ),
-    )
+    n = tally.identical
+    flat: dict[str, float] = {}
+    for view in VIEWS:
+        t = getattr(tally, view)
+        s_correct, g_correct = t[3] + n, t[11] + n
+        values = (
+            t[0] + n, t[8] + n, s_correct, g_correct, t[1] + n, t[9] + n,
+            float(t[2] + n), float(t[10] + n),
+            s_correct, t[4], t[5], t[6], t[7], g_correct, t[12], t[13], t[14], t[15],
+        )  # fmt: skip
+        for key, value in zip(_VIEW_KEYS[view], values, strict=True):
+            if value:
+                flat[key] = value
+    rows = {label: list(row) for label, row in tally.per_label.items()}
+    for labels, k in tally.identical_labels.items():
+        for label in labels:
+            row = rows.setdefault(label, [0] * 8)
+            for i in range(8):
+                row[i] += k
+    for label, t in sorted(rows.items()):
+        values = (t[0], t[4], t[1], t[5], t[2], t[6], float(t[3]), float(t[7]))
+        keys = _LABEL_KEYS.get(label)
+        if keys is None:
+            keys = _LABEL_KEYS[label] = tuple(f"{PER_LABEL}.{label}.{f}" for f in _MATCH_FIELDS)
+        for key, value in zip(keys, values, strict=True):
+            if value:
+                flat[key] = value
+    return flat
 
 
-def measure_view(counts: ViewCounts) -> ViewMeasures:
-    """Every measure of one view from its counts."""
-    match = measure_match(counts.match)
-    return ViewMeasures(
-        exact=match.exact,
-        overlap=match.overlap,
-        intersection=match.intersection,
-        semeval=measure_semeval(counts.categories),
-        categories=counts.categories,
-    )
+# Keys made once, so that the counts of thousands of documents share them.
+_VIEW_KEYS = {
+    view: tuple(f"{view}.{f}" for f in _MATCH_FIELDS + _CATEGORY_FIELDS) for view in VIEWS
+}
+_LABEL_KEYS: dict[str, tuple[str, ...]] = {}
 
 
-def compute_measures(counts: SpanCounts) -> SpanMeasures:
-    """All span measures from counts alone (so a bootstrap can reuse counts)."""
-    return SpanMeasures(
-        labelled=measure_view(counts.labelled),
-        unlabelled=measure_view(counts.unlabelled),
-        per_label=tuple((label, measure_match(c)) for label, c in counts.per_label),
-    )
+@dataclass(frozen=True, slots=True)
+class Repairs:
+    """Invalid tag boundaries found (and repaired) per column, under a CoNLL scheme."""
+
+    gold: int = 0
+    system: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CountedSpans:
+    """What a span-counting stage returns about one input: the measures' sufficient statistics.
+
+    ``units`` are the bootstrap units' counts (at most 2,000 units of
+    consecutive documents, see :mod:`harem_pipeline.stages.span_units`),
+    flattened like :func:`span_counts_as_mapping`, in file order, named by
+    their first document: a CoNLL unit by the line of its first token, a
+    JSON-lines unit by its first id, a HAREM one by its DOCID; None when
+    not kept.
+    """
+
+    path: str
+    format: str
+    scheme: str | None
+    documents: int
+    tokens: int
+    counts: SpanCounts
+    repairs: Repairs = Repairs()
+    units: tuple[tuple[str, dict[str, float]], ...] | None = None

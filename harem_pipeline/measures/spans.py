@@ -1,0 +1,269 @@
+"""Span measures from counts: exact, overlap, intersection, SemEval-2013, per label.
+
+:func:`span_figures` is the only place the formulas are written; a
+report's measures are that function on its one count row
+(:func:`compute_measures`), its intervals the same function on every
+resample (:func:`mapping_intervals`).  A ratio with a zero denominator is
+undefined (``None``), never 0 or 1; F is 0 when P and R are both 0.
+The counts are :mod:`harem_pipeline.stages.spans`'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, interval_table
+from harem_pipeline.measures.core import Columns, RowColumns, harmonic, ratio, scalar
+from harem_pipeline.stages.spans import (
+    _CATEGORY_FIELDS,
+    MATCH_ROWS,
+    PER_LABEL,
+    PRF_KEYS,
+    SEMEVAL_ROWS,
+    VIEWS,
+    CategoryCounts,
+    CountedSpans,
+    Repairs,
+    SpanCounts,
+    span_counts_as_mapping,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PRF:
+    """Precision, recall and their harmonic mean; ``None`` where undefined."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class LabelMeasures:
+    """Exact, overlap and intersection P/R/F of one label (or one view)."""
+
+    exact: PRF
+    overlap: PRF
+    intersection: PRF
+
+
+@dataclass(frozen=True, slots=True)
+class SemEvalMeasures:
+    """SemEval-2013 task 9.1 measures from the error categories."""
+
+    strict: PRF
+    exact: PRF
+    partial: PRF
+    type: PRF
+
+
+@dataclass(frozen=True, slots=True)
+class ViewMeasures:
+    """All measures of one view, with the category counts they come from."""
+
+    exact: PRF
+    overlap: PRF
+    intersection: PRF
+    semeval: SemEvalMeasures
+    categories: CategoryCounts
+
+
+@dataclass(frozen=True, slots=True)
+class SpanMeasures:
+    """Labelled and unlabelled measures overall, and labelled ones per label."""
+
+    labelled: ViewMeasures
+    unlabelled: ViewMeasures
+    per_label: tuple[tuple[str, LabelMeasures], ...]
+
+
+def _labels(keys: Sequence[str]) -> list[str]:
+    """The labels of ``per_label.<label>.<count>`` keys (a label may contain dots)."""
+    prefix = PER_LABEL + "."
+    return sorted({k[len(prefix) :].rpartition(".")[0] for k in keys if k.startswith(prefix)})
+
+
+def _prf(out: dict[str, Any], path: str, sys_hits, system, gold_hits, gold) -> None:
+    precision = ratio(sys_hits, system)
+    recall = ratio(gold_hits, gold)
+    out[f"{path}.precision"] = precision
+    out[f"{path}.recall"] = recall
+    out[f"{path}.f1"] = harmonic(precision, recall, 0.0)
+
+
+def span_figures(columns: Columns) -> dict[str, np.ndarray]:
+    """Every P/R/F of the span report from count columns (NaN where undefined).
+
+    Keys follow the JSON report's nesting: ``labelled.exact.precision``,
+    ``unlabelled.semeval.partial.f1``, ``per_label.NP.overlap.recall``.
+    SemEval-2013: strict counts ``correct``; exact ``correct`` and
+    ``label_error``; partial adds half of ``boundary_error`` and
+    ``label_boundary_error`` to exact; type counts ``correct`` and
+    ``boundary_error``.  Precision over system spans, recall over gold spans.
+    """
+    out: dict[str, np.ndarray] = {}
+    for view in VIEWS:
+
+        def c(name: str, view: str = view) -> np.ndarray:
+            return columns[f"{view}.{name}"]
+
+        for row in MATCH_ROWS:
+            _prf(out, f"{view}.{row}", c(f"{row}_system"), c("system"), c(f"{row}_gold"), c("gold"))
+        system = sum(c(name) for name in _CATEGORY_FIELDS[:5])
+        gold = sum(c(name) for name in _CATEGORY_FIELDS[5:])
+        s_bounds = c("system_correct") + c("system_label_error")
+        g_bounds = c("gold_correct") + c("gold_label_error")
+        s_half = 0.5 * (c("system_boundary_error") + c("system_label_boundary_error"))
+        g_half = 0.5 * (c("gold_boundary_error") + c("gold_label_boundary_error"))
+        semeval = f"{view}.semeval"
+        _prf(out, f"{semeval}.strict", c("system_correct"), system, c("gold_correct"), gold)
+        _prf(out, f"{semeval}.exact", s_bounds, system, g_bounds, gold)
+        _prf(out, f"{semeval}.partial", s_bounds + s_half, system, g_bounds + g_half, gold)
+        s_type = c("system_correct") + c("system_boundary_error")
+        g_type = c("gold_correct") + c("gold_boundary_error")
+        _prf(out, f"{semeval}.type", s_type, system, g_type, gold)
+    for label in _labels(list(columns)):
+
+        def m(name: str, label: str = label) -> np.ndarray:
+            return columns[f"{PER_LABEL}.{label}.{name}"]
+
+        for row in MATCH_ROWS:
+            path = f"{PER_LABEL}.{label}.{row}"
+            _prf(out, path, m(f"{row}_system"), m("system"), m(f"{row}_gold"), m("gold"))
+    return out
+
+
+def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
+    """``labelled.exact.precision`` → ``{"labelled": {"exact": {"precision": …}}}``.
+
+    Per-label keys keep the label whole (it may contain dots).
+    """
+    tree: dict[str, Any] = {}
+    for key, value in flat.items():
+        if key.startswith(PER_LABEL + "."):
+            rest, _, measure = key[len(PER_LABEL) + 1 :].rpartition(".")
+            label, _, row = rest.rpartition(".")
+            path = [PER_LABEL, label, row, measure]
+        else:
+            path = key.split(".")
+        node = tree
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+        node[path[-1]] = value
+    return tree
+
+
+def span_intervals(
+    documents: Sequence[SpanCounts],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any] | None:
+    """The 95 % interval of every P/R/F triple from a document bootstrap of ``documents``.
+
+    Shaped like the measures JSON: ``{"labelled": {"exact": {"precision":
+    [lo, hi], "recall": …, "f1": …}, …, "semeval": {"strict": …}},
+    "unlabelled": …, "per_label": {label: {"exact": …}}}``; an interval is
+    None where the measure is undefined in every resample.  None as a whole
+    when ``resamples`` is 0 (no bootstrap).
+    """
+    mappings = [span_counts_as_mapping(doc) for doc in documents]
+    return mapping_intervals(mappings, resamples, seed)
+
+
+def mapping_intervals(
+    documents: Sequence[Mapping[str, float]],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any] | None:
+    """:func:`span_intervals` of documents already flattened (``span_counts_as_mapping``)."""
+    table = interval_table(documents, span_figures, resamples, seed)
+    return None if table is None else _nest(table)
+
+
+def triple_interval(intervals: Mapping[str, Any] | None, *path: str) -> dict | None:
+    """The ``{"precision", "recall", "f1"}`` intervals at ``path`` of a
+    :func:`span_intervals` tree (None when there is no bootstrap)."""
+    if intervals is None:
+        return None
+    node: Any = intervals
+    for part in path:
+        node = node.get(part) if isinstance(node, Mapping) else None
+    node = node or {}
+    return {key: node.get(key) for key in PRF_KEYS}
+
+
+def _prf_at(figures: Mapping[str, np.ndarray], path: str) -> PRF:
+    return PRF(*(scalar(figures[f"{path}.{key}"]) for key in PRF_KEYS))
+
+
+def compute_measures(counts: SpanCounts) -> SpanMeasures:
+    """All span measures from counts alone: :func:`span_figures` on one count row."""
+    figures = span_figures(RowColumns(span_counts_as_mapping(counts)))
+
+    def view(name: str, categories: CategoryCounts) -> ViewMeasures:
+        rows = {row: _prf_at(figures, f"{name}.{row}") for row in MATCH_ROWS}
+        semeval = SemEvalMeasures(
+            *(_prf_at(figures, f"{name}.semeval.{row}") for row in SEMEVAL_ROWS)
+        )
+        return ViewMeasures(**rows, semeval=semeval, categories=categories)
+
+    per_label = tuple(
+        (
+            label,
+            LabelMeasures(*(_prf_at(figures, f"{PER_LABEL}.{label}.{row}") for row in MATCH_ROWS)),
+        )
+        for label, _ in counts.per_label
+    )
+    return SpanMeasures(
+        view("labelled", counts.labelled.categories),
+        view("unlabelled", counts.unlabelled.categories),
+        per_label,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MeasuresReport:
+    """Everything a span-measures report shows about one input: counts, measures, signature."""
+
+    path: str
+    format: str
+    scheme: str | None
+    documents: int
+    tokens: int
+    counts: SpanCounts
+    measures: SpanMeasures
+    repairs: Repairs
+    signature: str
+    document_counts: tuple[tuple[str, SpanCounts | dict[str, float]], ...] = ()
+    """Each bootstrap unit's counts, as ``CountedSpans.units`` (empty when not kept)."""
+    intervals: dict | None = None
+    """95 % bootstrap intervals (:func:`mapping_intervals`); None when not computed."""
+
+
+def span_report(
+    counted: CountedSpans,
+    signature: str,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> MeasuresReport:
+    """The measures of counted spans, with intervals from their units (none without units)."""
+    intervals = None
+    if counted.units is not None:
+        intervals = mapping_intervals([m for _, m in counted.units], resamples, seed)
+    return MeasuresReport(
+        counted.path,
+        counted.format,
+        counted.scheme,
+        counted.documents,
+        counted.tokens,
+        counted.counts,
+        compute_measures(counted.counts),
+        counted.repairs,
+        signature,
+        counted.units or (),
+        intervals,
+    )

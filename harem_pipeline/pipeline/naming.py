@@ -1,0 +1,69 @@
+"""What a HAREM file name tells, and the default output names of the stages.
+
+The pipeline names its files as the original tools did
+(``run.alinhado.avalida.<subset>.abs.vizir``); outside a campaign a report
+still wants its run, subset and scenario, and a name is the fallback.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+
+from harem_pipeline.stages.vizir import Scenario
+from harem_pipeline.text.textio import derived_path
+
+PathLike = str | os.PathLike[str]
+
+_STAGE_PARTS = frozenset(
+    {"abs", "rel", "absolute", "relative", "vizir", "altmor", "ida2mor", "altida", "ida2id", "gz"}
+)
+
+
+def subset_from_name(path: PathLike, default: str | None = "total") -> str | None:
+    """The Véus subset a file name carries after ``.avalida.`` (``default`` when none).
+
+    ``run.alinhado.avalida.pt.web.altida`` → ``pt.web``;
+    ``run.alinhado.avalida.total.abs.altmor`` → ``total``;
+    ``run.alinhado.avalida`` → ``default``.
+    """
+    parts = Path(path).name.split(".")
+    if "avalida" not in parts:
+        return default
+    rest = parts[parts.index("avalida") + 1 :]
+    kept = list(itertools.takewhile(lambda p: p not in _STAGE_PARTS, rest))
+    return ".".join(kept) or default
+
+
+def scenario_from_name(path: PathLike) -> Scenario | None:
+    """``abs``/``rel`` (or ``absolute``/``relative``) as a dot-separated part of the name."""
+    found = None
+    for part in Path(path).name.split("."):
+        try:
+            found = Scenario.parse(part)
+        except ValueError:
+            continue
+    return found
+
+
+def run_from_name(path: PathLike) -> str:
+    """The run's name: what precedes ``.alinhado`` (else the name up to its first dot)."""
+    name = Path(path).name
+    return name.split(".alinhado", 1)[0] if ".alinhado" in name else name.split(".", 1)[0]
+
+
+def ida2id_output(path: PathLike) -> Path:
+    """``IN.ida2id`` (``.gz`` dropped first)."""
+    return derived_path(path, ".ida2id")
+
+
+def ida2mor_output(path: PathLike) -> Path:
+    """``FILE.altmor`` → ``FILE.ida2mor`` (any other name gets ``.ida2mor`` appended)."""
+    return derived_path(path, ".ida2mor", replaces=".altmor")
+
+
+def json_twin(path: PathLike) -> Path:
+    """``report`` → ``report.json``."""
+    path = Path(path)
+    return path.with_name(path.name + ".json")

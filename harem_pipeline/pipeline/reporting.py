@@ -1,0 +1,109 @@
+"""The report steps: read an evaluated file, count it, measure it, render, write.
+
+One shell for every report family: the stage counts
+(:mod:`harem_pipeline.stages`), the family's one formula measures
+(:mod:`harem_pipeline.measures`), the report renders
+(:mod:`harem_pipeline.reports`), and only here are files written — the
+text report in its input's encoding, then its JSON twin, each atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from harem_pipeline.formats.alinhado import iter_lines
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.measures.identification import (
+    IdentificationMeasures,
+    identification_intervals,
+    measures_from_counts,
+)
+from harem_pipeline.measures.morphology import morphology_intervals
+from harem_pipeline.measures.spans import MeasuresReport
+from harem_pipeline.pipeline.naming import ida2id_output, ida2mor_output, json_twin
+from harem_pipeline.reports.ida2id import format_ida2id_json, format_ida2id_text
+from harem_pipeline.reports.ida2mor import format_ida2mor_json, format_ida2mor_text
+from harem_pipeline.stages.ida2id import IdentificationTally, read_tally
+from harem_pipeline.stages.ida2mor import MorphologyCounts, count_morphology
+from harem_pipeline.stages.tally import document_rows
+from harem_pipeline.stages.vizir import Scenario
+from harem_pipeline.text.atomic import write_text_atomic
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Ida2idOutputs:
+    """What :func:`run_ida2id` wrote and computed."""
+
+    text_path: Path
+    json_path: Path
+    tally: IdentificationTally
+    measures: IdentificationMeasures
+
+
+def run_ida2id(
+    path: PathLike,
+    signature: str,
+    output: PathLike | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    spans: MeasuresReport | None = None,
+) -> Ida2idOutputs:
+    """Count ``path`` and write the text report (``output``, default ``IN.ida2id``) and
+    ``output.json``; ``spans``, the span measures of the same documents, join both
+    (see :mod:`harem_pipeline.reports.ida2id`).
+
+    The JSON carries the 95 % intervals of a ``resamples``-draw document
+    bootstrap (0: ``ci95`` null) and the per-document counts.
+    """
+    target = Path(output) if output is not None else ida2id_output(path)
+    encoding, tally = read_tally(path)
+    measures = measures_from_counts(tally.total)
+    text = format_ida2id_text(tally.total, measures, signature, spans)
+    write_text_atomic(target, text, encoding=encoding)
+    documents = document_rows(tally.documents)
+    ci95 = identification_intervals(documents, resamples, seed)
+    json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents, spans)
+    json_path = json_twin(target)
+    write_text_atomic(json_path, json_text)
+    return Ida2idOutputs(target, json_path, tally, measures)
+
+
+@dataclass(frozen=True, slots=True)
+class Ida2MorOutputs:
+    """Where the two reports went, and the counts they were made from."""
+
+    text: Path
+    json: Path
+    counts: MorphologyCounts
+
+
+def run_ida2mor(
+    path: PathLike,
+    scenario: Scenario,
+    signature: str,
+    output: PathLike | None = None,
+    run: str | None = None,
+    subset: str | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Ida2MorOutputs:
+    """Count an ``.altmor`` file in one streaming pass and write ``OUT`` and ``OUT.json``.
+
+    The text report is written in the input's encoding (like every HAREM
+    report), the JSON in UTF-8 with the intervals of a ``resamples``-draw
+    document bootstrap (0: ``ci95`` null).
+    """
+    target = Path(output) if output is not None else ida2mor_output(path)
+    encoding, lines = iter_lines(path)
+    counts = count_morphology(lines, str(path))
+    text = format_ida2mor_text(counts, scenario, signature, run, subset)
+    write_text_atomic(target, text, encoding)
+    intervals = morphology_intervals(document_rows(counts.documents), resamples, seed)
+    json_text = format_ida2mor_json(counts, scenario, signature, run, subset, intervals)
+    json_path = json_twin(target)
+    write_text_atomic(json_path, json_text)
+    return Ida2MorOutputs(target, json_path, counts)
