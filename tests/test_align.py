@@ -21,10 +21,7 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.harem_xml import parse_collection, read_collection
 from harem_pipeline.model import SECOND_HAREM, Collection, Document, Entity
-from harem_pipeline.stages.align import (
-    align_collections,
-    build_alternatives,
-)
+from harem_pipeline.stages.align import align_collections, build_alternatives
 from harem_pipeline.text.java import java_hash_order, java_string_hash
 from harem_pipeline.text.tokens import (
     markable_tokens,

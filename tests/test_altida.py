@@ -24,10 +24,10 @@ from harem_pipeline.formats.alinhado import (
     parse_lines,
     read_lines,
 )
+from harem_pipeline.pipeline.steps import run_altida
 from harem_pipeline.stages.altida import (
     AlternativeScore,
     choose_alternative,
-    run_altida,
     score_alternative,
     select_alternatives,
 )

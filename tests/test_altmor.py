@@ -10,7 +10,8 @@ import pytest
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_line, parse_lines
-from harem_pipeline.stages.altmor import AltTally, choose_alternative, choose_lines, default_output
+from harem_pipeline.pipeline.steps import altmor_output as default_output
+from harem_pipeline.stages.altmor import AltTally, choose_alternative, choose_lines
 
 V = "[(Género: {0}) (Número: {0}) (Combinada: {0})]"
 C, PC, EF, ESP = "Correcto 1", "Parcialmente Correcto 0.5", "Em Falta 0", "Espúrio 0"

@@ -340,7 +340,7 @@ def test_doc_line_then_document_line_is_one_document() -> None:
 
 
 def test_after_altida_exemplo0_by_hand(data_dir: Path, tmp_path: Path) -> None:
-    from harem_pipeline.stages.altida import run_altida
+    from harem_pipeline.pipeline.steps import run_altida
 
     chosen = run_altida(
         data_dir / "reference/exemplo0/total_muc.alinhado.avalida.gz", tmp_path / "x"

@@ -347,10 +347,7 @@ def test_second_harem_perfect_run_identifies_everything(tmp_path: Path) -> None:
     """align → avalida → Véus total → AltinaID → Ida2ID on the Second HAREM
     collection (no MORF there, so no morphology chain): P = R = F = 1."""
     from harem_pipeline.pipeline.reporting import run_ida2id
-    from harem_pipeline.stages.align import run_align
-    from harem_pipeline.stages.altida import run_altida
-    from harem_pipeline.stages.avalida import run_avalida
-    from harem_pipeline.stages.veus import run_veus
+    from harem_pipeline.pipeline.steps import run_align, run_altida, run_avalida, run_veus
 
     cd = read_collection(SECOND_CD_PATH)
     run = tmp_path / "perfect.xml"
@@ -457,13 +454,16 @@ def test_perfect_run_scores_one_everywhere_through_the_whole_chain(
     → Vizir abs/rel → AltinaMor → Ida2Mor: P = R = F = 1 in every field."""
     from harem_pipeline.measures.morphology import measures_from_counts
     from harem_pipeline.pipeline.reporting import run_ida2id, run_ida2mor
-    from harem_pipeline.stages.align import run_align
-    from harem_pipeline.stages.altida import run_altida
-    from harem_pipeline.stages.altmor import run_altmor
-    from harem_pipeline.stages.avalida import run_avalida
+    from harem_pipeline.pipeline.steps import (
+        run_align,
+        run_altida,
+        run_altmor,
+        run_avalida,
+        run_veus,
+        run_vizir,
+    )
     from harem_pipeline.stages.ida2mor import FIELD_KEYS
-    from harem_pipeline.stages.veus import run_veus
-    from harem_pipeline.stages.vizir import Scenario, run_vizir
+    from harem_pipeline.stages.vizir import Scenario
 
     run = tmp_path / "perfect.txt"
     run.write_bytes(render_run(cd, "perfect", 1, CD_PATH.name).encode(cd.encoding))

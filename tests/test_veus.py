@@ -21,12 +21,12 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_line, iter_lines, parse_lines
 from harem_pipeline.formats.harem_xml import read_meta
 from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.pipeline.steps import run_veus
 from harem_pipeline.stages.veus import (
     FIRST_HAREM_GENRES,
     apply_veus,
     document_infos,
     genre_key,
-    run_veus,
     subset_file_name,
     variant_key,
 )

@@ -28,16 +28,15 @@ from harem_pipeline.formats.vizir import (
     record_morph_score,
 )
 from harem_pipeline.model import Morf
+from harem_pipeline.pipeline.steps import is_vizir_input, run_vizir
+from harem_pipeline.pipeline.steps import vizir_output as default_output
 from harem_pipeline.stages.vizir import (
     Alignment,
     Scenario,
     SystemEntity,
     combine_outcomes,
-    default_output,
     evaluated_index,
-    is_vizir_input,
     judge_alignment,
-    run_vizir,
     score_field,
     score_lines,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harem_pipeline.stages.altmor import run_altmor
+from harem_pipeline.pipeline.steps import run_altmor
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

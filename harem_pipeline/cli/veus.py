@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from harem_pipeline.stages.veus import STYLES, run_veus
+from harem_pipeline.pipeline.steps import run_veus
+from harem_pipeline.stages.veus import STYLES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -10,7 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from harem_pipeline.stages.vizir import Scenario, VizirResult, run_vizir, run_vizir_folder
+from harem_pipeline.pipeline.steps import VizirResult, run_vizir, run_vizir_folder
+from harem_pipeline.stages.vizir import Scenario
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -21,14 +21,17 @@ from harem_pipeline.pipeline.config import Campaign
 from harem_pipeline.pipeline.naming import json_twin
 from harem_pipeline.pipeline.reporting import run_ida2id, run_ida2mor
 from harem_pipeline.pipeline.spans import measure_evaluated
+from harem_pipeline.pipeline.steps import (
+    run_align,
+    run_altida,
+    run_altmor,
+    run_avalida,
+    run_veus,
+    run_vizir,
+)
 from harem_pipeline.reports import summary as summary_stage
 from harem_pipeline.reports.html import write_report_html
-from harem_pipeline.stages.align import run_align
-from harem_pipeline.stages.altida import run_altida
-from harem_pipeline.stages.altmor import run_altmor
-from harem_pipeline.stages.avalida import run_avalida
-from harem_pipeline.stages.veus import run_veus
-from harem_pipeline.stages.vizir import Scenario, run_vizir
+from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_head, read_json_object
 

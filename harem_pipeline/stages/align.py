@@ -67,7 +67,6 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -83,15 +82,11 @@ from harem_pipeline.formats.alinhado import (
     ManualCheck,
     Record,
     Tag,
-    format_lines,
     format_tag,
 )
-from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
-from harem_pipeline.text.atomic import write_bytes_atomic
 from harem_pipeline.text.java import java_hash_order, java_trim
 from harem_pipeline.text.progress import progress
-from harem_pipeline.text.textio import derived_path
 from harem_pipeline.text.tokens import (
     Mark,
     markable_tokens,
@@ -823,27 +818,3 @@ def align_collections(cd: Collection, run: Collection) -> AlignmentResult:
 def output_encoding(cd: Collection) -> str:
     """The encoding the ``.alinhado`` is written in: the CD's (ISO-8859-1 for HAREM files)."""
     return cd.encoding
-
-
-def default_output(run_path: str | os.PathLike[str]) -> Path:
-    """``RUN.alinhado`` (a ``.gz`` run ``x.xml.gz`` gives ``x.xml.alinhado``)."""
-    return derived_path(run_path, ".alinhado")
-
-
-def run_align(
-    cd_path: str | os.PathLike[str],
-    run_path: str | os.PathLike[str],
-    output: str | os.PathLike[str] | None = None,
-    meta_path: str | os.PathLike[str] | None = None,
-) -> tuple[Path, AlignmentResult]:
-    """Read both collections, align them, write ``output`` atomically; return it and the result.
-
-    The output is in the CD's encoding; a character it cannot hold becomes
-    ``?``, as the Java's writer did.  The warnings are returned, not printed.
-    """
-    cd = read_collection(cd_path, meta_path)
-    result = align_collections(cd, read_collection(run_path))
-    target = Path(output) if output is not None else default_output(run_path)
-    data = format_lines(result.lines).encode(output_encoding(cd), errors="replace")
-    write_bytes_atomic(target, data)
-    return target, result

@@ -29,29 +29,21 @@ Java drops them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_CORRECT,
     EVAL_MISSING,
     EVAL_SPURIOUS,
-    MARKER_FIRST_HAREM,
     PARTIAL_KINDS,
     AltBlockLines,
     Line,
     Record,
     alt_choice_header,
     group_alt_blocks,
-    iter_lines,
-    write_lines,
 )
-from harem_pipeline.text.textio import derived_path
-
-OUTPUT_SUFFIX = ".altida"
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,17 +140,3 @@ def select_alternatives(lines: Iterable[Line], path: str | None = None) -> Itera
             best = choose_alternative(scores)
             yield alt_choice_header(best + 1, len(scores))
             yield from item.alternatives[best]
-
-
-def default_output(path: str | os.PathLike[str]) -> Path:
-    """``IN.altida`` (``.gz`` dropped first)."""
-    return derived_path(path, OUTPUT_SUFFIX)
-
-
-def run_altida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
-    """Select the alternatives of the evaluated file ``path`` into ``output``
-    (default ``IN.altida``), in the input's encoding, atomically."""
-    target = Path(output) if output is not None else default_output(path)
-    encoding, lines = iter_lines(path)
-    write_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
-    return target

@@ -11,27 +11,20 @@ Arithmetic is exact (``Fraction``): ties are real ties, not float accidents.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 
 from harem_pipeline.formats.alinhado import (
-    MARKER_FIRST_HAREM,
     AltBlockLines,
     Line,
     Record,
     alt_choice_header,
     group_alt_blocks,
-    iter_lines,
-    write_to,
 )
 from harem_pipeline.formats.vizir import Outcome, record_morph_score
 from harem_pipeline.stages.ida2mor import count_record
 from harem_pipeline.stages.vizir import alignment_from_scored_record
-from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.text.textio import derived_path
 
 _ERRORS = frozenset(
     {
@@ -124,17 +117,3 @@ def resolve_block(block: AltBlockLines, path: str | None) -> Iterator[Line]:
     chosen = choose_alternative(tallies)
     yield alt_choice_header(block.labels[chosen], len(block.labels), block.eol)
     yield from alternatives[chosen]
-
-
-def default_output(path: str | os.PathLike[str]) -> Path:
-    """``FILE.vizir`` → ``FILE.altmor`` (any other name gets ``.altmor`` appended)."""
-    return derived_path(path, ".altmor", replaces=".vizir")
-
-
-def run_altmor(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
-    """Resolve the ALT blocks of a ``.vizir`` file into ``output``, in the input's encoding."""
-    target = Path(output) if output is not None else default_output(path)
-    encoding, lines = iter_lines(path)
-    with atomic_write(target, "w", encoding=encoding, newline="") as handle:
-        write_to(handle, choose_lines(lines, str(path)), MARKER_FIRST_HAREM)
-    return target

@@ -20,10 +20,8 @@ like any other: choosing an alternative is AltinaID's job.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
-from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -38,13 +36,8 @@ from harem_pipeline.formats.alinhado import (
     Record,
     Tag,
     format_evaluation,
-    iter_lines,
-    write_lines,
 )
 from harem_pipeline.text.atoms import atoms
-from harem_pipeline.text.textio import derived_path
-
-OUTPUT_SUFFIX = ".avalida"
 
 
 def intersection_size(gold: Sequence[str], system: Sequence[str]) -> int:
@@ -118,20 +111,3 @@ def evaluate_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[L
     """Evaluate every record of an alignment file, lazily; other lines pass through."""
     for item in lines:
         yield evaluate_record(item, path) if isinstance(item, Record) else item
-
-
-def default_output(path: str | os.PathLike[str]) -> Path:
-    """``IN.avalida`` (a ``.gz`` input ``x.alinhado.gz`` gives ``x.alinhado.avalida``)."""
-    return derived_path(path, OUTPUT_SUFFIX)
-
-
-def run_avalida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
-    """Evaluate the ``.alinhado`` file ``path`` into ``output`` (default ``IN.avalida``).
-
-    Streams the file and writes atomically in the input's encoding, so a
-    bad line leaves no partial output behind.
-    """
-    target = Path(output) if output is not None else default_output(path)
-    encoding, lines = iter_lines(path)
-    write_lines(target, evaluate_lines(lines, str(path)), encoding)
-    return target

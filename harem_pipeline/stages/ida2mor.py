@@ -26,11 +26,7 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.vizir import MorphScore, Outcome, record_morph_score
 from harem_pipeline.stages.tally import Counts, DocumentCounts, DocumentTally, Tally, row_names
-from harem_pipeline.stages.vizir import (
-    Alignment,
-    alignment_from_scored_record,
-    counts_for_system,
-)
+from harem_pipeline.stages.vizir import Alignment, alignment_from_scored_record, counts_for_system
 
 FIELD_KEYS = ("genero", "numero", "combinada")
 """The three fields, as the reports and the JSON name them."""

@@ -42,12 +42,10 @@ down to its quirks, since its outputs are the reference:
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -65,15 +63,10 @@ from harem_pipeline.formats.alinhado import (
     Tag,
     format_evaluation,
     format_tag,
-    iter_lines,
-    write_lines,
 )
-from harem_pipeline.formats.harem_xml import read_meta
 from harem_pipeline.formats.veils import (
     Veil,
     format_veil,
-    parse_veil,
-    read_grid,
 )
 from harem_pipeline.text.java import java_hash_order, java_string_hash
 
@@ -495,7 +488,7 @@ def adjust_alignment(alignment: Alignment, style: str, memory: SpuriousMemory) -
 # The stage
 
 
-def _check_style(style: str) -> str:
+def check_style(style: str) -> str:
     if style.lower() not in STYLES:
         raise InputError(None, f"a Véus style ({', '.join(STYLES)})", repr(style))
     return style.lower()
@@ -520,7 +513,7 @@ def apply_veus(
     document (file-name headers) are not copied; every line is written with
     ``\\n``, as the original program did.
     """
-    style = _check_style(style)
+    style = check_style(style)
     yield Header(format_veil(veil), _EOL)
     subsetting = variant is not None or genre is not None
     in_document = False
@@ -552,53 +545,3 @@ def apply_veus(
             continue
         for adjusted in adjust_alignment(alignment, style, memory):
             yield _record_of(adjusted)
-
-
-def default_output(
-    path: str | os.PathLike[str],
-    variant: str | None = None,
-    genre: str | None = None,
-    selective: bool = False,
-) -> Path:
-    """``IN.total``, ``IN.pt.jornalistico``… beside the input (``.gz`` dropped)."""
-    source = Path(path)
-    base = source.name.removesuffix(".gz")
-    return source.with_name(subset_file_name(base, variant, genre, selective))
-
-
-def run_veus(
-    path: str | os.PathLike[str],
-    output: str | os.PathLike[str] | None = None,
-    *,
-    style: str,
-    veil: str | None = None,
-    system_veil: str | None = None,
-    variant: str | None = None,
-    genre: str | None = None,
-    selective: bool = False,
-    grid_path: str | os.PathLike[str] | None = None,
-    meta_path: str | os.PathLike[str] | None = None,
-) -> Path:
-    """Write one Véus subset of the ``.avalida`` file ``path``; return where.
-
-    ``selective`` evaluates with the system's declared veil (it needs
-    ``system_veil``; an explicit ``veil`` is then refused).  Streams the
-    input and writes atomically in its encoding.
-    """
-    _check_style(style)
-    grid = read_grid(grid_path)
-    declared = parse_veil(system_veil, grid, "--system-veil") if system_veil else None
-    if selective:
-        if declared is None:
-            raise InputError(None, "--system-veil for the selective scenario", "none")
-        if veil is not None:
-            raise InputError(None, "either --veil or --selective", "both")
-        evaluation = declared
-    else:
-        evaluation = parse_veil(veil, grid, "--veil")
-    meta = document_infos(read_meta(meta_path)) if meta_path else None
-    target = Path(output) if output is not None else default_output(path, variant, genre, selective)
-    encoding, lines = iter_lines(path)
-    subset = apply_veus(lines, style, evaluation, declared, variant, genre, meta, str(path))
-    write_lines(target, subset, encoding, MARKER_FIRST_HAREM)
-    return target

@@ -18,16 +18,13 @@ and on top of them ``score_record`` (one parsed record) and
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path
 
-from harem_pipeline.errors import HaremError, InputError
+from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_CORRECT,
-    MARKER_FIRST_HAREM,
     PARTIAL_KINDS,
     AltClose,
     AltOpen,
@@ -41,8 +38,6 @@ from harem_pipeline.formats.alinhado import (
     Omitted,
     Record,
     Tag,
-    iter_lines,
-    write_to,
 )
 from harem_pipeline.formats.vizir import (
     UNDERSPECIFIED,
@@ -51,9 +46,7 @@ from harem_pipeline.formats.vizir import (
     vizir_record,
 )
 from harem_pipeline.model import Morf
-from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.atoms import atoms
-from harem_pipeline.text.textio import derived_path
 
 
 class Scenario(Enum):
@@ -359,89 +352,3 @@ DERIVED_EXTENSIONS = frozenset(
         "alinhado",
     }
 )  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class VizirResult:
-    """The outcome of scoring one file: where the output went (``None``: not written)."""
-
-    input: Path
-    output: Path | None
-    records: int
-    scored: int
-
-    @property
-    def written(self) -> bool:
-        return self.output is not None
-
-
-class _NothingClassified(Exception):
-    """Raised inside the atomic writer to abandon the output (no-output rule)."""
-
-
-def default_output(path: str | os.PathLike[str]) -> Path:
-    """``FILE.vizir``; a gzipped input ``FILE.gz`` gives ``FILE.vizir``."""
-    return derived_path(path, ".vizir")
-
-
-def run_vizir(
-    path: str | os.PathLike[str],
-    scenario: Scenario,
-    output: str | os.PathLike[str] | None = None,
-) -> VizirResult:
-    """Score one Véus result file into ``output`` (default ``FILE.vizir``), streaming.
-
-    The output is written in the input's encoding, atomically.  When no
-    system entity of the file carries MORF, nothing is written and the
-    result's ``output`` is ``None`` (the original Vizir's rule); an output
-    left there by an earlier run is removed, so it cannot pass as this one's.
-    """
-    target = Path(output) if output is not None else default_output(path)
-    encoding, lines = iter_lines(path)
-    tally = VizirTally()
-    try:
-        with atomic_write(target, "w", encoding=encoding, newline="") as handle:
-            write_to(handle, score_lines(lines, scenario, str(path), tally), MARKER_FIRST_HAREM)
-            if not tally.system_morph_seen:
-                raise _NothingClassified
-    except _NothingClassified:
-        target.unlink(missing_ok=True)
-        return VizirResult(Path(path), None, tally.records, tally.scored)
-    return VizirResult(Path(path), target, tally.records, tally.scored)
-
-
-def is_vizir_input(path: Path) -> bool:
-    """Whether a folder run takes ``path``: a visible file with no derived extension."""
-    if not path.is_file() or path.name.startswith("."):
-        return False
-    name = path.name[:-3] if path.name.endswith(".gz") else path.name
-    extension = name.rsplit(".", 1)[1].lower() if "." in name else ""
-    return extension not in DERIVED_EXTENSIONS
-
-
-@dataclass(frozen=True, slots=True)
-class FolderFailure:
-    """A file of a folder run that could not be scored, with the one-line reason."""
-
-    input: Path
-    error: HaremError
-
-
-def run_vizir_folder(
-    folder: str | os.PathLike[str], scenario: Scenario
-) -> tuple[list[VizirResult], list[FolderFailure]]:
-    """Score every Véus result of ``folder`` (the original ``ACMorf.pl DIR``), in name order.
-
-    A bad file does not stop the others: it is returned as a failure and
-    leaves no output.
-    """
-    results: list[VizirResult] = []
-    failures: list[FolderFailure] = []
-    for path in sorted(Path(folder).iterdir()):
-        if not is_vizir_input(path):
-            continue
-        try:
-            results.append(run_vizir(path, scenario))
-        except HaremError as error:
-            failures.append(FolderFailure(path, error))
-    return results, failures

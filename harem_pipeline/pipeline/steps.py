@@ -1,0 +1,264 @@
+"""The record stages as file-to-file steps: read, transform, write atomically.
+
+Each stage module of :mod:`harem_pipeline.stages` transforms records and
+never opens a file for writing; these functions are the shell around them
+(the same for the command line and the Luigi tasks): stream the input
+through its format, hand the records to the stage, write the output in the
+input's encoding under a temporary name and rename it into place, so a bad
+line leaves no partial output behind.  Default output names are the
+original tools' (``RUN.alinhado``, ``IN.avalida``, ``IN.total``,
+``IN.altida``, ``FILE.vizir``, ``FILE.altmor``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from harem_pipeline.errors import HaremError, InputError
+from harem_pipeline.formats.alinhado import (
+    MARKER_FIRST_HAREM,
+    format_lines,
+    iter_lines,
+    write_lines,
+    write_to,
+)
+from harem_pipeline.formats.harem_xml import read_collection, read_meta
+from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.stages.align import AlignmentResult, align_collections, output_encoding
+from harem_pipeline.stages.altida import select_alternatives
+from harem_pipeline.stages.altmor import choose_lines
+from harem_pipeline.stages.avalida import evaluate_lines
+from harem_pipeline.stages.veus import apply_veus, check_style, document_infos, subset_file_name
+from harem_pipeline.stages.vizir import DERIVED_EXTENSIONS, Scenario, VizirTally, score_lines
+from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
+from harem_pipeline.text.textio import derived_path
+
+# ---------------------------------------------------------------------------
+# align
+
+
+def align_output(run_path: str | os.PathLike[str]) -> Path:
+    """``RUN.alinhado`` (a ``.gz`` run ``x.xml.gz`` gives ``x.xml.alinhado``)."""
+    return derived_path(run_path, ".alinhado")
+
+
+def run_align(
+    cd_path: str | os.PathLike[str],
+    run_path: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    meta_path: str | os.PathLike[str] | None = None,
+) -> tuple[Path, AlignmentResult]:
+    """Read both collections, align them, write ``output`` atomically; return it and the result.
+
+    The output is in the CD's encoding; a character it cannot hold becomes
+    ``?``, as the Java's writer did.  The warnings are returned, not printed.
+    """
+    cd = read_collection(cd_path, meta_path)
+    result = align_collections(cd, read_collection(run_path))
+    target = Path(output) if output is not None else align_output(run_path)
+    data = format_lines(result.lines).encode(output_encoding(cd), errors="replace")
+    write_bytes_atomic(target, data)
+    return target, result
+
+
+# ---------------------------------------------------------------------------
+# altida
+
+
+def altida_output(path: str | os.PathLike[str]) -> Path:
+    """``IN.altida`` (``.gz`` dropped first)."""
+    return derived_path(path, ".altida")
+
+
+def run_altida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+    """Select the alternatives of the evaluated file ``path`` into ``output``
+    (default ``IN.altida``), in the input's encoding, atomically."""
+    target = Path(output) if output is not None else altida_output(path)
+    encoding, lines = iter_lines(path)
+    write_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
+    return target
+
+
+# ---------------------------------------------------------------------------
+# altmor
+
+
+def altmor_output(path: str | os.PathLike[str]) -> Path:
+    """``FILE.vizir`` → ``FILE.altmor`` (any other name gets ``.altmor`` appended)."""
+    return derived_path(path, ".altmor", replaces=".vizir")
+
+
+def run_altmor(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+    """Resolve the ALT blocks of a ``.vizir`` file into ``output``, in the input's encoding."""
+    target = Path(output) if output is not None else altmor_output(path)
+    encoding, lines = iter_lines(path)
+    with atomic_write(target, "w", encoding=encoding, newline="") as handle:
+        write_to(handle, choose_lines(lines, str(path)), MARKER_FIRST_HAREM)
+    return target
+
+
+# ---------------------------------------------------------------------------
+# avalida
+
+
+def avalida_output(path: str | os.PathLike[str]) -> Path:
+    """``IN.avalida`` (a ``.gz`` input ``x.alinhado.gz`` gives ``x.alinhado.avalida``)."""
+    return derived_path(path, ".avalida")
+
+
+def run_avalida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+    """Evaluate the ``.alinhado`` file ``path`` into ``output`` (default ``IN.avalida``).
+
+    Streams the file and writes atomically in the input's encoding, so a
+    bad line leaves no partial output behind.
+    """
+    target = Path(output) if output is not None else avalida_output(path)
+    encoding, lines = iter_lines(path)
+    write_lines(target, evaluate_lines(lines, str(path)), encoding)
+    return target
+
+
+# ---------------------------------------------------------------------------
+# veus
+
+
+def veus_output(
+    path: str | os.PathLike[str],
+    variant: str | None = None,
+    genre: str | None = None,
+    selective: bool = False,
+) -> Path:
+    """``IN.total``, ``IN.pt.jornalistico``… beside the input (``.gz`` dropped)."""
+    source = Path(path)
+    base = source.name.removesuffix(".gz")
+    return source.with_name(subset_file_name(base, variant, genre, selective))
+
+
+def run_veus(
+    path: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    *,
+    style: str,
+    veil: str | None = None,
+    system_veil: str | None = None,
+    variant: str | None = None,
+    genre: str | None = None,
+    selective: bool = False,
+    grid_path: str | os.PathLike[str] | None = None,
+    meta_path: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Write one Véus subset of the ``.avalida`` file ``path``; return where.
+
+    ``selective`` evaluates with the system's declared veil (it needs
+    ``system_veil``; an explicit ``veil`` is then refused).  Streams the
+    input and writes atomically in its encoding.
+    """
+    check_style(style)
+    grid = read_grid(grid_path)
+    declared = parse_veil(system_veil, grid, "--system-veil") if system_veil else None
+    if selective:
+        if declared is None:
+            raise InputError(None, "--system-veil for the selective scenario", "none")
+        if veil is not None:
+            raise InputError(None, "either --veil or --selective", "both")
+        evaluation = declared
+    else:
+        evaluation = parse_veil(veil, grid, "--veil")
+    meta = document_infos(read_meta(meta_path)) if meta_path else None
+    target = Path(output) if output is not None else veus_output(path, variant, genre, selective)
+    encoding, lines = iter_lines(path)
+    subset = apply_veus(lines, style, evaluation, declared, variant, genre, meta, str(path))
+    write_lines(target, subset, encoding, MARKER_FIRST_HAREM)
+    return target
+
+
+# ---------------------------------------------------------------------------
+# vizir
+
+
+@dataclass(frozen=True, slots=True)
+class VizirResult:
+    """The outcome of scoring one file: where the output went (``None``: not written)."""
+
+    input: Path
+    output: Path | None
+    records: int
+    scored: int
+
+    @property
+    def written(self) -> bool:
+        return self.output is not None
+
+
+class _NothingClassified(Exception):
+    """Raised inside the atomic writer to abandon the output (no-output rule)."""
+
+
+def vizir_output(path: str | os.PathLike[str]) -> Path:
+    """``FILE.vizir``; a gzipped input ``FILE.gz`` gives ``FILE.vizir``."""
+    return derived_path(path, ".vizir")
+
+
+def run_vizir(
+    path: str | os.PathLike[str],
+    scenario: Scenario,
+    output: str | os.PathLike[str] | None = None,
+) -> VizirResult:
+    """Score one Véus result file into ``output`` (default ``FILE.vizir``), streaming.
+
+    The output is written in the input's encoding, atomically.  When no
+    system entity of the file carries MORF, nothing is written and the
+    result's ``output`` is ``None`` (the original Vizir's rule); an output
+    left there by an earlier run is removed, so it cannot pass as this one's.
+    """
+    target = Path(output) if output is not None else vizir_output(path)
+    encoding, lines = iter_lines(path)
+    tally = VizirTally()
+    try:
+        with atomic_write(target, "w", encoding=encoding, newline="") as handle:
+            write_to(handle, score_lines(lines, scenario, str(path), tally), MARKER_FIRST_HAREM)
+            if not tally.system_morph_seen:
+                raise _NothingClassified
+    except _NothingClassified:
+        target.unlink(missing_ok=True)
+        return VizirResult(Path(path), None, tally.records, tally.scored)
+    return VizirResult(Path(path), target, tally.records, tally.scored)
+
+
+def is_vizir_input(path: Path) -> bool:
+    """Whether a folder run takes ``path``: a visible file with no derived extension."""
+    if not path.is_file() or path.name.startswith("."):
+        return False
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    extension = name.rsplit(".", 1)[1].lower() if "." in name else ""
+    return extension not in DERIVED_EXTENSIONS
+
+
+@dataclass(frozen=True, slots=True)
+class FolderFailure:
+    """A file of a folder run that could not be scored, with the one-line reason."""
+
+    input: Path
+    error: HaremError
+
+
+def run_vizir_folder(
+    folder: str | os.PathLike[str], scenario: Scenario
+) -> tuple[list[VizirResult], list[FolderFailure]]:
+    """Score every Véus result of ``folder`` (the original ``ACMorf.pl DIR``), in name order.
+
+    A bad file does not stop the others: it is returned as a failure and
+    leaves no output.
+    """
+    results: list[VizirResult] = []
+    failures: list[FolderFailure] = []
+    for path in sorted(Path(folder).iterdir()):
+        if not is_vizir_input(path):
+            continue
+        try:
+            results.append(run_vizir(path, scenario))
+        except HaremError as error:
+            failures.append(FolderFailure(path, error))
+    return results, failures
