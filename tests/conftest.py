@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "data"
+from tests.helpers.paths import DATA
 
 
 @pytest.fixture(scope="session")

@@ -367,6 +367,6 @@ def test_simulated_runs_give_well_formed_spans(profile: str, seed: int, start: i
 
 @functools.cache
 def _first_harem():
-    from tests.conftest import DATA
+    from tests.helpers.paths import DATA
 
     return read_collection(DATA / "first-harem" / "ColeccaoDouradaHAREM.txt")

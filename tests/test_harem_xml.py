@@ -19,9 +19,10 @@ from harem_pipeline.formats.harem_xml import (
     read_collection,
 )
 from harem_pipeline.model import Collection, Document, Entity, Morf
+from tests.helpers.paths import SHARED_DATA_VARIABLE, shared_data
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-SHARED = Path("/work/shared/data")
+SHARED = shared_data()
 
 FIRST_SAMPLE = (
     "<DOC>\r\n<DOCID>HAREM-1</DOCID>\r\n<GENERO>Web</GENERO>\r\n<ORIGEM>PT</ORIGEM>\r\n"
@@ -182,7 +183,10 @@ def test_every_shipped_file_reads_and_round_trips(path: Path) -> None:
     _check_reads_and_round_trips(path)
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="the full HAREM data folder is not present")
+@pytest.mark.skipif(
+    not SHARED.is_dir(),
+    reason=f"the full HAREM data folder is not present ({SHARED}; set ${SHARED_DATA_VARIABLE})",
+)
 def test_every_shared_file_reads_and_round_trips() -> None:
     files = _shared_files()
     assert len(files) >= 17

@@ -23,7 +23,7 @@ import tasks
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_xml import format_collection, read_collection
 from harem_pipeline.stages.simulate import render_run
-from tests.conftest import DATA
+from tests.helpers.paths import DATA
 
 STARTED: list[tuple[str, str | None]] = []
 

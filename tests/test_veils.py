@@ -17,7 +17,7 @@ from harem_pipeline.veils import (
     parse_veil,
     read_grid,
 )
-from tests.conftest import DATA
+from tests.helpers.paths import DATA
 
 
 @pytest.fixture(scope="module")
