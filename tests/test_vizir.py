@@ -1,5 +1,8 @@
 """Vizir: every worked example of the original documentation, the scoring table, files.
 
+The original is docs/spec/original/vizir-avaliador-morfologico.pt.txt, the rules
+docs/spec/vizir-altinamor-ida2mor.md.
+
 The case files in ``tests/cases/vizir/`` hold one worked example each
 (``# params: -abs``, the Véus input lines, ``# expected``, the ``.vizir``
 lines); their leading ``#`` comments say where each comes from.
@@ -99,7 +102,7 @@ def test_every_numbered_example_has_a_case() -> None:
 
 
 # ---------------------------------------------------------------------------
-# The field table and the combined rule (spec §2), value by value
+# The field table and the combined rule (docs/spec/vizir-altinamor-ida2mor.md §2), value by value
 
 
 @pytest.mark.parametrize(
@@ -172,7 +175,7 @@ def test_first_atom_rule() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Records under each scenario (spec §2, special records)
+# Records under each scenario (docs/spec/vizir-altinamor-ida2mor.md §2, special records)
 
 FS = Morf("F", "S")
 
@@ -439,7 +442,7 @@ def test_vizir_line_round_trip() -> None:
     (record,) = parse_lines(veus + "\n")
     score = MorphScore(PC, PC, PC)
     line = format_vizir_line(record, score)
-    # spec §3, the printed line
+    # docs/spec/vizir-altinamor-ida2mor.md §3, the printed line
     assert line == (
         '<EM MORF="M,S">Hotel Lisboa Plaza</EM> ---> [<EM MORF="M,S">Hotel Lisboa</EM>, '
         '<EM MORF="F,S">Plaza</EM>]:[(Género: Parcialmente Correcto 0.5) '

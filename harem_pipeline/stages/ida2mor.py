@@ -1,4 +1,6 @@
-"""Ida2Mor: counts and measures of the morphological classification (spec §5).
+"""Ida2Mor: counts and measures of the morphological classification.
+
+The rules are docs/spec/vizir-altinamor-ida2mor.md §5.
 
 Counts first: ``count_morphology`` reads a stream of ``.altmor`` lines once
 and keeps only sufficient statistics, per field and per document, so a
@@ -106,7 +108,7 @@ class MorphologyTotals:
 
 
 def count_record(alignment: Alignment, score: MorphScore) -> MorphologyTotals:
-    """One scored record's contribution (spec §5's totals).
+    """One scored record's contribution to the totals (docs/spec/vizir-altinamor-ida2mor.md §5).
 
     *Total na CD* takes every record whose gold side is not spurious;
     *Total classificadas pelo sistema* takes the record when its evaluated
@@ -190,7 +192,10 @@ def count_morphology(lines: Iterable[Line], path: str | None = None) -> Morpholo
 
 @dataclass(frozen=True, slots=True)
 class FieldMeasures:
-    """Spec §5 ratios of one field; ``None`` is undefined (zero denominator)."""
+    """The ratios of one field (docs/spec/vizir-altinamor-ida2mor.md §5).
+
+    ``None`` is undefined (zero denominator).
+    """
 
     precisao: float | None
     abrangencia: float | None
