@@ -308,7 +308,7 @@ def test_a_perfect_run_scores_one(data_dir: Path, path: str) -> None:
 
 def test_pipeline_reports_carry_the_span_measures(tmp_path: Path) -> None:
     from tasks.pipeline import Ida2ID
-    from tests.test_tasks import build, make_campaign
+    from tests.helpers.campaign import build, make_campaign
 
     config = make_campaign(tmp_path)
     config.write_text(
