@@ -35,7 +35,8 @@ from harem_pipeline.stages.ida2mor import (
     subset_from_name,
 )
 from harem_pipeline.stages.vizir import Alignment, Scenario, judge_alignment
-from tests.strategies import ALIGNMENT
+from tests.helpers.cases import read_case
+from tests.helpers.strategies import ALIGNMENT
 
 PCD = "Parcialmente_Correcto_por_Defeito"
 PCE = "Parcialmente_Correcto_por_Excesso"
@@ -453,8 +454,8 @@ CASES = Path(__file__).parent / "cases" / "vizir"
 
 @pytest.mark.parametrize("number", sorted(SYSTEM_TOTAL_BY_EXAMPLE))
 def test_totals_of_the_numbered_examples(number: int) -> None:
-    text = (CASES / f"example-{number:02d}.txt").read_text(encoding="utf-8")
-    expected_lines = text.split("# expected\n", 1)[1]
-    last = expected_lines.strip().splitlines()[-1]  # the example's own record
+    case = read_case(CASES / f"example-{number:02d}.txt")
+    assert case.expected
+    last = case.expected[-1]  # the example's own record
     counts = count_morphology(parse_lines(last + "\n")).field("combinada")
     assert (counts.total_sistema, counts.total_cd) == SYSTEM_TOTAL_BY_EXAMPLE[number]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from harem_pipeline.reports.html import render_report
-from tests.report_fixtures import fake_summary
+from tests.helpers.report_fixtures import fake_summary
 
 
 def test_report_is_self_contained_and_complete() -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import itertools
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -44,7 +43,8 @@ from harem_pipeline.stages.vizir import (
     score_field,
     score_lines,
 )
-from tests.strategies import ALIGNMENT
+from tests.helpers.cases import case_files, read_case
+from tests.helpers.strategies import ALIGNMENT
 
 CASES = Path(__file__).parent / "cases" / "vizir"
 C = Outcome.CORRECTO
@@ -60,33 +60,16 @@ PSE = Outcome.PARCIALMENTE_SOBRE_ESPECIFICADO
 # Case files
 
 
-@dataclass(frozen=True)
-class Case:
-    name: str
-    scenario: Scenario
-    input: list[str]
-    expected: list[str] | None  # None: no output file at all
-
-
-def read_case(path: Path) -> Case:
-    """``# comment`` lines, ``# params: -abs``, input, ``# expected`` (``: no output``), lines."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("# params:"))
-    scenario = Scenario.parse(lines[start].split(":", 1)[1])
-    mark = next(i for i, line in enumerate(lines) if line.startswith("# expected"))
-    expected = None if lines[mark] == "# expected: no output" else lines[mark + 1 :]
-    return Case(path.stem, scenario, lines[start + 1 : mark], expected)
-
-
-ALL_CASES = sorted(CASES.glob("*.txt"))
+ALL_CASES = case_files(CASES)
 
 
 @pytest.mark.parametrize("path", ALL_CASES, ids=[p.stem for p in ALL_CASES])
 def test_worked_example(path: Path, tmp_path: Path) -> None:
     case = read_case(path)
+    (scenario,) = (Scenario.parse(word) for word in case.params)
     source = tmp_path / f"{case.name}.avalida.total"
     source.write_text("\n".join(case.input) + "\n", encoding="utf-8")
-    result = run_vizir(source, case.scenario)
+    result = run_vizir(source, scenario)
     if case.expected is None:
         assert result.output is None
         assert not default_output(source).exists()
