@@ -243,8 +243,8 @@ def test_first_harem_chain_hand_computed(tmp_path: Path, scenario: str, expected
 
 def test_text_report_absolute_block(tmp_path: Path) -> None:
     source = write_run(tmp_path, "abs")
-    main(["vizir", str(source), "-abs"])
-    main(["altmor", str(source) + ".vizir"])
+    assert main(["vizir", str(source), "-abs"]) == 0
+    assert main(["altmor", str(source) + ".vizir"]) == 0
     out = tmp_path / "report.txt"
     assert main(["ida2mor", str(source) + ".altmor", "-o", str(out), "--signature", "SIG"]) == 0
     text = out.read_text(encoding="iso-8859-1")
@@ -267,8 +267,8 @@ def test_text_report_absolute_block(tmp_path: Path) -> None:
 
 def test_per_document_breakdown(tmp_path: Path) -> None:
     source = write_run(tmp_path, "abs")
-    main(["vizir", str(source), "-abs"])
-    main(["altmor", str(source) + ".vizir"])
+    assert main(["vizir", str(source), "-abs"]) == 0
+    assert main(["altmor", str(source) + ".vizir"]) == 0
     lines = parse_lines((tmp_path / (source.name + ".altmor")).read_text(encoding="iso-8859-1"))
     counts = count_morphology(lines)
     docs = {doc.docid: doc.totals.combinada for doc in counts.documents}
