@@ -259,6 +259,7 @@ def test_second_harem_metadata(data_dir) -> None:
     assert meta["H2-dftre765"].variant == "pt"
     assert meta["H2-dftre765"].genres == ("didactico",)
     assert meta["cha-55664"].variant == "br"
+    # 380 <VARIANTE>pt_BR</VARIANTE> in the file (and 660 pt_PT)
     assert sum(1 for info in meta.values() if info.variant == "br") == 380
 
 
@@ -272,7 +273,7 @@ def test_second_harem_subset_by_variant_and_genre(data_dir, tmp_path) -> None:
     assert docs and all(info[d].variant == "pt" for d in docs)
     _, lines = iter_lines(source)
     every = [line.docid for line in lines if type(line).__name__ == "DocStart"]
-    assert len(every) == 129
+    assert len(every) == 129  # the Second HAREM CD's documents (tests/test_stats.py)
     assert docs == [d for d in every if info[d].variant == "pt"]
 
 

@@ -375,7 +375,7 @@ def test_folder_scores_only_vei_results(tmp_path: Path, capsys: pytest.CaptureFi
     assert "run.alinhado.avalida.total.vizir" in made
     assert "run.alinhado.avalida.pt.vizir" in made
     assert "old.total.vizir.vizir" not in made and "x.altmor.vizir" not in made
-    assert len(made) == 11
+    assert len(made) == 11  # the 9 files written above and the two .vizir outputs
     expected = (
         '<EM MORF="F,S">APSS</EM> ---> [<EM MORF="F,S">APSS</EM>]:'
         "[(Género: Correcto 1) (Número: Correcto 1) (Combinada: Correcto 1)]\n"
