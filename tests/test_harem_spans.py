@@ -15,6 +15,7 @@ from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_lines, parse_lines
 from harem_pipeline.formats.harem_xml import parse_collection, read_collection
+from harem_pipeline.model import Collection
 from harem_pipeline.spans import PRF
 from harem_pipeline.stages.align import align_collections
 from harem_pipeline.stages.altida import select_alternatives
@@ -273,8 +274,8 @@ def test_help_names_the_harem_mode(capsys: pytest.CaptureFixture[str]) -> None:
     assert "HAREM: --cd CD --run RUN, aligner's tokens, A|B = label set, ALT as AltinaID" in lines
 
 
-def test_real_second_harem_pair(data_dir: Path) -> None:
-    cd = read_collection(data_dir / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz")
+def test_real_second_harem_pair(data_dir: Path, second_harem_cd: Collection) -> None:
+    cd = second_harem_cd
     run = read_collection(data_dir / "second-harem" / "ParticipacaoSegundoHaremReRelEM_t1.xml.gz")
     chosen = list(select_alternatives(evaluate_lines(align_collections(cd, run).lines)))
     choices = read_alt_choices(chosen)
@@ -301,11 +302,9 @@ def test_real_second_harem_pair(data_dir: Path) -> None:
         assert 0 < view.exact.f1 < 1
 
 
-@pytest.mark.parametrize(
-    "path", ["first-harem/ColeccaoDouradaHAREM.txt", "second-harem/SegundoHaremReRelEM_t1.xml.gz"]
-)
-def test_a_perfect_run_scores_one(data_dir: Path, path: str) -> None:
-    cd = read_collection(data_dir / path)
+@pytest.mark.parametrize("collection", ["first_harem_cd", "second_harem_cd"])
+def test_a_perfect_run_scores_one(request: pytest.FixtureRequest, collection: str) -> None:
+    cd = request.getfixturevalue(collection)  # the shipped collection, read once per session
     run = simulate_collection(cd, "perfect", 1)
     report = measure_collections(cd, run, choose_alternatives(cd, run), resamples=0)
     assert report.counts.labelled.match.gold > 1000
@@ -346,7 +345,8 @@ def test_pipeline_reports_carry_the_span_measures(tmp_path: Path) -> None:
     assert {tmp_path / "cd.txt", tmp_path / "runs" / "strong.txt"} <= set(task.input_paths())
 
 
-@settings(derandomize=True, deadline=None, max_examples=12)
+# Each example simulates, aligns and measures 8 real documents.
+@settings(derandomize=True, deadline=None, max_examples=8)
 @given(
     profile=st.sampled_from(["strong", "average", "weak"]),
     seed=st.integers(0, 10_000),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import re
 from pathlib import Path
 
@@ -190,8 +191,17 @@ def test_every_shipped_file_reads_and_round_trips(path: Path) -> None:
 def test_every_shared_file_reads_and_round_trips() -> None:
     files = _shared_files()
     assert len(files) >= 17
+    # A file with the same content as a shipped one is already checked by
+    # test_every_shipped_file_reads_and_round_trips.
+    shipped = {_content_digest(path) for path in _shipped_files()}
     for path in files:
-        _check_reads_and_round_trips(path)
+        if _content_digest(path) not in shipped:
+            _check_reads_and_round_trips(path)
+
+
+def _content_digest(path: Path) -> str:
+    data = path.read_bytes()
+    return hashlib.sha256(gzip.decompress(data) if path.suffix == ".gz" else data).hexdigest()
 
 
 def test_first_harem_write_back_differs_only_by_whitespace_outside_texto() -> None:

@@ -36,6 +36,7 @@ from harem_pipeline.stages.ida2mor import (
 )
 from harem_pipeline.stages.vizir import Alignment, Scenario, judge_alignment
 from tests.helpers.cases import read_case
+from tests.helpers.perfect import PerfectChain
 from tests.helpers.strategies import ALIGNMENT
 
 PCD = "Parcialmente_Correcto_por_Defeito"
@@ -401,30 +402,16 @@ def test_text_report_renders_counts_only() -> None:
     assert text.count("Precisão: -\n") == 3
 
 
-@pytest.fixture(scope="module")
-def perfect_total(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Véus result (total, style harem) of a simulated perfect run on the First HAREM CD."""
-    folder = tmp_path_factory.mktemp("perfect")
-    cd = data_dir / "first-harem" / "ColeccaoDouradaHAREM.txt"
-    run = folder / "perfect.run"
-    stem = folder / "perfect.alinhado"
-    assert main(["simulate", "--cd", str(cd), "--profile", "perfect", "-o", str(run)]) == 0
-    assert main(["align", "--cd", str(cd), "--run", str(run), "-o", str(stem)]) == 0
-    assert main(["avalida", str(stem), "-o", f"{stem}.avalida"]) == 0
-    total = folder / "perfect.alinhado.avalida.total"
-    assert main(["veus", "--style", "harem", f"{stem}.avalida", "-o", str(total)]) == 0
-    return total
-
-
 @pytest.mark.parametrize("scenario", ["abs", "rel"])
 def test_perfect_run_on_the_first_harem_collection(
-    perfect_total: Path, tmp_path: Path, scenario: str
+    perfect_first_harem: PerfectChain, tmp_path: Path, scenario: str
 ) -> None:
     # The whole chain on the real First HAREM collection (4,189 MORF entities)
     # and a simulated perfect run (its own annotation): every field must be
     # perfect once AltinaMor has picked the alternative the run followed.
-    total = tmp_path / f"{perfect_total.name}.{scenario}"
-    total.write_bytes(perfect_total.read_bytes())
+    # (perfect_first_harem: the Véus result, total, style harem, of that run)
+    total = tmp_path / f"{perfect_first_harem.total.name}.{scenario}"
+    total.write_bytes(perfect_first_harem.total.read_bytes())
     assert main(["vizir", str(total), f"-{scenario}"]) == 0
     assert main(["altmor", f"{total}.vizir"]) == 0
     assert main(["ida2mor", f"{total}.altmor"]) == 0
