@@ -1,4 +1,9 @@
-"""Shared test fixtures: where the shipped data lives."""
+"""Shared test fixtures: where the shipped data lives, and results several modules reuse.
+
+The session-scoped results are computed once and are read-only: collections
+are frozen dataclasses, and a test that needs to write next to a shared file
+copies it into its own ``tmp_path`` first.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,35 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "data"
+from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.model import Collection
+from tests.helpers.paths import DATA
+from tests.helpers.perfect import PerfectChain, perfect_chain
+
+FIRST_HAREM_CD = DATA / "first-harem" / "ColeccaoDouradaHAREM.txt"
+SECOND_HAREM_CD = DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"
 
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture(scope="session")
+def first_harem_cd() -> Collection:
+    """The First HAREM golden collection (129 documents, with MORF)."""
+    return read_collection(FIRST_HAREM_CD)
+
+
+@pytest.fixture(scope="session")
+def second_harem_cd() -> Collection:
+    """The Second HAREM golden collection as used for the reference run."""
+    return read_collection(SECOND_HAREM_CD)
+
+
+@pytest.fixture(scope="session")
+def perfect_first_harem(
+    first_harem_cd: Collection, tmp_path_factory: pytest.TempPathFactory
+) -> PerfectChain:
+    """A perfect run on the First HAREM CD through AlinhEM, AvalIDa and Véus (total, harem)."""
+    return perfect_chain(first_harem_cd, FIRST_HAREM_CD, tmp_path_factory.mktemp("perfect"))

@@ -1,4 +1,7 @@
-"""AltinaMor: the best CD alternative of each ALT block (spec §4), with every tie-break."""
+"""AltinaMor: the best CD alternative of each ALT block, with every tie-break.
+
+The rules are docs/spec/vizir-altinamor-ida2mor.md §4.
+"""
 
 from __future__ import annotations
 

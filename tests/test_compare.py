@@ -145,7 +145,8 @@ def test_seed_changes_only_the_draws(capsys, tmp_path: Path) -> None:
     b_rows[0] = write_jsonl(tmp_path / "one.jsonl", 1, 3).read_text().strip()
     (tmp_path / "b.jsonl").write_text("\n".join(b_rows) + "\n")
     b = tmp_path / "b.json"
-    main(["measures", str(tmp_path / "b.jsonl"), "--format", "jsonl", "--json", "-o", str(b)])
+    argv = ["measures", str(tmp_path / "b.jsonl"), "--format", "jsonl", "--json", "-o", str(b)]
+    assert main(argv) == 0
     one = compare_json(capsys, str(a), str(b), "--seed", "1", "--bootstrap", "300")
     same = compare_json(capsys, str(a), str(b), "--seed", "1", "--bootstrap", "300")
     other = compare_json(capsys, str(a), str(b), "--seed", "2", "--bootstrap", "300")

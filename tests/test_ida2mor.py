@@ -33,7 +33,9 @@ from harem_pipeline.stages.ida2mor import (
 )
 from harem_pipeline.stages.tally import DocumentCounts
 from harem_pipeline.stages.vizir import Alignment, Scenario, judge_alignment
-from tests.strategies import ALIGNMENT
+from tests.helpers.cases import read_case
+from tests.helpers.perfect import PerfectChain
+from tests.helpers.strategies import ALIGNMENT
 
 PCD = "Parcialmente_Correcto_por_Defeito"
 PCE = "Parcialmente_Correcto_por_Excesso"
@@ -240,8 +242,8 @@ def test_first_harem_chain_hand_computed(tmp_path: Path, scenario: str, expected
 
 def test_text_report_absolute_block(tmp_path: Path) -> None:
     source = write_run(tmp_path, "abs")
-    main(["vizir", str(source), "-abs"])
-    main(["altmor", str(source) + ".vizir"])
+    assert main(["vizir", str(source), "-abs"]) == 0
+    assert main(["altmor", str(source) + ".vizir"]) == 0
     out = tmp_path / "report.txt"
     assert main(["ida2mor", str(source) + ".altmor", "-o", str(out), "--signature", "SIG"]) == 0
     text = out.read_text(encoding="iso-8859-1")
@@ -264,8 +266,8 @@ def test_text_report_absolute_block(tmp_path: Path) -> None:
 
 def test_per_document_breakdown(tmp_path: Path) -> None:
     source = write_run(tmp_path, "abs")
-    main(["vizir", str(source), "-abs"])
-    main(["altmor", str(source) + ".vizir"])
+    assert main(["vizir", str(source), "-abs"]) == 0
+    assert main(["altmor", str(source) + ".vizir"]) == 0
     lines = parse_lines((tmp_path / (source.name + ".altmor")).read_text(encoding="iso-8859-1"))
     counts = count_morphology(lines)
     docs = {doc.docid: doc.counts.combinada for doc in counts.documents}
@@ -399,30 +401,16 @@ def test_text_report_renders_counts_only() -> None:
     assert text.count("Precisão: -\n") == 3
 
 
-@pytest.fixture(scope="module")
-def perfect_total(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Véus result (total, style harem) of a simulated perfect run on the First HAREM CD."""
-    folder = tmp_path_factory.mktemp("perfect")
-    cd = data_dir / "first-harem" / "ColeccaoDouradaHAREM.txt"
-    run = folder / "perfect.run"
-    stem = folder / "perfect.alinhado"
-    assert main(["simulate", "--cd", str(cd), "--profile", "perfect", "-o", str(run)]) == 0
-    assert main(["align", "--cd", str(cd), "--run", str(run), "-o", str(stem)]) == 0
-    assert main(["avalida", str(stem), "-o", f"{stem}.avalida"]) == 0
-    total = folder / "perfect.alinhado.avalida.total"
-    assert main(["veus", "--style", "harem", f"{stem}.avalida", "-o", str(total)]) == 0
-    return total
-
-
 @pytest.mark.parametrize("scenario", ["abs", "rel"])
 def test_perfect_run_on_the_first_harem_collection(
-    perfect_total: Path, tmp_path: Path, scenario: str
+    perfect_first_harem: PerfectChain, tmp_path: Path, scenario: str
 ) -> None:
     # The whole chain on the real First HAREM collection (4,189 MORF entities)
     # and a simulated perfect run (its own annotation): every field must be
     # perfect once AltinaMor has picked the alternative the run followed.
-    total = tmp_path / f"{perfect_total.name}.{scenario}"
-    total.write_bytes(perfect_total.read_bytes())
+    # (perfect_first_harem: the Véus result, total, style harem, of that run)
+    total = tmp_path / f"{perfect_first_harem.total.name}.{scenario}"
+    total.write_bytes(perfect_first_harem.total.read_bytes())
     assert main(["vizir", str(total), f"-{scenario}"]) == 0
     assert main(["altmor", f"{total}.vizir"]) == 0
     assert main(["ida2mor", f"{total}.altmor"]) == 0
@@ -452,8 +440,8 @@ CASES = Path(__file__).parent / "cases" / "vizir"
 
 @pytest.mark.parametrize("number", sorted(SYSTEM_TOTAL_BY_EXAMPLE))
 def test_totals_of_the_numbered_examples(number: int) -> None:
-    text = (CASES / f"example-{number:02d}.txt").read_text(encoding="utf-8")
-    expected_lines = text.split("# expected\n", 1)[1]
-    last = expected_lines.strip().splitlines()[-1]  # the example's own record
+    case = read_case(CASES / f"example-{number:02d}.txt")
+    assert case.expected
+    last = case.expected[-1]  # the example's own record
     counts = count_morphology(parse_lines(last + "\n")).field("combinada")
     assert (counts.total_system, counts.total_cd) == SYSTEM_TOTAL_BY_EXAMPLE[number]

@@ -21,7 +21,7 @@ from harem_pipeline.text.numbers import java_double
         (1.0, "1.0"),
         (0.0, "0.0"),
         (12.0, "12.0"),
-        # Spec (identification.md): scientific form below 10^-3.
+        # docs/spec/identification.md (AvalIDa): scientific form below 10^-3.
         (1.9619383951343929e-4, "1.9619383951343929E-4"),
         (0.001, "0.001"),
         (1e7, "1.0E7"),
@@ -41,7 +41,7 @@ def test_java_double_round_trips(x: float) -> None:
 
 
 def test_atoms_spec_examples() -> None:
-    # Spec vizir-altinamor-ida2mor.md §2.
+    # docs/spec/vizir-altinamor-ida2mor.md §2.
     assert atoms("D.Francisco") == ["D", "FRANCISCO"]
     assert atoms("Aves-Campomaiorense") == ["AVES", "CAMPOMAIORENSE"]
     assert atoms("Relações  Públicas") == ["RELAÇÕES", "PÚBLICAS"]

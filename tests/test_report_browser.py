@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.reports.html import render_report
-from tests.report_fixtures import fake_summary
+from tests.helpers.report_fixtures import fake_summary
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(

@@ -15,7 +15,7 @@ from harem_pipeline.formats.report import (
     write_report,
 )
 from harem_pipeline.text.textio import read_bytes
-from tests.conftest import DATA
+from tests.helpers.paths import DATA
 
 REPORTS = sorted(
     p

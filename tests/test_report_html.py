@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from harem_pipeline.reports.html import render_report
-from tests.report_fixtures import fake_summary
+from tests.helpers.report_fixtures import fake_summary
 
 
-def test_report_is_self_contained_and_complete() -> None:
-    page = render_report(fake_summary())
+@pytest.fixture(scope="module")
+def page() -> str:
+    """The report of the fake summary, rendered once (charts take a while); read-only."""
+    return render_report(fake_summary())
+
+
+def test_report_is_self_contained_and_complete(page: str) -> None:
     assert page.startswith("<!DOCTYPE html>")
     # No network resource of any kind.
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
@@ -29,17 +36,15 @@ def test_report_is_self_contained_and_complete() -> None:
     assert "harem:x|run:sim-weak|subset:pt|scenario:rel" in page
 
 
-def test_simulated_runs_are_said_to_be_simulated() -> None:
-    page = render_report(fake_summary())
+def test_simulated_runs_are_said_to_be_simulated(page: str) -> None:
     assert "Simulated runs: sim-strong, sim-weak." in page
     assert "not the output of any real system" in page
     assert page.count("(simulated)") >= 2
 
 
-def test_run_without_morphology_is_stated_not_zeroed() -> None:
-    page = render_report(fake_summary())
+def test_run_without_morphology_is_stated_not_zeroed(page: str) -> None:
     assert "o sistema não classificou morfologicamente nenhuma EM" in page
 
 
-def test_report_is_reproducible() -> None:
-    assert render_report(fake_summary()) == render_report(fake_summary())
+def test_report_is_reproducible(page: str) -> None:
+    assert render_report(fake_summary()) == page

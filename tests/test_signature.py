@@ -15,7 +15,8 @@ from harem_pipeline.pipeline.signature import (
 
 
 def test_run_signature_shape_as_in_the_spec() -> None:
-    # pipeline.md: harem:<version>|cd:<sha12>|run:<sha12>|subset:…|scenario:abs|style:harem|alt:best
+    # docs/spec/pipeline.md, Reproducibility signature:
+    # harem:<version>|cd:<sha12>|run:<sha12>|subset:…|scenario:abs|style:harem|alt:best
     sig = run_signature(
         cd="aaaaaaaaaaaa", run="bbbbbbbbbbbb", subset="total", scenario="abs", style="harem"
     )

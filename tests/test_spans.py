@@ -1,4 +1,4 @@
-"""Span measures on the worked examples of the specification and hand-computed cases."""
+"""Span measures on the worked examples of docs/spec/measures.md and hand-computed cases."""
 
 from __future__ import annotations
 
@@ -29,17 +29,17 @@ def approx_prf(value: PRF, p: float | None, r: float | None) -> None:
     )
 
 
-# Second worked example of measures.md: gold [0,4) A, [6,8) B; system [2,6) A,
-# [6,7) B, [7,9) A.
+# Second worked example of docs/spec/measures.md (intersection): gold [0,4) A,
+# [6,8) B; system [2,6) A, [6,7) B, [7,9) A.
 SPEC_GOLD = spans((0, 4, "A"), (6, 8, "B"))
 SPEC_SYSTEM = spans((2, 6, "A"), (6, 7, "B"), (7, 9, "A"))
 
 
 def test_spec_example_intersection_labelled_and_unlabelled() -> None:
     m = compute_measures(count_document(SPEC_GOLD, SPEC_SYSTEM))
-    # measures.md: P = 1.5/3 = 0.5, R = 1.0/2 = 0.5
+    # docs/spec/measures.md: P = 1.5/3 = 0.5, R = 1.0/2 = 0.5
     approx_prf(m.labelled.intersection, 0.5, 0.5)
-    # measures.md: unlabelled P = 2/3, R = 0.75
+    # docs/spec/measures.md: unlabelled P = 2/3, R = 0.75
     approx_prf(m.unlabelled.intersection, 2 / 3, 0.75)
 
 

@@ -47,7 +47,7 @@ def documents(draw, kind) -> list[tuple[list[Span], list[Span]]]:
 
 
 def naive_counts(gold: list[Span], system: list[Span], labelled: bool) -> dict[str, float]:
-    """An independent, literal reading of measures.md (pairwise sums, no sweep)."""
+    """An independent, literal reading of docs/spec/measures.md (pairwise sums, no sweep)."""
 
     def match(a: Span, b: Span) -> bool:
         return not labelled or bool(a[2] & b[2])
@@ -80,7 +80,10 @@ def naive_counts(gold: list[Span], system: list[Span], labelled: bool) -> dict[s
 
 
 def pairwise_coverage(gold: list[Span], system: list[Span]) -> tuple[float, float]:
-    """measures.md's formula verbatim: P = Σ_s Σ_g c(g, s) / |S|, R = Σ_g Σ_s c(s, g) / |G|."""
+    """The intersection formula of docs/spec/measures.md verbatim.
+
+    P = Σ_s Σ_g c(g, s) / |S|, R = Σ_g Σ_s c(s, g) / |G|.
+    """
 
     def c(s: Span, s2: Span) -> float:
         if not (s[2] & s2[2]):

@@ -1,13 +1,12 @@
 """The Luigi pipeline: reruns only on real change, exit status, crash safety.
 
-A small campaign (six First HAREM documents, two simulated runs) keeps each
-build to a second or two.  Which tasks ran is read from Luigi's own START
-events.
+A small campaign (six First HAREM documents, two simulated runs,
+``tests/helpers/campaign.py``) keeps each build to a second or two.  It is
+built once per module; a test that changes a file works on its own copy.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import signal
 import subprocess
@@ -16,125 +15,78 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import luigi
 import pytest
 
 import tasks
 from harem_pipeline.cli import main
-from harem_pipeline.formats.harem_xml import format_collection, read_collection
-from harem_pipeline.tools.simulate import render_run
-from tests.conftest import DATA
-
-STARTED: list[tuple[str, str | None]] = []
-
-
-@luigi.Task.event_handler(luigi.Event.START)
-def _record_start(task: luigi.Task) -> None:
-    STARTED.append((task.get_task_family(), getattr(task, "run_name", None)))
-
-
-def make_campaign(folder: Path, documents: int = 6, extra: str = "") -> Path:
-    """A CD of the first documents of the First HAREM collection and two simulated runs."""
-    full = read_collection(DATA / "first-harem" / "ColeccaoDouradaHAREM.txt")
-    small = dataclasses.replace(full, documents=full.documents[:documents])
-    (folder / "runs").mkdir(parents=True, exist_ok=True)
-    (folder / "cd.txt").write_bytes(format_collection(small).encode(full.encoding))
-    cd = read_collection(folder / "cd.txt")
-    for profile, seed in (("strong", 1), ("weak", 2)):
-        text = render_run(cd, profile, seed, "cd.txt")
-        (folder / "runs" / f"{profile}.txt").write_bytes(text.encode(cd.encoding))
-    config = folder / "pipeline.yaml"
-    config.write_text(
-        "collection: cd.txt\nruns: [runs/*.txt]\noutput: out\nsubsets: [total]\n"
-        "scenarios: [absolute]\nbootstrap: 20\n" + extra,
-        encoding="utf-8",
-    )
-    return config
-
-
-def build(config: Path, workers: int = 1) -> list[tuple[str, str | None]]:
-    """Run FullEvaluation in this process; return the (task family, run) that started."""
-    STARTED.clear()
-    # Task instances (and the campaign each has read) are cached per process by
-    # Luigi; a new build must see the files as they are now.
-    luigi.task_register.Register.clear_instance_cache()
-    result = luigi.build(
-        [tasks.FullEvaluation(config=str(config))],
-        local_scheduler=True,
-        workers=workers,
-        detailed_summary=True,
-        log_level="WARNING",
-    )
-    assert result.status.name.startswith("SUCCESS"), result.summary_text
-    return [item for item in STARTED if item[0] != "FullEvaluation"]
-
-
-def outputs(folder: Path) -> dict[str, bytes]:
-    """Every output file's bytes, manifests left out (they hold paths and mtimes)."""
-    return {
-        str(p.relative_to(folder)): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and not p.name.endswith(".manifest.json")
-    }
-
+from tests.helpers.campaign import build, copy_campaign, make_campaign, outputs
 
 CHAIN = {"Align", "Avalida", "Veus", "AltinaID", "Ida2ID", "Vizir", "AltinaMor", "Ida2Mor"}
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The campaign, built once; read-only (tests that change files take ``campaign``)."""
     config = make_campaign(tmp_path_factory.mktemp("campaign"))
     first = build(config)
     # 2 runs × 8 chain stages, plus the summary and the report.
     assert sorted(first).count(("Align", "strong")) == 1
     assert len(first) == 2 * 8 + 2
+    before = outputs(config.parent)
     yield config
+    assert outputs(config.parent) == before, "a test changed the shared campaign"
+
+
+@pytest.fixture()
+def campaign(built: Path, tmp_path: Path) -> Path:
+    """This test's own copy of the built campaign, complete as the original."""
+    config = copy_campaign(built, tmp_path / "campaign")
+    assert build(config) == []
+    return config
 
 
 def test_unchanged_rerun_runs_no_task(built: Path) -> None:
     assert build(built) == []
 
 
-def test_touching_a_file_without_changing_it_runs_no_task(built: Path) -> None:
-    for path in (built.parent / "cd.txt", built.parent / "runs" / "strong.txt"):
+def test_touching_a_file_without_changing_it_runs_no_task(campaign: Path) -> None:
+    for path in (campaign.parent / "cd.txt", campaign.parent / "runs" / "strong.txt"):
         stat = path.stat()
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000_000))
-    assert build(built) == []
+    assert build(campaign) == []
 
 
-def test_changing_one_run_reruns_its_chain_and_the_summary_only(built: Path) -> None:
-    run = built.parent / "runs" / "weak.txt"
-    run.write_bytes(run.read_bytes().replace(b'MORF="M,S"', b'MORF="F,S"', 1))
-    ran = build(built)
+def test_changing_one_run_reruns_its_chain_and_the_summary_only(campaign: Path) -> None:
+    run = campaign.parent / "runs" / "weak.txt"
+    before = run.read_bytes()
+    run.write_bytes(before.replace(b'MORF="M,S"', b'MORF="F,S"', 1))
+    assert run.read_bytes() != before
+    ran = build(campaign)
     assert {family for family, name in ran if name == "weak"} == CHAIN
     assert all(name in ("weak", None) for _, name in ran)
     assert {family for family, name in ran if name is None} == {"Summary", "Report"}
     assert len(ran) == 8 + 2
 
 
-def test_changing_a_parameter_reruns_only_the_stages_it_reaches(built: Path) -> None:
-    text = built.read_text(encoding="utf-8")
-    built.write_text(text.replace("bootstrap: 20", "bootstrap: 30"), encoding="utf-8")
-    try:
-        ran = build(built)
-    finally:
-        built.write_text(text, encoding="utf-8")
+def test_changing_a_parameter_reruns_only_the_stages_it_reaches(campaign: Path) -> None:
+    text = campaign.read_text(encoding="utf-8")
+    campaign.write_text(text.replace("bootstrap: 20", "bootstrap: 30"), encoding="utf-8")
+    ran = build(campaign)
     assert {family for family, _ in ran} == {"Ida2ID", "Ida2Mor", "Summary", "Report"}
     assert len(ran) == 2 * 2 + 2
     # Back to the old value: the reports are recomputed once more, nothing else.
-    assert {family for family, _ in build(built)} == {"Ida2ID", "Ida2Mor", "Summary", "Report"}
+    campaign.write_text(text, encoding="utf-8")
+    assert {family for family, _ in build(campaign)} == {"Ida2ID", "Ida2Mor", "Summary", "Report"}
 
 
-def test_changing_the_collection_reruns_everything(built: Path) -> None:
-    cd = built.parent / "cd.txt"
+def test_changing_the_collection_reruns_everything(campaign: Path) -> None:
+    cd = campaign.parent / "cd.txt"
     data = cd.read_bytes()
     cd.write_bytes(data + b"\r\n")  # same documents, different bytes
-    try:
-        ran = build(built)
-    finally:
-        cd.write_bytes(data)
+    ran = build(campaign)
     assert len(ran) == 2 * 8 + 2
-    assert len(build(built)) == 2 * 8 + 2  # and back
+    cd.write_bytes(data)
+    assert len(build(campaign)) == 2 * 8 + 2  # and back
 
 
 def test_summary_and_reports_carry_real_numbers(built: Path) -> None:
@@ -233,7 +185,7 @@ def test_bad_pipeline_yaml_is_one_line_and_exit_2(
 def test_killed_run_resumes_to_identical_outputs(tmp_path: Path) -> None:
     calm = make_campaign(tmp_path / "calm", documents=12)
     killed = make_campaign(tmp_path / "killed", documents=12)
-    assert harem("run", "--quiet", cwd=calm.parent).returncode == 0
+    build(calm)  # the undisturbed run, in this process
     process = subprocess.Popen(
         [*HAREM, "run", "--quiet"],
         cwd=killed.parent,

@@ -17,7 +17,7 @@ from harem_pipeline.formats.veils import (
     read_grid,
 )
 from harem_pipeline.text.java import java_hash_order, java_string_hash
-from tests.conftest import DATA
+from tests.helpers.paths import DATA
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import gzip
-import shlex
 import shutil
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from harem_pipeline.stages.veus import (
     subset_file_name,
     variant_key,
 )
+from tests.helpers.cases import case_files, read_case
 
 CASES = Path(__file__).resolve().parent / "cases" / "veus"
 ALL_CATEGORIES = "ABSTRACCAO:ACONTECIMENTO:COISA:LOCAL:OBRA:ORGANIZACAO:OUTRO:PESSOA:TEMPO:VALOR"
@@ -101,36 +101,18 @@ def test_equals_the_java_reference(data_dir, grid, source, reference, style, vei
 # Hand-made First HAREM cases (tests/cases/veus/*.txt)
 
 
-def read_case(path: Path) -> tuple[list[str], str, str, list[str]]:
-    """``# params:``, ``# input:``, ``# output:`` then ``# expected`` and the expected lines."""
-    params: list[str] = []
-    source = output = ""
-    lines = path.read_text(encoding="utf-8").split("\n")
-    for index, line in enumerate(lines):
-        if line.startswith("# params:"):
-            params = shlex.split(line.removeprefix("# params:"))
-        elif line.startswith("# input:"):
-            source = line.removeprefix("# input:").strip()
-        elif line.startswith("# output:"):
-            output = line.removeprefix("# output:").strip()
-        elif line == "# expected":
-            expected = lines[index + 1 :]
-            if expected and expected[-1] == "":
-                expected.pop()
-            return params, source, output, expected
-    raise AssertionError(f"{path}: no '# expected' line")
-
-
-@pytest.mark.parametrize("case", sorted(CASES.glob("*.txt")), ids=lambda p: p.stem)
-def test_first_harem_case(case: Path, tmp_path: Path) -> None:
-    params, source, output, expected = read_case(case)
+@pytest.mark.parametrize("path", case_files(CASES), ids=lambda p: p.stem)
+def test_first_harem_case(path: Path, tmp_path: Path) -> None:
+    case = read_case(path)
+    source, output = case.files["input"], case.files["output"]
+    assert case.input == [] and case.expected is not None  # the input is a file
     shutil.copy(CASES / source, tmp_path / source)
-    assert main(["veus", str(tmp_path / source), *params]) == 0
+    assert main(["veus", str(tmp_path / source), *case.params]) == 0
     written = tmp_path / output  # the default output name follows the original files
     assert written.exists(), sorted(p.name for p in tmp_path.iterdir())
     actual = written.read_text(encoding="utf-8").split("\n")
     assert actual.pop() == ""
-    assert_same_lines(expected, actual, case.name)
+    assert_same_lines(case.expected, actual, case.name)
 
 
 # ---------------------------------------------------------------------------
@@ -277,6 +259,7 @@ def test_second_harem_metadata(data_dir) -> None:
     assert meta["H2-dftre765"].variant == "pt"
     assert meta["H2-dftre765"].genres == ("didactico",)
     assert meta["cha-55664"].variant == "br"
+    # 380 <VARIANTE>pt_BR</VARIANTE> in the file (and 660 pt_PT)
     assert sum(1 for info in meta.values() if info.variant == "br") == 380
 
 
@@ -290,7 +273,7 @@ def test_second_harem_subset_by_variant_and_genre(data_dir, tmp_path) -> None:
     assert docs and all(info[d].variant == "pt" for d in docs)
     _, lines = iter_lines(source)
     every = [line.docid for line in lines if type(line).__name__ == "DocStart"]
-    assert len(every) == 129
+    assert len(every) == 129  # the Second HAREM CD's documents (tests/test_stats.py)
     assert docs == [d for d in every if info[d].variant == "pt"]
 
 

@@ -1,5 +1,8 @@
 """Vizir: every worked example of the original documentation, the scoring table, files.
 
+The original is docs/spec/original/vizir-avaliador-morfologico.pt.txt, the rules
+docs/spec/vizir-altinamor-ida2mor.md.
+
 The case files in ``tests/cases/vizir/`` hold one worked example each
 (``# params: -abs``, the Véus input lines, ``# expected``, the ``.vizir``
 lines); their leading ``#`` comments say where each comes from.
@@ -9,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import itertools
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -40,7 +42,8 @@ from harem_pipeline.stages.vizir import (
     score_field,
     score_lines,
 )
-from tests.strategies import ALIGNMENT
+from tests.helpers.cases import case_files, read_case
+from tests.helpers.strategies import ALIGNMENT
 
 CASES = Path(__file__).parent / "cases" / "vizir"
 C = Outcome.CORRECTO
@@ -56,33 +59,16 @@ PSE = Outcome.PARCIALMENTE_SOBRE_ESPECIFICADO
 # Case files
 
 
-@dataclass(frozen=True)
-class Case:
-    name: str
-    scenario: Scenario
-    input: list[str]
-    expected: list[str] | None  # None: no output file at all
-
-
-def read_case(path: Path) -> Case:
-    """``# comment`` lines, ``# params: -abs``, input, ``# expected`` (``: no output``), lines."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("# params:"))
-    scenario = Scenario.parse(lines[start].split(":", 1)[1])
-    mark = next(i for i, line in enumerate(lines) if line.startswith("# expected"))
-    expected = None if lines[mark] == "# expected: no output" else lines[mark + 1 :]
-    return Case(path.stem, scenario, lines[start + 1 : mark], expected)
-
-
-ALL_CASES = sorted(CASES.glob("*.txt"))
+ALL_CASES = case_files(CASES)
 
 
 @pytest.mark.parametrize("path", ALL_CASES, ids=[p.stem for p in ALL_CASES])
 def test_worked_example(path: Path, tmp_path: Path) -> None:
     case = read_case(path)
+    (scenario,) = (Scenario.parse(word) for word in case.params)
     source = tmp_path / f"{case.name}.avalida.total"
     source.write_text("\n".join(case.input) + "\n", encoding="utf-8")
-    result = run_vizir(source, case.scenario)
+    result = run_vizir(source, scenario)
     if case.expected is None:
         assert result.output is None
         assert not default_output(source).exists()
@@ -98,7 +84,7 @@ def test_every_numbered_example_has_a_case() -> None:
 
 
 # ---------------------------------------------------------------------------
-# The field table and the combined rule (spec §2), value by value
+# The field table and the combined rule (docs/spec/vizir-altinamor-ida2mor.md §2), value by value
 
 
 @pytest.mark.parametrize(
@@ -171,7 +157,7 @@ def test_first_atom_rule() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Records under each scenario (spec §2, special records)
+# Records under each scenario (docs/spec/vizir-altinamor-ida2mor.md §2, special records)
 
 FS = Morf("F", "S")
 
@@ -388,7 +374,7 @@ def test_folder_scores_only_vei_results(tmp_path: Path, capsys: pytest.CaptureFi
     assert "run.alinhado.avalida.total.vizir" in made
     assert "run.alinhado.avalida.pt.vizir" in made
     assert "old.total.vizir.vizir" not in made and "x.altmor.vizir" not in made
-    assert len(made) == 11
+    assert len(made) == 11  # the 9 files written above and the two .vizir outputs
     expected = (
         '<EM MORF="F,S">APSS</EM> ---> [<EM MORF="F,S">APSS</EM>]:'
         "[(Género: Correcto 1) (Número: Correcto 1) (Combinada: Correcto 1)]\n"
@@ -438,7 +424,7 @@ def test_vizir_line_round_trip() -> None:
     (record,) = parse_lines(veus + "\n")
     score = MorphScore(PC, PC, PC)
     line = format_vizir_line(record, score)
-    # spec §3, the printed line
+    # docs/spec/vizir-altinamor-ida2mor.md §3, the printed line
     assert line == (
         '<EM MORF="M,S">Hotel Lisboa Plaza</EM> ---> [<EM MORF="M,S">Hotel Lisboa</EM>, '
         '<EM MORF="F,S">Plaza</EM>]:[(Género: Parcialmente Correcto 0.5) '

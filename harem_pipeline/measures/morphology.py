@@ -1,4 +1,6 @@
-"""The morphology measures of spec §5: one formula for the report and the bootstrap.
+"""The morphology measures: one formula for the report and the bootstrap.
+
+The rules are docs/spec/vizir-altinamor-ida2mor.md §5.
 
 :func:`morphology_figures` is the only place the six ratios of a field are
 written; a report's figures are that function on its one count row
@@ -47,7 +49,7 @@ LOWER_IS_BETTER = tuple(
 
 @dataclass(frozen=True, slots=True)
 class FieldMeasures:
-    """Spec §5 ratios of one field; ``None`` is undefined (zero denominator)."""
+    """The ratios of one field (docs/spec/vizir-altinamor-ida2mor.md §5); ``None``: undefined."""
 
     precisao: float | None
     abrangencia: float | None

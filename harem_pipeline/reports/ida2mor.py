@@ -2,7 +2,8 @@
 
 Layout of the text: a header (run, subset, scenario, signature), then one
 block per field (Género, Número, Combinada), each with the outcome counts,
-the two totals, the score and the ratios of spec §5.  Integers print as
+the two totals, the score and the ratios of
+docs/spec/vizir-altinamor-ida2mor.md §5.  Integers print as
 integers, real numbers as Java's ``Double.toString`` (like every HAREM
 report), an undefined ratio as ``-``; in JSON an undefined ratio is
 ``null``.  Reports render a signature; they never compute one.

@@ -42,8 +42,8 @@ Deliberate differences from the original, with reasons:
   stderr (``A submissÃo nÃo continha documentos da CD:`` then one DOCID a
   line; we print the same warning) and writes nothing, so its entities
   silently vanish from the evaluation.  We also write its block, after the
-  run's documents and in CD order, with every entity ``---> [null]``: the
-  specification counts them as missing.
+  run's documents and in CD order, with every entity ``---> [null]``:
+  docs/spec/identification.md (AlinhEM) counts them as missing.
 * When two CD entities are identical (same attributes and same numbered
   text, which needs a text without markable tokens) the original merges
   their records and may print ``null`` inside a list of run entities; the

@@ -1,4 +1,6 @@
-"""AltinaMor: judge a system against the CD alternative that suits it best (spec §4).
+"""AltinaMor: judge a system against the CD alternative that suits it best.
+
+The rules are docs/spec/vizir-altinamor-ida2mor.md §4.
 
 The CD may segment a passage in several ways (``<ALT>`` with ``<ALT1>``,
 ``<ALT2>``…).  For each block, every alternative is scored on the Combinada

@@ -1,4 +1,6 @@
-"""Ida2Mor: the counts of the morphological classification (spec §5).
+"""Ida2Mor: the counts of the morphological classification.
+
+The rules are docs/spec/vizir-altinamor-ida2mor.md §5.
 
 Counts first: :func:`count_morphology` reads a stream of ``.altmor`` lines
 once and keeps only sufficient statistics, per field and per document, so
@@ -107,7 +109,9 @@ _TOTAL_SYSTEM = row_names(FieldCounts).index("total_system")
 
 
 def record_row(alignment: Alignment, score: MorphScore) -> list[int]:
-    """One scored record's contribution, as a ``MorphologyTotals`` row (spec §5's totals).
+    """One scored record's contribution, as a ``MorphologyTotals`` row.
+
+    The totals are docs/spec/vizir-altinamor-ida2mor.md §5's.
 
     *Total na CD* takes every record whose gold side is not spurious;
     *Total classificadas pelo sistema* takes the record when its evaluated

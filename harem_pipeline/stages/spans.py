@@ -27,7 +27,7 @@ overlaps two gold spans is never counted twice):
 * its coverage by the matching spans of the other side, ``|s ∩ ⋃O| / |s|``
   (intersection measure of Johansson & Moschitti).  When the other side has
   no overlapping spans -- always so for CoNLL data -- this equals the sum of
-  pairwise coverages of the specification, ``Σ |s ∩ o| / |s|``; taking the
+  pairwise coverages of docs/spec/measures.md, ``Σ |s ∩ o| / |s|``; taking the
   union keeps every value in [0, 1] for nested spans as well.
 
 Precision uses the system side, recall the gold side.  *Unlabelled* measures

@@ -1,7 +1,7 @@
 """Vizir: scoring the morphological classification (``MORF``) of aligned entities.
 
 The rules are those of the HAREM Vizir documentation (2005), reproduced in
-``spec/vizir-altinamor-ida2mor.md``.  They are written here as pure
+``docs/spec/vizir-altinamor-ida2mor.md``.  They are written here as pure
 functions on plain values, from the smallest up:
 
 * ``score_field`` — one field (gender or number) of the evaluated entity;
@@ -80,7 +80,8 @@ def score_field(gold: str, system: str | None, partial: bool) -> Outcome:
 
     ``system`` is ``None`` when the entity carries no MORF at all; ``partial``
     says the identification was only partially correct, which halves a
-    correct answer and softens over-specification (spec §2 table).
+    correct answer and softens over-specification (the table of
+    docs/spec/vizir-altinamor-ida2mor.md §2).
     """
     if system is None:
         return Outcome.EM_FALTA
@@ -187,7 +188,9 @@ class Alignment:
 
 
 def judge_alignment(alignment: Alignment, scenario: Scenario) -> MorphScore | None:
-    """The verdict of one record, or ``None`` when it is ignored or excluded (spec §2).
+    """The verdict of one record, or ``None`` when it is ignored or excluded.
+
+    The special records are those of docs/spec/vizir-altinamor-ida2mor.md §2.
 
     ``None`` records are written nowhere and count nowhere.
     """
@@ -210,7 +213,9 @@ def judge_alignment(alignment: Alignment, scenario: Scenario) -> MorphScore | No
 
 
 def counts_for_system(alignment: Alignment) -> bool:
-    """Whether a scored record adds one to *Total classificadas pelo sistema* (spec §5).
+    """Whether a scored record adds one to *Total classificadas pelo sistema*.
+
+    The rule is docs/spec/vizir-altinamor-ida2mor.md §5.
 
     A scored spurious record does; otherwise the evaluated system entity must
     exist and carry a MORF attribute (``?,?`` included, original example 11).
@@ -314,7 +319,9 @@ def score_lines(
     path: str | None = None,
     tally: VizirTally | None = None,
 ) -> Iterator[Line]:
-    """Turn a stream of Véus lines into the stream of ``.vizir`` lines (spec §1–3).
+    """Turn a stream of Véus lines into the stream of ``.vizir`` lines.
+
+    The rules are docs/spec/vizir-altinamor-ida2mor.md §1–3.
 
     Document and ALT lines (and blank lines) are copied; headers, manual
     revision and omission lines are dropped; each record is scored, or

@@ -1,0 +1,1 @@
+"""Helpers shared by the test modules (paths, case files, campaigns, fixtures' data)."""

@@ -1,0 +1,85 @@
+"""A small campaign on disk, and building it with Luigi in this process.
+
+Six First HAREM documents and two simulated runs keep a build to a second
+or two.  Which tasks ran is read from Luigi's own START events.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import luigi
+
+import tasks
+from harem_pipeline.formats.harem_xml import format_collection, read_collection
+from harem_pipeline.tools.simulate import render_run
+from tests.helpers.paths import DATA
+
+STARTED: list[tuple[str, str | None]] = []
+
+
+@luigi.Task.event_handler(luigi.Event.START)
+def _record_start(task: luigi.Task) -> None:
+    STARTED.append((task.get_task_family(), getattr(task, "run_name", None)))
+
+
+def make_campaign(folder: Path, documents: int = 6, extra: str = "") -> Path:
+    """A CD of the first documents of the First HAREM collection and two simulated runs."""
+    full = read_collection(DATA / "first-harem" / "ColeccaoDouradaHAREM.txt")
+    small = dataclasses.replace(full, documents=full.documents[:documents])
+    (folder / "runs").mkdir(parents=True, exist_ok=True)
+    (folder / "cd.txt").write_bytes(format_collection(small).encode(full.encoding))
+    cd = read_collection(folder / "cd.txt")
+    for profile, seed in (("strong", 1), ("weak", 2)):
+        text = render_run(cd, profile, seed, "cd.txt")
+        (folder / "runs" / f"{profile}.txt").write_bytes(text.encode(cd.encoding))
+    config = folder / "pipeline.yaml"
+    config.write_text(
+        "collection: cd.txt\nruns: [runs/*.txt]\noutput: out\nsubsets: [total]\n"
+        "scenarios: [absolute]\nbootstrap: 20\n" + extra,
+        encoding="utf-8",
+    )
+    return config
+
+
+def build(config: Path, workers: int = 1) -> list[tuple[str, str | None]]:
+    """Run FullEvaluation in this process; return the (task family, run) that started."""
+    STARTED.clear()
+    # Task instances (and the campaign each has read) are cached per process by
+    # Luigi; a new build must see the files as they are now.
+    luigi.task_register.Register.clear_instance_cache()
+    result = luigi.build(
+        [tasks.FullEvaluation(config=str(config))],
+        local_scheduler=True,
+        workers=workers,
+        detailed_summary=True,
+        log_level="WARNING",
+    )
+    assert result.status.name.startswith("SUCCESS"), result.summary_text
+    return [item for item in STARTED if item[0] != "FullEvaluation"]
+
+
+def outputs(folder: Path) -> dict[str, bytes]:
+    """Every output file's bytes, manifests left out (they hold paths and mtimes)."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.endswith(".manifest.json")
+    }
+
+
+def copy_campaign(built: Path, folder: Path) -> Path:
+    """A copy of a built campaign (``built`` is its pipeline.yaml) in ``folder``.
+
+    Manifests key their inputs and outputs by absolute path, so the copy's
+    manifests get the new folder in place of the old one; file times are
+    kept.  The copy is then as complete as the original: a build runs nothing.
+    """
+    shutil.copytree(built.parent, folder)
+    old, new = (json.dumps(str(p))[1:-1] for p in (built.parent, folder))
+    for manifest in folder.rglob("*.manifest.json"):
+        manifest.write_text(manifest.read_text(encoding="utf-8").replace(old, new), "utf-8")
+    return folder / built.name
