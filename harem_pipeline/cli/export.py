@@ -19,9 +19,10 @@ of entities per document, the collection's text verbatim (UTF-8):
   conll       -DOCSTART- DOCID, then "token tag" lines, sentences apart
 
 ALT blocks: --alt first (the running text's alternative) or best (the one
-with most entities).  A vague category A|B is written A; OMITIDO entities are
-left out.  --scenario selective keeps PESSOA, ORGANIZACAO, LOCAL, TEMPO and
-VALOR.  'harem import' reads every one of these back."""
+with most entities).  A vague category A|B is written A; entities inside
+OMITIDO stay, as in a participant's run (the evaluation leaves them out).
+--scenario selective keeps PESSOA, ORGANIZACAO, LOCAL, TEMPO and VALOR.
+'harem import' reads every one of these back."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -21,8 +21,9 @@ beyond that layer is resolved so:
 * **Scenario** (``--scenario``): ``total`` keeps every category;
   ``selective`` only PESSOA, ORGANIZACAO, LOCAL, TEMPO and VALOR (the
   BERT-era selective scenario).
-* **OMITIDO**: its text stays (it is part of the document), its entities are
-  left out, as the evaluation leaves them out.
+* **OMITIDO**: its text and its entities stay, as a participant's run has
+  them: the evaluation, not the system, leaves that text out (and the
+  aligner numbers the words of a run with them there).
 
 Labels are the category (``LOCAL``), or with ``types`` ``CAT:TIPO``.  Text is
 the collection's running text verbatim (character references such as
@@ -113,9 +114,12 @@ def _moved(entity: Entity, block: AltBlock, k: int, text: str) -> Entity | None:
 def chosen_entities(
     doc: Document, alt: str = "first", left_out: Counter | None = None
 ) -> list[Entity]:
-    """The plain entities and each ALT block's chosen alternative, offsets in the running text."""
+    """Plain and OMITIDO entities and each ALT block's chosen alternative, in text order.
+
+    Offsets are in the running text.
+    """
     left_out = Counter() if left_out is None else left_out
-    chosen = list(doc.entities)
+    chosen = list(doc.entities) + list(doc.omitted_entities)
     for block in doc.alt_blocks:
         k = choose_alternative(block, alt)
         moved = [_moved(e, block, k, doc.text) for e in block.alternatives[k]]
@@ -133,13 +137,11 @@ def _omitted(doc: Document, entity: Entity) -> bool:
 def resolved_entities(
     doc: Document, alt: str = "first", left_out: Counter | None = None
 ) -> list[Entity]:
-    """One flat layer: :func:`chosen_entities` outside OMITIDO, blank and overlapping ones out."""
+    """One flat layer: :func:`chosen_entities`, blank and overlapping ones left out."""
     left_out = Counter() if left_out is None else left_out
     kept: list[Entity] = []
     for entity in chosen_entities(doc, alt, left_out):
-        if _omitted(doc, entity):
-            left_out["inside OMITIDO"] += 1
-        elif not entity.text.strip():
+        if not entity.text.strip():
             left_out["blank"] += 1
         elif kept and entity.start < kept[-1].end:
             left_out["overlapping"] += 1
@@ -161,15 +163,8 @@ def resolved_collection(cd: Collection, alt: str = "first") -> Collection:
     for doc in cd.documents:
         chosen = chosen_entities(doc, alt)
         plain = tuple(e for e in chosen if not _omitted(doc, e))
-        hidden = tuple(e for e in chosen if _omitted(doc, e) and e not in doc.entities)
-        documents.append(
-            replace(
-                doc,
-                entities=plain,
-                alt_blocks=(),
-                omitted_entities=doc.omitted_entities + hidden,
-            )
-        )
+        hidden = tuple(e for e in chosen if _omitted(doc, e))
+        documents.append(replace(doc, entities=plain, alt_blocks=(), omitted_entities=hidden))
     return replace(cd, documents=tuple(documents))
 
 
