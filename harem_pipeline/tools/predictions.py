@@ -214,22 +214,28 @@ def _common_run(a: str, i: int, b: str, j: int) -> int:
 
 
 def _resync(a: str, i: int, b: str, j: int) -> tuple[int, int] | None:
-    """The nearest ``(i', j')`` past a difference where the two texts agree again."""
-    anchor = min(_ANCHOR, len(a) - i, len(b) - j)
-    if anchor <= 0:
-        return None
-    for distance in range(1, _RESYNC + 1):
-        for skip in range(distance + 1):
-            x, y = i + skip, j + distance - skip
-            if a[x : x + anchor] == b[y : y + anchor] and len(a[x : x + anchor]) == anchor:
-                return x, y
-    for x in range(i, min(len(a), i + _FAR_WINDOW), _FAR_ANCHOR):
-        piece = a[x : x + _FAR_ANCHOR]
-        if len(piece) < _ANCHOR:
-            break
-        y = b.find(piece, j, j + _FAR_WINDOW + len(piece))
-        if y >= 0:
-            return x, y
+    """The nearest ``(i', j')`` past a difference where the two texts agree again.
+
+    Agreement is 8 characters (fewer near the end of a text: 4, then 2).
+    """
+    remaining = min(len(a) - i, len(b) - j)
+    for anchor in sorted(
+        {min(_ANCHOR, remaining), min(4, remaining), min(2, remaining)} - {0}, reverse=True
+    ):
+        for distance in range(1, _RESYNC + 1):
+            for skip in range(distance + 1):
+                x, y = i + skip, j + distance - skip
+                piece = a[x : x + anchor]
+                if len(piece) == anchor and piece == b[y : y + anchor]:
+                    return x, y
+        if anchor == _ANCHOR:
+            for x in range(i, min(len(a), i + _FAR_WINDOW), _FAR_ANCHOR):
+                piece = a[x : x + _FAR_ANCHOR]
+                if len(piece) < _FAR_ANCHOR:
+                    break
+                y = b.find(piece, j, j + _FAR_WINDOW + len(piece))
+                if y >= 0:
+                    return x, y
     return None
 
 
@@ -495,58 +501,84 @@ def parse_conll_predictions(
 def _conll_block(
     block: str, line: int, path: str | None
 ) -> Iterator[ConllSentence | ConllDocument]:
-    if not block or block.isspace():
+    """The sentences and document lines of a block with no blank line inside.
+
+    Columns are cut with C-level ``map``; only lines whose first column is
+    ``-DOCSTART-`` or starts with ``#`` are looked at one by one.
+    """
+    stripped = block.lstrip()
+    line += block.count("\n", 0, len(block) - len(stripped))
+    if not stripped:
         return
-    rows = list(map(str.split, block.split("\n")))
-    if _DOCSTART not in block and "#" not in block and min(map(len, rows)) >= 2:
-        yield ConllSentence(list(map(_TOKEN, rows)), list(map(_TAG, rows)), line)
-        return
-    tokens: list[str] = []
-    tags: list[str] = []
-    first = line
-    for lineno, fields in enumerate(rows, line):
-        document = _document_line(fields, block, lineno - line, lineno)
-        if document is not None or not fields or _is_comment(fields):
-            if tokens:
-                yield ConllSentence(tokens, tags, first)
-                tokens, tags = [], []
-            if isinstance(document, ConllDocument):
-                yield document
-            continue
-        if len(fields) < 2:
-            raise InputError(
-                path,
-                "a token and its predicted tag (at least 2 columns)",
-                f"{len(fields)} column: {fields[0]}",
-                line=lineno,
-            )
-        if not tokens:
-            first = lineno
-        tokens.append(fields[0])
-        tags.append(fields[-1])
-    if tokens:
-        yield ConllSentence(tokens, tags, first)
+    rows = list(map(str.split, stripped.rstrip().split("\n")))
+    tokens = list(map(_TOKEN, rows))
+    marks: list[tuple[int, ConllDocument | None]] = []
+    if _DOCSTART in stripped or "#" in stripped:
+        marks = [
+            (i, d)
+            for i in _special_rows(stripped)
+            if (d := _document_line(rows[i], line + i)) is not _TOKEN_LINE
+        ]
+    begin = 0
+    for end, document in (*marks, (len(rows), None)):
+        if end > begin:
+            yield _sentence(rows, tokens, begin, end, line, path)
+        if document is not None:
+            yield document
+        begin = end + 1
 
 
-def _is_comment(fields: list[str]) -> bool:
-    return fields[0].startswith("#") and _COMMENT.match(" ".join(fields)) is not None
+_SPECIAL = re.compile(r"^[ \t]*(?:-DOCSTART-|#)", re.MULTILINE)
 
 
-def _document_line(fields: list[str], block: str, index: int, lineno: int) -> ConllDocument | None:
-    if not fields:
-        return None
+def _special_rows(block: str) -> list[int]:
+    """Indexes of the lines of ``block`` whose first column may be a document line or comment."""
+    rows, pos, index = [], 0, 0
+    for match in _SPECIAL.finditer(block):
+        index += block.count("\n", pos, match.start())
+        pos = match.start()
+        rows.append(index)
+    return rows
+
+
+def _sentence(
+    rows: list[list[str]], tokens: list[str], begin: int, end: int, line: int, path: str | None
+) -> ConllSentence:
+    part = rows[begin:end]
+    if min(map(len, part)) < 2:
+        bad = next(i for i, fields in enumerate(part) if len(fields) < 2)
+        raise InputError(
+            path,
+            "a token and its predicted tag (at least 2 columns)",
+            f"1 column: {part[bad][0]}",
+            line=line + begin + bad,
+        )
+    return ConllSentence(tokens[begin:end], list(map(_TAG, part)), line + begin)
+
+
+_TOKEN_LINE = ConllDocument("", -1)  # a line that is neither a document line nor a comment
+
+
+def _document_line(fields: list[str], lineno: int) -> ConllDocument | None:
+    """The document a line starts, None for a comment, ``_TOKEN_LINE`` for a token."""
     if fields[0] == _DOCSTART:
         name = fields[1] if len(fields) > 1 and fields[1] not in _UNNAMED else None
         return ConllDocument(name, lineno)
-    if fields[0].startswith("#"):
-        match = _COMMENT.match(" ".join(fields))
-        if match and match.group(1) in ("doc_id", "docid", "newdoc_id", "newdoc id"):
-            return ConllDocument(match.group(2) or None, lineno)
+    match = _COMMENT.match(" ".join(fields))
+    if match is None:
+        return _TOKEN_LINE
+    if match.group(1) in ("doc_id", "docid", "newdoc_id"):
+        return ConllDocument(match.group(2) or None, lineno)
     return None
 
 
 def _match_token(text: str, pos: int, token: str) -> tuple[int, int] | None:
-    """Where ``token`` stands at ``pos`` (blanks skipped), reading references as characters."""
+    """Where ``token`` stands at ``pos`` (blanks skipped), reading references as characters.
+
+    Either the token is the text's characters as written, or a reference of
+    the text (``&amp;``) stands in the token for its character (``&``), or
+    the other way round.
+    """
     size = len(text)
     while pos < size and text[pos].isspace():
         pos += 1
@@ -554,12 +586,12 @@ def _match_token(text: str, pos: int, token: str) -> tuple[int, int] | None:
         return pos, pos + len(token)
     start, i = pos, 0
     while i < len(token):
-        if pos < size and text[pos] == token[i]:
-            pos, i = pos + 1, i + 1
-            continue
         ref = _REFERENCE.match(text, pos)
         if ref is not None and html.unescape(ref.group()) == token[i]:
             pos, i = ref.end(), i + 1
+            continue
+        if pos < size and text[pos] == token[i]:
+            pos, i = pos + 1, i + 1
             continue
         own = _REFERENCE.match(token, i)
         if own is not None and pos < size and html.unescape(own.group()) == text[pos]:
@@ -832,21 +864,47 @@ def _first_token(pred: Prediction) -> str:
     return "a document"
 
 
+_DOCUMENT_LINE = re.compile(r"^[ \t]*(?:-DOCSTART-|#)[^\n]*", re.MULTILINE)
+
+
 def predicted_docids(
     fmt: str, source: TextIO | Iterable[str], path: str | None = None
 ) -> dict[str, int] | None:
-    """DOCID → line of every document a predictions file names; None when it names none."""
+    """DOCID → line of every document a predictions file names; None when it names none.
+
+    A CoNLL file is only scanned for its document lines (by one regular
+    expression per chunk); the other formats are read through.
+    """
     named: dict[str, int] = {}
-    if fmt == "conll":
-        for item in parse_conll_predictions(source, path):
-            if isinstance(item, ConllDocument):
-                if item.docid is None:
-                    return None
-                named.setdefault(item.docid, item.line)
-        return named or None
-    for pred in read_predictions(fmt, source, path):
-        named.setdefault(pred.docid or "", pred.line)
-    return named
+    if fmt != "conll":
+        for pred in read_predictions(fmt, source, path):
+            named.setdefault(pred.docid or "", pred.line)
+        return named
+    read = getattr(source, "read", None)
+    chunks = iter(lambda: read(_CHUNK_CHARS), "") if read is not None else iter(source)
+    pending, line = "", 1
+    for chunk in chunks:
+        text = pending + chunk
+        cut = text.rfind("\n") + 1
+        text, pending = text[:cut], text[cut:]
+        pos = 0
+        for match in _DOCUMENT_LINE.finditer(text):
+            line += text.count("\n", pos, match.start())
+            pos = match.start()
+            document = _document_line(match.group().split(), line)
+            if document is None or document is _TOKEN_LINE:
+                continue
+            if document.docid is None:
+                return None
+            named.setdefault(document.docid, line)
+        line += text.count("\n", pos)
+    if pending.lstrip().startswith(("-DOCSTART-", "#")):
+        document = _document_line(pending.split(), line)
+        if document is not None and document is not _TOKEN_LINE:
+            if document.docid is None:
+                return None
+            named.setdefault(document.docid, line)
+    return named or None
 
 
 # ---------------------------------------------------------------------------
@@ -867,7 +925,16 @@ _DOC_START = re.compile(r"<DOC[\s>]")
 _START_TAG = re.compile(r"<([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>")
 
 
+_ENTITY_TAG = re.compile(
+    r"</?(?!(?:DOC|DOCID|GENERO|ORIGEM|TEXTO|ALT|P)[\s/>])[^\s<>/=\"'!?]+"
+    r"(?:[^<>\"'\n]|\"[^\"<\n]*\"|'[^'<\n]*')*>"
+)
+
+
 def _skip_entity_tags(chunk: str) -> str:
+    if "<ALT" not in chunk and "<!--" not in chunk and "<?" not in chunk:
+        return _ENTITY_TAG.sub("", chunk)
+
     def keep(match: re.Match[str]) -> str:
         name = match.group(2)
         return match.group(0) if name is None or name in _STRUCTURE else ""
@@ -875,9 +942,13 @@ def _skip_entity_tags(chunk: str) -> str:
     return _SKIPPABLE.sub(keep, chunk)
 
 
-def _parse_chunk(chunk: str, path: str, encoding: str, first_line: int) -> Collection:
+def _parse_chunk(
+    chunk: str, path: str, encoding: str, first_line: int, head: int = 0, closing: str = ""
+) -> Collection:
+    """Parse a piece of the collection file (its first ``head`` characters kept as they are)."""
+    text = chunk[:head] + _skip_entity_tags(chunk[head:]) + closing
     try:
-        return parse_collection(_skip_entity_tags(chunk), path, encoding)
+        return parse_collection(text, path, encoding)
     except InputError as exc:
         line = None if exc.line is None else exc.line + first_line - 1
         raise InputError(exc.path, exc.expected, exc.found, line=line, docid=exc.docid) from None
@@ -918,7 +989,7 @@ def iter_collection_documents(
         head = buffer[: start.start()] if start else ""
         roots = [m.group(1) for m in _START_TAG.finditer(head)]
         closing = f"</{roots[-1]}>" if roots else ""
-        first = _parse_chunk(buffer[: end.end()] + closing, name, encoding, 1)
+        first = _parse_chunk(buffer[: end.end()], name, encoding, 1, len(head), closing)
     except BaseException:
         handle.close()
         raise
@@ -938,19 +1009,54 @@ def _documents(
 ) -> Iterator[Document]:
     with handle:
         yield from first
+        pos = 0
         while True:
-            end = _DOC_END.search(buffer)
+            end = _DOC_END.search(buffer, pos)
             if end is None:
                 chunk = handle.read(_CHUNK_CHARS)
-                if chunk:
-                    buffer += chunk
-                    continue
-                return
-            piece = buffer[: end.end()]
-            for doc in _parse_chunk(piece, path, encoding, line).documents:
-                yield replace(doc, line=doc.line + line - 1)
+                if not chunk:
+                    return
+                buffer = buffer[pos:] + chunk
+                pos = 0
+                continue
+            piece = buffer[pos : end.end()]
+            yield from _chunk_documents(piece, path, encoding, line)
             line += piece.count("\n")
-            buffer = buffer[end.end() :]
+            pos = end.end()
+
+
+# A document whose content, entity tags skipped, is plain text: read at once.
+_PLAIN_SECOND = re.compile(
+    r"(\s*)<DOC\s+DOCID\s*=\s*(?:\"([^\"<]*)\"|'([^'<]*)')\s*>([^<]*)</DOC\s*>"
+)
+_PLAIN_FIRST = re.compile(
+    r"(\s*)<DOC>\s*<DOCID>([^<]*)</DOCID>\s*(?:<GENERO>([^<]*)</GENERO>\s*)?"
+    r"(?:<ORIGEM>([^<]*)</ORIGEM>\s*)?<TEXTO>([^<]*)</TEXTO>\s*</DOC\s*>"
+)
+
+
+def _chunk_documents(piece: str, path: str, encoding: str, line: int) -> Iterator[Document]:
+    """The document of one ``...</DOC>`` piece of the collection file."""
+    skipped = _skip_entity_tags(piece)
+    plain = _PLAIN_SECOND.fullmatch(skipped)
+    if plain is not None and (plain.group(2) or plain.group(3)):
+        docid = plain.group(2) if plain.group(2) is not None else plain.group(3)
+        at = line + plain.group(1).count("\n")
+        yield Document(docid=docid, text=plain.group(4), line=at)
+        return
+    plain = _PLAIN_FIRST.fullmatch(skipped)
+    if plain is not None and plain.group(2).strip():
+        genre, variant = plain.group(3), plain.group(4)
+        yield Document(
+            docid=plain.group(2).strip(),
+            text=plain.group(5),
+            variant=variant.strip() if variant is not None else None,
+            genre=genre.strip() if genre is not None else None,
+            line=line + plain.group(1).count("\n"),
+        )
+        return
+    for doc in _parse_chunk(piece, path, encoding, line).documents:
+        yield replace(doc, line=doc.line + line - 1)
 
 
 # ---------------------------------------------------------------------------
