@@ -614,10 +614,9 @@ class _Cursor:
         return self.q >= len(self.map.dense)
 
     def token_spans(
-        self, sentence: ConllSentence, path: str | None
+        self, tokens: list[str], line_of: Callable[[int], int], path: str | None
     ) -> Callable[[int, int], tuple[int, int]]:
-        """Match the sentence; return ``(lo, hi) → text span`` of tokens ``lo..hi-1``."""
-        tokens = sentence.tokens
+        """Match the tokens; return ``(lo, hi) → text span`` of tokens ``lo..hi-1``."""
         joined = "".join(tokens)
         dense_map = self.map
         if dense_map.dense.startswith(joined, self.q):
@@ -634,7 +633,7 @@ class _Cursor:
                     path,
                     f"the token {token!r} next in the text of the document",
                     f"the text has {_there(text, pos)}",
-                    line=sentence.line + index,
+                    line=line_of(index),
                     docid=self.doc.docid,
                 )
             spans.append(where)
@@ -662,14 +661,44 @@ class _ConllPlacer:
         self.boundaries = _boundaries(doc)
 
     def add(self, sentence: ConllSentence) -> None:
-        span_of = self.cursor.token_spans(sentence, self.path)
-        spans, repairs = decode_tags(sentence.tags, self.scheme, path=self.path, line=sentence.line)
+        """Place one sentence."""
+        self._add(sentence.tokens, sentence.tags, lambda k: sentence.line + k)
+
+    def add_sentences(self, sentences: Sequence[ConllSentence]) -> None:
+        """Place a document's sentences at once: joined with an empty token tagged ``O``
+        between two (which ends a chunk as a sentence end does), decoded once."""
+        tokens: list[str] = []
+        tags: list[str] = []
+        firsts: list[int] = []
+        lines: list[int] = []
+        for sentence in sentences:
+            firsts.append(len(tokens))
+            lines.append(sentence.line)
+            tokens += sentence.tokens
+            tags += sentence.tags
+            tokens.append("")
+            tags.append("O")
+
+        def line_of(k: int) -> int:
+            i = bisect.bisect_right(firsts, k) - 1
+            return lines[i] + k - firsts[i]
+
+        if tokens:
+            self._add(tokens, tags, line_of)
+
+    def _add(self, tokens: list[str], tags: list[str], line_of: Callable[[int], int]) -> None:
+        span_of = self.cursor.token_spans(tokens, line_of, self.path)
+        try:
+            spans, repairs = decode_tags(tags, self.scheme, path=self.path, line=0)
+        except InputError as exc:
+            line = None if exc.line is None else line_of(exc.line)
+            raise InputError(exc.path, exc.expected, exc.found, line=line) from None
         self.summary.repairs += repairs
         for lo, hi, labels in spans:
             (raw,) = labels
-            label = _label(raw, self.summary, self.path, sentence.line + lo, self.doc.docid)
+            label = _label(raw, self.summary, self.path, line_of(lo), self.doc.docid)
             start, end = span_of(lo, hi)
-            shown = f"{raw} {self.doc.text[start:end]!r} (line {sentence.line + lo})"
+            shown = f"{raw} {self.doc.text[start:end]!r} (line {line_of(lo)})"
             _keep(
                 self.doc,
                 self.placed,
@@ -815,8 +844,7 @@ def _place(
         placed = place_char_document(doc, pred.content, summary, path)
     else:
         placer = _ConllPlacer(doc, scheme, summary, path)
-        for sentence in pred.content or ():
-            placer.add(sentence)
+        placer.add_sentences(pred.content)
         placed = placer.placed
     summary.entities += len(placed)
     return placed
