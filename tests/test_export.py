@@ -85,10 +85,54 @@ def test_export_text_and_labels(tmp_path):
     assert first["spans"][0] == {"start": 2, "end": 13, "label": "PESSOA:INDIVIDUAL"}
 
 
-def test_selective_keeps_five_categories():
+def test_selective_keeps_five_categories(tmp_path):
     cd = read_collection(SHIPPED[2])
     kept = {e.label for d in export_documents(cd, "selective") for e in d.entities}
     assert kept == {"PESSOA", "ORGANIZACAO", "LOCAL", "TEMPO", "VALOR"}
+    tiny = read_collection(write_tiny_cd(tmp_path))
+    (doc, _) = export_documents(tiny, "selective", types=True)
+    assert [e.label for e in doc.entities] == ["PESSOA:INDIVIDUAL", "LOCAL", "TEMPO"]
+
+
+def test_selective_export_scores_one_in_the_selective_scenario(tmp_path):
+    """A vague OBRA|LOCAL is exported LOCAL in the selective scenario, so the
+    selective export of the Mini-HAREM imported back misses nothing there."""
+    cd = SHIPPED[2]
+    exported = tmp_path / "gold.json"
+    assert (
+        main(
+            [
+                "export",
+                str(cd),
+                "--format",
+                "harem-json",
+                "--scenario",
+                "selective",
+                "-o",
+                str(exported),
+            ]
+        )
+        == 0
+    )
+    run = tmp_path / "run.xml"
+    assert (
+        main(["import", str(exported), "--format", "harem-json", "--cd", str(cd), "-o", str(run)])
+        == 0
+    )
+    aligned = tmp_path / "run.alinhado"
+    assert main(["align", "--cd", str(cd), "--run", str(run), "-o", str(aligned)]) == 0
+    assert main(["avalida", str(aligned)]) == 0
+    veil = "PESSOA:ORGANIZACAO:LOCAL:TEMPO:VALOR"
+    assert (
+        main(
+            ["veus", f"{aligned}.avalida", "--style", "harem", "--selective", "--system-veil", veil]
+        )
+        == 0
+    )
+    assert main(["altida", f"{aligned}.avalida.selectivo"]) == 0
+    assert main(["ida2id", f"{aligned}.avalida.selectivo.altida"]) == 0
+    report = json.loads(Path(f"{aligned}.avalida.selectivo.altida.ida2id.json").read_text())
+    assert report["precisao"] == report["abrangencia"] == report["medida_f"] == 1.0
 
 
 def test_best_takes_the_alternative_with_most_entities():

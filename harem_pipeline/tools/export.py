@@ -16,7 +16,8 @@ beyond that layer is resolved so:
   non-blank characters (true of every shipped collection); an alternative
   whose characters differ from the first's is replaced by the first.
 * **Vague categories** ``A|B`` keep the first, ``A`` (a model predicts one
-  label); so does a vague type.  An entity without a category is labelled
+  label), and its type; in the selective scenario, the first that is one of
+  the five (``OBRA|LOCAL`` is ``LOCAL`` there).  An entity without a category is labelled
   ``OUTRO``.
 * **Scenario** (``--scenario``): ``total`` keeps every category;
   ``selective`` only PESSOA, ORGANIZACAO, LOCAL, TEMPO and VALOR (the
@@ -168,11 +169,21 @@ def resolved_collection(cd: Collection, alt: str = "first") -> Collection:
     return replace(cd, documents=tuple(documents))
 
 
-def entity_label(entity: Entity, types: bool = False) -> str:
-    """``CAT`` (first of a vague one; ``OUTRO`` when none), or ``CAT:TIPO`` with ``types``."""
-    category = entity.categories[0] if entity.categories else NO_CATEGORY
-    if types and entity.types:
-        return f"{category}:{entity.types[0]}"
+def entity_label(entity: Entity, types: bool = False, kept: frozenset[str] | None = None) -> str:
+    """``CAT`` (first of a vague one; ``OUTRO`` when none), or ``CAT:TIPO`` with ``types``.
+
+    With ``kept`` (the selective categories), the first of a vague entity's
+    categories that is kept; '' when none is.
+    """
+    categories = entity.categories or (NO_CATEGORY,)
+    index = 0
+    if kept is not None:
+        index = next((i for i, c in enumerate(categories) if c in kept), -1)
+        if index < 0:
+            return ""
+    category = categories[index]
+    if types and len(entity.types) > index:
+        return f"{category}:{entity.types[index]}"
     return category
 
 
@@ -187,13 +198,11 @@ def export_document(
     left_out = Counter() if left_out is None else left_out
     entities = []
     for entity in resolved_entities(doc, alt, left_out):
-        category = entity.categories[0] if entity.categories else NO_CATEGORY
-        if scenario == "selective" and category not in SELECTIVE:
+        label = entity_label(entity, types, SELECTIVE if scenario == "selective" else None)
+        if not label:
             left_out["outside the selective scenario"] += 1
             continue
-        entities.append(
-            CharEntity(entity.start, entity.end, entity_label(entity, types), entity.text)
-        )
+        entities.append(CharEntity(entity.start, entity.end, label, entity.text))
     return CharDocument(doc.docid, doc.text, tuple(entities), doc.line)
 
 
