@@ -36,7 +36,11 @@ COMMAND_MODULES = (
     "report",
     "check",
     "compare",
+    "import_run",
+    "export",
 )
+# Commands whose module is named otherwise (``import`` is a Python keyword).
+COMMAND_ALIASES = {"import": "import_run"}
 
 EXIT_OK = 0
 EXIT_FAILED_CHECK = 1
@@ -79,7 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``harem`` with ``argv``; return the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((arg for arg in argv if not arg.startswith("-")), None)
-    parser = build_parser(command if command in COMMAND_MODULES else None)
+    module = COMMAND_ALIASES.get(command or "", command)
+    parser = build_parser(module if module in COMMAND_MODULES else None)
     args = parser.parse_args(argv)
     if args.global_quiet:
         set_quiet()
