@@ -46,7 +46,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from harem_pipeline.atomic import atomic_write
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES, encode_spans
 from harem_pipeline.formats.harem_json import (
@@ -57,6 +56,7 @@ from harem_pipeline.formats.harem_json import (
 )
 from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
+from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.tools.predictions import FORMATS, TextMap
 
 SCENARIOS = ("total", "selective")

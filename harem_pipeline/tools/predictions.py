@@ -75,15 +75,15 @@ from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple, TextIO
 
-from harem_pipeline.atomic import atomic_write
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES, decode_tags
 from harem_pipeline.formats.harem_json import CharDocument, parse_harem_json, parse_span_jsonl
 from harem_pipeline.formats.harem_xml import format_collection, parse_collection
+from harem_pipeline.formats.veils import read_grid
 from harem_pipeline.model import FIRST_HAREM, Collection, Document, Entity
-from harem_pipeline.stages.simulate import FIRST_HAREM_GRID
-from harem_pipeline.textio import detect_file_encoding, open_binary
-from harem_pipeline.veils import read_grid
+from harem_pipeline.text.atomic import atomic_write
+from harem_pipeline.text.textio import detect_file_encoding, open_binary
+from harem_pipeline.tools.simulate import FIRST_HAREM_GRID
 
 FORMATS = ("harem-json", "conll", "jsonl")
 DEFAULT_SCHEME = "lenient"
