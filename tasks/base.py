@@ -15,7 +15,6 @@ from typing import Any
 
 import luigi
 
-from harem_pipeline.errors import ConfigError
 from harem_pipeline.pipeline.config import Campaign, RunSpec, load_campaign
 from harem_pipeline.pipeline.manifest import (
     is_complete,
@@ -23,7 +22,8 @@ from harem_pipeline.pipeline.manifest import (
     snapshot_inputs,
     write_manifest,
 )
-from harem_pipeline.pipeline.signature import run_signature, short_digest
+from harem_pipeline.pipeline.params import ReportParams
+from harem_pipeline.pipeline.signature import report_signature, short_digest
 from harem_pipeline.text.atomic import remove_stale_temporaries
 
 
@@ -44,11 +44,7 @@ class RunTask(CampaignTask):
 
     @cached_property
     def run_spec(self) -> RunSpec:
-        for run in self.campaign.runs:
-            if run.name == self.run_name:
-                return run
-        names = ", ".join(r.name for r in self.campaign.runs)
-        raise ConfigError(str(self.config), "runs", f"no run named {self.run_name!r}", names)
+        return self.campaign.run(self.run_name)
 
     @cached_property
     def digests(self) -> tuple[str, str]:
@@ -59,10 +55,10 @@ class RunTask(CampaignTask):
     def folder(self) -> Path:
         return self.campaign.output / self.run_name
 
-    def signature(self, **fields: str | None) -> str:
-        """The reproducibility signature of this run's reports."""
+    def signature(self, params: ReportParams) -> str:
+        """The reproducibility signature of one of this run's reports."""
         cd, run = self.digests
-        return run_signature(cd=cd, run=run, **fields).format()
+        return report_signature(params, cd=cd, run=run).format()
 
 
 class StageTask(luigi.Task):

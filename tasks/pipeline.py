@@ -21,18 +21,10 @@ from typing import Any
 
 import luigi
 
-from harem_pipeline.errors import ConfigError
 from harem_pipeline.pipeline import chain
-from harem_pipeline.pipeline.config import SCENARIO_SUFFIX, Subset
+from harem_pipeline.pipeline.config import SCENARIO_SUFFIX
+from harem_pipeline.pipeline.params import ReportParams, SubsetParams, report_params, subset_params
 from tasks.base import CampaignTask, RunTask, StageTask
-
-
-def _subset(task: RunTask, name: str) -> Subset:
-    for subset in task.campaign.subsets:
-        if subset.name == name:
-            return subset
-    known = ", ".join(s.name for s in task.campaign.subsets)
-    raise ConfigError(str(task.config), "subsets", f"no subset named {name!r}", known)
 
 
 class Align(RunTask, StageTask):
@@ -97,23 +89,15 @@ class Veus(RunTask, StageTask):
     def input_paths(self) -> list[Path]:
         return [self.requires().anchor(), *chain.existing([self.campaign.collection_meta])]
 
+    def params(self) -> SubsetParams:
+        return subset_params(self.campaign, self.run_name, self.subset, self.style)
+
     def stage_params(self) -> dict[str, Any]:
-        subset = _subset(self, self.subset)
-        return {
-            "style": self.style,
-            "veil": self.campaign.veil,
-            "system_veil": self.run_spec.veil,
-            "variant": subset.variant,
-            "genre": subset.genre,
-            "selective": subset.selective,
-        }
+        return self.params().manifest()
 
     def produce(self) -> list[Path]:
         return chain.veus(
-            self.requires().anchor(),
-            self.anchor(),
-            self.campaign.collection_meta,
-            **self.stage_params(),
+            self.requires().anchor(), self.anchor(), self.campaign.collection_meta, self.params()
         )
 
 
@@ -164,27 +148,24 @@ class Ida2ID(RunTask, StageTask):
             *chain.existing([self.campaign.collection_meta]),
         ]
 
-    def span_veil(self) -> str:
-        """The categories the subset looks at: the run's declared veil if selective."""
-        selective = _subset(self, self.subset).selective
-        return (self.run_spec.veil if selective else None) or self.campaign.veil
+    def params(self) -> ReportParams:
+        return report_params(self.campaign, self.run_name, self.subset, self.campaign.style)
 
     def stage_params(self) -> dict[str, Any]:
-        return {"bootstrap": self.campaign.bootstrap, "veil": self.span_veil()}
+        return self.params().manifest()
 
     def report_signature(self) -> str:
-        return self.signature(subset=self.subset, style=self.campaign.style)
+        return self.signature(self.params())
 
     def produce(self) -> list[Path]:
         return chain.ida2id(
             self.input_paths()[0],
             self.anchor(),
             self.report_signature(),
-            self.campaign.bootstrap,
+            self.params(),
             self.campaign.collection,
             self.run_spec.path,
             self.campaign.collection_meta,
-            self.span_veil(),
         )
 
 
@@ -261,13 +242,15 @@ class Ida2Mor(RunTask, StageTask):
     def input_paths(self) -> list[Path]:
         return chain.existing([self.requires().anchor()])
 
+    def params(self) -> ReportParams:
+        suffix = SCENARIO_SUFFIX[self.scenario]
+        return report_params(self.campaign, self.run_name, self.subset, "harem", suffix)
+
     def stage_params(self) -> dict[str, Any]:
-        return {"scenario": self.scenario, "bootstrap": self.campaign.bootstrap}
+        return self.params().manifest()
 
     def report_signature(self) -> str:
-        return self.signature(
-            subset=self.subset, scenario=SCENARIO_SUFFIX[self.scenario], style="harem"
-        )
+        return self.signature(self.params())
 
     def produce(self) -> list[Path]:
         return chain.ida2mor(
@@ -276,8 +259,7 @@ class Ida2Mor(RunTask, StageTask):
             self.scenario,
             self.report_signature(),
             self.run_name,
-            self.subset,
-            self.campaign.bootstrap,
+            self.params(),
         )
 
 

@@ -68,7 +68,7 @@ def test_json_shape_and_conlleval_figures(capsys, data_dir: Path) -> None:
     assert out["repairs"] == {"gold": 0, "system": 0}
     digest = hashlib.sha256(sample.read_bytes()).hexdigest()[:12]
     assert out["signature"] == (
-        f"harem:{tool_version()}|measures:spans|file:{digest}|format:conll|scheme:lenient"
+        f"harem:{tool_version()}|measures:spans|file:{digest}|format:conll|scheme:lenient|boot:1000|seed:12345"
     )
 
 
@@ -97,7 +97,7 @@ def test_declared_scheme_counts_repairs(capsys, data_dir: Path) -> None:
     assert out["repairs"]["system"] > 0  # the system column is written in IOB1
     # repairs are conlleval's reading: the scores do not change
     assert out["labelled"]["exact"]["precision"] == pytest.approx(371 / 539)
-    assert out["signature"].endswith("|scheme:iob2")
+    assert out["signature"].endswith("|scheme:iob2|boot:1000|seed:12345")
 
 
 def test_undefined_ratios_are_null_in_json_and_dash_in_text(capsys, tmp_path: Path) -> None:

@@ -143,7 +143,10 @@ def test_cli_writes_report_and_json(data_dir: Path, tmp_path: Path) -> None:
     figures = json.loads((tmp_path / "r.ida2id.json").read_text("utf-8"))
     signature = text.splitlines()[-1].removeprefix("Assinatura: ")
     assert figures["signature"] == signature
-    assert signature.startswith("harem:") and "|subset:total|style:harem|alt:best" in signature
+    assert (
+        signature.startswith("harem:")
+        and "|subset:total|style:harem|veil:*|alt:best|boot:1000|seed:12345" in signature
+    )
     assert figures["total_identificadas"] == 266
 
 

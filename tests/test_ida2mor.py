@@ -229,7 +229,10 @@ def test_first_harem_chain_hand_computed(tmp_path: Path, scenario: str, expected
     data = json.loads(report.with_name(report.name + ".json").read_text(encoding="utf-8"))
     assert data["scenario"] == {"abs": "absolute", "rel": "relative"}[scenario]
     assert data["run"] == "sys1" and data["subset"] == "pt.jornalistico"
-    assert f"|subset:pt.jornalistico|scenario:{scenario}|style:harem|alt:best" in data["signature"]
+    assert (
+        f"|subset:pt.jornalistico|scenario:{scenario}|style:harem|veil:*|alt:best|boot:1000|seed:12345"
+        in data["signature"]
+    )
     intervals = {key: field.pop("ci95") for key, field in data["fields"].items()}
     assert data["fields"] == expected_json(expected)
     for interval in intervals.values():  # the values are tested in test_ci95.py

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import fields, replace
 from pathlib import Path
 
+from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import (
     Signature,
     file_signature,
-    run_signature,
+    report_signature,
     short_digest,
     tool_version,
 )
@@ -16,14 +18,51 @@ from harem_pipeline.pipeline.signature import (
 
 def test_run_signature_shape_as_in_the_spec() -> None:
     # docs/spec/pipeline.md, Reproducibility signature:
-    # harem:<version>|cd:<sha12>|run:<sha12>|subset:…|scenario:abs|style:harem|alt:best
-    sig = run_signature(
-        cd="aaaaaaaaaaaa", run="bbbbbbbbbbbb", subset="total", scenario="abs", style="harem"
-    )
+    # harem:<version>|cd:<sha12>|run:<sha12>|subset:…|scenario:abs|style:harem|alt:best,
+    # with every other parameter that can move a number after the spec's keys
+    params = ReportParams(subset="total", scenario="abs", evaluation=SubsetParams(style="harem"))
+    sig = report_signature(params, cd="aaaaaaaaaaaa", run="bbbbbbbbbbbb")
     assert sig.format() == (
         f"harem:{tool_version()}|cd:aaaaaaaaaaaa|run:bbbbbbbbbbbb"
-        "|subset:total|scenario:abs|style:harem|alt:best"
+        "|subset:total|scenario:abs|style:harem|veil:*|alt:best|boot:1000|seed:12345"
     )
+
+
+def test_every_report_parameter_is_in_the_signature() -> None:
+    # each field of the parameter objects, changed alone, changes the signature
+    base = ReportParams(subset="total", evaluation=SubsetParams())
+    changed = [
+        replace(base, subset="pt"),
+        replace(base, scenario="rel"),
+        replace(base, alt="first"),
+        replace(base, bootstrap=10),
+        replace(base, seed=1),
+        replace(base, evaluation=SubsetParams(style="muc")),
+        replace(base, evaluation=SubsetParams(veil="PESSOA:LOCAL:ORGANIZACAO")),
+        replace(base, evaluation=SubsetParams(system_veil="PESSOA")),
+    ]
+    signatures = {report_signature(p, cd="c", run="r").format() for p in [base, *changed]}
+    assert len(signatures) == len(changed) + 1
+    # every field of both objects is covered by the list above (a new field needs a key)
+    report_fields = {f.name for f in fields(ReportParams)} - {"evaluation"}
+    assert report_fields == {"subset", "scenario", "alt", "bootstrap", "seed"}
+    # variant and genre reach the signature through the subset's name
+    assert {f.name for f in fields(SubsetParams)} == {
+        "style",
+        "veil",
+        "system_veil",
+        "variant",
+        "genre",
+        "selective",
+    }
+
+
+def test_a_selective_subset_signs_the_declared_veil() -> None:
+    params = ReportParams(
+        subset="selectivo",
+        evaluation=SubsetParams(veil="*", system_veil="PESSOA:LOCAL", selective=True),
+    )
+    assert "|veil:PESSOA:LOCAL|sysveil:PESSOA:LOCAL|" in report_signature(params).format()
 
 
 def test_none_fields_are_left_out_and_order_is_kept() -> None:
@@ -44,6 +83,8 @@ def test_file_signature_pins_the_evaluated_file_under_its_own_key(tmp_path: Path
     path = tmp_path / "r.alinhado.avalida.total.altida"
     path.write_bytes(b"x")
     digest = hashlib.sha256(b"x").hexdigest()[:12]
-    assert file_signature(path, subset="total", style="harem").format() == (
-        f"harem:{tool_version()}|input:{digest}|subset:total|style:harem|alt:best"
+    params = ReportParams(subset="total", evaluation=SubsetParams(style="harem"), bootstrap=0)
+    assert file_signature(path, params).format() == (
+        f"harem:{tool_version()}|input:{digest}|subset:total|style:harem|veil:*|alt:best"
+        "|boot:0|seed:12345"
     )

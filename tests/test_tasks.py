@@ -105,7 +105,10 @@ def test_signature_names_everything_behind_the_numbers(built: Path) -> None:
     report = built.parent / "out" / "weak" / "weak.alinhado.avalida.total.abs.ida2mor.json"
     signature = json.loads(report.read_text(encoding="utf-8"))["signature"]
     assert signature.startswith("harem:") and "|cd:" in signature and "|run:" in signature
-    assert signature.endswith("|subset:total|scenario:abs|style:harem|alt:best")
+    # the test campaign: veil '*', bootstrap 20 (tests/helpers/campaign.py), the default seed
+    assert signature.endswith(
+        "|subset:total|scenario:abs|style:harem|veil:*|alt:best|boot:20|seed:12345"
+    )
 
 
 HAREM = [sys.executable, "-m", "harem_pipeline"]

@@ -8,6 +8,7 @@ from pathlib import Path
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline.naming import subset_from_name
+from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.reporting import run_ida2id
 from harem_pipeline.pipeline.signature import file_signature
 
@@ -33,6 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--style", default="harem", help="evaluation style named in the signature (default harem)"
     )
     parser.add_argument(
+        "--veil",
+        default="*",
+        help="evaluation veil the file was made with, named in the signature (default '*')",
+    )
+    parser.add_argument(
         "--bootstrap",
         type=int,
         default=DEFAULT_RESAMPLES,
@@ -47,8 +53,11 @@ def run_command(args: argparse.Namespace) -> int:
     """Write the report and its JSON twin; return the exit status."""
     if not Path(args.input).is_file():
         raise InputError(args.input, "an existing file", "no such file")
-    signature = file_signature(
-        args.input, subset=args.subset or subset_from_name(args.input), style=args.style
+    params = ReportParams(
+        subset=args.subset or subset_from_name(args.input),
+        evaluation=SubsetParams(style=args.style, veil=args.veil),
+        bootstrap=max(args.bootstrap, 0),
     )
-    run_ida2id(args.input, str(signature), args.output, max(args.bootstrap, 0))
+    signature = file_signature(args.input, params)
+    run_ida2id(args.input, str(signature), args.output, params.bootstrap, params.seed)
     return 0

@@ -10,6 +10,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline import reporting
 from harem_pipeline.pipeline.naming import run_from_name, scenario_from_name, subset_from_name
+from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.stages.vizir import Scenario
 
@@ -57,14 +58,15 @@ def run_ida2mor(args: argparse.Namespace) -> int:
         )
     run = args.run or run_from_name(args.input)
     subset = args.subset or subset_from_name(args.input, default=None)
-    signature = (
-        args.signature
-        or file_signature(
-            args.input, subset=subset, scenario=scenario.short, style="harem"
-        ).format()
+    params = ReportParams(
+        subset=subset,
+        scenario=scenario.short,
+        evaluation=SubsetParams(style="harem"),
+        bootstrap=max(args.bootstrap, 0),
     )
+    signature = args.signature or file_signature(args.input, params).format()
     outputs = reporting.run_ida2mor(
-        args.input, scenario, signature, args.output, run, subset, max(args.bootstrap, 0)
+        args.input, scenario, signature, args.output, run, subset, params.bootstrap, params.seed
     )
     print(f"harem ida2mor: {outputs.text} and {outputs.json}", file=sys.stderr)
     return 0

@@ -19,6 +19,7 @@ from typing import Any
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.pipeline.config import Campaign
 from harem_pipeline.pipeline.naming import json_twin
+from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.reporting import run_ida2id, run_ida2mor
 from harem_pipeline.pipeline.spans import measure_evaluated
 from harem_pipeline.pipeline.steps import (
@@ -65,31 +66,10 @@ def avalida(source: PathLike, output: PathLike) -> list[Path]:
 
 
 def veus(
-    source: PathLike,
-    output: PathLike,
-    meta: PathLike | None,
-    *,
-    style: str,
-    veil: str | None,
-    system_veil: str | None,
-    variant: str | None,
-    genre: str | None,
-    selective: bool,
+    source: PathLike, output: PathLike, meta: PathLike | None, params: SubsetParams
 ) -> list[Path]:
     """Véus; a selective subset is evaluated with the run's declared veil only."""
-    return [
-        run_veus(
-            source,
-            output,
-            style=style,
-            veil=None if selective else veil,
-            system_veil=system_veil,
-            variant=variant,
-            genre=genre,
-            selective=selective,
-            meta_path=meta,
-        )
-    ]
+    return [run_veus(source, output, meta_path=meta, **params.veus_arguments())]
 
 
 def altida(source: PathLike, output: PathLike) -> list[Path]:
@@ -100,23 +80,22 @@ def ida2id(
     source: PathLike,
     output: PathLike,
     signature: str,
-    bootstrap: int,
+    params: ReportParams,
     cd: PathLike | None = None,
     run: PathLike | None = None,
     meta: PathLike | None = None,
-    veil: str | None = None,
 ) -> list[Path]:
-    """Ida2ID, its JSON with intervals from ``bootstrap`` resamples (0: none).
+    """Ida2ID, its JSON with intervals from ``params.bootstrap`` resamples (0: none).
 
     Given the CD and the run, the report also carries the span measures of
     the same documents with the same ALT choices (those of ``source``),
-    restricted to the categories of ``veil`` (None or ``*``: all).
+    restricted to the categories of the subset's evaluation veil.
     """
     spans = None
     if cd is not None and run is not None:
-        parsed = parse_veil(veil, read_grid(), "veil") if veil else None
-        spans = measure_evaluated(cd, run, source, meta, parsed, bootstrap)
-    outputs = run_ida2id(source, signature, output, bootstrap, spans=spans)
+        veil = parse_veil(params.evaluation.evaluation_veil(), read_grid(), "veil")
+        spans = measure_evaluated(cd, run, source, meta, veil, params.bootstrap, params.seed)
+    outputs = run_ida2id(source, signature, output, params.bootstrap, params.seed, spans=spans)
     return [outputs.text_path, outputs.json_path]
 
 
@@ -143,14 +122,20 @@ def ida2mor(
     scenario: str,
     signature: str,
     run: str,
-    subset: str,
-    bootstrap: int,
+    params: ReportParams,
 ) -> list[Path]:
-    """Ida2Mor of the AltinaMor output, if there is one (intervals from ``bootstrap`` resamples)."""
+    """Ida2Mor of the AltinaMor output, if there is one (intervals from ``params.bootstrap``)."""
     if not sources:
         return _nothing(output, json_twin(output))
     outputs = run_ida2mor(
-        sources[0], Scenario.parse(scenario), signature, output, run, subset, bootstrap
+        sources[0],
+        Scenario.parse(scenario),
+        signature,
+        output,
+        run,
+        params.subset,
+        params.bootstrap,
+        params.seed,
     )
     return [Path(outputs.text), Path(outputs.json)]
 

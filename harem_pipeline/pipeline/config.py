@@ -89,6 +89,22 @@ class Campaign:
     workers: int
     bootstrap: int
 
+    def run(self, name: str) -> RunSpec:
+        """The run called ``name`` (a ConfigError naming the known ones otherwise)."""
+        for run in self.runs:
+            if run.name == name:
+                return run
+        known = ", ".join(r.name for r in self.runs)
+        raise ConfigError(str(self.source), "runs", f"no run named {name!r}", known)
+
+    def subset(self, name: str) -> Subset:
+        """The subset called ``name`` (a ConfigError naming the known ones otherwise)."""
+        for subset in self.subsets:
+            if subset.name == name:
+                return subset
+        known = ", ".join(s.name for s in self.subsets)
+        raise ConfigError(str(self.source), "subsets", f"no subset named {name!r}", known)
+
 
 def parse_subset(name: str) -> Subset | None:
     """Parse ``total``, ``pt``, ``jornalistico``, ``pt.jornalistico``, ``selectivo[.…]``.

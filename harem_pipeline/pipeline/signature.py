@@ -1,11 +1,13 @@
 """Reproducibility signatures: one line that pins everything behind a report.
 
 In the spirit of sacrebleu's signature, e.g.
-``harem:0.1.0|cd:1a2b3c4d5e6f|run:0f9e8d7c6b5a|subset:total|scenario:abs|style:harem|alt:best``.
+``harem:0.1.0+s3|cd:1a2b3c4d5e6f|run:0f9e8d7c6b5a|subset:total|scenario:abs|style:harem|veil:*|alt:best|boot:1000|seed:12345``.
 Two reports with the same signature must carry the same numbers, so every
 input that changes a score appears here: the scoring code (``harem`` version
 plus scoring version), the content digests of the collection and the run, and
-the parameters.  Reports render a signature; they never compute one.
+every parameter of the stage's parameter object
+(:mod:`harem_pipeline.pipeline.params`).  Reports render a signature; they
+never compute one.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harem_pipeline import SCORING_VERSION, __version__
+from harem_pipeline.pipeline.params import ReportParams
 
 DIGEST_LENGTH = 12
 
@@ -68,36 +71,23 @@ class Signature:
         return self.format()
 
 
-def run_signature(
+def report_signature(
+    params: ReportParams,
     *,
     cd: str | None = None,
     run: str | None = None,
-    subset: str | None = None,
-    scenario: str | None = None,
-    style: str | None = None,
-    alt: str | None = "best",
-    **extra: str | None,
+    input: str | None = None,
 ) -> Signature:
-    """The signature of one evaluated run: digests are 12-hex-digit prefixes."""
-    return Signature.build(
-        cd=cd, run=run, subset=subset, scenario=scenario, style=style, alt=alt, **extra
-    )
+    """The signature of one report: the inputs' digests, then every parameter.
 
-
-def file_signature(
-    path: str | os.PathLike[str],
-    *,
-    subset: str | None = None,
-    scenario: str | None = None,
-    style: str | None = None,
-    alt: str | None = "best",
-) -> Signature:
-    """The signature of a report made from one evaluated file, outside a campaign.
-
-    ``input:`` pins that file's content; a campaign's reports pin the
-    collection and the run instead (``run_signature``), so the two keys never
-    mean the same thing under one name.
+    ``cd`` and ``run`` (12-hex-digit digests) pin a campaign's collection and
+    system run; ``input`` pins the one evaluated file a report made outside
+    a campaign was computed from, so the keys never mean two things.  The
+    parameters are :meth:`ReportParams.signature_fields`, all of them.
     """
-    return Signature.build(
-        input=short_digest(path), subset=subset, scenario=scenario, style=style, alt=alt
-    )
+    return Signature.build(cd=cd, run=run, input=input, **params.signature_fields())
+
+
+def file_signature(path: str | os.PathLike[str], params: ReportParams) -> Signature:
+    """The signature of a report made from one evaluated file, outside a campaign."""
+    return report_signature(params, input=short_digest(path))

@@ -49,19 +49,33 @@ def measure_file(
     """
     counted = count_file(path, fmt, scheme, documents, unit_limit)
     signature = Signature.build(
-        measures="spans", file=short_digest(path), format=fmt, scheme=counted.scheme
+        measures="spans",
+        file=short_digest(path),
+        format=fmt,
+        scheme=counted.scheme,
+        boot=str(resamples) if documents else None,
+        seed=str(seed) if documents else None,
     )
     return span_report(counted, signature.format(), resamples, seed)
 
 
-def harem_signature(cd_path: PathLike, run_path: PathLike) -> Signature:
-    """``…|measures:spans|format:harem|cd:<sha12>|run:<sha12>|alt:best``."""
+def harem_signature(
+    cd_path: PathLike,
+    run_path: PathLike,
+    veil: Veil | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Signature:
+    """``…|measures:spans|format:harem|cd:<sha12>|run:<sha12>|veil:…|alt:best|boot:N|seed:S``."""
     return Signature.build(
         measures="spans",
         format=FORMAT,
         cd=short_digest(cd_path),
         run=short_digest(run_path),
+        veil=None if veil is None or veil.everything else format_veil(veil),
         alt="best",
+        boot=str(resamples),
+        seed=str(seed),
     )
 
 
@@ -94,7 +108,7 @@ def measure_harem(
         cd,
         run,
         choose_alternatives(cd, run),
-        signature=harem_signature(cd_path, run_path),
+        signature=harem_signature(cd_path, run_path, None, resamples, seed),
         resamples=resamples,
         seed=seed,
     )
@@ -116,9 +130,7 @@ def measure_evaluated(
     """
     _, lines = iter_lines(evaluated_path)
     choices = read_alt_choices(lines)
-    signature = harem_signature(cd_path, run_path)
-    if veil is not None and not veil.everything:
-        signature = signature.with_fields(veil=format_veil(veil))
+    signature = harem_signature(cd_path, run_path, veil, resamples, seed)
     return measure_collections(
         read_collection(cd_path, meta_path),
         read_collection(run_path),

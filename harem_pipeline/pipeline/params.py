@@ -1,0 +1,129 @@
+"""Stage parameters: one object per stage, from which its call, manifest and signature derive.
+
+Anything that can change a number is a field of a parameter object, and
+the three uses read the same object: the stage is called with its fields,
+the manifest records :meth:`~Params.manifest` (so a changed value reruns
+the stage), and a report's signature carries :meth:`~Params.signature_fields`
+(every field, in a fixed order) — so no setting that moves a figure can be
+left out of the signature by accident.
+
+Scoring policy that used to live in the task layer lives here too:
+:meth:`SubsetParams.evaluation_veil` says which veil a subset is scored
+with (a selective subset: the run's declared veil).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.pipeline.config import Campaign
+
+EVERYTHING = "*"
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    """Base of every stage's parameters."""
+
+    def manifest(self) -> dict[str, Any]:
+        """The parameters a manifest records (every field, JSON-ready)."""
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class SubsetParams(Params):
+    """How Véus makes a subset: style, veils and the document filter.
+
+    ``veil`` is the campaign's evaluation veil (Java syntax, ``*`` for all);
+    ``system_veil`` the categories the run declared; a ``selective`` subset
+    is evaluated with the declared veil only.
+    """
+
+    style: str = "harem"
+    veil: str = EVERYTHING
+    system_veil: str | None = None
+    variant: str | None = None
+    genre: str | None = None
+    selective: bool = False
+
+    def evaluation_veil(self) -> str:
+        """The veil the subset's categories are scored with."""
+        return (self.system_veil if self.selective else None) or self.veil
+
+    def veus_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`harem_pipeline.pipeline.steps.run_veus`."""
+        return {
+            "style": self.style,
+            "veil": None if self.selective else self.veil,
+            "system_veil": self.system_veil,
+            "variant": self.variant,
+            "genre": self.genre,
+            "selective": self.selective,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ReportParams(Params):
+    """Everything behind one report's numbers besides its input files.
+
+    ``scenario`` is ``abs``/``rel`` for the morphology reports (None for
+    identification); ``alt`` how ALT blocks were chosen; ``bootstrap`` and
+    ``seed`` the document bootstrap of the intervals.
+    """
+
+    subset: str | None = None
+    scenario: str | None = None
+    evaluation: SubsetParams = SubsetParams()
+    alt: str = "best"
+    bootstrap: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+
+    def signature_fields(self) -> dict[str, str | None]:
+        """Every field, in the signature's order (None values are left out when printed)."""
+        e = self.evaluation
+        return {
+            "subset": self.subset,
+            "scenario": self.scenario,
+            "style": e.style,
+            "veil": e.evaluation_veil(),
+            "sysveil": e.system_veil,
+            "alt": self.alt,
+            "boot": str(self.bootstrap),
+            "seed": str(self.seed),
+        }
+
+
+def subset_params(campaign: Campaign, run: str, subset: str, style: str) -> SubsetParams:
+    """How the campaign makes ``subset`` of ``run`` in ``style``."""
+    chosen = campaign.subset(subset)
+    return SubsetParams(
+        style=style,
+        veil=campaign.veil,
+        system_veil=campaign.run(run).veil,
+        variant=chosen.variant,
+        genre=chosen.genre,
+        selective=chosen.selective,
+    )
+
+
+def report_params(
+    campaign: Campaign, run: str, subset: str, style: str, scenario: str | None = None
+) -> ReportParams:
+    """The parameters of one report of the campaign (``scenario``: ``abs``/``rel`` or None)."""
+    return ReportParams(
+        subset=subset,
+        scenario=scenario,
+        evaluation=subset_params(campaign, run, subset, style),
+        bootstrap=campaign.bootstrap,
+    )
+
+
+def signature_keys() -> tuple[str, ...]:
+    """The keys :meth:`ReportParams.signature_fields` prints (a test holds them to the fields)."""
+    return tuple(ReportParams().signature_fields())
+
+
+def field_names(kind: type[Params]) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind))
