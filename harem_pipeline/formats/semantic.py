@@ -235,7 +235,7 @@ def parse_emir_record(record: Record, path: str | None = None) -> EmirRecord:
     if record.evaluation is None or record.suffix:
         found = "a record without evaluation" if record.evaluation is None else record.suffix
         raise InputError(
-            path, f"an Emir record GOLD ---> [SYS, ...]:[{{...}}, ...]", found, line=number
+            path, "an Emir record GOLD ---> [SYS, ...]:[{...}, ...]", found, line=number
         )
     scores = []
     for item in record.evaluation:

@@ -333,7 +333,7 @@ class _Level:
 
 
 def _differing(items: JavaHashSet, correct: JavaHashSet, index: int) -> JavaHashSet:
-    """``getTuplesWithDifferentAttribute``: a new set of tuples whose value is not among the correct."""
+    """``getTuplesWithDifferentAttribute``: a new set of the tuples whose value is not correct."""
     known = {item[index] for item in correct}
     return JavaHashSet(
         item for item in items if item[index] is not None and item[index] not in known
@@ -390,7 +390,7 @@ _EMPTY_LEVELS = LevelResult()
 
 
 def max_csc(tag: Tag | None, filt: Filter, weights: Weights) -> float:
-    """``AttributesEvaluation.getMaximumCSC``: the entity scored against itself (0 if None/spurious)."""
+    """``getMaximumCSC``: the entity scored against itself (0 if None or spurious)."""
     if tag is None or is_spurious_tag(tag):
         return 0.0
     return _max_csc_cached(tag, filt, weights)
