@@ -529,6 +529,15 @@ def evaluate_record(
     if params.relative and (system is None or spurious):
         return None
     entities: tuple[Tag | None, ...] = (None,) if system is None else system
+    if len(evaluation) != len(entities):
+        raise InputError(
+            path,
+            f"{len(entities)} evaluation item(s), one per aligned entity",
+            f"{len(evaluation)}",
+            line=record.line or None,
+        )
+    # EvaluatedAlignment.getScore: the item of the first entity that prints the same
+    items = [evaluation[entities.index(entity)] for entity in entities]
     scores = tuple(
         score_pair(
             gold,
@@ -538,7 +547,7 @@ def evaluate_record(
             filt,
             params.weights,
         )
-        for entity, item in zip(entities, evaluation, strict=True)
+        for entity, item in zip(entities, items, strict=True)
     )
     return EmirRecord(gold, system, scores, MARKER_FIRST_HAREM, "\n", record.line)
 
@@ -557,18 +566,16 @@ def evaluate_lines(
             if scored is not None:
                 yield format_emir_record(scored)
         else:
-            yield _plain(item)
+            yield java_line_end(item)
 
 
-def _plain(item: Line) -> Line:
-    """A copied line with the Java's line end."""
+def java_line_end(item: Line) -> Line:
+    """``item`` with the Java's ``\\n`` line end (the Java programs print with ``println``)."""
     if item.eol == "\n":
         return item
-    return type(item)(**{**_fields(item), "eol": "\n"})
-
-
-def _fields(item: Line) -> dict:
-    return {name: getattr(item, name) for name in item.__slots__}  # type: ignore[attr-defined]
+    values = {name: getattr(item, name) for name in item.__slots__}  # type: ignore[attr-defined]
+    values["eol"] = "\n"
+    return type(item)(**values)
 
 
 def default_output(path: str | os.PathLike[str], relative: bool = False) -> Path:
