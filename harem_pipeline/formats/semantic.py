@@ -21,18 +21,27 @@ closing parenthesis); :attr:`SemanticScore.extra_paren` keeps that so a
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_SEMANTIC,
     MARKER_FIRST_HAREM,
     Evaluation,
+    Line,
     Record,
     Tag,
+    parse_line,
 )
-from harem_pipeline.numbers import java_double
+from harem_pipeline.numbers import java_double as _java_double
+from harem_pipeline.textio import detect_file_encoding, open_binary
+
+java_double = lru_cache(maxsize=8192)(_java_double)
+"""``Double.toString``, remembered: the same few CSC values recur on most lines."""
 
 ALT_WEIGHT_MARK = "^"
 
@@ -289,3 +298,69 @@ def reprint_system(system: tuple[Tag, ...] | None) -> tuple[Tag, ...] | None:
     if system is None:
         return None
     return tuple(reprint_tag(tag, system=True) for tag in system)
+
+
+# ---------------------------------------------------------------------------
+# Reading Emir files fast
+
+_EMIR_MARKERS = ("]::[{", "]:[{")
+
+
+def parse_semantic_line(
+    text: str, path: str | None = None, line: int | None = None, eol: str = "\n"
+) -> Line:
+    """:func:`~harem_pipeline.formats.alinhado.parse_line` with a fast path for Emir records.
+
+    An Emir evaluation part is long; it is split at its ``}, {`` item
+    boundaries (an item holds no braces) instead of character by character.
+    """
+    for marker in _EMIR_MARKERS:
+        cut = text.find(marker)
+        if cut > 0 and text.endswith("}]"):
+            head = parse_line(text[: cut + 1], path, line, eol)
+            if not isinstance(head, Record):
+                break
+            body = text[cut + len(marker) - 1 : -1]
+            items = tuple(
+                Evaluation(EVAL_SEMANTIC, None, None, "{" + part + "}")
+                for part in body[1:-1].split("}, {")
+            )
+            record = Record(head.gold, head.system, items, marker[1:-2], "", eol, line or 0)
+            wanted = 1 if record.system is None else len(record.system)
+            if len(items) != wanted:
+                raise InputError(
+                    path, f"{wanted} evaluation item(s)", f"{len(items)} item(s)", line=line
+                )
+            return record
+    return parse_line(text, path, line, eol)
+
+
+def iter_semantic_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]:
+    """Stream an Emir file (``.gz`` allowed): its encoding and its parsed lines."""
+    encoding = detect_file_encoding(path)
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    return encoding, _iter_semantic_file(path, encoding)
+
+
+def _iter_semantic_file(path: str | os.PathLike[str], encoding: str) -> Iterator[Line]:
+    name = str(path)
+    with open_binary(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    name,
+                    f"text in {encoding}",
+                    f"undecodable byte {raw[exc.start]:#04x}",
+                    line=number,
+                ) from None
+            if number == 1:
+                text = text.removeprefix("\ufeff")
+            if text.endswith("\r\n"):
+                yield parse_semantic_line(text[:-2], name, number, "\r\n")
+            elif text.endswith("\n"):
+                yield parse_semantic_line(text[:-1], name, number, "\n")
+            else:
+                yield parse_semantic_line(text, name, number, "")

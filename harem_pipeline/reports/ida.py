@@ -21,8 +21,8 @@ An undefined figure is ``null`` in the JSON.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from harem_pipeline.measures.semantic import (

@@ -40,13 +40,13 @@ from harem_pipeline.formats.alinhado import (
     AltOpen,
     Line,
     Record,
-    iter_lines,
     write_lines,
 )
 from harem_pipeline.formats.semantic import (
     EmirRecord,
     SemanticScore,
     format_emir_record,
+    iter_semantic_lines,
     parse_emir_record,
 )
 from harem_pipeline.stages.alts import is_alternative_close, is_alternative_open
@@ -173,6 +173,6 @@ def run_altsem(path: str | os.PathLike[str], output: str | os.PathLike[str] | No
     """Keep the best alternative of every ALT block of the ``.emir`` file ``path`` in
     ``output`` (default ``IN.altrel``), in the input's encoding, atomically."""
     target = Path(output) if output is not None else default_output(path)
-    encoding, lines = iter_lines(path)
+    encoding, lines = iter_semantic_lines(path)
     write_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target

@@ -107,12 +107,13 @@ class JavaHashSet:
     functions.
     """
 
-    __slots__ = ("_items", "_next", "_capacity")
+    __slots__ = ("_items", "_next", "_capacity", "_order")
 
     def __init__(self, items: Iterable[AttributeTuple] = ()) -> None:
         self._items: dict[AttributeTuple, int] = {}
         self._next = 0
         self._capacity = 16
+        self._order: list[AttributeTuple] | None = None
         for item in items:
             self.add(item)
 
@@ -121,11 +122,13 @@ class JavaHashSet:
             return
         self._items[item] = self._next
         self._next += 1
+        self._order = None
         if len(self._items) > self._capacity * 3 // 4:
             self._capacity *= 2
 
     def remove(self, item: AttributeTuple) -> None:
-        self._items.pop(item, None)
+        if self._items.pop(item, None) is not None:
+            self._order = None
 
     def __contains__(self, item: object) -> bool:
         return item in self._items
@@ -134,11 +137,15 @@ class JavaHashSet:
         return len(self._items)
 
     def __iter__(self) -> Iterator[AttributeTuple]:
-        items = self._items
-        if len(items) <= 1:
-            return iter(list(items))
-        capacity = self._capacity
-        return iter(sorted(items, key=lambda t: (_bucket(tuple_hash(t), capacity), items[t])))
+        order = self._order
+        if order is None:
+            items, capacity = self._items, self._capacity
+            if len(items) <= 1:
+                order = list(items)
+            else:
+                order = sorted(items, key=lambda t: (_bucket(tuple_hash(t), capacity), items[t]))
+            self._order = order
+        return iter(order)
 
 
 # ---------------------------------------------------------------------------
@@ -162,14 +169,24 @@ def is_name_categorised(tag: Tag) -> bool:
     return tag.name != "EM" and tag.attr("CATEG") is None
 
 
-def classic_lists(tag: Tag) -> tuple[list[str], list[str], list[str]]:
-    """The CATEG, TIPO and SUBTIPO lists (vague values split on ``|``)."""
+ClassicKey = tuple[str | None, str | None, str | None]
+"""The raw CATEG (or First HAREM element name), TIPO and SUBTIPO values of an entity."""
+
+
+def classic_key(tag: Tag) -> ClassicKey:
+    """What the semantic scores of an entity depend on: its three classic values."""
     categ = tag.name if is_name_categorised(tag) else tag.attr("CATEG")
-    return (
-        java_split_bar(categ),
-        java_split_bar(tag.attr("TIPO")),
-        java_split_bar(tag.attr("SUBTIPO")),
-    )
+    return categ, tag.attr("TIPO"), tag.attr("SUBTIPO")
+
+
+@lru_cache(maxsize=65536)
+def _split_key(key: ClassicKey) -> tuple[list[str], list[str], list[str]]:
+    return java_split_bar(key[0]), java_split_bar(key[1]), java_split_bar(key[2])
+
+
+def classic_lists(tag: Tag) -> tuple[list[str], list[str], list[str]]:
+    """The CATEG, TIPO and SUBTIPO lists (vague values split on ``|``); do not mutate them."""
+    return _split_key(classic_key(tag))
 
 
 def tag_categories(tag: Tag) -> list[str]:
@@ -180,7 +197,7 @@ def tag_categories(tag: Tag) -> list[str]:
 
 def is_spurious_tag(tag: Tag) -> bool:
     """``NamedEntity.isSpurious``: ESPURIO among the categories."""
-    return SPURIOUS_TAG in classic_lists(tag)[0]
+    return SPURIOUS_TAG in _split_key(classic_key(tag))[0]
 
 
 def attribute_tuple_set(tag: Tag) -> JavaHashSet:
@@ -218,9 +235,10 @@ class Filter:
     def type_names(self, cat: str | None) -> Sequence[str]:
         return tuple(self.tree.get(cat, ()))
 
-    def valid_tuples(self, tag: Tag) -> JavaHashSet:
-        """``EntitiesAttributesTree.getValidTuples``: values outside the veil become None."""
-        cats, types, subs = classic_lists(tag)
+    def valid_tuples(self, key: ClassicKey) -> JavaHashSet:
+        """``EntitiesAttributesTree.getValidTuples`` of an entity's classic values:
+        values outside the veil become None."""
+        cats, types, subs = _split_key(key)
         result = JavaHashSet()
         tree = self.tree
         for i, cat in enumerate(cats):
@@ -393,13 +411,16 @@ def max_csc(tag: Tag | None, filt: Filter, weights: Weights) -> float:
     """``getMaximumCSC``: the entity scored against itself (0 if None or spurious)."""
     if tag is None or is_spurious_tag(tag):
         return 0.0
-    return _max_csc_cached(tag, filt, weights)
+    key = classic_key(tag)
+    return _pair_evaluation(key, key, filt, weights)[1]
 
 
-@lru_cache(maxsize=16384)
-def _max_csc_cached(tag: Tag, filt: Filter, weights: Weights) -> float:
-    levels = _match_levels(filt.valid_tuples(tag), filt.valid_tuples(tag))
-    return _csc(levels, filt, weights)
+@lru_cache(maxsize=65536)
+def _pair_evaluation(
+    gold: ClassicKey, system: ClassicKey, filt: Filter, weights: Weights
+) -> tuple[tuple[LevelResult, ...], float]:
+    levels = _match_levels(filt.valid_tuples(gold), filt.valid_tuples(system))
+    return tuple(level.result() for level in levels), _csc(levels, filt, weights)
 
 
 def score_pair(
@@ -415,9 +436,7 @@ def score_pair(
         results = (_EMPTY_LEVELS, _EMPTY_LEVELS, _EMPTY_LEVELS)
         csc = 0.0
     else:
-        levels = _match_levels(filt.valid_tuples(gold), filt.valid_tuples(system))
-        results = tuple(level.result() for level in levels)
-        csc = _csc(levels, filt, weights)
+        results, csc = _pair_evaluation(classic_key(gold), classic_key(system), filt, weights)
     return SemanticScore(
         *results,
         max_csc_gold=max_csc(gold, filt, weights),

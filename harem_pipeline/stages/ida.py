@@ -54,9 +54,8 @@ from harem_pipeline.formats.alinhado import (
     Line,
     Record,
     Tag,
-    iter_lines,
 )
-from harem_pipeline.formats.semantic import EmirRecord, parse_emir_record
+from harem_pipeline.formats.semantic import EmirRecord, iter_semantic_lines, parse_emir_record
 from harem_pipeline.measures.semantic import INTERVAL_KEYS, interval_figures
 from harem_pipeline.stages.altsem import scores_by_entity
 from harem_pipeline.stages.emir import (
@@ -309,7 +308,7 @@ def read_tally(
     first_harem: bool | None = None,
 ) -> tuple[str, SemanticTally]:
     """Stream an Emir file and count it; its encoding with the tally."""
-    encoding, lines = iter_lines(path)
+    encoding, lines = iter_semantic_lines(path)
     return encoding, tally_semantic(lines, str(path), grid_path, first_harem)
 
 
