@@ -89,7 +89,7 @@ def semantic_figures(counts: Mapping[str, Any]) -> dict[str, Any]:
     max_cd = _value(counts["max_cd"])
     max_system = _value(counts["max_system"])
     system_csc = _value(counts["system_csc"])
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):
         correct = identified - spurious
         credit_cd = _value(counts["credit_cd"]) if "credit_cd" in counts else correct
         csc_cd = _value(counts["csc_cd"]) if "csc_cd" in counts else system_csc
@@ -172,7 +172,7 @@ def first_harem_figures(counts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     over its maximum on the system side / on the CD side.
     """
     c = {name: _value(counts[name]) for name in FIRST_HAREM_COUNT_NAMES}
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):
         views = {
             "categorias": _prf(c["category_right"], c["identified"], c["total_cd"]),
             "tipos": _prf(c["flat_right"], c["category_right"], c["category_right"]),

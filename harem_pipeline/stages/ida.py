@@ -67,10 +67,13 @@ from harem_pipeline.stages.emir import (
     read_header,
     tag_categories,
 )
-from harem_pipeline.textio import derived_path
+from harem_pipeline.textio import derived_path, read_bytes
 
 NO_DOCUMENT = ""
 """DOCID under which records outside any ``DOC``/``EOD`` pair are counted."""
+
+JAVA_ENCODING = "iso-8859-1"
+"""The encoding of the Java's reports, used when the input is plain ASCII."""
 
 SCENARIO_ABSOLUTE = "absolute"
 SCENARIO_RELATIVE = "relative"
@@ -372,7 +375,8 @@ def run_ida(
     first_harem: bool | None = None,
 ) -> IdaOutputs:
     """Count the Emir file ``path``; write the ``.ida`` text (``output``, default ``IN.ida``,
-    in the input's encoding) and ``output.json`` (UTF-8), both atomically.
+    in the input's encoding, ISO-8859-1 for a plain ASCII input as the Java) and
+    ``output.json`` (UTF-8), both atomically.
 
     ``scenario`` / ``alt`` default to what the file name says
     (:func:`scenario_from_name`); ``signature`` is rendered, never computed, here.
@@ -391,6 +395,8 @@ def run_ida(
             raise InputError("--scenario/--alt", " or ".join(allowed), value)
     target = Path(output) if output is not None else default_output(path)
     encoding, tally = read_tally(path, grid_path, first_harem)
+    if encoding == "utf-8" and read_bytes(path).isascii():
+        encoding = JAVA_ENCODING  # nothing says UTF-8: the labels as the Java writes them
     documents = document_mappings(tally)
     ci95 = semantic_intervals(documents, resamples, seed)
     text = format_ida_text(tally, signature)
