@@ -53,7 +53,9 @@ EMIR_VARIANTS = (
         ("--relative", "--weights", "0.5;1;0.25;0.125"),
     ),
 )
-KEEP = {("segundo", 1, "total_muc"), ("mini", 1, "PLO_muc")}
+SMALL = (".veu.alts", ".espurios", ".ida")
+KEEP = {("segundo", 1, "total_muc"): SMALL, ("mini", 1, "PLO_muc"): None}
+"""Cases kept by ``--keep-reference``: the files ending so (None: all of them)."""
 
 
 def oracle_home() -> Path | None:
@@ -216,17 +218,19 @@ def differential(oracle: Path, work: Path, seeds: list[int], keep: bool) -> int:
                             failures += 1
                             print(problem)
                 if keep and (name, seed, case) in KEEP:
-                    keep_case(folder, name, seed, case)
+                    keep_case(folder, name, seed, case, KEEP[name, seed, case])
     print(f"{compared} files compared, {failures} different")
     return 1 if failures else 0
 
 
-def keep_case(folder: Path, name: str, seed: int, case: str) -> None:
+def keep_case(
+    folder: Path, name: str, seed: int, case: str, endings: tuple[str, ...] | None
+) -> None:
     """Gzip the Java files of one case into ``data/reference/simulated/``."""
     target = ROOT / "data" / "reference" / "simulated"
     target.mkdir(parents=True, exist_ok=True)
     for path in sorted(folder.glob(f"{case}.*")):
-        if path.name.endswith((".stderr",)):
+        if endings is not None and not path.name.endswith(endings):
             continue
         out = target / f"{name}{seed}_{path.name}.gz"
         with path.open("rb") as src, gzip.GzipFile(out, "wb", mtime=0) as dst:

@@ -22,7 +22,7 @@ from harem_pipeline.formats.semantic import (
 from harem_pipeline.reports.ida import format_ida_text
 from harem_pipeline.stages.alts import organise_alts
 from harem_pipeline.stages.altsem import select_alternatives
-from harem_pipeline.stages.emir import EmirParams, evaluate_lines
+from harem_pipeline.stages.emir import EmirParams, evaluate_lines, parse_weights
 from harem_pipeline.stages.espurios import collect_spurious
 from harem_pipeline.stages.ida import tally_semantic
 from tests.helpers.semantic import (
@@ -45,11 +45,16 @@ def _path(case: str, suffix: str) -> Path:
     return REFERENCE / f"{case}{suffix}.gz"
 
 
-def _expect(case: str, suffix: str) -> list[str]:
+def _need(case: str, suffix: str) -> Path:
+    """The reference file, or a skip: the simulated cases ship only some of their files."""
     path = _path(case, suffix)
     if not path.exists():
         pytest.skip(f"no {path.name}")
-    return comparable(text_lines(reference_text(path)))
+    return path
+
+
+def _expect(case: str, suffix: str) -> list[str]:
+    return comparable(text_lines(reference_text(_need(case, suffix))))
 
 
 def test_cases_found() -> None:
@@ -59,9 +64,7 @@ def test_cases_found() -> None:
 
 @pytest.mark.parametrize("case", CASES)
 def test_alts(case: str) -> None:
-    if not _path(case, ".veu").exists():
-        pytest.skip("no .veu")
-    ours = rendered(organise_alts(parsed(_path(case, ".veu")), case))
+    ours = rendered(organise_alts(parsed(_need(case, ".veu")), case))
     assert_same_lines(_expect(case, ".veu.alts"), comparable(ours), case + ".veu.alts")
 
 
@@ -83,7 +86,7 @@ def test_emir(case: str, relative: bool) -> None:
 
 @pytest.mark.parametrize("case", CASES)
 def test_altrel(case: str) -> None:
-    ours = rendered(select_alternatives(parsed(_path(case, ".veu.alts.emir")), case))
+    ours = rendered(select_alternatives(parsed(_need(case, ".veu.alts.emir")), case))
     expected = _expect(case, ".veu.alts.emir.altrel")
     assert_same_lines(expected, comparable(ours), case + ".altrel")
 
@@ -92,7 +95,7 @@ def test_altrel(case: str) -> None:
 @pytest.mark.parametrize("case", CASES)
 def test_ida(case: str, source: str) -> None:
     expected = text_lines(reference_text(_path(case, source + ".ida")))
-    tally = tally_semantic(parsed(_path(case, source)), case)
+    tally = tally_semantic(parsed(_need(case, source)), case)
     ours = text_lines(format_ida_text(tally, "sig"))
     assert_same_lines(expected, ours[: len(expected)], case + source + ".ida")
 
@@ -131,3 +134,28 @@ def test_format_round_trip(name: str) -> None:
             again = format_alts_record(value)
             assert parse_alts_record(again, name) == value
         assert format_line(again) == format_line(item)
+
+
+VARIANTS = {
+    # Emir options of bench/oracle_semantic.py (the Java's -pesos, -penalizacoes, -relativo)
+    "pesos": EmirParams(parse_weights("1;2;1;0.5")),
+    "penalizacoes_nao": EmirParams(),
+    "relativo_pesos": EmirParams(parse_weights("0.5;1;0.25;0.125"), relative=True),
+}
+VARIANT_CASES = sorted(
+    (str(path.relative_to(REFERENCE)).removesuffix(f".{variant}.emir.ida.gz"), variant)
+    for variant in VARIANTS
+    for path in REFERENCE.glob(f"*/*.{variant}.emir.ida.gz")
+)
+
+
+@pytest.mark.parametrize(("case", "variant"), VARIANT_CASES)
+def test_emir_options(case: str, variant: str) -> None:
+    lines = parsed(_path(case, ".veu.alts"))
+    emir = list(evaluate_lines(lines, VARIANTS[variant], case))
+    if _path(case, f".{variant}.emir").exists():
+        expected = _expect(case, f".{variant}.emir")
+        assert_same_lines(expected, comparable(rendered(emir)), f"{case}.{variant}.emir")
+    report = text_lines(reference_text(_path(case, f".{variant}.emir.ida")))
+    ours = text_lines(format_ida_text(tally_semantic(emir, case), "sig"))
+    assert_same_lines(report, ours[: len(report)], f"{case}.{variant}.emir.ida")
