@@ -56,6 +56,8 @@ EMIR_VARIANTS = (
 SMALL = (".veu.alts", ".espurios", ".ida")
 KEEP = {("segundo", 1, "total_muc"): SMALL, ("mini", 1, "PLO_muc"): None}
 """Cases kept by ``--keep-reference``: the files ending so (None: all of them)."""
+NOT_KEPT = (".penalizacoes_nao.emir", ".relativo_pesos.emir")
+"""Large files left out even then (their ``.ida`` is kept)."""
 
 
 def oracle_home() -> Path | None:
@@ -231,6 +233,8 @@ def keep_case(
     target.mkdir(parents=True, exist_ok=True)
     for path in sorted(folder.glob(f"{case}.*")):
         if endings is not None and not path.name.endswith(endings):
+            continue
+        if path.name.endswith(NOT_KEPT):
             continue
         out = target / f"{name}{seed}_{path.name}.gz"
         with path.open("rb") as src, gzip.GzipFile(out, "wb", mtime=0) as dst:
