@@ -35,6 +35,7 @@ from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
+    EVAL_SEMANTIC,
     MARKER_FIRST_HAREM,
     AltClose,
     AltOpen,
@@ -160,8 +161,14 @@ def select_alternatives(lines: Iterable[Line], path: str | None = None) -> Itera
             continue  # the block's spurious records: dropped
         else:
             if isinstance(item, Record):
-                parse_emir_record(item, path)  # refuse what is not Emir output
+                _check_emir(item, path)
             yield java_line_end(item)
+
+
+def _check_emir(record: Record, path: str | None) -> None:
+    """Refuse a record that is not Emir output (copied records need no numbers read)."""
+    if record.evaluation is None or any(item.kind != EVAL_SEMANTIC for item in record.evaluation):
+        parse_emir_record(record, path)  # raises the error naming the line
 
 
 def default_output(path: str | os.PathLike[str]) -> Path:

@@ -148,23 +148,25 @@ class _Sums:
         return self.kind(**self.values)
 
 
-def _add_record(sums: _Sums, record: EmirRecord, scores: list) -> None:
+def _add_record(targets: tuple[_Sums, ...], record: EmirRecord, scores: list) -> None:
+    """Add one record to each of ``targets`` (whole file, document), as the Java sums."""
     spurious = is_spurious_tag(record.gold)
-    alt = 1.0
-    last = scores[-1]
-    for entity, score in zip(record.entities, scores, strict=True):
-        alt = score.palt
-        if entity is None:
-            sums.add("missing", alt)
-            continue
-        sums.add("identified", alt)
-        if spurious:
-            sums.add("spurious", 1.0)
-        sums.add("system_csc", score.csc * score.weight * alt)
-        sums.add("max_system", score.max_csc_system * alt)
-    if not spurious:
-        sums.add("total_cd", alt)
-        sums.add("max_cd", last.max_csc_gold * alt)
+    for sums in targets:
+        values = sums.values
+        alt = 1.0
+        for entity, score in zip(record.entities, scores, strict=True):
+            alt = score.palt
+            if entity is None:
+                values["missing"] += alt
+                continue
+            values["identified"] += alt
+            if spurious:
+                values["spurious"] += 1.0
+            values["system_csc"] += score.csc * score.weight * alt
+            values["max_system"] += score.max_csc_system * alt
+        if not spurious:
+            values["total_cd"] += alt
+            values["max_cd"] += scores[-1].max_csc_gold * alt
 
 
 def _add_categories(sums: dict[str, _Sums], record: EmirRecord, scores: list) -> None:
@@ -289,8 +291,7 @@ def tally_semantic(
                 docid, records = NO_DOCUMENT, 0
             records += 1
             scores = scores_by_entity(record)
-            _add_record(total, record, scores)
-            _add_record(current, record, scores)
+            _add_record((total, current), record, scores)
             _add_categories(categories, record, scores)
             if views:
                 _add_first_harem(first, record, scores, filt)
