@@ -40,12 +40,24 @@ def test_every_report_parameter_is_in_the_signature() -> None:
         replace(base, evaluation=SubsetParams(style="muc")),
         replace(base, evaluation=SubsetParams(veil="PESSOA:LOCAL:ORGANIZACAO")),
         replace(base, evaluation=SubsetParams(system_veil="PESSOA")),
+        replace(base, weights="1;1;0.5;0.25"),
+        replace(base, penalties=False),
+        replace(base, grid="harem2005"),
     ]
     signatures = {report_signature(p, cd="c", run="r").format() for p in [base, *changed]}
     assert len(signatures) == len(changed) + 1
     # every field of both objects is covered by the list above (a new field needs a key)
     report_fields = {f.name for f in fields(ReportParams)} - {"evaluation"}
-    assert report_fields == {"subset", "scenario", "alt", "bootstrap", "seed"}
+    assert report_fields == {
+        "subset",
+        "scenario",
+        "alt",
+        "weights",
+        "penalties",
+        "grid",
+        "bootstrap",
+        "seed",
+    }
     # variant and genre reach the signature through the subset's name
     assert {f.name for f in fields(SubsetParams)} == {
         "style",

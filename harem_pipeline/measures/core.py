@@ -35,6 +35,16 @@ def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return result
 
 
+def ieee_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """Division as Java's ``double`` arithmetic: ``x/0`` is ±Infinity, ``0/0`` NaN.
+
+    The ``.ida`` reports print what the Java printed for an empty block
+    (``NaN``, ``Infinity``), so the semantic family divides this way.
+    """
+    with np.errstate(all="ignore"):
+        return np.true_divide(np.asarray(numerator, float), np.asarray(denominator, float))
+
+
 def harmonic(precision: np.ndarray, recall: np.ndarray, zero: float) -> np.ndarray:
     """F = 2PR/(P+R) per row: NaN where P or R is; ``zero`` where P + R = 0.
 

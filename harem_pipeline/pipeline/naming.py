@@ -67,3 +67,22 @@ def json_twin(path: PathLike) -> Path:
     """``report`` → ``report.json``."""
     path = Path(path)
     return path.with_name(path.name + ".json")
+
+
+SCENARIO_ABSOLUTE = "absolute"
+SCENARIO_RELATIVE = "relative"
+ALT_STRICT = "strict"
+ALT_RELAXED = "relaxed"
+
+
+def semantic_kind_from_name(path: PathLike) -> tuple[str, str]:
+    """``(scenario, alt)`` of an Emir file: ``emir_relativo`` is relative, ``altrel`` relaxed."""
+    name = Path(path).name
+    scenario = SCENARIO_RELATIVE if "emir_relativo" in name else SCENARIO_ABSOLUTE
+    alt = ALT_RELAXED if ".altrel" in name else ALT_STRICT
+    return scenario, alt
+
+
+def ida_output(path: PathLike) -> Path:
+    """``IN.ida`` (``.gz`` dropped first)."""
+    return derived_path(path, ".ida")

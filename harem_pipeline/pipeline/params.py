@@ -75,21 +75,33 @@ class ReportParams(Params):
 
     subset: str | None = None
     scenario: str | None = None
-    evaluation: SubsetParams = SubsetParams()
+    evaluation: SubsetParams | None = SubsetParams()
     alt: str = "best"
+    weights: str | None = None
+    penalties: bool | None = None
+    grid: str | None = None
     bootstrap: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
 
     def signature_fields(self) -> dict[str, str | None]:
-        """Every field, in the signature's order (None values are left out when printed)."""
+        """Every field, in the signature's order (None values are left out when printed).
+
+        ``evaluation`` is None for a report made outside a campaign from a
+        file whose subset settings are not known (the file's digest pins it);
+        ``weights``, ``penalties`` and ``grid`` are the semantic (Emir) ones.
+        """
         e = self.evaluation
+        penalties = None if self.penalties is None else ("yes" if self.penalties else "no")
         return {
             "subset": self.subset,
             "scenario": self.scenario,
-            "style": e.style,
-            "veil": e.evaluation_veil(),
-            "sysveil": e.system_veil,
+            "style": None if e is None else e.style,
+            "veil": None if e is None else e.evaluation_veil(),
+            "sysveil": None if e is None else e.system_veil,
             "alt": self.alt,
+            "weights": self.weights,
+            "penalties": penalties,
+            "grid": self.grid,
             "boot": str(self.bootstrap),
             "seed": str(self.seed),
         }

@@ -25,11 +25,17 @@ from harem_pipeline.formats.alinhado import (
     write_to,
 )
 from harem_pipeline.formats.harem_xml import read_collection, read_meta
+from harem_pipeline.formats.semantic import iter_semantic_lines
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.stages.align import AlignmentResult, align_collections, output_encoding
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.altmor import choose_lines
+from harem_pipeline.stages.alts import organise_alts
+from harem_pipeline.stages.altsem import select_alternatives as select_relaxed
 from harem_pipeline.stages.avalida import evaluate_lines
+from harem_pipeline.stages.emir import EmirParams
+from harem_pipeline.stages.emir import evaluate_lines as evaluate_semantic
+from harem_pipeline.stages.espurios import collect_spurious
 from harem_pipeline.stages.veus import apply_veus, check_style, document_infos, subset_file_name
 from harem_pipeline.stages.vizir import DERIVED_EXTENSIONS, Scenario, VizirTally, score_lines
 from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
@@ -262,3 +268,82 @@ def run_vizir_folder(
         except HaremError as error:
             failures.append(FolderFailure(path, error))
     return results, failures
+
+
+# ---------------------------------------------------------------------------
+# alts
+
+
+def alts_output(path: str | os.PathLike[str]) -> Path:
+    """``IN.alts`` (``.gz`` dropped first)."""
+    return derived_path(path, ".alts")
+
+
+def run_alts(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+    """Organise the ALT blocks of the Véus file ``path`` into ``output`` (default
+    ``IN.alts``), in the input's encoding, atomically."""
+    target = Path(output) if output is not None else alts_output(path)
+    encoding, lines = iter_lines(path)
+    write_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
+    return target
+
+
+# ---------------------------------------------------------------------------
+# espurios
+
+
+def espurios_output(path: str | os.PathLike[str]) -> Path:
+    """``IN.espurios`` (``.gz`` dropped first)."""
+    return derived_path(path, ".espurios")
+
+
+def run_espurios(
+    path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None
+) -> Path:
+    """List the spurious entities of the ``.alts`` file ``path`` into ``output``
+    (default ``IN.espurios``), in the input's encoding, atomically."""
+    target = Path(output) if output is not None else espurios_output(path)
+    encoding, lines = iter_lines(path)
+    write_lines(target, collect_spurious(lines, str(path)), encoding)
+    return target
+
+
+# ---------------------------------------------------------------------------
+# emir
+
+
+def emir_output(path: str | os.PathLike[str], relative: bool = False) -> Path:
+    """``IN.emir`` (``IN.emir_relativo`` in the relative scenario)."""
+    return derived_path(path, ".emir_relativo" if relative else ".emir")
+
+
+def run_emir(
+    path: str | os.PathLike[str],
+    params: EmirParams | None = None,
+    output: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Score the ``.alts`` file ``path`` into ``output`` (default ``IN.emir`` or
+    ``IN.emir_relativo``), in the input's encoding, atomically."""
+    params = params or EmirParams()
+    target = Path(output) if output is not None else emir_output(path, params.relative)
+    encoding, lines = iter_lines(path)
+    write_lines(target, evaluate_semantic(lines, params, str(path)), encoding, MARKER_FIRST_HAREM)
+    return target
+
+
+# ---------------------------------------------------------------------------
+# altsem
+
+
+def altsem_output(path: str | os.PathLike[str]) -> Path:
+    """``IN.altrel`` (``.gz`` dropped first)."""
+    return derived_path(path, ".altrel")
+
+
+def run_altsem(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+    """Keep the best alternative of every ALT block of the ``.emir`` file ``path`` in
+    ``output`` (default ``IN.altrel``), in the input's encoding, atomically."""
+    target = Path(output) if output is not None else altsem_output(path)
+    encoding, lines = iter_semantic_lines(path)
+    write_lines(target, select_relaxed(lines, str(path)), encoding, MARKER_FIRST_HAREM)
+    return target

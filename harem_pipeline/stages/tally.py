@@ -78,6 +78,11 @@ def row_names(kind: type[Counts]) -> tuple[str, ...]:
     return tuple(names)
 
 
+@cache
+def _index(kind: type[Counts]) -> dict[str, int]:
+    return {name: i for i, name in enumerate(row_names(kind))}
+
+
 def from_row(kind: type[C], values: Sequence[float]) -> C:
     """The counts whose :meth:`Counts.row` is ``values``."""
     args: list[object] = []
@@ -153,6 +158,13 @@ class DocumentTally(Generic[C]):
                 total[i] += value
                 if current is not None:
                     current[i] += value
+
+    def add_to(self, name: str, value: float) -> None:
+        """Add ``value`` to the one count ``name`` (a row with a single number)."""
+        i = _index(self.kind)[name]
+        self.total[i] += value
+        if self.current is not None:
+            self.current[i] += value
 
     def freeze(self) -> Tally[C]:
         self.close()

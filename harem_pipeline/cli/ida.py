@@ -1,0 +1,85 @@
+"""``harem ida X.emir|X.altrel|X.emir_relativo [-o OUT] [--bootstrap N]``: the Ida report."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.pipeline.naming import (
+    ALT_RELAXED,
+    ALT_STRICT,
+    SCENARIO_ABSOLUTE,
+    SCENARIO_RELATIVE,
+    semantic_kind_from_name,
+)
+from harem_pipeline.pipeline.params import ReportParams
+from harem_pipeline.pipeline.reporting import run_ida
+from harem_pipeline.pipeline.signature import file_signature
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``ida`` subcommand."""
+    parser = subparsers.add_parser(
+        "ida",
+        help="global semantic report (identification and classification) of an Emir file",
+        description=(
+            "Count an .emir, .altrel or .emir_relativo file and write the report OUTPUT "
+            "(default INPUT.ida) as the official GlobalSemanticEvaluator prints it, then a "
+            "per-category table (and the First HAREM 2005 views for First HAREM files) and "
+            "the signature; OUTPUT.json adds 95%% document-bootstrap intervals and the "
+            "per-document counts."
+        ),
+    )
+    parser.add_argument("input", help="the Emir file (.gz allowed)")
+    parser.add_argument("-o", "--output", help="report file (default: INPUT.ida)")
+    parser.add_argument(
+        "--scenario",
+        choices=(SCENARIO_ABSOLUTE, SCENARIO_RELATIVE),
+        help="scenario named in the report (default: relative for .emir_relativo files)",
+    )
+    parser.add_argument(
+        "--alt",
+        choices=(ALT_STRICT, ALT_RELAXED),
+        help="ALT scoring named in the report (default: relaxed for .altrel files)",
+    )
+    parser.add_argument("--grid", help="category grid (default: chosen from the input format)")
+    parser.add_argument(
+        "--first-harem-views",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add the First HAREM 2005 views (default: for First HAREM files only)",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        metavar="N",
+        help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; 0: none)",
+    )
+    parser.set_defaults(func=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Write the report and its JSON twin; return the exit status."""
+    if not Path(args.input).is_file():
+        raise InputError(args.input, "an existing file", "no such file")
+    scenario, alt = semantic_kind_from_name(args.input)
+    scenario, alt = args.scenario or scenario, args.alt or alt
+    params = ReportParams(
+        scenario=scenario, evaluation=None, alt=alt, bootstrap=max(args.bootstrap, 0)
+    )
+    signature = file_signature(args.input, params)
+    run_ida(
+        args.input,
+        str(signature),
+        args.output,
+        params.bootstrap,
+        params.seed,
+        scenario=scenario,
+        alt=alt,
+        grid_path=args.grid,
+        first_harem=args.first_harem_views,
+    )
+    return 0

@@ -1,0 +1,366 @@
+"""The semantic-classification files: ``.alts`` ALT weights and ``.emir`` evaluation parts.
+
+Both are alignment-record files (:mod:`harem_pipeline.formats.alinhado`
+reads their lines); this module reads and writes the two things those
+records add:
+
+* ``.alts`` (ALT organiser): a record inside an ``<ALT>`` block ends in
+  ``^w``, its alternative's weight ``1/n``; no suffix means weight 1.
+  :class:`AltsRecord` is the Véus record with that weight.
+* ``.emir`` (Emir), ``.emir.altrel`` (ALTina), ``.emir_relativo``: every
+  evaluation item is ``{Categoria(…) Tipo(…) Subtipo(…) MaxCSC_CD(x)
+  MaxCSC_S(x) CSC(x) Peso(x) [PALT(w)]}``, one per aligned system entity.
+  :class:`SemanticScore` is one item, :class:`EmirRecord` a record of them.
+
+Numbers are kept as floats and written with :func:`java_double`, which
+prints every number of the Java outputs back digit for digit.  ALTina
+writes an unbalanced ``PALT(1.0))`` (its ``resetAltWeight`` keeps the old
+closing parenthesis); :attr:`SemanticScore.extra_paren` keeps that so a
+``.altrel`` file is written back as read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import (
+    EVAL_SEMANTIC,
+    MARKER_FIRST_HAREM,
+    Evaluation,
+    Line,
+    Record,
+    Tag,
+    parse_line,
+)
+from harem_pipeline.text.numbers import java_double as _java_double
+from harem_pipeline.text.textio import detect_file_encoding, open_binary
+
+java_double = lru_cache(maxsize=8192)(_java_double)
+"""``Double.toString``, remembered: the same few CSC values recur on most lines."""
+
+ALT_WEIGHT_MARK = "^"
+
+CATEGORY = "Categoria"
+TYPE = "Tipo"
+SUBTYPE = "Subtipo"
+LEVELS = (CATEGORY, TYPE, SUBTYPE)
+
+
+# ---------------------------------------------------------------------------
+# .alts
+
+
+@dataclass(frozen=True, slots=True)
+class AltsRecord:
+    """A Véus record with its ALT weight; ``alt_weight`` None is no ``^w`` (weight 1)."""
+
+    record: Record
+    alt_weight: float | None = None
+
+    @property
+    def weight(self) -> float:
+        """The ALT weight the Java reads: ``w``, or 1.0 without a suffix."""
+        return 1.0 if self.alt_weight is None else self.alt_weight
+
+
+def parse_alt_weight(suffix: str, path: str | None = None, line: int | None = None) -> float | None:
+    """The ``w`` of a record's ``^w`` suffix; None for no suffix; anything else an error."""
+    if suffix == "":
+        return None
+    if suffix.startswith(ALT_WEIGHT_MARK):
+        try:
+            return float(suffix[1:])
+        except ValueError:
+            pass
+    raise InputError(
+        path, "nothing or an ALT weight ^w after the evaluation list", suffix, line=line
+    )
+
+
+def format_alt_weight(weight: float | None) -> str:
+    """``^w`` as the ALT organiser writes it; empty for None or 1.0 (the Java omits it)."""
+    if weight is None or weight == 1.0:
+        return ""
+    return ALT_WEIGHT_MARK + java_double(weight)
+
+
+def parse_alts_record(record: Record, path: str | None = None) -> AltsRecord:
+    """Read the ALT weight of a ``.alts`` record (its evaluation part must be present)."""
+    if record.evaluation is None:
+        raise InputError(
+            path,
+            "an evaluated record GOLD ---> [SYS, ...]:[EVAL, ...] (Véus output)",
+            "a record without evaluation",
+            line=record.line or None,
+        )
+    weight = parse_alt_weight(record.suffix, path, record.line or None)
+    return AltsRecord(_with_suffix(record, ""), weight)
+
+
+def format_alts_record(item: AltsRecord) -> Record:
+    """The record with its ``^w`` suffix, ready for ``format_line``."""
+    return _with_suffix(item.record, format_alt_weight(item.alt_weight))
+
+
+def _with_suffix(record: Record, suffix: str) -> Record:
+    if record.suffix == suffix:
+        return record
+    return Record(
+        record.gold,
+        record.system,
+        record.evaluation,
+        record.marker,
+        suffix,
+        record.eol,
+        record.line,
+    )
+
+
+# ---------------------------------------------------------------------------
+# .emir
+
+
+@dataclass(frozen=True, slots=True)
+class LevelResult:
+    """``Correcto:[A|B] Espurio:[] Em_Falta:[C]`` of one level (category, type or subtype)."""
+
+    correct: tuple[str, ...] = ()
+    spurious: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticScore:
+    """One Emir evaluation item: the three levels, the CSC figures and the weights.
+
+    ``weight`` is ``Peso`` (identification weight: 1 correct, w partial, 0
+    missing or spurious); ``alt_weight`` is ``PALT`` (None when absent, i.e.
+    1 outside ALT blocks).
+    """
+
+    category: LevelResult
+    type: LevelResult
+    subtype: LevelResult
+    max_csc_gold: float
+    max_csc_system: float
+    csc: float
+    weight: float
+    alt_weight: float | None = None
+    extra_paren: bool = field(default=False)
+
+    @property
+    def palt(self) -> float:
+        """The ALT weight, 1.0 when ``PALT`` is absent."""
+        return 1.0 if self.alt_weight is None else self.alt_weight
+
+
+@dataclass(frozen=True, slots=True)
+class EmirRecord:
+    """An Emir record: gold entity, aligned system entities (None: ``[null]``), one score each."""
+
+    gold: Tag
+    system: tuple[Tag, ...] | None
+    scores: tuple[SemanticScore, ...]
+    marker: str = MARKER_FIRST_HAREM
+    eol: str = "\n"
+    line: int = field(default=0, compare=False)
+
+    @property
+    def entities(self) -> tuple[Tag | None, ...]:
+        """The system entities, ``(None,)`` for ``[null]``, aligned with :attr:`scores`."""
+        return (None,) if self.system is None else self.system
+
+
+_NUMBER = r"([^()\s]+)"
+_LIST = r"\[([^\]]*)\]"
+_LEVEL = rf"Correcto:{_LIST} Espurio:{_LIST} Em_Falta:{_LIST}"
+_SCORE_RE = re.compile(
+    rf"\{{Categoria\({_LEVEL}\) Tipo\({_LEVEL}\) Subtipo\({_LEVEL}\) "
+    rf"MaxCSC_CD\({_NUMBER}\) MaxCSC_S\({_NUMBER}\) CSC\({_NUMBER}\) Peso\({_NUMBER}\)"
+    rf"(?: PALT\({_NUMBER}\)(\)?))?\}}\Z"
+)
+_SCORE_EXPECTED = (
+    "an Emir item {Categoria(Correcto:[...] Espurio:[...] Em_Falta:[...]) Tipo(...) "
+    "Subtipo(...) MaxCSC_CD(x) MaxCSC_S(x) CSC(x) Peso(x) [PALT(w)]}"
+)
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(text.split("|")) if text else ()
+
+
+def parse_semantic_score(
+    text: str, path: str | None = None, line: int | None = None
+) -> SemanticScore:
+    """Parse one ``{Categoria(…) … Peso(x) [PALT(w)]}`` item."""
+    match = _SCORE_RE.match(text)
+    if match is None:
+        raise InputError(path, _SCORE_EXPECTED, text, line=line)
+    g = match.groups()
+    levels = [LevelResult(_names(g[i]), _names(g[i + 1]), _names(g[i + 2])) for i in (0, 3, 6)]
+    try:
+        numbers = [float(x) for x in g[9:13]]
+        alt = None if g[13] is None else float(g[13])
+    except ValueError:
+        raise InputError(path, _SCORE_EXPECTED, text, line=line) from None
+    return SemanticScore(*levels, *numbers, alt, bool(g[14]))
+
+
+def _format_level(name: str, level: LevelResult) -> str:
+    return (
+        f"{name}(Correcto:[{'|'.join(level.correct)}] Espurio:[{'|'.join(level.spurious)}] "
+        f"Em_Falta:[{'|'.join(level.missing)}])"
+    )
+
+
+def format_semantic_score(score: SemanticScore) -> str:
+    """The item text ``{…}`` as Emir (or ALTina, with ``extra_paren``) writes it."""
+    text = (
+        "{"
+        + " ".join(
+            (
+                _format_level(CATEGORY, score.category),
+                _format_level(TYPE, score.type),
+                _format_level(SUBTYPE, score.subtype),
+            )
+        )
+        + f" MaxCSC_CD({java_double(score.max_csc_gold)})"
+        f" MaxCSC_S({java_double(score.max_csc_system)})"
+        f" CSC({java_double(score.csc)}) Peso({java_double(score.weight)})"
+    )
+    if score.alt_weight is not None:
+        text += f" PALT({java_double(score.alt_weight)})" + (")" if score.extra_paren else "")
+    return text + "}"
+
+
+def parse_emir_record(record: Record, path: str | None = None) -> EmirRecord:
+    """Read the Emir items of a record; an item that is not Emir output is an error."""
+    number = record.line or None
+    if record.evaluation is None or record.suffix:
+        found = "a record without evaluation" if record.evaluation is None else record.suffix
+        raise InputError(
+            path, "an Emir record GOLD ---> [SYS, ...]:[{...}, ...]", found, line=number
+        )
+    scores = []
+    for item in record.evaluation:
+        if item.kind != EVAL_SEMANTIC:
+            raise InputError(
+                path,
+                "Emir evaluation items {Categoria(...) ...} (run harem emir first)",
+                item.text,
+                line=number,
+            )
+        scores.append(parse_semantic_score(item.text, path, number))
+    return EmirRecord(
+        record.gold, record.system, tuple(scores), record.marker, record.eol, record.line
+    )
+
+
+def format_emir_record(item: EmirRecord) -> Record:
+    """The alignment record of ``item``, ready for ``format_line``."""
+    evaluation = tuple(
+        Evaluation(EVAL_SEMANTIC, None, None, format_semantic_score(score)) for score in item.scores
+    )
+    return Record(item.gold, item.system, evaluation, item.marker, "", item.eol, item.line)
+
+
+# ---------------------------------------------------------------------------
+# Entities written back by the Java
+
+
+def reprint_tag(tag: Tag, system: bool = False) -> Tag:
+    """``tag`` as the Java programs write back an entity they parsed (JDOM, then ``toString``).
+
+    Two changes can happen to the text: a system entity read from a list
+    ``[…, …]`` loses every ``[`` and ``]`` (``NamedEntity.toNamedEntityList``
+    removes all brackets of the list, those inside entity texts too), and
+    ``''`` becomes ``'`` (``replaceInvalidXMLChars2`` escapes two
+    apostrophes as one ``&apos;``).  Records the Java copies verbatim keep
+    their text; records it rebuilds go through here.
+    """
+    text = tag.text
+    if system and ("[" in text or "]" in text):
+        text = text.replace("[", "").replace("]", "")
+    if "''" in text:
+        text = text.replace("''", "'")
+    if text is tag.text:
+        return tag
+    return Tag(tag.name, tag.attributes, text)
+
+
+def reprint_system(system: tuple[Tag, ...] | None) -> tuple[Tag, ...] | None:
+    """:func:`reprint_tag` over a system list (``[null]`` stays None)."""
+    if system is None:
+        return None
+    return tuple(reprint_tag(tag, system=True) for tag in system)
+
+
+# ---------------------------------------------------------------------------
+# Reading Emir files fast
+
+_EMIR_MARKERS = ("]::[{", "]:[{")
+
+
+def parse_semantic_line(
+    text: str, path: str | None = None, line: int | None = None, eol: str = "\n"
+) -> Line:
+    """:func:`~harem_pipeline.formats.alinhado.parse_line` with a fast path for Emir records.
+
+    An Emir evaluation part is long; it is split at its ``}, {`` item
+    boundaries (an item holds no braces) instead of character by character.
+    """
+    for marker in _EMIR_MARKERS:
+        cut = text.find(marker)
+        if cut > 0 and text.endswith("}]"):
+            head = parse_line(text[: cut + 1], path, line, eol)
+            if not isinstance(head, Record):
+                break
+            body = text[cut + len(marker) - 1 : -1]
+            items = tuple(
+                Evaluation(EVAL_SEMANTIC, None, None, "{" + part + "}")
+                for part in body[1:-1].split("}, {")
+            )
+            record = Record(head.gold, head.system, items, marker[1:-2], "", eol, line or 0)
+            wanted = 1 if record.system is None else len(record.system)
+            if len(items) != wanted:
+                raise InputError(
+                    path, f"{wanted} evaluation item(s)", f"{len(items)} item(s)", line=line
+                )
+            return record
+    return parse_line(text, path, line, eol)
+
+
+def iter_semantic_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]:
+    """Stream an Emir file (``.gz`` allowed): its encoding and its parsed lines."""
+    encoding = detect_file_encoding(path)
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    return encoding, _iter_semantic_file(path, encoding)
+
+
+def _iter_semantic_file(path: str | os.PathLike[str], encoding: str) -> Iterator[Line]:
+    name = str(path)
+    with open_binary(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    name,
+                    f"text in {encoding}",
+                    f"undecodable byte {raw[exc.start]:#04x}",
+                    line=number,
+                ) from None
+            if number == 1:
+                text = text.removeprefix("\ufeff")
+            if text.endswith("\r\n"):
+                yield parse_semantic_line(text[:-2], name, number, "\r\n")
+            elif text.endswith("\n"):
+                yield parse_semantic_line(text[:-1], name, number, "\n")
+            else:
+                yield parse_semantic_line(text, name, number, "")

@@ -1,0 +1,231 @@
+"""The ALT organiser: ``.veu`` → ``.veu.alts``, every ALT record with its weight ``^1/n``.
+
+The 2010 Java ``AltAlignmentOrganizer``, line by line:
+
+* outside ``<ALT>`` blocks lines are copied, except a spurious record whose
+  first system entity has the ID of a system entity already listed as
+  spurious inside an earlier ALT block (anywhere in the file: the Java never
+  forgets them);
+* inside a block, each alternative ``<ALTn>`` keeps its non-spurious
+  records.  An alternative with the same gold segmentation (the list of
+  gold texts) as an earlier one is merged into it: each gold entity gains
+  the (category, type, subtype) tuples of its counterpart it lacks, so the
+  two become one vague entity.  Empty alternatives are dropped and the
+  remaining ``n`` renumbered ``<ALT1>…<ALTn>``, each record ending in ``^w``,
+  ``w = 1/n`` (as Java prints it);
+* the spurious records inside the alternatives give the block's spurious
+  system entities: an entity is kept unless its text is the gold text of
+  an earlier alternative or of an earlier record of its own alternative,
+  and a later gold entity with the same text takes it back out.  They are
+  written after the last ``</ALTn>`` as ``<EM CATEG="ESPURIO">text</EM> --->
+  [entity]:[Espurio]`` with weight 1 (no suffix).
+
+The states are the Java's: ``<ALT>`` (state 1), ``<ALTn>`` (2), ``</ALTn>`` (3),
+``</ALT>`` back to 0; only ``<ALT1>``…``<ALT9>`` are alternatives for it, and a
+line it does not expect in states 1 and 3 is treated as outside any block.
+Records the Java rebuilds (those inside blocks) are written as it writes
+them back (:func:`~harem_pipeline.formats.semantic.reprint_tag`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import (
+    EVAL_SPURIOUS,
+    MARKER_FIRST_HAREM,
+    SPURIOUS_TAG,
+    AltClose,
+    AltOpen,
+    Evaluation,
+    Line,
+    Record,
+    Tag,
+)
+from harem_pipeline.formats.semantic import (
+    AltsRecord,
+    format_alts_record,
+    reprint_system,
+    reprint_tag,
+)
+from harem_pipeline.stages.emir import (
+    attribute_tuple_set,
+    is_name_categorised,
+    is_spurious_tag,
+    java_line_end,
+    java_split_bar,
+    read_header,
+)
+
+_SPURIOUS_EVALUATION = Evaluation(EVAL_SPURIOUS, None, None, EVAL_SPURIOUS)
+
+
+def is_alternative_open(item: Line) -> bool:
+    """``<ALT1>`` … ``<ALT9>`` (the Java matches ``<ALT[1-9]>``)."""
+    return isinstance(item, AltOpen) and item.n is not None and 1 <= item.n <= 9
+
+
+def is_alternative_close(item: Line) -> bool:
+    """``</ALT1>`` … ``</ALT9>``."""
+    return isinstance(item, AltClose) and item.n is not None and 1 <= item.n <= 9
+
+
+@dataclass(slots=True)
+class _Alignment:
+    """A record of an alternative as the Java holds it (its gold entity may grow by merging)."""
+
+    gold: Tag
+    record: Record
+
+
+def _add_value(tag: Tag, key: str, value: str) -> Tag:
+    """``NamedEntity.addAttributeValue``: append ``|value``, or set when absent or empty."""
+    if key == "CATEG" and is_name_categorised(tag):
+        return Tag(f"{tag.name}|{value}" if tag.name else value, tag.attributes, tag.text)
+    attributes = list(tag.attributes)
+    for index, (name, current) in enumerate(attributes):
+        if name == key:
+            attributes[index] = (key, f"{current}|{value}" if current else value)
+            return Tag(tag.name, tuple(attributes), tag.text)
+    return Tag(tag.name, (*attributes, (key, value)), tag.text)
+
+
+def add_attribute_tuple(tag: Tag, item: tuple[str | None, str | None, str | None]) -> Tag:
+    """``NamedEntity.addAttributeTuple``: one more vague (category, type, subtype)."""
+    cat, typ, sub = (part or "" for part in item)
+    cats = tag.name if is_name_categorised(tag) else tag.attr("CATEG")
+    if not (cat or java_split_bar(cats)):
+        return tag
+    tag = _add_value(tag, "CATEG", cat)
+    if not (typ or java_split_bar(tag.attr("TIPO"))):
+        return tag
+    tag = _add_value(tag, "TIPO", typ)
+    if sub or java_split_bar(tag.attr("SUBTIPO")):
+        tag = _add_value(tag, "SUBTIPO", sub)
+    return tag
+
+
+def merge_alternative(existing: list[_Alignment], other: list[_Alignment]) -> None:
+    """Give each gold entity of ``existing`` the tuples of its counterpart in ``other``."""
+    for mine, theirs in zip(existing, other, strict=False):
+        for item in attribute_tuple_set(theirs.gold):
+            if item not in attribute_tuple_set(mine.gold):
+                mine.gold = add_attribute_tuple(mine.gold, item)
+
+
+def spurious_gold(entity: Tag) -> Tag:
+    """The gold side the Java gives a spurious entity: its text, ``CATEG="ESPURIO"`` only."""
+    if is_name_categorised(entity):
+        return Tag(SPURIOUS_TAG, (), entity.text)
+    return Tag(entity.name, (("CATEG", SPURIOUS_TAG),), entity.text)
+
+
+def _weighted(record: Record, weight: float) -> Record:
+    return format_alts_record(AltsRecord(record, weight))
+
+
+class _Block:
+    """The state of one ``<ALT>`` block being read."""
+
+    def __init__(self) -> None:
+        self.alternatives: list[list[_Alignment]] = []
+        self.by_segmentation: dict[tuple[str, ...], list[_Alignment]] = {}
+        self.spurious: list[Tag] = []
+        self.current: list[_Alignment] = []
+
+    def close_alternative(self) -> None:
+        segmentation = tuple(alignment.gold.text for alignment in self.current)
+        existing = self.by_segmentation.get(segmentation)
+        if existing is None:
+            self.alternatives.append(self.current)
+            self.by_segmentation[segmentation] = self.current
+        else:
+            merge_alternative(existing, self.current)
+
+    def add(self, record: Record, path: str | None) -> None:
+        gold = reprint_tag(record.gold)
+        system = reprint_system(record.system)
+        rebuilt = Record(gold, system, record.evaluation, MARKER_FIRST_HAREM, "", "\n", record.line)
+        if not is_spurious_tag(gold):
+            self.current.append(_Alignment(gold, rebuilt))
+            for index, entity in enumerate(self.spurious):
+                if entity.text == gold.text:
+                    del self.spurious[index]
+                    break
+            return
+        if system is None:
+            raise InputError(
+                path, "a system entity on a spurious record", "[null]", line=record.line or None
+            )
+        earlier = {a.gold.text for alternative in self.alternatives for a in alternative}
+        own = {a.gold.text for a in self.current}
+        for entity in system:
+            # the Java's entities are equal when they print the same (HaremEntity.equals)
+            if (
+                entity not in self.spurious
+                and entity.text not in earlier
+                and entity.text not in own
+            ):
+                self.spurious.append(entity)
+
+    def lines(self) -> Iterator[Line]:
+        kept = [alternative for alternative in self.alternatives if alternative]
+        weight = 1.0 / len(kept) if kept else 1.0
+        yield AltOpen(None)
+        for number, alternative in enumerate(kept, start=1):
+            yield AltOpen(number)
+            for alignment in alternative:
+                record = alignment.record
+                if alignment.gold is not record.gold:
+                    record = Record(alignment.gold, record.system, record.evaluation, record.marker)
+                yield _weighted(record, weight)
+            yield AltClose(number)
+        for entity in self.spurious:
+            yield Record(
+                spurious_gold(entity), (entity,), (_SPURIOUS_EVALUATION,), MARKER_FIRST_HAREM
+            )
+        yield AltClose(None)
+
+
+def organise_alts(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
+    """The ``.alts`` lines of a Véus file's lines (header first, required)."""
+    stream = iter(lines)
+    header = read_header(stream, path)
+    yield java_line_end(header)
+    state = 0
+    block = _Block()
+    left_ids: set[str] = set()
+    for item in stream:
+        if state == 0 and isinstance(item, AltOpen) and item.n is None:
+            block, state = _Block(), 1
+        elif state in (1, 3) and is_alternative_open(item):
+            block.current, state = [], 2
+        elif state == 2 and is_alternative_close(item):
+            block.close_alternative()
+            state = 3
+        elif state == 3 and isinstance(item, AltClose) and item.n is None:
+            yield from block.lines()
+            left_ids.update(e.attr("ID") for e in block.spurious if e.attr("ID") is not None)
+            state = 0
+        elif state == 2:
+            if not isinstance(item, Record):
+                raise InputError(
+                    path,
+                    "a record or </ALTn> inside an alternative",
+                    type(item).__name__,
+                    line=getattr(item, "line", 0) or None,
+                )
+            block.add(item, path)
+        elif not isinstance(item, Record):
+            yield java_line_end(item)
+        elif not is_spurious_tag(item.gold) or not _left_in_alt(item, left_ids):
+            yield java_line_end(item)
+
+
+def _left_in_alt(record: Record, left_ids: set[str]) -> bool:
+    if not record.system:
+        return False
+    first = record.system[0].attr("ID")
+    return first is not None and first in left_ids

@@ -1,0 +1,594 @@
+"""Emir: the combined semantic classification (CSC) of every aligned pair.
+
+Reads an ``.alts`` file (the ALT organiser's output) and writes ``.emir``:
+each record's evaluation part becomes one :class:`SemanticScore` per
+aligned system entity.  The scoring is the 2010 Java
+``SemanticAlignmentEvaluator`` + ``AttributesEvaluation``, reproduced
+operation for operation so that every printed digit agrees:
+
+* the evaluation veil is the file's first line (the Véus header); Ncat,
+  Ntype(cat) and Nsub(cat, type) are counted in it (0 counts as 1);
+* the gold and system entities become sets of (category, type, subtype)
+  tuples restricted to the veil; categories are matched first, then types
+  among the tuples left, then subtypes (``AttributesEvaluation.evaluate``);
+* ``CSC = id + Σ_cat α(1 − 1/Ncat) + Σ_type β(1 − 1/Ntype) + Σ_sub γ(1 − 1/Nsub)``
+  summed in the iteration order of the Java ``HashSet`` the tuples live in
+  (:class:`JavaHashSet` reproduces it: floating-point sums depend on it);
+  0 when the gold side is spurious or the system side is ``[null]``;
+* ``MaxCSC_CD`` / ``MaxCSC_S``: the CSC of the gold / system entity against itself.
+
+Java quirks kept (each shows in the reference outputs):
+
+* **penalties are never subtracted.**  ``AttributesEvaluation`` keeps the
+  penalties switch in a static field that its constructor never sets, so
+  the Java computes ``Σ spurious`` and drops it, with ``-penalizacoes sim``
+  as with ``nao`` (exemplo0, ``cd6``: type CLASSE spurious, CSC(1.9) =
+  1 + 0.9).  ``penalties=True`` here is the formula of the documentation
+  (subtract them); the default, False, is what the Java prints.
+* a spurious level is recorded only when it shares the upper levels with
+  every one recorded before (``AttributeEvaluation.addSpurious``), so at most
+  one spurious category is listed; missing likewise.
+* types are matched on the type name only, subtypes on the subtype name only,
+  among the tuples left by the level above.
+
+First HAREM entities (``<LOCAL TIPO="…">``) carry their category as the
+element name; they are read so here (the Java reads only ``CATEG``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import (
+    EVAL_CORRECT,
+    IDENTIFICATION_KINDS,
+    MARKER_FIRST_HAREM,
+    PARTIAL_KINDS,
+    SPURIOUS_TAG,
+    DocumentLine,
+    Header,
+    Line,
+    Record,
+    Tag,
+)
+from harem_pipeline.formats.semantic import (
+    EmirRecord,
+    LevelResult,
+    SemanticScore,
+    format_emir_record,
+    parse_alts_record,
+    reprint_system,
+    reprint_tag,
+)
+from harem_pipeline.formats.veils import EVERYTHING, Grid, format_veil, parse_veil, read_grid
+from harem_pipeline.text.java import java_string_hash
+
+DEFAULT_WEIGHTS = (1.0, 1.0, 0.5, 0.25)
+"""``id;α;β;γ``: identification, category, type, subtype weights (Java defaults)."""
+
+GRID_2005_PATH = Path(__file__).resolve().parent.parent / "resources" / "harem2005.conf"
+"""The First HAREM (2005) category grid, chosen for First HAREM inputs."""
+
+AttributeTuple = tuple[str | None, str | None, str | None]
+
+
+# ---------------------------------------------------------------------------
+# Java HashSet iteration order
+
+
+@lru_cache(maxsize=65536)
+def tuple_hash(item: AttributeTuple) -> int:
+    """``AttributeTuple.hashCode``: 31-based over category, subtype, type (that order)."""
+    result = 1
+    for part in (item[0], item[2], item[1]):
+        result = (31 * result + java_string_hash(part)) & 0xFFFFFFFF
+    return result
+
+
+def _bucket(h: int, capacity: int) -> int:
+    return (h ^ (h >> 16)) & (capacity - 1)
+
+
+class JavaHashSet:
+    """A set iterated in the order of a Java 8 ``HashSet`` of :data:`AttributeTuple`.
+
+    Buckets ``(h ^ h>>>16) & (capacity-1)``, insertion order inside a
+    bucket; the table starts at 16 and doubles past 3/4 load, never
+    shrinking (removals keep the capacity).  Small and mutable on purpose:
+    it mirrors the Java algorithm step by step and never leaves this module's
+    functions.
+    """
+
+    __slots__ = ("_items", "_next", "_capacity", "_order")
+
+    def __init__(self, items: Iterable[AttributeTuple] = ()) -> None:
+        self._items: dict[AttributeTuple, int] = {}
+        self._next = 0
+        self._capacity = 16
+        self._order: list[AttributeTuple] | None = None
+        for item in items:
+            self.add(item)
+
+    def add(self, item: AttributeTuple) -> None:
+        if item in self._items:
+            return
+        self._items[item] = self._next
+        self._next += 1
+        self._order = None
+        if len(self._items) > self._capacity * 3 // 4:
+            self._capacity *= 2
+
+    def remove(self, item: AttributeTuple) -> None:
+        if self._items.pop(item, None) is not None:
+            self._order = None
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[AttributeTuple]:
+        order = self._order
+        if order is None:
+            items, capacity = self._items, self._capacity
+            if len(items) <= 1:
+                order = list(items)
+            else:
+                order = sorted(items, key=lambda t: (_bucket(tuple_hash(t), capacity), items[t]))
+            self._order = order
+        return iter(order)
+
+
+# ---------------------------------------------------------------------------
+# Entities: classic attribute lists as the Java reads them
+
+
+def java_split_bar(value: str | None) -> list[str]:
+    """Java ``value.split("\\\\|")``: trailing empty strings dropped, ``""`` gives ``[""]``."""
+    if value is None:
+        return []
+    if "|" not in value:
+        return [value]
+    parts = value.split("|")
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def is_name_categorised(tag: Tag) -> bool:
+    """First HAREM tags carry their category as the element name (``<LOCAL TIPO="…">``)."""
+    return tag.name != "EM" and tag.attr("CATEG") is None
+
+
+ClassicKey = tuple[str | None, str | None, str | None]
+"""The raw CATEG (or First HAREM element name), TIPO and SUBTIPO values of an entity."""
+
+
+def classic_key(tag: Tag) -> ClassicKey:
+    """What the semantic scores of an entity depend on: its three classic values."""
+    categ = tag.name if is_name_categorised(tag) else tag.attr("CATEG")
+    return categ, tag.attr("TIPO"), tag.attr("SUBTIPO")
+
+
+@lru_cache(maxsize=65536)
+def _split_key(key: ClassicKey) -> tuple[list[str], list[str], list[str]]:
+    return java_split_bar(key[0]), java_split_bar(key[1]), java_split_bar(key[2])
+
+
+def classic_lists(tag: Tag) -> tuple[list[str], list[str], list[str]]:
+    """The CATEG, TIPO and SUBTIPO lists (vague values split on ``|``); do not mutate them."""
+    return _split_key(classic_key(tag))
+
+
+def tag_categories(tag: Tag) -> list[str]:
+    """Distinct non-empty categories of an entity, in order (none for a spurious gold side)."""
+    cats = classic_lists(tag)[0]
+    return [c for c in dict.fromkeys(cats) if c and c != SPURIOUS_TAG]
+
+
+def is_spurious_tag(tag: Tag) -> bool:
+    """``NamedEntity.isSpurious``: ESPURIO among the categories."""
+    return SPURIOUS_TAG in _split_key(classic_key(tag))[0]
+
+
+def attribute_tuple_set(tag: Tag) -> JavaHashSet:
+    """``NamedEntity.getAttributeTupleSet``: the i-th category with the i-th type and subtype."""
+    cats, types, subs = classic_lists(tag)
+    result = JavaHashSet()
+    for i, cat in enumerate(cats):
+        typ = types[i] if i < len(types) else None
+        sub = subs[i] if i < len(subs) else None
+        result.add((cat or None, typ or None, sub or None))
+    return result
+
+
+# ---------------------------------------------------------------------------
+# The evaluation veil
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Filter:
+    """The evaluation veil as Emir counts in it: category → type → number of subtypes."""
+
+    tree: dict[str, dict[str, frozenset[str]]]
+    text: str
+
+    @property
+    def category_count(self) -> int:
+        return len(self.tree)
+
+    def type_count(self, cat: str | None) -> int:
+        return len(self.tree.get(cat, ()))
+
+    def subtype_count(self, cat: str | None, typ: str | None) -> int:
+        return len(self.tree.get(cat, {}).get(typ, ()))
+
+    def type_names(self, cat: str | None) -> Sequence[str]:
+        return tuple(self.tree.get(cat, ()))
+
+    def valid_tuples(self, key: ClassicKey) -> JavaHashSet:
+        """``EntitiesAttributesTree.getValidTuples`` of an entity's classic values:
+        values outside the veil become None."""
+        cats, types, subs = _split_key(key)
+        result = JavaHashSet()
+        tree = self.tree
+        for i, cat in enumerate(cats):
+            node = tree.get(cat)
+            if node is None:
+                continue
+            kept_type = kept_sub = None
+            typ = types[i] if i < len(types) else None
+            subs_of = node.get(typ) if typ is not None else None
+            if subs_of is not None:
+                kept_type = typ
+                sub = subs[i] if i < len(subs) else None
+                if sub is not None and sub in subs_of:
+                    kept_sub = sub
+            result.add((cat, kept_type, kept_sub))
+        return result
+
+
+def filter_from_header(
+    header: str, grid: Grid, path: str | None = None, line: int | None = 1
+) -> Filter:
+    """The veil of a Véus header line (``#…``, the text after ``#``), checked against ``grid``.
+
+    ``*`` is the whole grid.  A category, type or subtype the grid does not
+    know is an input error naming the file and line (the Java would count it
+    silently).
+    """
+    try:
+        veil = parse_veil(header, grid, path)
+    except InputError as exc:
+        raise InputError(
+            path, f"a Véus veil of the grid ({exc.expected})", exc.found, line=line
+        ) from None
+    tree = {cat: {typ: frozenset(subs) for typ, subs in types} for cat, types in veil.tree}
+    return Filter(tree, header)
+
+
+# ---------------------------------------------------------------------------
+# One pair
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The CSC weights ``id;α;β;γ`` and whether penalties are subtracted (see module doc)."""
+
+    identification: float = DEFAULT_WEIGHTS[0]
+    alpha: float = DEFAULT_WEIGHTS[1]
+    beta: float = DEFAULT_WEIGHTS[2]
+    gamma: float = DEFAULT_WEIGHTS[3]
+    penalties: bool = False
+
+    def text(self) -> str:
+        """``id;α;β;γ`` as given on the command line."""
+        return ";".join(repr(x) for x in (self.identification, self.alpha, self.beta, self.gamma))
+
+
+def parse_weights(text: str | None, penalties: bool = False, source: str = "--weights") -> Weights:
+    """``"id;α;β;γ"`` (four numbers) → :class:`Weights`; None gives the defaults."""
+    if text is None:
+        return Weights(penalties=penalties)
+    parts = text.split(";")
+    try:
+        numbers = [float(part) for part in parts]
+    except ValueError:
+        numbers = []
+    if len(numbers) != 4 or any(x != x or x in (float("inf"), float("-inf")) for x in numbers):
+        raise InputError(source, "four numbers id;α;β;γ such as 1;1;0.5;0.25", repr(text))
+    return Weights(*numbers, penalties=penalties)
+
+
+class _Level:
+    """``AttributeEvaluation``: correct, spurious and missing tuples of one level."""
+
+    __slots__ = ("depth", "correct", "spurious", "missing")
+
+    def __init__(self, depth: int) -> None:
+        self.depth = depth  # 1 category, 2 type, 3 subtype
+        self.correct = JavaHashSet()
+        self.spurious = JavaHashSet()
+        self.missing = JavaHashSet()
+
+    def same_upper(self, a: AttributeTuple, b: AttributeTuple) -> bool:
+        return a[: self.depth] == b[: self.depth]
+
+    def add_correct(self, item: AttributeTuple) -> None:
+        if any(self.same_upper(item, other) for other in self.correct):
+            return
+        self.correct.add(item)
+
+    def add_spurious(self, item: AttributeTuple) -> None:
+        if any(not self.same_upper(item, other) for other in self.spurious):
+            return
+        self.spurious.add(item)
+
+    def add_missing(self, item: AttributeTuple) -> None:
+        if any(not self.same_upper(item, other) for other in self.missing):
+            return
+        self.missing.add(item)
+
+    def values(self, items: JavaHashSet) -> tuple[str, ...]:
+        index = self.depth - 1
+        return tuple(
+            "null" if v is None else v for v in dict.fromkeys(item[index] for item in items)
+        )
+
+    def result(self) -> LevelResult:
+        return LevelResult(
+            self.values(self.correct), self.values(self.spurious), self.values(self.missing)
+        )
+
+
+def _differing(items: JavaHashSet, correct: JavaHashSet, index: int) -> JavaHashSet:
+    """``getTuplesWithDifferentAttribute``: a new set of the tuples whose value is not correct."""
+    known = {item[index] for item in correct}
+    return JavaHashSet(
+        item for item in items if item[index] is not None and item[index] not in known
+    )
+
+
+def _match_levels(gold: JavaHashSet, system: JavaHashSet) -> tuple[_Level, _Level, _Level]:
+    levels = (_Level(1), _Level(2), _Level(3))
+    for index, level in enumerate(levels):
+        for part in system:
+            value = part[index]
+            for golden in gold:
+                if golden[index] is not None and golden[index] == value:
+                    level.add_correct(part)
+                    break
+        spurious = _differing(system, level.correct, index)
+        missing = _differing(gold, level.correct, index)
+        for item in spurious:
+            level.add_spurious(item)
+            system.remove(item)
+        for item in missing:
+            if index > 0 or item[0] != SPURIOUS_TAG:
+                level.add_missing(item)
+            gold.remove(item)
+    return levels
+
+
+def _csc(levels: Sequence[_Level], filt: Filter, weights: Weights) -> float:
+    """``getCombinedSemanticClassification`` in the Java's order of operations."""
+    total = weights.identification
+    penalty = 0.0
+    cats = filt.category_count or 1.0
+    categories, types, subtypes = levels
+    for _ in categories.correct:
+        total += (1 - (1 / cats)) * weights.alpha
+    for _ in categories.spurious:
+        penalty += (1 / cats) * weights.alpha
+    for item in types.correct:
+        n = filt.type_count(item[0]) or 1.0
+        total += (1 - (1 / n)) * weights.beta
+    for item in types.spurious:
+        n = filt.type_count(item[0]) or 1.0
+        penalty += (1 / n) * weights.beta
+    for item in subtypes.correct:
+        n = filt.subtype_count(item[0], item[1]) or 1.0
+        total += (1 - (1 / n)) * weights.gamma
+    for item in subtypes.spurious:
+        n = filt.subtype_count(item[0], item[1]) or 1.0
+        penalty += (1 / n) * weights.gamma
+    return total - penalty if weights.penalties else total
+
+
+_EMPTY_LEVELS = LevelResult()
+
+
+def max_csc(tag: Tag | None, filt: Filter, weights: Weights) -> float:
+    """``getMaximumCSC``: the entity scored against itself (0 if None or spurious)."""
+    if tag is None or is_spurious_tag(tag):
+        return 0.0
+    key = classic_key(tag)
+    return _pair_evaluation(key, key, filt, weights)[1]
+
+
+@lru_cache(maxsize=65536)
+def _pair_evaluation(
+    gold: ClassicKey, system: ClassicKey, filt: Filter, weights: Weights
+) -> tuple[tuple[LevelResult, ...], float]:
+    levels = _match_levels(filt.valid_tuples(gold), filt.valid_tuples(system))
+    return tuple(level.result() for level in levels), _csc(levels, filt, weights)
+
+
+def score_pair(
+    gold: Tag,
+    system: Tag | None,
+    identification_weight: float,
+    alt_weight: float,
+    filt: Filter,
+    weights: Weights,
+) -> SemanticScore:
+    """The Emir item of one aligned pair (``system`` None for ``[null]``)."""
+    if system is None or is_spurious_tag(gold):
+        results = (_EMPTY_LEVELS, _EMPTY_LEVELS, _EMPTY_LEVELS)
+        csc = 0.0
+    else:
+        results, csc = _pair_evaluation(classic_key(gold), classic_key(system), filt, weights)
+    return SemanticScore(
+        *results,
+        max_csc_gold=max_csc(gold, filt, weights),
+        max_csc_system=max_csc(system, filt, weights),
+        csc=csc,
+        weight=identification_weight,
+        alt_weight=None if alt_weight == 1 else alt_weight,
+    )
+
+
+def identification_weight(kind: str, weight: float | None) -> float:
+    """``Peso``: 1 for Correcto, w for a partial match, 0 otherwise."""
+    if kind == EVAL_CORRECT:
+        return 1.0
+    if kind in PARTIAL_KINDS and weight is not None:
+        return weight
+    return 0.0
+
+
+# ---------------------------------------------------------------------------
+# A whole file
+
+
+@dataclass(frozen=True, slots=True)
+class EmirParams:
+    """Emir's options: weights (and penalties), the relative scenario, the grid."""
+
+    weights: Weights = Weights()
+    relative: bool = False
+    grid_path: str | None = None
+
+
+def is_first_harem_line(item: Line) -> bool:
+    """A First HAREM document line, or a record whose entities carry the category as the name."""
+    if isinstance(item, DocumentLine):
+        return True
+    return isinstance(item, Record) and is_name_categorised(item.gold)
+
+
+def choose_grid(first_harem: bool, grid_path: str | os.PathLike[str] | None) -> Grid:
+    """``grid_path`` when given, else the 2005 grid for First HAREM input, else ``harem.conf``."""
+    if grid_path is not None:
+        return read_grid(grid_path)
+    return read_grid(GRID_2005_PATH if first_harem else None)
+
+
+def header_filter(
+    header: Header,
+    first_harem: bool,
+    grid_path: str | os.PathLike[str] | None,
+    path: str | None,
+) -> Filter:
+    """The filter of a Véus header; a First HAREM file whose header is the whole 2008 grid
+    (Véus run with its default grid) is read with the whole 2005 grid instead."""
+    grid = choose_grid(first_harem, grid_path)
+    text = header.text
+    if first_harem and grid_path is None and text.strip() != EVERYTHING:
+        default = read_grid(None)
+        if text == format_veil(parse_veil(None, default)):
+            text = EVERYTHING
+    return filter_from_header(text, grid, path, header.line or 1)
+
+
+def peek_format(lines: Iterable[Line]) -> tuple[bool, Iterator[Line]]:
+    """Whether the file is First HAREM (from its first record or document line), and its lines."""
+    buffered: list[Line] = []
+    iterator = iter(lines)
+    first_harem = False
+    for item in iterator:
+        buffered.append(item)
+        if isinstance(item, (Record, DocumentLine)):
+            first_harem = is_first_harem_line(item)
+            break
+
+    def chained() -> Iterator[Line]:
+        yield from buffered
+        yield from iterator
+
+    return first_harem, chained()
+
+
+def read_header(lines: Iterator[Line], path: str | None) -> Header:
+    """The first line, which must be the Véus header ``#veil``."""
+    first = next(lines, None)
+    if not isinstance(first, Header):
+        found = "an empty file" if first is None else type(first).__name__
+        raise InputError(path, "the Véus header line #<veil> first (a Véus output)", found, line=1)
+    return first
+
+
+def evaluate_record(
+    record: Record, filt: Filter, params: EmirParams, path: str | None
+) -> EmirRecord | None:
+    """The Emir record of one ``.alts`` record; None when the relative scenario drops it."""
+    alts = parse_alts_record(record, path)
+    evaluation = record.evaluation or ()
+    for item in evaluation:
+        if item.kind not in IDENTIFICATION_KINDS:
+            raise InputError(
+                path,
+                "identification evaluations (Correcto, Parcialmente_Correcto_por_…, Em_Falta, "
+                "Espurio) as Véus or AvalIDa write them",
+                item.text,
+                line=record.line or None,
+            )
+    gold = reprint_tag(record.gold)
+    system = reprint_system(record.system)
+    spurious = is_spurious_tag(gold)
+    if params.relative and (system is None or spurious):
+        return None
+    entities: tuple[Tag | None, ...] = (None,) if system is None else system
+    if len(evaluation) != len(entities):
+        raise InputError(
+            path,
+            f"{len(entities)} evaluation item(s), one per aligned entity",
+            f"{len(evaluation)}",
+            line=record.line or None,
+        )
+    # EvaluatedAlignment.getScore: the item of the first entity that prints the same
+    items = [evaluation[entities.index(entity)] for entity in entities]
+    scores = tuple(
+        score_pair(
+            gold,
+            entity,
+            identification_weight(item.kind, item.weight),
+            alts.weight,
+            filt,
+            params.weights,
+        )
+        for entity, item in zip(entities, items, strict=True)
+    )
+    return EmirRecord(gold, system, scores, MARKER_FIRST_HAREM, "\n", record.line)
+
+
+def evaluate_lines(
+    lines: Iterable[Line], params: EmirParams = EmirParams(), path: str | None = None
+) -> Iterator[Line]:
+    """The ``.emir`` lines of ``.alts`` lines: header and structure copied, records scored."""
+    first_harem, stream = peek_format(lines)
+    header = read_header(stream, path)
+    filt = header_filter(header, first_harem, params.grid_path, path)
+    yield Header(header.text, "\n")
+    for item in stream:
+        if isinstance(item, Record):
+            scored = evaluate_record(item, filt, params, path)
+            if scored is not None:
+                yield format_emir_record(scored)
+        else:
+            yield java_line_end(item)
+
+
+def java_line_end(item: Line) -> Line:
+    """``item`` with the Java's ``\\n`` line end (the Java programs print with ``println``)."""
+    if item.eol == "\n":
+        return item
+    values = {name: getattr(item, name) for name in item.__slots__}  # type: ignore[attr-defined]
+    values["eol"] = "\n"
+    return type(item)(**values)

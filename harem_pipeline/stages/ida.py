@@ -1,0 +1,287 @@
+"""Ida: count an ``.emir`` / ``.altrel`` / ``.emir_relativo`` file for the semantic report.
+
+Counts first: :func:`tally_semantic` reduces the file to
+:class:`SemanticCounts` (sufficient statistics, see
+:mod:`harem_pipeline.measures.semantic`) for the whole file, per document
+and per category; the figures come from those counts only.
+
+The whole-file counts follow the 2010 Java ``GlobalSemanticEvaluator``
+line by line, accumulated in file order (the sums' last digits depend on
+it):
+
+* per aligned system entity, with ``PALT`` its ALT weight (1 when absent):
+  ``[null]`` adds PALT to ``missing``; any other adds PALT to
+  ``identified``, ``CSC·Peso·PALT`` to ``system_csc``, ``MaxCSC_S·PALT`` to
+  ``max_system``, and 1 (unweighted) to ``spurious`` on a spurious record;
+* per non-spurious record: PALT to ``total_cd`` and ``MaxCSC_CD·PALT`` to
+  ``max_cd``, where PALT and MaxCSC_CD are the **last** entity's (the Java
+  keeps the loop's last values);
+* an entity that prints like an earlier one of its record takes that one's
+  item (``EvaluatedAlignment.getScore`` looks the entity up by equality).
+
+Per category (our addition): a system entity counts under each of its
+categories (``identified``, ``spurious``, ``max_system``, ``system_csc``), a
+gold entity under each of its own (``total_cd``, ``missing``, ``max_cd``, and
+the recall numerators ``credit_cd`` and ``csc_cd`` of the entities aligned to
+it); vague entities count fully under each category.
+
+First HAREM views (our addition, Santos et al. 2006, section 2.3), over the pairs
+of a non-spurious gold entity and an aligned system entity, weighted by
+PALT: ``category_right`` (a system category among the gold ones),
+``flat_right`` (a system (category, type) among the gold ones, no type
+matching no type), and the 2005 combined score of the best-matching pair
+of tuples, 0 for a wrong category, 1 for the right category and a wrong
+type, ``2 − 1/n`` for both right (``n``: the category's number of types in
+the evaluation veil, at least 1); its maxima are ``max 2 − 1/n`` over the
+system entity's tuples (``combined_max_system``) and over the gold entity's
+(``combined_max_cd``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from harem_pipeline.formats.alinhado import (
+    DocEnd,
+    DocStart,
+    DocumentLine,
+    Line,
+    Record,
+    Tag,
+)
+from harem_pipeline.formats.semantic import EmirRecord, iter_semantic_lines, parse_emir_record
+from harem_pipeline.stages.altsem import scores_by_entity
+from harem_pipeline.stages.emir import (
+    Filter,
+    classic_lists,
+    header_filter,
+    is_spurious_tag,
+    peek_format,
+    read_header,
+    tag_categories,
+)
+from harem_pipeline.stages.tally import Counts, DocumentCounts, DocumentTally
+
+NO_DOCUMENT = ""
+"""DOCID under which records outside any ``DOC``/``EOD`` pair are counted."""
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticCounts(Counts):
+    """The sufficient statistics of one Ida report (or one document, or one category)."""
+
+    total_cd: float = 0.0
+    identified: float = 0.0
+    spurious: float = 0.0
+    missing: float = 0.0
+    max_cd: float = 0.0
+    max_system: float = 0.0
+    system_csc: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryCounts(Counts):
+    """The counts of one category, with the gold side's recall numerators."""
+
+    total_cd: float = 0.0
+    identified: float = 0.0
+    spurious: float = 0.0
+    missing: float = 0.0
+    max_cd: float = 0.0
+    max_system: float = 0.0
+    system_csc: float = 0.0
+    credit_cd: float = 0.0
+    csc_cd: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class FirstHaremCounts(Counts):
+    """The counts of the 2005 views (see the module doc)."""
+
+    total_cd: float = 0.0
+    identified: float = 0.0
+    category_right: float = 0.0
+    flat_right: float = 0.0
+    combined_score: float = 0.0
+    combined_max_system: float = 0.0
+    combined_max_cd: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticTally:
+    """A whole file counted: totals, documents (in order), categories (sorted), 2005 views."""
+
+    header: str
+    total: SemanticCounts
+    documents: tuple[DocumentCounts[SemanticCounts], ...]
+    categories: tuple[tuple[str, CategoryCounts], ...]
+    first_harem: FirstHaremCounts | None = None
+    is_first_harem: bool = field(default=False)
+
+
+def record_rows(record: EmirRecord, scores: list) -> Iterator[tuple[float, ...]]:
+    """One record's contributions (``SemanticCounts`` rows), one per aligned entity and
+    one for the gold side, in the order the Java adds them."""
+    spurious = is_spurious_tag(record.gold)
+    alt = 1.0
+    for entity, score in zip(record.entities, scores, strict=True):
+        alt = score.palt
+        if entity is None:
+            yield (0.0, 0.0, 0.0, alt, 0.0, 0.0, 0.0)
+            continue
+        yield (
+            0.0,
+            alt,
+            1.0 if spurious else 0.0,
+            0.0,
+            0.0,
+            score.max_csc_system * alt,
+            score.csc * score.weight * alt,
+        )
+    if not spurious:
+        yield (alt, 0.0, 0.0, 0.0, scores[-1].max_csc_gold * alt, 0.0, 0.0)
+
+
+def _add_categories(
+    sums: dict[str, DocumentTally[CategoryCounts]], record: EmirRecord, scores: list
+) -> None:
+    def of(cat: str) -> DocumentTally[CategoryCounts]:
+        if cat not in sums:
+            sums[cat] = DocumentTally(CategoryCounts)
+        return sums[cat]
+
+    spurious = is_spurious_tag(record.gold)
+    gold_cats = [] if spurious else tag_categories(record.gold)
+    alt = 1.0
+    for entity, score in zip(record.entities, scores, strict=True):
+        alt = score.palt
+        if entity is None:
+            for cat in gold_cats:
+                of(cat).add_to("missing", alt)
+            continue
+        credit = score.csc * score.weight * alt
+        for cat in tag_categories(entity):
+            target = of(cat)
+            target.add_to("identified", alt)
+            if spurious:
+                target.add_to("spurious", 1.0)
+            target.add_to("system_csc", credit)
+            target.add_to("max_system", score.max_csc_system * alt)
+        for cat in gold_cats:
+            of(cat).add_to("credit_cd", alt)
+            of(cat).add_to("csc_cd", credit)
+    for cat in gold_cats:
+        of(cat).add_to("total_cd", alt)
+        of(cat).add_to("max_cd", scores[-1].max_csc_gold * alt)
+
+
+def _pairs(tag: Tag) -> list[tuple[str, str | None]]:
+    cats, types, _ = classic_lists(tag)
+    return [(cat, (types[i] or None) if i < len(types) else None) for i, cat in enumerate(cats)]
+
+
+def combined_2005(gold: Tag, system: Tag, filt: Filter) -> float:
+    """The 2005 combined score of a pair: 0, 1 or ``2 − 1/n`` for the best-matching tuples."""
+    best = 0.0
+    system_pairs = _pairs(system)
+    for cat, typ in _pairs(gold):
+        for s_cat, s_typ in system_pairs:
+            if s_cat != cat:
+                continue
+            score = 2 - 1 / (filt.type_count(cat) or 1) if s_typ == typ else 1.0
+            best = max(best, score)
+    return best
+
+
+def combined_2005_max(tag: Tag, filt: Filter) -> float:
+    """The best 2005 score an entity can get: ``max 2 − 1/n`` over its categories."""
+    return max((2 - 1 / (filt.type_count(cat) or 1) for cat, _ in _pairs(tag)), default=0.0)
+
+
+def _add_first_harem(
+    sums: DocumentTally[FirstHaremCounts], record: EmirRecord, scores: list, filt: Filter
+) -> None:
+    spurious = is_spurious_tag(record.gold)
+    gold_pairs = set(_pairs(record.gold))
+    gold_cats = {cat for cat, _ in gold_pairs}
+    alt = 1.0
+    for entity, score in zip(record.entities, scores, strict=True):
+        alt = score.palt
+        if entity is None:
+            continue
+        sums.add_to("identified", alt)
+        sums.add_to("combined_max_system", combined_2005_max(entity, filt) * alt)
+        if spurious:
+            continue
+        system_pairs = _pairs(entity)
+        if any(cat in gold_cats for cat, _ in system_pairs):
+            sums.add_to("category_right", alt)
+        if any(pair in gold_pairs for pair in system_pairs):
+            sums.add_to("flat_right", alt)
+        sums.add_to("combined_score", combined_2005(record.gold, entity, filt) * alt)
+    if not spurious:
+        sums.add_to("total_cd", alt)
+        sums.add_to("combined_max_cd", combined_2005_max(record.gold, filt) * alt)
+
+
+def tally_semantic(
+    lines: Iterable[Line],
+    path: str | None = None,
+    grid_path: str | os.PathLike[str] | None = None,
+    first_harem: bool | None = None,
+) -> SemanticTally:
+    """Count a whole Emir file in one pass.
+
+    ``first_harem`` None detects the First HAREM format (see
+    :func:`harem_pipeline.stages.emir.peek_format`); the 2005 views are
+    counted for First HAREM files only, unless ``first_harem`` says otherwise.
+    """
+    detected, stream = peek_format(lines)
+    header = read_header(stream, path)
+    views = detected if first_harem is None else first_harem
+    filt = header_filter(header, detected, grid_path, path)
+    tally = DocumentTally(SemanticCounts)
+    categories: dict[str, DocumentTally[CategoryCounts]] = {}
+    first = DocumentTally(FirstHaremCounts)
+    records = 0
+    for item in stream:
+        if isinstance(item, DocumentLine) and tally.open and records == 0:
+            tally.docid = item.docid  # a First HAREM document line right after its DOC
+        elif isinstance(item, (DocStart, DocumentLine)):
+            tally.start(item.docid)
+            records = 0
+        elif isinstance(item, DocEnd):
+            tally.close()
+        elif isinstance(item, Record):
+            record = parse_emir_record(item, path)
+            if not tally.open:
+                tally.start(NO_DOCUMENT)
+                records = 0
+            records += 1
+            scores = scores_by_entity(record)
+            for row in record_rows(record, scores):
+                tally.add(row)
+            _add_categories(categories, record, scores)
+            if views:
+                _add_first_harem(first, record, scores, filt)
+    counted = tally.freeze()
+    return SemanticTally(
+        header.text,
+        counted.total,
+        counted.documents,
+        tuple((cat, categories[cat].freeze().total) for cat in sorted(categories)),
+        first.freeze().total if views else None,
+        detected,
+    )
+
+
+def read_tally(
+    path: str | os.PathLike[str],
+    grid_path: str | os.PathLike[str] | None = None,
+    first_harem: bool | None = None,
+) -> tuple[str, SemanticTally]:
+    """Stream an Emir file and count it; its encoding with the tally."""
+    encoding, lines = iter_semantic_lines(path)
+    return encoding, tally_semantic(lines, str(path), grid_path, first_harem)
