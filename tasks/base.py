@@ -55,6 +55,13 @@ class RunTask(CampaignTask):
     def folder(self) -> Path:
         return self.campaign.output / self.run_name
 
+    @property
+    def harem_run(self) -> Path:
+        """The HAREM run the chain scores: the run file, or a model's predictions imported."""
+        if self.run_spec.format is None:
+            return self.run_spec.path
+        return self.folder / f"{self.run_name}.run"
+
     def signature(self, params: ReportParams) -> str:
         """The reproducibility signature of one of this run's reports."""
         cd, run = self.digests

@@ -27,10 +27,41 @@ from harem_pipeline.pipeline.params import ReportParams, SubsetParams, report_pa
 from tasks.base import CampaignTask, RunTask, StageTask
 
 
+class ImportRun(RunTask, StageTask):
+    """A model's predictions (``format:`` in pipeline.yaml) as a HAREM run over the CD."""
+
+    stage = "import"
+
+    def anchor(self) -> Path:
+        return self.harem_run
+
+    def output_names(self) -> list[Path]:
+        anchor = self.anchor()
+        return [anchor, anchor.with_name(anchor.name + ".import.stderr")]
+
+    def input_paths(self) -> list[Path]:
+        return [self.run_spec.path, self.campaign.collection]
+
+    def stage_params(self) -> dict[str, Any]:
+        return {"format": self.run_spec.format, "scheme": self.run_spec.scheme}
+
+    def produce(self) -> list[Path]:
+        spec = self.run_spec
+        return chain.import_run(
+            spec.path, spec.format, self.campaign.collection, self.anchor(), spec.scheme
+        )
+
+
 class Align(RunTask, StageTask):
-    """AlinhEM: the run against the golden collection."""
+    """AlinhEM: the run (or the imported predictions) against the golden collection."""
 
     stage = "align"
+
+    def requires(self) -> list[ImportRun]:
+        if self.run_spec.format is None:
+            return []
+        return [ImportRun(config=self.config, run_name=self.run_name)]
+
 
     def anchor(self) -> Path:
         return self.folder / f"{self.run_name}.alinhado"
@@ -41,14 +72,14 @@ class Align(RunTask, StageTask):
     def input_paths(self) -> list[Path]:
         return [
             self.campaign.collection,
-            self.run_spec.path,
+            self.harem_run,
             *chain.existing([self.campaign.collection_meta]),
         ]
 
     def produce(self) -> list[Path]:
         return chain.align(
             self.campaign.collection,
-            self.run_spec.path,
+            self.harem_run,
             self.anchor(),
             self.campaign.collection_meta,
         )
@@ -144,7 +175,7 @@ class Ida2ID(RunTask, StageTask):
         return [
             self.requires().anchor(),
             self.campaign.collection,
-            self.run_spec.path,
+            self.harem_run,
             *chain.existing([self.campaign.collection_meta]),
         ]
 
@@ -164,7 +195,7 @@ class Ida2ID(RunTask, StageTask):
             self.report_signature(),
             self.params(),
             self.campaign.collection,
-            self.run_spec.path,
+            self.harem_run,
             self.campaign.collection_meta,
         )
 

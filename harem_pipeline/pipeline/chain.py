@@ -35,6 +35,7 @@ from harem_pipeline.reports.html import write_report_html
 from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_head, read_json_object
+from harem_pipeline.tools.predictions import run_import
 
 PathLike = str | os.PathLike[str]
 SIMULATED_MARK = b"simulated run"
@@ -49,6 +50,16 @@ def warnings_path(alinhado: PathLike) -> Path:
     """``r.alinhado`` → ``r.aligner.stderr``, the original name of the aligner's warnings."""
     alinhado = Path(alinhado)
     return alinhado.with_name(alinhado.name.removesuffix(".alinhado") + ".aligner.stderr")
+
+
+def import_run(
+    predictions: PathLike, fmt: str, cd: PathLike, output: PathLike, scheme: str
+) -> list[Path]:
+    """A model's predictions as a HAREM run over ``cd``; what was dropped, and why, beside it."""
+    output, summary = run_import(predictions, fmt, cd, output, scheme)
+    notes = Path(output).with_name(Path(output).name + ".import.stderr")
+    write_text_atomic(notes, summary.format() + "\n")
+    return [Path(output), notes]
 
 
 def align(

@@ -32,6 +32,8 @@ from typing import Any
 import yaml
 
 from harem_pipeline.errors import ConfigError
+from harem_pipeline.formats.conll import SCHEMES
+from harem_pipeline.tools.predictions import FORMATS as PREDICTION_FORMATS
 
 STYLES = ("harem", "muc", "relaxado")
 SCENARIOS = ("absolute", "relative")
@@ -48,7 +50,7 @@ TOP_LEVEL_KEYS = {
     "workers",
     "bootstrap",
 }
-RUN_KEYS = {"path", "name", "veil"}
+RUN_KEYS = {"path", "name", "veil", "format", "scheme"}
 _VARIANT = re.compile(r"^[a-z]{2}$")
 _GENRE = re.compile(r"^[a-z_]{3,}$")
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -71,6 +73,11 @@ class RunSpec:
     name: str
     path: Path
     veil: str | None = None
+    format: str | None = None
+    """``harem-json``, ``conll`` or ``jsonl``: a model's predictions, imported first; None:
+    a HAREM run."""
+    scheme: str = "lenient"
+    """The tag scheme of CoNLL predictions."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +190,21 @@ class _Loader:
                 veil = entry.get("veil")
                 if veil is not None:
                     self.expect(f"{key}.veil", veil, str, "a veil such as PESSOA:LOCAL")
-                runs.append(RunSpec(name, path, veil))
+                fmt = entry.get("format")
+                if fmt is not None and fmt not in PREDICTION_FORMATS:
+                    raise self.fail(
+                        f"{key}.format",
+                        f"unknown predictions format {fmt!r}",
+                        f"one of {', '.join(PREDICTION_FORMATS)} (leave it out for a HAREM run)",
+                    )
+                scheme = entry.get("scheme", "lenient")
+                if scheme not in SCHEMES:
+                    raise self.fail(
+                        f"{key}.scheme",
+                        f"unknown tag scheme {scheme!r}",
+                        f"one of {', '.join(SCHEMES)}",
+                    )
+                runs.append(RunSpec(name, path, veil, fmt, scheme))
             else:
                 raise self.fail(key, f"expected a path or a mapping, found {_type_name(entry)}")
         if not runs:

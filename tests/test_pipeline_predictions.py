@@ -1,0 +1,81 @@
+"""A model's predictions through the whole campaign with one line of pipeline.yaml.
+
+The campaign's collection is six First HAREM documents; its run is that
+collection exported to JSON lines (what a model trained on it would give
+back when perfect) and declared ``format: jsonl``.  The pipeline imports it
+as its first task (``ImportRun``, with a manifest like every stage), then
+scores it as any participant's run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harem_pipeline.cli import main
+from harem_pipeline.errors import ConfigError
+from harem_pipeline.pipeline.config import load_campaign
+from tests.helpers.campaign import build, make_campaign
+
+
+def predictions_campaign(folder: Path) -> Path:
+    config = make_campaign(folder, documents=6)
+    exported = folder / "preds.jsonl"
+    assert main(["export", str(folder / "cd.txt"), "--format", "jsonl", "-o", str(exported)]) == 0
+    config.write_text(
+        "collection: cd.txt\nruns:\n  - {path: preds.jsonl, format: jsonl, name: model}\n"
+        "output: out\nsubsets: [total]\nscenarios: [absolute]\nbootstrap: 0\n",
+        encoding="utf-8",
+    )
+    return config
+
+
+def test_a_predictions_run_is_imported_first_then_scored(tmp_path: Path) -> None:
+    config = predictions_campaign(tmp_path)
+    started = build(config)
+    families = [family for family, run in started if run == "model"]
+    assert families[0] == "ImportRun" and "Align" in families
+    run = tmp_path / "out" / "model" / "model.run"
+    assert run.is_file() and (tmp_path / "out" / "model" / "model.run.import.stderr").is_file()
+    report = json.loads(
+        (tmp_path / "out" / "model" / "model.alinhado.avalida.total.ida2id.json").read_text("utf-8")
+    )
+    # the collection's own entities (first ALT alternative) as predictions: nothing spurious,
+    # and every identified entity is right
+    assert report["espurios"] == 0 and report["precisao"] == 1.0
+    assert report["total_identificadas"] > 0
+    # an unchanged campaign reruns nothing, the import included
+    assert build(config) == []
+
+
+def test_changing_the_predictions_reruns_the_import(tmp_path: Path) -> None:
+    config = predictions_campaign(tmp_path)
+    build(config)
+    preds = tmp_path / "preds.jsonl"
+    lines = preds.read_text("utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["spans"] = first["spans"][1:]  # the model misses one entity
+    preds.write_text("\n".join([json.dumps(first, ensure_ascii=False), *lines[1:]]) + "\n")
+    families = [family for family, run in build(config) if run == "model"]
+    assert families[0] == "ImportRun" and "Ida2ID" in families
+
+
+@pytest.mark.parametrize(
+    ("entry", "key"),
+    [
+        ("{path: preds.jsonl, format: spacy}", "runs[0].format"),
+        ("{path: preds.jsonl, format: conll, scheme: bio9}", "runs[0].scheme"),
+    ],
+)
+def test_a_bad_predictions_format_is_one_line_naming_the_key(
+    tmp_path: Path, entry: str, key: str
+) -> None:
+    (tmp_path / "cd.txt").write_text("x", encoding="utf-8")
+    (tmp_path / "preds.jsonl").write_text("{}\n", encoding="utf-8")
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(f"collection: cd.txt\nruns:\n  - {entry}\noutput: out\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as error:
+        load_campaign(config)
+    assert str(error.value).startswith(f"{config}: {key}:")
