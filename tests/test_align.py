@@ -27,6 +27,8 @@ from harem_pipeline.stages.align import (
     build_alternatives,
 )
 from harem_pipeline.tokens import (
+    _CASED_SEPARATOR,
+    is_token_boundary,
     markable_tokens,
     new_counters,
     number_by_search,
@@ -157,6 +159,72 @@ def test_tokenize_cuts_digits_one_by_one_and_at_letter_digit_boundaries() -> Non
 @given(st.text(alphabet="aZ09 -,.|ãÇ²\n", max_size=40))
 def test_tokenize_keeps_every_character(text: str) -> None:
     assert "".join(tokenize(text)) == text
+
+
+def _tokenize_by_character(text: str) -> list[str]:
+    """The token rule applied character by character, as the original does."""
+    tokens: list[str] = []
+    current: list[str] = []
+    previous = "\0"
+    for char in text:
+        if is_token_boundary(previous, char):
+            tokens.append("".join(current))
+            if char.isalpha() or char.isdecimal():
+                current = [char]
+            else:
+                tokens.append(char)
+                current = []
+        else:
+            current.append(char)
+        previous = char
+    if current:
+        tokens.append("".join(current))
+    return tokens
+
+
+def _number_by_search_by_character(text: str, counters: dict[str, int]) -> tuple[str, list]:
+    """``number_by_search`` over every token of the character-by-character rule."""
+    pieces, marks, cursor = [], [], 0
+    for token in _tokenize_by_character(text):
+        count = counters.get(token.upper()) if token else None
+        if count is None:
+            continue
+        counters[token.upper()] = count + 1
+        found = text.find(token, cursor)
+        if found >= 0:
+            marks.append((token, count + 1))
+            pieces += [text[cursor:found], f"<{count + 1}>{token}</{count + 1}>"]
+            cursor = found + len(token)
+    return "".join(pieces) + text[cursor:], marks
+
+
+_TRICKY = "aZ09 -,.|ãÇ²½Ⅻⅰⓐ\u0345\u0301_ß\n"
+
+
+@settings(derandomize=True, deadline=None, max_examples=400)
+@given(st.text(alphabet=_TRICKY, max_size=40), st.text(alphabet=_TRICKY, max_size=12))
+def test_fast_tokens_equal_the_character_rule(text: str, entity: str) -> None:
+    assert tokenize(text) == _tokenize_by_character(text)
+    keys = markable_tokens(entity) + [t.upper() for t in _tokenize_by_character(entity) if t]
+    keys = [k for k in keys if k in markable_tokens(entity) or any(c in k for c in "ⅰⓐ\u0345")]
+    fast = number_by_search(text, new_counters(keys))
+    slow = _number_by_search_by_character(text, new_counters(keys))
+    assert (fast.marked, [(m.written, m.count) for m in fast.marks]) == slow
+
+
+def test_cased_separators_are_all_of_unicode() -> None:
+    # The fast numbering relies on these facts of the Unicode tables in use.
+    everything = [chr(code) for code in range(0x110000)]
+    cased = [c for c in everything if not (c.isalpha() or c.isdecimal()) and c.upper() != c]
+    assert cased == [c for c in everything if _CASED_SEPARATOR.fullmatch(c)]
+    # no word token upper-cases to a single separator: a key never equals one
+    assert not [
+        c
+        for c in everything
+        if (c.isalpha() or c.isdecimal())
+        and len(c.upper()) == 1
+        and not (c.upper().isalpha() or c.upper().isdecimal())
+    ]
 
 
 def test_markable_tokens_test_stopwords_as_written() -> None:

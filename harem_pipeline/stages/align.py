@@ -94,6 +94,7 @@ from harem_pipeline.progress import progress
 from harem_pipeline.textio import derived_path
 from harem_pipeline.tokens import (
     Mark,
+    count_tokens,
     markable_tokens,
     new_counters,
     number_by_search,
@@ -512,17 +513,25 @@ def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGrou
 
 
 def _number_nodes(
-    nodes: Sequence[_Node], counters: dict[str, int], out: list[_Aligned | None], xml: bool
+    nodes: Sequence[_Node],
+    counters: dict[str, int],
+    out: list[_Aligned | None],
+    xml: bool,
+    numbered: bool = False,
 ) -> list[tuple[str, tuple[Mark, ...]]]:
     """Number ``nodes`` in document order, appending their entities to ``out``.
 
-    Returns the numbered direct text nodes, for the enclosing ``OMITIDO``.
+    Returns the numbered direct text nodes, for the enclosing entity or
+    ``OMITIDO`` (``numbered``); elsewhere their tokens are only counted.
     """
     direct: list[tuple[str, tuple[Mark, ...]]] = []
     for node in nodes:
         if isinstance(node, _TextNode):
-            marked = number_by_search(node.text, counters)
-            direct.append((marked.marked, marked.marks))
+            if numbered:
+                marked = number_by_search(node.text, counters)
+                direct.append((marked.marked, marked.marks))
+            else:
+                count_tokens(node.text, counters)
         elif isinstance(node, _AltNode):
             group = _number_alt(node, counters, xml)
             if group is not None:
@@ -532,7 +541,7 @@ def _number_nodes(
         else:
             slot = len(out)
             out.append(None)
-            texts = _number_nodes(node.children, counters, out, xml)
+            texts = _number_nodes(node.children, counters, out, xml, True)
             tag, attributes = _entity_attributes(node.entity, node.omitted, xml)
             out[slot] = _Named(
                 tag,
