@@ -587,3 +587,64 @@ def test_a_run_equal_to_the_cd_aligns_every_entity_with_itself(words) -> None:
             expected.append(f"{tag} ---> [null]")
             spurious.append(f'<EM CATEG="ESPURIO">{entity.text}</EM> ---> [{tag}]')
     assert lines == [*expected, *spurious, "EOD", "", ""]
+
+
+# ---------------------------------------------------------------------------
+# run_align streams the files: the same bytes as aligning whole collections
+
+
+def _streamed_and_whole(cd: Path, run: Path, tmp_path: Path) -> tuple[tuple, tuple]:
+    from harem_pipeline.formats.alinhado import format_lines
+    from harem_pipeline.stages.align import run_align
+
+    target, written = run_align(cd, run, tmp_path / "streamed.alinhado")
+    whole = align_collections(read_collection(cd), read_collection(run))
+    expected = format_lines(whole.lines).encode("iso8859-1", errors="replace")
+    return (target.read_bytes(), written.warnings), (expected, whole.warnings)
+
+
+def _shuffled_run(tmp_path: Path) -> Path:
+    import random
+    import re
+
+    text = gzip.decompress(
+        (DATA / "second-harem/ParticipacaoSegundoHaremReRelEM_t1.xml.gz").read_bytes()
+    ).decode("iso8859-1")
+    docs = re.findall(r"<DOC .*?</DOC>", text, re.DOTALL)
+    random.Random(3).shuffle(docs)
+    # some CD documents missing, one the CD lacks, one repeated
+    docs = docs[10:] + ['<DOC DOCID="not-in-cd">x</DOC>', docs[20].replace('"', '" ', 2)]
+    run = tmp_path / "shuffled.xml"
+    head = text[: text.index("<DOC ")]
+    run.write_text(head + "\n".join(docs) + "\n</COL>\n", encoding="iso8859-1")
+    return run
+
+
+@pytest.mark.parametrize("budget", [0, 1 << 22])
+def test_streamed_alignment_pairs_documents_in_any_order(
+    tmp_path: Path, monkeypatch, budget: int
+) -> None:
+    from harem_pipeline.stages import align
+
+    monkeypatch.setattr(align, "_PENDING_BUDGET", budget)  # 0: every read-ahead is spilled
+    cd = DATA / "second-harem/SegundoHaremReRelEM_t1.xml.gz"
+    streamed, whole = _streamed_and_whole(cd, _shuffled_run(tmp_path), tmp_path)
+    assert streamed == whole
+
+
+def test_a_cd_docid_repeated_once_trimmed_pairs_as_the_whole_reading(tmp_path: Path) -> None:
+    # the original's table keeps the later of two DOCIDs equal once trimmed
+    cd = tmp_path / "cd.xml"
+    cd.write_text(
+        '<colHAREM><DOC DOCID="d1"><P>O <EM ID="a" CATEG="LOCAL">Porto</EM>.</P></DOC>'
+        '<DOC DOCID=" d1"><P>A <EM ID="b" CATEG="LOCAL">Braga</EM>.</P></DOC></colHAREM>',
+        encoding="utf-8",
+    )
+    run = tmp_path / "run.xml"
+    run.write_text(
+        '<colHAREM><DOC DOCID="d1"><P>A <EM ID="r" CATEG="LOCAL">Braga</EM>.</P></DOC></colHAREM>',
+        encoding="utf-8",
+    )
+    streamed, whole = _streamed_and_whole(cd, run, tmp_path)
+    assert streamed[0].decode() == whole[0].decode()
+    assert streamed == whole

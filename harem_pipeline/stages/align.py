@@ -64,12 +64,15 @@ Deliberate differences from the original, with reasons:
 from __future__ import annotations
 
 import os
+import pickle
 import re
+import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, cast
 
-from harem_pipeline.atomic import write_bytes_atomic
+from harem_pipeline.atomic import atomic_write, write_bytes_atomic
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     SPURIOUS_TAG,
@@ -87,7 +90,7 @@ from harem_pipeline.formats.alinhado import (
     format_lines,
     format_tag,
 )
-from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.formats.harem_xml import CollectionStream, open_collection, read_collection
 from harem_pipeline.java import java_hash_order, java_trim
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
 from harem_pipeline.progress import progress
@@ -839,20 +842,175 @@ def default_output(run_path: str | os.PathLike[str]) -> Path:
     return derived_path(run_path, ".alinhado")
 
 
+@dataclass(frozen=True, slots=True)
+class AlignmentWritten:
+    """What ``run_align`` reports once the ``.alinhado`` is written: the warnings, in order."""
+
+    warnings: tuple[str, ...]
+
+
+class _DuplicateTrimmedDocid(Exception):
+    """A CD DOCID equal, once trimmed, to one already paired: handled by reading whole files."""
+
+
+# Characters of CD text held in memory while the run is behind the CD.
+_PENDING_BUDGET = 1 << 22
+
+
+class _Pending:
+    """CD documents read ahead of the run, by trimmed DOCID, in CD order.
+
+    The first ``budget`` characters of text stay in memory; past that the
+    documents are pickled to a temporary file, so runs whose order differs
+    from the CD's (or that lack many CD documents) keep memory flat.
+    """
+
+    def __init__(self, budget: int = 1 << 22) -> None:
+        self._items: dict[str, Document | tuple[int, int]] = {}
+        self._budget = budget
+        self._held = 0
+        self._spill: IO[bytes] | None = None
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def keys(self) -> list[str]:
+        return list(self._items)
+
+    def put(self, key: str, doc: Document) -> None:
+        """Store ``doc``; a key already present keeps its place (as a dict does)."""
+        old = self._items.get(key)
+        if isinstance(old, Document):
+            self._held -= len(old.text)
+        if self._held + len(doc.text) <= self._budget:
+            self._items[key] = doc
+            self._held += len(doc.text)
+            return
+        if self._spill is None:
+            self._spill = tempfile.TemporaryFile()
+        data = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
+        self._spill.seek(0, os.SEEK_END)
+        self._items[key] = (self._spill.tell(), len(data))
+        self._spill.write(data)
+
+    def pop(self, key: str) -> Document | None:
+        item = self._items.pop(key, None)
+        if item is None or isinstance(item, Document):
+            if item is not None:
+                self._held -= len(item.text)
+            return item
+        spill = cast(IO[bytes], self._spill)
+        spill.seek(item[0])
+        return pickle.loads(spill.read(item[1]))
+
+    def drain(self) -> Iterator[Document]:
+        """Every document left, in CD order, removing each."""
+        for key in list(self._items):
+            doc = self.pop(key)
+            if doc is not None:
+                yield doc
+
+    def close(self) -> None:
+        if self._spill is not None:
+            self._spill.close()
+
+
+class _CdReader:
+    """The CD's documents on demand, by trimmed DOCID, reading the file only as far as needed."""
+
+    def __init__(self, documents: Iterator[Document]) -> None:
+        self._documents = documents
+        self.pending = _Pending(_PENDING_BUDGET)
+        self.seen: set[str] = set()
+
+    def _keep(self, doc: Document) -> str:
+        key = java_trim(doc.docid)
+        if key in self.seen and key not in self.pending:
+            raise _DuplicateTrimmedDocid(key)
+        self.seen.add(key)
+        return key
+
+    def take(self, key: str) -> Document | None:
+        """The CD document for ``key``, or None when the CD has none (left)."""
+        if key in self.pending:
+            return self.pending.pop(key)
+        if key in self.seen:
+            return None
+        for doc in self._documents:
+            found = self._keep(doc)
+            if found == key:
+                return doc
+            self.pending.put(found, doc)
+        return None
+
+    def finish(self) -> None:
+        """Read the rest of the CD into ``pending``."""
+        for doc in self._documents:
+            self.pending.put(self._keep(doc), doc)
+
+
+def _stream_blocks(
+    cd: CollectionStream, run: CollectionStream, warnings: list[str]
+) -> Iterator[list[Line]]:
+    """``align_collections`` one document pair at a time (the same lines and warnings)."""
+    xml = cd.format != FIRST_HAREM
+    yield [Header(" " + os.path.basename(run.path)), Header(" " + os.path.basename(cd.path))]
+    reader = _CdReader(cd.documents)
+    try:
+        for run_doc in progress(run.documents, os.path.basename(run.path), "doc"):
+            cd_doc = reader.take(java_trim(run_doc.docid))
+            if cd_doc is None:
+                warnings.append(MISSING_DOCUMENT + run_doc.docid)
+                continue
+            if _is_empty(run_doc):
+                warnings.append(IGNORED_DOCUMENT + run_doc.docid)
+                continue
+            body = align_documents(cd_doc, run_doc, xml, cd.path, run.path)
+            yield _document_block(cd_doc, run_doc, xml, body)
+        reader.finish()
+        remaining = reader.pending
+        if len(remaining):
+            warnings.append(RUN_MISSING_DOCUMENTS)
+            warnings.extend(java_hash_order(remaining.keys(), size=len(reader.seen)))
+            for cd_doc in remaining.drain():
+                body = align_documents(cd_doc, _bare(cd_doc), xml, cd.path, run.path, False)
+                yield _document_block(cd_doc, cd_doc, xml, body)
+    finally:
+        reader.pending.close()
+
+
 def run_align(
     cd_path: str | os.PathLike[str],
     run_path: str | os.PathLike[str],
     output: str | os.PathLike[str] | None = None,
     meta_path: str | os.PathLike[str] | None = None,
-) -> tuple[Path, AlignmentResult]:
-    """Read both collections, align them, write ``output`` atomically; return it and the result.
+) -> tuple[Path, AlignmentWritten]:
+    """Align the run with the CD, write ``output`` atomically; return it and the warnings.
 
-    The output is in the CD's encoding; a character it cannot hold becomes
-    ``?``, as the Java's writer did.  The warnings are returned, not printed.
+    Both files are read one document at a time and each document pair is
+    written as soon as it is aligned, so memory does not grow with the
+    collection.  The output is in the CD's encoding; a character it cannot
+    hold becomes ``?``, as the Java's writer did.  The warnings are
+    returned, not printed.  A CD with two DOCIDs equal once trimmed, the
+    second met after the first was paired, is read whole instead: the
+    original pairs the run's document with the later one.
     """
-    cd = read_collection(cd_path, meta_path)
-    result = align_collections(cd, read_collection(run_path))
     target = Path(output) if output is not None else default_output(run_path)
-    data = format_lines(result.lines).encode(output_encoding(cd), errors="replace")
-    write_bytes_atomic(target, data)
-    return target, result
+    cd = open_collection(cd_path, meta_path)
+    run = open_collection(run_path)
+    if cd.format != run.format:
+        raise InputError(run.path, f"a run in the {cd.format} format of the CD", run.format)
+    warnings: list[str] = []
+    try:
+        with atomic_write(target, "wb", encoding=None, newline=None) as handle:
+            for block in _stream_blocks(cd, run, warnings):
+                handle.write(format_lines(block).encode(cd.encoding, errors="replace"))
+    except _DuplicateTrimmedDocid:
+        result = align_collections(read_collection(cd_path, meta_path), read_collection(run_path))
+        data = format_lines(result.lines).encode(cd.encoding, errors="replace")
+        write_bytes_atomic(target, data)
+        return target, AlignmentWritten(result.warnings)
+    return target, AlignmentWritten(tuple(warnings))
