@@ -648,3 +648,32 @@ def test_a_cd_docid_repeated_once_trimmed_pairs_as_the_whole_reading(tmp_path: P
     streamed, whole = _streamed_and_whole(cd, run, tmp_path)
     assert streamed[0].decode() == whole[0].decode()
     assert streamed == whole
+
+
+# ---------------------------------------------------------------------------
+# OMITIDO written around a paragraph of the same span
+
+
+def test_omitido_around_a_paragraph_keeps_the_spurious_entities_in_it(tmp_path: Path) -> None:
+    # Expected bytes: the official Aligner's output on these files
+    # (data/reference/omitido-p/README.md says how it was made).  The text of
+    # <OMITIDO><P>..</P></OMITIDO> belongs to the P, not to the OMITIDO, so
+    # run entities there that meet no golden entity are spurious.
+    case = REFERENCE / "omitido-p"
+    out = tmp_path / "run.alinhado"
+    argv = ["align", "--cd", str(case / "cd.xml"), "--run", str(case / "run.xml"), "-o", str(out)]
+    assert main(argv) == 0
+    assert out.read_bytes() == (case / "run.alinhado").read_bytes()
+
+
+def test_the_reader_keeps_which_of_omitido_and_p_is_outside() -> None:
+    from harem_pipeline.formats.harem_xml import format_collection
+
+    text = (
+        '<colHAREM><DOC DOCID="d"><OMITIDO><P>a</P></OMITIDO><P><OMITIDO>b</OMITIDO></P>'
+        "<OMITIDO> <P>c</P></OMITIDO></DOC></colHAREM>"
+    )
+    (doc,) = parse_collection(text, "x.xml", "utf-8").documents
+    assert doc.omitted_outer == ((0, 1),)
+    written = format_collection(parse_collection(text, "x.xml", "utf-8"))
+    assert "<OMITIDO><P>a</P></OMITIDO><P><OMITIDO>b</OMITIDO></P>" in written

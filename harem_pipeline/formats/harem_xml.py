@@ -245,6 +245,7 @@ class _Frame:
     texts: list[list[str]] = field(default_factory=list)
     entities: list[list[Entity]] = field(default_factory=list)
     alt_lengths: list[int] = field(default_factory=list)
+    inner_paragraph_end: int = -1  # an OMITIDO's child P starting where it starts
 
 
 @dataclass(slots=True)
@@ -262,6 +263,7 @@ class _Builder:
     alt_blocks: list[AltBlock] = field(default_factory=list)
     omitted: list[tuple[int, int]] = field(default_factory=list)
     paragraphs: list[tuple[int, int]] = field(default_factory=list)
+    omitted_outer: list[tuple[int, int]] = field(default_factory=list)
     alt: _Frame | None = None  # the open ALT block (the first, were they nested)
     omitted_depth: int = 0
 
@@ -342,8 +344,13 @@ class _Builder:
             self._close_alt(frame)
         elif frame.kind == "OMITIDO":
             self.omitted.append((frame.start, end))
+            if frame.inner_paragraph_end == end:
+                self.omitted_outer.append((frame.start, end))
         else:
             self.paragraphs.append((frame.start, end))
+            parent = self.stack[-1] if self.stack else None
+            if parent is not None and parent.kind == "OMITIDO" and parent.start == frame.start:
+                parent.inner_paragraph_end = end
 
     def _close_entity(self, frame: _Frame, end: int) -> None:
         tag = frame.tag
@@ -626,6 +633,7 @@ def _document(
         genre=genre,
         paragraphs=tuple(sorted(builder.paragraphs)),
         line=line,
+        omitted_outer=tuple(sorted(builder.omitted_outer)),
     )
 
 
@@ -839,7 +847,10 @@ class _Writer:
         doc = self.doc
         containers = [(s, e, "P") for s, e in doc.paragraphs]
         containers += [(s, e, "OMITIDO") for s, e in doc.omitted]
-        containers.sort(key=lambda c: (c[0], -c[1], _RANK[c[2]]))
+        outer = set(doc.omitted_outer)
+        containers.sort(
+            key=lambda c: (c[0], -c[1], -1 if c[2] == "OMITIDO" and c[:2] in outer else _RANK[c[2]])
+        )
         leaves: list[tuple[int, int, Entity | AltBlock]] = [
             (e.start, e.end, e) for e in (*doc.entities, *doc.omitted_entities)
         ]

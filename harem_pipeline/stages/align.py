@@ -18,6 +18,15 @@ reproduce line for line (see ``tests/test_align.py``):
   follow as spurious records ``<EM CATEG="ESPURIO">text</EM> ---> [...]``;
 * text inside ``<OMITIDO>`` is numbered like any text, but neither its
   entities nor records aligned only to them are written;
+* an ``<OMITIDO>`` is itself an entity of the CD (the original renames the
+  element ``EM`` and marks it ``OMITIDO="1"``, NamedEntityTagParser), whose
+  text is its own character data; an entity is omitted when it or an
+  ancestor is an ``OMITIDO``.  So in ``<OMITIDO><P>text</P></OMITIDO>`` the
+  text belongs to the ``P``: its tokens are markable only through the
+  omitted entities inside, and a run entity there that meets none of them
+  is written as spurious; in ``<P><OMITIDO>text</OMITIDO></P>`` the text is
+  the omitted entity's, and run entities in it are not written.  Which of
+  the two a file says is ``Document.omitted_outer``;
 * when a markable token occurs a different number of times in the two texts
   (the texts differ), a CD entity left unaligned that contains that token
   in upper case is reported in a ``<VERIFICACAO_MANUAL>`` line after the
@@ -210,7 +219,7 @@ class _Region:
     kind: str
     start: int
     end: int
-    payload: Entity | AltBlock | None
+    payload: Entity | AltBlock | bool | None  # True: an OMITIDO around a same-span P
 
 
 def _describe(region: _Region) -> str:
@@ -223,11 +232,15 @@ def _describe(region: _Region) -> str:
 
 def _regions(doc: Document) -> list[_Region]:
     regions = [_Region("P", s, e, None) for s, e in doc.paragraphs]
-    regions += [_Region("OMITIDO", s, e, None) for s, e in doc.omitted]
+    outer = set(doc.omitted_outer)
+    regions += [_Region("OMITIDO", s, e, (s, e) in outer or None) for s, e in doc.omitted]
     regions += [_Region("ALT", b.start, b.end, b) for b in doc.alt_blocks]
     regions += [_Region("EM", e.start, e.end, e) for e in (*doc.entities, *doc.omitted_entities)]
     # Outer before inner; an empty element before anything else starting there.
-    regions.sort(key=lambda r: (r.start, r.end > r.start, -r.end, _RANK[r.kind]))
+    # An OMITIDO written around a P of the same span stays outside it.
+    regions.sort(
+        key=lambda r: (r.start, r.end > r.start, -r.end, -1 if r.payload is True else _RANK[r.kind])
+    )
     return regions
 
 
