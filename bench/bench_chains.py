@@ -165,6 +165,29 @@ def report(what: str, ours: tuple[float, int], theirs: tuple[float, int] | None)
     print(line, flush=True)
 
 
+def make_inputs(kind: str, folder: Path, size: int, seed: int) -> None:
+    """Write one folder's inputs in a child process, so the timed commands' parent stays small.
+
+    (A child forked from a big parent starts with the parent's pages, and
+    ``ru_maxrss`` would count them.)
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [sys.executable, __file__, "--make", kind, str(folder), str(size), str(seed)], check=True
+    )
+
+
+def write_inputs(kind: str, folder: Path, size: int, seed: int) -> None:
+    if kind == "second":
+        (folder / "cd.xml").write_bytes(replicate(read_raw(SECOND_CD), size, seed))
+        (folder / "run.xml").write_bytes(replicate(read_raw(SECOND_RUN), size, seed))
+    elif kind == "first":
+        (folder / "cd.xml").write_bytes(replicate(read_raw(FIRST_CD), size, seed))
+        (folder / "run.xml").write_bytes(replicate(read_raw(FIRST_RUN), size, seed))
+    else:
+        (folder / "cd.xml").write_bytes(one_line_document(size))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1,10,50", help="collection copies (default 1,10,50)")
@@ -173,7 +196,12 @@ def main() -> None:
     parser.add_argument("--line-mb", type=int, default=50)
     parser.add_argument("--seed", type=int, default=2010)
     parser.add_argument("--no-oracle", action="store_true", help="do not run the Java programs")
+    parser.add_argument("--make", nargs=4, metavar=("KIND", "DIR", "SIZE", "SEED"), help="internal")
     args = parser.parse_args()
+    if args.make:
+        kind, folder, size, seed = args.make
+        write_inputs(kind, Path(folder), int(size), int(seed))
+        return
     sizes = [int(s) for s in args.sizes.split(",") if s]
     stages = set(args.stages.split(","))
     oracle = None if args.no_oracle else oracle_home()
@@ -184,9 +212,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="harem-bench-") as tmp:
         for size in sizes:
             folder = Path(tmp) / f"second-x{size}"
-            folder.mkdir()
-            (folder / "cd.xml").write_bytes(replicate(read_raw(SECOND_CD), size, args.seed))
-            (folder / "run.xml").write_bytes(replicate(read_raw(SECOND_RUN), size, args.seed))
+            make_inputs("second", folder, size, args.seed)
             if "align" in stages:
                 ours = median_of(
                     args.repeat,
@@ -225,9 +251,7 @@ def main() -> None:
                 report(f"identification chain x{size}", ours, theirs)
             if "morph" in stages:
                 first = Path(tmp) / f"first-x{size}"
-                first.mkdir()
-                (first / "cd.xml").write_bytes(replicate(read_raw(FIRST_CD), size, args.seed))
-                (first / "run.xml").write_bytes(replicate(read_raw(FIRST_RUN), size, args.seed))
+                make_inputs("first", first, size, args.seed)
                 for command in ours_chain(first)[:2] + [
                     [*HAREM, "veus", "--style", "harem", "r.avalida", "-o", "r.vizir"]
                 ]:
@@ -241,8 +265,7 @@ def main() -> None:
                 report(f"morphology First HAREM x{size}", ours, None)
         if "line" in stages and args.line_mb:
             folder = Path(tmp) / "line"
-            folder.mkdir()
-            (folder / "cd.xml").write_bytes(one_line_document(args.line_mb))
+            make_inputs("line", folder, args.line_mb, args.seed)
             ours = median_of(
                 1,
                 lambda: timed(
