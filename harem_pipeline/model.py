@@ -224,7 +224,12 @@ class AltBlock:
 
 @dataclass(frozen=True, slots=True)
 class Document:
-    """One ``<DOC>``: its running text and the annotation over it."""
+    """One ``<DOC>``: its running text and the annotation over it.
+
+    ``omitted_outer`` lists the ``OMITIDO`` regions written around a ``<P>``
+    of the very same span (``<OMITIDO><P>..</P></OMITIDO>``); an ``OMITIDO``
+    and a ``P`` of equal span otherwise nest as ``<P><OMITIDO>..</OMITIDO></P>``.
+    """
 
     docid: str
     text: str
@@ -236,6 +241,7 @@ class Document:
     genre: str | None = None
     paragraphs: tuple[tuple[int, int], ...] = ()
     line: int = field(default=0, compare=False)
+    omitted_outer: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
         size = len(self.text)

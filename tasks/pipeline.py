@@ -62,7 +62,6 @@ class Align(RunTask, StageTask):
             return []
         return [ImportRun(config=self.config, run_name=self.run_name)]
 
-
     def anchor(self) -> Path:
         return self.folder / f"{self.run_name}.alinhado"
 

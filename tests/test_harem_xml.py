@@ -483,3 +483,75 @@ def test_bad_input_through_stats_exits_2_with_one_line(
 def test_missing_file_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         read_collection(tmp_path / "absent.xml")
+
+
+# ---------------------------------------------------------------------------
+# Reading in chunks gives what reading the whole text gives
+
+
+_TRICKY_MARKUP = (
+    '<?xml version="1.0"?>\n<!DOCTYPE colHAREM [ <!ELEMENT P (#PCDATA)> ]>\n'
+    '<!-- a comment with <b> and > inside -->\n<colHAREM versao="v1">\n'
+    '<DOC DOCID="d1"><P>O <EM ID="e1" CATEG="LOCAL"\nTIPO="HUMANO">Porto</EM> &amp; '
+    '<ALT><EM ID="e2" CATEG="PESSOA">Rui</EM> Vaz|Rui Vaz</ALT>'
+    '<?pi with <?> <OMITIDO>x <EM ID="e3" CATEG="LOCAL">Braga</EM></OMITIDO>.</P>'
+    '</DOC>\n<DOC DOCID="d2"><P/><P>a > b</P></DOC>\n</colHAREM>\n'
+)
+
+
+def _in_chunks(text: str, size: int, read_size: int) -> tuple:
+    from harem_pipeline.formats.harem_xml import _open_stream
+
+    chunks = (text[i : i + size] for i in range(0, len(text), size))
+    stream = _open_stream(chunks, "x.xml", "utf-8", None, read_size)
+    return tuple(stream.documents), stream.newline(), stream.root or "colHAREM", stream.version
+
+
+def _outcome(read) -> object:
+    try:
+        return read()
+    except InputError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, 64])
+@pytest.mark.parametrize(
+    "text",
+    [
+        _TRICKY_MARKUP,
+        FIRST_SAMPLE,
+        SECOND_SAMPLE,
+        _TRICKY_MARKUP.replace("Porto</EM>", "Porto</EX>"),
+        _TRICKY_MARKUP.replace("a > b", "a < b"),
+        _TRICKY_MARKUP.replace("</colHAREM>", ""),
+        _TRICKY_MARKUP.replace("<!-- a", "<!-- never closed a"),
+        _TRICKY_MARKUP.replace(" &amp; ", " \n  junk"),
+        _TRICKY_MARKUP[: len(_TRICKY_MARKUP) // 2],
+        "  \n ",
+        "<!-- only -->",
+    ],
+    ids=lambda value: str(abs(hash(value)) % 10**6) if isinstance(value, str) else None,
+)
+def test_reading_in_chunks_equals_reading_the_whole_text(text: str, size: int) -> None:
+    def whole() -> tuple:
+        c = parse_collection(text, "x.xml", "utf-8")
+        return c.documents, c.newline, c.root, c.version
+
+    assert _outcome(lambda: _in_chunks(text, size, size)) == _outcome(whole)
+
+
+def test_open_collection_streams_the_shipped_files() -> None:
+    from harem_pipeline.formats.harem_xml import open_collection
+
+    for path in (
+        DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz",
+        DATA / "first-harem" / "ColeccaoDouradaHAREM.txt",
+    ):
+        whole = read_collection(path)
+        stream = open_collection(path)
+        assert tuple(stream.documents) == whole.documents
+        assert (stream.format, stream.encoding, stream.newline()) == (
+            whole.format,
+            whole.encoding,
+            whole.newline,
+        )

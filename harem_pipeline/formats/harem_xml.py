@@ -22,7 +22,7 @@ instructions and comments are skipped.  Every problem becomes one
 
 from __future__ import annotations
 
-import bisect
+import codecs
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -39,7 +39,7 @@ from harem_pipeline.model import (
     Entity,
     read_entity_fields,
 )
-from harem_pipeline.text.textio import decode, read_bytes
+from harem_pipeline.text.textio import decode, detect_file_encoding, open_binary, read_bytes
 
 # Markup the scanner skips or reads: comments, the DOCTYPE (with an internal
 # subset whose declarations contain their own ``<...>``), processing
@@ -61,6 +61,12 @@ _STRUCTURE = frozenset({"ALT", "OMITIDO", "P"})
 MetaData = Mapping[str, tuple[str | None, str | None]]
 
 
+# Tags without attributes recur (``<P>``, ``</EM>``, ``</DOC>``): read once each.
+_PLAIN_TAG = re.compile(r"<(/?)([^\s<>/=\"']+)\s*(/?)>")
+_CHUNK = 1 << 20
+_EXCERPT = 40
+
+
 @dataclass(frozen=True, slots=True)
 class _Tag:
     """One scanned tag: what the reader needs to place it."""
@@ -69,69 +75,160 @@ class _Tag:
     closing: bool
     empty: bool
     attributes: tuple[tuple[str, str], ...]
-    offset: int
+    line: int
     raw: str
 
 
 @dataclass(frozen=True, slots=True)
 class _Text:
-    """Character data between tags, with its offset in the file."""
+    """Character data between tags, with its offset in the file and line."""
 
     text: str
     offset: int
+    line: int
 
 
-@dataclass(frozen=True, slots=True)
 class _Source:
-    """The file being read: its name and a fast offset → line map."""
+    """The file being read, scanned chunk by chunk into text and tags.
 
-    path: str
-    text: str
-    line_starts: list[int] = field(default_factory=list)
+    Only a window of the text is held: what follows the last tag yielded,
+    up to the end of the chunks read so far.  A tag's outcome is decided by
+    the text up to the next ``<`` (attribute values hold no ``<``), so the
+    window is scanned up to its last ``<``; a comment, DOCTYPE or processing
+    instruction must also end inside it, else more text is read first.  So
+    the tokens are those a scan of the whole text gives, and memory does
+    not grow with the file.
+    """
 
-    def line(self, offset: int) -> int:
-        return bisect.bisect_right(self.line_starts, offset)
+    def __init__(self, path: str, chunks: Iterator[str], read_size: int = _CHUNK) -> None:
+        self.path = path
+        self._read_size = read_size
+        self._chunks = chunks
+        self._window = ""
+        self._base = 0  # file offset of the window's first character
+        self._eof = False
+        self._line = 1  # line of the window's first character
+        self.crlf = 0
+        self.lf = 0
+        self.blank = True  # only blanks and no markup so far
+        self._last = ""
+        self._plain: dict[str, _Tag] = {}
 
-    def error(self, expected: str, found: str, offset: int, docid: str | None = None) -> InputError:
-        return InputError(self.path, expected, found, line=self.line(offset), docid=docid)
+    def _read(self, at_least: int = 0) -> bool:
+        """Append the next chunks (at least ``at_least`` characters); False at the end."""
+        parts = []
+        size = 0
+        while not self._eof and (not parts or size < at_least):
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                self._eof = True
+                break
+            if not chunk:
+                continue
+            self.crlf += chunk.count("\r\n") + (self._last == "\r" and chunk[0] == "\n")
+            self.lf += chunk.count("\n")
+            self._last = chunk[-1]
+            parts.append(chunk)
+            size += len(chunk)
+        if parts:
+            self._window += "".join(parts)
+        return bool(parts)
+
+    def line_at_end(self) -> int:
+        return self._line + self._window.count("\n")
+
+    def excerpt(self, offset: int) -> str:
+        """``_EXCERPT`` characters of the file from ``offset`` (inside the window)."""
+        local = offset - self._base
+        while len(self._window) < local + _EXCERPT and self._read():
+            pass
+        return self._window[local : local + _EXCERPT]
+
+    def error(self, expected: str, found: str, line: int, docid: str | None = None) -> InputError:
+        return InputError(self.path, expected, found, line=line, docid=docid)
+
+    def tokens(self) -> Iterator[_Text | _Tag]:
+        """Yield character data (``_Text``) and tags (``_Tag``) in file order."""
+        pos = 0
+        line = self._line
+        while True:
+            window = self._window
+            final = self._eof
+            limit = len(window) if final else window.rfind("<")
+            for match in _MARKUP.finditer(window, pos):
+                begin = match.start()
+                raw = match.group(0)
+                if not final and (begin >= limit or (raw[1:2] in "!?" and not _complete(raw))):
+                    break  # decided only by text not read yet
+                if begin > pos:
+                    text = window[pos:begin]
+                    if self.blank and text.strip():
+                        self.blank = False
+                    yield _Text(text, self._base + pos, line)
+                    line += window.count("\n", pos, begin)
+                pos = match.end()
+                self.blank = False
+                if raw.startswith(("<!--", "<!DOCTYPE", "<?")):
+                    line += raw.count("\n")
+                    continue
+                if raw == "<":
+                    raise self.error("a tag after '<'", self.excerpt(self._base + begin), line)
+                yield self._tag(raw, line)
+                if "\n" in raw:
+                    line += raw.count("\n")
+            else:
+                if final:
+                    break
+            self._base += pos
+            self._window = window[pos:]
+            self._line = line
+            pos = 0
+            self._read(max(self._read_size, len(self._window)))
+        if pos < len(window):
+            text = window[pos:]
+            if self.blank and text.strip():
+                self.blank = False
+            yield _Text(text, self._base + pos, line)
+
+    def _tag(self, raw: str, line: int) -> _Tag:
+        plain = self._plain.get(raw)
+        if plain is not None:
+            return _Tag(plain.name, plain.closing, plain.empty, (), line, raw)
+        tag = _read_tag(raw, line, self)
+        if not tag.attributes and len(self._plain) < 256:
+            self._plain[raw] = tag
+        return tag
 
 
-def _make_source(text: str, path: str) -> _Source:
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    return _Source(path, text, starts)
+def _complete(raw: str) -> bool:
+    """True when a ``<!...>``/``<?...>`` match is the whole construct, not a fallback."""
+    if raw.startswith("<!--"):
+        return len(raw) >= 7 and raw.endswith("-->")
+    if raw.startswith("<?"):
+        return len(raw) >= 4 and raw.endswith("?>")
+    return raw.endswith(">")
 
 
-def _scan(source: _Source) -> Iterator[_Text | _Tag]:
-    """Yield character data (``str``) and tags (``_Tag``) in file order."""
-    text = source.text
-    pos = 0
-    for match in _MARKUP.finditer(text):
-        if match.start() > pos:
-            yield _Text(text[pos : match.start()], pos)
-        pos = match.end()
-        raw = match.group(0)
-        if raw.startswith(("<!--", "<!DOCTYPE", "<?")):
-            continue
-        if raw == "<":
-            raise source.error("a tag after '<'", _excerpt(text, match.start()), match.start())
-        tag = _TAG.fullmatch(raw)
-        if tag is None:
-            raise source.error("a well-formed tag", raw, match.start())
-        attributes = tuple(
-            (m.group(1), m.group(2) if m.group(2) is not None else m.group(3))
-            for m in _ATTRIBUTE.finditer(tag.group(3))
-        )
-        closing = tag.group(1) == "/"
-        empty = tag.group(4) == "/"
-        if closing and (attributes or empty):
-            raise source.error("a plain closing tag", raw, match.start())
-        yield _Tag(tag.group(2), closing, empty, attributes, match.start(), raw)
-    if pos < len(text):
-        yield _Text(text[pos:], pos)
-
-
-def _excerpt(text: str, offset: int) -> str:
-    return text[offset : offset + 40]
+def _read_tag(raw: str, line: int, source: _Source) -> _Tag:
+    plain = _PLAIN_TAG.fullmatch(raw)
+    if plain is not None:
+        closing = plain.group(1) == "/"
+        empty = plain.group(3) == "/"
+        if closing and empty:
+            raise source.error("a plain closing tag", raw, line)
+        return _Tag(plain.group(2), closing, empty, (), line, raw)
+    tag = _TAG.fullmatch(raw)
+    if tag is None:
+        raise source.error("a well-formed tag", raw, line)
+    attributes = tuple(
+        (m.group(1), m.group(2) if m.group(2) is not None else m.group(3))
+        for m in _ATTRIBUTE.finditer(tag.group(3))
+    )
+    closing = tag.group(1) == "/"
+    empty = tag.group(4) == "/"
+    if closing and (attributes or empty):
+        raise source.error("a plain closing tag", raw, line)
+    return _Tag(tag.group(2), closing, empty, attributes, line, raw)
 
 
 # ---------------------------------------------------------------------------
@@ -148,6 +245,7 @@ class _Frame:
     texts: list[list[str]] = field(default_factory=list)
     entities: list[list[Entity]] = field(default_factory=list)
     alt_lengths: list[int] = field(default_factory=list)
+    inner_paragraph_end: int = -1  # an OMITIDO's child P starting where it starts
 
 
 @dataclass(slots=True)
@@ -165,12 +263,12 @@ class _Builder:
     alt_blocks: list[AltBlock] = field(default_factory=list)
     omitted: list[tuple[int, int]] = field(default_factory=list)
     paragraphs: list[tuple[int, int]] = field(default_factory=list)
+    omitted_outer: list[tuple[int, int]] = field(default_factory=list)
+    alt: _Frame | None = None  # the open ALT block (the first, were they nested)
+    omitted_depth: int = 0
 
     def _alt(self) -> _Frame | None:
-        for frame in self.stack:
-            if frame.kind == "ALT":
-                return frame
-        return None
+        return self.alt
 
     def _position(self) -> int:
         """Offset of the next character in the running text (inside ALT: of that alternative)."""
@@ -207,30 +305,38 @@ class _Builder:
     def open(self, tag: _Tag) -> None:
         kind = self._kind(tag.name)
         if not kind:
-            raise self._error("EM, ALT, OMITIDO or P", tag.raw, tag.offset)
+            raise self._error("EM, ALT, OMITIDO or P", tag.raw, tag.line)
         if self.stack and self.stack[-1].kind == "ENTITY":
             inner = self.stack[-1].tag.raw
-            raise self._error(f"text only inside entity {inner}", tag.raw, tag.offset)
+            raise self._error(f"text only inside entity {inner}", tag.raw, tag.line)
         alt = self._alt()
         if alt is not None and kind != "ENTITY":
-            raise self._error("only entities inside ALT", tag.raw, tag.offset)
+            raise self._error("only entities inside ALT", tag.raw, tag.line)
         frame = _Frame(tag, self._position(), kind)
         if kind == "ALT":
             frame.texts, frame.entities, frame.alt_lengths = [[]], [[]], [0]
         elif kind == "ENTITY":
             frame.texts = [[]]
         self.stack.append(frame)
+        if kind == "ALT" and self.alt is None:
+            self.alt = frame
+        elif kind == "OMITIDO":
+            self.omitted_depth += 1
         if tag.empty:
             self.close(tag)
 
     def close(self, tag: _Tag) -> None:
         if not self.stack:
-            raise self._error("an open element to close", tag.raw, tag.offset)
+            raise self._error("an open element to close", tag.raw, tag.line)
         frame = self.stack[-1]
         if frame.tag.name != tag.name:
-            expected = f"</{frame.tag.name}> (opened line {self.source.line(frame.tag.offset)})"
-            raise self._error(expected, tag.raw, tag.offset)
+            expected = f"</{frame.tag.name}> (opened line {frame.tag.line})"
+            raise self._error(expected, tag.raw, tag.line)
         self.stack.pop()
+        if frame is self.alt:
+            self.alt = None
+        elif frame.kind == "OMITIDO":
+            self.omitted_depth -= 1
         end = self._position()
         if frame.kind == "ENTITY":
             self._close_entity(frame, end)
@@ -238,12 +344,17 @@ class _Builder:
             self._close_alt(frame)
         elif frame.kind == "OMITIDO":
             self.omitted.append((frame.start, end))
+            if frame.inner_paragraph_end == end:
+                self.omitted_outer.append((frame.start, end))
         else:
             self.paragraphs.append((frame.start, end))
+            parent = self.stack[-1] if self.stack else None
+            if parent is not None and parent.kind == "OMITIDO" and parent.start == frame.start:
+                parent.inner_paragraph_end = end
 
     def _close_entity(self, frame: _Frame, end: int) -> None:
         tag = frame.tag
-        line = self.source.line(tag.offset)
+        line = tag.line
         fields = read_entity_fields(tag.name, tag.attributes, self.source.path, line, self.docid)
         entity = Entity(
             fields[0],
@@ -261,40 +372,38 @@ class _Builder:
         alt = self._alt()
         if alt is not None:
             alt.entities[-1].append(entity)
-        elif any(f.kind == "OMITIDO" for f in self.stack):
+        elif self.omitted_depth:
             self.omitted_entities.append(entity)
         else:
             self.entities.append(entity)
 
     def _close_alt(self, frame: _Frame) -> None:
         if len(frame.texts) < 2:
-            raise self._error(
-                "'|' between ALT alternatives", "an ALT without '|'", frame.tag.offset
-            )
+            raise self._error("'|' between ALT alternatives", "an ALT without '|'", frame.tag.line)
         texts = tuple("".join(parts) for parts in frame.texts)
         block = AltBlock(
             frame.start,
             frame.start + len(texts[0]),
             tuple(tuple(entities) for entities in frame.entities),
             texts,
-            self.source.line(frame.tag.offset),
+            frame.tag.line,
         )
         self.alt_blocks.append(block)
         self.parts.append(texts[0])
         self.size += len(texts[0])
 
-    def finish(self, offset: int, found: str) -> None:
-        """Check that nothing is left open where the document ends."""
+    def finish(self, line: int, found: str) -> None:
+        """Check that nothing is left open where the document ends (at ``line``)."""
         if self.stack:
             frame = self.stack[-1]
-            line = self.source.line(frame.tag.offset)
-            raise self._error(f"</{frame.tag.name}> for the tag opened line {line}", found, offset)
+            opened = frame.tag.line
+            raise self._error(f"</{frame.tag.name}> for the tag opened line {opened}", found, line)
 
     def text(self) -> str:
         return "".join(self.parts)
 
-    def _error(self, expected: str, found: str, offset: int) -> InputError:
-        return self.source.error(expected, found, offset, self.docid)
+    def _error(self, expected: str, found: str, line: int) -> InputError:
+        return self.source.error(expected, found, line, self.docid)
 
 
 # ---------------------------------------------------------------------------
@@ -318,71 +427,138 @@ def parse_collection(
     text: str, path: str, encoding: str, meta: MetaData | None = None
 ) -> Collection:
     """Parse a collection's decoded text; the format is detected from its markup."""
-    source = _make_source(text, path)
-    if not text.strip():
-        raise InputError(path, "a HAREM collection", "an empty file")
-    newline = _detect_newline(text)
-    tokens = _scan(source)
+    stream = _open_stream(iter((text,)), path, encoding, meta)
+    documents = tuple(stream.documents)
+    return Collection(
+        path,
+        stream.format,
+        encoding,
+        documents,
+        stream.newline(),
+        stream.root or "colHAREM",
+        stream.version,
+    )
+
+
+@dataclass(slots=True)
+class CollectionStream:
+    """A collection read one document at a time (see ``open_collection``).
+
+    ``format``, ``root`` and ``version`` are known from the first tag;
+    ``documents`` yields each document as soon as its ``</DOC>`` is read and
+    raises ``InputError`` where the file goes wrong, so a consumer may have
+    handled earlier documents before an error surfaces.
+    """
+
+    path: str
+    format: str
+    encoding: str
+    root: str | None
+    version: str | None
+    documents: Iterator[Document]
+    source: _Source
+
+    def newline(self) -> str:
+        """The line end most lines use (known once ``documents`` is exhausted)."""
+        return "\r\n" if self.source.crlf * 2 > self.source.lf else "\n"
+
+
+def open_collection(
+    path: str | os.PathLike[str], meta_path: str | os.PathLike[str] | None = None
+) -> CollectionStream:
+    """Open a HAREM collection or run for reading document by document.
+
+    The same documents, in the same order, as ``read_collection``, with the
+    text decoded chunk by chunk, so memory holds one document at a time.
+    """
+    name = str(path)
+    encoding = detect_file_encoding(path)
+    meta = read_meta(meta_path) if meta_path is not None else None
+    return _open_stream(_decoded_chunks(path, encoding), name, encoding, meta)
+
+
+def _decoded_chunks(path: str | os.PathLike[str], encoding: str) -> Iterator[str]:
+    """The file's text in chunks; an undecodable byte is reported as ``decode`` does."""
+    decoder = codecs.getincrementaldecoder(encoding)()
+    with open_binary(path) as handle:
+        try:
+            while True:
+                data = handle.read(_CHUNK)
+                if not data:
+                    break
+                yield decoder.decode(data)
+            yield decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            decode(read_bytes(path), str(path))  # raises the whole-file message
+            raise
+        except (OSError, EOFError) as exc:
+            raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
+
+
+def _open_stream(
+    chunks: Iterator[str],
+    path: str,
+    encoding: str,
+    meta: MetaData | None,
+    read_size: int = _CHUNK,
+) -> CollectionStream:
+    source = _Source(path, chunks, read_size)
+    tokens = source.tokens()
     first = _first_tag(tokens, source)
     if first.name == "DOC" and not first.attributes:
         documents = _read_first_harem(first, tokens, source)
-        return Collection(path, FIRST_HAREM, encoding, documents, newline)
+        return CollectionStream(path, FIRST_HAREM, encoding, None, None, documents, source)
     if first.name == "DOC":
-        root, version = None, None
         documents = _read_second_harem(first, tokens, source, meta, root=None)
-    else:
-        root, version = first.name, dict(first.attributes).get("versao")
-        documents = _read_second_harem(None, tokens, source, meta, root=first)
-    return Collection(path, SECOND_HAREM, encoding, documents, newline, root or "colHAREM", version)
-
-
-def _detect_newline(text: str) -> str:
-    """The line end most lines use (some runs mix CRLF markup with LF inside text)."""
-    crlf = text.count("\r\n")
-    return "\r\n" if crlf * 2 > text.count("\n") else "\n"
+        return CollectionStream(path, SECOND_HAREM, encoding, None, None, documents, source)
+    version = dict(first.attributes).get("versao")
+    documents = _read_second_harem(None, tokens, source, meta, root=first)
+    return CollectionStream(path, SECOND_HAREM, encoding, first.name, version, documents, source)
 
 
 def _first_tag(tokens: Iterator[_Text | _Tag], source: _Source) -> _Tag:
     for token in tokens:
         if isinstance(token, _Tag):
             if token.closing:
-                raise source.error("a <DOC> or root element", token.raw, token.offset)
+                raise source.error("a <DOC> or root element", token.raw, token.line)
             return token
         _require_blank(token, source, "before the first <DOC>")
+    if source.blank:
+        raise InputError(source.path, "a HAREM collection", "an empty file")
     raise InputError(source.path, "a <DOC> or root element", "no tags at all")
 
 
 def _require_blank(token: _Text, source: _Source, where: str, docid: str | None = None) -> None:
     """Character data outside the documents' text must be blank."""
     if token.text.strip():
-        offset = token.offset + len(token.text) - len(token.text.lstrip())
-        raise source.error(f"only tags {where}", _excerpt(source.text, offset), offset, docid)
+        skipped = len(token.text) - len(token.text.lstrip())
+        line = token.line + token.text.count("\n", 0, skipped)
+        found = source.excerpt(token.offset + skipped)
+        raise source.error(f"only tags {where}", found, line, docid)
 
 
 def _read_first_harem(
     first: _Tag, tokens: Iterator[_Text | _Tag], source: _Source
-) -> tuple[Document, ...]:
-    documents: list[Document] = []
+) -> Iterator[Document]:
     seen: set[str] = set()
     doc_tag: _Tag | None = first
     while doc_tag is not None:
         document = _read_first_document(doc_tag, tokens, source)
         if document.docid in seen:
             raise source.error(
-                "a DOCID used once", f"{document.docid} again", doc_tag.offset, document.docid
+                "a DOCID used once", f"{document.docid} again", doc_tag.line, document.docid
             )
         seen.add(document.docid)
-        documents.append(document)
+        yield document
         doc_tag = None
         for token in tokens:
             if isinstance(token, _Text):
                 _require_blank(token, source, "between documents")
                 continue
             if token.name != "DOC" or token.closing:
-                raise source.error("<DOC>", token.raw, token.offset)
+                raise source.error("<DOC>", token.raw, token.line)
             doc_tag = token
             break
-    return tuple(documents)
 
 
 def _read_first_document(
@@ -399,7 +575,7 @@ def _read_first_document(
             if isinstance(token, _Text):
                 builder.add_text(token.text)
             elif token.name == "TEXTO" and token.closing and not builder.stack:
-                builder.finish(token.offset, token.raw)
+                builder.finish(token.line, token.raw)
                 text_done = True
                 text_builder, builder = builder, None
             elif token.closing:
@@ -415,7 +591,7 @@ def _read_first_document(
             continue
         if current is not None:
             if not (token.closing and token.name == current.name):
-                raise source.error(f"</{current.name}>", token.raw, token.offset, docid)
+                raise source.error(f"</{current.name}>", token.raw, token.line, docid)
             header[current.name] = "".join(value).strip()
             if current.name == "DOCID":
                 docid = header["DOCID"]
@@ -427,19 +603,19 @@ def _read_first_document(
         elif token.name == "TEXTO" and not token.closing and not text_done:
             builder = _Builder(source, docid, "*")
         else:
-            raise source.error("DOCID, GENERO, ORIGEM or TEXTO", token.raw, token.offset, docid)
+            raise source.error("DOCID, GENERO, ORIGEM or TEXTO", token.raw, token.line, docid)
     else:
-        raise source.error("</DOC>", "end of file", len(source.text), docid)
+        raise source.error("</DOC>", "end of file", source.line_at_end(), docid)
     if "DOCID" not in header or not header["DOCID"]:
-        raise source.error("a <DOCID>", "a document without one", doc_tag.offset)
+        raise source.error("a <DOCID>", "a document without one", doc_tag.line)
     if not text_done:
-        raise source.error("a <TEXTO>", "a document without one", doc_tag.offset, docid)
+        raise source.error("a <TEXTO>", "a document without one", doc_tag.line, docid)
     return _document(
         text_builder,
         header["DOCID"],
         header.get("ORIGEM"),
         header.get("GENERO"),
-        source.line(doc_tag.offset),
+        doc_tag.line,
     )
 
 
@@ -457,6 +633,7 @@ def _document(
         genre=genre,
         paragraphs=tuple(sorted(builder.paragraphs)),
         line=line,
+        omitted_outer=tuple(sorted(builder.omitted_outer)),
     )
 
 
@@ -466,8 +643,7 @@ def _read_second_harem(
     source: _Source,
     meta: MetaData | None,
     root: _Tag | None,
-) -> tuple[Document, ...]:
-    documents: list[Document] = []
+) -> Iterator[Document]:
     builder: _Builder | None = None
     doc_tag: _Tag | None = None
     seen: set[str] = set()
@@ -476,9 +652,9 @@ def _read_second_harem(
     def start(tag: _Tag) -> _Builder:
         docid = dict(tag.attributes).get("DOCID")
         if not docid:
-            raise source.error('<DOC DOCID="...">', tag.raw, tag.offset)
+            raise source.error('<DOC DOCID="...">', tag.raw, tag.line)
         if docid in seen:
-            raise source.error("a DOCID used once", f"{docid} again", tag.offset, docid)
+            raise source.error("a DOCID used once", f"{docid} again", tag.line, docid)
         seen.add(docid)
         return _Builder(source, docid, EM_TAG)
 
@@ -490,14 +666,12 @@ def _read_second_harem(
                 builder.add_text(token.text)
             elif token.name == "DOC" and token.closing and not builder.stack:
                 variant, genre = (meta or {}).get(builder.docid or "", (None, None))
-                documents.append(
-                    _document(
-                        builder,
-                        builder.docid or "",
-                        variant,
-                        genre,
-                        source.line(doc_tag.offset if doc_tag else 0),
-                    )
+                yield _document(
+                    builder,
+                    builder.docid or "",
+                    variant,
+                    genre,
+                    doc_tag.line if doc_tag else 1,
                 )
                 builder = None
             elif token.closing:
@@ -508,19 +682,18 @@ def _read_second_harem(
         if isinstance(token, _Text):
             _require_blank(token, source, "between documents")
         elif root_closed:
-            raise source.error("nothing after the root element", token.raw, token.offset)
+            raise source.error("nothing after the root element", token.raw, token.line)
         elif token.name == "DOC" and not token.closing:
             doc_tag, builder = token, start(token)
         elif root is not None and token.closing and token.name == root.name:
             root_closed = True
         else:
-            raise source.error("<DOC DOCID=...>", token.raw, token.offset)
+            raise source.error("<DOC DOCID=...>", token.raw, token.line)
     if builder is not None:
-        builder.finish(len(source.text), "end of file")
-        raise source.error("</DOC>", "end of file", len(source.text), builder.docid)
+        builder.finish(source.line_at_end(), "end of file")
+        raise source.error("</DOC>", "end of file", source.line_at_end(), builder.docid)
     if root is not None and not root_closed:
-        raise source.error(f"</{root.name}>", "end of file", len(source.text))
-    return tuple(documents)
+        raise source.error(f"</{root.name}>", "end of file", source.line_at_end())
 
 
 # ---------------------------------------------------------------------------
@@ -674,7 +847,10 @@ class _Writer:
         doc = self.doc
         containers = [(s, e, "P") for s, e in doc.paragraphs]
         containers += [(s, e, "OMITIDO") for s, e in doc.omitted]
-        containers.sort(key=lambda c: (c[0], -c[1], _RANK[c[2]]))
+        outer = set(doc.omitted_outer)
+        containers.sort(
+            key=lambda c: (c[0], -c[1], -1 if c[2] == "OMITIDO" and c[:2] in outer else _RANK[c[2]])
+        )
         leaves: list[tuple[int, int, Entity | AltBlock]] = [
             (e.start, e.end, e) for e in (*doc.entities, *doc.omitted_entities)
         ]

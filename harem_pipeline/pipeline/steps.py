@@ -24,10 +24,15 @@ from harem_pipeline.formats.alinhado import (
     write_lines,
     write_to,
 )
-from harem_pipeline.formats.harem_xml import read_collection, read_meta
+from harem_pipeline.formats.harem_xml import open_collection, read_collection, read_meta
 from harem_pipeline.formats.semantic import iter_semantic_lines
 from harem_pipeline.formats.veils import parse_veil, read_grid
-from harem_pipeline.stages.align import AlignmentResult, align_collections, output_encoding
+from harem_pipeline.stages.align import (
+    AlignmentWritten,
+    DuplicateTrimmedDocid,
+    align_collections,
+    stream_blocks,
+)
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.alts import organise_alts
@@ -55,18 +60,33 @@ def run_align(
     run_path: str | os.PathLike[str],
     output: str | os.PathLike[str] | None = None,
     meta_path: str | os.PathLike[str] | None = None,
-) -> tuple[Path, AlignmentResult]:
-    """Read both collections, align them, write ``output`` atomically; return it and the result.
+) -> tuple[Path, AlignmentWritten]:
+    """Align the run with the CD, write ``output`` atomically; return it and the warnings.
 
-    The output is in the CD's encoding; a character it cannot hold becomes
-    ``?``, as the Java's writer did.  The warnings are returned, not printed.
+    Both files are read one document at a time and each document pair is
+    written as soon as it is aligned (:func:`~harem_pipeline.stages.align.stream_blocks`),
+    so memory does not grow with the collection.  The output is in the CD's
+    encoding; a character it cannot hold becomes ``?``, as the Java's writer
+    did.  The warnings are returned, not printed.  A CD with two DOCIDs
+    equal once trimmed, the second met after the first was paired, is read
+    whole instead: the original pairs the run's document with the later one.
     """
-    cd = read_collection(cd_path, meta_path)
-    result = align_collections(cd, read_collection(run_path))
     target = Path(output) if output is not None else align_output(run_path)
-    data = format_lines(result.lines).encode(output_encoding(cd), errors="replace")
-    write_bytes_atomic(target, data)
-    return target, result
+    cd = open_collection(cd_path, meta_path)
+    run = open_collection(run_path)
+    if cd.format != run.format:
+        raise InputError(run.path, f"a run in the {cd.format} format of the CD", run.format)
+    warnings: list[str] = []
+    try:
+        with atomic_write(target, "wb", encoding=None, newline=None) as handle:
+            for block in stream_blocks(cd, run, warnings):
+                handle.write(format_lines(block).encode(cd.encoding, errors="replace"))
+    except DuplicateTrimmedDocid:
+        result = align_collections(read_collection(cd_path, meta_path), read_collection(run_path))
+        data = format_lines(result.lines).encode(cd.encoding, errors="replace")
+        write_bytes_atomic(target, data)
+        return target, AlignmentWritten(result.warnings)
+    return target, AlignmentWritten(tuple(warnings))
 
 
 # ---------------------------------------------------------------------------

@@ -18,6 +18,15 @@ reproduce line for line (see ``tests/test_align.py``):
   follow as spurious records ``<EM CATEG="ESPURIO">text</EM> ---> [...]``;
 * text inside ``<OMITIDO>`` is numbered like any text, but neither its
   entities nor records aligned only to them are written;
+* an ``<OMITIDO>`` is itself an entity of the CD (the original renames the
+  element ``EM`` and marks it ``OMITIDO="1"``, NamedEntityTagParser), whose
+  text is its own character data; an entity is omitted when it or an
+  ancestor is an ``OMITIDO``.  So in ``<OMITIDO><P>text</P></OMITIDO>`` the
+  text belongs to the ``P``: its tokens are markable only through the
+  omitted entities inside, and a run entity there that meets none of them
+  is written as spurious; in ``<P><OMITIDO>text</OMITIDO></P>`` the text is
+  the omitted entity's, and run entities in it are not written.  Which of
+  the two a file says is ``Document.omitted_outer``;
 * when a markable token occurs a different number of times in the two texts
   (the texts differ), a CD entity left unaligned that contains that token
   in upper case is reported in a ``<VERIFICACAO_MANUAL>`` line after the
@@ -42,8 +51,8 @@ Deliberate differences from the original, with reasons:
   stderr (``A submissÃo nÃo continha documentos da CD:`` then one DOCID a
   line; we print the same warning) and writes nothing, so its entities
   silently vanish from the evaluation.  We also write its block, after the
-  run's documents and in CD order, with every entity ``---> [null]``:
-  docs/spec/identification.md (AlinhEM) counts them as missing.
+  run's documents and in CD order, with every entity ``---> [null]``: the
+  specification counts them as missing.
 * When two CD entities are identical (same attributes and same numbered
   text, which needs a text without markable tokens) the original merges
   their records and may print ``null`` inside a list of run entities; the
@@ -64,9 +73,12 @@ Deliberate differences from the original, with reasons:
 from __future__ import annotations
 
 import os
+import pickle
 import re
+import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import IO, cast
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -84,11 +96,13 @@ from harem_pipeline.formats.alinhado import (
     Tag,
     format_tag,
 )
+from harem_pipeline.formats.harem_xml import CollectionStream
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
 from harem_pipeline.text.java import java_hash_order, java_trim
 from harem_pipeline.text.progress import progress
 from harem_pipeline.text.tokens import (
     Mark,
+    count_tokens,
     markable_tokens,
     new_counters,
     number_by_search,
@@ -201,7 +215,7 @@ class _Region:
     kind: str
     start: int
     end: int
-    payload: Entity | AltBlock | None
+    payload: Entity | AltBlock | bool | None  # True: an OMITIDO around a same-span P
 
 
 def _describe(region: _Region) -> str:
@@ -214,11 +228,15 @@ def _describe(region: _Region) -> str:
 
 def _regions(doc: Document) -> list[_Region]:
     regions = [_Region("P", s, e, None) for s, e in doc.paragraphs]
-    regions += [_Region("OMITIDO", s, e, None) for s, e in doc.omitted]
+    outer = set(doc.omitted_outer)
+    regions += [_Region("OMITIDO", s, e, (s, e) in outer or None) for s, e in doc.omitted]
     regions += [_Region("ALT", b.start, b.end, b) for b in doc.alt_blocks]
     regions += [_Region("EM", e.start, e.end, e) for e in (*doc.entities, *doc.omitted_entities)]
     # Outer before inner; an empty element before anything else starting there.
-    regions.sort(key=lambda r: (r.start, r.end > r.start, -r.end, _RANK[r.kind]))
+    # An OMITIDO written around a P of the same span stays outside it.
+    regions.sort(
+        key=lambda r: (r.start, r.end > r.start, -r.end, -1 if r.payload is True else _RANK[r.kind])
+    )
     return regions
 
 
@@ -507,17 +525,25 @@ def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGrou
 
 
 def _number_nodes(
-    nodes: Sequence[_Node], counters: dict[str, int], out: list[_Aligned | None], xml: bool
+    nodes: Sequence[_Node],
+    counters: dict[str, int],
+    out: list[_Aligned | None],
+    xml: bool,
+    numbered: bool = False,
 ) -> list[tuple[str, tuple[Mark, ...]]]:
     """Number ``nodes`` in document order, appending their entities to ``out``.
 
-    Returns the numbered direct text nodes, for the enclosing ``OMITIDO``.
+    Returns the numbered direct text nodes, for the enclosing entity or
+    ``OMITIDO`` (``numbered``); elsewhere their tokens are only counted.
     """
     direct: list[tuple[str, tuple[Mark, ...]]] = []
     for node in nodes:
         if isinstance(node, _TextNode):
-            marked = number_by_search(node.text, counters)
-            direct.append((marked.marked, marked.marks))
+            if numbered:
+                marked = number_by_search(node.text, counters)
+                direct.append((marked.marked, marked.marks))
+            else:
+                count_tokens(node.text, counters)
         elif isinstance(node, _AltNode):
             group = _number_alt(node, counters, xml)
             if group is not None:
@@ -527,7 +553,7 @@ def _number_nodes(
         else:
             slot = len(out)
             out.append(None)
-            texts = _number_nodes(node.children, counters, out, xml)
+            texts = _number_nodes(node.children, counters, out, xml, True)
             tag, attributes = _entity_attributes(node.entity, node.omitted, xml)
             out[slot] = _Named(
                 tag,
@@ -818,3 +844,143 @@ def align_collections(cd: Collection, run: Collection) -> AlignmentResult:
 def output_encoding(cd: Collection) -> str:
     """The encoding the ``.alinhado`` is written in: the CD's (ISO-8859-1 for HAREM files)."""
     return cd.encoding
+
+
+@dataclass(frozen=True, slots=True)
+class AlignmentWritten:
+    """What aligning two files gives besides the ``.alinhado``: the warnings, in order."""
+
+    warnings: tuple[str, ...]
+
+
+class DuplicateTrimmedDocid(Exception):
+    """A CD DOCID equal, once trimmed, to one already paired: handled by reading whole files."""
+
+
+# Characters of CD text held in memory while the run is behind the CD.
+_PENDING_BUDGET = 1 << 22
+
+
+class _Pending:
+    """CD documents read ahead of the run, by trimmed DOCID, in CD order.
+
+    The first ``budget`` characters of text stay in memory; past that the
+    documents are pickled to a temporary file, so runs whose order differs
+    from the CD's (or that lack many CD documents) keep memory flat.
+    """
+
+    def __init__(self, budget: int = 1 << 22) -> None:
+        self._items: dict[str, Document | tuple[int, int]] = {}
+        self._budget = budget
+        self._held = 0
+        self._spill: IO[bytes] | None = None
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def keys(self) -> list[str]:
+        return list(self._items)
+
+    def put(self, key: str, doc: Document) -> None:
+        """Store ``doc``; a key already present keeps its place (as a dict does)."""
+        old = self._items.get(key)
+        if isinstance(old, Document):
+            self._held -= len(old.text)
+        if self._held + len(doc.text) <= self._budget:
+            self._items[key] = doc
+            self._held += len(doc.text)
+            return
+        if self._spill is None:
+            self._spill = tempfile.TemporaryFile()
+        data = pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
+        self._spill.seek(0, os.SEEK_END)
+        self._items[key] = (self._spill.tell(), len(data))
+        self._spill.write(data)
+
+    def pop(self, key: str) -> Document | None:
+        item = self._items.pop(key, None)
+        if item is None or isinstance(item, Document):
+            if item is not None:
+                self._held -= len(item.text)
+            return item
+        spill = cast(IO[bytes], self._spill)
+        spill.seek(item[0])
+        return pickle.loads(spill.read(item[1]))
+
+    def drain(self) -> Iterator[Document]:
+        """Every document left, in CD order, removing each."""
+        for key in list(self._items):
+            doc = self.pop(key)
+            if doc is not None:
+                yield doc
+
+    def close(self) -> None:
+        if self._spill is not None:
+            self._spill.close()
+
+
+class _CdReader:
+    """The CD's documents on demand, by trimmed DOCID, reading the file only as far as needed."""
+
+    def __init__(self, documents: Iterator[Document]) -> None:
+        self._documents = documents
+        self.pending = _Pending(_PENDING_BUDGET)
+        self.seen: set[str] = set()
+
+    def _keep(self, doc: Document) -> str:
+        key = java_trim(doc.docid)
+        if key in self.seen and key not in self.pending:
+            raise DuplicateTrimmedDocid(key)
+        self.seen.add(key)
+        return key
+
+    def take(self, key: str) -> Document | None:
+        """The CD document for ``key``, or None when the CD has none (left)."""
+        if key in self.pending:
+            return self.pending.pop(key)
+        if key in self.seen:
+            return None
+        for doc in self._documents:
+            found = self._keep(doc)
+            if found == key:
+                return doc
+            self.pending.put(found, doc)
+        return None
+
+    def finish(self) -> None:
+        """Read the rest of the CD into ``pending``."""
+        for doc in self._documents:
+            self.pending.put(self._keep(doc), doc)
+
+
+def stream_blocks(
+    cd: CollectionStream, run: CollectionStream, warnings: list[str]
+) -> Iterator[list[Line]]:
+    """``align_collections`` one document pair at a time (the same lines and warnings)."""
+    xml = cd.format != FIRST_HAREM
+    yield [Header(" " + os.path.basename(run.path)), Header(" " + os.path.basename(cd.path))]
+    reader = _CdReader(cd.documents)
+    try:
+        for run_doc in progress(run.documents, os.path.basename(run.path), "doc"):
+            cd_doc = reader.take(java_trim(run_doc.docid))
+            if cd_doc is None:
+                warnings.append(MISSING_DOCUMENT + run_doc.docid)
+                continue
+            if _is_empty(run_doc):
+                warnings.append(IGNORED_DOCUMENT + run_doc.docid)
+                continue
+            body = align_documents(cd_doc, run_doc, xml, cd.path, run.path)
+            yield _document_block(cd_doc, run_doc, xml, body)
+        reader.finish()
+        remaining = reader.pending
+        if len(remaining):
+            warnings.append(RUN_MISSING_DOCUMENTS)
+            warnings.extend(java_hash_order(remaining.keys(), size=len(reader.seen)))
+            for cd_doc in remaining.drain():
+                body = align_documents(cd_doc, _bare(cd_doc), xml, cd.path, run.path, False)
+                yield _document_block(cd_doc, cd_doc, xml, body)
+    finally:
+        reader.pending.close()

@@ -1,0 +1,277 @@
+"""Benchmark of the aligner and the classic chains at campaign scale, beside the official programs.
+
+Inputs are generated, seeded, into a temporary folder (nothing is committed):
+
+* Second HAREM ×N: the shipped collection and run
+  (``data/second-harem``) with every document repeated N times, copy k
+  under the DOCID ``<id>-x<k>``, in one seeded order shared by collection
+  and run;
+* First HAREM ×N: the First HAREM collection and ``data/campaign/sim-average``
+  repeated the same way;
+* one document of a single line of ``--line-mb`` MB (the Second HAREM
+  collection's text, line ends removed, entities kept) aligned with itself.
+
+Every figure is a whole process (``harem ...`` or the Java program), the
+median of ``--repeat`` runs, with its peak resident memory
+(``ru_maxrss`` of the child).  Stages:
+
+* ``align``: ``harem align`` on Second HAREM ×N and, when the official
+  programs are there (``HAREM_ORACLE`` or ``~/harem-oracle``), the Java
+  ``Aligner`` on the same files, with the ratio;
+* ``chain``: identification, ``harem align → avalida → veus → altida →
+  ida2id`` against the Java ``Aligner → IndividualAlignmentEvaluator →
+  GlobalAlignmentEvaluator``;
+* ``morph``: morphology on First HAREM ×N, ``harem vizir → altmor →
+  ida2mor`` (after align, avalida and veus, which are not timed);
+* ``line``: the one-line document.
+
+Usage: ``python bench/bench_chains.py [--sizes 1,10,50] [--stages align,chain,morph,line]
+[--repeat 3] [--line-mb 50] [--no-oracle] [--seed 2010]``.  Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import platform
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from oracle import oracle_home
+
+ROOT = Path(__file__).resolve().parent.parent
+HAREM = [sys.executable, "-m", "harem_pipeline", "--quiet"]
+SECOND_CD = ROOT / "data" / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"
+SECOND_RUN = ROOT / "data" / "second-harem" / "ParticipacaoSegundoHaremReRelEM_t1.xml.gz"
+FIRST_CD = ROOT / "data" / "first-harem" / "ColeccaoDouradaHAREM.txt"
+FIRST_RUN = ROOT / "data" / "campaign" / "sim-average.txt.gz"
+
+_DOC = re.compile(rb"<DOC[\s>].*?</DOC>", re.DOTALL)
+_SECOND_ID = re.compile(rb'(<DOC\s+DOCID=")([^"]*)(")')
+_FIRST_ID = re.compile(rb"(<DOCID>)([^<]*)(</DOCID>)")
+
+
+def read_raw(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.suffix == ".gz" else data
+
+
+def replicate(data: bytes, factor: int, seed: int) -> bytes:
+    """The file with every document repeated ``factor`` times, new DOCIDs, seeded order."""
+    docs = list(_DOC.finditer(data))
+    head, tail = data[: docs[0].start()], data[docs[-1].end() :]
+    separator = data[docs[0].end() : docs[1].start()] if len(docs) > 1 else b"\n"
+    copies = []
+    for copy in range(factor):
+        for match in docs:
+            doc = match.group(0)
+            if copy:
+                pattern = _SECOND_ID if _SECOND_ID.search(doc[:300]) else _FIRST_ID
+                doc = pattern.sub(
+                    lambda m, c=copy: m.group(1) + m.group(2).strip() + b"-x%d" % c + m.group(3),
+                    doc,
+                    count=1,
+                )
+            copies.append(doc)
+    random.Random(seed).shuffle(copies)
+    return head + separator.join(copies) + tail
+
+
+def one_line_document(megabytes: int) -> bytes:
+    """A Second HAREM collection of one document whose text is one line of about ``megabytes``."""
+    text = read_raw(SECOND_CD).decode("iso8859-1")
+    body = re.sub(
+        r"\s*\n\s*",
+        " ",
+        re.sub(
+            r"</?P>", " ", "".join(re.findall(r'<DOC DOCID="[^"]*">(.*?)</DOC>', text, re.DOTALL))
+        ),
+    )
+    parts = []
+    size = 0
+    copy = 0
+    while size < megabytes * 1_000_000:
+        piece = re.sub(r'ID="([^"]*)"', lambda m, c=copy: f'ID="{m.group(1)}-{c}"', body)
+        parts.append(piece)
+        size += len(piece)
+        copy += 1
+    line = "".join(parts)
+    head = '<?xml version="1.0" encoding="ISO-8859-1"?>\n<colHAREM versao="x">\n'
+    return (head + f'<DOC DOCID="line"><P>{line}</P></DOC>\n</colHAREM>\n').encode("iso8859-1")
+
+
+def timed(args: list[str], cwd: Path, stdout: Path | None = None) -> tuple[float, int]:
+    """Wall time and peak RSS (KiB) of one command; a failure stops the benchmark."""
+    out = open(stdout, "wb") if stdout else subprocess.DEVNULL
+    err = open(cwd / "stderr.txt", "wb")
+    try:
+        start = time.perf_counter()
+        with subprocess.Popen(args, cwd=cwd, stdout=out, stderr=err) as process:
+            _, status, usage = os.wait4(process.pid, 0)
+            process.returncode = os.waitstatus_to_exitcode(status)
+        elapsed = time.perf_counter() - start
+    finally:
+        if stdout:
+            out.close()
+        err.close()
+    if process.returncode != 0:
+        raise SystemExit(f"failed ({process.returncode}): {' '.join(args)}")
+    return elapsed, usage.ru_maxrss
+
+
+def median_of(repeat: int, run) -> tuple[float, int]:
+    results = [run() for _ in range(repeat)]
+    return statistics.median(t for t, _ in results), max(m for _, m in results)
+
+
+def java(oracle: Path, program: str, *args: str) -> list[str]:
+    return [str(oracle / "hj"), program, *args]
+
+
+def ours_chain(folder: Path) -> list[list[str]]:
+    return [
+        [*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"],
+        [*HAREM, "avalida", "r.alinhado", "-o", "r.avalida"],
+        [*HAREM, "veus", "--style", "harem", "r.avalida", "-o", "r.veu"],
+        [*HAREM, "altida", "r.veu", "-o", "r.alts"],
+        [*HAREM, "ida2id", "r.alts", "-o", "r.ida"],
+    ]
+
+
+def chain_time(commands: list[list[str]], folder: Path, outputs: list[Path | None]) -> tuple:
+    total, peak = 0.0, 0
+    for command, out in zip(commands, outputs, strict=True):
+        elapsed, rss = timed(command, folder, out)
+        total += elapsed
+        peak = max(peak, rss)
+    return total, peak
+
+
+def report(what: str, ours: tuple[float, int], theirs: tuple[float, int] | None) -> None:
+    line = f"{what:<34} ours {ours[0]:7.2f} s {ours[1] / 1024:7.0f} MiB"
+    if theirs is not None:
+        line += f" | Java {theirs[0]:7.2f} s {theirs[1] / 1024:7.0f} MiB"
+        line += f" | Java/ours {theirs[0] / ours[0]:5.2f}"
+    print(line, flush=True)
+
+
+def make_inputs(kind: str, folder: Path, size: int, seed: int) -> None:
+    """Write one folder's inputs in a child process, so the timed commands' parent stays small.
+
+    (A child forked from a big parent starts with the parent's pages, and
+    ``ru_maxrss`` would count them.)
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [sys.executable, __file__, "--make", kind, str(folder), str(size), str(seed)], check=True
+    )
+
+
+def write_inputs(kind: str, folder: Path, size: int, seed: int) -> None:
+    if kind == "second":
+        (folder / "cd.xml").write_bytes(replicate(read_raw(SECOND_CD), size, seed))
+        (folder / "run.xml").write_bytes(replicate(read_raw(SECOND_RUN), size, seed))
+    elif kind == "first":
+        (folder / "cd.xml").write_bytes(replicate(read_raw(FIRST_CD), size, seed))
+        (folder / "run.xml").write_bytes(replicate(read_raw(FIRST_RUN), size, seed))
+    else:
+        (folder / "cd.xml").write_bytes(one_line_document(size))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1,10,50", help="collection copies (default 1,10,50)")
+    parser.add_argument("--stages", default="align,chain,morph,line")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--line-mb", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=2010)
+    parser.add_argument("--no-oracle", action="store_true", help="do not run the Java programs")
+    parser.add_argument("--make", nargs=4, metavar=("KIND", "DIR", "SIZE", "SEED"), help="internal")
+    args = parser.parse_args()
+    if args.make:
+        kind, folder, size, seed = args.make
+        write_inputs(kind, Path(folder), int(size), int(seed))
+        return
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    stages = set(args.stages.split(","))
+    oracle = None if args.no_oracle else oracle_home()
+    print(
+        f"# {platform.python_implementation()} {platform.python_version()}, "
+        f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, medians of {args.repeat}"
+    )
+    with tempfile.TemporaryDirectory(prefix="harem-bench-") as tmp:
+        for size in sizes:
+            folder = Path(tmp) / f"second-x{size}"
+            make_inputs("second", folder, size, args.seed)
+            if "align" in stages:
+                ours = median_of(
+                    args.repeat,
+                    lambda f=folder: timed(
+                        [*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"],
+                        f,
+                    ),
+                )
+                theirs = None
+                if oracle is not None:
+                    theirs = median_of(
+                        args.repeat,
+                        lambda f=folder: timed(
+                            java(oracle, "Aligner", "-submissao", "run.xml", "-cd", "cd.xml"),
+                            f,
+                            f / "j.alinhado",
+                        ),
+                    )
+                report(f"align Second HAREM x{size}", ours, theirs)
+            if "chain" in stages:
+                commands = ours_chain(folder)
+                ours = median_of(
+                    args.repeat, lambda f=folder, c=commands: chain_time(c, f, [None] * len(c))
+                )
+                theirs = None
+                if oracle is not None:
+                    jc = [
+                        java(oracle, "Aligner", "-submissao", "run.xml", "-cd", "cd.xml"),
+                        java(oracle, "IndividualAlignmentEvaluator", "-alinhamento", "j.alinhado"),
+                        java(oracle, "GlobalAlignmentEvaluator", "-alinhamento", "j.avalida"),
+                    ]
+                    outs = [folder / "j.alinhado", folder / "j.avalida", folder / "j.globalid"]
+                    theirs = median_of(
+                        args.repeat, lambda f=folder, c=jc, o=outs: chain_time(c, f, o)
+                    )
+                report(f"identification chain x{size}", ours, theirs)
+            if "morph" in stages:
+                first = Path(tmp) / f"first-x{size}"
+                make_inputs("first", first, size, args.seed)
+                for command in ours_chain(first)[:2] + [
+                    [*HAREM, "veus", "--style", "harem", "r.avalida", "-o", "r.vizir"]
+                ]:
+                    timed(command, first)
+                morph = [
+                    [*HAREM, "vizir", "-abs", "r.vizir", "-o", "r.vz"],
+                    [*HAREM, "altmor", "r.vz", "-o", "r.altmor"],
+                    [*HAREM, "ida2mor", "r.altmor", "-abs", "-o", "r.mor"],
+                ]
+                ours = median_of(args.repeat, lambda f=first, c=morph: chain_time(c, f, [None] * 3))
+                report(f"morphology First HAREM x{size}", ours, None)
+        if "line" in stages and args.line_mb:
+            folder = Path(tmp) / "line"
+            make_inputs("line", folder, args.line_mb, args.seed)
+            ours = median_of(
+                1,
+                lambda: timed(
+                    [*HAREM, "align", "--cd", "cd.xml", "--run", "cd.xml", "-o", "r.alinhado"],
+                    folder,
+                ),
+            )
+            report(f"align one {args.line_mb} MB line (x1)", ours, None)
+
+
+if __name__ == "__main__":
+    main()
