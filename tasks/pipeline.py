@@ -15,6 +15,7 @@ File names, for run ``r`` and subset ``s``::
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,15 @@ import luigi
 
 from harem_pipeline.pipeline import chain
 from harem_pipeline.pipeline.config import SCENARIO_SUFFIX
-from harem_pipeline.pipeline.params import ReportParams, SubsetParams, report_params, subset_params
+from harem_pipeline.pipeline.params import (
+    ReportParams,
+    SubsetParams,
+    emir_params,
+    report_params,
+    semantic_report_params,
+    subset_params,
+)
+from harem_pipeline.stages.emir import EmirParams
 from tasks.base import CampaignTask, RunTask, StageTask
 
 
@@ -293,27 +302,149 @@ class Ida2Mor(RunTask, StageTask):
         )
 
 
+class Alts(RunTask, StageTask):
+    """The ALT organiser: ALT weights on the Véus subset in the campaign's style."""
+
+    stage = "alts"
+    subset = luigi.Parameter()
+
+    def requires(self) -> Veus:
+        return Veus(
+            config=self.config,
+            run_name=self.run_name,
+            subset=self.subset,
+            style=self.campaign.style,
+        )
+
+    def anchor(self) -> Path:
+        source = self.requires().anchor()
+        return source.with_name(source.name + ".alts")
+
+    def input_paths(self) -> list[Path]:
+        return [self.requires().anchor()]
+
+    def produce(self) -> list[Path]:
+        return chain.alts(self.input_paths()[0], self.anchor())
+
+
+class Emir(RunTask, StageTask):
+    """Emir: the semantic classification (CSC) of every aligned pair, in one scenario."""
+
+    stage = "emir"
+    subset = luigi.Parameter()
+    scenario = luigi.Parameter(default="absolute")
+
+    def requires(self) -> Alts:
+        return Alts(config=self.config, run_name=self.run_name, subset=self.subset)
+
+    def params(self) -> EmirParams:
+        return emir_params(self.campaign, self.scenario == "relative")
+
+    def anchor(self) -> Path:
+        source = self.requires().anchor()
+        suffix = ".emir_relativo" if self.scenario == "relative" else ".emir"
+        return source.with_name(source.name + suffix)
+
+    def input_paths(self) -> list[Path]:
+        return [self.requires().anchor(), *chain.existing([self.campaign.grid])]
+
+    def stage_params(self) -> dict[str, Any]:
+        return {"emir": asdict(self.params())}
+
+    def produce(self) -> list[Path]:
+        return chain.emir(self.requires().anchor(), self.anchor(), self.params())
+
+
+class AltSem(RunTask, StageTask):
+    """ALTina: the relaxed ALT choice (the best alternative of every block) of the Emir file."""
+
+    stage = "altsem"
+    subset = luigi.Parameter()
+
+    def requires(self) -> Emir:
+        return Emir(config=self.config, run_name=self.run_name, subset=self.subset)
+
+    def anchor(self) -> Path:
+        source = self.requires().anchor()
+        return source.with_name(source.name + ".altrel")
+
+    def input_paths(self) -> list[Path]:
+        return [self.requires().anchor()]
+
+    def produce(self) -> list[Path]:
+        return chain.altsem(self.input_paths()[0], self.anchor())
+
+
+IDA_KINDS = ("strict", "relaxed", "relative")
+"""The Ida reports of a subset: ``.emir.ida``, ``.emir.altrel.ida``, ``.emir_relativo.ida``."""
+
+
+class Ida(RunTask, StageTask):
+    """Ida: the official global report (identification and classification) of an Emir file."""
+
+    stage = "ida"
+    subset = luigi.Parameter()
+    kind = luigi.ChoiceParameter(choices=IDA_KINDS, default="strict")
+
+    def requires(self) -> Emir | AltSem:
+        if self.kind == "relaxed":
+            return AltSem(config=self.config, run_name=self.run_name, subset=self.subset)
+        scenario = "relative" if self.kind == "relative" else "absolute"
+        return Emir(
+            config=self.config, run_name=self.run_name, subset=self.subset, scenario=scenario
+        )
+
+    def params(self) -> ReportParams:
+        scenario = "rel" if self.kind == "relative" else "abs"
+        alt = "relaxed" if self.kind == "relaxed" else "strict"
+        return semantic_report_params(self.campaign, self.run_name, self.subset, scenario, alt)
+
+    def anchor(self) -> Path:
+        source = self.requires().anchor()
+        return source.with_name(source.name + ".ida")
+
+    def input_paths(self) -> list[Path]:
+        return [self.requires().anchor(), *chain.existing([self.campaign.grid])]
+
+    def stage_params(self) -> dict[str, Any]:
+        return self.params().manifest()
+
+    def report_signature(self) -> str:
+        return self.signature(self.params())
+
+    def produce(self) -> list[Path]:
+        source = self.requires().anchor()
+        params = self.params()
+        return chain.ida(source, self.anchor(), self.report_signature(), params, self.campaign.grid)
+
+
 class Summary(CampaignTask, StageTask):
     """The campaign summary (Markdown, CSV, JSON) over every run, subset and scenario."""
 
     stage = "summary"
 
-    def reports(self) -> list[tuple[Ida2ID, Ida2Mor]]:
-        """The identification and morphology report of every run × subset × scenario."""
-        return [
-            (
-                Ida2ID(config=self.config, run_name=run.name, subset=subset.name),
-                Ida2Mor(
-                    config=self.config, run_name=run.name, subset=subset.name, scenario=scenario
-                ),
-            )
-            for run in self.campaign.runs
-            for subset in self.campaign.subsets
-            for scenario in self.campaign.scenarios
-        ]
+    def reports(self) -> list[tuple[Ida2ID, Ida2Mor, Ida, Ida | None]]:
+        """Every run × subset × scenario's reports: identification, morphology, the strict
+        Ida (the relative one for the relative scenario) and the relaxed Ida (absolute)."""
+        rows = []
+        for run in self.campaign.runs:
+            for subset in self.campaign.subsets:
+                common = {"config": self.config, "run_name": run.name, "subset": subset.name}
+                for scenario in self.campaign.scenarios:
+                    relative = scenario == "relative"
+                    rows.append(
+                        (
+                            Ida2ID(**common),
+                            Ida2Mor(**common, scenario=scenario),
+                            Ida(**common, kind="relative" if relative else "strict"),
+                            None if relative else Ida(**common, kind="relaxed"),
+                        )
+                    )
+        return rows
 
     def requires(self) -> list[luigi.Task]:
-        return list(dict.fromkeys(task for pair in self.reports() for task in pair))
+        tasks = (task for row in self.reports() for task in row if task is not None)
+        return list(dict.fromkeys(tasks))
 
     def report_files(self) -> list[chain.ReportFiles]:
         return [
@@ -324,8 +455,10 @@ class Summary(CampaignTask, StageTask):
                 ida2mor.scenario,
                 chain.json_twin(ida2id.anchor()),
                 chain.json_twin(ida2mor.anchor()),
+                chain.json_twin(strict.anchor()),
+                None if relaxed is None else chain.json_twin(relaxed.anchor()),
             )
-            for ida2id, ida2mor in self.reports()
+            for ida2id, ida2mor, strict, relaxed in self.reports()
         ]
 
     def anchor(self) -> Path:

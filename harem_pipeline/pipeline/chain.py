@@ -20,18 +20,22 @@ from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.pipeline.config import Campaign
 from harem_pipeline.pipeline.naming import json_twin
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
-from harem_pipeline.pipeline.reporting import run_ida2id, run_ida2mor
+from harem_pipeline.pipeline.reporting import run_ida, run_ida2id, run_ida2mor
 from harem_pipeline.pipeline.spans import measure_evaluated
 from harem_pipeline.pipeline.steps import (
     run_align,
     run_altida,
     run_altmor,
+    run_alts,
+    run_altsem,
     run_avalida,
+    run_emir,
     run_veus,
     run_vizir,
 )
 from harem_pipeline.reports import summary as summary_stage
 from harem_pipeline.reports.html import write_report_html
+from harem_pipeline.stages.emir import EmirParams
 from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_head, read_json_object
@@ -151,6 +155,36 @@ def ida2mor(
     return [Path(outputs.text), Path(outputs.json)]
 
 
+def alts(source: PathLike, output: PathLike) -> list[Path]:
+    return [run_alts(source, output)]
+
+
+def emir(source: PathLike, output: PathLike, params: EmirParams) -> list[Path]:
+    return [run_emir(source, params, output)]
+
+
+def altsem(source: PathLike, output: PathLike) -> list[Path]:
+    return [run_altsem(source, output)]
+
+
+def ida(
+    source: PathLike, output: PathLike, signature: str, params: ReportParams, grid: PathLike | None
+) -> list[Path]:
+    """The Ida report of an Emir file, and its JSON (``params`` says scenario and ALT)."""
+    scenario = "relative" if params.scenario == "rel" else "absolute"
+    outputs = run_ida(
+        source,
+        signature,
+        output,
+        params.bootstrap,
+        params.seed,
+        scenario=scenario,
+        alt=params.alt,
+        grid_path=grid,
+    )
+    return [outputs.text_path, outputs.json_path]
+
+
 def is_simulated(path: PathLike) -> bool:
     """True when the run file says it is a simulated run (``harem simulate``'s header)."""
     return SIMULATED_MARK in read_head(path, 1024)
@@ -177,6 +211,10 @@ class ReportFiles:
     scenario: str
     identification: Path
     morphology: Path
+    classification: Path | None = None
+    """The strict Ida report (``.emir.ida``, or ``.emir_relativo.ida`` for the relative rows)."""
+    relaxed: Path | None = None
+    """The relaxed Ida report (``.emir.altrel.ida``; absolute rows only)."""
 
 
 def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
@@ -190,6 +228,8 @@ def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
             "scenario": f.scenario,
             "identification": _load(f.identification),
             "morphology": _load(f.morphology),
+            "classification": _load(f.classification) if f.classification else None,
+            "relaxed": _load(f.relaxed) if f.relaxed else None,
         }
         for f in files
     ]
@@ -201,7 +241,13 @@ def summary(campaign: Campaign, files: Sequence[ReportFiles], folder: PathLike) 
     reports = collect_reports(files)
     rows = [
         summary_stage.build_row(
-            r["run"], r["subset"], r["scenario"], r["identification"] or {}, r["morphology"]
+            r["run"],
+            r["subset"],
+            r["scenario"],
+            r["identification"] or {},
+            r["morphology"],
+            r["classification"],
+            r["relaxed"],
         )
         for r in reports
     ]

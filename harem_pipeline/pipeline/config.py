@@ -31,8 +31,9 @@ from typing import Any
 
 import yaml
 
-from harem_pipeline.errors import ConfigError
+from harem_pipeline.errors import ConfigError, InputError
 from harem_pipeline.formats.conll import SCHEMES
+from harem_pipeline.stages.emir import parse_weights
 from harem_pipeline.tools.predictions import FORMATS as PREDICTION_FORMATS
 
 STYLES = ("harem", "muc", "relaxado")
@@ -49,6 +50,9 @@ TOP_LEVEL_KEYS = {
     "veil",
     "workers",
     "bootstrap",
+    "weights",
+    "penalties",
+    "grid",
 }
 RUN_KEYS = {"path", "name", "veil", "format", "scheme"}
 _VARIANT = re.compile(r"^[a-z]{2}$")
@@ -95,6 +99,12 @@ class Campaign:
     veil: str
     workers: int
     bootstrap: int
+    weights: str | None = None
+    """Emir's ``id;α;β;γ`` (None: the official ``1;1;0.5;0.25``)."""
+    penalties: bool = False
+    """Subtract Emir's documented penalties (the official programs never do)."""
+    grid: Path | None = None
+    """The category grid (None: ``harem.conf``, or the 2005 grid for a First HAREM CD)."""
 
     def run(self, name: str) -> RunSpec:
         """The run called ``name`` (a ConfigError naming the known ones otherwise)."""
@@ -270,6 +280,15 @@ class _Loader:
         if bootstrap < 0:
             raise self.fail("bootstrap", f"expected 0 or more, found {bootstrap}")
         output = self.expect("output", data["output"], str, "a folder path")
+        weights = data.get("weights")
+        if weights is not None:
+            self.expect("weights", weights, str, "Emir weights id;α;β;γ such as '1;1;0.5;0.25'")
+            try:
+                parse_weights(weights, source="weights")
+            except InputError as error:
+                raise self.fail("weights", f"invalid weights {weights!r}", str(error)) from None
+        penalties = self.expect("penalties", data.get("penalties", False), bool, "true or false")
+        grid = data.get("grid")
         campaign = Campaign(
             source=self.path.resolve(),
             collection=self.existing_file("collection", data["collection"]),
@@ -282,6 +301,9 @@ class _Loader:
             veil=self.expect("veil", data.get("veil", "*"), str, "a veil such as PESSOA:LOCAL"),
             workers=workers,
             bootstrap=bootstrap,
+            weights=weights,
+            penalties=penalties,
+            grid=self.existing_file("grid", grid) if grid else None,
         )
         for i, subset in enumerate(campaign.subsets):
             if subset.selective and not all(run.veil for run in campaign.runs):

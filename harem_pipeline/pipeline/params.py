@@ -19,8 +19,11 @@ from typing import Any
 
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.pipeline.config import Campaign
+from harem_pipeline.stages.emir import EmirParams, parse_weights
 
 EVERYTHING = "*"
+DEFAULT_WEIGHTS = "1;1;0.5;0.25"
+"""Emir's official weights id;α;β;γ."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +131,29 @@ def report_params(
         subset=subset,
         scenario=scenario,
         evaluation=subset_params(campaign, run, subset, style),
+        bootstrap=campaign.bootstrap,
+    )
+
+
+def emir_params(campaign: Campaign, relative: bool) -> EmirParams:
+    """Emir's options for the campaign (weights, penalties, grid) in one scenario."""
+    weights = parse_weights(campaign.weights, campaign.penalties, "weights")
+    grid = None if campaign.grid is None else str(campaign.grid)
+    return EmirParams(weights, relative, grid)
+
+
+def semantic_report_params(
+    campaign: Campaign, run: str, subset: str, scenario: str, alt: str
+) -> ReportParams:
+    """The parameters of one Ida report: ``scenario`` abs/rel, ``alt`` strict/relaxed."""
+    return ReportParams(
+        subset=subset,
+        scenario=scenario,
+        evaluation=subset_params(campaign, run, subset, campaign.style),
+        alt=alt,
+        weights=campaign.weights or DEFAULT_WEIGHTS,
+        penalties=campaign.penalties,
+        grid=None if campaign.grid is None else campaign.grid.name,
         bootstrap=campaign.bootstrap,
     )
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from harem_pipeline import __version__
 from harem_pipeline.reports import charts
-from harem_pipeline.reports.summary import dig
+from harem_pipeline.reports.summary import LEGEND, dig
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_json_object
 
@@ -88,7 +88,21 @@ def _headline(report: Mapping[str, Any]) -> dict[str, Any]:
     ident = report.get("identification") or {}
     morph = dig(report, "morphology", "fields", "combinada") or {}
     spans = dig(ident, "measures", "labelled") or {}
+    strict = report.get("classification") or {}
+    relaxed = report.get("relaxed") or {}
     return {
+        "class_f": (
+            dig(strict, "classificacao", "medida_f"),
+            dig(strict, "ci95", "classificacao", "medida_f"),
+        ),
+        "class_f_relaxed": (
+            dig(relaxed, "classificacao", "medida_f"),
+            dig(relaxed, "ci95", "classificacao", "medida_f"),
+        ),
+        "id_f_official": (
+            dig(strict, "identificacao", "medida_f"),
+            dig(strict, "ci95", "identificacao", "medida_f"),
+        ),
         "id_p": (ident.get("precisao"), dig(ident, "ci95", "precisao")),
         "id_r": (ident.get("abrangencia"), dig(ident, "ci95", "abrangencia")),
         "id_f": (ident.get("medida_f"), dig(ident, "ci95", "medida_f")),
@@ -105,6 +119,9 @@ def _headline(report: Mapping[str, Any]) -> dict[str, Any]:
 
 
 LEADERBOARD_COLUMNS = (
+    ("class_f", "Classificação F (ALT estrito)"),
+    ("class_f_relaxed", "Classificação F (ALT relaxado)"),
+    ("id_f_official", "Identificação F (Ida)"),
     ("id_p", "Id. Precisão"),
     ("id_r", "Id. Abrangência"),
     ("id_f", "Id. Medida F"),
@@ -130,11 +147,17 @@ def _leaderboard_entries(reports: Sequence[Mapping[str, Any]]) -> list[Mapping[s
         ):
             best[run] = report
 
-    def identification_f(report: Mapping[str, Any]) -> float:
-        value = dig(report, "identification", "medida_f")
-        return value if value is not None else -1.0
+    def rank(report: Mapping[str, Any]) -> tuple[float, float, str]:
+        """The official classification F first (HAREM's ranking), then identification."""
+        classification = dig(report, "classification", "classificacao", "medida_f")
+        identification = dig(report, "identification", "medida_f")
+        return (
+            -(classification if classification is not None else -1.0),
+            -(identification if identification is not None else -1.0),
+            report["run"],
+        )
 
-    return sorted(best.values(), key=lambda r: (-identification_f(r), r["run"]))
+    return sorted(best.values(), key=rank)
 
 
 def _run_label(report: Mapping[str, Any]) -> str:
@@ -165,7 +188,8 @@ def render_leaderboard(reports: Sequence[Mapping[str, Any]]) -> str:
         + head
         + "</tr></thead><tbody>"
         + "".join(rows)
-        + f'</tbody></table><p class="muted">Signatures:</p><ul>{signatures}</ul>'
+        + f'</tbody></table><p class="muted">{escape(LEGEND)}</p>'
+        + f'<p class="muted">Signatures:</p><ul>{signatures}</ul>'
     )
 
 
@@ -173,6 +197,27 @@ def _signature(report: Mapping[str, Any]) -> str:
     return (
         dig(report, "morphology", "signature") or dig(report, "identification", "signature") or ""
     )
+
+
+def render_categories(semantic: Mapping[str, Any] | None) -> str:
+    """The per-category table of an Ida report (the Sultão tables): P, R, F of both blocks."""
+    categories = (semantic or {}).get("por_categoria") or {}
+    if not categories:
+        return ""
+    head = (
+        '<tr><th class="name">Categoria</th><th>Id. Precisão</th><th>Id. Abrangência</th>'
+        "<th>Id. Medida F</th><th>Class. Precisão</th><th>Class. Abrangência</th>"
+        "<th>Class. Medida F</th></tr>"
+    )
+    rows = [head]
+    for category, blocks in categories.items():
+        cells = "".join(
+            _cell(dig(blocks, block, key), None)
+            for block in ("identificacao", "classificacao")
+            for key in ("precisao", "abrangencia", "medida_f")
+        )
+        rows.append(f'<tr><td class="name">{escape(category)}</td>{cells}</tr>')
+    return f'<table class="categories">{"".join(rows)}</table>'
 
 
 def render_run_tables(report: Mapping[str, Any]) -> str:
@@ -194,6 +239,14 @@ def render_run_tables(report: Mapping[str, Any]) -> str:
             + "</tr>"
         )
 
+    for key, name in (("classification", "estrito"), ("relaxed", "relaxado")):
+        semantic = report.get(key) or {}
+        blocks = (("identificacao", "Identificação"), ("classificacao", "Classificação"))
+        for block, label in blocks:
+            data = dict(semantic.get(block) or {})
+            data["ci95"] = dig(semantic, "ci95", block)
+            if semantic:
+                add(f"{label} (Ida, ALT {name})", data, "precisao", "abrangencia", "medida_f")
     add("Identificação (HAREM)", ident, "precisao", "abrangencia", "medida_f")
     labelled = dig(ident, "measures", "labelled") or {}
     for key, name in SPAN_MEASURES:
@@ -216,7 +269,8 @@ def render_run_tables(report: Mapping[str, Any]) -> str:
     title = f"{report.get('subset')} — {report.get('scenario')}"
     return (
         f"<h4>{escape(title)}</h4><table>{''.join(rows)}</table>"
-        f'<p class="muted">Signature: <code class="sig">{escape(_signature(report))}</code></p>'
+        + render_categories(report.get("classification"))
+        + f'<p class="muted">Signature: <code class="sig">{escape(_signature(report))}</code></p>'
     )
 
 
@@ -229,7 +283,11 @@ def render_charts(reports: Sequence[Mapping[str, Any]]) -> str:
     absolute = [r for r in reports if r.get("scenario") in ("absolute", None)] or list(reports)
     by_key = {(r["run"], str(r.get("subset"))): r for r in absolute}
     parts = []
-    for family, label in (("id_f", "Identificação: Medida F"), ("morf_f", "Morfologia: Medida F")):
+    for family, label in (
+        ("class_f", "Classificação semântica: Medida F (ALT estrito)"),
+        ("id_f", "Identificação: Medida F"),
+        ("morf_f", "Morfologia: Medida F"),
+    ):
         series, intervals = {}, {}
         for subset in subsets:
             figures = [

@@ -19,6 +19,9 @@ COLUMNS = (
     ("run", "Run"),
     ("subset", "Subset"),
     ("scenario", "Scenario"),
+    ("class_f", "Class. F"),
+    ("class_f_relaxed", "Class. F relax."),
+    ("id_f_official", "Id. F (Ida)"),
     ("id_precision", "Id. P"),
     ("id_recall", "Id. R"),
     ("id_f", "Id. F"),
@@ -39,6 +42,9 @@ class SummaryRow:
     run: str
     subset: str
     scenario: str
+    class_f: float | None
+    class_f_relaxed: float | None
+    id_f_official: float | None
     id_precision: float | None
     id_recall: float | None
     id_f: float | None
@@ -66,11 +72,18 @@ def build_row(
     scenario: str,
     identification: Mapping[str, Any],
     morphology: Mapping[str, Any] | None,
+    classification: Mapping[str, Any] | None = None,
+    relaxed: Mapping[str, Any] | None = None,
 ) -> SummaryRow:
-    """One summary row from an Ida2ID report and (when the run has one) an Ida2Mor report.
+    """One summary row from the reports of one run × subset × scenario.
 
-    A run whose system classified no entity morphologically has no Ida2Mor
-    report: its morphology columns are undefined (None), not zero.
+    The official figures lead: the classification F of the strict Ida report
+    (``.emir.ida``, the relative scenario's ``.emir_relativo.ida``), of the
+    relaxed one (``.emir.altrel.ida``), and the Ida's identification F; then
+    Ida2ID's partial-credit identification (the First HAREM measure of the
+    ``.globalid``), the span measures and the morphology.  A run whose system
+    classified no entity morphologically has no Ida2Mor report: its
+    morphology columns are undefined (None), not zero.
     """
     combined = dig(morphology, "fields", "combinada")
     labelled = dig(identification, "measures", "labelled")
@@ -79,6 +92,9 @@ def build_row(
         run=run,
         subset=subset,
         scenario=scenario,
+        class_f=dig(classification, "classificacao", "medida_f"),
+        class_f_relaxed=dig(relaxed, "classificacao", "medida_f"),
+        id_f_official=dig(classification, "identificacao", "medida_f"),
         id_precision=identification.get("precisao"),
         id_recall=identification.get("abrangencia"),
         id_f=identification.get("medida_f"),
@@ -100,9 +116,20 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+LEGEND = (
+    "Class. F: semantic classification F (CSC) of the official strict-ALT Ida report "
+    "(`.emir.ida`; relative rows: `.emir_relativo.ida`); Class. F relax.: the relaxed-ALT "
+    "one (`.emir.altrel.ida`); Id. F (Ida): the identification F of the same `.emir.ida`, "
+    "the figure the official tables show; Id. P/R/F: Ida2ID's partial-credit identification "
+    "(the First HAREM `.globalid`); Exact/Overlap/Inters. F1: span measures; Morf.: Ida2Mor's "
+    "combined morphology."
+)
+"""What each column is, in one line (the summary and the HTML report print it)."""
+
+
 def format_markdown(rows: Iterable[SummaryRow], title: str = "HAREM campaign summary") -> str:
     """A Markdown table; undefined values show as ``-``."""
-    lines = [f"# {title}", ""]
+    lines = [f"# {title}", "", LEGEND, ""]
     lines.append("| " + " | ".join(label for _, label in COLUMNS) + " |")
     lines.append("|" + "|".join("---" for _ in COLUMNS) + "|")
     for row in rows:

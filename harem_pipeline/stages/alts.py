@@ -52,12 +52,12 @@ from harem_pipeline.formats.semantic import (
 )
 from harem_pipeline.stages.emir import (
     attribute_tuple_set,
-    is_name_categorised,
     is_spurious_tag,
     java_line_end,
-    java_split_bar,
     read_header,
 )
+from harem_pipeline.stages.veus import is_name_categorised
+from harem_pipeline.text.java import java_split_bar
 
 _SPURIOUS_EVALUATION = Evaluation(EVAL_SPURIOUS, None, None, EVAL_SPURIOUS)
 

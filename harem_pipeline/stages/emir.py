@@ -66,7 +66,8 @@ from harem_pipeline.formats.semantic import (
     reprint_tag,
 )
 from harem_pipeline.formats.veils import EVERYTHING, Grid, format_veil, parse_veil, read_grid
-from harem_pipeline.text.java import java_string_hash
+from harem_pipeline.stages.veus import is_name_categorised
+from harem_pipeline.text.java import java_split_bar, java_string_hash
 
 DEFAULT_WEIGHTS = (1.0, 1.0, 0.5, 0.25)
 """``id;α;β;γ``: identification, category, type, subtype weights (Java defaults)."""
@@ -147,23 +148,6 @@ class JavaHashSet:
 
 # ---------------------------------------------------------------------------
 # Entities: classic attribute lists as the Java reads them
-
-
-def java_split_bar(value: str | None) -> list[str]:
-    """Java ``value.split("\\\\|")``: trailing empty strings dropped, ``""`` gives ``[""]``."""
-    if value is None:
-        return []
-    if "|" not in value:
-        return [value]
-    parts = value.split("|")
-    while parts and parts[-1] == "":
-        parts.pop()
-    return parts
-
-
-def is_name_categorised(tag: Tag) -> bool:
-    """First HAREM tags carry their category as the element name (``<LOCAL TIPO="…">``)."""
-    return tag.name != "EM" and tag.attr("CATEG") is None
 
 
 ClassicKey = tuple[str | None, str | None, str | None]

@@ -68,7 +68,7 @@ from harem_pipeline.formats.veils import (
     Veil,
     format_veil,
 )
-from harem_pipeline.text.java import java_hash_order, java_string_hash
+from harem_pipeline.text.java import java_hash_order, java_split_bar, java_string_hash
 
 STYLE_HAREM = "harem"
 STYLE_MUC = "muc"
@@ -199,25 +199,13 @@ def _keeps_document(info: DocumentInfo, variant: str | None, genre: str | None) 
 # Classic attributes, read and rebuilt as the Java program does
 
 
-def java_split_bar(value: str | None) -> list[str]:
-    """``value.split("\\\\|")`` in Java: trailing empty strings removed, ``""`` → ``[""]``."""
-    if value is None:
-        return []
-    if "|" not in value:
-        return [value]
-    parts = value.split("|")
-    while parts and parts[-1] == "":
-        parts.pop()
-    return parts
-
-
-def _is_name_categorised(tag: Tag) -> bool:
-    """First HAREM tags carry their category as the element name."""
+def is_name_categorised(tag: Tag) -> bool:
+    """First HAREM tags carry their category as the element name (``<LOCAL TIPO="…">``)."""
     return tag.name != "EM" and tag.attr("CATEG") is None
 
 
 def _categories(tag: Tag) -> list[str]:
-    if _is_name_categorised(tag):
+    if is_name_categorised(tag):
         return java_split_bar(tag.name)
     return java_split_bar(tag.attr("CATEG"))
 
@@ -276,7 +264,7 @@ def _with_classic(tag: Tag, tuples: Iterable[AttributeTuple]) -> Tag:
     attributes = list(tag.attributes)
     attributes = _set_attribute(attributes, "SUBTIPO", subs or None)
     attributes = _set_attribute(attributes, "TIPO", types or None)
-    if _is_name_categorised(tag):
+    if is_name_categorised(tag):
         return Tag(cats or "EM", tuple(attributes), tag.text)
     attributes = _set_attribute(attributes, "CATEG", cats or None)
     return Tag(tag.name, tuple(attributes), tag.text)
@@ -308,7 +296,7 @@ def filter_tag(tag: Tag, veil: Veil) -> Tag:
 
 def spurious_tag(tag: Tag) -> Tag:
     """The gold side of a spurious record made from a run entity: its text, no attributes."""
-    if _is_name_categorised(tag):
+    if is_name_categorised(tag):
         return Tag(SPURIOUS_TAG, (), tag.text)
     return Tag(tag.name, (("CATEG", SPURIOUS_TAG),), tag.text)
 

@@ -62,3 +62,15 @@ def java_hash_order(
         return (h ^ (h >> 16)) & (capacity - 1)
 
     return sorted(unique, key=bucket)
+
+
+def java_split_bar(value: str | None) -> list[str]:
+    """``value.split("\\\\|")`` in Java: trailing empty strings removed, ``""`` → ``[""]``."""
+    if value is None:
+        return []
+    if "|" not in value:
+        return [value]
+    parts = value.split("|")
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
