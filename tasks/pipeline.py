@@ -22,7 +22,7 @@ from typing import Any
 import luigi
 
 from harem_pipeline.errors import ConfigError
-from harem_pipeline.pipeline import chain
+from harem_pipeline.pipeline import chain, preflight
 from harem_pipeline.pipeline.config import SCENARIO_SUFFIX, Subset
 from tasks.base import CampaignTask, RunTask, StageTask
 
@@ -353,7 +353,16 @@ class Report(CampaignTask, StageTask):
 
 
 class FullEvaluation(CampaignTask):
-    """Everything ``pipeline.yaml`` asks for: every chain, the summary and the report."""
+    """Everything ``pipeline.yaml`` asks for: every chain, the summary and the report.
+
+    Made from the command line before anything is scheduled, so the campaign
+    is checked here, whole, against its collection: a mistake stops the
+    ``luigi`` command with its one line before any task runs.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        preflight.check_campaign(self.campaign)
 
     def requires(self) -> Report:
         return Report(config=self.config)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harem_pipeline.cli.options import whole_number
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline.naming import subset_from_name
@@ -34,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--bootstrap",
-        type=int,
+        type=whole_number("--bootstrap", 0),
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; 0: none, "
@@ -50,5 +51,5 @@ def run_command(args: argparse.Namespace) -> int:
     signature = file_signature(
         args.input, subset=args.subset or subset_from_name(args.input), style=args.style
     )
-    run_ida2id(args.input, str(signature), args.output, max(args.bootstrap, 0))
+    run_ida2id(args.input, str(signature), args.output, args.bootstrap)
     return 0

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from harem_pipeline.cli.options import whole_number
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline import reporting
@@ -38,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--signature", help="signature line to print (default: computed)")
     parser.add_argument(
         "--bootstrap",
-        type=int,
+        type=whole_number("--bootstrap", 0),
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples of the document bootstrap giving each field's ci95 in the JSON "
@@ -64,7 +65,7 @@ def run_ida2mor(args: argparse.Namespace) -> int:
         ).format()
     )
     outputs = reporting.run_ida2mor(
-        args.input, scenario, signature, args.output, run, subset, max(args.bootstrap, 0)
+        args.input, scenario, signature, args.output, run, subset, args.bootstrap
     )
     print(f"harem ida2mor: {outputs.text} and {outputs.json}", file=sys.stderr)
     return 0

@@ -12,6 +12,7 @@ import argparse
 import logging
 from pathlib import Path
 
+from harem_pipeline.cli.options import whole_number
 from harem_pipeline.pipeline.config import load_campaign
 from harem_pipeline.text.progress import set_quiet
 
@@ -27,7 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("--config", default="pipeline.yaml", help="default: ./pipeline.yaml")
-    parser.add_argument("--workers", type=int, help="parallel workers (default: from the file)")
+    parser.add_argument(
+        "--workers",
+        type=whole_number("--workers", 1),
+        help="parallel workers (default: from the file)",
+    )
     parser.add_argument(
         "--scheduler-url",
         help="a central luigid scheduler (e.g. http://host:8082); default: a local scheduler",

@@ -26,6 +26,7 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.harem_xml import read_collection, read_meta
 from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.model import Collection
 from harem_pipeline.stages.align import AlignmentResult, align_collections, output_encoding
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.altmor import choose_lines
@@ -33,6 +34,7 @@ from harem_pipeline.stages.avalida import evaluate_lines
 from harem_pipeline.stages.veus import apply_veus, check_style, document_infos, subset_file_name
 from harem_pipeline.stages.vizir import DERIVED_EXTENSIONS, Scenario, VizirTally, score_lines
 from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
+from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.textio import derived_path
 
 # ---------------------------------------------------------------------------
@@ -56,11 +58,33 @@ def run_align(
     ``?``, as the Java's writer did.  The warnings are returned, not printed.
     """
     cd = read_collection(cd_path, meta_path)
-    result = align_collections(cd, read_collection(run_path))
+    run = read_collection(run_path)
+    check_shared_documents(cd, run)
+    result = align_collections(cd, run)
     target = Path(output) if output is not None else align_output(run_path)
     data = format_lines(result.lines).encode(output_encoding(cd), errors="replace")
     write_bytes_atomic(target, data)
     return target, result
+
+
+def check_shared_documents(cd: Collection, run: Collection) -> int:
+    """How many of the run's DOCIDs the collection has; ``InputError`` when none.
+
+    A run that shares no document with the collection would be scored as
+    all missing, which says nothing about the system: that is almost always
+    the wrong file.  DOCIDs compare as the aligner pairs them (blanks at
+    either end ignored).  A partial overlap is the aligner's warnings' business.
+    """
+    known = {java_trim(docid) for docid in cd.docids}
+    shared = sum(1 for docid in run.docids if java_trim(docid) in known)
+    if not shared:
+        first = f" (first: {run.docids[0]})" if run.docids else ""
+        raise InputError(
+            run.path,
+            f"a run sharing at least one DOCID with the collection {os.path.basename(cd.path)}",
+            f"none of its {len(run.docids)} documents{first}",
+        )
+    return shared
 
 
 # ---------------------------------------------------------------------------

@@ -502,3 +502,6 @@ class CountedSpans:
     counts: SpanCounts
     repairs: Repairs = Repairs()
     units: tuple[tuple[str, dict[str, float]], ...] | None = None
+    sentences: int | None = None
+    """A CoNLL file's sentences (``documents`` is then its ``-DOCSTART-`` documents, 0
+    without any); None for other formats, whose ``documents`` are their own."""
