@@ -12,6 +12,7 @@ original tools' (``RUN.alinhado``, ``IN.avalida``, ``IN.total``,
 
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from pathlib import Path
 from harem_pipeline.errors import HaremError, InputError
 from harem_pipeline.formats.alinhado import (
     MARKER_FIRST_HAREM,
+    Header,
     format_lines,
     iter_lines,
     write_lines,
@@ -32,7 +34,14 @@ from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.avalida import evaluate_lines
 from harem_pipeline.stages.veus import apply_veus, check_style, document_infos, subset_file_name
-from harem_pipeline.stages.vizir import DERIVED_EXTENSIONS, Scenario, VizirTally, score_lines
+from harem_pipeline.stages.vizir import (
+    DERIVED_EXTENSIONS,
+    Scenario,
+    VizirTally,
+    header_scenario,
+    scenario_header,
+    score_lines,
+)
 from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
 from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.textio import derived_path
@@ -242,13 +251,34 @@ def run_vizir(
     tally = VizirTally()
     try:
         with atomic_write(target, "w", encoding=encoding, newline="") as handle:
-            write_to(handle, score_lines(lines, scenario, str(path), tally), MARKER_FIRST_HAREM)
+            scored = score_lines(lines, scenario, str(path), tally)
+            first = next(scored, None)
+            # The scenario travels in the file (AltinaMor keeps the line, Ida2Mor
+            # reads it), with the line end of the lines after it.
+            write_to(handle, [scenario_header(scenario, getattr(first, "eol", "\n"))])
+            if first is not None:
+                write_to(handle, itertools.chain([first], scored), MARKER_FIRST_HAREM)
             if not tally.system_morph_seen:
                 raise _NothingClassified
     except _NothingClassified:
         target.unlink(missing_ok=True)
         return VizirResult(Path(path), None, tally.records, tally.scored)
     return VizirResult(Path(path), target, tally.records, tally.scored)
+
+
+def read_scenario(path: str | os.PathLike[str]) -> Scenario | None:
+    """The scenario a ``.vizir`` or ``.altmor`` file records in its header lines, if any.
+
+    Only the ``#`` lines at the top are read (files of earlier versions have none).
+    """
+    _, lines = iter_lines(path)
+    for line in lines:
+        if not isinstance(line, Header):
+            return None
+        scenario = header_scenario(line)
+        if scenario is not None:
+            return scenario
+    return None
 
 
 def is_vizir_input(path: Path) -> bool:
