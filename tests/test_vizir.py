@@ -33,8 +33,8 @@ from harem_pipeline.model import Morf
 from harem_pipeline.pipeline.steps import is_vizir_input, run_vizir
 from harem_pipeline.pipeline.steps import vizir_output as default_output
 from harem_pipeline.stages.vizir import (
-    Alignment,
     SCENARIO_NAMES,
+    Alignment,
     Scenario,
     SystemEntity,
     combine_outcomes,
