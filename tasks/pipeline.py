@@ -24,6 +24,7 @@ import luigi
 from harem_pipeline.errors import ConfigError
 from harem_pipeline.pipeline import chain, preflight
 from harem_pipeline.pipeline.config import SCENARIO_SUFFIX, Subset
+from harem_pipeline.pipeline.manifest import manifest_path
 from tasks.base import CampaignTask, RunTask, StageTask
 
 
@@ -286,35 +287,74 @@ class Summary(CampaignTask, StageTask):
 
     stage = "summary"
 
-    def reports(self) -> list[tuple[Ida2ID, Ida2Mor]]:
+    @cached_property
+    def morphology(self) -> bool:
+        """Whether the collection has MORF: without, no morphology chain is run at all."""
+        return preflight.collection_has_morphology(
+            self.campaign.collection, self.campaign.collection_meta
+        )
+
+    def reports(self) -> list[tuple[Ida2ID, Ida2Mor | None]]:
         """The identification and morphology report of every run × subset × scenario."""
+        scenarios = self.campaign.scenarios if self.morphology else (None,)
         return [
             (
                 Ida2ID(config=self.config, run_name=run.name, subset=subset.name),
                 Ida2Mor(
                     config=self.config, run_name=run.name, subset=subset.name, scenario=scenario
-                ),
+                )
+                if scenario
+                else None,
             )
             for run in self.campaign.runs
             for subset in self.campaign.subsets
-            for scenario in self.campaign.scenarios
+            for scenario in scenarios
         ]
 
     def requires(self) -> list[luigi.Task]:
-        return list(dict.fromkeys(task for pair in self.reports() for task in pair))
+        tasks = (task for pair in self.reports() for task in pair if task is not None)
+        return list(dict.fromkeys(tasks))
 
-    def report_files(self) -> list[chain.ReportFiles]:
+    def stage_params(self) -> dict[str, Any]:
+        return {"morphology": self.morphology}
+
+    def report_files(self, missing: frozenset[str] = frozenset()) -> list[chain.ReportFiles]:
+        """Where every report is; none for the ``missing`` runs (what is there is stale)."""
         return [
             chain.ReportFiles(
                 ida2id.run_name,
                 ida2id.run_spec.path,
                 ida2id.subset,
-                ida2mor.scenario,
-                chain.json_twin(ida2id.anchor()),
-                chain.json_twin(ida2mor.anchor()),
+                ida2mor.scenario if ida2mor else None,
+                None if ida2id.run_name in missing else chain.json_twin(ida2id.anchor()),
+                None
+                if ida2mor is None or ida2id.run_name in missing
+                else chain.json_twin(ida2mor.anchor()),
             )
             for ida2id, ida2mor in self.reports()
         ]
+
+    def produce_incomplete(self) -> None:
+        """After a failure: the summary and report of the runs complete now, marked
+        incomplete, with no manifest (so they never pass as complete)."""
+        missing = frozenset(
+            ida2id.run_name
+            for pair in self.reports()
+            for ida2id in pair[:1]
+            if not all(task.complete() for task in pair if task is not None)
+        )
+        folder = self.anchor().parent
+        for name in (*self.output_names(), folder / "report.html"):
+            manifest_path(name).unlink(missing_ok=True)
+        incomplete = [run.name for run in self.campaign.runs if run.name in missing]
+        chain.summary(
+            self.campaign,
+            self.report_files(missing),
+            folder,
+            morphology=self.morphology,
+            incomplete=incomplete,
+        )
+        chain.report(self.anchor(), folder / "report.html")
 
     def anchor(self) -> Path:
         return self.campaign.output / "summary.json"
@@ -331,7 +371,9 @@ class Summary(CampaignTask, StageTask):
         )
 
     def produce(self) -> list[Path]:
-        return chain.summary(self.campaign, self.report_files(), self.anchor().parent)
+        return chain.summary(
+            self.campaign, self.report_files(), self.anchor().parent, morphology=self.morphology
+        )
 
 
 class Report(CampaignTask, StageTask):
@@ -369,3 +411,19 @@ class FullEvaluation(CampaignTask):
 
     def complete(self) -> bool:
         return self.requires().complete()
+
+
+@RunTask.event_handler(luigi.Event.FAILURE)
+def summarise_the_other_runs(task: RunTask, exception: BaseException) -> None:
+    """A run's chain failed: the other runs still get a summary and report, marked
+    incomplete (and no report of an earlier build stays as if it were current)."""
+    Summary(config=task.config).produce_incomplete()
+
+
+@RunTask.event_handler(luigi.Event.SUCCESS)
+def refresh_an_incomplete_summary(task: RunTask) -> None:
+    """A report finished after a failure: the incomplete summary takes it in."""
+    if isinstance(task, Ida2ID | Ida2Mor) and chain.is_incomplete_summary(
+        task.campaign.output / "summary.json"
+    ):
+        Summary(config=task.config).produce_incomplete()

@@ -45,6 +45,7 @@ def run_campaign(args: argparse.Namespace) -> int:
     import luigi
 
     from tasks import FullEvaluation
+    from tasks.pipeline import Summary
 
     config = Path(args.config).resolve()
     campaign = load_campaign(config)
@@ -71,4 +72,10 @@ def run_campaign(args: argparse.Namespace) -> int:
     if succeeded:
         print(f"Summary: {campaign.output / 'summary.md'}")
         print(f"Report:  {campaign.output / 'report.html'}")
+    else:
+        # The runs that did succeed still get a summary and report, marked incomplete.
+        luigi.task_register.Register.clear_instance_cache()
+        Summary(config=str(config)).produce_incomplete()
+        print(f"Incomplete summary: {campaign.output / 'summary.md'}")
+        print(f"Incomplete report:  {campaign.output / 'report.html'}")
     return 0 if succeeded else 1
