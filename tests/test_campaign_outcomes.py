@@ -94,3 +94,17 @@ def test_a_run_sharing_no_docid_fails_alone(campaign: Path) -> None:
     assert main(["--quiet", "run", "--config", str(campaign)]) == 1
     summary = (folder / "out" / "summary.md").read_text(encoding="utf-8")
     assert "INCOMPLETE" in summary and "| strong |" in summary
+
+
+def test_the_luigi_command_also_leaves_an_incomplete_summary(campaign: Path) -> None:
+    from tests.test_tasks import luigi_command
+
+    folder = campaign.parent
+    break_run(folder / "runs" / "weak.txt")
+    result = luigi_command("FullEvaluation", "--local-scheduler", "--workers", "2", cwd=folder)
+    assert result.returncode == 30, result.stderr[-3000:]
+    data = json.loads((folder / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert data["incomplete"] == ["weak"]
+    strong = [r for r in data["reports"] if r["run"] == "strong"]
+    assert strong and all(r["identification"] for r in strong)  # taken in as it finished
+    assert "INCOMPLETE" in (folder / "out" / "report.html").read_text(encoding="utf-8")

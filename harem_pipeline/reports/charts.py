@@ -140,9 +140,11 @@ def stacked_outcomes(
         axes.set_title(title)
     axes_row[0][0].set_ylabel("share of records")
     handles, labels = axes_row[0][0].get_legend_handles_labels()
+    # Below the panels, in rows: the panels keep the page's width, the legend stays legible.
     figure.legend(
-        handles, labels, fontsize=LEGEND_SIZE, loc="center left", bbox_to_anchor=(1.0, 0.5)
-    )
+        handles, labels, fontsize=LEGEND_SIZE, loc="upper center", ncol=4,
+        bbox_to_anchor=(0.5, 0.02), frameon=False,
+    )  # fmt: skip
     return _to_svg(figure)
 
 

@@ -134,7 +134,7 @@ def format_markdown(
     for row in rows:
         values = asdict(row)
         cells = [_cell(values[key]) for key, _ in COLUMNS]
-        cells[-1] = f"`{cells[-1]}`"
+        cells[-1] = f"`{cells[-1]}`" if values["signature"] else "-"
         lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
     lines += ["", LEGEND]
     return "\n".join(lines) + "\n"
