@@ -20,6 +20,8 @@ __version__ = "0.1.0"
 # so a new value reruns what it affects and tells reports of the two versions
 # apart.  2: reports carry 95 % intervals, span measures and per-document counts.
 # 3: signatures carry every stage parameter (veils, bootstrap, seed).
+# 3: .vizir/.altmor files open with a "# Cenário:" line; span counts no longer
+# depend on the hash seed (a last digit may differ from version 2's).
 SCORING_VERSION = "3"
 
 

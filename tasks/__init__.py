@@ -42,7 +42,14 @@ class _UserErrorWithoutTraceback(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.exc_info and isinstance(record.exc_info[1], HaremError):
-            record.msg = f"{record.getMessage()}: {record.exc_info[1]}"
+            # A mistake in pipeline.yaml stops the command before anything runs:
+            # its own line says it all ("Uncaught exception" would not be true).
+            uncaught = record.getMessage().startswith("Uncaught exception")
+            record.msg = (
+                str(record.exc_info[1])
+                if uncaught
+                else (f"{record.getMessage()}: {record.exc_info[1]}")
+            )
             record.args = ()
             record.exc_info = None
             record.exc_text = None

@@ -22,8 +22,9 @@ from typing import Any
 
 import luigi
 
-from harem_pipeline.pipeline import chain
+from harem_pipeline.pipeline import chain, preflight
 from harem_pipeline.pipeline.config import SCENARIO_SUFFIX
+from harem_pipeline.pipeline.manifest import manifest_path
 from harem_pipeline.pipeline.params import (
     ReportParams,
     SubsetParams,
@@ -418,14 +419,29 @@ class Ida(RunTask, StageTask):
         return chain.ida(source, self.anchor(), self.report_signature(), params, self.campaign.grid)
 
 
+def ida2id_scenario(ida2mor: Ida2Mor | None, strict: Ida) -> str:
+    """The scenario a summary row is about: the morphology's, else the Ida's."""
+    if ida2mor is not None:
+        return ida2mor.scenario
+    return "relative" if strict.kind == "relative" else "absolute"
+
+
 class Summary(CampaignTask, StageTask):
     """The campaign summary (Markdown, CSV, JSON) over every run, subset and scenario."""
 
     stage = "summary"
 
-    def reports(self) -> list[tuple[Ida2ID, Ida2Mor, Ida, Ida | None]]:
-        """Every run × subset × scenario's reports: identification, morphology, the strict
-        Ida (the relative one for the relative scenario) and the relaxed Ida (absolute)."""
+    @cached_property
+    def morphology(self) -> bool:
+        """Whether the collection has MORF: without, no morphology chain is run at all."""
+        return preflight.collection_has_morphology(
+            self.campaign.collection, self.campaign.collection_meta
+        )
+
+    def reports(self) -> list[tuple[Ida2ID, Ida2Mor | None, Ida, Ida | None]]:
+        """Every run × subset × scenario's reports: identification, morphology (none when
+        the collection has no MORF), the strict Ida (the relative one for the relative
+        scenario) and the relaxed Ida (absolute)."""
         rows = []
         for run in self.campaign.runs:
             for subset in self.campaign.subsets:
@@ -435,7 +451,7 @@ class Summary(CampaignTask, StageTask):
                     rows.append(
                         (
                             Ida2ID(**common),
-                            Ida2Mor(**common, scenario=scenario),
+                            Ida2Mor(**common, scenario=scenario) if self.morphology else None,
                             Ida(**common, kind="relative" if relative else "strict"),
                             None if relative else Ida(**common, kind="relaxed"),
                         )
@@ -446,20 +462,50 @@ class Summary(CampaignTask, StageTask):
         tasks = (task for row in self.reports() for task in row if task is not None)
         return list(dict.fromkeys(tasks))
 
-    def report_files(self) -> list[chain.ReportFiles]:
+    def stage_params(self) -> dict[str, Any]:
+        return {"morphology": self.morphology}
+
+    def report_files(self, missing: frozenset[str] = frozenset()) -> list[chain.ReportFiles]:
+        """Where every report is; none for the ``missing`` runs (what is there is stale)."""
         return [
             chain.ReportFiles(
                 ida2id.run_name,
                 ida2id.run_spec.path,
                 ida2id.subset,
-                ida2mor.scenario,
-                chain.json_twin(ida2id.anchor()),
-                chain.json_twin(ida2mor.anchor()),
-                chain.json_twin(strict.anchor()),
-                None if relaxed is None else chain.json_twin(relaxed.anchor()),
+                ida2id_scenario(ida2mor, strict),
+                None if ida2id.run_name in missing else chain.json_twin(ida2id.anchor()),
+                None
+                if ida2mor is None or ida2id.run_name in missing
+                else chain.json_twin(ida2mor.anchor()),
+                None if ida2id.run_name in missing else chain.json_twin(strict.anchor()),
+                None
+                if relaxed is None or ida2id.run_name in missing
+                else chain.json_twin(relaxed.anchor()),
             )
             for ida2id, ida2mor, strict, relaxed in self.reports()
         ]
+
+    def produce_incomplete(self) -> None:
+        """After a failure: the summary and report of the runs complete now, marked
+        incomplete, with no manifest (so they never pass as complete)."""
+        missing = frozenset(
+            ida2id.run_name
+            for pair in self.reports()
+            for ida2id in pair[:1]
+            if not all(task.complete() for task in pair if task is not None)
+        )
+        folder = self.anchor().parent
+        for name in (*self.output_names(), folder / "report.html"):
+            manifest_path(name).unlink(missing_ok=True)
+        incomplete = [run.name for run in self.campaign.runs if run.name in missing]
+        chain.summary(
+            self.campaign,
+            self.report_files(missing),
+            folder,
+            morphology=self.morphology,
+            incomplete=incomplete,
+        )
+        chain.report(self.anchor(), folder / "report.html")
 
     def anchor(self) -> Path:
         return self.campaign.output / "summary.json"
@@ -476,7 +522,9 @@ class Summary(CampaignTask, StageTask):
         )
 
     def produce(self) -> list[Path]:
-        return chain.summary(self.campaign, self.report_files(), self.anchor().parent)
+        return chain.summary(
+            self.campaign, self.report_files(), self.anchor().parent, morphology=self.morphology
+        )
 
 
 class Report(CampaignTask, StageTask):
@@ -498,10 +546,35 @@ class Report(CampaignTask, StageTask):
 
 
 class FullEvaluation(CampaignTask):
-    """Everything ``pipeline.yaml`` asks for: every chain, the summary and the report."""
+    """Everything ``pipeline.yaml`` asks for: every chain, the summary and the report.
+
+    Made from the command line before anything is scheduled, so the campaign
+    is checked here, whole, against its collection: a mistake stops the
+    ``luigi`` command with its one line before any task runs.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        preflight.check_campaign(self.campaign)
 
     def requires(self) -> Report:
         return Report(config=self.config)
 
     def complete(self) -> bool:
         return self.requires().complete()
+
+
+@RunTask.event_handler(luigi.Event.FAILURE)
+def summarise_the_other_runs(task: RunTask, exception: BaseException) -> None:
+    """A run's chain failed: the other runs still get a summary and report, marked
+    incomplete (and no report of an earlier build stays as if it were current)."""
+    Summary(config=task.config).produce_incomplete()
+
+
+@RunTask.event_handler(luigi.Event.SUCCESS)
+def refresh_an_incomplete_summary(task: RunTask) -> None:
+    """A report finished after a failure: the incomplete summary takes it in."""
+    if isinstance(task, Ida2ID | Ida2Mor) and chain.is_incomplete_summary(
+        task.campaign.output / "summary.json"
+    ):
+        Summary(config=task.config).produce_incomplete()

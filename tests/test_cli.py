@@ -39,3 +39,72 @@ def test_unwritable_output_is_one_line_not_a_traceback(
     assert main(["avalida", str(source), "-o", str(blocker / "out.avalida")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("harem avalida: error: ") and err.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------
+# Options checked before anything is read or written
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--workers", "-1"],
+        ["run", "--workers", "0"],
+        ["ida2id", "IN", "--bootstrap", "-1"],
+        ["ida2mor", "IN", "-abs", "--bootstrap", "-1"],
+        ["measures", "IN", "--format", "conll", "--json", "--bootstrap", "-1"],
+        ["compare", "A", "B", "--bootstrap", "-1"],
+        ["compare", "A", "B", "--seed", "-3"],
+        ["ida2id", "IN", "--bootstrap", "many"],
+    ],
+)
+def test_numbers_out_of_range_are_one_line_and_exit_2(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"harem {argv[0]}: error: --") and err.count("\n") == 1, err
+    assert "expected a whole number, " in err
+
+
+def _inputs(tmp_path) -> dict[str, str]:
+    names = {}
+    for name in ("in.txt", "cd.txt", "meta.xml"):
+        (tmp_path / name).write_text("x", encoding="utf-8")
+        names[name] = str(tmp_path / name)
+    return names
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["align", "--cd", "{cd}", "--run", "{in}", "-o", "{in}"], "--run"),
+        (["align", "--cd", "{cd}", "--run", "{in}", "-o", "{cd}"], "--cd"),
+        (["avalida", "{in}", "-o", "{in}"], "input"),
+        (["veus", "{in}", "--style", "harem", "-o", "{in}"], "input"),
+        (["veus", "{in}", "--style", "harem", "--meta", "{meta}", "-o", "{meta}"], "--meta"),
+        (["altida", "{in}", "-o", "{in}"], "input"),
+        (["ida2id", "{in}", "-o", "{in}"], "input"),
+        (["vizir", "{in}", "-abs", "-o", "{in}"], "input"),
+        (["altmor", "{in}", "-o", "{in}"], "input"),
+        (["ida2mor", "{in}", "-abs", "-o", "{in}"], "input"),
+        (["measures", "{in}", "--format", "conll", "-o", "{in}"], "file"),
+        (["measures", "--cd", "{cd}", "--run", "{in}", "-o", "{cd}"], "--cd"),
+        (["simulate", "--cd", "{cd}", "--profile", "weak", "-o", "{cd}"], "--cd"),
+        (["export", "{cd}", "--format", "conll", "-o", "{cd}"], "--cd"),
+        (["import", "{in}", "--format", "conll", "--cd", "{cd}", "-o", "{in}"], "predictions"),
+    ],
+)
+def test_an_output_that_is_an_input_is_refused(
+    argv: list[str], named: str, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = _inputs(tmp_path)
+    argv = [
+        a.format(**{"in": files["in.txt"], "cd": files["cd.txt"], "meta": files["meta.xml"]})
+        for a in argv
+    ]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"expected a file other than the input ({named})" in err, err
+    assert err.count("\n") == 1
+    assert all((tmp_path / n).read_text(encoding="utf-8") == "x" for n in files)

@@ -215,15 +215,3 @@ def test_missing_file_and_undecodable_bytes(capsys, tmp_path: Path) -> None:
     assert main(["measures", str(bad), "--format", "conll"]) == 2
     err = capsys.readouterr().err
     assert "bad.conll, line 21: expected text in utf-8" in err
-
-
-def test_empty_file_gives_undefined_everywhere_not_a_crash(capsys, tmp_path: Path) -> None:
-    path = tmp_path / "empty.conll"
-    path.write_text("\n\n-DOCSTART- -X- O O\n\n")
-    out = run_json(capsys, str(path), "--format", "conll")
-    nothing = {"precision": None, "recall": None, "f1": None}
-    nothing["ci95"] = dict(nothing)  # no document: no resample defines anything
-    for view in ("labelled", "unlabelled"):
-        assert out[view]["exact"] == out[view]["intersection"] == nothing
-        assert out[view]["semeval"]["partial"] == nothing
-    assert out["per_label"] == {}

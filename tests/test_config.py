@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,81 @@ def test_missing_config_file(tmp_path: Path) -> None:
 )
 def test_parse_subset(name: str, subset: Subset | None) -> None:
     assert parse_subset(name) == subset
+
+
+# ---------------------------------------------------------------------------
+# Everything a task would trip over later is refused before any task runs.
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "collection: cd.txt\nruns: [runs/a.txt]\noutput: cd.txt\n",
+            "output: is a file, not a folder: cd.txt",
+        ),
+        (
+            # glob's '*' matches the folder extra/sub as well as the run file
+            "collection: cd.txt\nruns: ['extra/*']\noutput: out\n",
+            "runs[0]: 'extra/*' matches a folder: extra/sub",
+        ),
+        (
+            # out/summary.json would be a run of the next build
+            "collection: cd.txt\nruns: ['runs/*']\noutput: runs\n",
+            "output: outputs written in runs would be read as runs (runs[0] 'runs/*' matches",
+        ),
+        (
+            # out/a/a.alinhado.avalida.total.ida2id.json would be a run of the next build
+            "collection: cd.txt\nruns: ['runs/*.txt', '*/*/*.json']\noutput: out\n",
+            "output: outputs written in out would be read as runs (runs[1] '*/*/*.json' matches",
+        ),
+        (
+            "collection: cd.txt\nruns: [runs/a.txt]\noutput: out\nveil: 'PESSOA(FOO)'\n",
+            "veil: expected a type of PESSOA of the grid",
+        ),
+        (
+            "collection: cd.txt\nruns: [runs/a.txt]\noutput: out\nveil: 'NOPE'\n",
+            "veil: expected a category of the grid",
+        ),
+        (
+            "collection: cd.txt\noutput: out\n"
+            "runs: [{path: runs/a.txt, veil: 'LOCAL:PESSOA(X)'}]\n",
+            "runs[0].veil: expected a type of PESSOA of the grid",
+        ),
+        ("collection: cd.txt\nruns: [runs/a.txt]\noutput: out\nworkers: 0\n", "workers: expected"),
+        ("collection: cd.txt\nruns: [runs/a.txt]\noutput: out\nbootstrap: -1\n", "bootstrap: exp"),
+    ],
+)
+def test_inputs_and_outputs_are_checked_before_anything_runs(
+    campaign_dir: Path, text: str, message: str
+) -> None:
+    (campaign_dir / "extra" / "sub").mkdir(parents=True)
+    (campaign_dir / "extra" / "c.txt").write_text("c", encoding="utf-8")
+    (campaign_dir / "extra" / "sub" / "x.json").write_text("x", encoding="utf-8")
+    with pytest.raises(ConfigError) as exc:
+        load_campaign(write(campaign_dir, text))
+    assert message in str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+def test_an_output_folder_that_cannot_be_written_is_refused(campaign_dir: Path) -> None:
+    if os.geteuid() == 0:  # root writes through permissions: use a folder no one can write in
+        output = "/proc/harem-pipeline-test/out"
+    else:
+        locked = campaign_dir / "locked"
+        locked.mkdir(mode=0o555)
+        output = "locked/out"
+    with pytest.raises(ConfigError) as exc:
+        load_campaign(
+            write(campaign_dir, f"collection: cd.txt\nruns: [runs/a.txt]\noutput: {output}\n")
+        )
+    assert f"output: cannot write in {output}" in str(exc.value) or "output: cannot write" in str(
+        exc.value
+    )
+
+
+def test_an_output_folder_beside_the_runs_is_fine(campaign_dir: Path) -> None:
+    campaign = load_campaign(
+        write(campaign_dir, "collection: cd.txt\nruns: ['runs/*.txt']\noutput: runs/out\n")
+    )
+    assert [r.name for r in campaign.runs] == ["a", "b"]

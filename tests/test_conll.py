@@ -234,8 +234,10 @@ def assert_equals_seqeval(sentences: list[tuple[list[str], list[str]]], counts) 
     )
 )
 def test_exact_measure_equals_seqeval_on_random_tag_sequences(sentences) -> None:
-    counts, _repairs, documents, _tokens = measure_conll(to_lines(sentences), "random.conll")
-    assert documents == len(sentences)
+    counts, _repairs, number, _tokens, documents = measure_conll(
+        to_lines(sentences), "random.conll"
+    )
+    assert (number, documents) == (len(sentences), 0)  # sentences, no -DOCSTART- line
     assert_equals_seqeval(sentences, counts)
 
 
@@ -252,7 +254,7 @@ def test_exact_measure_equals_seqeval_on_a_generated_file(tmp_path: Path) -> Non
         handle.write("-DOCSTART- -X- O O\n\n")
         handle.writelines(to_lines(sentences))
     report = measure_file(path, "conll", "iobes")
-    assert report.documents == 2000
+    assert (report.documents, report.sentences) == (1, 2000)  # one -DOCSTART- document
     assert report.repairs.gold > 0 and report.repairs.system > 0  # random tags break IOBES
     assert_equals_seqeval(sentences, report.counts)
 

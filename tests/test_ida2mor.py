@@ -316,7 +316,7 @@ def test_scenario_must_be_known(tmp_path: Path, capsys: pytest.CaptureFixture[st
     source = tmp_path / "run.altmor"
     source.write_text("", encoding="utf-8")
     assert main(["ida2mor", str(source)]) == 2
-    assert "expected a scenario (.abs/.rel in the file name, or -abs/-rel), found none" in (
+    assert "expected a scenario (a '# Cenário:' line, .abs/.rel in the name, or -abs/-rel)" in (
         capsys.readouterr().err
     )
     assert main(["ida2mor", str(tmp_path / "missing.altmor"), "-rel"]) == 2

@@ -85,3 +85,40 @@ def test_leaderboard_is_present_and_sorts(page: Path, tmp_path: Path) -> None:
     assert 'id="leaderboard"' in result.stdout
     assert "<title>sim-strong,real,sim-weak</title>" in result.stdout
     assert console_messages(result.stderr) == []
+
+
+SHOTS = Path(__file__).resolve().parent.parent / ".screenshots"
+"""Where the width screenshots are kept for a person to look at (ignored by git)."""
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_report_fits_the_window_width(page: Path, tmp_path: Path, width: int) -> None:
+    from matplotlib.image import imread
+
+    SHOTS.mkdir(exist_ok=True)
+    shot = SHOTS / f"report-{width}.png"
+    result = chromium(
+        tmp_path, f"--window-size={width},2400", f"--screenshot={shot}", page.as_uri()
+    )
+    assert shot.is_file(), result.stderr[-2000:]
+    assert imread(shot).shape[1] == width
+    # Nothing wider than the window: the page scrolls down, never sideways.
+    probe = tmp_path / "width.html"
+    probe.write_text(
+        page.read_text(encoding="utf-8").replace(
+            "</body>",
+            "<script>document.title='scroll:'+document.documentElement.scrollWidth+"
+            "' charts:'+Array.prototype.map.call(document.querySelectorAll('.charts svg'),"
+            "function(s){return Math.round(s.getBoundingClientRect().width)}).join(',');"
+            "</script></body>",
+        ),
+        encoding="utf-8",
+    )
+    result = chromium(tmp_path, f"--window-size={width},2400", "--dump-dom", probe.as_uri())
+    title = result.stdout.split("<title>", 1)[1].split("</title>", 1)[0]
+    scroll, charts = (part.split(":", 1)[1] for part in title.split(" "))
+    assert int(scroll) <= width, title
+    widths = [int(w) for w in charts.split(",")]
+    # Every chart spans the page's content width (the body's margins aside).
+    assert len(widths) >= 3 and min(widths) >= 0.8 * min(width, 1280) - 64, title
+    assert console_messages(result.stderr) == []

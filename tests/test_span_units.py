@@ -24,7 +24,7 @@ from harem_pipeline.formats.conll import parse_conll
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.model import make_span
 from harem_pipeline.pipeline.spans import measure_file
-from harem_pipeline.reports.measures import measures_json
+from harem_pipeline.reports.measures import format_measures_text, measures_json
 from harem_pipeline.stages.span_measures import measure_conll
 from harem_pipeline.stages.span_units import (
     UNIT_LIMIT,
@@ -149,8 +149,8 @@ def one_span_sentences(n: int) -> list[tuple[list[str], list[str]]]:
 def test_5000_conll_sentences_give_1250_units_of_four() -> None:
     units = SpanUnits()
     lines = conll_text(one_span_sentences(5000)).splitlines(keepends=True)
-    counts, _, sentences, tokens = measure_conll(lines, "f.conll", units=units)
-    assert (sentences, tokens) == (5000, 5000)
+    counts, _, sentences, tokens, documents = measure_conll(lines, "f.conll", units=units)
+    assert (sentences, tokens, documents) == (5000, 5000, 0)  # no -DOCSTART- line
     named = units.mappings()
     assert len(named) == 1250
     # sentence i is on line 2i + 1; a unit is named by its first sentence's line
@@ -210,7 +210,9 @@ def test_docstart_documents_are_the_units(tmp_path: Path) -> None:
     path = tmp_path / "docs.conll"
     path.write_text(DOCUMENTS)
     report = measure_file(path, "conll", resamples=0)
-    assert report.documents == 4  # sentences, as the text table says
+    # Three -DOCSTART- documents of four sentences, as the text header says.
+    assert (report.documents, report.sentences) == (3, 4)
+    assert "documents: 3  sentences: 4  tokens: " in format_measures_text(report)
     documents = dict(report.document_counts)
     assert list(documents) == ["3", "9", "11"]  # the line of each document's first token
     assert documents["3"]["labelled.gold"] == 2 and documents["3"]["labelled.missing"] == 1

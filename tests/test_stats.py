@@ -141,3 +141,16 @@ def test_cli_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err
     expected = "expected an existing file, found no such file"
     assert err == f"harem stats: error: {tmp_path}/none.xml: {expected}\n"
+
+
+def test_stats_of_the_metadata_alone_lists_the_subset_names(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    meta = DATA / "lampada2" / "colSegundoHAREM-meta.xml.gz"
+    assert main(["stats", "--meta", str(meta), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    # Counted from the metadata file: 1,040 documents, 660 pt_PT and 380 pt_BR.
+    assert stats["documents"] == 1040
+    assert stats["subset_variants"] == {"pt": 660, "br": 380}
+    assert list(stats["subset_genres"])[:2] == ["noticia", "didactico"]
+    assert "jornalistico" not in stats["subset_genres"]

@@ -7,6 +7,7 @@ import io
 import json
 
 from harem_pipeline.reports.summary import (
+    COLUMNS,
     build_row,
     format_csv,
     format_json,
@@ -50,7 +51,9 @@ def test_renderings_agree() -> None:
         build_row("b", "pt", "relative", IDENTIFICATION, None),
     ]
     markdown = format_markdown(rows)
-    assert "| a | total | absolute | 0.4206 | 1.1917 | 0.6217 | 0.5000 | 0.7500 | - |" in markdown
+    # no Ida report in this summary: its three leading columns are undefined
+    row = "| a | total | absolute | - | - | - | 0.4206 | 1.1917 | 0.6217 | 0.5000 | 0.7500 | - |"
+    assert row in markdown
     assert "| b | pt | relative |" in markdown and markdown.count("\n| ") == 3
     table = list(csv.DictReader(io.StringIO(format_csv(rows))))
     assert table[0]["id_f"] == "0.6217391304347826"
@@ -58,3 +61,26 @@ def test_renderings_agree() -> None:
     data = json.loads(format_json(rows))
     assert data["rows"][1]["morf_f"] is None
     assert data["rows"][0]["morf_f"] == 2 / 3
+
+
+def test_a_signature_does_not_break_the_markdown_table() -> None:
+    rows = [build_row("a", "total", "absolute", IDENTIFICATION, MORPHOLOGY)]
+    line = next(x for x in format_markdown(rows).splitlines() if x.startswith("| a |"))
+    assert "`harem:x\\|run:aaa\\|scenario:abs`" in line
+    unescaped = line.replace("\\|", "")
+    assert unescaped.count("|") == len(COLUMNS) + 1  # one cell per column, no more
+
+
+def test_the_markdown_says_which_identification_f_it_shows() -> None:
+    markdown = format_markdown([build_row("a", "total", "absolute", IDENTIFICATION, MORPHOLOGY)])
+    assert "Id. P, Id. R, Id. F: Ida2ID's identification measures with partial credit" in (
+        " ".join(markdown.split())
+    )
+    assert "not the figures the official HAREM result tables show" in " ".join(markdown.split())
+
+
+def test_notes_come_once_under_the_title() -> None:
+    rows = [build_row("a", "total", "absolute", IDENTIFICATION, None)]
+    markdown = format_markdown(rows, notes=["No MORF in the collection."])
+    assert markdown.count("No MORF in the collection.") == 1
+    assert markdown.index("No MORF") < markdown.index("| Run |")

@@ -7,6 +7,7 @@ built once per module; a test that changes a file works on its own copy.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -22,6 +23,9 @@ from harem_pipeline.cli import main
 from tests.helpers.campaign import build, copy_campaign, make_campaign, outputs
 
 CHAIN = {"Align", "Avalida", "Veus", "AltinaID", "Ida2ID", "Vizir", "AltinaMor", "Ida2Mor"}
+CHAIN |= {"Alts", "Emir", "AltSem", "Ida"}
+STAGES = 13
+"""Tasks per run in the test campaign (one subset, the absolute scenario): the Ida twice."""
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +33,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The campaign, built once; read-only (tests that change files take ``campaign``)."""
     config = make_campaign(tmp_path_factory.mktemp("campaign"))
     first = build(config)
-    # 2 runs × 8 chain stages, plus the summary and the report.
+    # 2 runs × 13 chain stages, plus the summary and the report: identification (Align,
+    # Avalida, Veus, AltinaID, Ida2ID), morphology (Vizir, AltinaMor, Ida2Mor) and semantic
+    # classification (Alts, Emir, AltSem, Ida strict and relaxed) for the one subset and
+    # the absolute scenario of the test campaign.
     assert sorted(first).count(("Align", "strong")) == 1
-    assert len(first) == 2 * 8 + 2
+    assert len(first) == 2 * STAGES + 2
     before = outputs(config.parent)
     yield config
     assert outputs(config.parent) == before, "a test changed the shared campaign"
@@ -65,18 +72,19 @@ def test_changing_one_run_reruns_its_chain_and_the_summary_only(campaign: Path) 
     assert {family for family, name in ran if name == "weak"} == CHAIN
     assert all(name in ("weak", None) for _, name in ran)
     assert {family for family, name in ran if name is None} == {"Summary", "Report"}
-    assert len(ran) == 8 + 2
+    assert len(ran) == STAGES + 2
 
 
 def test_changing_a_parameter_reruns_only_the_stages_it_reaches(campaign: Path) -> None:
     text = campaign.read_text(encoding="utf-8")
     campaign.write_text(text.replace("bootstrap: 20", "bootstrap: 30"), encoding="utf-8")
     ran = build(campaign)
-    assert {family for family, _ in ran} == {"Ida2ID", "Ida2Mor", "Summary", "Report"}
-    assert len(ran) == 2 * 2 + 2
+    reports = {"Ida2ID", "Ida2Mor", "Ida", "Summary", "Report"}
+    assert {family for family, _ in ran} == reports
+    assert len(ran) == 2 * 4 + 2  # per run: Ida2ID, Ida2Mor, the strict and the relaxed Ida
     # Back to the old value: the reports are recomputed once more, nothing else.
     campaign.write_text(text, encoding="utf-8")
-    assert {family for family, _ in build(campaign)} == {"Ida2ID", "Ida2Mor", "Summary", "Report"}
+    assert {family for family, _ in build(campaign)} == reports
 
 
 def test_changing_the_collection_reruns_everything(campaign: Path) -> None:
@@ -84,9 +92,9 @@ def test_changing_the_collection_reruns_everything(campaign: Path) -> None:
     data = cd.read_bytes()
     cd.write_bytes(data + b"\r\n")  # same documents, different bytes
     ran = build(campaign)
-    assert len(ran) == 2 * 8 + 2
+    assert len(ran) == 2 * STAGES + 2
     cd.write_bytes(data)
-    assert len(build(campaign)) == 2 * 8 + 2  # and back
+    assert len(build(campaign)) == 2 * STAGES + 2  # and back
 
 
 def test_summary_and_reports_carry_real_numbers(built: Path) -> None:
@@ -158,7 +166,8 @@ def test_broken_run_gives_non_zero_exit_and_keeps_other_outputs(broken_campaign:
     # The other run's chain ran to the end and its outputs are intact.
     assert (folder / "out" / "strong" / "strong.alinhado.avalida.total.ida2id").is_file()
     assert not (folder / "out" / "weak" / "weak.alinhado").exists()
-    assert not (folder / "out" / "summary.json").exists()
+    # The summary is there for the other run, marked incomplete (tests/test_campaign_outcomes).
+    assert "incomplete" in json.loads((folder / "out" / "summary.json").read_text("utf-8"))
 
 
 def test_luigi_command_exits_non_zero_on_a_failed_task(broken_campaign: Path) -> None:

@@ -33,6 +33,7 @@ from harem_pipeline.model import Morf
 from harem_pipeline.pipeline.steps import is_vizir_input, run_vizir
 from harem_pipeline.pipeline.steps import vizir_output as default_output
 from harem_pipeline.stages.vizir import (
+    SCENARIO_NAMES,
     Alignment,
     Scenario,
     SystemEntity,
@@ -74,7 +75,8 @@ def test_worked_example(path: Path, tmp_path: Path) -> None:
         assert not default_output(source).exists()
         return
     assert result.output == default_output(source)
-    got = result.output.read_text(encoding="utf-8").splitlines()
+    header, *got = result.output.read_text(encoding="utf-8").splitlines()
+    assert header == f"# Cenário: {SCENARIO_NAMES[scenario]}"  # the scenario, in the file
     assert got == case.expected, "\n".join(["got:", *got, "expected:", *case.expected])
 
 
@@ -274,7 +276,8 @@ def test_output_in_the_input_encoding(tmp_path: Path, encoding: str) -> None:
     result = run_vizir(source, Scenario.ABSOLUTE)
     assert result.output == tmp_path / "run.alinhado.avalida.total.vizir"
     # Same bytes as the expected text in the same encoding: accents and CRLF kept.
-    assert result.output.read_bytes() == LATIN_OUTPUT.encode(encoding)
+    expected = "# Cenário: absoluto\r\n" + LATIN_OUTPUT
+    assert result.output.read_bytes() == expected.encode(encoding)
 
 
 def test_gzipped_input_and_explicit_output(tmp_path: Path) -> None:
@@ -283,7 +286,7 @@ def test_gzipped_input_and_explicit_output(tmp_path: Path) -> None:
     assert default_output(source) == tmp_path / "total.veu.vizir"
     out = tmp_path / "x" / "out.vizir"
     assert run_vizir(source, Scenario.RELATIVE, out).output == out
-    assert out.read_bytes() == LATIN_OUTPUT.encode("iso-8859-1")
+    assert out.read_bytes() == ("# Cenário: relativo\r\n" + LATIN_OUTPUT).encode("iso-8859-1")
 
 
 def test_bad_morf_is_an_input_error_through_main(
@@ -376,6 +379,7 @@ def test_folder_scores_only_vei_results(tmp_path: Path, capsys: pytest.CaptureFi
     assert "old.total.vizir.vizir" not in made and "x.altmor.vizir" not in made
     assert len(made) == 11  # the 9 files written above and the two .vizir outputs
     expected = (
+        "# Cenário: relativo\n"
         '<EM MORF="F,S">APSS</EM> ---> [<EM MORF="F,S">APSS</EM>]:'
         "[(Género: Correcto 1) (Número: Correcto 1) (Combinada: Correcto 1)]\n"
     )

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from harem_pipeline import __version__
+from harem_pipeline.cli.options import check_output_not_input
 from harem_pipeline.errors import HaremError
 from harem_pipeline.text.progress import set_quiet
 
@@ -90,13 +91,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = next((arg for arg in argv if not arg.startswith("-")), None)
     module = COMMAND_ALIASES.get(command or "", command)
     parser = build_parser(module if module in COMMAND_MODULES else None)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except HaremError as exc:  # an option out of range (see ``cli.options``)
+        print(f"harem {command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if args.global_quiet:
         set_quiet()
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        check_output_not_input(args)
         return int(args.func(args) or 0)
     except HaremError as exc:
         print(f"harem {args.command}: error: {exc}", file=sys.stderr)

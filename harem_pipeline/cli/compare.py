@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from harem_pipeline.cli.options import whole_number
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.tools.compare import (
     compare_reports,
@@ -38,13 +39,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("b", metavar="B.json", help="the report compared with it")
     parser.add_argument(
         "--bootstrap",
-        type=int,
+        type=whole_number("--bootstrap", 0),
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples (default {DEFAULT_RESAMPLES}; 0: no p-values)",
     )
     parser.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
+        "--seed",
+        type=whole_number("--seed", 0),
+        default=DEFAULT_SEED,
+        help=f"random seed (default {DEFAULT_SEED})",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(func=run_compare)
@@ -53,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_compare(args: argparse.Namespace) -> int:
     """Print the comparison; return the exit status."""
     comparison = compare_reports(
-        load_report(args.a), load_report(args.b), max(args.bootstrap, 0), args.seed
+        load_report(args.a), load_report(args.b), args.bootstrap, args.seed
     )
     if args.json:
         sys.stdout.write(json.dumps(comparison_json(comparison), indent=2) + "\n")

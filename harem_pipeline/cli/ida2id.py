@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harem_pipeline.cli.options import whole_number
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline.naming import subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.reporting import run_ida2id
 from harem_pipeline.pipeline.signature import file_signature
+from harem_pipeline.stages.veus import STYLES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Count an evaluated alignment file (.altida, or .avalida for the figures of the "
             "official .globalid, which selects no ALT) and write the report OUTPUT and its "
-            "JSON twin OUTPUT.json, which adds 95%% document-bootstrap intervals (ci95) of "
+            "JSON twin OUTPUT.json, which adds 95% document-bootstrap intervals (ci95) of "
             "Precisão, Abrangência and Medida F and the per-document counts (documents)."
         ),
     )
@@ -31,7 +33,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--subset", help="subset named in the signature (default: from the file name, or total)"
     )
     parser.add_argument(
-        "--style", default="harem", help="evaluation style named in the signature (default harem)"
+        "--style",
+        default="harem",
+        choices=STYLES,
+        help="the Véus style the file was cut in, named in the signature (default harem)",
     )
     parser.add_argument(
         "--veil",
@@ -40,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--bootstrap",
-        type=int,
+        type=whole_number("--bootstrap", 0),
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; 0: none, "

@@ -6,12 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from harem_pipeline.cli.options import whole_number
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline import reporting
 from harem_pipeline.pipeline.naming import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import file_signature
+from harem_pipeline.pipeline.steps import read_scenario
 from harem_pipeline.stages.vizir import Scenario
 
 
@@ -21,25 +23,39 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="Ida2Mor: counts and measures of the morphological classification",
         description=(
             "Write the Portuguese report (OUT, default FILE.ida2mor) and its JSON twin "
-            "(OUT.json) for an AltinaMor output. The scenario, run and subset are read "
+            "(OUT.json) for an AltinaMor output. The scenario is read from the file's "
+            "'# Cenário:' line (Vizir writes it), else from its name; run and subset "
             "from the file name when not given."
         ),
     )
     parser.add_argument("input", metavar="FILE.altmor", help="an AltinaMor output")
     parser.add_argument("-o", "--output", help="text report (default FILE.ida2mor)")
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("-abs", dest="scenario", action="store_const", const=Scenario.ABSOLUTE)
-    group.add_argument("-rel", dest="scenario", action="store_const", const=Scenario.RELATIVE)
+    group.add_argument(
+        "-abs",
+        dest="scenario",
+        action="store_const",
+        const=Scenario.ABSOLUTE,
+        help="the file was scored in the absolute scenario (overrides the file's header)",
+    )
+    group.add_argument(
+        "-rel",
+        dest="scenario",
+        action="store_const",
+        const=Scenario.RELATIVE,
+        help="the file was scored in the relative scenario (overrides the file's header)",
+    )
     group.add_argument(
         "--scenario", dest="scenario", type=Scenario.parse, metavar="absolute|relative",
-        help="the Vizir scenario the file was scored in (default: from the name, .abs/.rel)",
+        help="the Vizir scenario the file was scored in (default: the file's "
+        "'# Cenário:' line, else .abs/.rel in its name)",
     )  # fmt: skip
     parser.add_argument("--run", help="run name shown in the report (default: from the name)")
     parser.add_argument("--subset", help="subset shown in the report (default: from the name)")
     parser.add_argument("--signature", help="signature line to print (default: computed)")
     parser.add_argument(
         "--bootstrap",
-        type=int,
+        type=whole_number("--bootstrap", 0),
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples of the document bootstrap giving each field's ci95 in the JSON "
@@ -51,10 +67,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_ida2mor(args: argparse.Namespace) -> int:
     if not Path(args.input).is_file():
         raise InputError(args.input, "an existing file", "no such file")
-    scenario = args.scenario or scenario_from_name(args.input)
+    scenario = args.scenario or read_scenario(args.input) or scenario_from_name(args.input)
     if scenario is None:
         raise InputError(
-            args.input, "a scenario (.abs/.rel in the file name, or -abs/-rel)", "none"
+            args.input,
+            "a scenario (a '# Cenário:' line, .abs/.rel in the name, or -abs/-rel)",
+            "none",
         )
     run = args.run or run_from_name(args.input)
     subset = args.subset or subset_from_name(args.input, default=None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from harem_pipeline.cli.options import whole_number
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.jsontext import format_report_json
@@ -19,7 +20,9 @@ Span measures of gold against system spans, labelled and unlabelled, overall
 and per label. P is over system spans, R over gold spans, F their harmonic
 mean; an undefined ratio (0/0) prints as '-' (null in JSON).
 
-  exact          same boundaries and same label (CoNLL; equals conlleval)
+  exact          same boundaries and same label (CoNLL's measure; equals conlleval
+                 for IOB1/IOB2 tags: conlleval merges adjacent same-type IOBES
+                 singletons (S-X S-X) into one chunk, which we do not)
   overlap        shares at least one token with a span of the same label
   intersection   share of the span's tokens covered by same-label spans (J&M)
   semeval        SemEval-2013 strict, exact, partial (half credit), type P/R/F
@@ -66,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--bootstrap",
-        type=int,
+        type=whole_number("--bootstrap", 0),
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; "

@@ -18,7 +18,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "OUTPUT_DIR/summary.json, which `harem run` writes."
         ),
     )
-    parser.add_argument("output_dir", metavar="OUTPUT_DIR")
+    parser.add_argument(
+        "output_dir",
+        metavar="OUTPUT_DIR",
+        help="the campaign's output folder (output: in pipeline.yaml), holding summary.json",
+    )
     parser.set_defaults(func=run_report)
 
 

@@ -12,6 +12,7 @@ import argparse
 import logging
 from pathlib import Path
 
+from harem_pipeline.cli.options import whole_number
 from harem_pipeline.pipeline.config import load_campaign
 from harem_pipeline.text.progress import set_quiet
 
@@ -27,7 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("--config", default="pipeline.yaml", help="default: ./pipeline.yaml")
-    parser.add_argument("--workers", type=int, help="parallel workers (default: from the file)")
+    parser.add_argument(
+        "--workers",
+        type=whole_number("--workers", 1),
+        help="parallel workers (default: from the file)",
+    )
     parser.add_argument(
         "--scheduler-url",
         help="a central luigid scheduler (e.g. http://host:8082); default: a local scheduler",
@@ -40,6 +45,7 @@ def run_campaign(args: argparse.Namespace) -> int:
     import luigi
 
     from tasks import FullEvaluation
+    from tasks.pipeline import Summary
 
     config = Path(args.config).resolve()
     campaign = load_campaign(config)
@@ -66,4 +72,10 @@ def run_campaign(args: argparse.Namespace) -> int:
     if succeeded:
         print(f"Summary: {campaign.output / 'summary.md'}")
         print(f"Report:  {campaign.output / 'report.html'}")
+    else:
+        # The runs that did succeed still get a summary and report, marked incomplete.
+        luigi.task_register.Register.clear_instance_cache()
+        Summary(config=str(config)).produce_incomplete()
+        print(f"Incomplete summary: {campaign.output / 'summary.md'}")
+        print(f"Incomplete report:  {campaign.output / 'report.html'}")
     return 0 if succeeded else 1

@@ -6,8 +6,10 @@ import argparse
 import json
 import sys
 
-from harem_pipeline.formats.harem_xml import read_collection
-from harem_pipeline.tools.stats import count_collection, format_stats_text
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.harem_xml import read_collection, read_meta
+from harem_pipeline.stages.veus import document_infos
+from harem_pipeline.tools.stats import count_collection, count_meta, format_stats_text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,13 +20,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Read a HAREM collection or run (First or Second HAREM format, .gz allowed) "
             "and print its counts: every entity tag, including those inside ALT "
-            "alternatives and OMITIDO."
+            "alternatives and OMITIDO. subset_variants and subset_genres list the subset names "
+            "(harem veus --variant/--genre, subsets: in pipeline.yaml) with their documents."
         ),
     )
-    parser.add_argument("file", help="the collection or run to read")
+    parser.add_argument(
+        "file", nargs="?", help="the collection or run to read (optional with --meta)"
+    )
     parser.add_argument(
         "--meta",
-        help="colSegundoHAREM-meta.xml, to count Second HAREM documents by variant and genre",
+        help="colSegundoHAREM-meta.xml, to count Second HAREM documents by variant and genre; "
+        "alone, lists the subset names of its documents",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.set_defaults(func=run_stats)
@@ -32,7 +38,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_stats(args: argparse.Namespace) -> int:
     """Print the statistics of ``args.file``; return the exit status."""
-    stats = count_collection(read_collection(args.file, args.meta))
+    if args.file is None and args.meta is None:
+        raise InputError(None, "FILE, or --meta META", "neither")
+    if args.file is None:
+        stats = count_meta(args.meta, document_infos(read_meta(args.meta)))
+    else:
+        stats = count_collection(read_collection(args.file, args.meta))
     if args.json:
         sys.stdout.write(json.dumps(stats, ensure_ascii=False, indent=2) + "\n")
     else:

@@ -242,6 +242,8 @@ class MeasuresReport:
     """Each bootstrap unit's counts, as ``CountedSpans.units`` (empty when not kept)."""
     intervals: dict | None = None
     """95 % bootstrap intervals (:func:`mapping_intervals`); None when not computed."""
+    sentences: int | None = None
+    """A CoNLL file's sentences (``CountedSpans.sentences``); None for other formats."""
 
 
 def span_report(
@@ -266,4 +268,5 @@ def span_report(
         signature,
         counted.units or (),
         intervals,
+        counted.sentences,
     )

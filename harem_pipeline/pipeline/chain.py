@@ -190,9 +190,9 @@ def is_simulated(path: PathLike) -> bool:
     return SIMULATED_MARK in read_head(path, 1024)
 
 
-def _load(path: Path) -> dict[str, Any] | None:
+def _load(path: Path | None) -> dict[str, Any] | None:
     """A report's JSON without its per-document counts (those stay in the report itself)."""
-    if not path.is_file():
+    if path is None or not path.is_file():
         return None
     report = read_json_object(path)
     report.pop("documents", None)
@@ -203,14 +203,19 @@ def _load(path: Path) -> dict[str, Any] | None:
 
 @dataclass(frozen=True, slots=True)
 class ReportFiles:
-    """Where the reports of one run × subset × scenario are (the pipeline names them)."""
+    """Where the reports of one run × subset × scenario are (the pipeline names them).
+
+    ``scenario`` and ``morphology`` are None when the collection has no MORF
+    (no morphology chain); ``identification`` is None for a run whose
+    reports are missing (its chain failed): an old file there is not read.
+    """
 
     run: str
     run_path: Path
     subset: str
-    scenario: str
-    identification: Path
-    morphology: Path
+    scenario: str | None
+    identification: Path | None
+    morphology: Path | None
     classification: Path | None = None
     """The strict Ida report (``.emir.ida``, or ``.emir_relativo.ida`` for the relative rows)."""
     relaxed: Path | None = None
@@ -235,15 +240,42 @@ def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
     ]
 
 
-def summary(campaign: Campaign, files: Sequence[ReportFiles], folder: PathLike) -> list[Path]:
-    """``summary.md``, ``summary.csv`` and ``summary.json`` (JSON last: it is the anchor)."""
+def no_morphology_note(collection: str) -> str:
+    """The one sentence that says why a campaign has no morphology figures."""
+    return (
+        f"The collection {collection} has no MORF: the morphology chain was not run "
+        "(no Vizir, AltinaMor or Ida2Mor outputs, no morphology figures)."
+    )
+
+
+def incomplete_note(runs: Sequence[str]) -> str:
+    """The one sentence that says a summary lacks some runs, and which."""
+    return (
+        f"INCOMPLETE: the chain of {', '.join(runs)} failed, so its figures are missing "
+        "here (shown as -); every other run is complete. Fix the failure and run again."
+    )
+
+
+def summary(
+    campaign: Campaign,
+    files: Sequence[ReportFiles],
+    folder: PathLike,
+    *,
+    morphology: bool = True,
+    incomplete: Sequence[str] = (),
+) -> list[Path]:
+    """``summary.md``, ``summary.csv`` and ``summary.json`` (JSON last: it is the anchor).
+
+    Without ``morphology`` (a collection with no MORF) the summary says so
+    once; ``incomplete`` names the runs whose reports are missing.
+    """
     folder = Path(folder)
     reports = collect_reports(files)
     rows = [
         summary_stage.build_row(
             r["run"],
             r["subset"],
-            r["scenario"],
+            r["scenario"] or "-",
             r["identification"] or {},
             r["morphology"],
             r["classification"],
@@ -251,19 +283,32 @@ def summary(campaign: Campaign, files: Sequence[ReportFiles], folder: PathLike) 
         )
         for r in reports
     ]
+    notes = [] if morphology else [no_morphology_note(campaign.collection.name)]
+    if incomplete:
+        notes.insert(0, incomplete_note(incomplete))
     markdown, table = folder / "summary.md", folder / "summary.csv"
-    write_text_atomic(markdown, summary_stage.format_markdown(rows))
+    write_text_atomic(markdown, summary_stage.format_markdown(rows, notes=notes))
     write_text_atomic(table, summary_stage.format_csv(rows))
     data = json.loads(summary_stage.format_json(rows))
     data["campaign"] = {
         "collection": campaign.collection.name,
         "style": campaign.style,
         "runs": [run.name for run in campaign.runs],
+        "morphology": morphology,
     }
+    if incomplete:
+        data["incomplete"] = list(incomplete)
+    data["notes"] = notes
     data["reports"] = reports
     anchor = folder / "summary.json"
     write_text_atomic(anchor, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return [markdown, table, anchor]
+
+
+def is_incomplete_summary(path: PathLike) -> bool:
+    """Whether the summary at ``path`` was written after a failure (``incomplete`` in it)."""
+    path = Path(path)
+    return path.is_file() and "incomplete" in read_json_object(path)
 
 
 def report(summary_json: PathLike, output: PathLike) -> list[Path]:

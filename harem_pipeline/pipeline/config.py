@@ -22,8 +22,11 @@ Example::
 
 from __future__ import annotations
 
+import fnmatch
 import glob
+import os
 import re
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +36,7 @@ import yaml
 
 from harem_pipeline.errors import ConfigError, InputError
 from harem_pipeline.formats.conll import SCHEMES
+from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.stages.emir import parse_weights
 from harem_pipeline.tools.predictions import FORMATS as PREDICTION_FORMATS
 
@@ -186,6 +190,14 @@ class _Loader:
                 matches = sorted(glob.glob(str(self.base / entry)))
                 if not matches:
                     raise self.fail(key, f"no file matches {entry!r}", f"relative to {self.base}")
+                for match in matches:
+                    if not Path(match).is_file():
+                        shown = os.path.relpath(match, self.base)
+                        raise self.fail(
+                            key,
+                            f"{entry!r} matches a folder: {shown}",
+                            "a run is a file; narrow the pattern, e.g. runs/*.xml",
+                        )
                 runs.extend(RunSpec(run_name(m), Path(m).resolve()) for m in matches)
             elif isinstance(entry, Mapping):
                 unknown = set(entry) - RUN_KEYS
@@ -199,7 +211,7 @@ class _Loader:
                 name = self.expect(f"{key}.name", entry.get("name", run_name(path)), str, "a name")
                 veil = entry.get("veil")
                 if veil is not None:
-                    self.expect(f"{key}.veil", veil, str, "a veil such as PESSOA:LOCAL")
+                    self.veil(f"{key}.veil", veil)
                 fmt = entry.get("format")
                 if fmt is not None and fmt not in PREDICTION_FORMATS:
                     raise self.fail(
@@ -234,6 +246,51 @@ class _Loader:
             seen.add(run.name)
         return tuple(runs)
 
+    def veil(self, key: str, value: Any) -> str:
+        """A veil in the Java syntax, parsed against the shipped grid."""
+        text = self.expect(key, value, str, "a veil such as PESSOA:LOCAL")
+        try:
+            parse_veil(text, read_grid(), None)
+        except InputError as exc:
+            raise self.fail(key, f"expected {exc.expected}, found {exc.found}") from None
+        return text
+
+    def output(self, value: Any) -> Path:
+        """The output folder: a folder (or nothing yet) under a folder this process can write."""
+        text = self.expect("output", value, str, "a folder path")
+        output = (self.base / text).resolve()
+        if output.exists() and not output.is_dir():
+            raise self.fail("output", f"is a file, not a folder: {text}", "name a folder")
+        existing = output
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir():
+            raise self.fail("output", f"cannot make {text} under the file {existing}")
+        try:
+            with tempfile.TemporaryFile(dir=existing):
+                pass
+        except OSError as exc:
+            problem = f"cannot write in {text}"
+            raise self.fail("output", problem, f"{exc.strerror}: {existing}") from None
+        return output
+
+    def check_outputs_are_not_runs(self, data: Mapping, campaign: Campaign) -> None:
+        """No file the pipeline writes may match a run glob: the next build would read it."""
+        written = output_names(campaign)
+        for i, entry in enumerate(data["runs"]):
+            if not isinstance(entry, str):
+                continue
+            pattern = str(self.base / entry)
+            for path in written:
+                if glob_matches(pattern, path):
+                    shown = os.path.relpath(path, self.base)
+                    raise self.fail(
+                        "output",
+                        f"outputs written in {data['output']} would be read as runs "
+                        f"(runs[{i}] {entry!r} matches {shown})",
+                        "put the output folder out of the runs' patterns",
+                    )
+
     def subsets(self, value: Any) -> tuple[Subset, ...]:
         names = self.expect("subsets", value, list, "a list of subset names")
         subsets = []
@@ -247,12 +304,16 @@ class _Loader:
                     "total, a variant (pt), a genre (jornalistico), pt.jornalistico, selectivo",
                 )
             subsets.append(subset)
+        if not subsets:
+            raise self.fail("subsets", "empty", "list at least one subset, e.g. [total]")
         if len({s.name for s in subsets}) != len(subsets):
             raise self.fail("subsets", "a subset is listed twice")
         return tuple(subsets)
 
     def scenarios(self, value: Any) -> tuple[str, ...]:
         names = self.expect("scenarios", value, list, "a list of scenarios")
+        if not names:
+            raise self.fail("scenarios", "empty", f"list at least one of {SCENARIOS}")
         for i, name in enumerate(names):
             if name not in SCENARIOS:
                 raise self.fail(
@@ -279,7 +340,7 @@ class _Loader:
         bootstrap = self.expect("bootstrap", data.get("bootstrap", 1000), int, "a whole number")
         if bootstrap < 0:
             raise self.fail("bootstrap", f"expected 0 or more, found {bootstrap}")
-        output = self.expect("output", data["output"], str, "a folder path")
+        output = self.output(data["output"])
         weights = data.get("weights")
         if weights is not None:
             self.expect("weights", weights, str, "Emir weights id;α;β;γ such as '1;1;0.5;0.25'")
@@ -294,11 +355,11 @@ class _Loader:
             collection=self.existing_file("collection", data["collection"]),
             collection_meta=self.existing_file("collection_meta", meta) if meta else None,
             runs=self.runs(data["runs"]),
-            output=(self.base / output).resolve(),
+            output=output,
             subsets=self.subsets(data.get("subsets", ["total"])),
             scenarios=self.scenarios(data.get("scenarios", list(SCENARIOS))),
             style=style,
-            veil=self.expect("veil", data.get("veil", "*"), str, "a veil such as PESSOA:LOCAL"),
+            veil=self.veil("veil", data.get("veil", "*")),
             workers=workers,
             bootstrap=bootstrap,
             weights=weights,
@@ -312,7 +373,44 @@ class _Loader:
                     "a selective subset needs every run's declared veil",
                     "give each run a mapping with a veil",
                 )
+        self.check_outputs_are_not_runs(data, campaign)
         return campaign
+
+
+def output_names(campaign: Campaign) -> list[Path]:
+    """Every file and folder a build of ``campaign`` may write (the HAREM names, manifests)."""
+    top = ["summary.json", "summary.md", "summary.csv", "report.html"]
+    names = [campaign.output / name for name in top]
+    for run in campaign.runs:
+        folder = campaign.output / run.name
+        base = f"{run.name}.alinhado.avalida"
+        files = [f"{run.name}.alinhado", f"{run.name}.aligner.stderr", base]
+        for subset in campaign.subsets:
+            veus_names = [f"{base}.{subset.name}"]
+            if campaign.style != "harem":
+                veus_names.append(f"{base}.{subset.name}.{campaign.style}")
+            for veus in veus_names:
+                files += [veus, f"{veus}.altida", f"{veus}.ida2id", f"{veus}.ida2id.json"]
+            for suffix in SCENARIO_SUFFIX.values():
+                scored = f"{base}.{subset.name}.{suffix}"
+                files += [f"{scored}.{ext}" for ext in ("vizir", "altmor", "ida2mor")]
+                files.append(f"{scored}.ida2mor.json")
+        names.append(folder)
+        names += [folder / name for name in files]
+    return [*names, *(Path(f"{n}.manifest.json") for n in names if n.suffix != "")]
+
+
+def glob_matches(pattern: str, path: Path) -> bool:
+    """Whether ``glob.glob(pattern)`` would list ``path`` if it existed (no ``**`` recursion)."""
+    parts, wanted = Path(pattern).parts, path.parts
+    if len(parts) != len(wanted):
+        return False
+    for part, name in zip(parts, wanted, strict=True):
+        if name.startswith(".") and not part.startswith("."):
+            return False  # glob's wildcards skip hidden names
+        if not fnmatch.fnmatchcase(name, part):
+            return False
+    return True
 
 
 def load_campaign(path: str | Path) -> Campaign:

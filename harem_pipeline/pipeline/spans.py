@@ -19,6 +19,7 @@ from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.spans import MeasuresReport, span_report
 from harem_pipeline.model import Collection
 from harem_pipeline.pipeline.signature import Signature, short_digest
+from harem_pipeline.pipeline.steps import check_collections_share_documents
 from harem_pipeline.stages.harem_spans import (
     FORMAT,
     AltChoices,
@@ -104,6 +105,7 @@ def measure_harem(
     """``harem measures --cd CD --run RUN``: read both, let AltinaID choose, measure."""
     cd = read_collection(cd_path, meta_path)
     run = read_collection(run_path)
+    check_collections_share_documents(cd, run)
     return measure_collections(
         cd,
         run,

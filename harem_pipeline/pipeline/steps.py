@@ -12,13 +12,17 @@ original tools' (``RUN.alinhado``, ``IN.avalida``, ``IN.total``,
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from harem_pipeline.errors import HaremError, InputError
 from harem_pipeline.formats.alinhado import (
     MARKER_FIRST_HAREM,
+    Header,
     format_lines,
     iter_lines,
     write_lines,
@@ -27,7 +31,9 @@ from harem_pipeline.formats.alinhado import (
 from harem_pipeline.formats.harem_xml import open_collection, read_collection, read_meta
 from harem_pipeline.formats.semantic import iter_semantic_lines
 from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.model import Collection, Document
 from harem_pipeline.stages.align import (
+    MISSING_DOCUMENT,
     AlignmentWritten,
     DuplicateTrimmedDocid,
     align_collections,
@@ -42,8 +48,16 @@ from harem_pipeline.stages.emir import EmirParams
 from harem_pipeline.stages.emir import evaluate_lines as evaluate_semantic
 from harem_pipeline.stages.espurios import collect_spurious
 from harem_pipeline.stages.veus import apply_veus, check_style, document_infos, subset_file_name
-from harem_pipeline.stages.vizir import DERIVED_EXTENSIONS, Scenario, VizirTally, score_lines
+from harem_pipeline.stages.vizir import (
+    DERIVED_EXTENSIONS,
+    Scenario,
+    VizirTally,
+    header_scenario,
+    scenario_header,
+    score_lines,
+)
 from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
+from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.textio import derived_path
 
 # ---------------------------------------------------------------------------
@@ -77,16 +91,54 @@ def run_align(
     if cd.format != run.format:
         raise InputError(run.path, f"a run in the {cd.format} format of the CD", run.format)
     warnings: list[str] = []
+    run_docids: list[str] = []
+    counted = dataclasses.replace(run, documents=_noting_docids(run.documents, run_docids))
     try:
         with atomic_write(target, "wb", encoding=None, newline=None) as handle:
-            for block in stream_blocks(cd, run, warnings):
+            for block in stream_blocks(cd, counted, warnings):
                 handle.write(format_lines(block).encode(cd.encoding, errors="replace"))
+            missing = sum(1 for w in warnings if w.startswith(MISSING_DOCUMENT))
+            check_shared_documents(cd.path, run.path, run_docids, len(run_docids) - missing)
     except DuplicateTrimmedDocid:
-        result = align_collections(read_collection(cd_path, meta_path), read_collection(run_path))
+        whole_cd, whole_run = read_collection(cd_path, meta_path), read_collection(run_path)
+        check_collections_share_documents(whole_cd, whole_run)
+        result = align_collections(whole_cd, whole_run)
         data = format_lines(result.lines).encode(cd.encoding, errors="replace")
         write_bytes_atomic(target, data)
         return target, AlignmentWritten(result.warnings)
     return target, AlignmentWritten(tuple(warnings))
+
+
+def _noting_docids(documents: Iterator[Document], docids: list[str]) -> Iterator[Document]:
+    for document in documents:
+        docids.append(document.docid)
+        yield document
+
+
+def check_collections_share_documents(cd: Collection, run: Collection) -> None:
+    """:func:`check_shared_documents` for two collections already read."""
+    known = {java_trim(docid) for docid in cd.docids}
+    shared = sum(1 for docid in run.docids if java_trim(docid) in known)
+    check_shared_documents(cd.path, run.path, list(run.docids), shared)
+
+
+def check_shared_documents(cd_path: str, run_path: str, run_docids: list[str], shared: int) -> None:
+    """``InputError`` when the run shares no DOCID with the collection.
+
+    A run that shares no document with the collection would be scored as
+    all missing, which says nothing about the system: that is almost always
+    the wrong file.  DOCIDs compare as the aligner pairs them (blanks at
+    either end ignored).  Raised inside the atomic write, so no output is
+    left behind.  A partial overlap is the aligner's warnings' business.
+    """
+    if shared:
+        return
+    first = f" (first: {run_docids[0]})" if run_docids else ""
+    raise InputError(
+        run_path,
+        f"a run sharing at least one DOCID with the collection {os.path.basename(cd_path)}",
+        f"none of its {len(run_docids)} documents{first}",
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -244,13 +296,34 @@ def run_vizir(
     tally = VizirTally()
     try:
         with atomic_write(target, "w", encoding=encoding, newline="") as handle:
-            write_to(handle, score_lines(lines, scenario, str(path), tally), MARKER_FIRST_HAREM)
+            scored = score_lines(lines, scenario, str(path), tally)
+            first = next(scored, None)
+            # The scenario travels in the file (AltinaMor keeps the line, Ida2Mor
+            # reads it), with the line end of the lines after it.
+            write_to(handle, [scenario_header(scenario, getattr(first, "eol", "\n"))])
+            if first is not None:
+                write_to(handle, itertools.chain([first], scored), MARKER_FIRST_HAREM)
             if not tally.system_morph_seen:
                 raise _NothingClassified
     except _NothingClassified:
         target.unlink(missing_ok=True)
         return VizirResult(Path(path), None, tally.records, tally.scored)
     return VizirResult(Path(path), target, tally.records, tally.scored)
+
+
+def read_scenario(path: str | os.PathLike[str]) -> Scenario | None:
+    """The scenario a ``.vizir`` or ``.altmor`` file records in its header lines, if any.
+
+    Only the ``#`` lines at the top are read (files of earlier versions have none).
+    """
+    _, lines = iter_lines(path)
+    for line in lines:
+        if not isinstance(line, Header):
+            return None
+        scenario = header_scenario(line)
+        if scenario is not None:
+            return scenario
+    return None
 
 
 def is_vizir_input(path: Path) -> bool:

@@ -22,7 +22,24 @@ OUTCOME_COLOURS = {
     "Sobre especificado": "#1565c0",
     "Parcialmente sobre especificado": "#64b5f6",
 }
-SERIES_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
+SERIES_COLOURS = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#8c6d31",
+)  # fmt: skip
+WIDTH = 11.0
+"""Figure width in inches: the page shows every chart at its full width."""
+LEGEND_SIZE = 10
+"""Legend and annotation font size in points, legible at the page width."""
+
+
+def series_colour(i: int, n: int) -> str:
+    """The colour of series ``i`` of ``n``: all distinct within a chart, however many."""
+    if n <= len(SERIES_COLOURS):
+        return SERIES_COLOURS[i]
+    import colorsys
+
+    r, g, b = colorsys.hsv_to_rgb(i / n, 0.65, 0.8)
+    return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
 
 
 @cache
@@ -74,7 +91,7 @@ def grouped_bars(
 ) -> str:
     """Bars of one value per group and series, with 95 % error bars when given."""
     width = 0.8 / max(1, len(series))
-    figure, axes = _pyplot().subplots(figsize=(max(5.0, 1.2 * len(groups) + 2), 3.2))
+    figure, axes = _pyplot().subplots(figsize=(WIDTH, 4.0))
     for i, (name, values) in enumerate(series.items()):
         xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
         heights = [v if v is not None else 0.0 for v in values]
@@ -84,7 +101,7 @@ def grouped_bars(
             heights,
             width,
             label=name,
-            color=SERIES_COLOURS[i % len(SERIES_COLOURS)],
+            color=series_colour(i, len(series)),
             yerr=yerr,
             capsize=3 if yerr else 0,
         )
@@ -92,22 +109,25 @@ def grouped_bars(
     axes.set_ylim(0, 1.05)
     axes.set_ylabel(ylabel)
     axes.set_title(title)
-    axes.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
+    axes.legend(fontsize=LEGEND_SIZE, loc="center left", bbox_to_anchor=(1.0, 0.5))
     axes.grid(axis="y", alpha=0.3)
     return _to_svg(figure)
 
 
 def stacked_outcomes(
     panels: Sequence[tuple[str, Sequence[str], Sequence[Mapping[str, int]]]],
+    title: str = "",
 ) -> str:
     """Stacked bars of outcome shares (Correcto, …) per run; one panel per field.
 
     ``panels`` holds (title, runs, counts per run) for each field, drawn side
-    by side with one shared legend.
+    by side with one shared legend; ``title`` goes above them all.
     """
     figure, axes_row = _pyplot().subplots(
-        1, len(panels), figsize=(3.2 * len(panels) + 2.5, 3.4), sharey=True, squeeze=False
+        1, len(panels), figsize=(WIDTH, 4.2), sharey=True, squeeze=False
     )
+    if title:
+        figure.suptitle(title)
     for axes, (title, runs, counts) in zip(axes_row[0], panels, strict=True):
         bottoms = [0.0] * len(runs)
         totals = [sum(c.values()) or 1 for c in counts]
@@ -120,7 +140,11 @@ def stacked_outcomes(
         axes.set_title(title)
     axes_row[0][0].set_ylabel("share of records")
     handles, labels = axes_row[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, fontsize="x-small", loc="center left", bbox_to_anchor=(1.0, 0.5))
+    # Below the panels, in rows: the panels keep the page's width, the legend stays legible.
+    figure.legend(
+        handles, labels, fontsize=LEGEND_SIZE, loc="upper center", ncol=4,
+        bbox_to_anchor=(0.5, 0.02), frameon=False,
+    )  # fmt: skip
     return _to_svg(figure)
 
 
@@ -128,16 +152,16 @@ def precision_recall(
     title: str, points: Mapping[str, Mapping[str, tuple[float | None, float | None]]]
 ) -> str:
     """Precision against recall: one marker per run, one colour per measure family."""
-    figure, axes = _pyplot().subplots(figsize=(5.0, 4.0))
+    figure, axes = _pyplot().subplots(figsize=(WIDTH, 5.0))
     for i, (family, runs) in enumerate(points.items()):
-        colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
+        colour = series_colour(i, len(points))
         shown = [(r, p, rc) for r, (p, rc) in runs.items() if p is not None and rc is not None]
         axes.scatter(
             [rc for _, _, rc in shown], [p for _, p, _ in shown], label=family, color=colour
         )
         for run, p, rc in shown:
             axes.annotate(
-                run, (rc, p), fontsize="x-small", xytext=(3, 3), textcoords="offset points"
+                run, (rc, p), fontsize=LEGEND_SIZE, xytext=(3, 3), textcoords="offset points"
             )
     axes.set_xlim(0, 1.05)
     axes.set_ylim(0, 1.05)
@@ -145,5 +169,5 @@ def precision_recall(
     axes.set_ylabel("precision (Precisão)")
     axes.set_title(title)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize="small")
+    axes.legend(fontsize=LEGEND_SIZE, loc="center left", bbox_to_anchor=(1.0, 0.5))
     return _to_svg(figure)

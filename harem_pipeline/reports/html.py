@@ -17,7 +17,7 @@ from typing import Any
 
 from harem_pipeline import __version__
 from harem_pipeline.reports import charts
-from harem_pipeline.reports.summary import LEGEND, dig
+from harem_pipeline.reports.summary import dig
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_json_object
 
@@ -34,15 +34,19 @@ OUTCOME_KEYS = (
 SPAN_MEASURES = (("exact", "Exacta"), ("overlap", "Sobreposição"), ("intersection", "Intersecção"))
 
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:80rem}
+body{font-family:system-ui,sans-serif;margin:2rem auto;padding:0 1rem;color:#222;max-width:80rem}
 h1{margin-bottom:.2rem} .muted{color:#666;font-size:.9rem}
 .note{background:#fff8e1;border-left:4px solid #f9a825;padding:.5rem 1rem}
+.note.incomplete{background:#ffebee;border-left-color:#c62828;font-weight:bold}
+.scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:.5rem 0 1rem 0;font-size:.9rem}
 th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}
 th{background:#f3f3f3} td.name,th.name{text-align:left}
 table.sortable th{cursor:pointer} table.sortable th:after{content:" \\2195";color:#aaa}
 code.sig{font-size:.75rem;color:#555;word-break:break-all}
-.charts{display:flex;flex-wrap:wrap;gap:1rem} .charts svg{max-width:100%;height:auto}
+.charts figure{margin:0 0 1.5rem 0;width:100%}
+.charts svg{width:100%;height:auto;display:block}
+.charts figcaption{font-size:.9rem;color:#444;margin-top:.25rem}
 .sim{color:#8d6e00;font-weight:normal;font-size:.8rem}
 """
 
@@ -184,12 +188,11 @@ def render_leaderboard(reports: Sequence[Mapping[str, Any]]) -> str:
         f'<li><code class="sig">{escape(str(_signature(r)))}</code></li>' for r in entries
     )
     return (
-        '<table id="leaderboard" class="sortable"><thead><tr>'
+        '<div class="scroll"><table id="leaderboard" class="sortable"><thead><tr>'
         + head
         + "</tr></thead><tbody>"
         + "".join(rows)
-        + f'</tbody></table><p class="muted">{escape(LEGEND)}</p>'
-        + f'<p class="muted">Signatures:</p><ul>{signatures}</ul>'
+        + f'</tbody></table></div><p class="muted">Signatures:</p><ul>{signatures}</ul>'
     )
 
 
@@ -217,11 +220,15 @@ def render_categories(semantic: Mapping[str, Any] | None) -> str:
             for key in ("precisao", "abrangencia", "medida_f")
         )
         rows.append(f'<tr><td class="name">{escape(category)}</td>{cells}</tr>')
-    return f'<table class="categories">{"".join(rows)}</table>'
+    return f'<div class="scroll"><table class="categories">{"".join(rows)}</table></div>'
 
 
-def render_run_tables(report: Mapping[str, Any]) -> str:
-    """Every measure of one run × subset × scenario, with the table's signature."""
+def render_run_tables(report: Mapping[str, Any], collection_morphology: bool = True) -> str:
+    """Every measure of one run × subset × scenario, with the table's signature.
+
+    Without ``collection_morphology`` (a collection with no MORF, said once at the top
+    of the page) the table has no morphology rows at all.
+    """
     ident = report.get("identification") or {}
     rows = [
         '<tr><th class="name">Medida</th><th>Precisão</th><th>Abrangência</th>'
@@ -261,33 +268,63 @@ def render_run_tables(report: Mapping[str, Any]) -> str:
                 "abrangencia",
                 "medida_f",
             )
-    else:
+    elif collection_morphology:
         rows.append(
             '<tr><td class="name" colspan="4">Morfologia: o sistema não classificou '
             "morfologicamente nenhuma EM (no morphology report)</td></tr>"
         )
-    title = f"{report.get('subset')} — {report.get('scenario')}"
+    scenario = report.get("scenario")
+    title = f"{report.get('subset')} — {scenario}" if scenario else str(report.get("subset"))
     return (
-        f"<h4>{escape(title)}</h4><table>{''.join(rows)}</table>"
+        f'<h4>{escape(title)}</h4><div class="scroll"><table>{"".join(rows)}</table></div>'
         + render_categories(report.get("classification"))
         + f'<p class="muted">Signature: <code class="sig">{escape(_signature(report))}</code></p>'
     )
 
 
-def render_charts(reports: Sequence[Mapping[str, Any]]) -> str:
-    """F per run and subset, outcome distributions per field, precision against recall."""
+SCENARIO_NAMES = {"absolute": "absoluto", "relative": "relativo"}
+LEGEND = (
+    "Classificação F (ALT estrito / relaxado): the semantic classification F (CSC) of the "
+    "official Ida reports .emir.ida / .emir.altrel.ida (relative rows: .emir_relativo.ida), "
+    "what HAREM ranked systems by; Identificação F (Ida): the identification F of the same "
+    ".emir.ida, the figure the official tables show. "
+    "Id. Precisão, Abrangência, Medida F: Ida2ID's identification measures with partial "
+    "credit (a partly identified entity counts for its share of the tokens), in the "
+    "campaign's style; not the figures the official HAREM result tables show. "
+    "F exacta, sobreposição, intersecção: the labelled span measures of the same documents. "
+    "Morf.: Ida2Mor's combined (gender and number) field."
+)
+
+
+def _where(subset: str | None, scenario: str | None) -> str:
+    """``subconjunto total, cenário absoluto`` (the scenario left out when there is none)."""
+    parts = [f"subconjunto {subset}"] if subset else []
+    if scenario:
+        parts.append(f"cenário {SCENARIO_NAMES.get(scenario, scenario)}")
+    return ", ".join(parts)
+
+
+def render_charts(reports: Sequence[Mapping[str, Any]], morphology: bool = True) -> str:
+    """F per run and subset, outcome distributions per field, precision against recall.
+
+    Each chart's title and caption say which subset(s) and scenario it shows;
+    without ``morphology`` only the identification charts are drawn.
+    """
     if not reports:
         return ""
     subsets = list(dict.fromkeys(str(r.get("subset")) for r in reports))
     runs = sorted({r["run"] for r in reports})
     absolute = [r for r in reports if r.get("scenario") in ("absolute", None)] or list(reports)
+    shown_scenario = absolute[0].get("scenario")
     by_key = {(r["run"], str(r.get("subset"))): r for r in absolute}
-    parts = []
-    for family, label in (
+    parts: list[tuple[str, str]] = []
+    families = [
         ("class_f", "Classificação semântica: Medida F (ALT estrito)"),
         ("id_f", "Identificação: Medida F"),
-        ("morf_f", "Morfologia: Medida F"),
-    ):
+    ]
+    if morphology:
+        families.append(("morf_f", "Morfologia: Medida F"))
+    for family, label in families:
         series, intervals = {}, {}
         for subset in subsets:
             figures = [
@@ -296,28 +333,54 @@ def render_charts(reports: Sequence[Mapping[str, Any]]) -> str:
             ]
             series[subset] = [f[family][0] if f else None for f in figures]
             intervals[subset] = [f[family][1] if f else None for f in figures]
-        parts.append(charts.grouped_bars(label + " por run e subconjunto", runs, series, intervals))
+        where = _where(", ".join(subsets), shown_scenario).replace("subconjunto", "subconjuntos")
+        title = f"{label} por run e subconjunto ({_where(None, shown_scenario) or 'identificação'})"
+        parts.append(
+            (
+                charts.grouped_bars(title, runs, series, intervals),
+                f"{label}, por run; uma barra por subconjunto ({where}); "
+                "barras de erro: intervalo de 95 %.",
+            )
+        )
     leader = _leaderboard_entries(reports)
     names = [r["run"] for r in leader]
-    panels = []
-    for key, name in FIELDS:
-        counts = []
-        for report in leader:
-            raw = dig(report, "morphology", "fields", key, "counts") or {}
-            counts.append({label: raw.get(k, 0) for k, label in OUTCOME_KEYS})
-        panels.append((name, names, counts))
-    if any(sum(c.values()) for _, _, counts in panels for c in counts):
-        parts.append(charts.stacked_outcomes(panels))
+    leader_where = ", ".join(
+        dict.fromkeys(_where(str(r.get("subset")), r.get("scenario")) for r in leader)
+    )
+    if morphology:
+        panels = []
+        for key, name in FIELDS:
+            counts = []
+            for report in leader:
+                raw = dig(report, "morphology", "fields", key, "counts") or {}
+                counts.append({label: raw.get(k, 0) for k, label in OUTCOME_KEYS})
+            panels.append((name, names, counts))
+        if any(sum(c.values()) for _, _, counts in panels for c in counts):
+            parts.append(
+                (
+                    charts.stacked_outcomes(panels, f"Morfologia: resultados ({leader_where})"),
+                    f"Morfologia: parte de cada resultado por campo e run ({leader_where}).",
+                )
+            )
     points = {
         "Identificação": {
             r["run"]: (_headline(r)["id_p"][0], _headline(r)["id_r"][0]) for r in leader
         },
-        "Morfologia (Combinada)": {
-            r["run"]: (_headline(r)["morf_p"][0], _headline(r)["morf_r"][0]) for r in leader
-        },
     }
-    parts.append(charts.precision_recall("Precisão contra abrangência", points))
-    return "".join(f"<figure>{svg}</figure>" for svg in parts)
+    if morphology:
+        points["Morfologia (Combinada)"] = {
+            r["run"]: (_headline(r)["morf_p"][0], _headline(r)["morf_r"][0]) for r in leader
+        }
+    parts.append(
+        (
+            charts.precision_recall(f"Precisão contra abrangência ({leader_where})", points),
+            f"Precisão contra abrangência de cada run ({leader_where}).",
+        )
+    )
+    return "".join(
+        f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
+        for svg, caption in parts
+    )
 
 
 def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign report") -> str:
@@ -331,12 +394,20 @@ def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign repor
             "generated by <code>harem simulate</code> from the golden collection; they are "
             "not the output of any real system.</p>"
         )
+    campaign = summary.get("campaign") or {}
+    morphology = campaign.get("morphology", True) is not False
+    notes = "".join(
+        f'<p class="note{" incomplete" if note.startswith("INCOMPLETE") else ""}">'
+        f"{escape(note)}</p>"
+        for note in summary.get("notes") or []
+    )
+    if summary.get("incomplete"):
+        title += " (INCOMPLETE)"
     sections = []
     for run in sorted({r["run"] for r in reports}):
         mine = [r for r in reports if r["run"] == run]
-        body = "".join(render_run_tables(r) for r in mine)
+        body = "".join(render_run_tables(r, morphology) for r in mine)
         sections.append(f"<section><h3>{_run_label(mine[0])}</h3>{body}</section>")
-    campaign = summary.get("campaign") or {}
     about = escape(str(campaign.get("collection", "")))
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
@@ -344,8 +415,9 @@ def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign repor
         f"<h1>{escape(title)}</h1>"
         f'<p class="muted">harem-pipeline {escape(__version__)} · golden collection: {about}'
         " · intervals are 95 % document bootstrap (±: half-width)</p>"
-        f"{note}<h2>Leaderboard</h2>{render_leaderboard(reports)}"
-        f'<h2>Charts</h2><div class="charts">{render_charts(reports)}</div>'
+        f"{notes}{note}<h2>Leaderboard</h2>{render_leaderboard(reports)}"
+        f'<p class="muted">{escape(LEGEND)}</p>'
+        f'<h2>Charts</h2><div class="charts">{render_charts(reports, morphology)}</div>'
         f"<h2>Runs</h2>{''.join(sections)}"
         f"<script>{SORT_SCRIPT}</script></body></html>\n"
     )

@@ -131,9 +131,15 @@ def _table(rows: list[list[str]], left: int = 1) -> list[str]:
 def format_measures_text(report: MeasuresReport) -> str:
     """The human-readable report: measures, categories, per-label table, repairs."""
     m, c = report.measures, report.counts
+    if report.sentences is None:
+        units = f"documents: {report.documents}"
+    elif report.documents:
+        units = f"documents: {report.documents}  sentences: {report.sentences}"
+    else:  # a CoNLL file without -DOCSTART- lines
+        units = f"sentences: {report.sentences}"
     out = [
         f"Span measures of {report.path}",
-        f"documents: {report.documents}  tokens: {report.tokens}  "
+        f"{units}  tokens: {report.tokens}  "
         f"gold spans: {c.labelled.match.gold}  system spans: {c.labelled.match.system}",
         "",
     ]

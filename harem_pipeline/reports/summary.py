@@ -120,23 +120,42 @@ LEGEND = (
     "Class. F: semantic classification F (CSC) of the official strict-ALT Ida report "
     "(`.emir.ida`; relative rows: `.emir_relativo.ida`); Class. F relax.: the relaxed-ALT "
     "one (`.emir.altrel.ida`); Id. F (Ida): the identification F of the same `.emir.ida`, "
-    "the figure the official tables show; Id. P/R/F: Ida2ID's partial-credit identification "
-    "(the First HAREM `.globalid`); Exact/Overlap/Inters. F1: span measures; Morf.: Ida2Mor's "
-    "combined morphology."
+    "the figure the official HAREM result tables show. Id. P, Id. R, Id. F: Ida2ID's "
+    "identification measures with partial credit (a partly identified entity counts for its "
+    "share of the tokens, `soma_parciais_correctos`; the First HAREM `.globalid`), not the "
+    "figures the official HAREM result tables show. Exact, Overlap, Inters. F1: the labelled "
+    "span measures of the same documents. Morf. P, R, F: Ida2Mor's combined (gender and "
+    "number) field."
 )
-"""What each column is, in one line (the summary and the HTML report print it)."""
+"""What the columns are, printed under every Markdown summary (and in the HTML report)."""
 
 
-def format_markdown(rows: Iterable[SummaryRow], title: str = "HAREM campaign summary") -> str:
-    """A Markdown table; undefined values show as ``-``."""
-    lines = [f"# {title}", "", LEGEND, ""]
+def _markdown_cell(text: str) -> str:
+    """A table cell's text: ``|`` escaped (``\\|``), even inside code, so cells stay cells."""
+    return text.replace("|", "\\|")
+
+
+def format_markdown(
+    rows: Iterable[SummaryRow],
+    title: str = "HAREM campaign summary",
+    notes: Iterable[str] = (),
+) -> str:
+    """A Markdown table; undefined values show as ``-``.
+
+    ``notes`` are paragraphs between the title and the table (what was not
+    run, what is missing); the column legend follows the table.
+    """
+    lines = [f"# {title}", ""]
+    for note in notes:
+        lines += [note, ""]
     lines.append("| " + " | ".join(label for _, label in COLUMNS) + " |")
     lines.append("|" + "|".join("---" for _ in COLUMNS) + "|")
     for row in rows:
         values = asdict(row)
         cells = [_cell(values[key]) for key, _ in COLUMNS]
-        cells[-1] = f"`{cells[-1]}`"
-        lines.append("| " + " | ".join(cells) + " |")
+        cells[-1] = f"`{cells[-1]}`" if values["signature"] else "-"
+        lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
+    lines += ["", LEGEND]
     return "\n".join(lines) + "\n"
 
 

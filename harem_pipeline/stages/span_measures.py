@@ -53,11 +53,16 @@ def count_file(
     if fmt == "conll" and scheme not in SCHEMES:
         raise InputError(name, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
     units = SpanUnits(unit_limit)
+    sentences = None
     with open_text(path) as lines:
         if fmt == "conll":
-            counts, repairs, number, tokens = measure_conll(lines, name, scheme, units)
+            counts, repairs, sentences, tokens, number = measure_conll(lines, name, scheme, units)
         else:
             counts, repairs, number, tokens = measure_jsonl(lines, name, units)
+    if not tokens:
+        # Measures of nothing would be a table of undefined ratios: say so instead.
+        what = "token lines" if fmt == "conll" else "documents with tokens"
+        raise InputError(name, f"at least one token ({fmt}: {what})", "none")
     kept = None
     if documents:
         named = units.mappings()
@@ -65,7 +70,9 @@ def count_file(
             zip(unit_names([unit_id for unit_id, _ in named]), (m for _, m in named), strict=True)
         )
     used_scheme = scheme if fmt == "conll" else None
-    return CountedSpans(name, fmt, used_scheme, number, tokens, counts, repairs, kept)
+    return CountedSpans(
+        name, fmt, used_scheme, number, tokens, counts, repairs, kept, sentences=sentences
+    )
 
 
 def measure_conll(
@@ -73,8 +80,12 @@ def measure_conll(
     path: str | None = None,
     scheme: str = "lenient",
     units: SpanUnits | None = None,
-) -> tuple[SpanCounts, Repairs, int, int]:
-    """Counts, repairs, sentence and token numbers of CoNLL ``lines``.
+) -> tuple[SpanCounts, Repairs, int, int, int]:
+    """Counts, repairs, sentence, token and ``-DOCSTART-`` document numbers of CoNLL ``lines``.
+
+    The documents are those holding at least one sentence (sentences before
+    the first ``-DOCSTART-`` make one more); 0 when the file has no
+    ``-DOCSTART-`` line at all.
 
     ``units``, when given, receives the bootstrap's source units, named by
     the line of their first token: the ``-DOCSTART-`` documents when the
@@ -88,7 +99,9 @@ def measure_conll(
         units = SpanUnits()
     add = units.tally.add_document  # the same tally all along (cleared per unit)
     end_source = units.end_source
-    gold_repairs = system_repairs = documents = tokens = 0
+    gold_repairs = system_repairs = sentences = tokens = 0
+    documents = 0
+    previous = marked = None
     by_document = False
     first_document = current = source_line = None
     for sentence in parse_conll(lines, path, scheme):
@@ -107,12 +120,17 @@ def measure_conll(
             end_source(sentence.line)
         gold_repairs += sentence.gold_repairs
         system_repairs += sentence.system_repairs
-        documents += 1
+        sentences += 1
         tokens += sentence.tokens
+        if sentence.document != previous:
+            documents += 1
+            previous = sentence.document
+        marked = marked or bool(sentence.document)
     if by_document:
         end_source(source_line)
     counts = units.finish()
-    return counts, Repairs(gold_repairs, system_repairs), documents, tokens
+    repairs = Repairs(gold_repairs, system_repairs)
+    return counts, repairs, sentences, tokens, documents if marked else 0
 
 
 def measure_jsonl(

@@ -41,6 +41,7 @@ from harem_pipeline.stages.spans import (
     SpanCounts,
     SpanTally,
     ViewCounts,
+    identical_per_label,
 )
 
 UNIT_LIMIT = 2000
@@ -85,11 +86,11 @@ class CountLayout:
     def tally_row(self, tally: SpanTally) -> list[float]:
         """The counts of ``tally`` as a row (the layout ``SpanTally.counts`` documents)."""
         column = self.column
+        identical = identical_per_label(tally)
         for label in tally.per_label:
             column(label)
-        for labels in tally.identical_labels:
-            for label in labels:
-                column(label)
+        for label in identical:
+            column(label)
         row: list[float] = [0] * len(self.keys)
         n = tally.identical
         for base, t in ((0, tally.labelled), (_VIEW_COLUMNS, tally.unlabelled)):
@@ -102,11 +103,10 @@ class CountLayout:
         for label, t in tally.per_label.items():
             base = labels[label]
             row[base : base + _LABEL_COLUMNS] = (t[0], t[4], t[1], t[5], t[2], t[6], t[3], t[7])
-        for label_set, k in tally.identical_labels.items():
-            for label in label_set:
-                base = labels[label]
-                for i in range(base, base + _LABEL_COLUMNS):
-                    row[i] += k
+        for label, k in identical.items():
+            base = labels[label]
+            for i in range(base, base + _LABEL_COLUMNS):
+                row[i] += k
         return row
 
     def counts_row(self, counts: SpanCounts) -> list[float]:

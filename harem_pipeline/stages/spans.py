@@ -230,11 +230,10 @@ class SpanTally:
                 for offset in (0, 1, 2, 3 + CORRECT):  # spans, overlap, coverage, correct
                     view[side + offset] += n
         rows = {label: list(row) for label, row in self.per_label.items()}
-        for labels, k in self.identical_labels.items():
-            for label in labels:
-                row = rows.setdefault(label, [0] * (2 * _LABEL_WIDTH))
-                for i in range(2 * _LABEL_WIDTH):
-                    row[i] += k
+        for label, k in identical_per_label(self).items():
+            row = rows.setdefault(label, [0] * (2 * _LABEL_WIDTH))
+            for i in range(2 * _LABEL_WIDTH):
+                row[i] += k
         per_label = tuple(
             (label, MatchCounts(t[0], t[4], t[1], t[5], t[2], t[6], float(t[3]), float(t[7])))
             for label, t in sorted(rows.items())
@@ -284,6 +283,21 @@ def _tally_identical(tally: SpanTally, spans: Collection[Span]) -> None:
     """
     tally.identical += len(spans)
     tally.identical_labels.update(map(_LABELS, spans))
+
+
+def identical_per_label(tally: SpanTally) -> dict[str, int]:
+    """The number of identical spans carrying each label, labels sorted.
+
+    Summed as integers first and in label order, so each label's float
+    columns receive one addition whatever the iteration order of the label
+    sets (which ``PYTHONHASHSEED`` changes): the floats come out the same
+    in every process.
+    """
+    per_label: dict[str, int] = {}
+    for labels, k in tally.identical_labels.items():
+        for label in labels:
+            per_label[label] = per_label.get(label, 0) + k
+    return dict(sorted(per_label.items()))
 
 
 def _tally_side(tally: SpanTally, spans: Sequence[Span], others: Sequence[Span], side: int) -> None:
@@ -364,7 +378,7 @@ def _tally_side(tally: SpanTally, spans: Sequence[Span], others: Sequence[Span],
                 row[label_side + 2] += 1
                 row[label_side + 3] += covered / length
         else:
-            for label in labels:
+            for label in sorted(labels):  # labels get their rows in a fixed order
                 _tally_label(_label_tally(tally, label), label_side, span, label, others, lo, hi)
 
 
@@ -438,11 +452,10 @@ def tally_mapping(tally: SpanTally) -> dict[str, float]:
             if value:
                 flat[key] = value
     rows = {label: list(row) for label, row in tally.per_label.items()}
-    for labels, k in tally.identical_labels.items():
-        for label in labels:
-            row = rows.setdefault(label, [0] * 8)
-            for i in range(8):
-                row[i] += k
+    for label, k in identical_per_label(tally).items():
+        row = rows.setdefault(label, [0] * 8)
+        for i in range(8):
+            row[i] += k
     for label, t in sorted(rows.items()):
         values = (t[0], t[4], t[1], t[5], t[2], t[6], float(t[3]), float(t[7]))
         keys = _LABEL_KEYS.get(label)
@@ -489,3 +502,6 @@ class CountedSpans:
     counts: SpanCounts
     repairs: Repairs = Repairs()
     units: tuple[tuple[str, dict[str, float]], ...] | None = None
+    sentences: int | None = None
+    """A CoNLL file's sentences (``documents`` is then its ``-DOCSTART-`` documents, 0
+    without any); None for other formats, whose ``documents`` are their own."""

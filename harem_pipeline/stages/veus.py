@@ -189,6 +189,57 @@ def _document_info(
     return info
 
 
+def subset_counts(infos: Iterable[DocumentInfo]) -> tuple[dict[str, int], dict[str, int]]:
+    """Documents per variant and per genre subset name, most frequent first (ties by name).
+
+    A document of two genres counts in both.  These are the names
+    ``--variant``/``--genre`` (and the ``subsets`` of ``pipeline.yaml``) accept.
+    """
+    variants: dict[str, int] = {}
+    genres: dict[str, int] = {}
+    for info in infos:
+        if info.variant:
+            variants[info.variant] = variants.get(info.variant, 0) + 1
+        for genre in dict.fromkeys(info.genres):
+            genres[genre] = genres.get(genre, 0) + 1
+
+    def ranked(counts: dict[str, int]) -> dict[str, int]:
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+    return ranked(variants), ranked(genres)
+
+
+def format_counts(counts: Mapping[str, int]) -> str:
+    """``noticia 45, didactico 30`` (``none`` when empty)."""
+    return ", ".join(f"{name} {n}" for name, n in counts.items()) or "none"
+
+
+def subset_problem(
+    infos: Iterable[DocumentInfo], variant: str | None, genre: str | None
+) -> tuple[str, str] | None:
+    """Why the subset of ``variant``/``genre`` holds no document of ``infos``, if it holds none.
+
+    ``(expected, found)`` for an ``InputError``: an unknown name lists the
+    valid ones with their document counts; None when some document is kept.
+    """
+    infos = list(infos)
+    if any(_keeps_document(info, variant, genre) for info in infos):
+        return None
+    variants, genres = subset_counts(infos)
+    if not infos:
+        return "at least one document", "no document"
+    if variant is not None and variant_key(variant) not in variants:
+        return f"a variant of the documents ({format_counts(variants)})", repr(variant)
+    if genre is not None and genre_key(genre) not in genres:
+        return f"a genre of the documents ({format_counts(genres)})", repr(genre)
+    name = ".".join(n for n in (variant and variant_key(variant), genre and genre_key(genre)) if n)
+    return (
+        f"at least one document in the subset {name} "
+        f"(variants: {format_counts(variants)}; genres: {format_counts(genres)})",
+        "none",
+    )
+
+
 def _keeps_document(info: DocumentInfo, variant: str | None, genre: str | None) -> bool:
     if variant is not None and info.variant != variant_key(variant):
         return False
@@ -499,20 +550,28 @@ def apply_veus(
     documents (Second HAREM files need ``meta``, see :func:`document_infos`).
     ``source`` names the input in error messages.  Lines before the first
     document (file-name headers) are not copied; every line is written with
-    ``\\n``, as the original program did.
+    ``\\n``, as the original program did.  A subset that keeps no document
+    would score nothing: once the input is read, ``InputError`` says why
+    (an unknown variant or genre lists the valid names, with their counts).
     """
     style = check_style(style)
     yield Header(format_veil(veil), _EOL)
     subsetting = variant is not None or genre is not None
     in_document = False
     keep = False
+    kept = 0
+    seen: list[DocumentInfo] = []
     memory = SpuriousMemory()
     for line in lines:
         if isinstance(line, DocStart | DocumentLine):
             in_document = True
-            keep = not subsetting or _keeps_document(
-                _document_info(line, meta, source), variant, genre
-            )
+            if subsetting:
+                info = _document_info(line, meta, source)
+                seen.append(info)
+                keep = _keeps_document(info, variant, genre)
+            else:
+                keep = True
+            kept += keep
             memory = SpuriousMemory()
             if keep:
                 yield replace(line, eol=_EOL)
@@ -533,3 +592,7 @@ def apply_veus(
             continue
         for adjusted in adjust_alignment(alignment, style, memory):
             yield _record_of(adjusted)
+    if not kept:
+        # A subset of no document would score nothing: say why instead.
+        problem = subset_problem(seen, variant, genre) or ("at least one document", "none")
+        raise InputError(source, *problem)

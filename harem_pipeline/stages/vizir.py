@@ -70,6 +70,27 @@ class Scenario(Enum):
         raise ValueError(f"unknown scenario {text!r}: use absolute (-abs) or relative (-rel)")
 
 
+SCENARIO_NAMES = {Scenario.ABSOLUTE: "absoluto", Scenario.RELATIVE: "relativo"}
+SCENARIO_HEADER = " Cenário: "
+"""The text of the ``#`` line that opens a ``.vizir`` file (and so its ``.altmor``)."""
+
+
+def scenario_header(scenario: Scenario, eol: str = "\n") -> Header:
+    """``# Cenário: absoluto``: the scenario, recorded in the file Vizir writes."""
+    return Header(SCENARIO_HEADER + SCENARIO_NAMES[scenario], eol)
+
+
+def header_scenario(line: Line) -> Scenario | None:
+    """The scenario a ``# Cenário: …`` header line names (None for any other line)."""
+    if not isinstance(line, Header) or not line.text.startswith(SCENARIO_HEADER):
+        return None
+    name = line.text[len(SCENARIO_HEADER) :].strip()
+    for scenario, word in SCENARIO_NAMES.items():
+        if name == word:
+            return scenario
+    return None
+
+
 # ---------------------------------------------------------------------------
 # One field, the combined field
 # ---------------------------------------------------------------------------

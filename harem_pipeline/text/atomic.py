@@ -3,12 +3,23 @@
 Everything the product writes goes through ``atomic_write``: the content is
 written to a temporary file in the same folder and renamed over the target
 with ``os.replace``, which is atomic on POSIX file systems.
+
+Only a regular file (or a name not taken yet) is replaced so.  A symbolic
+link is kept: the file it points to is the one replaced, atomically, in
+its own folder.  A target that is not a regular file (a FIFO, a character
+device such as ``/dev/null``, ``/dev/stdout`` and whatever lives under
+``/proc``) is opened and written in place, as a plain ``open`` would, and
+``-`` means standard output: renaming a file over those would turn a pipe
+or a device into a file.
 """
 
 from __future__ import annotations
 
 import glob
+import io
 import os
+import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,7 +39,17 @@ def atomic_write(
     ``newline=""`` by default so that the text written is the text stored:
     HAREM files keep whatever line ends the caller writes.
     """
+    if str(path) == "-":
+        with _standard_output(mode, encoding, newline) as handle:
+            yield handle
+        return
     target = Path(path)
+    if _written_in_place(target):
+        with _open_in_place(target, mode, encoding, newline) as handle:
+            yield handle
+        return
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))  # replace the file the link points to
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     # mkstemp makes the file private (0600); give it the mode a plain open()
@@ -50,6 +71,59 @@ def atomic_write(
         except FileNotFoundError:
             pass
         raise
+
+
+def _written_in_place(target: Path) -> bool:
+    """Whether ``target`` exists and is not a regular file (or is one only through /proc)."""
+    try:
+        mode = os.stat(target).st_mode  # through links
+    except OSError:
+        return False  # not there (or a dangling link): made as a regular file
+    return not stat.S_ISREG(mode) or _through_descriptors(target)
+
+
+def _through_descriptors(target: Path) -> bool:
+    """Whether ``target`` is, or links through, ``/proc`` or ``/dev/fd``.
+
+    ``/dev/stdout`` leads to ``/proc/self/fd/1``: the process's own
+    descriptor, to be written as it is, even when a shell redirected it to
+    a regular file (whose name may not even exist any more).
+    """
+    path = os.path.abspath(target)
+    for _ in range(40):  # the kernel's own limit on links followed
+        if path.startswith(("/proc/", "/dev/fd/")):
+            return True
+        if not os.path.islink(path):
+            return False
+        path = os.path.join(os.path.dirname(path), os.readlink(path))
+    return False
+
+
+@contextmanager
+def _open_in_place(target: Path, mode: str, encoding: str | None, newline: str | None):
+    if "b" in mode:
+        with open(target, mode) as handle:
+            yield handle
+    else:
+        with open(target, mode, encoding=encoding, newline=newline) as handle:
+            yield handle
+
+
+@contextmanager
+def _standard_output(mode: str, encoding: str | None, newline: str | None):
+    """Standard output as a binary or text handle in ``encoding``, left open afterwards."""
+    sys.stdout.flush()
+    raw = sys.stdout.buffer
+    if "b" in mode:
+        yield raw
+        raw.flush()
+        return
+    handle = io.TextIOWrapper(raw, encoding=encoding, newline=newline, write_through=True)
+    try:
+        yield handle
+        handle.flush()
+    finally:
+        handle.detach()  # standard output stays open
 
 
 def _umask() -> int:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from harem_pipeline.model import Collection, Entity
+from harem_pipeline.stages.veus import DocumentInfo, genre_key, subset_counts, variant_key
 
 # Key used for an entity or document that does not state the value counted.
 UNSTATED = "(none)"
@@ -43,7 +44,26 @@ def count_collection(collection: Collection) -> dict[str, Any]:
         "morf_values": _ranked(str(entity.morf) for entity in entities if entity.morf),
         "variants": _ranked(doc.variant or UNSTATED for doc in collection.documents),
         "genres": _ranked(doc.genre or UNSTATED for doc in collection.documents),
+        **subset_names(
+            DocumentInfo(
+                doc.docid,
+                variant_key(doc.variant or ""),
+                tuple(genre_key(g) for g in (doc.genre or "").split("|") if g),
+            )
+            for doc in collection.documents
+        ),
     }
+
+
+def subset_names(infos: Iterable[DocumentInfo]) -> dict[str, dict[str, int]]:
+    """Documents per subset name: what ``--variant``/``--genre`` and ``subsets:`` accept."""
+    variants, genres = subset_counts(infos)
+    return {"subset_variants": variants, "subset_genres": genres}
+
+
+def count_meta(path: str, infos: Mapping[str, DocumentInfo]) -> dict[str, Any]:
+    """The subset names of a collection's metadata file alone (``harem stats --meta M``)."""
+    return {"path": path, "documents": len(infos), **subset_names(infos.values())}
 
 
 def _category_key(entity: Entity) -> str:

@@ -1,0 +1,46 @@
+"""Option checks shared by the subcommands: numbers in range, outputs that are not inputs.
+
+A bad value is a user's mistake like any other: one ``InputError`` line
+naming the option (``--bootstrap: expected a whole number, 0 or more,
+found -1``), exit status 2, raised while the arguments are parsed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable
+
+from harem_pipeline.errors import InputError
+
+# Arguments that name files a command reads (whatever the command).
+INPUT_DESTS = ("input", "file", "cd", "run", "meta", "grid", "predictions")
+
+
+def whole_number(option: str, minimum: int) -> Callable[[str], int]:
+    """An argparse ``type``: an integer of at least ``minimum``."""
+    what = f"a whole number, {minimum} or more"
+
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise InputError(option, what, repr(text)) from None
+        if value < minimum:
+            raise InputError(option, what, str(value))
+        return value
+
+    convert.__name__ = "int"  # argparse names the type in its own messages
+    return convert
+
+
+def check_output_not_input(args: argparse.Namespace) -> None:
+    """Refuse ``-o`` naming a file the command reads: it would be replaced before being read."""
+    output = getattr(args, "output", None)
+    if not output or output == "-" or not os.path.exists(output):
+        return
+    for dest in INPUT_DESTS:
+        value = getattr(args, dest, None)
+        if isinstance(value, str) and os.path.exists(value) and os.path.samefile(value, output):
+            option = dest if dest in ("input", "file", "predictions") else f"--{dest}"
+            raise InputError("-o/--output", f"a file other than the input ({option})", repr(output))

@@ -1,0 +1,86 @@
+"""Checks of a campaign against its collection, once, before any task runs.
+
+``load_campaign`` validates ``pipeline.yaml`` itself (keys, types, paths,
+veils) and is cheap enough for every task to call.  What needs the
+collection read lives here and runs once per build (``harem run`` and the
+``FullEvaluation`` task of the ``luigi`` command call it): every subset's
+variant and genre must name documents of the collection, the valid names
+listed when one does not; and whether the collection carries MORF at all,
+which decides if the morphology chain has anything to score.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from harem_pipeline.errors import ConfigError
+from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.model import Collection
+from harem_pipeline.pipeline.config import Campaign
+from harem_pipeline.stages.veus import DocumentInfo, genre_key, subset_problem, variant_key
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionFacts:
+    """What the campaign's tasks are decided on: the documents' subsets, MORF or not."""
+
+    documents: tuple[DocumentInfo, ...]
+    has_morphology: bool
+
+
+def document_infos_of(collection: Collection) -> tuple[DocumentInfo, ...]:
+    """Each document's variant and genres as subset names (``pt``, ``jornalistico``)."""
+    return tuple(
+        DocumentInfo(
+            doc.docid,
+            variant_key(doc.variant or ""),
+            tuple(genre_key(g) for g in (doc.genre or "").split("|") if g),
+        )
+        for doc in collection.documents
+    )
+
+
+def has_morphology(collection: Collection) -> bool:
+    """Whether any entity of the collection (plain, in ALT or in OMITIDO) carries MORF."""
+    return any(
+        entity.morf is not None for doc in collection.documents for entity in doc.all_entities
+    )
+
+
+@lru_cache(maxsize=8)
+def _facts(path: Path, meta: Path | None, size: int, mtime: int) -> CollectionFacts:
+    collection = read_collection(path, meta)
+    return CollectionFacts(document_infos_of(collection), has_morphology(collection))
+
+
+def collection_facts(path: PathLike, meta: PathLike | None = None) -> CollectionFacts:
+    """:class:`CollectionFacts` of a collection file, read once per process and version."""
+    path = Path(path).resolve()
+    stat = path.stat()
+    return _facts(path, Path(meta).resolve() if meta else None, stat.st_size, stat.st_mtime_ns)
+
+
+def collection_has_morphology(path: PathLike, meta: PathLike | None = None) -> bool:
+    """Whether the collection at ``path`` has any MORF (else Vizir has nothing to score)."""
+    return collection_facts(path, meta).has_morphology
+
+
+def check_campaign(campaign: Campaign) -> CollectionFacts:
+    """Every subset names documents of the collection; ``ConfigError`` naming the subset if not."""
+    facts = collection_facts(campaign.collection, campaign.collection_meta)
+    for i, subset in enumerate(campaign.subsets):
+        problem = subset_problem(facts.documents, subset.variant, subset.genre)
+        if problem is not None:
+            expected, found = problem
+            raise ConfigError(
+                str(campaign.source),
+                f"subsets[{i}]",
+                f"expected {expected}, found {found}",
+                f"from {campaign.collection.name}; harem stats lists them",
+            )
+    return facts

@@ -1,0 +1,117 @@
+"""What a campaign's summary and report say when not everything could be scored.
+
+A collection without MORF runs no morphology chain, and both the summary and
+the report say so once.  A run whose chain fails does not take the others
+down with it: they still get their summary and report, marked incomplete
+and naming the missing run; a report left by an earlier build is never
+left in place as if it were current.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harem_pipeline.cli import main
+from tests.helpers.campaign import make_campaign
+from tests.helpers.paths import DATA
+
+SECOND = DATA / "second-harem"
+NO_MORF = "has no MORF: the morphology chain was not run"
+
+
+def break_run(path: Path) -> None:
+    """An entity inside an entity: a user's mistake the reader reports."""
+    text = path.read_bytes()
+    start = text.index(b"<PESSOA")
+    path.write_bytes(text[:start] + b'<LOCAL TIPO="X">' + text[start:])
+
+
+def test_a_collection_without_morf_runs_and_charts_no_morphology(tmp_path: Path) -> None:
+    for name in ("SegundoHaremReRelEM_t1.xml.gz", "ParticipacaoSegundoHaremReRelEM_t1.xml.gz"):
+        shutil.copy(SECOND / name, tmp_path)
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(
+        "collection: SegundoHaremReRelEM_t1.xml.gz\n"
+        "runs: [ParticipacaoSegundoHaremReRelEM_t1.xml.gz]\n"
+        "output: out\nsubsets: [total]\nbootstrap: 0\n",
+        encoding="utf-8",
+    )
+    assert main(["--quiet", "run", "--config", str(config)]) == 0
+    out = tmp_path / "out"
+    assert not list(out.rglob("*.vizir")) and not list(out.rglob("*.ida2mor*"))
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert summary.count(NO_MORF) == 1
+    rows = [line for line in summary.splitlines() if line.startswith("| Participacao")]
+    # one row per scenario (the semantic chain's absolute and relative), morphology undefined
+    assert [row.split(" | ")[2] for row in rows] == ["absolute", "relative"]
+    assert all(row.split(" | ")[12:15] == ["-", "-", "-"] for row in rows)
+    # the official Second HAREM figure of this run (reference total_harem.veu.alts.emir.ida,
+    # "Medida F" of the identification block): 0.6561…
+    assert rows[0].split(" | ")[5] == "0.6561"
+    # and its classification "Medida F" in the same file: 0.3838…
+    assert rows[0].split(" | ")[3] == "0.3838"
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert report.count(NO_MORF) == 1
+    assert "Morfologia: Medida F" not in report and "Morfologia (Combinada)" not in report
+    assert (
+        json.loads((out / "summary.json").read_text(encoding="utf-8"))["campaign"]["morphology"]
+        is False
+    )
+
+
+@pytest.fixture
+def campaign(tmp_path: Path) -> Path:
+    return make_campaign(tmp_path, documents=3)
+
+
+def test_a_failed_run_leaves_the_others_a_summary_marked_incomplete(campaign: Path) -> None:
+    folder = campaign.parent
+    assert main(["--quiet", "run", "--config", str(campaign)]) == 0
+    old_report = (folder / "out" / "report.html").read_text(encoding="utf-8")
+    assert "INCOMPLETE" not in old_report
+    break_run(folder / "runs" / "weak.txt")
+    assert main(["--quiet", "run", "--config", str(campaign)]) == 1
+    summary = (folder / "out" / "summary.md").read_text(encoding="utf-8")
+    assert summary.count("INCOMPLETE") == 1 and "weak" in summary.split("| Run |")[0]
+    strong = [line for line in summary.splitlines() if line.startswith("| strong |")]
+    assert strong and "| - |" not in strong[0].split("`")[0][:60]  # the strong run's figures
+    report = (folder / "out" / "report.html").read_text(encoding="utf-8")
+    assert report != old_report and "INCOMPLETE" in report
+    data = json.loads((folder / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert data["incomplete"] == ["weak"]
+    # Neither passes as complete: once the run is mended, a build makes them whole again.
+    (folder / "runs" / "weak.txt").unlink()
+    shutil.copy(folder / "runs" / "strong.txt", folder / "runs" / "weak.txt")
+    assert main(["--quiet", "run", "--config", str(campaign)]) == 0
+    assert "INCOMPLETE" not in (folder / "out" / "report.html").read_text(encoding="utf-8")
+    assert "incomplete" not in json.loads(
+        (folder / "out" / "summary.json").read_text(encoding="utf-8")
+    )
+
+
+def test_a_run_sharing_no_docid_fails_alone(campaign: Path) -> None:
+    folder = campaign.parent
+    weak = folder / "runs" / "weak.txt"
+    text = weak.read_text(encoding="iso-8859-1").replace("HAREM-", "OTHER-")
+    weak.write_text(text, encoding="iso-8859-1")
+    assert main(["--quiet", "run", "--config", str(campaign)]) == 1
+    summary = (folder / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "INCOMPLETE" in summary and "| strong |" in summary
+
+
+def test_the_luigi_command_also_leaves_an_incomplete_summary(campaign: Path) -> None:
+    from tests.test_tasks import luigi_command
+
+    folder = campaign.parent
+    break_run(folder / "runs" / "weak.txt")
+    result = luigi_command("FullEvaluation", "--local-scheduler", "--workers", "2", cwd=folder)
+    assert result.returncode == 30, result.stderr[-3000:]
+    data = json.loads((folder / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert data["incomplete"] == ["weak"]
+    strong = [r for r in data["reports"] if r["run"] == "strong"]
+    assert strong and all(r["identification"] for r in strong)  # taken in as it finished
+    assert "INCOMPLETE" in (folder / "out" / "report.html").read_text(encoding="utf-8")

@@ -1,0 +1,81 @@
+"""The campaign is checked whole before any task runs, by ``harem run`` and by ``luigi``.
+
+``pipeline.yaml`` itself (tests/test_config.py) and the campaign against its
+collection: a subset whose variant or genre names no document of it is
+refused with the valid names.  Either command prints one line and runs
+nothing: ``harem run`` exits 2, the ``luigi`` command its
+``unhandled_exception`` code (40), with no traceback.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import tasks
+from harem_pipeline.cli import main
+from tests.helpers.campaign import make_campaign
+from tests.helpers.paths import DATA
+from tests.test_tasks import luigi_command
+
+
+def replace_line(config: Path, key: str, line: str) -> None:
+    text = config.read_text(encoding="utf-8").splitlines()
+    kept = [old for old in text if not old.startswith(f"{key}:")]
+    config.write_text("\n".join([*kept, line]) + "\n", encoding="utf-8")
+
+
+def test_luigi_command_refuses_a_bad_pipeline_yaml_in_one_line(tmp_path: Path) -> None:
+    config = make_campaign(tmp_path, documents=2)
+    replace_line(config, "workers", "workers: 0")
+    result = luigi_command("FullEvaluation", "--local-scheduler", cwd=tmp_path)
+    assert result.returncode == tasks.RETCODES["unhandled_exception"], result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if "pipeline.yaml" in line]
+    assert errors == [f"ERROR: {config.name}: workers: expected at least 1, found 0"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_luigi_command_refuses_an_unknown_genre_before_running(tmp_path: Path) -> None:
+    config = make_campaign(tmp_path, documents=2)
+    replace_line(config, "subsets", "subsets: [total, noticia]")
+    result = luigi_command("FullEvaluation", "--local-scheduler", cwd=tmp_path)
+    assert result.returncode == tasks.RETCODES["unhandled_exception"], result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    assert "subsets[1]: expected a genre of the documents (" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_harem_run_refuses_jornalistico_on_the_second_harem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("SegundoHaremReRelEM_t1.xml.gz", "ParticipacaoSegundoHaremReRelEM_t1.xml.gz"):
+        shutil.copy(DATA / "second-harem" / name, tmp_path)
+    shutil.copy(DATA / "lampada2" / "colSegundoHAREM-meta.xml.gz", tmp_path)
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(
+        "collection: SegundoHaremReRelEM_t1.xml.gz\n"
+        "collection_meta: colSegundoHAREM-meta.xml.gz\n"
+        "runs: [ParticipacaoSegundoHaremReRelEM_t1.xml.gz]\n"
+        "output: out\nsubsets: [total, pt, jornalistico]\n",
+        encoding="utf-8",
+    )
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "pipeline.yaml: subsets[2]: expected a genre of the documents (noticia 45," in err
+    assert "found 'jornalistico'" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_harem_run_refuses_a_subset_of_no_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_campaign(tmp_path, documents=2)  # two PT Web documents
+    replace_line(config, "subsets", "subsets: [total, pt.literario]")
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "subsets[1]: expected " in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
