@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harem_pipeline.errors import HaremError, InputError
 from harem_pipeline.formats.alinhado import (
@@ -24,27 +25,16 @@ from harem_pipeline.formats.alinhado import (
     write_lines,
     write_to,
 )
-from harem_pipeline.formats.harem_xml import open_collection, read_collection, read_meta
-from harem_pipeline.formats.semantic import iter_semantic_lines
-from harem_pipeline.formats.veils import parse_veil, read_grid
-from harem_pipeline.stages.align import (
-    AlignmentWritten,
-    DuplicateTrimmedDocid,
-    align_collections,
-    stream_blocks,
-)
-from harem_pipeline.stages.altida import select_alternatives
-from harem_pipeline.stages.altmor import choose_lines
-from harem_pipeline.stages.alts import organise_alts
-from harem_pipeline.stages.altsem import select_alternatives as select_relaxed
-from harem_pipeline.stages.avalida import evaluate_lines
-from harem_pipeline.stages.emir import EmirParams
-from harem_pipeline.stages.emir import evaluate_lines as evaluate_semantic
-from harem_pipeline.stages.espurios import collect_spurious
-from harem_pipeline.stages.veus import apply_veus, check_style, document_infos, subset_file_name
-from harem_pipeline.stages.vizir import DERIVED_EXTENSIONS, Scenario, VizirTally, score_lines
 from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
 from harem_pipeline.text.textio import derived_path
+
+if TYPE_CHECKING:
+    from harem_pipeline.stages.align import AlignmentWritten
+    from harem_pipeline.stages.emir import EmirParams
+    from harem_pipeline.stages.vizir import Scenario
+
+# Each step imports its stage when it runs, so that one command (``harem emir``)
+# loads only its own stage, not the aligner's or Vizir's modules.
 
 # ---------------------------------------------------------------------------
 # align
@@ -71,6 +61,14 @@ def run_align(
     equal once trimmed, the second met after the first was paired, is read
     whole instead: the original pairs the run's document with the later one.
     """
+    from harem_pipeline.formats.harem_xml import open_collection, read_collection
+    from harem_pipeline.stages.align import (
+        AlignmentWritten,
+        DuplicateTrimmedDocid,
+        align_collections,
+        stream_blocks,
+    )
+
     target = Path(output) if output is not None else align_output(run_path)
     cd = open_collection(cd_path, meta_path)
     run = open_collection(run_path)
@@ -101,6 +99,8 @@ def altida_output(path: str | os.PathLike[str]) -> Path:
 def run_altida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
     """Select the alternatives of the evaluated file ``path`` into ``output``
     (default ``IN.altida``), in the input's encoding, atomically."""
+    from harem_pipeline.stages.altida import select_alternatives
+
     target = Path(output) if output is not None else altida_output(path)
     encoding, lines = iter_lines(path)
     write_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
@@ -118,6 +118,8 @@ def altmor_output(path: str | os.PathLike[str]) -> Path:
 
 def run_altmor(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
     """Resolve the ALT blocks of a ``.vizir`` file into ``output``, in the input's encoding."""
+    from harem_pipeline.stages.altmor import choose_lines
+
     target = Path(output) if output is not None else altmor_output(path)
     encoding, lines = iter_lines(path)
     with atomic_write(target, "w", encoding=encoding, newline="") as handle:
@@ -140,6 +142,8 @@ def run_avalida(path: str | os.PathLike[str], output: str | os.PathLike[str] | N
     Streams the file and writes atomically in the input's encoding, so a
     bad line leaves no partial output behind.
     """
+    from harem_pipeline.stages.avalida import evaluate_lines
+
     target = Path(output) if output is not None else avalida_output(path)
     encoding, lines = iter_lines(path)
     write_lines(target, evaluate_lines(lines, str(path)), encoding)
@@ -157,6 +161,8 @@ def veus_output(
     selective: bool = False,
 ) -> Path:
     """``IN.total``, ``IN.pt.jornalistico``… beside the input (``.gz`` dropped)."""
+    from harem_pipeline.stages.veus import subset_file_name
+
     source = Path(path)
     base = source.name.removesuffix(".gz")
     return source.with_name(subset_file_name(base, variant, genre, selective))
@@ -181,6 +187,10 @@ def run_veus(
     ``system_veil``; an explicit ``veil`` is then refused).  Streams the
     input and writes atomically in its encoding.
     """
+    from harem_pipeline.formats.harem_xml import read_meta
+    from harem_pipeline.formats.veils import parse_veil, read_grid
+    from harem_pipeline.stages.veus import apply_veus, check_style, document_infos
+
     check_style(style)
     grid = read_grid(grid_path)
     declared = parse_veil(system_veil, grid, "--system-veil") if system_veil else None
@@ -239,6 +249,8 @@ def run_vizir(
     result's ``output`` is ``None`` (the original Vizir's rule); an output
     left there by an earlier run is removed, so it cannot pass as this one's.
     """
+    from harem_pipeline.stages.vizir import VizirTally, score_lines
+
     target = Path(output) if output is not None else vizir_output(path)
     encoding, lines = iter_lines(path)
     tally = VizirTally()
@@ -255,6 +267,8 @@ def run_vizir(
 
 def is_vizir_input(path: Path) -> bool:
     """Whether a folder run takes ``path``: a visible file with no derived extension."""
+    from harem_pipeline.stages.vizir import DERIVED_EXTENSIONS
+
     if not path.is_file() or path.name.startswith("."):
         return False
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
@@ -302,6 +316,8 @@ def alts_output(path: str | os.PathLike[str]) -> Path:
 def run_alts(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
     """Organise the ALT blocks of the Véus file ``path`` into ``output`` (default
     ``IN.alts``), in the input's encoding, atomically."""
+    from harem_pipeline.stages.alts import organise_alts
+
     target = Path(output) if output is not None else alts_output(path)
     encoding, lines = iter_lines(path)
     write_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
@@ -322,6 +338,8 @@ def run_espurios(
 ) -> Path:
     """List the spurious entities of the ``.alts`` file ``path`` into ``output``
     (default ``IN.espurios``), in the input's encoding, atomically."""
+    from harem_pipeline.stages.espurios import collect_spurious
+
     target = Path(output) if output is not None else espurios_output(path)
     encoding, lines = iter_lines(path)
     write_lines(target, collect_spurious(lines, str(path)), encoding)
@@ -344,6 +362,9 @@ def run_emir(
 ) -> Path:
     """Score the ``.alts`` file ``path`` into ``output`` (default ``IN.emir`` or
     ``IN.emir_relativo``), in the input's encoding, atomically."""
+    from harem_pipeline.stages.emir import EmirParams
+    from harem_pipeline.stages.emir import evaluate_lines as evaluate_semantic
+
     params = params or EmirParams()
     target = Path(output) if output is not None else emir_output(path, params.relative)
     encoding, lines = iter_lines(path)
@@ -363,6 +384,9 @@ def altsem_output(path: str | os.PathLike[str]) -> Path:
 def run_altsem(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
     """Keep the best alternative of every ALT block of the ``.emir`` file ``path`` in
     ``output`` (default ``IN.altrel``), in the input's encoding, atomically."""
+    from harem_pipeline.formats.semantic import iter_semantic_lines
+    from harem_pipeline.stages.altsem import select_alternatives as select_relaxed
+
     target = Path(output) if output is not None else altsem_output(path)
     encoding, lines = iter_semantic_lines(path)
     write_lines(target, select_relaxed(lines, str(path)), encoding, MARKER_FIRST_HAREM)
