@@ -185,10 +185,52 @@ def write_inputs(kind: str, folder: Path, size: int, seed: int) -> None:
         (folder / "cd.xml").write_bytes(one_line_document(size))
 
 
+def count_records(path: Path) -> int:
+    """Record lines (``GOLD ---> [...]``) of an alignment-record file."""
+    with path.open("rb") as handle:
+        return sum(1 for raw in handle if b" ---> " in raw and not raw.startswith(b"<VERIF"))
+
+
+def record_stages(second: Path, first: Path, size: int, args: argparse.Namespace) -> None:
+    """Each record stage alone (one process, median of ``--repeat``), in records read per second.
+
+    Second HAREM xN: avalida, veus, altida, ida2id (``--bootstrap 0``: the
+    parsing, not the resampling); First HAREM xN: vizir, altmor, ida2mor.
+    """
+    timed([*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"], second)
+    if not first.exists():
+        make_inputs("first", first, size, args.seed)
+    timed([*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"], first)
+    timed([*HAREM, "avalida", "r.alinhado", "-o", "r.avalida"], first)
+    timed([*HAREM, "veus", "--style", "harem", "r.avalida", "-o", "r.vizir"], first)
+    steps = [
+        (second, "avalida", "r.alinhado", ["-o", "r.avalida"]),
+        (second, "veus", "r.avalida", ["--style", "harem", "-o", "r.veu"]),
+        (second, "altida", "r.veu", ["-o", "r.alts"]),
+        (second, "ida2id", "r.alts", ["--bootstrap", "0", "-o", "r.ida"]),
+        (first, "vizir", "r.vizir", ["-abs", "-o", "r.vz"]),
+        (first, "altmor", "r.vz", ["-o", "r.altmor"]),
+        (first, "ida2mor", "r.altmor", ["-abs", "--bootstrap", "0", "-o", "r.mor"]),
+    ]
+    for folder, stage, source, rest in steps:
+        command = [*HAREM, stage, source, *rest]
+        elapsed, rss = median_of(args.repeat, lambda f=folder, c=command: timed(c, f))
+        records = count_records(folder / source)
+        print(
+            f"{stage:<8} x{size:<3} {records:>9,} records {elapsed:7.2f} s "
+            f"{records / elapsed:>10,.0f} records/s {rss / 1024:5.0f} MiB",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1,10,50", help="collection copies (default 1,10,50)")
-    parser.add_argument("--stages", default="align,chain,morph,line")
+    parser.add_argument(
+        "--stages",
+        default="align,chain,morph,line",
+        help="align, chain, morph, line, records (each record stage alone, records/s)",
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--line-mb", type=int, default=50)
     parser.add_argument("--seed", type=int, default=2010)
@@ -260,6 +302,8 @@ def main() -> None:
                 ]
                 ours = median_of(args.repeat, lambda f=first, c=morph: chain_time(c, f, [None] * 3))
                 report(f"morphology First HAREM x{size}", ours, None)
+            if "records" in stages:
+                record_stages(folder, Path(tmp) / f"first-x{size}", size, args)
         if "line" in stages and args.line_mb:
             folder = Path(tmp) / "line"
             make_inputs("line", folder, args.line_mb, args.seed)

@@ -152,10 +152,12 @@ def _match_tag(text: str, pos: int) -> re.Match[str] | None:
     return _TAG_RE.match(text, pos)
 
 
+_findall_attrs = _ATTR_RE.findall
+
+
 def _tag_from_match(match: re.Match[str]) -> Tag:
-    attrs = match.group("attrs")
-    attributes = tuple(_ATTR_RE.findall(attrs)) if attrs else ()
-    return Tag(match.group("name"), attributes, match.group("text"))
+    name, attrs, text = match.group(1, 2, 3)
+    return Tag(name, tuple(_findall_attrs(attrs)) if attrs else (), text)
 
 
 def parse_tag(text: str, path: str | None = None, line: int | None = None) -> Tag:
@@ -210,11 +212,17 @@ _SIMPLE_KINDS = {
 }
 
 
+_SIMPLE_EVALUATIONS = {
+    text: Evaluation(kind, None, None, text) for text, kind in _SIMPLE_KINDS.items()
+}
+"""The items without numbers, built once (evaluations are immutable values)."""
+
+
 def parse_evaluation(text: str, path: str | None = None, line: int | None = None) -> Evaluation:
     """Parse one evaluation item (identification, semantic or morphological)."""
-    kind = _SIMPLE_KINDS.get(text)
-    if kind is not None:
-        return Evaluation(kind, None, None, text)
+    simple = _SIMPLE_EVALUATIONS.get(text)
+    if simple is not None:
+        return simple
     match = _PARTIAL_RE.match(text)
     if match is not None:
         try:
@@ -510,7 +518,6 @@ def _parse_tag_list(
 
 
 _OPENERS = {"[": "]", "{": "}"}
-_CLOSERS = {"]", "}"}
 
 
 def _parse_evaluation_list(
@@ -521,31 +528,48 @@ def _parse_evaluation_list(
     Square brackets and braces nest (Emir items hold ``Correcto:[PESSOA]``);
     parentheses are not counted because the Java Emir writes an unbalanced
     ``PALT(1.0))`` in ``.altrel`` files.
+
+    A list whose first ``]`` has no bracket or brace before it (every
+    identification list) is cut with ``str.split``; any other is scanned
+    bracket by bracket (``_LIST_TOKEN_RE``) rather than character by character.
     """
-    depth = 0
     start = pos + 1
+    close = text.find("]", start)
+    if close >= 0:
+        inner = text[start:close]
+        if "[" not in inner and "{" not in inner and "}" not in inner:
+            if not inner:
+                return (), close + 1
+            return _evaluations(inner.split(", "), path, line), close + 1
+    depth = 1
     items: list[str] = []
-    i = pos
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch in _OPENERS:
+    for token in _LIST_TOKEN_RE.finditer(text, start):
+        mark = token.group()
+        if mark == ", ":
+            if depth == 1:
+                items.append(text[start : token.start()])
+                start = token.end()
+        elif mark in _OPENERS:
             depth += 1
-        elif ch in _CLOSERS:
+        else:
             depth -= 1
             if depth == 0:
-                items.append(text[start:i])
+                end = token.start()
+                items.append(text[start:end])
                 break
-        elif ch == "," and depth == 1 and text.startswith(", ", i):
-            items.append(text[start:i])
-            start = i + 2
-            i += 1
-        i += 1
     else:
         raise InputError(path, "an evaluation list closed by ]", text[pos:], line=line)
     if items == [""]:
-        return (), i + 1
-    return tuple(parse_evaluation(item, path, line) for item in items), i + 1
+        return (), end + 1
+    return _evaluations(items, path, line), end + 1
+
+
+_LIST_TOKEN_RE = re.compile(r"[\[\]{}]|, ")
+
+
+def _evaluations(items: list[str], path: str | None, line: int | None) -> tuple[Evaluation, ...]:
+    simple = _SIMPLE_EVALUATIONS.get
+    return tuple(simple(item) or parse_evaluation(item, path, line) for item in items)
 
 
 def _parse_record(body: str, eol: str, path: str | None, line: int | None) -> Record:

@@ -10,9 +10,12 @@ from __future__ import annotations
 import itertools
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.textio import derived_path
+
+if TYPE_CHECKING:
+    from harem_pipeline.stages.vizir import Scenario
 
 PathLike = str | os.PathLike[str]
 
@@ -38,6 +41,8 @@ def subset_from_name(path: PathLike, default: str | None = "total") -> str | Non
 
 def scenario_from_name(path: PathLike) -> Scenario | None:
     """``abs``/``rel`` (or ``absolute``/``relative``) as a dot-separated part of the name."""
+    from harem_pipeline.stages.vizir import Scenario  # only the morphology reports need it
+
     found = None
     for part in Path(path).name.split("."):
         try:

@@ -18,6 +18,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harem_pipeline.errors import HaremError, InputError
 from harem_pipeline.formats.alinhado import (
@@ -60,6 +61,14 @@ from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
 from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.textio import derived_path
 
+if TYPE_CHECKING:
+    from harem_pipeline.stages.align import AlignmentWritten
+    from harem_pipeline.stages.emir import EmirParams
+    from harem_pipeline.stages.vizir import Scenario
+
+# Each step imports its stage when it runs, so that one command (``harem emir``)
+# loads only its own stage, not the aligner's or Vizir's modules.
+
 # ---------------------------------------------------------------------------
 # align
 
@@ -85,6 +94,10 @@ def run_align(
     equal once trimmed, the second met after the first was paired, is read
     whole instead: the original pairs the run's document with the later one.
     """
+    from harem_pipeline.stages.align import (
+        AlignmentWritten,
+    )
+
     target = Path(output) if output is not None else align_output(run_path)
     cd = open_collection(cd_path, meta_path)
     run = open_collection(run_path)
@@ -153,6 +166,7 @@ def altida_output(path: str | os.PathLike[str]) -> Path:
 def run_altida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
     """Select the alternatives of the evaluated file ``path`` into ``output``
     (default ``IN.altida``), in the input's encoding, atomically."""
+
     target = Path(output) if output is not None else altida_output(path)
     encoding, lines = iter_lines(path)
     write_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
@@ -170,6 +184,7 @@ def altmor_output(path: str | os.PathLike[str]) -> Path:
 
 def run_altmor(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
     """Resolve the ALT blocks of a ``.vizir`` file into ``output``, in the input's encoding."""
+
     target = Path(output) if output is not None else altmor_output(path)
     encoding, lines = iter_lines(path)
     with atomic_write(target, "w", encoding=encoding, newline="") as handle:
@@ -192,6 +207,7 @@ def run_avalida(path: str | os.PathLike[str], output: str | os.PathLike[str] | N
     Streams the file and writes atomically in the input's encoding, so a
     bad line leaves no partial output behind.
     """
+
     target = Path(output) if output is not None else avalida_output(path)
     encoding, lines = iter_lines(path)
     write_lines(target, evaluate_lines(lines, str(path)), encoding)
@@ -209,6 +225,7 @@ def veus_output(
     selective: bool = False,
 ) -> Path:
     """``IN.total``, ``IN.pt.jornalistico``… beside the input (``.gz`` dropped)."""
+
     source = Path(path)
     base = source.name.removesuffix(".gz")
     return source.with_name(subset_file_name(base, variant, genre, selective))
@@ -233,6 +250,7 @@ def run_veus(
     ``system_veil``; an explicit ``veil`` is then refused).  Streams the
     input and writes atomically in its encoding.
     """
+
     check_style(style)
     grid = read_grid(grid_path)
     declared = parse_veil(system_veil, grid, "--system-veil") if system_veil else None
@@ -291,6 +309,7 @@ def run_vizir(
     result's ``output`` is ``None`` (the original Vizir's rule); an output
     left there by an earlier run is removed, so it cannot pass as this one's.
     """
+
     target = Path(output) if output is not None else vizir_output(path)
     encoding, lines = iter_lines(path)
     tally = VizirTally()
@@ -328,6 +347,7 @@ def read_scenario(path: str | os.PathLike[str]) -> Scenario | None:
 
 def is_vizir_input(path: Path) -> bool:
     """Whether a folder run takes ``path``: a visible file with no derived extension."""
+
     if not path.is_file() or path.name.startswith("."):
         return False
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
@@ -375,6 +395,7 @@ def alts_output(path: str | os.PathLike[str]) -> Path:
 def run_alts(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
     """Organise the ALT blocks of the Véus file ``path`` into ``output`` (default
     ``IN.alts``), in the input's encoding, atomically."""
+
     target = Path(output) if output is not None else alts_output(path)
     encoding, lines = iter_lines(path)
     write_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
@@ -395,6 +416,7 @@ def run_espurios(
 ) -> Path:
     """List the spurious entities of the ``.alts`` file ``path`` into ``output``
     (default ``IN.espurios``), in the input's encoding, atomically."""
+
     target = Path(output) if output is not None else espurios_output(path)
     encoding, lines = iter_lines(path)
     write_lines(target, collect_spurious(lines, str(path)), encoding)
@@ -417,6 +439,8 @@ def run_emir(
 ) -> Path:
     """Score the ``.alts`` file ``path`` into ``output`` (default ``IN.emir`` or
     ``IN.emir_relativo``), in the input's encoding, atomically."""
+    from harem_pipeline.stages.emir import EmirParams
+
     params = params or EmirParams()
     target = Path(output) if output is not None else emir_output(path, params.relative)
     encoding, lines = iter_lines(path)
@@ -436,6 +460,7 @@ def altsem_output(path: str | os.PathLike[str]) -> Path:
 def run_altsem(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
     """Keep the best alternative of every ALT block of the ``.emir`` file ``path`` in
     ``output`` (default ``IN.altrel``), in the input's encoding, atomically."""
+
     target = Path(output) if output is not None else altsem_output(path)
     encoding, lines = iter_semantic_lines(path)
     write_lines(target, select_relaxed(lines, str(path)), encoding, MARKER_FIRST_HAREM)

@@ -155,9 +155,24 @@ ClassicKey = tuple[str | None, str | None, str | None]
 
 
 def classic_key(tag: Tag) -> ClassicKey:
-    """What the semantic scores of an entity depend on: its three classic values."""
-    categ = tag.name if is_name_categorised(tag) else tag.attr("CATEG")
-    return categ, tag.attr("TIPO"), tag.attr("SUBTIPO")
+    """What the semantic scores of an entity depend on: its three classic values.
+
+    One pass over the attributes; the first of a repeated name counts, as in
+    ``Tag.attr``.
+    """
+    categ = tipo = subtipo = None
+    for name, value in tag.attributes:
+        if name == "CATEG":
+            if categ is None:
+                categ = value
+        elif name == "TIPO":
+            if tipo is None:
+                tipo = value
+        elif name == "SUBTIPO" and subtipo is None:
+            subtipo = value
+    if categ is None and tag.name != "EM":
+        categ = tag.name
+    return categ, tipo, subtipo
 
 
 @lru_cache(maxsize=65536)
@@ -404,6 +419,29 @@ def _pair_evaluation(
     return tuple(level.result() for level in levels), _csc(levels, filt, weights)
 
 
+_NO_LEVELS = (_EMPTY_LEVELS, _EMPTY_LEVELS, _EMPTY_LEVELS)
+
+
+def _max_csc_of(key: ClassicKey, filt: Filter, weights: Weights) -> float:
+    """:func:`max_csc` of an entity's classic values."""
+    if SPURIOUS_TAG in _split_key(key)[0]:
+        return 0.0
+    return _pair_evaluation(key, key, filt, weights)[1]
+
+
+@lru_cache(maxsize=65536)
+def _pair_scores(
+    gold: ClassicKey, system: ClassicKey | None, filt: Filter, weights: Weights
+) -> tuple[tuple[LevelResult, ...], float, float, float]:
+    """Levels, CSC, MaxCSC_CD and MaxCSC_S of a pair of classic values (``system`` None: [null])."""
+    if system is None or SPURIOUS_TAG in _split_key(gold)[0]:
+        results, csc = _NO_LEVELS, 0.0
+    else:
+        results, csc = _pair_evaluation(gold, system, filt, weights)
+    max_system = 0.0 if system is None else _max_csc_of(system, filt, weights)
+    return results, csc, _max_csc_of(gold, filt, weights), max_system
+
+
 def score_pair(
     gold: Tag,
     system: Tag | None,
@@ -413,15 +451,12 @@ def score_pair(
     weights: Weights,
 ) -> SemanticScore:
     """The Emir item of one aligned pair (``system`` None for ``[null]``)."""
-    if system is None or is_spurious_tag(gold):
-        results = (_EMPTY_LEVELS, _EMPTY_LEVELS, _EMPTY_LEVELS)
-        csc = 0.0
-    else:
-        results, csc = _pair_evaluation(classic_key(gold), classic_key(system), filt, weights)
+    key = None if system is None else classic_key(system)
+    results, csc, max_gold, max_system = _pair_scores(classic_key(gold), key, filt, weights)
     return SemanticScore(
         *results,
-        max_csc_gold=max_csc(gold, filt, weights),
-        max_csc_system=max_csc(system, filt, weights),
+        max_csc_gold=max_gold,
+        max_csc_system=max_system,
         csc=csc,
         weight=identification_weight,
         alt_weight=None if alt_weight == 1 else alt_weight,
