@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import fields, replace
 from pathlib import Path
 
+from harem_pipeline.formats.veils import veil_in_words
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import (
     Signature,
@@ -99,4 +101,26 @@ def test_file_signature_pins_the_evaluated_file_under_its_own_key(tmp_path: Path
     assert file_signature(path, params).format() == (
         f"harem:{tool_version()}|input:{digest}|subset:total|style:harem|veil:*|alt:best"
         "|boot:0|seed:12345"
+    )
+
+
+def test_reports_say_the_evaluation_veil_in_words(tmp_path: Path) -> None:
+    # the campaign's veil reaches the report as words and as the JSON's veil
+    from harem_pipeline.cli import main
+    from tests.helpers.paths import DATA
+
+    source = DATA / "reference" / "gabriel" / "run.alinhado.avalida.gz"
+    out = tmp_path / "r.ida2id"
+    assert main(["ida2id", str(source), "-o", str(out), "--veil", "PESSOA:LOCAL"]) == 0
+    text = out.read_bytes().decode("iso8859-1")
+    assert "Véu de avaliação: categorias PESSOA, LOCAL\n" in text
+    assert json.loads((tmp_path / "r.ida2id.json").read_text("utf-8"))["veil"] == "PESSOA:LOCAL"
+    assert main(["ida2id", str(source), "-o", str(out)]) == 0
+    assert "Véu de avaliação: todas as categorias\n" in out.read_bytes().decode("iso8859-1")
+
+
+def test_veil_in_words() -> None:
+    assert veil_in_words("*") == "todas as categorias"
+    assert veil_in_words("LOCAL(HUMANO{PAIS,RUA};FISICO):PESSOA") == (
+        "categorias LOCAL (tipos HUMANO {PAIS, RUA}, FISICO), PESSOA"
     )

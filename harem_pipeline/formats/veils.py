@@ -186,6 +186,40 @@ def format_veil(veil: Veil) -> str:
     return ":".join(parts)
 
 
+def _split_top(text: str, separator: str) -> list[str]:
+    """``text`` split on ``separator`` outside parentheses and braces."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "({":
+            depth += 1
+        elif char in ")}":
+            depth -= 1
+        elif char == separator and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [part for part in parts if part]
+
+
+def veil_in_words(text: str | None) -> str:
+    """A veil as a report says it: ``todas as categorias``, or the categories with the
+    types (and subtypes) they keep: ``PESSOA, LOCAL (tipos HUMANO {PAIS}, FISICO)``."""
+    if text is None or text.strip() in ("", EVERYTHING):
+        return "todas as categorias"
+    words = []
+    for category in _split_top(text.strip(), ":"):
+        name, _, types = category.partition("(")
+        if not types:
+            words.append(name)
+            continue
+        kept = []
+        for typ in _split_top(types.rstrip(")"), ";"):
+            tname, _, subs = typ.partition("{")
+            kept.append(f"{tname} {{{', '.join(subs.rstrip('}').split(','))}}}" if subs else tname)
+        words.append(f"{name} (tipos {', '.join(kept)})")
+    return "categorias " + ", ".join(words)
+
+
 # --------------------------------------------------------------------------
 # harem.conf
 

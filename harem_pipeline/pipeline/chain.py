@@ -110,7 +110,10 @@ def ida2id(
     if cd is not None and run is not None:
         veil = parse_veil(params.evaluation.evaluation_veil(), read_grid(), "veil")
         spans = measure_evaluated(cd, run, source, meta, veil, params.bootstrap, params.seed)
-    outputs = run_ida2id(source, signature, output, params.bootstrap, params.seed, spans=spans)
+    veil_text = params.evaluation.evaluation_veil() if params.evaluation else None
+    outputs = run_ida2id(
+        source, signature, output, params.bootstrap, params.seed, spans=spans, veil=veil_text
+    )
     return [outputs.text_path, outputs.json_path]
 
 
@@ -151,6 +154,7 @@ def ida2mor(
         params.subset,
         params.bootstrap,
         params.seed,
+        params.evaluation.evaluation_veil() if params.evaluation else None,
     )
     return [Path(outputs.text), Path(outputs.json)]
 

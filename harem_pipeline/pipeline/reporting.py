@@ -67,6 +67,7 @@ def run_ida2id(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     spans: MeasuresReport | None = None,
+    veil: str | None = None,
 ) -> Ida2idOutputs:
     """Count ``path`` and write the text report (``output``, default ``IN.ida2id``) and
     ``output.json``; ``spans``, the span measures of the same documents, join both
@@ -78,11 +79,11 @@ def run_ida2id(
     target = Path(output) if output is not None else ida2id_output(path)
     encoding, tally = read_tally(path)
     measures = measures_from_counts(tally.total)
-    text = format_ida2id_text(tally.total, measures, signature, spans)
+    text = format_ida2id_text(tally.total, measures, signature, spans, veil)
     write_text_atomic(target, text, encoding=encoding)
     documents = document_rows(tally.documents)
     ci95 = identification_intervals(documents, resamples, seed)
-    json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents, spans)
+    json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents, spans, veil)
     json_path = json_twin(target)
     write_text_atomic(json_path, json_text)
     return Ida2idOutputs(target, json_path, tally, measures)
@@ -106,6 +107,7 @@ def run_ida2mor(
     subset: str | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    veil: str | None = None,
 ) -> Ida2MorOutputs:
     """Count an ``.altmor`` file in one streaming pass and write ``OUT`` and ``OUT.json``.
 
@@ -116,10 +118,10 @@ def run_ida2mor(
     target = Path(output) if output is not None else ida2mor_output(path)
     encoding, lines = iter_lines(path)
     counts = count_morphology(lines, str(path))
-    text = format_ida2mor_text(counts, scenario, signature, run, subset)
+    text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)
     write_text_atomic(target, text, encoding)
     intervals = morphology_intervals(document_rows(counts.documents), resamples, seed)
-    json_text = format_ida2mor_json(counts, scenario, signature, run, subset, intervals)
+    json_text = format_ida2mor_json(counts, scenario, signature, run, subset, intervals, veil)
     json_path = json_twin(target)
     write_text_atomic(json_path, json_text)
     return Ida2MorOutputs(target, json_path, counts)

@@ -34,6 +34,7 @@ from typing import Any
 
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.report import format_fields
+from harem_pipeline.formats.veils import veil_in_words
 from harem_pipeline.measures.identification import IdentificationMeasures
 from harem_pipeline.measures.spans import MeasuresReport
 from harem_pipeline.reports.measures import measures_json
@@ -42,6 +43,7 @@ from harem_pipeline.text.numbers import java_double
 
 UNDEFINED_TEXT = "-"
 SIGNATURE_LABEL = "Assinatura"
+VEIL_LABEL = "Véu de avaliação"
 
 LABELS = (
     "Total na CD",
@@ -134,15 +136,18 @@ def format_ida2id_text(
     measures: IdentificationMeasures,
     signature: str,
     spans: MeasuresReport | None = None,
+    veil: str | None = None,
 ) -> str:
     """The text report: ``Label: value`` lines, the span block when ``spans`` is given,
-    then ``Assinatura: <signature>``."""
+    the evaluation veil in words when ``veil`` is given, then ``Assinatura: <signature>``."""
     values = report_values(counts, measures)
     lines = format_fields(
         (label, _format_value(value)) for label, value in zip(LABELS, values, strict=True)
     )
     if spans is not None:
         lines += format_span_block(spans)
+    if veil is not None:
+        lines += format_fields([(VEIL_LABEL, veil_in_words(veil))])
     lines += format_fields([(SIGNATURE_LABEL, signature)])
     return "\n".join(lines) + "\n"
 
@@ -154,6 +159,7 @@ def ida2id_json_object(
     ci95: Mapping[str, Any] | None = None,
     documents: Mapping[str, Mapping[str, float]] | None = None,
     spans: MeasuresReport | None = None,
+    veil: str | None = None,
 ) -> dict[str, Any]:
     """The JSON twin as a dict: same figures, ``null`` for undefined, then ``signature``,
     ``ci95`` (None: no bootstrap), ``measures`` (only with ``spans``) and ``documents``
@@ -164,6 +170,8 @@ def ida2id_json_object(
         "signature": signature,
         "ci95": None if ci95 is None else dict(ci95),
     }
+    if veil is not None:
+        obj["veil"] = veil
     if spans is not None:
         obj["measures"] = span_measures_object(spans)
     obj["documents"] = dict(documents or {})
@@ -184,8 +192,9 @@ def format_ida2id_json(
     ci95: Mapping[str, Any] | None = None,
     documents: Mapping[str, Mapping[str, float]] | None = None,
     spans: MeasuresReport | None = None,
+    veil: str | None = None,
 ) -> str:
     """The JSON twin as text (floats keep every digit; one document a line)."""
     return format_report_json(
-        ida2id_json_object(counts, measures, signature, ci95, documents, spans)
+        ida2id_json_object(counts, measures, signature, ci95, documents, spans, veil)
     )

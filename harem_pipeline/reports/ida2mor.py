@@ -23,6 +23,7 @@ from typing import Any
 
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.report import format_fields
+from harem_pipeline.formats.veils import veil_in_words
 from harem_pipeline.formats.vizir import Outcome
 from harem_pipeline.measures.morphology import FieldMeasures, measures_from_counts
 from harem_pipeline.stages.ida2mor import FIELD_KEYS, OUTCOME_FIELDS, FieldCounts, MorphologyCounts
@@ -82,8 +83,9 @@ def format_ida2mor_text(
     signature: str,
     run: str | None = None,
     subset: str | None = None,
+    veil: str | None = None,
 ) -> str:
-    """The text report."""
+    """The text report (the evaluation veil in words after the scenario, when given)."""
     lines = [
         TITLE,
         *format_fields(
@@ -91,6 +93,7 @@ def format_ida2mor_text(
                 ("Execução", run or UNDEFINED_TEXT),
                 ("Subconjunto", subset or UNDEFINED_TEXT),
                 ("Cenário", SCENARIO_LABELS[scenario]),
+                *([] if veil is None else [("Véu de avaliação", veil_in_words(veil))]),
                 ("Assinatura", signature),
             ]
         ),
@@ -122,6 +125,7 @@ def ida2mor_json_object(
     run: str | None = None,
     subset: str | None = None,
     intervals: Mapping[str, Mapping[str, Any]] | None = None,
+    veil: str | None = None,
 ) -> dict[str, Any]:
     """The JSON twin as a dict; ``intervals`` from ``morphology_intervals`` (None: none)."""
     return {
@@ -129,6 +133,7 @@ def ida2mor_json_object(
         "scenario": scenario.value,
         "run": run,
         "subset": subset,
+        **({} if veil is None else {"veil": veil}),
         "fields": {
             key: field_json(counts.field(key), None if intervals is None else intervals[key])
             for key in FIELD_KEYS
@@ -146,10 +151,11 @@ def format_ida2mor_json(
     run: str | None = None,
     subset: str | None = None,
     intervals: Mapping[str, Mapping[str, Any]] | None = None,
+    veil: str | None = None,
 ) -> str:
     """The JSON twin as text (UTF-8, floats with every digit, one document a line)."""
     return format_report_json(
-        ida2mor_json_object(counts, scenario, signature, run, subset, intervals)
+        ida2mor_json_object(counts, scenario, signature, run, subset, intervals, veil)
     )
 
 
