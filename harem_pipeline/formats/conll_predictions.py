@@ -302,31 +302,44 @@ class ConllColumns(NamedTuple):
 def _fast_columns(body: str, line: int, path: str | None) -> ConllColumns | None:
     """A document's columns by one cut of its whole text, or None when it needs the slow one.
 
-    Blank-line runs become one line of ``_GAP`` columns ending in ``O`` (the
+    Each sentence end becomes a line of ``_GAP`` columns ending in ``O`` (the
     empty token after a sentence), every line end is marked by a
     ``_LINE_END`` column, and the text is split once.  When every mark falls
     where lines of the first line's width put it, every line has that width
-    and the token and tag columns are plain slices of the split.
+    and the token and tag columns are plain slices of the split.  Sentences
+    apart by one empty line (the usual file) are cut by ``str.replace``;
+    other blank lines by the separator expression.
     """
     text = body.strip()
     if not text:
         return ConllColumns([], [], TokenLines([]))
-    if _LINE_END in text or _GAP in text or _MAYBE_SPECIAL.search(text) is not None:
+    if _LINE_END in text or _GAP in text:
+        return None
+    if ("#" in text or _DOCSTART in text) and _MAYBE_SPECIAL.search(text) is not None:
         return None
     width = len(text.partition("\n")[0].split())
     if width < 2:
         return None
     gap = "\n" + f"{_GAP} " * (width - 1) + "O\n"
-    text = _SEPARATOR.sub(gap, text) + gap
-    rows = text.count("\n")
-    fields = text.replace("\n", f" {_LINE_END} ").split()
     step = width + 1
-    if len(fields) != rows * step or fields[width::step].count(_LINE_END) != rows:
+    for lines in _gapped(text, gap):
+        rows = lines.count("\n")
+        fields = lines.replace("\n", f" {_LINE_END} ").split()
+        if len(fields) == rows * step and fields[width::step].count(_LINE_END) == rows:
+            break
+    else:
         return None
     tokens = fields[0::step]
     for index in compress(count(), map(_GAP.__eq__, tokens)):
         tokens[index] = ""
     return ConllColumns(tokens, fields[width - 1 :: step], TokenLines(body=(body, line, path)))
+
+
+def _gapped(text: str, gap: str) -> Iterator[str]:
+    """``text`` with ``gap`` after each sentence: sentences apart by one empty line
+    (cut by ``str.replace``), else by any blank lines (the separator expression)."""
+    yield text.replace("\n\n", gap) + gap
+    yield _SEPARATOR.sub(gap, text) + gap
 
 
 def _columns(body: str, line: int, path: str | None) -> Iterator[ConllColumns | ConllDocument]:

@@ -95,7 +95,7 @@ from harem_pipeline.tools.simulate import FIRST_HAREM_GRID
 FORMATS = ("harem-json", "conll", "jsonl")
 DEFAULT_SCHEME = "lenient"
 
-_BLANK_RUNS = re.compile(r"\s+")
+_WORD = re.compile(r"\S+")
 _REFERENCE = re.compile(r"&#?\w+;")
 _VALUE = re.compile(r"[^\s<>\"'&|]+")
 _ANCHOR = 8
@@ -175,23 +175,22 @@ def format_label(entity_label: Label) -> str:
 class TextMap:
     """The non-blank characters of a text (``dense``) and where each stands in it.
 
-    Built from ``str.split`` (the words) and one search for the blank runs
-    between them: a word's text offset is its dense offset plus the blanks
-    before it.  Both agree on what a blank is (``str.isspace``).
+    Built from ``str.split`` (the words) and one cut of the text at its words
+    (the blank runs): a word's text offset is its dense offset plus the
+    blanks before it.  Both agree on what a blank is (``str.isspace``).
     """
 
     __slots__ = ("text", "dense", "_dense_starts", "_text_starts", "_lengths")
 
     def __init__(self, text: str) -> None:
         words = text.split()
-        blanks = list(map(len, _BLANK_RUNS.findall(text)))
-        # Blanks before word k: k of them, one more when the text starts blank.
-        before = accumulate(blanks) if text[:1].isspace() else accumulate(blanks, initial=0)
+        # The blanks before each word, then the trailing ones: the text cut at its words.
+        gaps = _WORD.split(text)
         self.text = text
         self.dense = "".join(words)
         self._lengths = list(map(len, words))
         self._dense_starts = list(accumulate(self._lengths, initial=0))[:-1]
-        self._text_starts = list(map(add, self._dense_starts, before))
+        self._text_starts = list(map(add, self._dense_starts, accumulate(map(len, gaps))))
 
     def to_text(self, q: int) -> int:
         """The text offset of non-blank character ``q`` (``0 <= q < len(dense)``)."""
@@ -838,9 +837,11 @@ _DOC_START = re.compile(r"<DOC[\s>]")
 _START_TAG = re.compile(r"<([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>")
 
 
+# The attribute part has one parse (its branches start with different
+# characters), so possessive loops match what plain ones would, in runs.
 _ENTITY_TAG = re.compile(
     r"</?(?!(?:DOC|DOCID|GENERO|ORIGEM|TEXTO|ALT|P)[\s/>])[^\s<>/=\"'!?]+"
-    r"(?:[^<>\"'\n]|\"[^\"<\n]*\"|'[^'<\n]*')*>"
+    r"(?:[^<>\"'\n]++|\"[^\"<\n]*+\"|'[^'<\n]*+')*+>"
 )
 
 
@@ -1014,16 +1015,30 @@ def _quote(value: str) -> str:
     return f"'{value}'" if '"' in value else f'"{value}"'
 
 
-def _entity_tags(doc: Document, number: int, placed: Placed, fmt: str) -> tuple[str, str]:
-    cats, types, subs = placed.label
+@lru_cache(maxsize=4096)
+def _label_tags(label: Label, fmt: str) -> tuple[str, str]:
+    """The start tag of a label but its ID (``<EM`` … ``>`` left to the caller) and the end tag.
+
+    A run has few distinct labels and many entities: each label is written once.
+    """
+    cats, types, subs = label
     pairs = [("TIPO", "|".join(types)), ("SUBTIPO", "|".join(subs))]
     if fmt == FIRST_HAREM:
         name = "|".join(cats)
     else:
         name = "EM"
-        pairs = [("ID", f"{doc.docid}-{number}"), ("CATEG", "|".join(cats)), *pairs]
+        pairs = [("CATEG", "|".join(cats)), *pairs]
     rendered = "".join(f" {key}={_quote(value)}" for key, value in pairs if value)
-    return f"<{name}{rendered}>", f"</{name}>"
+    if fmt == FIRST_HAREM:
+        return f"<{name}{rendered}>", f"</{name}>"
+    return f"{rendered}>", f"</{name}>"
+
+
+def _entity_tags(doc: Document, number: int, placed: Placed, fmt: str) -> tuple[str, str]:
+    opening, closing = _label_tags(placed.label, fmt)
+    if fmt == FIRST_HAREM:
+        return opening, closing
+    return f"<EM ID={_quote(f'{doc.docid}-{number}')}{opening}", closing
 
 
 def render_content(imported: ImportedDocument, fmt: str) -> str:
@@ -1116,9 +1131,13 @@ def build_run(
     return run_collection(cd, documents), summary
 
 
-def open_predictions(path: str | os.PathLike[str]) -> TextIO:
-    """A predictions file as text (UTF-8 unless it does not decode; ``.gz`` allowed)."""
-    return io.TextIOWrapper(open_binary(path), encoding=detect_file_encoding(path), newline=None)
+def open_predictions(path: str | os.PathLike[str], encoding: str | None = None) -> TextIO:
+    """A predictions file as text (UTF-8 unless it does not decode; ``.gz`` allowed).
+
+    ``encoding``: the file's, when already known (the check reads the whole file).
+    """
+    encoding = encoding or detect_file_encoding(path)
+    return io.TextIOWrapper(open_binary(path), encoding=encoding, newline=None)
 
 
 def default_output(pred: str | os.PathLike[str], collection_format: str) -> Path:
@@ -1147,14 +1166,18 @@ def run_import(
         raise InputError(name, f"a predictions format among {', '.join(FORMATS)}", fmt)
     if scheme not in SCHEMES:
         raise InputError(name, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
-    with open_predictions(pred) as handle:
+    encoding = detect_file_encoding(pred)
+    with open_predictions(pred, encoding) as handle:
         named = predicted_docids(fmt, handle, name)
     info, cd_documents = iter_collection_documents(cd)
     if output is None:
         output = default_output(pred, info.format)
     head, tail = run_frame(info)
     summary = ImportSummary()
-    with open_predictions(pred) as handle, atomic_write(output, "w", encoding=info.encoding) as out:
+    with (
+        open_predictions(pred, encoding) as handle,
+        atomic_write(output, "w", encoding=info.encoding) as out,
+    ):
         predictions = read_predictions(fmt, handle, name)
         out.write(head)
         for item in import_documents(cd_documents, predictions, summary, scheme, name, named):
