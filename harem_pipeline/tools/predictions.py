@@ -76,7 +76,7 @@ from pathlib import Path
 from typing import NamedTuple, TextIO
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.conll import SCHEMES, decode_tags
+from harem_pipeline.formats.conll import SCHEMES, TagDecoder
 from harem_pipeline.formats.conll_predictions import (
     ConllColumns,
     ConllDocument,
@@ -180,17 +180,17 @@ class TextMap:
     blanks before it.  Both agree on what a blank is (``str.isspace``).
     """
 
-    __slots__ = ("text", "dense", "_dense_starts", "_text_starts", "_lengths")
+    __slots__ = ("text", "dense", "_dense_starts", "_text_starts")
 
     def __init__(self, text: str) -> None:
         words = text.split()
-        # The blanks before each word, then the trailing ones: the text cut at its words.
-        gaps = _WORD.split(text)
         self.text = text
         self.dense = "".join(words)
-        self._lengths = list(map(len, words))
-        self._dense_starts = list(accumulate(self._lengths, initial=0))[:-1]
-        self._text_starts = list(map(add, self._dense_starts, accumulate(map(len, gaps))))
+        # Where each word starts among the non-blank characters, and the total last.
+        self._dense_starts = list(accumulate(map(len, words), initial=0))
+        # The blanks before each word, then the trailing ones: the text cut at its words.
+        gaps = accumulate(map(len, _WORD.split(text)))
+        self._text_starts = list(map(add, self._dense_starts, gaps))[: len(words)]
 
     def to_text(self, q: int) -> int:
         """The text offset of non-blank character ``q`` (``0 <= q < len(dense)``)."""
@@ -202,7 +202,8 @@ class TextMap:
         k = bisect.bisect_right(self._text_starts, offset) - 1
         if k < 0:
             return 0
-        return self._dense_starts[k] + min(offset - self._text_starts[k], self._lengths[k])
+        starts = self._dense_starts
+        return starts[k] + min(offset - self._text_starts[k], starts[k + 1] - starts[k])
 
     def text_span(self, first: int, last: int) -> tuple[int, int]:
         """Text offsets of non-blank characters ``first`` to ``last`` (both included)."""
@@ -380,10 +381,15 @@ def _label(raw: str, summary: ImportSummary, path: str | None, line: int, docid:
 
 
 def _count_foreign(label: Label, summary: ImportSummary) -> None:
+    for cat in _foreign_categories(label):
+        summary.foreign_labels[cat] += 1
+
+
+@lru_cache(maxsize=4096)
+def _foreign_categories(label: Label) -> tuple[str, ...]:
+    """The label's categories outside the HAREM grids (found once per label)."""
     known = known_categories()
-    for cat in label.categories:
-        if cat not in known:
-            summary.foreign_labels[cat] += 1
+    return tuple(cat for cat in label.categories if cat not in known)
 
 
 def _keep(
@@ -573,7 +579,7 @@ class _ConllPlacer:
     def _add(self, tokens: list[str], tags: list[str], line_of: Callable[[int], int]) -> None:
         span_of = self.cursor.token_spans(tokens, line_of, self.path)
         try:
-            spans, repairs = decode_tags(tags, self.scheme, path=self.path, line=0)
+            spans, repairs = _tag_decoder(self.scheme, self.path)(tags, line=0)
         except InputError as exc:
             line = None if exc.line is None else line_of(exc.line)
             raise InputError(exc.path, exc.expected, exc.found, line=line) from None
@@ -593,6 +599,12 @@ class _ConllPlacer:
                     f"{raw} {text[start:end]!r} (line {line_of(lo)})"
                 ),
             )
+
+
+@lru_cache(maxsize=8)
+def _tag_decoder(scheme: str, path: str | None) -> TagDecoder:
+    """One decoder per file and scheme, so a file's tags are parsed once, not per document."""
+    return TagDecoder(scheme, path)
 
 
 def _conll_label(
