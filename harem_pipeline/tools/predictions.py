@@ -873,6 +873,11 @@ def _parse_chunk(
 ) -> Collection:
     """Parse a piece of the collection file (its first ``head`` characters kept as they are)."""
     text = chunk[:head] + _skip_entity_tags(chunk[head:]) + closing
+    return _parse_skipped(text, path, encoding, first_line)
+
+
+def _parse_skipped(text: str, path: str, encoding: str, first_line: int) -> Collection:
+    """Parse a piece of the collection file whose entity tags are already skipped."""
     try:
         return parse_collection(text, path, encoding)
     except InputError as exc:
@@ -981,7 +986,7 @@ def _chunk_documents(piece: str, path: str, encoding: str, line: int) -> Iterato
             line=line + plain.group(1).count("\n"),
         )
         return
-    for doc in _parse_chunk(piece, path, encoding, line).documents:
+    for doc in _parse_skipped(skipped, path, encoding, line).documents:
         yield replace(doc, line=doc.line + line - 1)
 
 
