@@ -25,8 +25,10 @@ Where predictions land on the collection's text:
   skipping white space (a token may stand for a character reference:
   ``&`` for ``&amp;``).  The first token that cannot be matched is an
   ``InputError`` naming the file, line, token, DOCID and what the text has
-  there.  Tags are decoded per sentence by :func:`harem_pipeline.formats.
-  conll.decode_tags` (the reader of ``harem measures``), so IOB1, IOB2,
+  there.  A document's tokens and tags are read at once
+  (:mod:`harem_pipeline.formats.conll_predictions`) and its tags decoded
+  at once, its sentences kept apart, by the decoder of ``harem measures``
+  (:class:`harem_pipeline.formats.conll.TagDecoder`), so IOB1, IOB2,
   IOE, IOBES and BILOU all read the same way; ``scheme`` only counts the
   sequences that break it.  Documents are named by ``-DOCSTART- DOCID`` or
   ``# doc_id = DOCID`` lines; unnamed ``-DOCSTART-`` lines, or no document
@@ -819,8 +821,9 @@ def predicted_docids(
 ) -> dict[str, int] | None:
     """DOCID → line of every document a predictions file names; None when it names none.
 
-    A CoNLL file is only scanned for its document lines (by one regular
-    expression per chunk); the other formats are read through.
+    A CoNLL file is only scanned for its document lines
+    (:func:`harem_pipeline.formats.conll_predictions.conll_docids`); the
+    other formats are read through.
     """
     named: dict[str, int] = {}
     if fmt != "conll":
