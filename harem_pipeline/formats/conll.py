@@ -139,6 +139,19 @@ def decode_tags(
     return _decode(tags, _TagTable(path, scheme), line)
 
 
+class TagDecoder:
+    """``decode_tags`` for the many sentences of one file: tags parsed once, kept between calls."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, scheme: str = "lenient", path: str | None = None) -> None:
+        self._table = _TagTable(path, scheme)
+
+    def __call__(self, tags: Sequence[str], line: int = 1) -> tuple[list[Span], int]:
+        """The spans of one sentence's tags and the number of repairs made."""
+        return _decode(tags, self._table, line)
+
+
 def _decode(tags: Sequence[str], table: _TagTable, line: int) -> tuple[list[Span], int]:
     """Spans and repairs of one column.
 

@@ -25,8 +25,10 @@ Where predictions land on the collection's text:
   skipping white space (a token may stand for a character reference:
   ``&`` for ``&amp;``).  The first token that cannot be matched is an
   ``InputError`` naming the file, line, token, DOCID and what the text has
-  there.  Tags are decoded per sentence by :func:`harem_pipeline.formats.
-  conll.decode_tags` (the reader of ``harem measures``), so IOB1, IOB2,
+  there.  A document's tokens and tags are read at once
+  (:mod:`harem_pipeline.formats.conll_predictions`) and its tags decoded
+  at once, its sentences kept apart, by the decoder of ``harem measures``
+  (:class:`harem_pipeline.formats.conll.TagDecoder`), so IOB1, IOB2,
   IOE, IOBES and BILOU all read the same way; ``scheme`` only counts the
   sequences that break it.  Documents are named by ``-DOCSTART- DOCID`` or
   ``# doc_id = DOCID`` lines; unnamed ``-DOCSTART-`` lines, or no document
@@ -71,12 +73,19 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import accumulate
-from operator import itemgetter
+from operator import add
 from pathlib import Path
 from typing import NamedTuple, TextIO
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.conll import SCHEMES, decode_tags
+from harem_pipeline.formats.conll import SCHEMES, TagDecoder
+from harem_pipeline.formats.conll_predictions import (
+    ConllColumns,
+    ConllDocument,
+    ConllSentence,
+    conll_docids,
+    read_conll_documents,
+)
 from harem_pipeline.formats.harem_json import CharDocument, parse_harem_json, parse_span_jsonl
 from harem_pipeline.formats.harem_xml import format_collection, parse_collection
 from harem_pipeline.formats.veils import read_grid
@@ -88,7 +97,7 @@ from harem_pipeline.tools.simulate import FIRST_HAREM_GRID
 FORMATS = ("harem-json", "conll", "jsonl")
 DEFAULT_SCHEME = "lenient"
 
-_BLANKS = re.compile(r"(\s+)")
+_WORD = re.compile(r"\S+")
 _REFERENCE = re.compile(r"&#?\w+;")
 _VALUE = re.compile(r"[^\s<>\"'&|]+")
 _ANCHOR = 8
@@ -166,19 +175,24 @@ def format_label(entity_label: Label) -> str:
 
 
 class TextMap:
-    """The non-blank characters of a text (``dense``) and where each stands in it."""
+    """The non-blank characters of a text (``dense``) and where each stands in it.
 
-    __slots__ = ("text", "dense", "_dense_starts", "_text_starts", "_lengths")
+    Built from ``str.split`` (the words) and one cut of the text at its words
+    (the blank runs): a word's text offset is its dense offset plus the
+    blanks before it.  Both agree on what a blank is (``str.isspace``).
+    """
+
+    __slots__ = ("text", "dense", "_dense_starts", "_text_starts")
 
     def __init__(self, text: str) -> None:
-        pieces = _BLANKS.split(text)
-        offsets = [0, *accumulate(map(len, pieces))]
-        words = pieces[0::2]
+        words = text.split()
         self.text = text
         self.dense = "".join(words)
-        self._lengths = list(map(len, words))
-        self._dense_starts = [0, *accumulate(self._lengths)][:-1]
-        self._text_starts = offsets[0::2][: len(words)]
+        # Where each word starts among the non-blank characters, and the total last.
+        self._dense_starts = list(accumulate(map(len, words), initial=0))
+        # The blanks before each word, then the trailing ones: the text cut at its words.
+        gaps = accumulate(map(len, _WORD.split(text)))
+        self._text_starts = list(map(add, self._dense_starts, gaps))[: len(words)]
 
     def to_text(self, q: int) -> int:
         """The text offset of non-blank character ``q`` (``0 <= q < len(dense)``)."""
@@ -190,7 +204,8 @@ class TextMap:
         k = bisect.bisect_right(self._text_starts, offset) - 1
         if k < 0:
             return 0
-        return self._dense_starts[k] + min(offset - self._text_starts[k], self._lengths[k])
+        starts = self._dense_starts
+        return starts[k] + min(offset - self._text_starts[k], starts[k + 1] - starts[k])
 
     def text_span(self, first: int, last: int) -> tuple[int, int]:
         """Text offsets of non-blank characters ``first`` to ``last`` (both included)."""
@@ -363,10 +378,20 @@ def _label(raw: str, summary: ImportSummary, path: str | None, line: int, docid:
         raise InputError(
             path, "a label usable as a HAREM category", str(exc), line=line, docid=docid
         ) from None
-    for cat in label.categories:
-        if cat not in known_categories():
-            summary.foreign_labels[cat] += 1
+    _count_foreign(label, summary)
     return label
+
+
+def _count_foreign(label: Label, summary: ImportSummary) -> None:
+    for cat in _foreign_categories(label):
+        summary.foreign_labels[cat] += 1
+
+
+@lru_cache(maxsize=4096)
+def _foreign_categories(label: Label) -> tuple[str, ...]:
+    """The label's categories outside the HAREM grids (found once per label)."""
+    known = known_categories()
+    return tuple(cat for cat in label.categories if cat not in known)
 
 
 def _keep(
@@ -375,20 +400,23 @@ def _keep(
     candidate: Placed,
     boundaries: Sequence[int],
     summary: ImportSummary,
-    describe: str,
+    describe: Callable[[], str],
 ) -> None:
-    """Append ``candidate`` to ``placed`` unless it cannot be written."""
+    """Append ``candidate`` to ``placed`` unless it cannot be written.
+
+    ``describe`` names the candidate in a warning; it is called only when one is given.
+    """
     start, end = snap_to_references(doc.text, candidate.start, candidate.end)
     k = bisect.bisect_right(boundaries, start)
     if k < len(boundaries) and boundaries[k] < end:
         summary.drop(
-            "crossing a paragraph", f"{doc.docid}: {describe} crosses a paragraph boundary"
+            "crossing a paragraph", f"{doc.docid}: {describe()} crosses a paragraph boundary"
         )
         return
     if placed and start < placed[-1].end:
         summary.drop(
             "overlapping once placed",
-            f"{doc.docid}: {describe} overlaps the entity before it once placed on the "
+            f"{doc.docid}: {describe()} overlaps the entity before it once placed on the "
             "collection's text",
         )
         return
@@ -440,136 +468,12 @@ def place_char_document(
         else:
             last = stop - 1
         start, end = target.text_span(first, last)
-        _keep(doc, placed, Placed(start, end, label), boundaries, summary, shown)
+        _keep(doc, placed, Placed(start, end, label), boundaries, summary, lambda s=shown: s)
     return placed
 
 
 # ---------------------------------------------------------------------------
 # CoNLL: tokens and tags
-
-
-class ConllSentence(NamedTuple):
-    """One sentence of a predictions file: its tokens, their tags, its first line."""
-
-    tokens: list[str]
-    tags: list[str]
-    line: int
-
-
-class ConllDocument(NamedTuple):
-    """The start of a document in a CoNLL file: its DOCID (None: unnamed) and line."""
-
-    docid: str | None
-    line: int
-
-
-_SEPARATOR = re.compile(r"\n(?:[ \t\r\f\v]*\n)+")
-_COMMENT = re.compile(r"#\s*([\w.-]+)\s*=\s*(.*?)\s*$")
-_DOCSTART = "-DOCSTART-"
-_UNNAMED = frozenset({"-X-", "O"})
-_CHUNK_CHARS = 1 << 20
-_TOKEN = itemgetter(0)
-_TAG = itemgetter(-1)
-
-
-def parse_conll_predictions(
-    source: TextIO | Iterable[str], path: str | None = None
-) -> Iterator[ConllSentence | ConllDocument]:
-    """Sentences and document starts of a CoNLL file, lazily, in file order.
-
-    A token line has at least two columns (the token first, the prediction
-    last); ``-DOCSTART- DOCID`` and ``# doc_id = DOCID`` start a document
-    (``-DOCSTART- -X- ...`` an unnamed one); other ``# key = value`` lines
-    are comments.  Blank lines and document lines end a sentence.
-    """
-    read = getattr(source, "read", None)
-    chunks = iter(lambda: read(_CHUNK_CHARS), "") if read is not None else iter(source)
-    pending = ""
-    line = 1
-    for chunk in chunks:
-        text = pending + chunk
-        pos = 0
-        for match in _SEPARATOR.finditer(text):
-            yield from _conll_block(text[pos : match.start()], line, path)
-            line += text.count("\n", pos, match.end())
-            pos = match.end()
-        pending = text[pos:]
-    if pending:
-        yield from _conll_block(pending, line, path)
-
-
-def _conll_block(
-    block: str, line: int, path: str | None
-) -> Iterator[ConllSentence | ConllDocument]:
-    """The sentences and document lines of a block with no blank line inside.
-
-    Columns are cut with C-level ``map``; only lines whose first column is
-    ``-DOCSTART-`` or starts with ``#`` are looked at one by one.
-    """
-    stripped = block.lstrip()
-    line += block.count("\n", 0, len(block) - len(stripped))
-    if not stripped:
-        return
-    rows = list(map(str.split, stripped.rstrip().split("\n")))
-    tokens = list(map(_TOKEN, rows))
-    marks: list[tuple[int, ConllDocument | None]] = []
-    if _DOCSTART in stripped or "#" in stripped:
-        marks = [
-            (i, d)
-            for i in _special_rows(stripped)
-            if (d := _document_line(rows[i], line + i)) is not _TOKEN_LINE
-        ]
-    begin = 0
-    for end, document in (*marks, (len(rows), None)):
-        if end > begin:
-            yield _sentence(rows, tokens, begin, end, line, path)
-        if document is not None:
-            yield document
-        begin = end + 1
-
-
-_SPECIAL = re.compile(r"^[ \t]*(?:-DOCSTART-|#)", re.MULTILINE)
-
-
-def _special_rows(block: str) -> list[int]:
-    """Indexes of the lines of ``block`` whose first column may be a document line or comment."""
-    rows, pos, index = [], 0, 0
-    for match in _SPECIAL.finditer(block):
-        index += block.count("\n", pos, match.start())
-        pos = match.start()
-        rows.append(index)
-    return rows
-
-
-def _sentence(
-    rows: list[list[str]], tokens: list[str], begin: int, end: int, line: int, path: str | None
-) -> ConllSentence:
-    part = rows[begin:end]
-    if min(map(len, part)) < 2:
-        bad = next(i for i, fields in enumerate(part) if len(fields) < 2)
-        raise InputError(
-            path,
-            "a token and its predicted tag (at least 2 columns)",
-            f"1 column: {part[bad][0]}",
-            line=line + begin + bad,
-        )
-    return ConllSentence(tokens[begin:end], list(map(_TAG, part)), line + begin)
-
-
-_TOKEN_LINE = ConllDocument("", -1)  # a line that is neither a document line nor a comment
-
-
-def _document_line(fields: list[str], lineno: int) -> ConllDocument | None:
-    """The document a line starts, None for a comment, ``_TOKEN_LINE`` for a token."""
-    if fields[0] == _DOCSTART:
-        name = fields[1] if len(fields) > 1 and fields[1] not in _UNNAMED else None
-        return ConllDocument(name, lineno)
-    match = _COMMENT.match(" ".join(fields))
-    if match is None:
-        return _TOKEN_LINE
-    if match.group(1) in ("doc_id", "docid", "newdoc_id"):
-        return ConllDocument(match.group(2) or None, lineno)
-    return None
 
 
 def _match_token(text: str, pos: int, token: str) -> tuple[int, int] | None:
@@ -665,48 +569,61 @@ class _ConllPlacer:
         self._add(sentence.tokens, sentence.tags, lambda k: sentence.line + k)
 
     def add_sentences(self, sentences: Sequence[ConllSentence]) -> None:
-        """Place a document's sentences at once: joined with an empty token tagged ``O``
-        between two (which ends a chunk as a sentence end does), decoded once."""
-        tokens: list[str] = []
-        tags: list[str] = []
-        firsts: list[int] = []
-        lines: list[int] = []
-        for sentence in sentences:
-            firsts.append(len(tokens))
-            lines.append(sentence.line)
-            tokens += sentence.tokens
-            tags += sentence.tags
-            tokens.append("")
-            tags.append("O")
+        """Place a document's sentences at once (see ``add_columns``)."""
+        self.add_columns(ConllColumns.of_sentences(sentences))
 
-        def line_of(k: int) -> int:
-            i = bisect.bisect_right(firsts, k) - 1
-            return lines[i] + k - firsts[i]
-
-        if tokens:
-            self._add(tokens, tags, line_of)
+    def add_columns(self, columns: ConllColumns) -> None:
+        """Place a document's tokens at once: its sentences joined with an empty token
+        tagged ``O`` after each (which ends a chunk as a sentence end does), decoded once."""
+        if columns.tokens:
+            self._add(columns.tokens, columns.tags, columns.line_of)
 
     def _add(self, tokens: list[str], tags: list[str], line_of: Callable[[int], int]) -> None:
         span_of = self.cursor.token_spans(tokens, line_of, self.path)
         try:
-            spans, repairs = decode_tags(tags, self.scheme, path=self.path, line=0)
+            spans, repairs = _tag_decoder(self.scheme, self.path)(tags, line=0)
         except InputError as exc:
             line = None if exc.line is None else line_of(exc.line)
             raise InputError(exc.path, exc.expected, exc.found, line=line) from None
         self.summary.repairs += repairs
+        text = self.doc.text
         for lo, hi, labels in spans:
             (raw,) = labels
-            label = _label(raw, self.summary, self.path, line_of(lo), self.doc.docid)
+            label = _conll_label(raw, self.summary, self.path, lo, line_of, self.doc.docid)
             start, end = span_of(lo, hi)
-            shown = f"{raw} {self.doc.text[start:end]!r} (line {line_of(lo)})"
             _keep(
                 self.doc,
                 self.placed,
                 Placed(start, end, label),
                 self.boundaries,
                 self.summary,
-                shown,
+                lambda raw=raw, start=start, end=end, lo=lo: (
+                    f"{raw} {text[start:end]!r} (line {line_of(lo)})"
+                ),
             )
+
+
+@lru_cache(maxsize=8)
+def _tag_decoder(scheme: str, path: str | None) -> TagDecoder:
+    """One decoder per file and scheme, so a file's tags are parsed once, not per document."""
+    return TagDecoder(scheme, path)
+
+
+def _conll_label(
+    raw: str,
+    summary: ImportSummary,
+    path: str | None,
+    index: int,
+    line_of: Callable[[int], int],
+    docid: str,
+) -> Label:
+    """``_label`` of token ``index``'s tag; its line is worked out only for an error."""
+    try:
+        label = parse_label(raw)
+    except ValueError:
+        return _label(raw, summary, path, line_of(index), docid)
+    _count_foreign(label, summary)
+    return label
 
 
 # ---------------------------------------------------------------------------
@@ -722,7 +639,7 @@ class Prediction(NamedTuple):
 
     docid: str | None
     line: int
-    content: CharDocument | list[ConllSentence]
+    content: CharDocument | list[ConllSentence] | ConllColumns
     flow: bool = False
 
 
@@ -737,13 +654,13 @@ def read_predictions(
         for doc in parse_span_jsonl(source, path):
             yield Prediction(doc.docid, doc.line, doc)
     elif fmt == "conll":
-        yield from _conll_predictions(parse_conll_predictions(source, path), path)
+        yield from _conll_predictions(read_conll_documents(source, path), path)
     else:
         raise InputError(path, f"a predictions format among {', '.join(FORMATS)}", fmt)
 
 
 def _conll_predictions(
-    items: Iterable[ConllSentence | ConllDocument], path: str | None
+    items: Iterable[ConllSentence | ConllDocument | ConllColumns], path: str | None
 ) -> Iterator[Prediction]:
     current: Prediction | None = None
     named: bool | None = None
@@ -766,6 +683,8 @@ def _conll_predictions(
                     path, "a document line before the tokens", item.tokens[0], line=item.line
                 )
             yield Prediction(None, item.line, [item], flow=True)
+        elif isinstance(item, ConllColumns):
+            current = current._replace(content=item)
         else:
             current.content.append(item)  # type: ignore[union-attr]
     if current is not None:
@@ -844,7 +763,10 @@ def _place(
         placed = place_char_document(doc, pred.content, summary, path)
     else:
         placer = _ConllPlacer(doc, scheme, summary, path)
-        placer.add_sentences(pred.content)
+        if isinstance(pred.content, ConllColumns):
+            placer.add_columns(pred.content)
+        else:
+            placer.add_sentences(pred.content)
         placed = placer.placed
     summary.entities += len(placed)
     return placed
@@ -887,12 +809,11 @@ def _in_order(
 
 
 def _first_token(pred: Prediction) -> str:
+    if isinstance(pred.content, ConllColumns) and pred.content.tokens:
+        return repr(pred.content.tokens[0])
     if isinstance(pred.content, list) and pred.content:
         return repr(pred.content[0].tokens[0])
     return "a document"
-
-
-_DOCUMENT_LINE = re.compile(r"^[ \t]*(?:-DOCSTART-|#)[^\n]*", re.MULTILINE)
 
 
 def predicted_docids(
@@ -900,39 +821,16 @@ def predicted_docids(
 ) -> dict[str, int] | None:
     """DOCID → line of every document a predictions file names; None when it names none.
 
-    A CoNLL file is only scanned for its document lines (by one regular
-    expression per chunk); the other formats are read through.
+    A CoNLL file is only scanned for its document lines
+    (:func:`harem_pipeline.formats.conll_predictions.conll_docids`); the
+    other formats are read through.
     """
     named: dict[str, int] = {}
     if fmt != "conll":
         for pred in read_predictions(fmt, source, path):
             named.setdefault(pred.docid or "", pred.line)
         return named
-    read = getattr(source, "read", None)
-    chunks = iter(lambda: read(_CHUNK_CHARS), "") if read is not None else iter(source)
-    pending, line = "", 1
-    for chunk in chunks:
-        text = pending + chunk
-        cut = text.rfind("\n") + 1
-        text, pending = text[:cut], text[cut:]
-        pos = 0
-        for match in _DOCUMENT_LINE.finditer(text):
-            line += text.count("\n", pos, match.start())
-            pos = match.start()
-            document = _document_line(match.group().split(), line)
-            if document is None or document is _TOKEN_LINE:
-                continue
-            if document.docid is None:
-                return None
-            named.setdefault(document.docid, line)
-        line += text.count("\n", pos)
-    if pending.lstrip().startswith(("-DOCSTART-", "#")):
-        document = _document_line(pending.split(), line)
-        if document is not None and document is not _TOKEN_LINE:
-            if document.docid is None:
-                return None
-            named.setdefault(document.docid, line)
-    return named or None
+    return conll_docids(source)
 
 
 # ---------------------------------------------------------------------------
@@ -942,6 +840,7 @@ def predicted_docids(
 # ALT blocks whose first alternative is the running text); every other tag
 # (entities, OMITIDO) adds no character to the running text and is skipped
 # before parsing, when it holds no line end (so line numbers stay right).
+_CHUNK_CHARS = 1 << 20
 _STRUCTURE = frozenset({"DOC", "DOCID", "GENERO", "ORIGEM", "TEXTO", "ALT", "P"})
 _SKIPPABLE = re.compile(
     r"<!--.*?-->|<\?.*?\?>|<ALT\s*>.*?</ALT\s*>"
@@ -953,9 +852,11 @@ _DOC_START = re.compile(r"<DOC[\s>]")
 _START_TAG = re.compile(r"<([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>")
 
 
+# The attribute part has one parse (its branches start with different
+# characters), so possessive loops match what plain ones would, in runs.
 _ENTITY_TAG = re.compile(
     r"</?(?!(?:DOC|DOCID|GENERO|ORIGEM|TEXTO|ALT|P)[\s/>])[^\s<>/=\"'!?]+"
-    r"(?:[^<>\"'\n]|\"[^\"<\n]*\"|'[^'<\n]*')*>"
+    r"(?:[^<>\"'\n]++|\"[^\"<\n]*+\"|'[^'<\n]*+')*+>"
 )
 
 
@@ -975,6 +876,11 @@ def _parse_chunk(
 ) -> Collection:
     """Parse a piece of the collection file (its first ``head`` characters kept as they are)."""
     text = chunk[:head] + _skip_entity_tags(chunk[head:]) + closing
+    return _parse_skipped(text, path, encoding, first_line)
+
+
+def _parse_skipped(text: str, path: str, encoding: str, first_line: int) -> Collection:
+    """Parse a piece of the collection file whose entity tags are already skipped."""
     try:
         return parse_collection(text, path, encoding)
     except InputError as exc:
@@ -1083,7 +989,7 @@ def _chunk_documents(piece: str, path: str, encoding: str, line: int) -> Iterato
             line=line + plain.group(1).count("\n"),
         )
         return
-    for doc in _parse_chunk(piece, path, encoding, line).documents:
+    for doc in _parse_skipped(skipped, path, encoding, line).documents:
         yield replace(doc, line=doc.line + line - 1)
 
 
@@ -1129,16 +1035,30 @@ def _quote(value: str) -> str:
     return f"'{value}'" if '"' in value else f'"{value}"'
 
 
-def _entity_tags(doc: Document, number: int, placed: Placed, fmt: str) -> tuple[str, str]:
-    cats, types, subs = placed.label
+@lru_cache(maxsize=4096)
+def _label_tags(label: Label, fmt: str) -> tuple[str, str]:
+    """The start tag of a label but its ID (``<EM`` … ``>`` left to the caller) and the end tag.
+
+    A run has few distinct labels and many entities: each label is written once.
+    """
+    cats, types, subs = label
     pairs = [("TIPO", "|".join(types)), ("SUBTIPO", "|".join(subs))]
     if fmt == FIRST_HAREM:
         name = "|".join(cats)
     else:
         name = "EM"
-        pairs = [("ID", f"{doc.docid}-{number}"), ("CATEG", "|".join(cats)), *pairs]
+        pairs = [("CATEG", "|".join(cats)), *pairs]
     rendered = "".join(f" {key}={_quote(value)}" for key, value in pairs if value)
-    return f"<{name}{rendered}>", f"</{name}>"
+    if fmt == FIRST_HAREM:
+        return f"<{name}{rendered}>", f"</{name}>"
+    return f"{rendered}>", f"</{name}>"
+
+
+def _entity_tags(doc: Document, number: int, placed: Placed, fmt: str) -> tuple[str, str]:
+    opening, closing = _label_tags(placed.label, fmt)
+    if fmt == FIRST_HAREM:
+        return opening, closing
+    return f"<EM ID={_quote(f'{doc.docid}-{number}')}{opening}", closing
 
 
 def render_content(imported: ImportedDocument, fmt: str) -> str:
@@ -1231,9 +1151,13 @@ def build_run(
     return run_collection(cd, documents), summary
 
 
-def open_predictions(path: str | os.PathLike[str]) -> TextIO:
-    """A predictions file as text (UTF-8 unless it does not decode; ``.gz`` allowed)."""
-    return io.TextIOWrapper(open_binary(path), encoding=detect_file_encoding(path), newline=None)
+def open_predictions(path: str | os.PathLike[str], encoding: str | None = None) -> TextIO:
+    """A predictions file as text (UTF-8 unless it does not decode; ``.gz`` allowed).
+
+    ``encoding``: the file's, when already known (the check reads the whole file).
+    """
+    encoding = encoding or detect_file_encoding(path)
+    return io.TextIOWrapper(open_binary(path), encoding=encoding, newline=None)
 
 
 def default_output(pred: str | os.PathLike[str], collection_format: str) -> Path:
@@ -1262,14 +1186,18 @@ def run_import(
         raise InputError(name, f"a predictions format among {', '.join(FORMATS)}", fmt)
     if scheme not in SCHEMES:
         raise InputError(name, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
-    with open_predictions(pred) as handle:
+    encoding = detect_file_encoding(pred)
+    with open_predictions(pred, encoding) as handle:
         named = predicted_docids(fmt, handle, name)
     info, cd_documents = iter_collection_documents(cd)
     if output is None:
         output = default_output(pred, info.format)
     head, tail = run_frame(info)
     summary = ImportSummary()
-    with open_predictions(pred) as handle, atomic_write(output, "w", encoding=info.encoding) as out:
+    with (
+        open_predictions(pred, encoding) as handle,
+        atomic_write(output, "w", encoding=info.encoding) as out,
+    ):
         predictions = read_predictions(fmt, handle, name)
         out.write(head)
         for item in import_documents(cd_documents, predictions, summary, scheme, name, named):
