@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -777,7 +777,11 @@ def format_lines(lines: Iterable[Line], marker: str | None = None) -> str:
     return "".join(format_line(item, marker) + item.eol for item in lines)
 
 
-def _iter_file(path: str | os.PathLike[str], encoding: str) -> Iterator[Line]:
+LineParser = Callable[[str, str | None, int | None, str], Line]
+"""``parse(text, path, line, eol)``: one line of a record file, its line end cut off."""
+
+
+def _iter_file(path: str | os.PathLike[str], encoding: str, parse: LineParser) -> Iterator[Line]:
     name = str(path)
     with open_binary(path) as handle:
         for number, raw in enumerate(handle, start=1):
@@ -793,23 +797,26 @@ def _iter_file(path: str | os.PathLike[str], encoding: str) -> Iterator[Line]:
             if number == 1:
                 text = text.removeprefix("\ufeff")  # a UTF-8 BOM is not part of the text
             if text.endswith("\r\n"):
-                yield parse_line(text[:-2], name, number, eol="\r\n")
+                yield parse(text[:-2], name, number, "\r\n")
             elif text.endswith("\n"):
-                yield parse_line(text[:-1], name, number, eol="\n")
+                yield parse(text[:-1], name, number, "\n")
             else:
-                yield parse_line(text, name, number, eol="")
+                yield parse(text, name, number, "")
 
 
-def iter_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]:
+def iter_lines(
+    path: str | os.PathLike[str], parse: LineParser = parse_line
+) -> tuple[str, Iterator[Line]]:
     """Stream a file (``.gz`` allowed): its encoding and a lazy iterator of its lines.
 
     Memory stays constant whatever the file size: the encoding check reads
-    the file in chunks, then lines are parsed one at a time.
+    the file in chunks, then lines are parsed one at a time, by ``parse``
+    (a format with a faster reader of its own records passes its parser).
     """
     encoding = detect_file_encoding(path)
     if encoding == "utf-8-sig":  # the BOM is dropped on reading and not written back
         encoding = "utf-8"
-    return encoding, progress(_iter_file(path, encoding), Path(path).name, "line")
+    return encoding, progress(_iter_file(path, encoding, parse), Path(path).name, "line")
 
 
 def read_lines(path: str | os.PathLike[str]) -> tuple[str, list[Line]]:

@@ -35,10 +35,10 @@ from harem_pipeline.formats.alinhado import (
     Line,
     Record,
     Tag,
+    iter_lines,
     parse_line,
 )
 from harem_pipeline.text.numbers import java_double as _java_double
-from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 java_double = lru_cache(maxsize=8192)(_java_double)
 """``Double.toString``, remembered: the same few CSC values recur on most lines."""
@@ -337,30 +337,4 @@ def parse_semantic_line(
 
 def iter_semantic_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]:
     """Stream an Emir file (``.gz`` allowed): its encoding and its parsed lines."""
-    encoding = detect_file_encoding(path)
-    if encoding == "utf-8-sig":
-        encoding = "utf-8"
-    return encoding, _iter_semantic_file(path, encoding)
-
-
-def _iter_semantic_file(path: str | os.PathLike[str], encoding: str) -> Iterator[Line]:
-    name = str(path)
-    with open_binary(path) as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode(encoding)
-            except UnicodeDecodeError as exc:
-                raise InputError(
-                    name,
-                    f"text in {encoding}",
-                    f"undecodable byte {raw[exc.start]:#04x}",
-                    line=number,
-                ) from None
-            if number == 1:
-                text = text.removeprefix("\ufeff")
-            if text.endswith("\r\n"):
-                yield parse_semantic_line(text[:-2], name, number, "\r\n")
-            elif text.endswith("\n"):
-                yield parse_semantic_line(text[:-1], name, number, "\n")
-            else:
-                yield parse_semantic_line(text, name, number, "")
+    return iter_lines(path, parse_semantic_line)

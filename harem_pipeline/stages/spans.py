@@ -80,8 +80,12 @@ CATEGORY_NAMES = (
 # [spans, overlap, intersection, cat0..cat4] for the system side, then the same
 # for the gold side.  Per-label tallies hold [spans, exact, overlap, intersection]
 # per side.  Flat lists of numbers keep the hot path free of objects.
+SPANS, OVERLAP, COVERAGE, CATEGORY = 0, 1, 2, 3
+"""Slots of one side of a view's tally; ``CATEGORY + c`` counts category ``c``."""
 _VIEW_WIDTH = 8
 _START, _END, _LABELS = itemgetter(0), itemgetter(1), itemgetter(2)
+L_SPANS, L_EXACT, L_OVERLAP, L_COVERAGE = 0, 1, 2, 3
+"""Slots of one side of a per-label tally."""
 _LABEL_WIDTH = 4
 
 
@@ -227,7 +231,7 @@ class SpanTally:
         n = self.identical
         for view in (labelled, unlabelled):
             for side in (0, _VIEW_WIDTH):
-                for offset in (0, 1, 2, 3 + CORRECT):  # spans, overlap, coverage, correct
+                for offset in (SPANS, OVERLAP, COVERAGE, CATEGORY + CORRECT):
                     view[side + offset] += n
         rows = {label: list(row) for label, row in self.per_label.items()}
         for label, k in identical_per_label(self).items():
@@ -354,29 +358,29 @@ def _tally_side(tally: SpanTally, spans: Sequence[Span], others: Sequence[Span],
             category = LABEL_BOUNDARY_ERROR
         else:
             category = UNMATCHED
-        lab[side] += 1
-        lab[side + 3 + category] += 1
-        unl[side] += 1
+        lab[side + SPANS] += 1
+        lab[side + CATEGORY + category] += 1
+        unl[side + SPANS] += 1
         if overlap_match:
-            lab[side + 1] += 1
-            lab[side + 2] += covered / length
+            lab[side + OVERLAP] += 1
+            lab[side + COVERAGE] += covered / length
         if same:
-            unl[side + 3 + CORRECT] += 1
+            unl[side + CATEGORY + CORRECT] += 1
         elif overlap_any:
-            unl[side + 3 + BOUNDARY_ERROR] += 1
+            unl[side + CATEGORY + BOUNDARY_ERROR] += 1
         else:
-            unl[side + 3 + UNMATCHED] += 1
+            unl[side + CATEGORY + UNMATCHED] += 1
         if overlap_any:
-            unl[side + 1] += 1
-            unl[side + 2] += covered_any / length
+            unl[side + OVERLAP] += 1
+            unl[side + COVERAGE] += covered_any / length
         if len(labels) == 1:
             row = _label_tally(tally, next(iter(labels)))
-            row[label_side] += 1
+            row[label_side + L_SPANS] += 1
             if category == CORRECT:
-                row[label_side + 1] += 1
+                row[label_side + L_EXACT] += 1
             if overlap_match:
-                row[label_side + 2] += 1
-                row[label_side + 3] += covered / length
+                row[label_side + L_OVERLAP] += 1
+                row[label_side + L_COVERAGE] += covered / length
         else:
             for label in sorted(labels):  # labels get their rows in a fixed order
                 _tally_label(_label_tally(tally, label), label_side, span, label, others, lo, hi)
@@ -398,10 +402,10 @@ def _tally_label(row: list, offset: int, span: Span, label: str, others, lo: int
         if b > a:
             covered += b - a
             covered_until = b
-    row[offset] += 1
-    row[offset + 1] += exact
-    row[offset + 2] += overlap
-    row[offset + 3] += covered / (end - start)
+    row[offset + L_SPANS] += 1
+    row[offset + L_EXACT] += exact
+    row[offset + L_OVERLAP] += overlap
+    row[offset + L_COVERAGE] += covered / (end - start)
 
 
 # --------------------------------------------------------------------------
