@@ -141,29 +141,38 @@ class Veus(RunTask, StageTask):
         )
 
 
-class AltinaID(RunTask, StageTask):
-    """AltinaID: the best alternative of every ALT block for identification."""
+class SubsetStep(RunTask, StageTask):
+    """A step from a subset's Véus file in the campaign's style to ``<that file>.<suffix>``."""
 
-    stage = "altida"
     subset = luigi.Parameter()
+    suffix = ""
 
     def requires(self) -> Veus:
-        return Veus(
-            config=self.config,
-            run_name=self.run_name,
-            subset=self.subset,
-            style=self.campaign.style,
-        )
+        style = self.campaign.style
+        return Veus(config=self.config, run_name=self.run_name, subset=self.subset, style=style)
 
     def anchor(self) -> Path:
         source = self.requires().anchor()
-        return source.with_name(source.name + ".altida")
+        return source.with_name(f"{source.name}.{self.suffix}")
 
     def input_paths(self) -> list[Path]:
         return [self.requires().anchor()]
 
+    def step(self, source: Path, output: Path) -> list[Path]:
+        raise NotImplementedError
+
     def produce(self) -> list[Path]:
-        return chain.altida(self.input_paths()[0], self.anchor())
+        return self.step(self.input_paths()[0], self.anchor())
+
+
+class AltinaID(SubsetStep):
+    """AltinaID: the best alternative of every ALT block for identification."""
+
+    stage = "altida"
+    suffix = "altida"
+
+    def step(self, source: Path, output: Path) -> list[Path]:
+        return chain.altida(source, output)
 
 
 class Ida2ID(RunTask, StageTask):
@@ -303,29 +312,14 @@ class Ida2Mor(RunTask, StageTask):
         )
 
 
-class Alts(RunTask, StageTask):
+class Alts(SubsetStep):
     """The ALT organiser: ALT weights on the Véus subset in the campaign's style."""
 
     stage = "alts"
-    subset = luigi.Parameter()
+    suffix = "alts"
 
-    def requires(self) -> Veus:
-        return Veus(
-            config=self.config,
-            run_name=self.run_name,
-            subset=self.subset,
-            style=self.campaign.style,
-        )
-
-    def anchor(self) -> Path:
-        source = self.requires().anchor()
-        return source.with_name(source.name + ".alts")
-
-    def input_paths(self) -> list[Path]:
-        return [self.requires().anchor()]
-
-    def produce(self) -> list[Path]:
-        return chain.alts(self.input_paths()[0], self.anchor())
+    def step(self, source: Path, output: Path) -> list[Path]:
+        return chain.alts(source, output)
 
 
 class Emir(RunTask, StageTask):
