@@ -44,11 +44,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from harem_pipeline.formats.alinhado import (
-    DocEnd,
-    DocStart,
-    DocumentLine,
     Line,
-    Record,
     Tag,
 )
 from harem_pipeline.formats.semantic import EmirRecord, iter_semantic_lines, parse_emir_record
@@ -62,10 +58,7 @@ from harem_pipeline.stages.emir import (
     read_header,
     tag_categories,
 )
-from harem_pipeline.stages.tally import Counts, DocumentCounts, DocumentTally
-
-NO_DOCUMENT = ""
-"""DOCID under which records outside any ``DOC``/``EOD`` pair are counted."""
+from harem_pipeline.stages.tally import Counts, DocumentCounts, DocumentTally, document_records
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,27 +238,14 @@ def tally_semantic(
     tally = DocumentTally(SemanticCounts)
     categories: dict[str, DocumentTally[CategoryCounts]] = {}
     first = DocumentTally(FirstHaremCounts)
-    records = 0
-    for item in stream:
-        if isinstance(item, DocumentLine) and tally.open and records == 0:
-            tally.docid = item.docid  # a First HAREM document line right after its DOC
-        elif isinstance(item, (DocStart, DocumentLine)):
-            tally.start(item.docid)
-            records = 0
-        elif isinstance(item, DocEnd):
-            tally.close()
-        elif isinstance(item, Record):
-            record = parse_emir_record(item, path)
-            if not tally.open:
-                tally.start(NO_DOCUMENT)
-                records = 0
-            records += 1
-            scores = scores_by_entity(record)
-            for row in record_rows(record, scores):
-                tally.add(row)
-            _add_categories(categories, record, scores)
-            if views:
-                _add_first_harem(first, record, scores, filt)
+    for item in document_records(stream, tally):
+        record = parse_emir_record(item, path)
+        scores = scores_by_entity(record)
+        for row in record_rows(record, scores):
+            tally.add(row)
+        _add_categories(categories, record, scores)
+        if views:
+            _add_first_harem(first, record, scores, filt)
     counted = tally.freeze()
     return SemanticTally(
         header.text,

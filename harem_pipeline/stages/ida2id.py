@@ -40,17 +40,11 @@ from harem_pipeline.formats.alinhado import (
     EVAL_MISSING,
     EVAL_SPURIOUS,
     PARTIAL_KINDS,
-    DocEnd,
-    DocStart,
-    DocumentLine,
     Line,
     Record,
     iter_lines,
 )
-from harem_pipeline.stages.tally import Counts, DocumentTally, Tally
-
-NO_DOCUMENT = ""
-"""DOCID under which records found outside any ``DOC``/``EOD`` pair are counted."""
+from harem_pipeline.stages.tally import Counts, DocumentTally, Tally, document_records
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,22 +116,9 @@ def record_rows(record: Record, path: str | None) -> list[tuple[float, ...]]:
 def tally_identification(lines: Iterable[Line], path: str | None = None) -> IdentificationTally:
     """Count a whole evaluated file in one pass: totals and per-document counts."""
     tally = DocumentTally(IdentificationCounts)
-    records = 0
-    for item in lines:
-        if isinstance(item, DocumentLine) and tally.open and records == 0:
-            tally.docid = item.docid  # a First HAREM document line right after its DOC
-        elif isinstance(item, (DocStart, DocumentLine)):
-            tally.start(item.docid)
-            records = 0
-        elif isinstance(item, DocEnd):
-            tally.close()
-        elif isinstance(item, Record):
-            if not tally.open:
-                tally.start(NO_DOCUMENT)
-                records = 0
-            records += 1
-            for row in record_rows(item, path):
-                tally.add(row)
+    for record in document_records(lines, tally):
+        for row in record_rows(record, path):
+            tally.add(row)
     return tally.freeze()
 
 

@@ -17,10 +17,12 @@ same bits as the original programs' running sums).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import Generic, NamedTuple, TypeVar
+
+from harem_pipeline.formats.alinhado import DocEnd, DocStart, DocumentLine, Line, Record
 
 C = TypeVar("C", bound="Counts")
 
@@ -169,6 +171,34 @@ class DocumentTally(Generic[C]):
     def freeze(self) -> Tally[C]:
         self.close()
         return Tally(from_row(self.kind, self.total), tuple(self.blocks))
+
+
+NO_DOCUMENT = ""
+"""DOCID under which records found outside any ``DOC``/``EOD`` pair are counted."""
+
+
+def document_records(lines: Iterable[Line], tally: DocumentTally) -> Iterator[Record]:
+    """The records of an evaluated file, each with ``tally`` counting its document.
+
+    ``DOC`` … ``EOD`` (or a First HAREM document line) starts a document; a
+    First HAREM document line right after its ``DOC`` only renames it; records
+    outside any document count under :data:`NO_DOCUMENT`.  Other lines pass.
+    """
+    records = 0
+    for item in lines:
+        if isinstance(item, DocumentLine) and tally.open and records == 0:
+            tally.docid = item.docid
+        elif isinstance(item, (DocStart, DocumentLine)):
+            tally.start(item.docid)
+            records = 0
+        elif isinstance(item, DocEnd):
+            tally.close()
+        elif isinstance(item, Record):
+            if not tally.open:
+                tally.start(NO_DOCUMENT)
+                records = 0
+            records += 1
+            yield item
 
 
 def merge_documents(documents: Iterable[tuple[str, C]]) -> dict[str, C]:
