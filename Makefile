@@ -22,7 +22,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check harem_pipeline tasks tests bench
 	$(BIN)/ruff format --check harem_pipeline tasks tests bench
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[test,bench]'
