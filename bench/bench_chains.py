@@ -109,6 +109,17 @@ def one_line_document(megabytes: int) -> bytes:
 
 def timed(args: list[str], cwd: Path, stdout: Path | None = None) -> tuple[float, int]:
     """Wall time and peak RSS (KiB) of one command; a failure stops the benchmark."""
+    elapsed, rss, _ = timed_cpu(args, cwd, stdout)
+    return elapsed, rss
+
+
+def timed_cpu(args: list[str], cwd: Path, stdout: Path | None = None) -> tuple[float, int, float]:
+    """Wall time, peak RSS (KiB) and CPU time (user + system, worker processes included).
+
+    The CPU time is that of the child and of its own children it waited
+    for (``wait4``), so an aligner that works on several processes is
+    charged for all of them; on a loaded machine it is the steadier figure.
+    """
     out = open(stdout, "wb") if stdout else subprocess.DEVNULL
     err = open(cwd / "stderr.txt", "wb")
     try:
@@ -123,12 +134,33 @@ def timed(args: list[str], cwd: Path, stdout: Path | None = None) -> tuple[float
         err.close()
     if process.returncode != 0:
         raise SystemExit(f"failed ({process.returncode}): {' '.join(args)}")
-    return elapsed, usage.ru_maxrss
+    return elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def median_of(repeat: int, run) -> tuple[float, int]:
     results = [run() for _ in range(repeat)]
     return statistics.median(t for t, _ in results), max(m for _, m in results)
+
+
+def median_cpu(repeat: int, run) -> tuple[float, int, float]:
+    """Median wall time, largest peak RSS and median CPU time of ``repeat`` runs."""
+    results = [run() for _ in range(repeat)]
+    return (
+        statistics.median(r[0] for r in results),
+        max(r[1] for r in results),
+        statistics.median(r[2] for r in results),
+    )
+
+
+def report_cpu(
+    what: str, ours: tuple[float, int, float], theirs: tuple[float, int, float] | None
+) -> None:
+    """``report`` with the CPU times beside the wall times (and their ratio)."""
+    line = f"{what:<34} ours {ours[0]:7.2f} s cpu {ours[2]:7.2f} s {ours[1] / 1024:7.0f} MiB"
+    if theirs is not None:
+        line += f" | Java {theirs[0]:7.2f} s cpu {theirs[2]:7.2f} s {theirs[1] / 1024:7.0f} MiB"
+        line += f" | Java/ours {theirs[0] / ours[0]:5.2f} (cpu {theirs[2] / ours[2]:5.2f})"
+    print(line, flush=True)
 
 
 def java(oracle: Path, program: str, *args: str) -> list[str]:
@@ -253,24 +285,24 @@ def main() -> None:
             folder = Path(tmp) / f"second-x{size}"
             make_inputs("second", folder, size, args.seed)
             if "align" in stages:
-                ours = median_of(
+                aligned = median_cpu(
                     args.repeat,
-                    lambda f=folder: timed(
+                    lambda f=folder: timed_cpu(
                         [*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"],
                         f,
                     ),
                 )
-                theirs = None
+                java_aligned = None
                 if oracle is not None:
-                    theirs = median_of(
+                    java_aligned = median_cpu(
                         args.repeat,
-                        lambda f=folder: timed(
+                        lambda f=folder: timed_cpu(
                             java(oracle, "Aligner", "-submissao", "run.xml", "-cd", "cd.xml"),
                             f,
                             f / "j.alinhado",
                         ),
                     )
-                report(f"align Second HAREM x{size}", ours, theirs)
+                report_cpu(f"align Second HAREM x{size}", aligned, java_aligned)
             if "chain" in stages:
                 commands = ours_chain(folder)
                 ours = median_of(

@@ -23,6 +23,7 @@ from harem_pipeline.formats.harem_xml import parse_collection, read_collection
 from harem_pipeline.model import SECOND_HAREM, Collection, Document, Entity
 from harem_pipeline.stages.align import (
     align_collections,
+    align_documents,
     build_alternatives,
 )
 from harem_pipeline.text.java import java_hash_order, java_string_hash
@@ -34,6 +35,7 @@ from harem_pipeline.text.tokens import (
     number_by_search,
     number_in_sequence,
     tokenize,
+    word_tokens,
 )
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -205,6 +207,8 @@ _TRICKY = "aZ09 -,.|ãÇ²½Ⅻⅰⓐ\u0345\u0301_ß\n"
 @given(st.text(alphabet=_TRICKY, max_size=40), st.text(alphabet=_TRICKY, max_size=12))
 def test_fast_tokens_equal_the_character_rule(text: str, entity: str) -> None:
     assert tokenize(text) == _tokenize_by_character(text)
+    words = [t for t in _tokenize_by_character(text) if t[:1].isalpha() or t[:1].isdecimal()]
+    assert word_tokens(text) == words
     keys = markable_tokens(entity) + [t.upper() for t in _tokenize_by_character(entity) if t]
     keys = [k for k in keys if k in markable_tokens(entity) or any(c in k for c in "ⅰⓐ\u0345")]
     fast = number_by_search(text, new_counters(keys))
@@ -630,6 +634,58 @@ def test_streamed_alignment_pairs_documents_in_any_order(
     cd = DATA / "second-harem/SegundoHaremReRelEM_t1.xml.gz"
     streamed, whole = _streamed_and_whole(cd, _shuffled_run(tmp_path), tmp_path)
     assert streamed == whole
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_aligning_in_worker_processes_writes_the_same_bytes(tmp_path: Path, workers: int) -> None:
+    from harem_pipeline.pipeline.steps import run_align
+
+    cd = DATA / "second-harem/SegundoHaremReRelEM_t1.xml.gz"
+    run = _shuffled_run(tmp_path)
+    target, written = run_align(cd, run, tmp_path / "w.alinhado", workers=workers)
+    streamed, whole = _streamed_and_whole(cd, run, tmp_path)
+    assert (target.read_bytes(), written.warnings) == whole
+
+
+def _failing_on_d30(cd_doc, run_doc, *args, **kwargs):
+    if cd_doc.docid == "d30":
+        raise InputError("cd.xml", "an alignable document", "trouble", docid="d30")
+    return _ALIGN_DOCUMENTS(cd_doc, run_doc, *args, **kwargs)
+
+
+_ALIGN_DOCUMENTS = align_documents
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("broken", ["align", "read", "both"])
+def test_the_first_bad_document_is_reported_with_worker_processes(
+    tmp_path: Path, monkeypatch, workers: int, broken: str
+) -> None:
+    """Aligning document 30 fails before reading document 31 does, as in the plain loop."""
+    from harem_pipeline.pipeline.steps import run_align
+    from harem_pipeline.stages import align
+
+    if broken in ("align", "both"):
+        monkeypatch.setattr(align, "align_documents", _failing_on_d30)
+    docs = [
+        f'<DOC DOCID="d{i}"><P>O <EM ID="e{i}" CATEG="LOCAL">Porto</EM>.</P></DOC>'
+        for i in range(40)
+    ]
+    (tmp_path / "cd.xml").write_text("<colHAREM>" + "".join(docs) + "</colHAREM>", "utf-8")
+    if broken in ("read", "both"):
+        docs[31] = docs[31].replace("Porto", "Porto<EM>")
+    (tmp_path / "run.xml").write_text("<colHAREM>" + "".join(docs) + "</colHAREM>", "utf-8")
+    target = tmp_path / "out.alinhado"
+    with pytest.raises(InputError) as caught:
+        run_align(tmp_path / "cd.xml", tmp_path / "run.xml", target, workers=workers)
+    if broken == "read":
+        assert str(caught.value).startswith(f"{tmp_path / 'run.xml'}, line 1, document d31:")
+    else:
+        assert (
+            str(caught.value)
+            == "cd.xml, document d30: expected an alignable document, found trouble"
+        )
+    assert not list(tmp_path.glob("*.alinhado*"))
 
 
 def test_a_cd_docid_repeated_once_trimmed_pairs_as_the_whole_reading(tmp_path: Path) -> None:

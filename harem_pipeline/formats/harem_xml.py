@@ -23,6 +23,7 @@ instructions and comments are skipped.  Every problem becomes one
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -52,7 +53,7 @@ _MARKUP = re.compile(
     re.DOTALL,
 )
 _TAG = re.compile(r"<(/?)([^\s<>/=\"']+)((?:\s+[^\s=<>]+\s*=\s*(?:\"[^\"<]*\"|'[^'<]*'))*)\s*(/?)>")
-_ATTRIBUTE = re.compile(r"([^\s=<>]+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
+_ATTRIBUTE = re.compile(r"([^\s=<>]+)\s*=\s*(\"[^\"]*\"|'[^']*')")
 
 # First HAREM document header elements: their text becomes document metadata.
 _FIRST_HEADER = ("DOCID", "GENERO", "ORIGEM")
@@ -67,7 +68,9 @@ _CHUNK = 1 << 20
 _EXCERPT = 40
 
 
-@dataclass(frozen=True, slots=True)
+# Tokens are plain slot classes, not frozen ones: one is built per tag and
+# per text run, and a frozen dataclass costs about twice as much to build.
+@dataclass(slots=True)
 class _Tag:
     """One scanned tag: what the reader needs to place it."""
 
@@ -79,7 +82,7 @@ class _Tag:
     raw: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Text:
     """Character data between tags, with its offset in the file and line."""
 
@@ -168,12 +171,16 @@ class _Source:
                     line += window.count("\n", pos, begin)
                 pos = match.end()
                 self.blank = False
-                if raw.startswith(("<!--", "<!DOCTYPE", "<?")):
+                if raw[1:2] in "!?" and raw.startswith(("<!--", "<!DOCTYPE", "<?")):
                     line += raw.count("\n")
                     continue
                 if raw == "<":
                     raise self.error("a tag after '<'", self.excerpt(self._base + begin), line)
-                yield self._tag(raw, line)
+                plain = self._plain.get(raw)
+                if plain is not None:
+                    yield _Tag(plain.name, plain.closing, plain.empty, (), line, raw)
+                else:
+                    yield self._tag(raw, line)
                 if "\n" in raw:
                     line += raw.count("\n")
             else:
@@ -220,10 +227,7 @@ def _read_tag(raw: str, line: int, source: _Source) -> _Tag:
     tag = _TAG.fullmatch(raw)
     if tag is None:
         raise source.error("a well-formed tag", raw, line)
-    attributes = tuple(
-        (m.group(1), m.group(2) if m.group(2) is not None else m.group(3))
-        for m in _ATTRIBUTE.finditer(tag.group(3))
-    )
+    attributes = tuple((name, quoted[1:-1]) for name, quoted in _ATTRIBUTE.findall(tag.group(3)))
     closing = tag.group(1) == "/"
     empty = tag.group(4) == "/"
     if closing and (attributes or empty):
@@ -246,6 +250,27 @@ class _Frame:
     entities: list[list[Entity]] = field(default_factory=list)
     alt_lengths: list[int] = field(default_factory=list)
     inner_paragraph_end: int = -1  # an OMITIDO's child P starting where it starts
+
+
+_ENTITY_FIELDS = tuple(f.name for f in dataclasses.fields(Entity))
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _read_entity(values: tuple) -> Entity:
+    """An ``Entity`` of the reader's own making, without ``Entity``'s checks.
+
+    The checks would only repeat what the reader has just done: the fields
+    are ``read_entity_fields`` of the very tag and attributes stored, the
+    tag is never empty, and the span is the text's (an entity holds no tag,
+    so its end is its start plus its text's length).  ``Entity`` itself
+    would read the attributes a second time, which is a tenth of the
+    reading.  ``tests/test_harem_xml.py`` checks the two agree.
+    """
+    entity = _new(Entity)
+    for name, value in zip(_ENTITY_FIELDS, values):  # noqa: B905 (as many values as fields)
+        _set(entity, name, value)
+    return entity
 
 
 @dataclass(slots=True)
@@ -278,10 +303,11 @@ class _Builder:
         return alt.start + alt.alt_lengths[-1]
 
     def add_text(self, text: str) -> None:
-        inside_entity = bool(self.stack) and self.stack[-1].kind == "ENTITY"
+        stack = self.stack
+        inside_entity = bool(stack) and stack[-1].kind == "ENTITY"
         if inside_entity:
-            self.stack[-1].texts[0].append(text)
-        alt = self._alt()
+            stack[-1].texts[0].append(text)
+        alt = self.alt
         if alt is None:
             self.parts.append(text)
             self.size += len(text)
@@ -356,19 +382,8 @@ class _Builder:
         tag = frame.tag
         line = tag.line
         fields = read_entity_fields(tag.name, tag.attributes, self.source.path, line, self.docid)
-        entity = Entity(
-            fields[0],
-            fields[1],
-            fields[2],
-            fields[3],
-            fields[4],
-            "".join(frame.texts[0]),
-            frame.start,
-            end,
-            tag.attributes,
-            tag.name,
-            line,
-        )
+        text = "".join(frame.texts[0])
+        entity = _read_entity((*fields, text, frame.start, end, tag.attributes, tag.name, line))
         alt = self._alt()
         if alt is not None:
             alt.entities[-1].append(entity)

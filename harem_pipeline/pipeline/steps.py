@@ -13,6 +13,7 @@ original tools' (``RUN.alinhado``, ``IN.avalida``, ``IN.total``,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import os
 from collections.abc import Iterator
@@ -36,9 +37,12 @@ from harem_pipeline.model import Collection, Document
 from harem_pipeline.stages.align import (
     MISSING_DOCUMENT,
     AlignmentWritten,
+    DocumentPair,
     DuplicateTrimmedDocid,
     align_collections,
-    stream_blocks,
+    document_pairs,
+    header_lines,
+    pair_lines,
 )
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.altmor import choose_lines
@@ -83,20 +87,19 @@ def run_align(
     run_path: str | os.PathLike[str],
     output: str | os.PathLike[str] | None = None,
     meta_path: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
 ) -> tuple[Path, AlignmentWritten]:
     """Align the run with the CD, write ``output`` atomically; return it and the warnings.
 
     Both files are read one document at a time and each document pair is
-    written as soon as it is aligned (:func:`~harem_pipeline.stages.align.stream_blocks`),
+    written as soon as it is aligned (:func:`~harem_pipeline.stages.align.document_pairs`),
     so memory does not grow with the collection.  The output is in the CD's
     encoding; a character it cannot hold becomes ``?``, as the Java's writer
     did.  The warnings are returned, not printed.  A CD with two DOCIDs
     equal once trimmed, the second met after the first was paired, is read
     whole instead: the original pairs the run's document with the later one.
     """
-    from harem_pipeline.stages.align import (
-        AlignmentWritten,
-    )
+    from harem_pipeline.pipeline.parallel import ordered_map
 
     target = Path(output) if output is not None else align_output(run_path)
     cd = open_collection(cd_path, meta_path)
@@ -106,10 +109,12 @@ def run_align(
     warnings: list[str] = []
     run_docids: list[str] = []
     counted = dataclasses.replace(run, documents=_noting_docids(run.documents, run_docids))
+    encode = functools.partial(_encoded_pair, encoding=cd.encoding)
     try:
         with atomic_write(target, "wb", encoding=None, newline=None) as handle:
-            for block in stream_blocks(cd, counted, warnings):
-                handle.write(format_lines(block).encode(cd.encoding, errors="replace"))
+            handle.write(_encoded(header_lines(cd, run), cd.encoding))
+            for data in ordered_map(encode, document_pairs(cd, counted, warnings), workers):
+                handle.write(data)
             missing = sum(1 for w in warnings if w.startswith(MISSING_DOCUMENT))
             check_shared_documents(cd.path, run.path, run_docids, len(run_docids) - missing)
     except DuplicateTrimmedDocid:
@@ -120,6 +125,16 @@ def run_align(
         write_bytes_atomic(target, data)
         return target, AlignmentWritten(result.warnings)
     return target, AlignmentWritten(tuple(warnings))
+
+
+def _encoded(lines: list, encoding: str) -> bytes:
+    """Lines as the ``.alinhado`` holds them: a character the encoding lacks becomes ``?``."""
+    return format_lines(lines).encode(encoding, errors="replace")
+
+
+def _encoded_pair(pair: DocumentPair, encoding: str) -> bytes:
+    """One document pair aligned and encoded (what a worker process returns)."""
+    return _encoded(pair_lines(pair), encoding)
 
 
 def _noting_docids(documents: Iterator[Document], docids: list[str]) -> Iterator[Document]:

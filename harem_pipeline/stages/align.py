@@ -139,6 +139,8 @@ class AlignmentResult:
 
 _XML_REFERENCE = re.compile(r"&(#[0-9]+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos);")
 _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+# What an attribute value must hold for its normalisation to change it.
+_ATTRIBUTE_SPECIAL = re.compile("[&\t\n\r]")
 
 
 def _expand_reference(match: re.Match[str]) -> str:
@@ -154,6 +156,8 @@ def _expand_reference(match: re.Match[str]) -> str:
 
 def _normalize_text(raw: str, xml: bool) -> str:
     """Character data as an XML parser hands it over: LF line ends, references expanded."""
+    if "\r" not in raw and (not xml or "&" not in raw):
+        return raw
     text = raw.replace("\r\n", "\n").replace("\r", "\n")
     return _XML_REFERENCE.sub(_expand_reference, text) if xml else text
 
@@ -164,6 +168,8 @@ def _normalize_attribute(raw: str, xml: bool) -> str:
     A line end written as a character reference (``&#10;``) also becomes a
     space, so that a record always stays on one line.
     """
+    if not _ATTRIBUTE_SPECIAL.search(raw):
+        return raw
     blanks = {9: " ", 10: " ", 13: " "}
     if not xml:
         return raw.translate(blanks)
@@ -175,12 +181,15 @@ def _normalize_attribute(raw: str, xml: bool) -> str:
 # A document as a tree of text nodes and elements (what the original walks)
 
 
-@dataclass(frozen=True, slots=True)
+# The tree's nodes, regions and numbered entities are plain slot classes,
+# never changed once built (not frozen: frozen dataclasses cost about twice as
+# much to build, and one is built per text run and per entity).
+@dataclass(slots=True)
 class _TextNode:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _AltEntity:
     """An entity tag inside an ALT block, before numbering."""
 
@@ -188,7 +197,7 @@ class _AltEntity:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _AltNode:
     """An ``<ALT>`` block: its content as the original sees it (text runs and entities)."""
 
@@ -196,7 +205,7 @@ class _AltNode:
     omitted: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _ElementNode:
     """``EM`` (an entity), ``OMITIDO`` (entity is None) or ``P`` (kind ``P``)."""
 
@@ -210,7 +219,7 @@ _Node = _TextNode | _AltNode | _ElementNode
 _RANK = {"P": 0, "OMITIDO": 1, "ALT": 2, "EM": 3}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Region:
     kind: str
     start: int
@@ -376,7 +385,7 @@ def build_alternatives(content: Iterable[object]) -> list[list[object]]:
 # Numbered entities
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Named:
     """One entity tag after numbering: what alignment compares and prints."""
 
@@ -395,7 +404,7 @@ class _Named:
         return Tag(self.tag, self.attributes, java_trim(self.text).replace("\n", " "))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _AltGroup:
     """A numbered ALT block: its alternatives (text pieces and ``_Named``)."""
 
@@ -451,14 +460,18 @@ def _entity_attributes(
 ) -> tuple[str, tuple[tuple[str, str], ...]]:
     if entity is None:
         return EM_TAG, (OMITTED_ATTRIBUTE,)
-    attributes = [(name, _normalize_attribute(value, xml)) for name, value in entity.attributes]
-    if omitted:
-        names = [name for name, _ in attributes]
-        if OMITTED_ATTRIBUTE[0] in names:
-            attributes[names.index(OMITTED_ATTRIBUTE[0])] = OMITTED_ATTRIBUTE
-        else:
-            attributes.append(OMITTED_ATTRIBUTE)
-    return entity.tag, tuple(attributes)
+    attributes = entity.attributes
+    if _ATTRIBUTE_SPECIAL.search("".join(value for _, value in attributes)):
+        attributes = tuple((name, _normalize_attribute(value, xml)) for name, value in attributes)
+    if not omitted:
+        return entity.tag, attributes
+    marked = list(attributes)
+    names = [name for name, _ in marked]
+    if OMITTED_ATTRIBUTE[0] in names:
+        marked[names.index(OMITTED_ATTRIBUTE[0])] = OMITTED_ATTRIBUTE
+    else:
+        marked.append(OMITTED_ATTRIBUTE)
+    return entity.tag, tuple(marked)
 
 
 def _direct_text(children: Sequence[_Node]) -> str:
@@ -956,12 +969,44 @@ class _CdReader:
             self.pending.put(self._keep(doc), doc)
 
 
-def stream_blocks(
+@dataclass(frozen=True, slots=True)
+class DocumentPair:
+    """One document pair to align: the CD's document, the run's, and how.
+
+    ``check_counts`` is False for a CD document the run lacks (aligned
+    against its own bare text).  A pair is all ``pair_lines`` needs, so
+    pairs can be aligned in any process, in any order.
+    """
+
+    cd_doc: Document
+    run_doc: Document
+    xml: bool
+    cd_path: str
+    run_path: str
+    check_counts: bool = True
+
+
+def pair_lines(pair: DocumentPair) -> list[Line]:
+    """The ``.alinhado`` block of one document pair (document line, records, blank lines)."""
+    body = align_documents(
+        pair.cd_doc, pair.run_doc, pair.xml, pair.cd_path, pair.run_path, pair.check_counts
+    )
+    return _document_block(pair.cd_doc, pair.run_doc, pair.xml, body)
+
+
+def header_lines(cd: CollectionStream, run: CollectionStream) -> list[Line]:
+    """The two ``#`` lines that open an ``.alinhado``: the run's and the CD's base names."""
+    return [Header(" " + os.path.basename(run.path)), Header(" " + os.path.basename(cd.path))]
+
+
+def document_pairs(
     cd: CollectionStream, run: CollectionStream, warnings: list[str]
-) -> Iterator[list[Line]]:
-    """``align_collections`` one document pair at a time (the same lines and warnings)."""
+) -> Iterator[DocumentPair]:
+    """The document pairs of ``align_collections``, in its order, read one at a time.
+
+    Warnings are appended to ``warnings`` as the documents are read.
+    """
     xml = cd.format != FIRST_HAREM
-    yield [Header(" " + os.path.basename(run.path)), Header(" " + os.path.basename(cd.path))]
     reader = _CdReader(cd.documents)
     try:
         for run_doc in progress(run.documents, os.path.basename(run.path), "doc"):
@@ -972,15 +1017,22 @@ def stream_blocks(
             if _is_empty(run_doc):
                 warnings.append(IGNORED_DOCUMENT + run_doc.docid)
                 continue
-            body = align_documents(cd_doc, run_doc, xml, cd.path, run.path)
-            yield _document_block(cd_doc, run_doc, xml, body)
+            yield DocumentPair(cd_doc, run_doc, xml, cd.path, run.path)
         reader.finish()
         remaining = reader.pending
         if len(remaining):
             warnings.append(RUN_MISSING_DOCUMENTS)
             warnings.extend(java_hash_order(remaining.keys(), size=len(reader.seen)))
             for cd_doc in remaining.drain():
-                body = align_documents(cd_doc, _bare(cd_doc), xml, cd.path, run.path, False)
-                yield _document_block(cd_doc, cd_doc, xml, body)
+                yield DocumentPair(cd_doc, _bare(cd_doc), xml, cd.path, run.path, False)
     finally:
         reader.pending.close()
+
+
+def stream_blocks(
+    cd: CollectionStream, run: CollectionStream, warnings: list[str]
+) -> Iterator[list[Line]]:
+    """``align_collections`` one document pair at a time (the same lines and warnings)."""
+    yield header_lines(cd, run)
+    for pair in document_pairs(cd, run, warnings):
+        yield pair_lines(pair)

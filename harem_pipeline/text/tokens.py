@@ -133,12 +133,14 @@ def tokenize(text: str) -> list[str]:
 
 def word_tokens(text: str) -> list[str]:
     """The word tokens of ``text`` in order (letters and digits only)."""
+    if _exact_words(text):
+        return _WORD.findall(text)
     return [word for _, word in word_spans(text)]
 
 
 def markable_tokens(text: str) -> list[str]:
     """Upper-cased word tokens of ``text`` that are not stopwords, in order, repeats kept."""
-    return [word.upper() for _, word in word_spans(text) if not is_stopword(word)]
+    return [word.upper() for word in word_tokens(text) if not is_stopword(word)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,10 +215,7 @@ def number_by_search(text: str, counters: dict[str, int]) -> MarkedText:
     ``markable_tokens`` gives them), so only word tokens and the cased
     separators can ever be counted.
     """
-    if _CASED_SEPARATOR.search(text):
-        tokens: Iterable[str] = tokenize(text)
-    else:
-        tokens = (word for _, word in word_spans(text))
+    tokens = tokenize(text) if _CASED_SEPARATOR.search(text) else word_tokens(text)
     pieces: list[str] = []
     marks: list[Mark] = []
     cursor = 0

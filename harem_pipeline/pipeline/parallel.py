@@ -1,0 +1,163 @@
+"""An ordered map over worker processes that behaves like the plain loop it replaces.
+
+The aligner's document pairs are independent, so they can be aligned on
+every core while the parent reads the next ones.  ``ordered_map(func,
+items, workers)`` yields ``func(item)`` for each item, in the items' order,
+and keeps the plain loop's behaviour where it shows:
+
+* the first failure in item order wins: a ``func`` that fails on item k is
+  raised before anything the reading of item k+1 raises (the parent reads
+  ahead while the workers run, so its own error is held until every
+  earlier item is done);
+* at most ``window`` items are in flight, so memory stays flat;
+* with one worker, one item, in a daemon process (which may not have
+  children) or beside other threads that are not daemon helpers (forking
+  then is unsafe) it is the plain loop, in this process.
+
+An ``InputError`` raised in a worker comes back as itself (its fields are
+carried over, since its constructor does not take its message back).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import TypeVar
+
+from harem_pipeline.errors import InputError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Items in flight per worker: enough to keep every worker busy, few enough
+# that memory does not grow with the input.
+_PER_WORKER = 3
+
+
+def available_workers() -> int:
+    """The cores this process may run on (at least 1)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _can_fork() -> bool:
+    """Whether worker processes may be forked from here.
+
+    Not from a daemon process (it may have no children), and not while a
+    thread other than daemon helpers (a progress bar's monitor, a
+    scheduler's keep-alive) runs: one that holds a lock while the process is
+    forked could leave it held in the worker.
+    """
+    main = threading.main_thread()
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and not multiprocessing.current_process().daemon
+        and threading.current_thread() is main
+        and all(thread is main or thread.daemon for thread in threading.enumerate())
+    )
+
+
+class _Failure:
+    """An ``InputError`` raised in a worker, as plain fields that pickle."""
+
+    def __init__(self, error: InputError) -> None:
+        self.fields = (error.path, error.expected, error.found, error.line, error.docid)
+
+    def raise_again(self) -> None:
+        path, expected, found, line, docid = self.fields
+        raise InputError(path, expected, found, line=line, docid=docid)
+
+
+def _call(func: Callable[[T], R], item: T) -> R | _Failure:
+    try:
+        return func(item)
+    except InputError as error:
+        return _Failure(error)
+
+
+def _result(future: Future) -> object:
+    value = future.result()
+    if isinstance(value, _Failure):
+        value.raise_again()
+    return value
+
+
+def ordered_map(
+    func: Callable[[T], R], items: Iterable[T], workers: int | None = None
+) -> Iterator[R]:
+    """``func`` over ``items`` in order, on ``workers`` processes (default: every core).
+
+    ``func`` must be a module-level function; items and results cross
+    process boundaries by pickling.
+    """
+    if workers is None:
+        workers = available_workers()
+    iterator = iter(items)
+    first = next(iterator, _END)
+    if first is _END:
+        return
+    if workers < 2 or not _can_fork():
+        yield func(first)
+        for item in iterator:
+            yield func(item)
+        return
+    second = _Deferred(iterator)
+    if second.done:
+        yield func(first)
+        second.reraise()
+        return
+    yield from _pooled(func, first, second, iterator, workers)
+
+
+_END = object()
+
+
+class _Deferred:
+    """The next item, or the exception reading it raised (kept for later)."""
+
+    def __init__(self, iterator: Iterator) -> None:
+        self.item: object = _END
+        self.error: BaseException | None = None
+        try:
+            self.item = next(iterator, _END)
+        except Exception as error:  # re-raised once earlier items are done
+            self.error = error
+
+    @property
+    def done(self) -> bool:
+        return self.item is _END
+
+    def reraise(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+
+def _pooled(
+    func: Callable[[T], R], first: T, second: _Deferred, iterator: Iterator[T], workers: int
+) -> Iterator[R]:
+    context = multiprocessing.get_context("fork")
+    window = workers * _PER_WORKER
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        pending: deque[Future] = deque()
+        try:
+            pending.append(pool.submit(_call, func, first))
+            pending.append(pool.submit(_call, func, second.item))
+            while True:
+                while len(pending) >= window:
+                    yield _result(pending.popleft())  # type: ignore[misc]
+                following = _Deferred(iterator)
+                if following.done:
+                    while pending:
+                        yield _result(pending.popleft())  # type: ignore[misc]
+                    following.reraise()
+                    return
+                pending.append(pool.submit(_call, func, following.item))
+        finally:
+            for future in pending:
+                future.cancel()

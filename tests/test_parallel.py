@@ -1,0 +1,72 @@
+"""The ordered map over worker processes behaves as the plain loop it replaces."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.pipeline.parallel import ordered_map
+
+
+def _square(value: int) -> int:
+    return value * value
+
+
+def _pid(_: int) -> int:
+    return os.getpid()
+
+
+def _fail_at(value: int) -> int:
+    if value == 7:
+        raise InputError("f.xml", "a good document", "a bad one", line=3, docid="D7")
+    return value
+
+
+def _items(count: int, broken_at: int | None = None) -> Iterator[int]:
+    for value in range(count):
+        if value == broken_at:
+            raise InputError("r.xml", "a readable document", "garbage", line=9)
+        yield value
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3, 5, 6, 7, 20, 101])
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_results_come_in_item_order(count: int, workers: int) -> None:
+    assert list(ordered_map(_square, range(count), workers)) == [v * v for v in range(count)]
+
+
+def test_items_run_in_worker_processes() -> None:
+    pids = set(ordered_map(_pid, range(40), 2))
+    assert pids and os.getpid() not in pids
+
+
+def test_one_item_or_one_worker_stays_in_this_process() -> None:
+    assert set(ordered_map(_pid, range(1), 2)) == {os.getpid()}
+    assert set(ordered_map(_pid, range(30), 1)) == {os.getpid()}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_worker_input_error_comes_back_whole(workers: int) -> None:
+    results: list[int] = []
+    with pytest.raises(InputError) as caught:
+        results.extend(ordered_map(_fail_at, range(30), workers))
+    assert (
+        str(caught.value) == "f.xml, line 3, document D7: expected a good document, found a bad one"
+    )
+    assert (caught.value.path, caught.value.line, caught.value.docid) == ("f.xml", 3, "D7")
+    assert results == list(range(7))
+
+
+@pytest.mark.parametrize("broken_at", [1, 2, 8, 9, 30])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_first_failure_in_item_order_wins(broken_at: int, workers: int) -> None:
+    """A reading error after item 7 waits for item 7's own failure, as in the plain loop."""
+    results: list[int] = []
+    with pytest.raises(InputError) as caught:
+        results.extend(ordered_map(_fail_at, _items(40, broken_at), workers))
+    expected = "r.xml" if broken_at <= 7 else "f.xml"
+    assert caught.value.path == expected
+    assert results == list(range(min(broken_at, 7)))
