@@ -11,6 +11,7 @@ the report :mod:`harem_pipeline.reports.ida2mor`'s.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -331,6 +332,30 @@ def count_raw_morphology(lines: Iterable[RawLine], path: str) -> MorphologyCount
     documents = tuple(tally.documents)
     total = [0] * (3 * _FIELD_WIDTH)
     for document in documents:
-        for i, value in enumerate(document.counts.row()):
+        for i, value in enumerate(totals_row(document.counts)):
             total[i] += value
     return MorphologyCounts(from_row(MorphologyTotals, total), documents)
+
+
+_FIELD_ROW = operator.attrgetter(*row_names(FieldCounts))
+
+
+def totals_row(totals: MorphologyTotals) -> tuple[int, ...]:
+    """``totals.row()`` without the generic walk over the dataclass fields."""
+    return _FIELD_ROW(totals.genero) + _FIELD_ROW(totals.numero) + _FIELD_ROW(totals.combinada)
+
+
+def morphology_document_rows(
+    documents: Iterable[DocumentCounts[MorphologyTotals]],
+) -> dict[str, dict[str, float]]:
+    """``tally.document_rows`` of morphology counts: blocks of a DOCID added, zeros left out."""
+    merged: dict[str, tuple[int, ...]] = {}
+    for docid, counts in documents:
+        row = totals_row(counts)
+        earlier = merged.get(docid)
+        merged[docid] = row if earlier is None else tuple(map(operator.add, earlier, row))
+    names = row_names(MorphologyTotals)
+    return {
+        docid: {name: value for name, value in zip(names, row, strict=True) if value}
+        for docid, row in merged.items()
+    }
