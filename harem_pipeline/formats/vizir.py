@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -37,7 +38,7 @@ from harem_pipeline.formats.alinhado import (
     strip_semantics,
 )
 from harem_pipeline.model import Morf
-from harem_pipeline.text.progress import progress
+from harem_pipeline.text.progress import is_quiet, progress
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 UNDERSPECIFIED = "?"
@@ -204,11 +205,13 @@ _CANONICAL_RECORD = re.compile(
 _SYSTEM_TAGS = re.compile(r'<([^\s<>/"=]+(?: [^\s<>"=]+="[^"]*")*)>([^<]*)</([^\s<>/"=]+)>')
 SINGLE_RECORD = re.compile(
     r'<(([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*)>([^<]*)</\2> ---> '
-    r'\[<(([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*)>([^<]*)</\5>\]:\[([^\[\]{},]*)\]\Z'
+    r'(?:\[null\]|\[<(([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*)>([^<]*)</\5>\])'
+    r":\[([^\[\]{},]*)\]\Z"
 )
-"""A canonical record with one system entity and one evaluation item (most records).
+"""A canonical record with at most one system entity and one evaluation item (most records).
 
-Groups: 1 gold head, 3 gold text, 4 system head, 6 system text, 7 the item.
+Groups: 1 gold head, 3 gold text, 4 system head, 6 system text (both None for
+``[null]``), 7 the item.
 """
 SPECIAL_LINES = ("<OMITIDO>", "<VERIFICACAO_MANUAL>")
 """Line starts ``parse_line`` reads as other lines, whatever follows."""
@@ -252,6 +255,8 @@ def open_raw_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawLine]
     if encoding not in RAW_ENCODINGS:
         return iter_lines(path, _raw_line)  # type: ignore[arg-type]
     lines = iter_raw_lines(str(path), encoding)
+    if is_quiet() or not sys.stderr.isatty():
+        return encoding, lines  # no bar would be drawn: spare the wrapper's cost per line
     return encoding, progress(lines, Path(path).name, "line")
 
 

@@ -102,7 +102,7 @@ def choose_raw_lines(lines: Iterable[RawLine], path: str) -> Iterator[list[str]]
         if len(out) >= 8192:
             yield out
             out = []
-        if is_canonical_scored(text):
+        if not text or is_canonical_scored(text):  # a blank line or a record Vizir wrote
             out.append(text)
             out.append(eol)
             continue

@@ -242,17 +242,26 @@ def raw_record_key(text: str) -> tuple[str, bool, bool] | None:
 
 
 def single_record_key(
-    gold_head: str, system_head: str, items: str, evaluated: bool
+    gold_head: str, system_head: str | None, items: str, evaluated: bool
 ) -> tuple[str, bool, bool] | None:
-    """:func:`raw_record_key` of a one-entity record (``evaluated``: the entity is)."""
+    """:func:`raw_record_key` of a ``[null]`` or one-entity record (``evaluated``: it is)."""
     if cached_morph_score(items) is None:
         return None
-    gold, system = tag_head(gold_head), tag_head(system_head)
-    if (not gold.spurious and gold.morph_error) or system.morph_error:
+    gold = tag_head(gold_head)
+    if not gold.spurious and gold.morph_error:
+        return None
+    if system_head is None:
+        return items, not gold.spurious, False
+    system = tag_head(system_head)
+    if system.morph_error:
         return None
     if gold.spurious:
         return items, False, system.morph is not None
     return items, True, evaluated and system.morph is not None
+
+
+_KEY_ROWS: dict[tuple[str, bool, bool], list[tuple[int, int]]] = {}
+"""The non-zero cells of each key's row (keys are few: verdicts × two totals)."""
 
 
 class _RawTally:
@@ -274,12 +283,16 @@ class _RawTally:
         if self.docid is None:
             return
         total = [0] * (3 * _FIELD_WIDTH)
-        for (items, in_cd, in_system), n in self.keys.items():
-            score = cached_morph_score(items)
-            assert score is not None
-            for i, value in enumerate(outcome_row(score, in_cd, in_system)):
-                if value:
-                    total[i] += value * n
+        for key, n in self.keys.items():
+            row = _KEY_ROWS.get(key)
+            if row is None:
+                score = cached_morph_score(key[0])
+                assert score is not None
+                row = _KEY_ROWS[key] = [
+                    (i, v) for i, v in enumerate(outcome_row(score, *key[1:])) if v
+                ]
+            for i, value in row:
+                total[i] += value * n
         for row in self.rows:
             for i, value in enumerate(row):
                 total[i] += value
@@ -292,17 +305,22 @@ class _RawTally:
 def count_raw_morphology(lines: Iterable[RawLine], path: str) -> MorphologyCounts:
     """:func:`count_morphology` of raw ``.altmor`` lines (see ``iter_raw_lines``)."""
     tally = _RawTally()
-    singles: dict[tuple[str, str, str, bool], tuple[str, bool, bool] | None] = {}
+    singles: dict[tuple[str, str | None, str, bool], tuple[str, bool, bool] | None] = {}
     single_match = SINGLE_RECORD.match
     for number, text, eol in lines:
+        if not text:  # a blank line
+            continue
         if text[:1] == "<":
             single = single_match(text)
             if single is not None and not text.startswith(SPECIAL_LINES):
                 gold_head, gold_text, system_head, system_text, items = single.group(1, 3, 4, 6, 7)
-                atom = cached_first_atom(gold_text)
-                evaluated = atom is not None and (
-                    gold_text == system_text or cached_first_atom(system_text) == atom
-                )
+                if system_head is None:
+                    evaluated = False
+                else:
+                    atom = cached_first_atom(gold_text)
+                    evaluated = atom is not None and (
+                        gold_text == system_text or cached_first_atom(system_text) == atom
+                    )
                 found = (gold_head, system_head, items, evaluated)
                 if found in singles:
                     key = singles[found]

@@ -550,19 +550,26 @@ SingleTemplate = tuple[str | None, str, str, bool]
 
 
 def single_template(
-    gold_head: str, system_head: str, item: str, evaluated: bool, absolute: bool
+    gold_head: str, system_head: str | None, item: str, evaluated: bool, absolute: bool
 ) -> SingleTemplate | object:
-    """How a one-entity record with these heads and item is written (``_FALLBACK``: not here)."""
+    """How a record with these heads and item is written (``_FALLBACK``: not here).
+
+    ``system_head`` None is a ``[null]`` record (its system text is then empty).
+    """
     kind = identification_kind(item)
     if kind is None:
         return _FALLBACK
-    gold, system = tag_head(gold_head), tag_head(system_head)
-    judged = judge_heads(gold, (system,), (kind,), 0 if evaluated else None, absolute)
+    gold = tag_head(gold_head)
+    system = None if system_head is None else tag_head(system_head)
+    index = 0 if evaluated else None
+    judged = judge_heads(gold, None if system is None else (system,), (kind,), index, absolute)
     if judged is _FALLBACK:
         return _FALLBACK
     verdict, morph_seen = judged  # type: ignore[misc]
     if verdict is None:
         return None, "", "", morph_seen
+    if system is None:
+        return gold.opening, f"{gold.closing}{ARROW}{NULL_LIST}:[{verdict}]", "", morph_seen
     middle = f"{gold.closing}{ARROW}[{system.opening}"
     return gold.opening, middle, f"{system.closing}]:[{verdict}]", morph_seen
 
@@ -580,21 +587,29 @@ def score_raw_lines(
     errors are the general path's.
     """
     absolute = scenario is Scenario.ABSOLUTE
-    templates: dict[tuple[str, str, str, bool], SingleTemplate | object] = {}
+    templates: dict[tuple[str, str | None, str, bool], SingleTemplate | object] = {}
     single_match = SINGLE_RECORD.match
     out: list[str] = []
     for number, text, eol in lines:
         if len(out) >= 8192:
             yield out
             out = []
+        if not text:  # a blank line is copied
+            out.append(text)
+            out.append(eol)
+            continue
         if text[:1] == "<":
             single = single_match(text)
             if single is not None and not text.startswith(SPECIAL_LINES):
                 gold_head, gold_text, system_head, system_text, item = single.group(1, 3, 4, 6, 7)
-                atom = cached_first_atom(gold_text)
-                evaluated = atom is not None and (
-                    gold_text == system_text or cached_first_atom(system_text) == atom
-                )
+                if system_head is None:
+                    system_text = ""
+                    evaluated = False
+                else:
+                    atom = cached_first_atom(gold_text)
+                    evaluated = atom is not None and (
+                        gold_text == system_text or cached_first_atom(system_text) == atom
+                    )
                 key = (gold_head, system_head, item, evaluated)
                 template = templates.get(key)
                 if template is None:
