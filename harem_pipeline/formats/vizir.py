@@ -10,7 +10,9 @@ one::
 This module owns the words and scores of that verdict (``Outcome``), the
 ``MORF="G,N"`` value (``Morph``) and the three-field verdict (``MorphScore``),
 and parses/formats the bracketed part.  The record around it is parsed and
-formatted by ``formats/alinhado.py`` only.
+formatted by ``formats/alinhado.py``; the morphology chain's fast path (end of
+this module) cuts records in the canonical shape itself, reading each
+distinct tag head with ``formats/alinhado.py``, and hands every other line to it.
 """
 
 from __future__ import annotations
