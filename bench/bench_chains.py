@@ -23,10 +23,21 @@ median of ``--repeat`` runs, with its peak resident memory
   GlobalAlignmentEvaluator``;
 * ``morph``: morphology on First HAREM ×N, ``harem vizir → altmor →
   ida2mor`` (after align, avalida and veus, which are not timed);
-* ``line``: the one-line document.
+* ``line``: the one-line document;
+* ``records``: each record stage alone, in records read per second;
+* ``morphbig``: the morphology chain on one Véus file of at least
+  ``--morph-records`` records (default 500,000): the First HAREM ×1 Véus
+  result (align, avalida, veus; not timed) with its documents repeated
+  (copy k renamed ``<id>-x<k>``); each stage timed alone, ``ida2mor`` with
+  the default 1,000 resamples and with ``--bootstrap 0``, and the chain
+  end to end in records per second.
 
-Usage: ``python bench/bench_chains.py [--sizes 1,10,50] [--stages align,chain,morph,line]
-[--repeat 3] [--line-mb 50] [--no-oracle] [--seed 2010]``.  Not part of the test suite.
+The package is byte-compiled first (as an installation is), so no timed
+process compiles its sources.
+
+Usage: ``python bench/bench_chains.py [--sizes 1,10,50]
+[--stages align,chain,morph,line,records,morphbig] [--repeat 3] [--line-mb 50]
+[--morph-records 500000] [--no-oracle] [--seed 2010]``.  Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -243,14 +254,91 @@ def record_stages(second: Path, first: Path, size: int, args: argparse.Namespace
         (first, "vizir", "r.vizir", ["-abs", "-o", "r.vz"]),
         (first, "altmor", "r.vz", ["-o", "r.altmor"]),
         (first, "ida2mor", "r.altmor", ["-abs", "--bootstrap", "0", "-o", "r.mor"]),
+        (first, "ida2mor", "r.altmor", ["-abs", "-o", "r.mor"]),  # 1,000 resamples
     ]
     for folder, stage, source, rest in steps:
         command = [*HAREM, stage, source, *rest]
         elapsed, rss = median_of(args.repeat, lambda f=folder, c=command: timed(c, f))
         records = count_records(folder / source)
+        label = stage if "--bootstrap" in rest or stage != "ida2mor" else "ida2mor/b"
         print(
-            f"{stage:<8} x{size:<3} {records:>9,} records {elapsed:7.2f} s "
+            f"{label:<9} x{size:<3} {records:>9,} records {elapsed:7.2f} s "
             f"{records / elapsed:>10,.0f} records/s {rss / 1024:5.0f} MiB",
+            flush=True,
+        )
+
+
+_DOCUMENT_LINE = re.compile(rb"([A-Za-z]+-[\w-]+)( \S+ \S+\r?)$")
+
+
+def repeat_veus(source: Path, target: Path, records: int) -> int:
+    """Write ``source`` (a First HAREM Véus result) with its documents repeated.
+
+    Lines before the first document line are kept once; the documents
+    (a document line and what follows it) are written again and again, copy
+    k under ``<id>-x<k>``, until at least ``records`` records are written.
+    Returns how many.
+    """
+    lines = source.read_bytes().split(b"\n")
+    starts = [i for i, line in enumerate(lines) if _DOCUMENT_LINE.match(line)]
+    head, body = lines[: starts[0]], lines[starts[0] :]
+    if body and body[-1] == b"":
+        body.pop()
+    per_copy = sum(1 for line in body if b" ---> " in line)
+    copies = -(-records // per_copy)
+    with target.open("wb") as out:
+        for line in head:
+            out.write(line + b"\n")
+        for copy in range(copies):
+            for line in body:
+                if copy:
+                    line = _DOCUMENT_LINE.sub(
+                        lambda m, c=copy: m.group(1) + b"-x%d" % c + m.group(2), line
+                    )
+                out.write(line + b"\n")
+    return per_copy * copies
+
+
+def morph_big(folder: Path, args: argparse.Namespace) -> None:
+    """The morphology chain on one Véus file of at least ``--morph-records`` records."""
+    if not (folder / "r.veu").exists():
+        make_inputs("first", folder, 1, args.seed)
+        for command in ours_chain(folder)[:2] + [
+            [*HAREM, "veus", "--style", "harem", "r.avalida", "-o", "r.veu"]
+        ]:
+            timed(command, folder)
+    records = repeat_veus(folder / "r.veu", folder / "big.veu", args.morph_records)
+    size = (folder / "big.veu").stat().st_size / 1e6
+    print(f"# Véus file: {records:,} records, {size:.0f} MB", flush=True)
+    steps = [
+        ("vizir", [*HAREM, "vizir", "-abs", "big.veu", "-o", "big.vizir"], "big.veu"),
+        ("altmor", [*HAREM, "altmor", "big.vizir", "-o", "big.altmor"], "big.vizir"),
+        ("ida2mor", [*HAREM, "ida2mor", "big.altmor", "-o", "big.mor"], "big.altmor"),
+        (
+            "ida2mor/0",
+            [*HAREM, "ida2mor", "big.altmor", "--bootstrap", "0", "-o", "big.mor0"],
+            "big.altmor",
+        ),
+    ]
+    walls, cpus = {}, {}
+    for name, command, source in steps:
+        runs = [timed_cpu(command, folder) for _ in range(args.repeat)]
+        wall = walls[name] = statistics.median(run[0] for run in runs)
+        cpu = cpus[name] = statistics.median(run[2] for run in runs)
+        rss = max(run[1] for run in runs)
+        read = count_records(folder / source)
+        print(
+            f"{name:<9} {read:>9,} records {wall:7.2f} s {read / wall:>10,.0f} records/s "
+            f"(CPU {cpu:6.2f} s {read / cpu:>10,.0f} records/s) {rss / 1024:5.0f} MiB",
+            flush=True,
+        )
+    for label, last in (("1,000 resamples", "ida2mor"), ("--bootstrap 0", "ida2mor/0")):
+        wall = walls["vizir"] + walls["altmor"] + walls[last]
+        cpu = cpus["vizir"] + cpus["altmor"] + cpus[last]
+        print(
+            f"chain vizir → altmor → ida2mor ({label}): {wall:.2f} s, "
+            f"{records / wall:,.0f} records/s end to end (CPU {cpu:.2f} s, "
+            f"{records / cpu:,.0f} records/s)",
             flush=True,
         )
 
@@ -261,7 +349,14 @@ def main() -> None:
     parser.add_argument(
         "--stages",
         default="align,chain,morph,line",
-        help="align, chain, morph, line, records (each record stage alone, records/s)",
+        help="align, chain, morph, line, records (each record stage alone, records/s), "
+        "morphbig (the morphology chain on one big Véus file)",
+    )
+    parser.add_argument(
+        "--morph-records",
+        type=int,
+        default=500_000,
+        help="records of the morphbig Véus file (default 500000)",
     )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--line-mb", type=int, default=50)
@@ -280,10 +375,18 @@ def main() -> None:
         f"# {platform.python_implementation()} {platform.python_version()}, "
         f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, medians of {args.repeat}"
     )
+    # Byte-compile the package as an installation would: under
+    # PYTHONDONTWRITEBYTECODE=1 every timed process would compile it again.
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "harem_pipeline")], check=True
+    )
     with tempfile.TemporaryDirectory(prefix="harem-bench-") as tmp:
+        if "morphbig" in stages:
+            morph_big(Path(tmp) / "first-big", args)
         for size in sizes:
             folder = Path(tmp) / f"second-x{size}"
-            make_inputs("second", folder, size, args.seed)
+            if stages & {"align", "chain", "records"}:
+                make_inputs("second", folder, size, args.seed)
             if "align" in stages:
                 aligned = median_cpu(
                     args.repeat,

@@ -10,25 +10,38 @@ one::
 This module owns the words and scores of that verdict (``Outcome``), the
 ``MORF="G,N"`` value (``Morph``) and the three-field verdict (``MorphScore``),
 and parses/formats the bracketed part.  The record around it is parsed and
-formatted by ``formats/alinhado.py`` only.
+formatted by ``formats/alinhado.py``; the morphology chain's fast path (end of
+this module) cuts records in the canonical shape itself, reading each
+distinct tag head with ``formats/alinhado.py``, and hands every other line to it.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
+from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_MORPHOLOGICAL,
     MARKER_FIRST_HAREM,
+    NULL_LIST,
     Evaluation,
     Record,
     format_line,
+    format_tag,
+    iter_lines,
+    parse_tag,
     strip_semantics,
 )
+from harem_pipeline.model import Morf
+from harem_pipeline.text.progress import is_quiet, progress
+from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 UNDERSPECIFIED = "?"
 
@@ -164,3 +177,255 @@ def record_morph_score(record: Record, path: str | None = None) -> MorphScore:
 def _normalise(text: str) -> str:
     """Whitespace-insensitive form used to check that nothing but items is present."""
     return re.sub(r"\s+", "", text)
+
+
+# ---------------------------------------------------------------------------
+# The fast path of the morphology chain: raw lines, canonical records, caches
+#
+# Vizir, AltinaMor and Ida2Mor read hundreds of thousands of records whose
+# shape almost never varies.  Their fast paths work on the line text: a
+# record in the canonical shape below is cut by one regular expression, each
+# distinct tag head (``<LOCAL TIPO="X" MORF="M,S">``) is read once by the
+# general parser and remembered, and so is each distinct verdict.  Any other
+# line (or a record the fast path is unsure of) is handed to the general
+# parser, which gives the same result or the same error.
+
+RAW_ENCODINGS = frozenset({"utf-8", "iso8859-1"})
+"""Encodings whose text can be cut into lines at ``\\n`` after decoding whole chunks."""
+
+_CHUNK = 1 << 20
+
+CANONICAL_TAG = r'<([^\s<>/"=]+)((?: [^\s<>"=]+="[^"]*")*)>([^<]*)</\1>'
+"""A tag that ``format_tag`` writes back unchanged: single spaces, no ``<`` in the text."""
+
+_HEAD = r'([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*'
+_SYSTEM_TAG = r'<[^\s<>/"=]+(?: [^\s<>"=]+="[^"]*")*>[^<]*</[^\s<>/"=]+>'
+_CANONICAL_RECORD = re.compile(
+    r"<(" + _HEAD + r")>([^<]*)</\2> ---> "
+    r"(\[null\]|\[(?:" + _SYSTEM_TAG + ", )*" + _SYSTEM_TAG + r"\])(.*)\Z"
+)
+_SYSTEM_TAGS = re.compile(r'<([^\s<>/"=]+(?: [^\s<>"=]+="[^"]*")*)>([^<]*)</([^\s<>/"=]+)>')
+SINGLE_RECORD = re.compile(
+    r'<(([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*)>([^<]*)</\2> ---> '
+    r'(?:\[null\]|\[<(([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*)>([^<]*)</\5>\])'
+    r":\[([^\[\]{},]*)\]\Z"
+)
+"""A canonical record with at most one system entity and one evaluation item (most records).
+
+Groups: 1 gold head, 3 gold text, 4 system head, 6 system text (both None for
+``[null]``), 7 the item.
+"""
+SPECIAL_LINES = ("<OMITIDO>", "<VERIFICACAO_MANUAL>")
+"""Line starts ``parse_line`` reads as other lines, whatever follows."""
+_SCORED_SYSTEM_TAG = r'<([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*>[^<]*</\{}>'
+_CANONICAL_SCORED = re.compile(
+    r'<([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*>[^<]*</\1> ---> '
+    r"(?:\[null\]|\[(?:"
+    + _SCORED_SYSTEM_TAG.format(2)
+    + ", )*"
+    + _SCORED_SYSTEM_TAG.format(3)
+    + r"\]):\[\([^\[\]{},]*\)\]\Z"
+)
+
+
+def is_canonical_scored(body: str) -> bool:
+    """Whether ``format_line(parse_line(body), ":")`` is ``body`` itself, with no error.
+
+    True for a ``.vizir`` record as Vizir writes it: canonical tags, ``:`` and
+    one morphological item with no comma, nothing after it.
+    """
+    return _CANONICAL_SCORED.match(body) is not None and not body.startswith(SPECIAL_LINES)
+
+
+RawLine = tuple[int, str, str]
+"""``(line number, text, line end)``: a line of a record file before parsing."""
+
+
+def _raw_line(text: str, path: str | None, line: int | None, eol: str) -> RawLine:
+    return (line or 0, text, eol)
+
+
+def open_raw_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawLine]]:
+    """A record file's encoding and its lines unparsed, streamed (``iter_lines``'s reading).
+
+    Files in UTF-8 or ISO-8859-1 (all HAREM files) are read by
+    :func:`iter_raw_lines`; any other encoding line by line by ``iter_lines``.
+    """
+    encoding = detect_file_encoding(path)
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    if encoding not in RAW_ENCODINGS:
+        return iter_lines(path, _raw_line)  # type: ignore[arg-type]
+    lines = iter_raw_lines(str(path), encoding)
+    if is_quiet() or not sys.stderr.isatty():
+        return encoding, lines  # no bar would be drawn: spare the wrapper's cost per line
+    return encoding, progress(lines, Path(path).name, "line")
+
+
+def iter_raw_lines(path: str, encoding: str) -> Iterator[tuple[int, str, str]]:
+    """``(number, text, line end)`` of every line, as ``iter_lines`` reads them.
+
+    The file is decoded a chunk (1 MiB) at a time and cut at ``\\n``: lines
+    and line ends are exactly those of the line-by-line reader (``\\r\\n``
+    or ``\\n``; the last line, with no end, keeps a ``\\r`` in its text),
+    and a chunk that does not decode is decoded line by line so the error
+    comes at the same line, naming the same byte.  ``encoding`` must be one
+    of :data:`RAW_ENCODINGS`.
+    """
+    number = 0
+    carry = b""
+    with open_binary(path) as handle:
+        while True:
+            data = handle.read(_CHUNK)
+            if not data:
+                break
+            cut = data.rfind(b"\n")
+            if cut < 0:
+                carry += data
+                continue
+            block, carry = carry + data[: cut + 1], data[cut + 1 :]
+            for text in _decoded_lines(block, encoding, path, number):
+                number += 1
+                if text[-1:] == "\r":
+                    yield number, text[:-1], "\r\n"
+                else:
+                    yield number, text, "\n"
+    if carry:
+        (text,) = _decoded_lines(carry + b"\n", encoding, path, number)
+        yield number + 1, text, ""
+
+
+def _decoded_lines(block: bytes, encoding: str, path: str, number: int) -> Iterator[str]:
+    """The lines of ``block`` (which ends with ``\\n``) decoded, line ends cut.
+
+    The file's first line loses a UTF-8 BOM, as in ``iter_lines``.
+    """
+    try:
+        lines = block.decode(encoding).split("\n")
+    except UnicodeDecodeError:
+        lines = None
+    if lines is not None:
+        lines.pop()
+        if number == 0:
+            lines[0] = lines[0].removeprefix("\ufeff")
+        yield from lines
+        return
+    for offset, raw in enumerate(block.split(b"\n")[:-1], start=number + 1):
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                path, f"text in {encoding}", f"undecodable byte {raw[exc.start]:#04x}", line=offset
+            ) from None
+        yield text.removeprefix("\ufeff") if offset == 1 else text
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TagHead:
+    """What the morphology chain needs of one distinct tag head, read by the general parser.
+
+    ``opening`` and ``closing`` are the head and end of the tag once its
+    semantics are stripped (``strip_semantics``); ``morph`` is None when the
+    tag has no MORF, and ``morph_error`` says a malformed MORF (an error).
+    Heads are compared by identity (one object per distinct head text).
+    """
+
+    spurious: bool
+    morph: Morf | None
+    morph_error: bool
+    opening: str
+    closing: str
+    name: str
+
+
+_HEADS: dict[str, TagHead] = {}
+_CACHE_LIMIT = 1 << 14
+
+
+def tag_head(head: str) -> TagHead:
+    """The :class:`TagHead` of ``<head>`` (``NAME K="v" …``), cached; the cache is bounded."""
+    found = _HEADS.get(head)
+    if found is None:
+        if len(_HEADS) >= _CACHE_LIMIT:
+            _HEADS.clear()
+        name = head.partition(" ")[0]
+        tag = parse_tag(f"<{head}></{name}>")
+        stripped = strip_semantics(tag)
+        closing = f"</{stripped.name}>"
+        opening = format_tag(stripped).removesuffix(closing)
+        morph, error = None, False
+        if tag.morf is not None:
+            try:
+                morph = Morf.parse(tag.morf)
+            except InputError:
+                error = True
+        found = _HEADS[head] = TagHead(tag.is_spurious, morph, error, opening, closing, name)
+    return found
+
+
+RawTag = tuple[TagHead, str]
+"""A tag of a canonical record: its head and its text."""
+
+
+def split_canonical_record(
+    body: str,
+) -> tuple[TagHead, str, list[RawTag] | None, str] | None:
+    """``(gold head, gold text, system, rest)`` of a record in the canonical shape, else None.
+
+    ``system`` is None for ``[null]`` (an empty list ``[]`` is not canonical);
+    ``rest`` is what follows the system list.  A record cut here is cut the
+    same way by ``parse_line`` (tags written back unchanged by
+    ``format_tag``), so the general path is needed only when this gives None.
+    """
+    match = _CANONICAL_RECORD.match(body)
+    if match is None or body.startswith(SPECIAL_LINES):
+        return None
+    head, _, gold_text, listed, rest = match.groups()
+    heads = _HEADS
+    gold = heads.get(head) or tag_head(head)
+    if listed == NULL_LIST:
+        return gold, gold_text, None, rest
+    system = []
+    for head, text, name in _SYSTEM_TAGS.findall(listed):
+        found = heads.get(head) or tag_head(head)
+        if found.name != name:
+            return None
+        system.append((found, text))
+    return gold, gold_text, system, rest
+
+
+def format_raw_tag(tag: RawTag) -> str:
+    """The tag with its semantics stripped, as ``format_tag(strip_semantics(...))`` writes it."""
+    head, text = tag
+    return head.opening + text + head.closing
+
+
+_VERDICTS: dict[str, MorphScore | None] = {}
+_ABSENT = object()
+_VERDICT_START = "(" + FIELD_LABELS[0] + ": "
+
+
+def cached_morph_score(items: str) -> MorphScore | None:
+    """The verdict of a ``.vizir`` record's one evaluation item, None when not well formed.
+
+    Only items the general reader takes as one morphological item are
+    read (a ``(…)`` with no ``", "`` and no bracket or brace); anything else
+    is None, for the general path to read (or report).
+    """
+    score = _VERDICTS.get(items, _ABSENT)
+    if score is _ABSENT:
+        score = None
+        if (
+            items.startswith(_VERDICT_START)
+            and items.endswith(")")
+            and ", " not in items
+            and not any(mark in items for mark in "[]{}")
+        ):
+            try:
+                score = parse_morph_score(items)
+            except InputError:
+                score = None
+        if len(_VERDICTS) >= _CACHE_LIMIT:
+            _VERDICTS.clear()
+        _VERDICTS[items] = score
+    return score

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import iter_lines
+from harem_pipeline.formats.vizir import open_raw_lines
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.identification import (
     IdentificationMeasures,
@@ -41,7 +41,11 @@ from harem_pipeline.reports.ida2mor import format_ida2mor_json, format_ida2mor_t
 from harem_pipeline.stages.ida import SemanticTally
 from harem_pipeline.stages.ida import read_tally as read_semantic_tally
 from harem_pipeline.stages.ida2id import IdentificationTally, read_tally
-from harem_pipeline.stages.ida2mor import MorphologyCounts, count_morphology
+from harem_pipeline.stages.ida2mor import (
+    MorphologyCounts,
+    count_raw_morphology,
+    morphology_document_rows,
+)
 from harem_pipeline.stages.tally import document_rows
 from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.atomic import write_text_atomic
@@ -116,12 +120,15 @@ def run_ida2mor(
     document bootstrap (0: ``ci95`` null).
     """
     target = Path(output) if output is not None else ida2mor_output(path)
-    encoding, lines = iter_lines(path)
-    counts = count_morphology(lines, str(path))
+    encoding, lines = open_raw_lines(path)
+    counts = count_raw_morphology(lines, str(path))
     text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)
     write_text_atomic(target, text, encoding)
-    intervals = morphology_intervals(document_rows(counts.documents), resamples, seed)
-    json_text = format_ida2mor_json(counts, scenario, signature, run, subset, intervals, veil)
+    rows = morphology_document_rows(counts.documents)
+    intervals = morphology_intervals(rows, resamples, seed)
+    json_text = format_ida2mor_json(
+        counts, scenario, signature, run, subset, intervals, veil, document_rows=rows
+    )
     json_path = json_twin(target)
     write_text_atomic(json_path, json_text)
     return Ida2MorOutputs(target, json_path, counts)

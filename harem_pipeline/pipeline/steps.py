@@ -45,7 +45,7 @@ from harem_pipeline.stages.align import (
     pair_lines,
 )
 from harem_pipeline.stages.altida import select_alternatives
-from harem_pipeline.stages.altmor import choose_lines
+from harem_pipeline.stages.altmor import choose_raw_lines
 from harem_pipeline.stages.alts import organise_alts
 from harem_pipeline.stages.altsem import select_alternatives as select_relaxed
 from harem_pipeline.stages.avalida import evaluate_lines
@@ -59,7 +59,7 @@ from harem_pipeline.stages.vizir import (
     VizirTally,
     header_scenario,
     scenario_header,
-    score_lines,
+    score_raw_lines,
 )
 from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
 from harem_pipeline.text.java import java_trim
@@ -200,10 +200,13 @@ def altmor_output(path: str | os.PathLike[str]) -> Path:
 def run_altmor(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
     """Resolve the ALT blocks of a ``.vizir`` file into ``output``, in the input's encoding."""
 
+    from harem_pipeline.formats.vizir import open_raw_lines
+
     target = Path(output) if output is not None else altmor_output(path)
-    encoding, lines = iter_lines(path)
+    encoding, lines = open_raw_lines(path)
     with atomic_write(target, "w", encoding=encoding, newline="") as handle:
-        write_to(handle, choose_lines(lines, str(path)), MARKER_FIRST_HAREM)
+        for batch in choose_raw_lines(lines, str(path)):
+            handle.write("".join(batch))
     return target
 
 
@@ -325,18 +328,20 @@ def run_vizir(
     left there by an earlier run is removed, so it cannot pass as this one's.
     """
 
+    from harem_pipeline.formats.vizir import open_raw_lines
+
     target = Path(output) if output is not None else vizir_output(path)
-    encoding, lines = iter_lines(path)
+    encoding, lines = open_raw_lines(path)
     tally = VizirTally()
     try:
         with atomic_write(target, "w", encoding=encoding, newline="") as handle:
-            scored = score_lines(lines, scenario, str(path), tally)
-            first = next(scored, None)
+            batches = score_raw_lines(lines, scenario, str(path), tally)
+            first = next(batches, None)
             # The scenario travels in the file (AltinaMor keeps the line, Ida2Mor
             # reads it), with the line end of the lines after it.
-            write_to(handle, [scenario_header(scenario, getattr(first, "eol", "\n"))])
-            if first is not None:
-                write_to(handle, itertools.chain([first], scored), MARKER_FIRST_HAREM)
+            write_to(handle, [scenario_header(scenario, "\n" if first is None else first[1])])
+            for batch in itertools.chain([first] if first else [], batches):
+                handle.write("".join(batch))
             if not tally.system_morph_seen:
                 raise _NothingClassified
     except _NothingClassified:

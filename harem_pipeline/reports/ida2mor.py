@@ -26,8 +26,13 @@ from harem_pipeline.formats.report import format_fields
 from harem_pipeline.formats.veils import veil_in_words
 from harem_pipeline.formats.vizir import Outcome
 from harem_pipeline.measures.morphology import FieldMeasures, measures_from_counts
-from harem_pipeline.stages.ida2mor import FIELD_KEYS, OUTCOME_FIELDS, FieldCounts, MorphologyCounts
-from harem_pipeline.stages.tally import document_rows
+from harem_pipeline.stages.ida2mor import (
+    FIELD_KEYS,
+    OUTCOME_FIELDS,
+    FieldCounts,
+    MorphologyCounts,
+    morphology_document_rows,
+)
 from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.numbers import java_double
 
@@ -126,8 +131,15 @@ def ida2mor_json_object(
     subset: str | None = None,
     intervals: Mapping[str, Mapping[str, Any]] | None = None,
     veil: str | None = None,
+    document_rows: Mapping[str, Mapping[str, float]] | None = None,
 ) -> dict[str, Any]:
-    """The JSON twin as a dict; ``intervals`` from ``morphology_intervals`` (None: none)."""
+    """The JSON twin as a dict; ``intervals`` from ``morphology_intervals`` (None: none).
+
+    ``document_rows``: ``morphology_document_rows(counts.documents)`` when the
+    caller has it already (else it is computed here).
+    """
+    if document_rows is None:
+        document_rows = morphology_document_rows(counts.documents)
     return {
         "signature": signature,
         "scenario": scenario.value,
@@ -138,9 +150,7 @@ def ida2mor_json_object(
             key: field_json(counts.field(key), None if intervals is None else intervals[key])
             for key in FIELD_KEYS
         },
-        "documents": {
-            docid: json_row(row) for docid, row in document_rows(counts.documents).items()
-        },
+        "documents": {docid: json_row(row) for docid, row in document_rows.items()},
     }
 
 
@@ -152,10 +162,13 @@ def format_ida2mor_json(
     subset: str | None = None,
     intervals: Mapping[str, Mapping[str, Any]] | None = None,
     veil: str | None = None,
+    document_rows: Mapping[str, Mapping[str, float]] | None = None,
 ) -> str:
     """The JSON twin as text (UTF-8, floats with every digit, one document a line)."""
     return format_report_json(
-        ida2mor_json_object(counts, scenario, signature, run, subset, intervals, veil)
+        ida2mor_json_object(
+            counts, scenario, signature, run, subset, intervals, veil, document_rows
+        )
     )
 
 

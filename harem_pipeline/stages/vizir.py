@@ -24,7 +24,11 @@ from enum import Enum
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
+    ARROW,
     EVAL_CORRECT,
+    IDENTIFICATION_KINDS,
+    MARKER_FIRST_HAREM,
+    NULL_LIST,
     PARTIAL_KINDS,
     AltClose,
     AltOpen,
@@ -38,11 +42,23 @@ from harem_pipeline.formats.alinhado import (
     Omitted,
     Record,
     Tag,
+    format_line,
+    parse_evaluation,
+    parse_line,
 )
 from harem_pipeline.formats.vizir import (
+    SINGLE_RECORD,
+    SPECIAL_LINES,
     UNDERSPECIFIED,
     MorphScore,
     Outcome,
+    RawLine,
+    RawTag,
+    TagHead,
+    format_morph_items,
+    format_raw_tag,
+    split_canonical_record,
+    tag_head,
     vizir_record,
 )
 from harem_pipeline.model import Morf
@@ -172,11 +188,11 @@ def evaluated_index(gold_text: str, system_texts: Sequence[str]) -> int | None:
     Only the first system entity whose first atom equals GOLD's first atom is
     evaluated; the others count nowhere (original, examples 3 and 5).
     """
-    gold_atom = first_atom(gold_text)
+    gold_atom = cached_first_atom(gold_text)
     if gold_atom is None:
         return None
     for index, text in enumerate(system_texts):
-        if first_atom(text) == gold_atom:
+        if cached_first_atom(text) == gold_atom:
             return index
     return None
 
@@ -351,20 +367,282 @@ def score_lines(
     """
     tally = tally if tally is not None else VizirTally()
     for item in lines:
-        if isinstance(item, Record):
-            tally.records += 1
-            alignment = alignment_from_record(item, path)
-            if not tally.system_morph_seen and any_system_morph((alignment,)):
-                tally.system_morph_seen = True
-            score = judge_alignment(alignment, scenario)
-            if score is not None:
-                tally.scored += 1
-                yield vizir_record(item, score)
-        elif isinstance(item, _COPIED):
-            yield item
-        elif not isinstance(item, _DROPPED):
-            found = type(item).__name__
-            raise InputError(path, "a Véus result line", found, line=item.line or None)
+        scored = score_line(item, scenario, path, tally)
+        if scored is not None:
+            yield scored
+
+
+def score_line(item: Line, scenario: Scenario, path: str | None, tally: VizirTally) -> Line | None:
+    """The ``.vizir`` line of one Véus line (None: dropped), counted in ``tally``."""
+    if isinstance(item, Record):
+        tally.records += 1
+        alignment = alignment_from_record(item, path)
+        if not tally.system_morph_seen and any_system_morph((alignment,)):
+            tally.system_morph_seen = True
+        score = judge_alignment(alignment, scenario)
+        if score is None:
+            return None
+        tally.scored += 1
+        return vizir_record(item, score)
+    if isinstance(item, _COPIED):
+        return item
+    if not isinstance(item, _DROPPED):
+        found = type(item).__name__
+        raise InputError(path, "a Véus result line", found, line=item.line or None)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# The fast path: Véus lines as text
+#
+# ``score_raw_lines`` gives the text ``score_lines`` + ``format_line`` give,
+# line for line, without building a ``Record``: a canonical record
+# (``formats.vizir.split_canonical_record``) is judged from its cached tag
+# heads, first atoms and verdict texts; any other line, or a record whose
+# judgement would raise an error, goes through ``parse_line`` and
+# ``score_line``.
+
+_FIRST_ATOMS: dict[str, str | None] = {}
+_ITEM_KINDS: dict[str, str | None] = {}
+_VERDICT_TEXTS: dict[tuple[TagHead, TagHead, bool], str] = {}
+_CACHE_LIMIT = 1 << 14
+
+
+def cached_first_atom(text: str) -> str | None:
+    """:func:`first_atom`, remembered for the last few thousand distinct texts."""
+    try:
+        return _FIRST_ATOMS[text]
+    except KeyError:
+        if len(_FIRST_ATOMS) >= _CACHE_LIMIT:
+            _FIRST_ATOMS.clear()
+        atom = _FIRST_ATOMS[text] = first_atom(text)
+        return atom
+
+
+def evaluated_raw_index(gold_text: str, system: Sequence[RawTag]) -> int | None:
+    """:func:`evaluated_index` of a canonical record's texts, with cached first atoms."""
+    gold_atom = cached_first_atom(gold_text)
+    if gold_atom is None:
+        return None
+    for index, (_, text) in enumerate(system):
+        if text == gold_text or cached_first_atom(text) == gold_atom:
+            return index
+    return None
+
+
+def identification_kind(item: str) -> str | None:
+    """The kind of an identification evaluation item, None for any other item or a bad one."""
+    try:
+        return _ITEM_KINDS[item]
+    except KeyError:
+        kind = None
+        try:
+            kind = parse_evaluation(item).kind
+        except InputError:
+            pass
+        if kind not in IDENTIFICATION_KINDS:
+            kind = None
+        if len(_ITEM_KINDS) >= _CACHE_LIMIT:
+            _ITEM_KINDS.clear()
+        _ITEM_KINDS[item] = kind
+        return kind
+
+
+def verdict_text(gold: TagHead, system: TagHead, partial: bool) -> str:
+    """``format_morph_items(score_morph(...))`` of two valid heads' MORF, remembered."""
+    key = (gold, system, partial)
+    text = _VERDICT_TEXTS.get(key)
+    if text is None:
+        if len(_VERDICT_TEXTS) >= _CACHE_LIMIT:
+            _VERDICT_TEXTS.clear()
+        assert gold.morph is not None
+        score = score_morph(gold.morph, system.morph, partial)
+        text = _VERDICT_TEXTS[key] = format_morph_items(score)
+    return text
+
+
+_UNIFORM_TEXTS = {
+    outcome: format_morph_items(uniform_score(outcome))
+    for outcome in (Outcome.ESPURIO, Outcome.EM_FALTA)
+}
+_FALLBACK = object()
+_ACCEPTED_KINDS = (EVAL_CORRECT, *PARTIAL_KINDS)
+
+
+def judge_heads(
+    gold: TagHead,
+    system: Sequence[TagHead] | None,
+    kinds: Sequence[str],
+    index: int | None,
+    absolute: bool,
+) -> tuple[str | None, bool] | object:
+    """``(verdict text or None when dropped, any system MORF)`` of a canonical record.
+
+    ``judge_alignment`` and the checks of ``alignment_from_record`` on what
+    a record's verdict depends on: its tag heads, its identification kinds
+    and which system entity is evaluated (``index``).  ``_FALLBACK`` when
+    the general path would report an error.
+    """
+    spurious = gold.spurious
+    if not spurious and gold.morph_error:
+        return _FALLBACK
+    if system is None:
+        if spurious or gold.morph is None or not absolute:
+            return None, False
+        return _UNIFORM_TEXTS[Outcome.EM_FALTA], False
+    morph_seen = False
+    for head in system:
+        if head.morph_error:
+            return _FALLBACK
+        if head.morph is not None:
+            morph_seen = True
+    if spurious:
+        morph = system[0].morph
+        if (
+            not absolute
+            or morph is None
+            or (morph.gender == UNDERSPECIFIED and morph.number == UNDERSPECIFIED)
+        ):
+            return None, morph_seen
+        return _UNIFORM_TEXTS[Outcome.ESPURIO], morph_seen
+    if gold.morph is None:
+        return None, morph_seen
+    if index is None:
+        return _UNIFORM_TEXTS[Outcome.EM_FALTA], morph_seen
+    kind = kinds[index]
+    if kind not in _ACCEPTED_KINDS:
+        return _FALLBACK
+    return verdict_text(gold, system[index], kind != EVAL_CORRECT), morph_seen
+
+
+def score_raw_record(body: str, absolute: bool) -> tuple[str | None, bool] | object:
+    """``(the .vizir text or None when dropped, any system MORF)`` of a canonical record.
+
+    ``_FALLBACK`` when the record is not canonical or anything about it
+    would be reported as an error: the general path then reads it.
+    """
+    parts = split_canonical_record(body)
+    if parts is None:
+        return _FALLBACK
+    gold, gold_text, system, rest = parts
+    if rest[:2] != ":[" or rest[-1:] != "]":
+        return _FALLBACK
+    inner = rest[2:-1]
+    if "[" in inner or "]" in inner or "{" in inner or "}" in inner:
+        return _FALLBACK
+    kinds = [identification_kind(item) for item in inner.split(", ")]
+    if None in kinds or len(kinds) != (1 if system is None else len(system)):
+        return _FALLBACK
+    index = None if system is None else evaluated_raw_index(gold_text, system)
+    heads = None if system is None else [head for head, _ in system]
+    judged = judge_heads(gold, heads, kinds, index, absolute)  # type: ignore[arg-type]
+    if judged is _FALLBACK:
+        return _FALLBACK
+    verdict, morph_seen = judged  # type: ignore[misc]
+    if verdict is None:
+        return None, morph_seen
+    listed = NULL_LIST if system is None else "[" + ", ".join(map(format_raw_tag, system)) + "]"
+    return f"{gold.opening}{gold_text}{gold.closing}{ARROW}{listed}:[{verdict}]", morph_seen
+
+
+SingleTemplate = tuple[str | None, str, str, bool]
+"""Text before the gold text, between the two texts, after the system text; any MORF."""
+
+
+def single_template(
+    gold_head: str, system_head: str | None, item: str, evaluated: bool, absolute: bool
+) -> SingleTemplate | object:
+    """How a record with these heads and item is written (``_FALLBACK``: not here).
+
+    ``system_head`` None is a ``[null]`` record (its system text is then empty).
+    """
+    kind = identification_kind(item)
+    if kind is None:
+        return _FALLBACK
+    gold = tag_head(gold_head)
+    system = None if system_head is None else tag_head(system_head)
+    index = 0 if evaluated else None
+    judged = judge_heads(gold, None if system is None else (system,), (kind,), index, absolute)
+    if judged is _FALLBACK:
+        return _FALLBACK
+    verdict, morph_seen = judged  # type: ignore[misc]
+    if verdict is None:
+        return None, "", "", morph_seen
+    if system is None:
+        return gold.opening, f"{gold.closing}{ARROW}{NULL_LIST}:[{verdict}]", "", morph_seen
+    middle = f"{gold.closing}{ARROW}[{system.opening}"
+    return gold.opening, middle, f"{system.closing}]:[{verdict}]", morph_seen
+
+
+def score_raw_lines(
+    lines: Iterable[RawLine],
+    scenario: Scenario,
+    path: str,
+    tally: VizirTally,
+) -> Iterator[list[str]]:
+    """The ``.vizir`` text of raw Véus lines (see ``iter_raw_lines``), in batches.
+
+    A batch is ``[text, line end, text, line end, …]``: the lines
+    ``score_lines`` gives, written by ``format_line`` with the ``:`` marker;
+    errors are the general path's.
+    """
+    absolute = scenario is Scenario.ABSOLUTE
+    templates: dict[tuple[str, str | None, str, bool], SingleTemplate | object] = {}
+    single_match = SINGLE_RECORD.match
+    out: list[str] = []
+    for number, text, eol in lines:
+        if len(out) >= 8192:
+            yield out
+            out = []
+        if not text:  # a blank line is copied
+            out.append(text)
+            out.append(eol)
+            continue
+        if text[:1] == "<":
+            single = single_match(text)
+            if single is not None and not text.startswith(SPECIAL_LINES):
+                gold_head, gold_text, system_head, system_text, item = single.group(1, 3, 4, 6, 7)
+                if system_head is None:
+                    system_text = ""
+                    evaluated = False
+                else:
+                    atom = cached_first_atom(gold_text)
+                    evaluated = atom is not None and (
+                        gold_text == system_text or cached_first_atom(system_text) == atom
+                    )
+                key = (gold_head, system_head, item, evaluated)
+                template = templates.get(key)
+                if template is None:
+                    if len(templates) >= _CACHE_LIMIT:
+                        templates.clear()
+                    template = templates[key] = single_template(*key, absolute)
+                if template is not _FALLBACK:
+                    before, middle, after, morph_seen = template  # type: ignore[misc]
+                    tally.records += 1
+                    if morph_seen:
+                        tally.system_morph_seen = True
+                    if before is not None:
+                        tally.scored += 1
+                        out.append(before + gold_text + middle + system_text + after)
+                        out.append(eol)
+                    continue
+            result = score_raw_record(text, absolute)
+            if result is not _FALLBACK:
+                line, morph_seen = result  # type: ignore[misc]
+                tally.records += 1
+                if morph_seen:
+                    tally.system_morph_seen = True
+                if line is not None:
+                    tally.scored += 1
+                    out.append(line)
+                    out.append(eol)
+                continue
+        item = score_line(parse_line(text, path, number, eol), scenario, path, tally)
+        if item is not None:
+            out.append(format_line(item, MARKER_FIRST_HAREM))
+            out.append(item.eol)
+    if out:
+        yield out
 
 
 # ---------------------------------------------------------------------------

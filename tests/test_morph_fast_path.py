@@ -1,0 +1,338 @@
+"""The fast paths of Vizir, AltinaMor and Ida2Mor against the general path, byte for byte.
+
+``run_vizir``, ``run_altmor`` and ``run_ida2mor`` read line text and handle
+canonical records without parsing them into ``Record`` objects
+(``formats/vizir.py``: ``open_raw_lines``, ``split_canonical_record``…).  The
+general path is the one they fall back on: ``iter_lines`` + ``score_lines`` /
+``choose_lines`` / ``count_morphology``.  Here both run on every worked example
+and record case, on the First HAREM campaign run, and on random files built
+from well-formed and malformed pieces: same bytes, same counts, or the same
+error.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, format_line, iter_lines
+from harem_pipeline.formats.vizir import iter_raw_lines, open_raw_lines
+from harem_pipeline.pipeline.steps import run_altmor, run_vizir
+from harem_pipeline.stages.altmor import choose_lines
+from harem_pipeline.stages.ida2mor import (
+    count_morphology,
+    count_raw_morphology,
+    morphology_document_rows,
+)
+from harem_pipeline.stages.tally import document_rows
+from harem_pipeline.stages.vizir import Scenario, VizirTally, scenario_header, score_lines
+from tests.helpers.cases import case_files, read_case
+
+CASES = Path(__file__).parent / "cases"
+SCENARIOS = (Scenario.ABSOLUTE, Scenario.RELATIVE)
+
+
+def outcome(action: Callable[[], object]) -> object:
+    """What ``action`` gives, or the text of the input error it raises."""
+    try:
+        return action()
+    except InputError as error:
+        return f"error: {error}"
+
+
+def general_vizir(path: Path, scenario: Scenario) -> object:
+    """The ``.vizir`` bytes the general path writes (None: no output, the no-MORF rule)."""
+
+    def run() -> object:
+        encoding, lines = iter_lines(path)
+        tally = VizirTally()
+        scored = list(score_lines(lines, scenario, str(path), tally))
+        if not tally.system_morph_seen:
+            return None
+        header = scenario_header(scenario, scored[0].eol if scored else "\n")
+        text = "".join(format_line(x, MARKER_FIRST_HAREM) + x.eol for x in [header, *scored])
+        return text.encode(encoding)
+
+    return outcome(run)
+
+
+def fast_vizir(path: Path, scenario: Scenario) -> object:
+    def run() -> object:
+        result = run_vizir(path, scenario, path.with_name("fast.vizir"))
+        return None if result.output is None else result.output.read_bytes()
+
+    return outcome(run)
+
+
+def general_altmor(path: Path) -> object:
+    def run() -> object:
+        encoding, lines = iter_lines(path)
+        chosen = choose_lines(lines, str(path))
+        return "".join(format_line(x, MARKER_FIRST_HAREM) + x.eol for x in chosen).encode(encoding)
+
+    return outcome(run)
+
+
+def fast_altmor(path: Path) -> object:
+    return outcome(lambda: run_altmor(path, path.with_name("fast.altmor")).read_bytes())
+
+
+def general_counts(path: Path) -> object:
+    def run() -> object:
+        counts = count_morphology(iter_lines(path)[1], str(path))
+        return counts, document_rows(counts.documents)
+
+    return outcome(run)
+
+
+def fast_counts(path: Path) -> object:
+    def run() -> object:
+        counts = count_raw_morphology(open_raw_lines(path)[1], str(path))
+        return counts, morphology_document_rows(counts.documents)
+
+    return outcome(run)
+
+
+def check_chain(path: Path) -> None:
+    """Vizir (both scenarios), then AltinaMor and Ida2Mor on its output and on the input."""
+    for scenario in SCENARIOS:
+        general = general_vizir(path, scenario)
+        assert fast_vizir(path, scenario) == general
+        if isinstance(general, bytes):
+            scored = path.with_name(f"general.{scenario.short}.vizir")
+            scored.write_bytes(general)
+            check_altmor_and_counts(scored)
+    check_altmor_and_counts(path)
+
+
+def check_altmor_and_counts(path: Path) -> None:
+    general = general_altmor(path)
+    assert fast_altmor(path) == general
+    assert fast_counts(path) == general_counts(path)
+    if isinstance(general, bytes):
+        resolved = path.with_name("general.altmor")
+        resolved.write_bytes(general)
+        assert fast_counts(resolved) == general_counts(resolved)
+
+
+# ---------------------------------------------------------------------------
+# Shipped inputs
+
+
+def case_inputs() -> list[tuple[str, bytes]]:
+    inputs = []
+    for path in case_files(CASES / "vizir"):
+        case = read_case(path)
+        inputs.append((path.stem, ("\n".join(case.input) + "\n").encode("utf-8")))
+        if case.expected:
+            text = "# Cenário: absoluto\n" + "\n".join(case.expected) + "\n"
+            inputs.append((path.stem + "-scored", text.encode("utf-8")))
+    for path in sorted((CASES / "records").glob("*.txt")):
+        inputs.append((path.stem, path.read_bytes()))
+    return inputs
+
+
+CASE_INPUTS = case_inputs()
+
+
+@pytest.mark.parametrize(("name", "data"), CASE_INPUTS, ids=[name for name, _ in CASE_INPUTS])
+def test_cases_fast_equals_general(name: str, data: bytes, tmp_path: Path) -> None:
+    source = tmp_path / "in.veu"
+    source.write_bytes(data)
+    check_chain(source)
+
+
+def test_campaign_run_fast_equals_general(tmp_path: Path) -> None:
+    """The First HAREM collection against the simulated run: Véus output through the chain."""
+    from harem_pipeline.pipeline.steps import run_align, run_avalida, run_veus
+    from tests.helpers.paths import DATA
+
+    aligned, _ = run_align(
+        DATA / "first-harem" / "ColeccaoDouradaHAREM.txt",
+        DATA / "campaign" / "sim-weak.txt.gz",
+        tmp_path / "r.alinhado",
+    )
+    veus = run_veus(run_avalida(aligned), tmp_path / "r.veu", style="harem")
+    check_chain(veus)
+    data = veus.read_bytes()
+    crlf = tmp_path / "crlf.veu"
+    crlf.write_bytes(data.replace(b"\n", b"\r\n").removesuffix(b"\r\n"))
+    check_chain(crlf)
+
+
+# ---------------------------------------------------------------------------
+# Random files
+
+HEAD_NAMES = [
+    "LOCAL",
+    "PESSOA",
+    "EM",
+    "ESPURIO",
+    "COISA|ESPURIO",
+    "OMITIDO",
+    "X",
+    "VERIFICACAO_MANUAL",
+]
+ATTRIBUTES = [
+    ' TIPO="ALARGADO"',
+    ' MORF="M,S"',
+    ' MORF="F,P"',
+    ' MORF="?,?"',
+    ' MORF="?,S"',
+    ' MORF="M,?"',
+    ' MORF="X,S"',
+    ' MORF=" F , S "',
+    ' CATEG="ESPURIO"',
+    ' CATEG="PESSOA|ESPURIO"',
+    '  MORF="M,S"',
+    ' MORF="M><S"',
+]
+TEXTS = ["Abril", "17 de Abril", "Hotel Lisboa", "Lisboa", "-", "", "a<b", "D.Francisco", "x, y"]
+TEXTS += ["a]b", "4000m²", "Rússia"]
+ITEMS = [
+    "Correcto",
+    "Em_Falta",
+    "Espurio",
+    "Espúrio",
+    "Parcialmente_Correcto_por_Excesso(0.25; 0.75)",
+    "Parcialmente_Correcto_por_Defeito(0.5; 0.5)",
+    "Parcialmente_Correcto_por_Defeito(x; 0.5)",
+    "Bogus",
+    "{Categoria(Correcto:[PESSOA])}",
+    "(Género: Correcto 1) (Número: Correcto 1) (Combinada: Correcto 1)",
+]
+VERDICTS = [
+    "(Género: Correcto 1) (Número: Correcto 1) (Combinada: Correcto 1)",
+    "(Género: Parcialmente Correcto 0.5) (Número: Incorrecto 0) (Combinada: Incorrecto 0)",
+    "(Género: Em Falta 0) (Número: Em Falta 0) (Combinada: Em Falta 0)",
+    "(Género: Espúrio 0) (Número: Espúrio 0) (Combinada: Espúrio 0)",
+    "(Género: Espurio 0) (Número: Espurio 0) (Combinada: Espurio 0)",
+    "(Género: Sobre especificado 0) (Número: Correcto 1) (Combinada: Incorrecto 0)",
+    "(Género: Parcialmente sobre especificado 0) (Número: Parcialmente Correcto 0.5) "
+    "(Combinada: Incorrecto 0)",
+    "(Género: Correcto 1.0) (Número: Correcto 1) (Combinada: Correcto 1)",
+    "(Género: Correcto 0) (Número: Correcto 1) (Combinada: Correcto 1)",
+    "(Número: Correcto 1) (Género: Correcto 1) (Combinada: Correcto 1)",
+    "(Género:  Correcto 1) (Número: Correcto 1) (Combinada: Correcto 1)",
+    "(Género: Correcto 1), (Número: Correcto 1) (Combinada: Correcto 1)",
+]
+OTHER_LINES = ["", "#header", "# Cenário: absoluto", "DOC d1", "DOC d2", "EOD", "HAREM-1-2 PT Web"]
+OTHER_LINES += ["<ALT>", "<ALT1>", "</ALT1>", "<ALT2>", "</ALT2>", "</ALT>", "<ALT01>"]
+OTHER_LINES += [
+    "<OMITIDO>x</OMITIDO>",
+    "<VERIFICACAO_MANUAL>x</VERIFICACAO_MANUAL>",
+    "[<EM>x</EM>]",
+]
+
+
+@st.composite
+def tags(draw: st.DrawFn, names: list[str], attributes: list[str]) -> str:
+    name = draw(st.sampled_from(names))
+    attrs = "".join(draw(st.lists(st.sampled_from(attributes), max_size=2)))
+    text = draw(st.sampled_from(TEXTS))
+    closing = name if draw(st.integers(0, 30)) else "Y"
+    return f"<{name}{attrs}>{text}</{closing}>"
+
+
+@st.composite
+def records(draw: st.DrawFn, names: list[str], attributes: list[str], items: list[str]) -> str:
+    gold = draw(tags(names, attributes))
+    system = draw(st.lists(tags(names, attributes), max_size=3))
+    listed = "[null]" if not system and draw(st.booleans()) else "[" + ", ".join(system) + "]"
+    count = max(1, len(system)) if draw(st.integers(0, 6)) else draw(st.integers(0, 3))
+    evaluation = ", ".join(draw(st.lists(st.sampled_from(items), min_size=count, max_size=count)))
+    marker = draw(st.sampled_from([":", ":", ":", "::", ""]))
+    suffix = draw(st.sampled_from(["", "", "", "^0.5", " "]))
+    return (
+        f"{gold} ---> {listed}{marker}[{evaluation}]{suffix}" if marker else f"{gold} ---> {listed}"
+    )
+
+
+def files(record: st.SearchStrategy[str]) -> st.SearchStrategy[bytes]:
+    line = st.one_of(record, record, record, st.sampled_from(OTHER_LINES))
+
+    def render(lines: list[str], crlf: bool, final: bool, latin: bool) -> bytes:
+        eol = "\r\n" if crlf else "\n"
+        text = eol.join(lines) + (eol if final else "")
+        return text.encode("iso-8859-1" if latin else "utf-8", errors="replace")
+
+    return st.builds(
+        render, st.lists(line, max_size=12), st.booleans(), st.booleans(), st.booleans()
+    )
+
+
+VEUS_FILES = files(records(HEAD_NAMES, ATTRIBUTES, ITEMS))
+VIZIR_FILES = files(records(["EM", "ESPURIO", "EM", "LOCAL"], ATTRIBUTES[1:8], VERDICTS))
+
+
+def check_random(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "in.veu"
+        source.write_bytes(data)
+        check_chain(source)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(VEUS_FILES)
+def test_random_veus_files(data: bytes) -> None:
+    check_random(data)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(VIZIR_FILES)
+def test_random_vizir_files(data: bytes) -> None:
+    check_random(data)
+
+
+# ---------------------------------------------------------------------------
+# The chunked reader
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "é", "\r", "\n", "\r\n", "\ufeff", "x y"]), max_size=30),
+    st.sampled_from(["utf-8", "iso8859-1"]),
+    st.integers(1, 8),
+)
+def test_chunked_reader_reads_lines_as_iter_lines(
+    pieces: list[str], encoding: str, chunk: int
+) -> None:
+    """Lines, numbers and line ends as the line-by-line reader gives them, at any chunk size."""
+    import harem_pipeline.formats.vizir as vizir_format
+
+    data = "".join(pieces).encode(encoding, errors="replace")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "f"
+        path.write_bytes(data)
+        raw = lambda text, name, number, eol: (number, text, eol)  # noqa: E731
+        expected = list(iter_lines(path, raw)[1]) if encoding == "utf-8" else None
+        original = vizir_format._CHUNK
+        vizir_format._CHUNK = chunk
+        try:
+            got = list(iter_raw_lines(str(path), encoding))
+        finally:
+            vizir_format._CHUNK = original
+        if expected is not None:
+            assert got == expected
+        assert "".join(text + eol for _, text, eol in got).encode(encoding) == data.removeprefix(
+            b"\xef\xbb\xbf" if encoding == "utf-8" else b""
+        )
+
+
+def test_chunked_reader_reports_the_undecodable_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.veu"
+    path.write_bytes(b"\xef\xbb\xbfline one\nline \xff two\nthree\n")
+    lines = iter_raw_lines(str(path), "utf-8")
+    with pytest.raises(InputError) as raised:
+        list(lines)
+    raw = lambda text, name, number, eol: (number, text, eol)  # noqa: E731
+    with pytest.raises(InputError) as general:
+        list(iter_lines(path, raw)[1])
+    assert str(raised.value) == str(general.value)
+    assert "line 2" in str(raised.value)
