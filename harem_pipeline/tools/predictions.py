@@ -888,6 +888,7 @@ _SKIPPABLE = re.compile(
     r"|<(/?)([^\s<>/=\"'!?]+)(?:[^<>\"'\n]|\"[^\"<\n]*\"|'[^'<\n]*')*>",
     re.DOTALL,
 )
+_ALT_WHOLE = re.compile(r"<ALT\s*>.*?</ALT\s*>", re.DOTALL)  # as _SKIPPABLE has them
 _DOC_END = re.compile(r"</DOC\s*>")
 _DOC_START = re.compile(r"<DOC[\s>]")
 _START_TAG = re.compile(r"<([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>")
@@ -902,8 +903,21 @@ _ENTITY_TAG = re.compile(
 
 
 def _skip_entity_tags(chunk: str) -> str:
-    if "<ALT" not in chunk and "<!--" not in chunk and "<?" not in chunk:
-        return _ENTITY_TAG.sub("", chunk)
+    """``chunk`` without its entity tags, ALT blocks kept whole (``_SKIPPABLE``).
+
+    Without comments or processing instructions, the text between ALT
+    blocks is skipped by ``_ENTITY_TAG`` (no tag holds a ``<``, so none
+    reaches into a block): the same text, without a call per tag.
+    """
+    if "<!--" not in chunk and "<?" not in chunk:
+        if "<ALT" not in chunk:
+            return _ENTITY_TAG.sub("", chunk)
+        pieces, pos = [], 0
+        for block in _ALT_WHOLE.finditer(chunk):
+            pieces += [_ENTITY_TAG.sub("", chunk[pos : block.start()]), block.group()]
+            pos = block.end()
+        pieces.append(_ENTITY_TAG.sub("", chunk[pos:]))
+        return "".join(pieces)
 
     def keep(match: re.Match[str]) -> str:
         name = match.group(2)
