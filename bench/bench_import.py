@@ -5,7 +5,9 @@ golden collection made of copies of the Mini-HAREM collection with new
 DOCIDs, and a CoNLL file of its tokens (``token gold prediction``: the
 exported gold, and a prediction with about 10 % of the entities dropped and
 10 % relabelled), of ``--tokens`` tokens and of a quarter of that.  Then
-times whole runs -- each a fresh subprocess -- and prints the medians:
+times whole runs -- each a fresh subprocess, interleaved -- and prints the
+medians of their wall times and of their CPU times (user + system, which
+move less with other work on the machine):
 
 * ``harem measures FILE --format conll`` (reading the same file);
 * ``harem import FILE --format conll --cd CD -o RUN``;
@@ -90,8 +92,12 @@ def generate_apart(folder: Path, n_tokens: int, seed: int) -> tuple[Path, Path, 
     return folder / "cd.xml", folder / "pred.conll", int(tokens), int(docs)
 
 
-def run(argv: list[str]) -> tuple[float, int]:
-    """Run a command to completion; its wall time (s) and peak RSS (KiB)."""
+def run(argv: list[str]) -> tuple[float, int, float]:
+    """Run a command to completion; its wall time (s), peak RSS (KiB) and CPU time (s).
+
+    CPU time (user + system) is what the process itself used, so it moves
+    less than wall time with other work on the machine.
+    """
     start = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _pid, status, usage = os.wait4(proc.pid, 0)
@@ -100,7 +106,7 @@ def run(argv: list[str]) -> tuple[float, int]:
     proc.stderr.close()
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"{' '.join(argv[:2])} failed: {err}")
-    return elapsed, usage.ru_maxrss
+    return elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -137,7 +143,7 @@ def main() -> None:
         measures = [harem, "measures", str(pred), "--format", "conll"]
         imports = [harem, "import", str(pred), "--format", "conll", "--cd", str(cd)]
         imports += ["-o", str(big / "run.xml")]
-        timed: dict[str, list[tuple[float, int]]] = {"measures": [], "import": []}
+        timed: dict[str, list[tuple[float, int, float]]] = {"measures": [], "import": []}
         for _ in range(args.repeat):
             timed["measures"].append(run(measures))
             timed["import"].append(run(imports))
@@ -145,22 +151,28 @@ def main() -> None:
             [harem, "import", str(small_pred), "--format", "conll", "--cd", str(small_cd)]
             + ["-o", str(small / "run.xml")]
         )
-        print("| command | median wall time (s) | tokens/s | peak RSS (MiB) |")
-        print("|---|---:|---:|---:|")
-        medians = {}
+        print(
+            "| command | median wall time (s) | tokens/s | median CPU time (s) | peak RSS (MiB) |"
+        )
+        print("|---|---:|---:|---:|---:|")
+        medians, cpu = {}, {}
         for name, results in timed.items():
-            medians[name] = statistics.median(t for t, _ in results)
-            rss = max(m for _, m in results) / 1024
+            medians[name] = statistics.median(t for t, _, _ in results)
+            cpu[name] = statistics.median(c for _, _, c in results)
+            rss = max(m for _, m, _ in results) / 1024
             print(
                 f"| harem {name} | {medians[name]:.2f} | "
-                f"{tokens / medians[name]:,.0f} | {rss:.0f} |"
+                f"{tokens / medians[name]:,.0f} | {cpu[name]:.2f} | {rss:.0f} |"
             )
         ratio = medians["import"] / medians["measures"]
-        print(f"\nimport / measures time: {ratio:.2f} (target <= 1)")
+        cpu_ratio = cpu["import"] / cpu["measures"]
+        print(f"\nimport / measures time: {ratio:.2f} wall, {cpu_ratio:.2f} CPU (target <= 1)")
+        print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+        big_rss = max(m for _, m, _ in timed["import"]) / 1024
         print(
             f"import peak RSS: {small_run[1] / 1024:.0f} MiB at {small_tokens:,} tokens "
-            f"({small_docs:,} documents), {max(m for _, m in timed['import']) / 1024:.0f} MiB at "
-            f"{tokens:,} tokens ({docs:,} documents)"
+            f"({small_docs:,} documents), {big_rss:.0f} MiB at {tokens:,} tokens "
+            f"({docs:,} documents)"
         )
 
 

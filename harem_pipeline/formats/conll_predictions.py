@@ -29,7 +29,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator
-from itertools import accumulate, chain, compress, count
+from itertools import accumulate, chain
 from operator import itemgetter
 from typing import NamedTuple, TextIO
 
@@ -330,9 +330,21 @@ def _fast_columns(body: str, line: int, path: str | None) -> ConllColumns | None
     else:
         return None
     tokens = fields[0::step]
-    for index in compress(count(), map(_GAP.__eq__, tokens)):
-        tokens[index] = ""
+    _blank_gaps(tokens)
     return ConllColumns(tokens, fields[width - 1 :: step], TokenLines(body=(body, line, path)))
+
+
+def _blank_gaps(tokens: list[str]) -> None:
+    """Make the token of each sentence-end line empty (found by ``list.index``: a
+    sentence has several tokens, so the search runs in C between two of them)."""
+    find = tokens.index
+    index = -1
+    try:
+        while True:
+            index = find(_GAP, index + 1)
+            tokens[index] = ""
+    except ValueError:
+        return
 
 
 def _gapped(text: str, gap: str) -> Iterator[str]:

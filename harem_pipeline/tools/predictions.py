@@ -89,7 +89,7 @@ from harem_pipeline.formats.conll_predictions import (
 from harem_pipeline.formats.harem_json import CharDocument, parse_harem_json, parse_span_jsonl
 from harem_pipeline.formats.harem_xml import format_collection, parse_collection
 from harem_pipeline.formats.veils import read_grid
-from harem_pipeline.model import FIRST_HAREM, Collection, Document, Entity
+from harem_pipeline.model import FIRST_HAREM, SECOND_HAREM, Collection, Document, Entity, Span
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 from harem_pipeline.tools.simulate import FIRST_HAREM_GRID
@@ -97,7 +97,9 @@ from harem_pipeline.tools.simulate import FIRST_HAREM_GRID
 FORMATS = ("harem-json", "conll", "jsonl")
 DEFAULT_SCHEME = "lenient"
 
-_WORD = re.compile(r"\S+")
+_BLANK = re.compile(r"\s")
+# Blank characters made spaces before a text is cut at its blanks (others are rare).
+_USUAL_BLANKS = ("\n", "\t", "\r", "\xa0", "\x0b", "\x0c")
 _REFERENCE = re.compile(r"&#?\w+;")
 _VALUE = re.compile(r"[^\s<>\"'&|]+")
 _ANCHOR = 8
@@ -177,39 +179,63 @@ def format_label(entity_label: Label) -> str:
 class TextMap:
     """The non-blank characters of a text (``dense``) and where each stands in it.
 
-    Built from ``str.split`` (the words) and one cut of the text at its words
-    (the blank runs): a word's text offset is its dense offset plus the
-    blanks before it.  Both agree on what a blank is (``str.isspace``).
+    The text is cut at every blank character (``str.isspace``) into *parts*,
+    each a run of non-blank characters, empty between two blanks in a row:
+    part ``k`` starts at text offset ``dense offset + k`` (one blank before
+    each part but the first), so one list of the parts' dense offsets maps
+    both ways.  The usual blanks are made spaces by ``str.replace`` and the
+    text cut by ``str.split(" ")``; a text with another blank character
+    (checked: one is left among the non-blank characters) is cut by an
+    expression.
     """
 
-    __slots__ = ("text", "dense", "_dense_starts", "_text_starts")
+    __slots__ = ("text", "dense", "_starts", "_text_starts")
 
     def __init__(self, text: str) -> None:
-        words = text.split()
         self.text = text
-        self.dense = "".join(words)
-        # Where each word starts among the non-blank characters, and the total last.
-        self._dense_starts = list(accumulate(map(len, words), initial=0))
-        # The blanks before each word, then the trailing ones: the text cut at its words.
-        gaps = accumulate(map(len, _WORD.split(text)))
-        self._text_starts = list(map(add, self._dense_starts, gaps))[: len(words)]
+        parts = _blank_parts(text)
+        self.dense = "".join(parts)
+        if self.dense and self.dense.split() != [self.dense]:  # a blank left: cut them all
+            parts = _BLANK.split(text)
+            self.dense = "".join(parts)
+        # Where each part starts among the non-blank characters, and the total last.
+        self._starts = list(accumulate(map(len, parts), initial=0))
+        self._text_starts: list[int] | None = None  # each part's text offset, when asked
 
     def to_text(self, q: int) -> int:
         """The text offset of non-blank character ``q`` (``0 <= q < len(dense)``)."""
-        k = bisect.bisect_right(self._dense_starts, q) - 1
-        return self._text_starts[k] + q - self._dense_starts[k]
+        return q + bisect.bisect_right(self._starts, q) - 1
 
     def to_dense(self, offset: int) -> int:
         """How many non-blank characters come before text offset ``offset``."""
+        starts = self._starts
+        if self._text_starts is None:
+            self._text_starts = list(map(add, starts, range(len(starts) - 1)))
         k = bisect.bisect_right(self._text_starts, offset) - 1
         if k < 0:
             return 0
-        starts = self._dense_starts
-        return starts[k] + min(offset - self._text_starts[k], starts[k + 1] - starts[k])
+        return starts[k] + min(offset - starts[k] - k, starts[k + 1] - starts[k])
 
     def text_span(self, first: int, last: int) -> tuple[int, int]:
         """Text offsets of non-blank characters ``first`` to ``last`` (both included)."""
         return self.to_text(first), self.to_text(last) + 1
+
+    def chunk_spans(self, starts: list[int], chunks: list[Span]) -> list[tuple[int, int]]:
+        """``text_span`` of each chunk ``(lo, hi, _)`` of pieces whose non-blank offsets
+        are ``starts`` (piece ``k`` from ``starts[k]`` to ``starts[k + 1]``)."""
+        parts, find = self._starts, bisect.bisect_right
+        return [
+            (first + find(parts, first) - 1, last + find(parts, last))
+            for first, last in [(starts[lo], starts[hi] - 1) for lo, hi, _ in chunks]
+        ]
+
+
+def _blank_parts(text: str) -> list[str]:
+    """``text`` cut at each space, after its usual other blanks are made spaces."""
+    for blank in _USUAL_BLANKS:
+        if blank in text:
+            text = text.replace(blank, " ")
+    return text.split(" ")
 
 
 def _common_run(a: str, i: int, b: str, j: int) -> int:
@@ -375,11 +401,13 @@ def _label(raw: str, summary: ImportSummary, path: str | None, line: int, docid:
     try:
         label = parse_label(raw)
     except ValueError as exc:
-        raise InputError(
-            path, "a label usable as a HAREM category", str(exc), line=line, docid=docid
-        ) from None
+        raise _bad_label(exc, path, line, docid) from None
     _count_foreign(label, summary)
     return label
+
+
+def _bad_label(exc: ValueError, path: str | None, line: int, docid: str) -> InputError:
+    return InputError(path, "a label usable as a HAREM category", str(exc), line=line, docid=docid)
 
 
 def _count_foreign(label: Label, summary: ImportSummary) -> None:
@@ -394,33 +422,44 @@ def _foreign_categories(label: Label) -> tuple[str, ...]:
     return tuple(cat for cat in label.categories if cat not in known)
 
 
-def _keep(
-    doc: Document,
-    placed: list[Placed],
-    candidate: Placed,
-    boundaries: Sequence[int],
-    summary: ImportSummary,
-    describe: Callable[[], str],
-) -> None:
-    """Append ``candidate`` to ``placed`` unless it cannot be written.
+# Why a placed entity cannot be written: the reason counted, and the warning's words.
+_CROSSING = ("crossing a paragraph", "crosses a paragraph boundary")
+_OVERLAPPING = (
+    "overlapping once placed",
+    "overlaps the entity before it once placed on the collection's text",
+)
 
-    ``describe`` names the candidate in a warning; it is called only when one is given.
+
+def _keep(
+    text: str,
+    placed: list[Placed],
+    start: int,
+    end: int,
+    label: Label,
+    boundaries: Sequence[int],
+    refs: bool = True,
+) -> tuple[str, str] | None:
+    """Append the entity ``start:end`` to ``placed`` unless it cannot be written.
+
+    Returns why not (``_CROSSING``, ``_OVERLAPPING``), None when kept: the
+    caller names the entity in the warning only then.  ``refs``: whether the
+    text may hold a character reference (False: none to snap to).
     """
-    start, end = snap_to_references(doc.text, candidate.start, candidate.end)
-    k = bisect.bisect_right(boundaries, start)
-    if k < len(boundaries) and boundaries[k] < end:
-        summary.drop(
-            "crossing a paragraph", f"{doc.docid}: {describe()} crosses a paragraph boundary"
-        )
-        return
+    if refs:
+        start, end = snap_to_references(text, start, end)
+    if boundaries:
+        k = bisect.bisect_right(boundaries, start)
+        if k < len(boundaries) and boundaries[k] < end:
+            return _CROSSING
     if placed and start < placed[-1].end:
-        summary.drop(
-            "overlapping once placed",
-            f"{doc.docid}: {describe()} overlaps the entity before it once placed on the "
-            "collection's text",
-        )
-        return
-    placed.append(Placed(start, end, candidate.label))
+        return _OVERLAPPING
+    placed.append(Placed(start, end, label))
+    return None
+
+
+def _drop(summary: ImportSummary, why: tuple[str, str], docid: str, shown: str) -> None:
+    reason, words = why
+    summary.drop(reason, f"{docid}: {shown} {words}")
 
 
 def place_char_document(
@@ -468,7 +507,9 @@ def place_char_document(
         else:
             last = stop - 1
         start, end = target.text_span(first, last)
-        _keep(doc, placed, Placed(start, end, label), boundaries, summary, lambda s=shown: s)
+        why = _keep(doc.text, placed, start, end, label, boundaries)
+        if why is not None:
+            _drop(summary, why, doc.docid, shown)
     return placed
 
 
@@ -519,14 +560,21 @@ class _Cursor:
 
     def token_spans(
         self, tokens: list[str], line_of: Callable[[int], int], path: str | None
-    ) -> Callable[[int, int], tuple[int, int]]:
-        """Match the tokens; return ``(lo, hi) → text span`` of tokens ``lo..hi-1``."""
+    ) -> Callable[[list[Span]], list[tuple[int, int]]]:
+        """Match the tokens; return ``chunks → text spans``, a chunk ``(lo, hi, _)``
+        covering tokens ``lo..hi-1``.
+
+        When the tokens are the next non-blank characters of the text (the
+        usual file), a token's place is its offset among them and a chunk's
+        ends are mapped to text offsets alone; else each token is matched on
+        the text in turn (references read as characters).
+        """
         joined = "".join(tokens)
         dense_map = self.map
         if dense_map.dense.startswith(joined, self.q):
             starts = list(accumulate(map(len, tokens), initial=self.q))
             self.q = starts[-1]
-            return lambda lo, hi: dense_map.text_span(starts[lo], starts[hi] - 1)
+            return lambda chunks: dense_map.chunk_spans(starts, chunks)
         text = self.doc.text
         pos = dense_map.to_text(self.q) if not self.exhausted else len(text)
         spans: list[tuple[int, int]] = []
@@ -543,7 +591,7 @@ class _Cursor:
             spans.append(where)
             pos = where[1]
         self.q = dense_map.to_dense(pos)
-        return lambda lo, hi: (spans[lo][0], spans[hi - 1][1])
+        return lambda chunks: [(spans[lo][0], spans[hi - 1][1]) for lo, hi, _ in chunks]
 
 
 def _there(text: str, pos: int) -> str:
@@ -579,28 +627,31 @@ class _ConllPlacer:
             self._add(columns.tokens, columns.tags, columns.line_of)
 
     def _add(self, tokens: list[str], tags: list[str], line_of: Callable[[int], int]) -> None:
-        span_of = self.cursor.token_spans(tokens, line_of, self.path)
+        locate = self.cursor.token_spans(tokens, line_of, self.path)
         try:
-            spans, repairs = _tag_decoder(self.scheme, self.path)(tags, line=0)
+            chunks, repairs = _tag_decoder(self.scheme, self.path)(tags, line=0)
         except InputError as exc:
             line = None if exc.line is None else line_of(exc.line)
             raise InputError(exc.path, exc.expected, exc.found, line=line) from None
         self.summary.repairs += repairs
-        text = self.doc.text
-        for lo, hi, labels in spans:
+        if not chunks:
+            return
+        doc, summary, placed, boundaries = self.doc, self.summary, self.placed, self.boundaries
+        text = doc.text
+        refs = "&" in text
+        foreign_labels = summary.foreign_labels
+        for (lo, _hi, labels), (start, end) in zip(chunks, locate(chunks), strict=True):
             (raw,) = labels
-            label = _conll_label(raw, self.summary, self.path, lo, line_of, self.doc.docid)
-            start, end = span_of(lo, hi)
-            _keep(
-                self.doc,
-                self.placed,
-                Placed(start, end, label),
-                self.boundaries,
-                self.summary,
-                lambda raw=raw, start=start, end=end, lo=lo: (
-                    f"{raw} {text[start:end]!r} (line {line_of(lo)})"
-                ),
-            )
+            try:
+                label, foreign = _parsed_label(raw)
+            except ValueError as exc:
+                raise _bad_label(exc, self.path, line_of(lo), doc.docid) from None
+            for category in foreign:
+                foreign_labels[category] += 1
+            why = _keep(text, placed, start, end, label, boundaries, refs)
+            if why is not None:
+                shown = f"{raw} {text[start:end]!r} (line {line_of(lo)})"
+                _drop(summary, why, doc.docid, shown)
 
 
 @lru_cache(maxsize=8)
@@ -609,21 +660,11 @@ def _tag_decoder(scheme: str, path: str | None) -> TagDecoder:
     return TagDecoder(scheme, path)
 
 
-def _conll_label(
-    raw: str,
-    summary: ImportSummary,
-    path: str | None,
-    index: int,
-    line_of: Callable[[int], int],
-    docid: str,
-) -> Label:
-    """``_label`` of token ``index``'s tag; its line is worked out only for an error."""
-    try:
-        label = parse_label(raw)
-    except ValueError:
-        return _label(raw, summary, path, line_of(index), docid)
-    _count_foreign(label, summary)
-    return label
+@lru_cache(maxsize=4096)
+def _parsed_label(raw: str) -> tuple[Label, tuple[str, ...]]:
+    """``parse_label`` of a tag's type and its foreign categories, once per type."""
+    label = parse_label(raw)
+    return label, _foreign_categories(label)
 
 
 # ---------------------------------------------------------------------------
@@ -847,6 +888,7 @@ _SKIPPABLE = re.compile(
     r"|<(/?)([^\s<>/=\"'!?]+)(?:[^<>\"'\n]|\"[^\"<\n]*\"|'[^'<\n]*')*>",
     re.DOTALL,
 )
+_ALT_WHOLE = re.compile(r"<ALT\s*>.*?</ALT\s*>", re.DOTALL)  # as _SKIPPABLE has them
 _DOC_END = re.compile(r"</DOC\s*>")
 _DOC_START = re.compile(r"<DOC[\s>]")
 _START_TAG = re.compile(r"<([A-Za-z_][\w.-]*)(?:\s[^<>]*)?>")
@@ -861,8 +903,21 @@ _ENTITY_TAG = re.compile(
 
 
 def _skip_entity_tags(chunk: str) -> str:
-    if "<ALT" not in chunk and "<!--" not in chunk and "<?" not in chunk:
-        return _ENTITY_TAG.sub("", chunk)
+    """``chunk`` without its entity tags, ALT blocks kept whole (``_SKIPPABLE``).
+
+    Without comments or processing instructions, the text between ALT
+    blocks is skipped by ``_ENTITY_TAG`` (no tag holds a ``<``, so none
+    reaches into a block): the same text, without a call per tag.
+    """
+    if "<!--" not in chunk and "<?" not in chunk:
+        if "<ALT" not in chunk:
+            return _ENTITY_TAG.sub("", chunk)
+        pieces, pos = [], 0
+        for block in _ALT_WHOLE.finditer(chunk):
+            pieces += [_ENTITY_TAG.sub("", chunk[pos : block.start()]), block.group()]
+            pos = block.end()
+        pieces.append(_ENTITY_TAG.sub("", chunk[pos:]))
+        return "".join(pieces)
 
     def keep(match: re.Match[str]) -> str:
         name = match.group(2)
@@ -899,10 +954,12 @@ def iter_collection_documents(
 ) -> tuple[Collection, Iterator[Document]]:
     """The collection's description (no documents) and its documents, read one at a time.
 
-    The documents carry the running text, paragraphs and ALT blocks of the
-    collection (so ``text`` equals ``read_collection``'s); their plain and
-    omitted entities are not read, which is what makes this fast.  Memory
-    holds a 1 MiB chunk of the file and one document.
+    The documents carry the running text and paragraphs of the collection
+    (so ``text`` equals ``read_collection``'s), which is all a run takes
+    from it; their plain and omitted entities are not read, nor the ALT
+    blocks that are only text and entities (taken as their first
+    alternative's text), which is what makes this fast.  Memory holds a
+    1 MiB chunk of the file and one document.
     """
     name = str(path)
     handle = open_collection_text(path)
@@ -930,7 +987,8 @@ def iter_collection_documents(
     info = replace(first, documents=(), version=None, path=name)
     rest = buffer[end.end() :]
     line = 1 + buffer.count("\n", 0, end.end())
-    return info, _documents(handle, first.documents, rest, line, name, encoding)
+    documents = _documents(handle, first.documents, rest, line, name, encoding, info.format)
+    return info, documents
 
 
 def _documents(
@@ -940,6 +998,7 @@ def _documents(
     line: int,
     path: str,
     encoding: str,
+    fmt: str,
 ) -> Iterator[Document]:
     with handle:
         yield from first
@@ -954,7 +1013,7 @@ def _documents(
                 pos = 0
                 continue
             piece = buffer[pos : end.end()]
-            yield from _chunk_documents(piece, path, encoding, line)
+            yield from _chunk_documents(piece, path, encoding, line, fmt)
             line += piece.count("\n")
             pos = end.end()
 
@@ -969,28 +1028,88 @@ _PLAIN_FIRST = re.compile(
 )
 
 
-def _chunk_documents(piece: str, path: str, encoding: str, line: int) -> Iterator[Document]:
-    """The document of one ``...</DOC>`` piece of the collection file."""
+def _chunk_documents(
+    piece: str, path: str, encoding: str, line: int, fmt: str = ""
+) -> Iterator[Document]:
+    """The document of one ``...</DOC>`` piece of the collection file (``fmt``: the
+    collection's format, which tells which ALT blocks ``_first_alternatives`` may read)."""
     skipped = _skip_entity_tags(piece)
+    flat = _first_alternatives(skipped, fmt) if "<ALT" in skipped else skipped
+    document = None if flat is None else _plain_document(flat, line)
+    if document is not None:
+        yield document
+        return
+    for doc in _parse_skipped(skipped, path, encoding, line).documents:
+        yield replace(doc, line=doc.line + line - 1)
+
+
+def _plain_document(skipped: str, line: int) -> Document | None:
+    """The document of a piece whose content, entity tags skipped, is plain text; else None."""
     plain = _PLAIN_SECOND.fullmatch(skipped)
     if plain is not None and (plain.group(2) or plain.group(3)):
         docid = plain.group(2) if plain.group(2) is not None else plain.group(3)
         at = line + plain.group(1).count("\n")
-        yield Document(docid=docid, text=plain.group(4), line=at)
-        return
+        return Document(docid=docid, text=plain.group(4), line=at)
     plain = _PLAIN_FIRST.fullmatch(skipped)
     if plain is not None and plain.group(2).strip():
         genre, variant = plain.group(3), plain.group(4)
-        yield Document(
+        return Document(
             docid=plain.group(2).strip(),
             text=plain.group(5),
             variant=variant.strip() if variant is not None else None,
             genre=genre.strip() if genre is not None else None,
             line=line + plain.group(1).count("\n"),
         )
-        return
-    for doc in _parse_skipped(skipped, path, encoding, line).documents:
-        yield replace(doc, line=doc.line + line - 1)
+    return None
+
+
+# An ALT block the collection reader reads without a doubt: text and entities
+# (no MORF, no "|" in their text, tags as the reader's own expression has
+# them) -- its first alternative is its text up to the first "|".  Entities
+# are EM in a Second HAREM file, any other name in a First HAREM one.
+_ATTRIBUTES = r"""(?:\s+[^\s=<>"']+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*\s*"""
+_ALT_ENTITY_PATTERNS = {
+    SECOND_HAREM: rf"<EM{_ATTRIBUTES}>(?P<text>[^<]*+)</EM\s*>",
+    FIRST_HAREM: rf"<(?P<name>(?!(?:ALT|OMITIDO|P)[\s>])[^\s<>/=\"']+){_ATTRIBUTES}>"
+    r"(?P<text>[^<]*+)</(?P=name)\s*>",
+}
+_ALT_ENTITY = {fmt: re.compile(entity) for fmt, entity in _ALT_ENTITY_PATTERNS.items()}
+_SIMPLE_ALT = {
+    fmt: re.compile(rf"<ALT\s*>((?:[^<]++|{entity})*+)</ALT\s*>")
+    for fmt, entity in _ALT_ENTITY_PATTERNS.items()
+}
+
+
+def _first_alternatives(skipped: str, fmt: str) -> str | None:
+    """A piece whose entity tags are skipped, each simple ALT block (``_SIMPLE_ALT``)
+    of its document's content written as its first alternative's text.
+
+    None when there is no such reading (an unknown format, a document
+    without ``<DOC``...``</DOC`` or ``<TEXTO>``...``</TEXTO>``).  A block
+    that is not simple is left as it is, and so is any other markup: the
+    piece is plain text only when every tag left was such a block.
+    """
+    block = _SIMPLE_ALT.get(fmt)
+    if fmt == FIRST_HAREM:
+        start = skipped.find("<TEXTO>")
+        end = skipped.find("</TEXTO>", start)
+    else:
+        start, end = skipped.find("<DOC"), skipped.rfind("</DOC")
+    if block is None or start < 0 or end < 0:
+        return None
+    entity = _ALT_ENTITY[fmt]
+
+    def first(match: re.Match[str]) -> str:
+        content = match.group(1)
+        if "MORF" in content:
+            return match.group(0)
+        texts = [found.group("text") for found in entity.finditer(content)]
+        if any("|" in text for text in texts):
+            return match.group(0)
+        alternatives = entity.sub(r"\g<text>", content).split("|")
+        return alternatives[0] if len(alternatives) > 1 else match.group(0)
+
+    return skipped[:start] + block.sub(first, skipped[start:end]) + skipped[end:]
 
 
 # ---------------------------------------------------------------------------
@@ -1054,28 +1173,31 @@ def _label_tags(label: Label, fmt: str) -> tuple[str, str]:
     return f"{rendered}>", f"</{name}>"
 
 
-def _entity_tags(doc: Document, number: int, placed: Placed, fmt: str) -> tuple[str, str]:
-    opening, closing = _label_tags(placed.label, fmt)
+def _entity_tags(doc: Document, placed: list[Placed], fmt: str) -> list[tuple[str, str]]:
+    """The start and end tags of each placed entity of a document (IDs ``<DOCID>-<n>``)."""
+    tags = [_label_tags(label, fmt) for _start, _end, label in placed]
     if fmt == FIRST_HAREM:
-        return opening, closing
-    return f"<EM ID={_quote(f'{doc.docid}-{number}')}{opening}", closing
+        return tags
+    quote = _quote(doc.docid)[0]  # an ID is quoted as its DOCID is
+    head = f"<EM ID={quote}{doc.docid}-"
+    return [(f"{head}{n}{quote}{rest}", closing) for n, (rest, closing) in enumerate(tags, 1)]
 
 
 def render_content(imported: ImportedDocument, fmt: str) -> str:
     """A run document's content, exactly as ``format_collection`` writes ``run_document``."""
     doc, placed = imported
     text = doc.text
+    tags = _entity_tags(doc, placed, fmt)
     out: list[str] = []
     if not doc.paragraphs:
         pos = 0
-        for number, entity in enumerate(placed, 1):
-            opening, closing = _entity_tags(doc, number, entity, fmt)
-            out += [text[pos : entity.start], opening, text[entity.start : entity.end], closing]
-            pos = entity.end
+        for (start, end, _label), (opening, closing) in zip(placed, tags, strict=True):
+            out += [text[pos:start], opening, text[start:end], closing]
+            pos = end
         out.append(text[pos:])
         return "".join(out)
     containers = sorted(doc.paragraphs, key=lambda c: (c[0], -c[1]))
-    starts = {e.start: (n, e) for n, e in enumerate(placed, 1)}
+    starts = {e.start: (e, tag) for e, tag in zip(placed, tags, strict=True)}
     offsets = sorted({0, len(text)} | {x for c in containers for x in c} | set(starts))
     stack: list[int] = []
     pos = 0
@@ -1094,8 +1216,7 @@ def render_content(imported: ImportedDocument, fmt: str) -> str:
                 out.append("<P>")
                 stack.append(e)
         if offset in starts:
-            number, entity = starts[offset]
-            opening, closing = _entity_tags(doc, number, entity, fmt)
+            entity, (opening, closing) = starts[offset]
             out += [opening, text[entity.start : entity.end], closing]
             pos = entity.end
     return "".join(out)
