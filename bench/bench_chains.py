@@ -25,8 +25,12 @@ median of ``--repeat`` runs, with its peak resident memory
   ida2mor`` (after align, avalida and veus, which are not timed);
 * ``line``: the one-line document.
 
+* ``records``: each record stage alone, records read per second (``--record-stages``
+  picks some: avalida, veus, altida, ida2id, ida2id-bootstrap, vizir, altmor, ida2mor).
+
 Usage: ``python bench/bench_chains.py [--sizes 1,10,50] [--stages align,chain,morph,line]
-[--repeat 3] [--line-mb 50] [--no-oracle] [--seed 2010]``.  Not part of the test suite.
+[--record-stages avalida,veus,...] [--repeat 3] [--line-mb 50] [--no-oracle] [--seed 2010]``.
+Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -191,33 +195,65 @@ def count_records(path: Path) -> int:
         return sum(1 for raw in handle if b" ---> " in raw and not raw.startswith(b"<VERIF"))
 
 
+RECORD_STAGES = (
+    "avalida",
+    "veus",
+    "altida",
+    "ida2id",
+    "ida2id-bootstrap",
+    "vizir",
+    "altmor",
+    "ida2mor",
+)
+"""Stages ``--record-stages`` may name; ``ida2id-bootstrap`` is ida2id with its default
+1,000 resamples (the others run it with ``--bootstrap 0``)."""
+DEFAULT_RECORD_STAGES = "avalida,veus,altida,ida2id,vizir,altmor,ida2mor"
+
+
 def record_stages(second: Path, first: Path, size: int, args: argparse.Namespace) -> None:
     """Each record stage alone (one process, median of ``--repeat``), in records read per second.
 
     Second HAREM xN: avalida, veus, altida, ida2id (``--bootstrap 0``: the
-    parsing, not the resampling); First HAREM xN: vizir, altmor, ida2mor.
+    parsing, not the resampling; ``ida2id-bootstrap`` with the default 1,000
+    resamples); First HAREM xN: vizir, altmor, ida2mor.  ``--record-stages``
+    picks some of them; the inputs a picked stage reads are made by the stages
+    before it (untimed when not picked).
     """
+    wanted = [s for s in args.record_stages.split(",") if s]
+    unknown = sorted(set(wanted) - set(RECORD_STAGES))
+    if unknown:
+        raise SystemExit(f"unknown record stages: {', '.join(unknown)}")
     timed([*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"], second)
-    if not first.exists():
-        make_inputs("first", first, size, args.seed)
-    timed([*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"], first)
-    timed([*HAREM, "avalida", "r.alinhado", "-o", "r.avalida"], first)
-    timed([*HAREM, "veus", "--style", "harem", "r.avalida", "-o", "r.vizir"], first)
+    morph = {"vizir", "altmor", "ida2mor"} & set(wanted)
+    if morph:
+        if not first.exists():
+            make_inputs("first", first, size, args.seed)
+        timed([*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"], first)
+        timed([*HAREM, "avalida", "r.alinhado", "-o", "r.avalida"], first)
+        timed([*HAREM, "veus", "--style", "harem", "r.avalida", "-o", "r.vizir"], first)
     steps = [
-        (second, "avalida", "r.alinhado", ["-o", "r.avalida"]),
-        (second, "veus", "r.avalida", ["--style", "harem", "-o", "r.veu"]),
-        (second, "altida", "r.veu", ["-o", "r.alts"]),
-        (second, "ida2id", "r.alts", ["--bootstrap", "0", "-o", "r.ida"]),
-        (first, "vizir", "r.vizir", ["-abs", "-o", "r.vz"]),
-        (first, "altmor", "r.vz", ["-o", "r.altmor"]),
-        (first, "ida2mor", "r.altmor", ["-abs", "--bootstrap", "0", "-o", "r.mor"]),
+        ("avalida", second, "avalida", "r.alinhado", ["-o", "r.avalida"]),
+        ("veus", second, "veus", "r.avalida", ["--style", "harem", "-o", "r.veu"]),
+        ("altida", second, "altida", "r.veu", ["-o", "r.alts"]),
+        ("ida2id", second, "ida2id", "r.alts", ["--bootstrap", "0", "-o", "r.ida"]),
+        ("ida2id-bootstrap", second, "ida2id", "r.alts", ["-o", "r.ida"]),
+        ("vizir", first, "vizir", "r.vizir", ["-abs", "-o", "r.vz"]),
+        ("altmor", first, "altmor", "r.vz", ["-o", "r.altmor"]),
+        ("ida2mor", first, "ida2mor", "r.altmor", ["-abs", "--bootstrap", "0", "-o", "r.mor"]),
     ]
-    for folder, stage, source, rest in steps:
+    last = max((i for i, step in enumerate(steps) if step[0] in wanted), default=-1)
+    for name, folder, stage, source, rest in steps[: last + 1]:
+        if folder is first and not morph:
+            continue
         command = [*HAREM, stage, source, *rest]
+        if name not in wanted:
+            if stage != "ida2id":
+                timed(command, folder)  # an input of a later stage
+            continue
         elapsed, rss = median_of(args.repeat, lambda f=folder, c=command: timed(c, f))
         records = count_records(folder / source)
         print(
-            f"{stage:<8} x{size:<3} {records:>9,} records {elapsed:7.2f} s "
+            f"{name:<8} x{size:<3} {records:>9,} records {elapsed:7.2f} s "
             f"{records / elapsed:>10,.0f} records/s {rss / 1024:5.0f} MiB",
             flush=True,
         )
@@ -230,6 +266,12 @@ def main() -> None:
         "--stages",
         default="align,chain,morph,line",
         help="align, chain, morph, line, records (each record stage alone, records/s)",
+    )
+    parser.add_argument(
+        "--record-stages",
+        default=DEFAULT_RECORD_STAGES,
+        help=f"with --stages records, which of {', '.join(RECORD_STAGES)} "
+        f"(default {DEFAULT_RECORD_STAGES})",
     )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--line-mb", type=int, default=50)
