@@ -33,11 +33,13 @@ median of ``--repeat`` runs, with its peak resident memory
   end to end in records per second.
 
 The package is byte-compiled first (as an installation is), so no timed
-process compiles its sources.
+process compiles its sources.  ``--record-stages`` picks some record stages: avalida,
+veus, altida, ida2id, ida2id-bootstrap, vizir, altmor, ida2mor, ida2mor-bootstrap.
 
 Usage: ``python bench/bench_chains.py [--sizes 1,10,50]
-[--stages align,chain,morph,line,records,morphbig] [--repeat 3] [--line-mb 50]
-[--morph-records 500000] [--no-oracle] [--seed 2010]``.  Not part of the test suite.
+[--stages align,chain,morph,line,records,morphbig] [--record-stages avalida,veus,...]
+[--repeat 3] [--line-mb 50] [--morph-records 500000] [--no-oracle] [--seed 2010]``.
+Not part of the test suite.
 """
 
 from __future__ import annotations
@@ -234,36 +236,69 @@ def count_records(path: Path) -> int:
         return sum(1 for raw in handle if b" ---> " in raw and not raw.startswith(b"<VERIF"))
 
 
+RECORD_STAGES = (
+    "avalida",
+    "veus",
+    "altida",
+    "ida2id",
+    "ida2id-bootstrap",
+    "vizir",
+    "altmor",
+    "ida2mor",
+    "ida2mor-bootstrap",
+)
+"""Stages ``--record-stages`` may name; ``ida2id-bootstrap`` and ``ida2mor-bootstrap`` are
+ida2id and ida2mor with their default 1,000 resamples (the others run with ``--bootstrap 0``)."""
+DEFAULT_RECORD_STAGES = "avalida,veus,altida,ida2id,vizir,altmor,ida2mor,ida2mor-bootstrap"
+
+
 def record_stages(second: Path, first: Path, size: int, args: argparse.Namespace) -> None:
     """Each record stage alone (one process, median of ``--repeat``), in records read per second.
 
     Second HAREM xN: avalida, veus, altida, ida2id (``--bootstrap 0``: the
-    parsing, not the resampling); First HAREM xN: vizir, altmor, ida2mor.
+    parsing, not the resampling; ``ida2id-bootstrap`` with the default 1,000
+    resamples); First HAREM xN: vizir, altmor, ida2mor.  ``--record-stages``
+    picks some of them; the inputs a picked stage reads are made by the stages
+    before it (untimed when not picked).
     """
+    wanted = [s for s in args.record_stages.split(",") if s]
+    unknown = sorted(set(wanted) - set(RECORD_STAGES))
+    if unknown:
+        raise SystemExit(f"unknown record stages: {', '.join(unknown)}")
     timed([*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"], second)
-    if not first.exists():
-        make_inputs("first", first, size, args.seed)
-    timed([*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"], first)
-    timed([*HAREM, "avalida", "r.alinhado", "-o", "r.avalida"], first)
-    timed([*HAREM, "veus", "--style", "harem", "r.avalida", "-o", "r.vizir"], first)
+    morph = {"vizir", "altmor", "ida2mor", "ida2mor-bootstrap"} & set(wanted)
+    if morph:
+        if not first.exists():
+            make_inputs("first", first, size, args.seed)
+        timed([*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"], first)
+        timed([*HAREM, "avalida", "r.alinhado", "-o", "r.avalida"], first)
+        timed([*HAREM, "veus", "--style", "harem", "r.avalida", "-o", "r.vizir"], first)
     steps = [
-        (second, "avalida", "r.alinhado", ["-o", "r.avalida"]),
-        (second, "veus", "r.avalida", ["--style", "harem", "-o", "r.veu"]),
-        (second, "altida", "r.veu", ["-o", "r.alts"]),
-        (second, "ida2id", "r.alts", ["--bootstrap", "0", "-o", "r.ida"]),
-        (first, "vizir", "r.vizir", ["-abs", "-o", "r.vz"]),
-        (first, "altmor", "r.vz", ["-o", "r.altmor"]),
-        (first, "ida2mor", "r.altmor", ["-abs", "--bootstrap", "0", "-o", "r.mor"]),
-        (first, "ida2mor", "r.altmor", ["-abs", "-o", "r.mor"]),  # 1,000 resamples
+        ("avalida", second, "avalida", "r.alinhado", ["-o", "r.avalida"]),
+        ("veus", second, "veus", "r.avalida", ["--style", "harem", "-o", "r.veu"]),
+        ("altida", second, "altida", "r.veu", ["-o", "r.alts"]),
+        ("ida2id", second, "ida2id", "r.alts", ["--bootstrap", "0", "-o", "r.ida"]),
+        ("ida2id-bootstrap", second, "ida2id", "r.alts", ["-o", "r.ida"]),
+        ("vizir", first, "vizir", "r.vizir", ["-abs", "-o", "r.vz"]),
+        ("altmor", first, "altmor", "r.vz", ["-o", "r.altmor"]),
+        ("ida2mor", first, "ida2mor", "r.altmor", ["-abs", "--bootstrap", "0", "-o", "r.mor"]),
+        ("ida2mor-bootstrap", first, "ida2mor", "r.altmor", ["-abs", "-o", "r.mor"]),
     ]
-    for folder, stage, source, rest in steps:
+    last = max((i for i, step in enumerate(steps) if step[0] in wanted), default=-1)
+    for name, folder, stage, source, rest in steps[: last + 1]:
+        if folder is first and not morph:
+            continue
         command = [*HAREM, stage, source, *rest]
-        elapsed, rss = median_of(args.repeat, lambda f=folder, c=command: timed(c, f))
+        if name not in wanted:
+            if stage != "ida2id":
+                timed(command, folder)  # an input of a later stage
+            continue
+        elapsed, rss, cpu = median_cpu(args.repeat, lambda f=folder, c=command: timed_cpu(c, f))
         records = count_records(folder / source)
-        label = stage if "--bootstrap" in rest or stage != "ida2mor" else "ida2mor/b"
         print(
-            f"{label:<9} x{size:<3} {records:>9,} records {elapsed:7.2f} s "
-            f"{records / elapsed:>10,.0f} records/s {rss / 1024:5.0f} MiB",
+            f"{name:<17} x{size:<3} {records:>9,} records {elapsed:7.2f} s "
+            f"{records / elapsed:>10,.0f} records/s (CPU {cpu:6.2f} s "
+            f"{records / cpu:>10,.0f} records/s) {rss / 1024:5.0f} MiB",
             flush=True,
         )
 
@@ -357,6 +392,12 @@ def main() -> None:
         type=int,
         default=500_000,
         help="records of the morphbig Véus file (default 500000)",
+    )
+    parser.add_argument(
+        "--record-stages",
+        default=DEFAULT_RECORD_STAGES,
+        help=f"with --stages records, which of {', '.join(RECORD_STAGES)} "
+        f"(default {DEFAULT_RECORD_STAGES})",
     )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--line-mb", type=int, default=50)

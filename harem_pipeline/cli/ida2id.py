@@ -10,7 +10,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline.naming import subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
-from harem_pipeline.pipeline.reporting import run_ida2id
+from harem_pipeline.pipeline.reporting_ida2id import run_ida2id
 from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.stages.veus import STYLES
 

@@ -36,6 +36,7 @@ semantic item belongs to Emir and of a morphological one to
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -46,7 +47,7 @@ from typing import IO
 from harem_pipeline.errors import InputError
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.numbers import java_double
-from harem_pipeline.text.progress import progress
+from harem_pipeline.text.progress import progress, progress_counter
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 # ---------------------------------------------------------------------------
@@ -836,8 +837,301 @@ def write_lines(
         write_to(handle, lines, marker)
 
 
+def write_texts(
+    path: str | os.PathLike[str], texts: Iterable[str], encoding: str = "utf-8"
+) -> None:
+    """Write ``texts`` (whole lines with their ends, e.g. a chunk each) atomically."""
+    with atomic_write(path, "w", encoding=encoding, newline="") as handle:
+        for text in texts:
+            handle.write(text)
+
+
 def write_to(handle: IO[str], lines: Iterable[Line], marker: str | None = None) -> None:
     """Write ``lines`` to an open text handle (opened with ``newline=""``)."""
     for item in lines:
         handle.write(format_line(item, marker))
         handle.write(item.eol)
+
+
+# ---------------------------------------------------------------------------
+# The fast path: raw line texts a chunk at a time, and records scanned in place
+#
+# Most records of a file pass through a stage unchanged or with their
+# evaluation list appended, so the stages that stream whole files
+# (AvalIDa, Véus, AltinaID, Ida2ID) read lines as text, a chunk at a time,
+# and look at a record through :func:`scan_record` instead of building its
+# ``Tag`` and ``Record`` objects.  ``scan_record`` accepts only a record
+# written exactly as :func:`format_line` writes it (single spaces, no text
+# holding ``<``, an identification evaluation list), which is what makes
+# "the same bytes as the general path" easy to keep: anything else gives
+# None and the stage hands that line to :func:`parse_line` and its general
+# code, errors included.
+
+CHUNK_BYTES = 1 << 20
+"""Bytes read at a time by :func:`iter_line_chunks` (cut at the last line end)."""
+
+_CHUNK_ENCODINGS = frozenset({"utf-8", "iso8859-1", "ascii", "cp1252"})
+"""Encodings whose text of a chunk cut at ``\\n`` bytes is the text of its lines."""
+
+
+@dataclass(frozen=True, slots=True)
+class LineChunk:
+    """Consecutive lines of a file: ``bodies[i]`` is line ``first + i`` without its end.
+
+    ``eols[i]`` is its line end as read (``"\\n"``, ``"\\r\\n"``, or ``""`` for
+    a last line with none).
+    """
+
+    first: int
+    bodies: list[str]
+    eols: list[str]
+
+
+def iter_line_chunks(path: str | os.PathLike[str]) -> tuple[str, Iterator[LineChunk]]:
+    """Stream a file (``.gz`` allowed) as chunks of lines; its encoding first.
+
+    The same lines, line ends, encoding and errors as :func:`iter_lines`
+    (a byte the encoding cannot decode is reported with its line), read
+    about :data:`CHUNK_BYTES` at a time, so memory stays flat.
+    """
+    encoding = detect_file_encoding(path)
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+    return encoding, _iter_chunks(path, encoding)
+
+
+def _iter_chunks(path: str | os.PathLike[str], encoding: str) -> Iterator[LineChunk]:
+    name = str(path)
+    whole_chunks = codecs.lookup(encoding).name in _CHUNK_ENCODINGS
+    bar = progress_counter(Path(path).name, "line")
+    number = 1
+    rest = b""
+    with open_binary(path) as handle:
+        while True:
+            data = handle.read(CHUNK_BYTES)
+            if not data:
+                block, rest = rest, b""
+            else:
+                data = rest + data
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = data
+                    continue
+                block, rest = data[:cut], data[cut:]
+            if not block:
+                break
+            chunk = _chunk_of(block, number, name, encoding, whole_chunks)
+            number += len(chunk.bodies)
+            bar.update(len(chunk.bodies))
+            yield chunk
+    bar.close()
+
+
+def _chunk_of(block: bytes, first: int, name: str, encoding: str, whole: bool) -> LineChunk:
+    text: str | None = None
+    if whole:
+        try:
+            text = block.decode(encoding)
+        except UnicodeDecodeError:
+            text = None
+    if text is None:  # decode line by line: the error names its line, as _iter_file does
+        lines: list[str] = []
+        for offset, raw in enumerate(block.split(b"\n")):
+            number = first + offset
+            try:
+                lines.append(raw.decode(encoding))
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    name,
+                    f"text in {encoding}",
+                    f"undecodable byte {raw[exc.start]:#04x}",
+                    line=number,
+                ) from None
+        text = "\n".join(lines)
+    if first == 1:
+        text = text.removeprefix("\ufeff")
+    bodies = text.split("\n")
+    if bodies[-1]:
+        eols = ["\n"] * (len(bodies) - 1) + [""]
+    else:
+        bodies.pop()
+        eols = ["\n"] * len(bodies)
+    if "\r" in text:
+        for index, body in enumerate(bodies):
+            if body.endswith("\r") and eols[index]:
+                bodies[index] = body[:-1]
+                eols[index] = "\r\n"
+    return LineChunk(first, bodies, eols)
+
+
+_CANONICAL_NAME = r"([A-Za-z0-9_|-]++)"
+_CANONICAL_ATTRIBUTES = r'((?: [A-Za-z0-9_-]++="[^"]*+")*+)'
+_CANONICAL_TAG = re.compile(f"<{_CANONICAL_NAME}{_CANONICAL_ATTRIBUTES}>([^<]*+)</\\1>")
+"""A tag as :func:`format_tag` writes it, with plain ASCII names and keys and a text free
+of ``<``: what it matches, ``_TAG_RE`` matches the same way (ASCII classes and
+possessive repeats only make it faster; they accept a subset)."""
+_match_canonical = _CANONICAL_TAG.match
+
+RawTag = tuple[str, str, str]
+"""A scanned tag: name, attributes exactly as written (`` K="v"…``), text."""
+
+
+ScannedRecord = tuple[
+    RawTag, tuple[RawTag, ...] | None, int, str, tuple[Evaluation, ...] | None, str
+]
+"""A record line read in place by :func:`scan_record`: ``(gold, system, list_end, marker,
+items, suffix)``.
+
+``system`` None is ``[null]``; ``list_end`` is where the system list ends in
+the line; ``marker`` is ``""`` when the record has no evaluation (then
+``items`` is None and ``suffix`` empty), else ``:`` or ``::``, and ``items``
+the evaluation items, one per system entity (one for ``[null]``), all
+identification kinds.  A plain tuple: one is built per record.
+"""
+
+_USUAL_RECORD = re.compile(
+    f"<(?!OMITIDO>|VERIFICACAO_MANUAL>){_CANONICAL_NAME}{_CANONICAL_ATTRIBUTES}>([^<]*+)</\\1>"
+    + re.escape(ARROW)
+    + f"(?:\\[null\\]|\\[<{_CANONICAL_NAME}{_CANONICAL_ATTRIBUTES}>([^<]*+)</\\4>\\])"
+    + r"(?:(::?)\[([^\[\]{}]*+)\](.*))?\Z",
+    re.DOTALL,
+)
+"""A canonical record whose list is ``[null]`` or one tag, with its evaluation list if any:
+the usual case, read by one match (groups: gold, system tag, marker, items, suffix)."""
+_match_usual = _USUAL_RECORD.match
+
+_RECORD_SKIPS = (_MANUAL_OPEN, _OMITTED_OPEN)
+_KNOWN_ITEMS: dict[str, Evaluation] = {
+    text: item for text, item in _SIMPLE_EVALUATIONS.items() if text == item.kind
+}
+"""Identification items met so far, by their text (a few dozen weights in practice)."""
+_KNOWN_ITEMS_LIMIT = 4096
+
+
+def scan_record(body: str) -> ScannedRecord | None:
+    """A record line written as :func:`format_line` writes it, read without parsing tags.
+
+    None for anything else — another kind of line, other spacing, a tag text
+    holding ``<``, an empty list ``[]``, an evaluation list that is not one
+    identification item per system entity — which the general
+    :func:`parse_line` then reads (or reports).  When not None, what it says
+    is what :func:`parse_line` reads from the same line.
+    """
+    match = _match_usual(body)
+    if match is not None:
+        name, attrs, text, system_name, system_attrs, system_text, marker, inner, suffix = (
+            match.groups()
+        )
+        gold = (name, attrs, text)
+        system = None if system_name is None else ((system_name, system_attrs, system_text),)
+        if marker is None:
+            return gold, system, len(body), "", None, ""
+        if not inner:
+            return None
+        known = _KNOWN_ITEMS.get
+        item = known(inner)
+        if item is None:
+            if ", " in inner:
+                return None
+            item = _identification_item(inner)
+            if item is None:
+                return None
+        return gold, system, match.start(7), marker, (item,), suffix
+    if body.startswith(_RECORD_SKIPS):
+        return None
+    scanned = _scan_tags(body)
+    if scanned is None:
+        return None
+    gold, system, pos = scanned
+    wanted = len(system)
+    if pos == len(body):
+        return gold, system, pos, "", None, ""
+    if body.startswith("::[", pos):
+        marker = MARKER_SECOND_HAREM
+    elif body.startswith(":[", pos):
+        marker = MARKER_FIRST_HAREM
+    else:
+        return None
+    start = pos + len(marker) + 1
+    close = body.find("]", start)
+    if close < 0:
+        return None
+    inner = body[start:close]
+    if not inner or "[" in inner or "{" in inner or "}" in inner:
+        return None
+    texts = inner.split(", ")
+    if len(texts) != wanted:
+        return None
+    known = _KNOWN_ITEMS.get
+    items = []
+    for text in texts:
+        item = known(text) or _identification_item(text)
+        if item is None:
+            return None
+        items.append(item)
+    return gold, system, pos, marker, tuple(items), body[close + 1 :]
+
+
+def _scan_tags(body: str) -> tuple[RawTag, tuple[RawTag, ...], int] | None:
+    """The gold tag, a list of system tags and where it ends (:func:`scan_record`)."""
+    match = _match_canonical(body)
+    if match is None:
+        return None
+    pos = match.end()
+    if not body.startswith(ARROW, pos) or not body.startswith("[", pos + 6):
+        return None
+    pos += 7
+    tags = []
+    while True:
+        tag = _match_canonical(body, pos)
+        if tag is None:
+            return None
+        tags.append(tag.group(1, 2, 3))
+        pos = tag.end()
+        if body.startswith(", ", pos):
+            pos += 2
+        elif body.startswith("]", pos):
+            return match.group(1, 2, 3), tuple(tags), pos + 1
+        else:
+            return None
+
+
+def _identification_item(text: str) -> Evaluation | None:
+    """The partial item ``text`` (remembered), None when not a valid identification item."""
+    if not text.startswith(PARTIAL_KINDS):
+        return None
+    try:
+        item = parse_evaluation(text)
+    except InputError:
+        return None
+    if item.kind not in PARTIAL_KINDS:
+        return None
+    if len(_KNOWN_ITEMS) < _KNOWN_ITEMS_LIMIT:
+        _KNOWN_ITEMS[text] = item
+    return item
+
+
+def raw_tag(tag: RawTag) -> Tag:
+    """The :class:`Tag` of a scanned tag (what :func:`parse_line` would have built)."""
+    name, attrs, text = tag
+    return Tag(name, tuple(_findall_attrs(attrs)) if attrs else (), text)
+
+
+def raw_is_spurious(tag: RawTag) -> bool:
+    """:attr:`Tag.is_spurious` of a scanned tag (most tags need no attribute parsing)."""
+    name, attrs, _ = tag
+    if SPURIOUS_TAG not in name and SPURIOUS_TAG not in attrs:
+        return False
+    return raw_tag(tag).is_spurious
+
+
+_CANONICAL_ALT = re.compile(r"</?ALT(?:0|[1-9][0-9]*)?>\Z")
+_is_canonical_alt = _CANONICAL_ALT.match
+
+
+def is_verbatim(body: str) -> bool:
+    """A blank, ``#header``, ``DOC id``, ``EOD`` or ``<ALT…>`` line that
+    :func:`format_line` writes back as read (``<ALT01>`` would become ``<ALT1>``)."""
+    if not body or body == "EOD" or body[0] == "#" or body.startswith("DOC "):
+        return True
+    return body[0] == "<" and _is_canonical_alt(body) is not None

@@ -16,31 +16,24 @@ from pathlib import Path
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.vizir import open_raw_lines
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from harem_pipeline.measures.identification import (
-    IdentificationMeasures,
-    identification_intervals,
-    measures_from_counts,
-)
 from harem_pipeline.measures.morphology import morphology_intervals
 from harem_pipeline.measures.semantic import semantic_intervals
-from harem_pipeline.measures.spans import MeasuresReport
 from harem_pipeline.pipeline.naming import (
     ALT_RELAXED,
     ALT_STRICT,
     SCENARIO_ABSOLUTE,
     SCENARIO_RELATIVE,
-    ida2id_output,
     ida2mor_output,
     ida_output,
     json_twin,
     semantic_kind_from_name,
 )
+from harem_pipeline.pipeline.reporting_ida2id import Ida2idOutputs as Ida2idOutputs
+from harem_pipeline.pipeline.reporting_ida2id import run_ida2id as run_ida2id
 from harem_pipeline.reports.ida import format_ida_json, format_ida_text
-from harem_pipeline.reports.ida2id import format_ida2id_json, format_ida2id_text
 from harem_pipeline.reports.ida2mor import format_ida2mor_json, format_ida2mor_text
 from harem_pipeline.stages.ida import SemanticTally
 from harem_pipeline.stages.ida import read_tally as read_semantic_tally
-from harem_pipeline.stages.ida2id import IdentificationTally, read_tally
 from harem_pipeline.stages.ida2mor import (
     MorphologyCounts,
     count_raw_morphology,
@@ -52,45 +45,6 @@ from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_bytes
 
 PathLike = str | os.PathLike[str]
-
-
-@dataclass(frozen=True, slots=True)
-class Ida2idOutputs:
-    """What :func:`run_ida2id` wrote and computed."""
-
-    text_path: Path
-    json_path: Path
-    tally: IdentificationTally
-    measures: IdentificationMeasures
-
-
-def run_ida2id(
-    path: PathLike,
-    signature: str,
-    output: PathLike | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    spans: MeasuresReport | None = None,
-    veil: str | None = None,
-) -> Ida2idOutputs:
-    """Count ``path`` and write the text report (``output``, default ``IN.ida2id``) and
-    ``output.json``; ``spans``, the span measures of the same documents, join both
-    (see :mod:`harem_pipeline.reports.ida2id`).
-
-    The JSON carries the 95 % intervals of a ``resamples``-draw document
-    bootstrap (0: ``ci95`` null) and the per-document counts.
-    """
-    target = Path(output) if output is not None else ida2id_output(path)
-    encoding, tally = read_tally(path)
-    measures = measures_from_counts(tally.total)
-    text = format_ida2id_text(tally.total, measures, signature, spans, veil)
-    write_text_atomic(target, text, encoding=encoding)
-    documents = document_rows(tally.documents)
-    ci95 = identification_intervals(documents, resamples, seed)
-    json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents, spans, veil)
-    json_path = json_twin(target)
-    write_text_atomic(json_path, json_text)
-    return Ida2idOutputs(target, json_path, tally, measures)
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,10 +30,17 @@ from harem_pipeline.formats.alinhado import (
     write_lines,
     write_to,
 )
-from harem_pipeline.formats.harem_xml import open_collection, read_collection, read_meta
+from harem_pipeline.formats.harem_xml import open_collection, read_collection
 from harem_pipeline.formats.semantic import iter_semantic_lines
-from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.model import Collection, Document
+from harem_pipeline.pipeline.record_steps import (  # the identification steps, re-exported
+    altida_output as altida_output,
+)
+from harem_pipeline.pipeline.record_steps import avalida_output as avalida_output
+from harem_pipeline.pipeline.record_steps import run_altida as run_altida
+from harem_pipeline.pipeline.record_steps import run_avalida as run_avalida
+from harem_pipeline.pipeline.record_steps import run_veus as run_veus
+from harem_pipeline.pipeline.record_steps import veus_output as veus_output
 from harem_pipeline.stages.align import (
     MISSING_DOCUMENT,
     AlignmentWritten,
@@ -44,15 +51,12 @@ from harem_pipeline.stages.align import (
     header_lines,
     pair_lines,
 )
-from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.altmor import choose_raw_lines
 from harem_pipeline.stages.alts import organise_alts
 from harem_pipeline.stages.altsem import select_alternatives as select_relaxed
-from harem_pipeline.stages.avalida import evaluate_lines
 from harem_pipeline.stages.emir import EmirParams
 from harem_pipeline.stages.emir import evaluate_lines as evaluate_semantic
 from harem_pipeline.stages.espurios import collect_spurious
-from harem_pipeline.stages.veus import apply_veus, check_style, document_infos, subset_file_name
 from harem_pipeline.stages.vizir import (
     DERIVED_EXTENSIONS,
     Scenario,
@@ -170,25 +174,6 @@ def check_shared_documents(cd_path: str, run_path: str, run_docids: list[str], s
 
 
 # ---------------------------------------------------------------------------
-# altida
-
-
-def altida_output(path: str | os.PathLike[str]) -> Path:
-    """``IN.altida`` (``.gz`` dropped first)."""
-    return derived_path(path, ".altida")
-
-
-def run_altida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
-    """Select the alternatives of the evaluated file ``path`` into ``output``
-    (default ``IN.altida``), in the input's encoding, atomically."""
-
-    target = Path(output) if output is not None else altida_output(path)
-    encoding, lines = iter_lines(path)
-    write_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
-    return target
-
-
-# ---------------------------------------------------------------------------
 # altmor
 
 
@@ -207,84 +192,6 @@ def run_altmor(path: str | os.PathLike[str], output: str | os.PathLike[str] | No
     with atomic_write(target, "w", encoding=encoding, newline="") as handle:
         for batch in choose_raw_lines(lines, str(path)):
             handle.write("".join(batch))
-    return target
-
-
-# ---------------------------------------------------------------------------
-# avalida
-
-
-def avalida_output(path: str | os.PathLike[str]) -> Path:
-    """``IN.avalida`` (a ``.gz`` input ``x.alinhado.gz`` gives ``x.alinhado.avalida``)."""
-    return derived_path(path, ".avalida")
-
-
-def run_avalida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
-    """Evaluate the ``.alinhado`` file ``path`` into ``output`` (default ``IN.avalida``).
-
-    Streams the file and writes atomically in the input's encoding, so a
-    bad line leaves no partial output behind.
-    """
-
-    target = Path(output) if output is not None else avalida_output(path)
-    encoding, lines = iter_lines(path)
-    write_lines(target, evaluate_lines(lines, str(path)), encoding)
-    return target
-
-
-# ---------------------------------------------------------------------------
-# veus
-
-
-def veus_output(
-    path: str | os.PathLike[str],
-    variant: str | None = None,
-    genre: str | None = None,
-    selective: bool = False,
-) -> Path:
-    """``IN.total``, ``IN.pt.jornalistico``… beside the input (``.gz`` dropped)."""
-
-    source = Path(path)
-    base = source.name.removesuffix(".gz")
-    return source.with_name(subset_file_name(base, variant, genre, selective))
-
-
-def run_veus(
-    path: str | os.PathLike[str],
-    output: str | os.PathLike[str] | None = None,
-    *,
-    style: str,
-    veil: str | None = None,
-    system_veil: str | None = None,
-    variant: str | None = None,
-    genre: str | None = None,
-    selective: bool = False,
-    grid_path: str | os.PathLike[str] | None = None,
-    meta_path: str | os.PathLike[str] | None = None,
-) -> Path:
-    """Write one Véus subset of the ``.avalida`` file ``path``; return where.
-
-    ``selective`` evaluates with the system's declared veil (it needs
-    ``system_veil``; an explicit ``veil`` is then refused).  Streams the
-    input and writes atomically in its encoding.
-    """
-
-    check_style(style)
-    grid = read_grid(grid_path)
-    declared = parse_veil(system_veil, grid, "--system-veil") if system_veil else None
-    if selective:
-        if declared is None:
-            raise InputError(None, "--system-veil for the selective scenario", "none")
-        if veil is not None:
-            raise InputError(None, "either --veil or --selective", "both")
-        evaluation = declared
-    else:
-        evaluation = parse_veil(veil, grid, "--veil")
-    meta = document_infos(read_meta(meta_path)) if meta_path else None
-    target = Path(output) if output is not None else veus_output(path, variant, genre, selective)
-    encoding, lines = iter_lines(path)
-    subset = apply_veus(lines, style, evaluation, declared, variant, genre, meta, str(path))
-    write_lines(target, subset, encoding, MARKER_FIRST_HAREM)
     return target
 
 

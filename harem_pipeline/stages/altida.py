@@ -37,12 +37,20 @@ from harem_pipeline.formats.alinhado import (
     EVAL_CORRECT,
     EVAL_MISSING,
     EVAL_SPURIOUS,
+    MARKER_FIRST_HAREM,
     PARTIAL_KINDS,
     AltBlockLines,
+    AltClose,
+    AltOpen,
     Line,
+    LineChunk,
     Record,
     alt_choice_header,
+    format_line,
     group_alt_blocks,
+    is_verbatim,
+    parse_line,
+    scan_record,
 )
 
 
@@ -140,3 +148,57 @@ def select_alternatives(lines: Iterable[Line], path: str | None = None) -> Itera
             best = choose_alternative(scores)
             yield alt_choice_header(best + 1, len(scores))
             yield from item.alternatives[best]
+
+
+def select_alternatives_chunks(
+    chunks: Iterable[LineChunk], path: str | None = None
+) -> Iterator[str]:
+    """:func:`select_alternatives` on raw lines, written with the ``:`` marker: text, lazily.
+
+    Outside ALT blocks a record written as
+    :func:`~harem_pipeline.formats.alinhado.format_line` writes it is copied
+    (its marker made ``:``), and so are blank, ``#``, ``DOC`` and ``EOD``
+    lines, joined into one text per run of such lines.  ``<ALT…>`` lines,
+    every line of a block and any unusual line are parsed and go through
+    :func:`select_alternatives` itself, so the choice, the bytes and the
+    errors are its own.
+    """
+    for item in select_alternatives(_outside_blocks_as_text(chunks, path), path):
+        if type(item) is str:
+            yield item
+        else:
+            yield format_line(item, MARKER_FIRST_HAREM) + item.eol
+
+
+def _outside_blocks_as_text(chunks: Iterable[LineChunk], path: str | None) -> Iterator[Line | str]:
+    """The lines, those outside ALT blocks that need no parsing as their output text."""
+    inside = False
+    for chunk in chunks:
+        out: list[str] = []
+        for index, body in enumerate(chunk.bodies):
+            eol = chunk.eols[index]
+            if not inside:
+                if body[:1] == "<":
+                    scanned = scan_record(body)
+                    if scanned is not None:
+                        marker = scanned[3]
+                        if marker == "::":
+                            end = scanned[2]
+                            out.append(f"{body[:end]}:{body[end + 2 :]}{eol}")
+                        else:
+                            out.append(body + eol)
+                        continue
+                elif is_verbatim(body):
+                    out.append(body + eol)
+                    continue
+            if out:
+                yield "".join(out)
+                out = []
+            item = parse_line(body, path, chunk.first + index, eol)
+            if isinstance(item, AltOpen) and item.n is None:
+                inside = True
+            elif isinstance(item, AltClose) and item.n is None:
+                inside = False
+            yield item
+        if out:
+            yield "".join(out)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -33,9 +34,15 @@ from harem_pipeline.formats.alinhado import (
     MARKER_FIRST_HAREM,
     Evaluation,
     Line,
+    LineChunk,
     Record,
     Tag,
     format_evaluation,
+    format_line,
+    is_verbatim,
+    parse_line,
+    raw_is_spurious,
+    scan_record,
 )
 from harem_pipeline.text.atoms import atoms
 
@@ -78,14 +85,29 @@ def is_correct(gold: Sequence[str], system: Sequence[str]) -> bool:
 
 def evaluate_entity(gold: Tag, system: Tag) -> Evaluation:
     """The identification verdict for one system entity aligned to one CD entity."""
-    gold_atoms = atoms(gold.text)
-    system_atoms = atoms(system.text)
+    return judge_atoms(atoms(gold.text), atoms(system.text))
+
+
+_CORRECT = format_evaluation(EVAL_CORRECT)
+
+
+def judge_atoms(gold_atoms: Sequence[str], system_atoms: Sequence[str]) -> Evaluation:
+    """The verdict for two entities given by their atoms (see :func:`evaluate_entity`)."""
     if is_correct(gold_atoms, system_atoms):
-        return format_evaluation(EVAL_CORRECT)
-    weight = partial_weight(gold_atoms, system_atoms)
-    if len(system_atoms) >= len(gold_atoms):
-        return format_evaluation(EVAL_PARTIAL_EXCESS, weight)
-    return format_evaluation(EVAL_PARTIAL_DEFECT, weight)
+        return _CORRECT
+    return _partial(len(gold_atoms), len(system_atoms), intersection_size(gold_atoms, system_atoms))
+
+
+@lru_cache(maxsize=4096)
+def _partial(gold: int, system: int, shared: int) -> Evaluation:
+    """The partial verdict of entities of ``gold`` and ``system`` atoms sharing ``shared``.
+
+    The weight depends on these three numbers only (:func:`partial_weight`),
+    so each verdict is built and printed once.
+    """
+    weight = (shared / (gold + system - shared)) / 2
+    kind = EVAL_PARTIAL_EXCESS if system >= gold else EVAL_PARTIAL_DEFECT
+    return format_evaluation(kind, weight)
 
 
 def evaluate_record(record: Record, path: str | None = None) -> Record:
@@ -103,7 +125,8 @@ def evaluate_record(record: Record, path: str | None = None) -> Record:
     elif record.gold.is_spurious:
         evaluation = (format_evaluation(EVAL_SPURIOUS),)
     else:
-        evaluation = tuple(evaluate_entity(record.gold, tag) for tag in record.system)
+        gold_atoms = atoms(record.gold.text)
+        evaluation = tuple(judge_atoms(gold_atoms, atoms(tag.text)) for tag in record.system)
     return replace(record, evaluation=evaluation, marker=MARKER_FIRST_HAREM, suffix="")
 
 
@@ -111,3 +134,50 @@ def evaluate_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[L
     """Evaluate every record of an alignment file, lazily; other lines pass through."""
     for item in lines:
         yield evaluate_record(item, path) if isinstance(item, Record) else item
+
+
+_MISSING_TEXT = format_evaluation(EVAL_MISSING).text
+_SPURIOUS_TEXT = format_evaluation(EVAL_SPURIOUS).text
+
+
+def _judge_texts(gold: str, system: str) -> str:
+    """The verdict's text for two entity texts; equal texts have equal atoms: ``Correcto``."""
+    if gold == system:
+        return EVAL_CORRECT
+    return judge_atoms(atoms(gold), atoms(system)).text
+
+
+def evaluate_chunks(chunks: Iterable[LineChunk], path: str | None = None) -> Iterator[str]:
+    """:func:`evaluate_lines` on raw lines: the output text of each chunk, lazily.
+
+    A record written as :func:`~harem_pipeline.formats.alinhado.format_line`
+    writes it and not yet evaluated is judged in place (its text, then
+    ``:[…]``); blank, ``#``, ``DOC`` and ``EOD`` lines are copied; any other
+    line goes through :func:`parse_line` and :func:`evaluate_record`, so the
+    bytes and the errors are theirs.
+    """
+    for chunk in chunks:
+        out: list[str] = []
+        append = out.append
+        for index, body in enumerate(chunk.bodies):
+            eol = chunk.eols[index]
+            if body[:1] == "<":
+                scanned = scan_record(body)
+                if scanned is not None and scanned[4] is None:
+                    gold, system = scanned[0], scanned[1]
+                    if system is None:
+                        verdicts = _MISSING_TEXT
+                    elif raw_is_spurious(gold):
+                        verdicts = _SPURIOUS_TEXT
+                    else:
+                        verdicts = ", ".join([_judge_texts(gold[2], tag[2]) for tag in system])
+                    append(f"{body}:[{verdicts}]{eol}")
+                    continue
+            if is_verbatim(body):
+                append(body + eol)
+                continue
+            item = parse_line(body, path, chunk.first + index, eol)
+            if isinstance(item, Record):
+                item = evaluate_record(item, path)
+            append(format_line(item) + item.eol)
+        yield "".join(out)

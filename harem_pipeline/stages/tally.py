@@ -177,28 +177,52 @@ NO_DOCUMENT = ""
 """DOCID under which records found outside any ``DOC``/``EOD`` pair are counted."""
 
 
-def document_records(lines: Iterable[Line], tally: DocumentTally) -> Iterator[Record]:
-    """The records of an evaluated file, each with ``tally`` counting its document.
+class DocumentBoundaries:
+    """Which document the records being read belong to, telling ``tally`` as they come.
 
     ``DOC`` … ``EOD`` (or a First HAREM document line) starts a document; a
     First HAREM document line right after its ``DOC`` only renames it; records
-    outside any document count under :data:`NO_DOCUMENT`.  Other lines pass.
+    outside any document count under :data:`NO_DOCUMENT`.
     """
-    records = 0
-    for item in lines:
-        if isinstance(item, DocumentLine) and tally.open and records == 0:
+
+    __slots__ = ("tally", "records")
+
+    def __init__(self, tally: DocumentTally) -> None:
+        self.tally = tally
+        self.records = 0
+
+    def boundary(self, item: Line) -> None:
+        """Note a line that is not a record (only document lines change anything)."""
+        tally = self.tally
+        if isinstance(item, DocumentLine) and tally.open and self.records == 0:
             tally.docid = item.docid
         elif isinstance(item, (DocStart, DocumentLine)):
             tally.start(item.docid)
-            records = 0
+            self.records = 0
         elif isinstance(item, DocEnd):
             tally.close()
-        elif isinstance(item, Record):
-            if not tally.open:
-                tally.start(NO_DOCUMENT)
-                records = 0
-            records += 1
+
+    def record(self) -> None:
+        """Note a record (counted in the open document, or in :data:`NO_DOCUMENT`)."""
+        if self.tally.current is None:
+            self.tally.start(NO_DOCUMENT)
+            self.records = 0
+        self.records += 1
+
+
+def document_records(lines: Iterable[Line], tally: DocumentTally) -> Iterator[Record]:
+    """The records of an evaluated file, each with ``tally`` counting its document.
+
+    See :class:`DocumentBoundaries`; lines other than records and document
+    lines pass.
+    """
+    boundaries = DocumentBoundaries(tally)
+    for item in lines:
+        if isinstance(item, Record):
+            boundaries.record()
             yield item
+        else:
+            boundaries.boundary(item)
 
 
 def merge_documents(documents: Iterable[tuple[str, C]]) -> dict[str, C]:

@@ -59,10 +59,15 @@ from harem_pipeline.formats.alinhado import (
     Evaluation,
     Header,
     Line,
+    LineChunk,
     Record,
     Tag,
     format_evaluation,
+    format_line,
     format_tag,
+    is_verbatim,
+    parse_line,
+    scan_record,
 )
 from harem_pipeline.formats.veils import (
     Veil,
@@ -533,6 +538,80 @@ def check_style(style: str) -> str:
     return style.lower()
 
 
+class VeusSubset:
+    """The state of one Véus pass: which document is open, whether it is kept, the memory.
+
+    :func:`apply_veus` and :func:`apply_veus_chunks` are the same pass over
+    parsed lines and over raw ones; this holds what they share.
+    """
+
+    def __init__(
+        self,
+        style: str,
+        veil: Veil,
+        system_veil: Veil | None = None,
+        variant: str | None = None,
+        genre: str | None = None,
+        meta: Mapping[str, DocumentInfo] | None = None,
+        source: str | None = None,
+    ) -> None:
+        self.style = check_style(style)
+        self.veil = veil
+        self.system_veil = system_veil
+        self.variant = variant
+        self.genre = genre
+        self.meta = meta
+        self.source = source
+        self.subsetting = variant is not None or genre is not None
+        self.in_document = False
+        self.keep = False
+        self.kept = 0
+        self.seen: list[DocumentInfo] = []
+        self.memory = SpuriousMemory()
+
+    def header(self) -> Header:
+        """The veil line every subset starts with."""
+        return Header(format_veil(self.veil), _EOL)
+
+    def line(self, line: Line) -> Iterator[Line]:
+        """What one input line becomes (nothing, itself, or records)."""
+        if isinstance(line, DocStart | DocumentLine):
+            self.in_document = True
+            if self.subsetting:
+                info = _document_info(line, self.meta, self.source)
+                self.seen.append(info)
+                self.keep = _keeps_document(info, self.variant, self.genre)
+            else:
+                self.keep = True
+            self.kept += self.keep
+            self.memory = SpuriousMemory()
+            if self.keep:
+                yield replace(line, eol=_EOL)
+            return
+        if not (self.in_document and self.keep):
+            return
+        if not isinstance(line, Record):
+            yield replace(line, eol=_EOL)
+            return
+        self.memory.next_record()
+        alignment: Alignment | None = _alignment_of(line, self.source)
+        if not self.veil.everything:
+            alignment = filter_alignment(alignment, self.veil, self.system_veil)
+        if alignment is None:
+            return
+        if self.style == STYLE_HAREM:
+            yield _record_of(alignment)
+            return
+        for adjusted in adjust_alignment(alignment, self.style, self.memory):
+            yield _record_of(adjusted)
+
+    def finish(self) -> None:
+        """A subset that kept no document would score nothing: say why instead."""
+        if not self.kept:
+            problem = subset_problem(self.seen, self.variant, self.genre)
+            raise InputError(self.source, *(problem or ("at least one document", "none")))
+
+
 def apply_veus(
     lines: Iterable[Line],
     style: str,
@@ -554,45 +633,70 @@ def apply_veus(
     would score nothing: once the input is read, ``InputError`` says why
     (an unknown variant or genre lists the valid names, with their counts).
     """
-    style = check_style(style)
-    yield Header(format_veil(veil), _EOL)
-    subsetting = variant is not None or genre is not None
-    in_document = False
-    keep = False
-    kept = 0
-    seen: list[DocumentInfo] = []
-    memory = SpuriousMemory()
+    subset = VeusSubset(style, veil, system_veil, variant, genre, meta, source)
+    yield subset.header()
     for line in lines:
-        if isinstance(line, DocStart | DocumentLine):
-            in_document = True
-            if subsetting:
-                info = _document_info(line, meta, source)
-                seen.append(info)
-                keep = _keeps_document(info, variant, genre)
-            else:
-                keep = True
-            kept += keep
-            memory = SpuriousMemory()
-            if keep:
-                yield replace(line, eol=_EOL)
-            continue
-        if not (in_document and keep):
-            continue
-        if not isinstance(line, Record):
-            yield replace(line, eol=_EOL)
-            continue
-        memory.next_record()
-        alignment: Alignment | None = _alignment_of(line, source)
-        if not veil.everything:
-            alignment = filter_alignment(alignment, veil, system_veil)
-        if alignment is None:
-            continue
-        if style == STYLE_HAREM:
-            yield _record_of(alignment)
-            continue
-        for adjusted in adjust_alignment(alignment, style, memory):
-            yield _record_of(adjusted)
-    if not kept:
-        # A subset of no document would score nothing: say why instead.
-        problem = subset_problem(seen, variant, genre) or ("at least one document", "none")
-        raise InputError(source, *problem)
+        yield from subset.line(line)
+    subset.finish()
+
+
+_UNCHANGED_KINDS = (EVAL_CORRECT, EVAL_MISSING)
+"""Single verdicts the ``muc`` style keeps as they are (see :func:`adjust_alignment`)."""
+
+
+def apply_veus_chunks(
+    chunks: Iterable[LineChunk],
+    style: str,
+    veil: Veil,
+    system_veil: Veil | None = None,
+    variant: str | None = None,
+    genre: str | None = None,
+    meta: Mapping[str, DocumentInfo] | None = None,
+    source: str | None = None,
+) -> Iterator[str]:
+    """:func:`apply_veus` on raw lines, written with the ``:`` marker: each chunk's text.
+
+    With the whole veil, a record written as
+    :func:`~harem_pipeline.formats.alinhado.format_line` writes it, with one
+    identification verdict per entity, that the style keeps as it is (any in
+    ``harem``; a single one in ``relaxado``; a single ``Correcto`` or
+    ``Em_Falta`` in ``muc``) is copied, its marker made ``:``; every other
+    line goes through :func:`parse_line` and :class:`VeusSubset`, so the
+    bytes and the errors are theirs.
+    """
+    subset = VeusSubset(style, veil, system_veil, variant, genre, meta, source)
+    yield format_line(subset.header()) + _EOL
+    whole = veil.everything
+    style = subset.style
+    for chunk in chunks:
+        out: list[str] = []
+        append = out.append
+        for index, body in enumerate(chunk.bodies):
+            scanned = scan_record(body) if body[:1] == "<" else None
+            if (
+                scanned is not None
+                and scanned[4] is not None
+                and whole
+                and (
+                    style == STYLE_HAREM
+                    or len(scanned[4]) == 1
+                    and (style == STYLE_RELAXED or scanned[4][0].kind in _UNCHANGED_KINDS)
+                )
+            ):
+                if subset.in_document and subset.keep:
+                    subset.memory.next_record()
+                    if scanned[3] == MARKER_FIRST_HAREM:
+                        append(body + _EOL)
+                    else:
+                        end = scanned[2]
+                        append(f"{body[:end]}:{body[end + 2 :]}{_EOL}")
+                continue
+            if scanned is None and is_verbatim(body) and not body.startswith("DOC "):
+                if subset.in_document and subset.keep:  # a blank, #, EOD or <ALT…> line
+                    append(body + _EOL)
+                continue
+            item = parse_line(body, source, chunk.first + index, chunk.eols[index])
+            for line in subset.line(item):
+                append(format_line(line, MARKER_FIRST_HAREM) + line.eol)
+        yield "".join(out)
+    subset.finish()

@@ -17,10 +17,18 @@ import re
 from harem_pipeline.text.tokens import is_letter_or_digit
 
 _ATOM = re.compile(r"[^\W_]+")
+# Below U+0100 every character ``_ATOM`` takes is a letter or a decimal digit
+# but the six numerics ² ³ ¹ ¼ ½ ¾; a text with none of these (nor anything
+# past Latin-1) needs no character-by-character check.
+_MAYBE_OTHER_NUMERIC = re.compile("[\u00b2\u00b3\u00b9\u00bc-\u00be\u0100-\U0010ffff]")
+_find_atoms = _ATOM.findall
+_maybe_other_numeric = _MAYBE_OTHER_NUMERIC.search
 
 
 def atoms(text: str) -> list[str]:
     """The atoms of ``text`` in order, repeats kept."""
+    if _maybe_other_numeric(text) is None:
+        return [run.upper() for run in _find_atoms(text)]
     found: list[str] = []
     for match in _ATOM.finditer(text):
         run = match.group(0)

@@ -3,15 +3,19 @@
 tqdm decides by itself whether standard error is a terminal
 (``disable=None``); ``set_quiet`` turns bars off everywhere, through an
 environment variable so that Luigi's worker processes inherit the choice.
+tqdm itself (which imports ``importlib.metadata``) is imported only when a
+bar may be shown: quiet, or with standard error not a terminal, no bar is.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Iterator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from tqdm import tqdm
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 T = TypeVar("T")
 QUIET_VARIABLE = "HAREM_QUIET"
@@ -31,6 +35,10 @@ def is_quiet() -> bool:
 
 def progress(iterable: Iterable[T], desc: str, unit: str, total: int | None = None) -> Iterator[T]:
     """``iterable`` with a progress bar on standard error when that is a terminal."""
+    if not _may_show():
+        return iter(iterable)
+    from tqdm import tqdm
+
     return iter(
         tqdm(
             iterable,
@@ -41,4 +49,39 @@ def progress(iterable: Iterable[T], desc: str, unit: str, total: int | None = No
             disable=True if is_quiet() else None,
             mininterval=0.5,
         )
+    )
+
+
+def _may_show() -> bool:
+    """Whether tqdm (``disable=None``: on at a terminal) could show a bar at all."""
+    if is_quiet():
+        return False
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _NoBar:
+    """What :func:`progress_counter` gives when no bar is shown."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def progress_counter(desc: str, unit: str) -> tqdm | _NoBar:
+    """A progress bar advanced by hand (``update(n)``, then ``close()``), for chunked reading."""
+    if not _may_show():
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(
+        desc=desc,
+        unit=unit,
+        leave=False,
+        disable=True if is_quiet() else None,
+        mininterval=0.5,
     )

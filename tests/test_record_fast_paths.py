@@ -1,0 +1,383 @@
+"""The raw-line paths of AvalIDa, Véus, AltinaID and Ida2ID against the general ones.
+
+The identification stages read files a chunk of raw lines at a time and copy
+the records ``scan_record`` reads (``formats/alinhado.py``), handing every
+other line to ``parse_line`` and the general code.  These tests hold the
+two paths to the same bytes, counts and errors: on every reference record
+file, on hand-made odd lines and on generated files of records written in
+canonical and non-canonical ways, good and broken.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats import alinhado as fmt
+from harem_pipeline.formats.alinhado import (
+    Record,
+    format_line,
+    format_lines,
+    iter_line_chunks,
+    iter_lines,
+    parse_line,
+    raw_is_spurious,
+    raw_tag,
+    scan_record,
+)
+from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.stages.altida import select_alternatives, select_alternatives_chunks
+from harem_pipeline.stages.avalida import evaluate_chunks, evaluate_lines
+from harem_pipeline.stages.ida2id import tally_identification, tally_identification_chunks
+from harem_pipeline.stages.veus import apply_veus, apply_veus_chunks
+from harem_pipeline.text.atoms import atoms
+from harem_pipeline.text.tokens import is_letter_or_digit
+from tests.helpers.paths import DATA
+
+RECORD_FILES = sorted(
+    path
+    for path in (DATA / "reference").glob("*/*")
+    if not path.name.endswith((".ida.gz", ".globalid.gz", ".stderr.gz", ".md", ".xml"))
+    and not path.name.endswith(".stderr")
+) + [DATA / "lampada2" / "exemplo0" / "ficheiro.alinhado"]
+
+
+def read_text(path: Path) -> str:
+    data = path.read_bytes()
+    if path.suffix == ".gz":
+        data = gzip.decompress(data)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("iso8859-1")
+
+
+def check_scan(body: str) -> None:
+    """What ``scan_record`` reads is what ``parse_line`` reads, and the line is canonical."""
+    scanned = scan_record(body)
+    if scanned is None:
+        return
+    gold, system, list_end, marker, items, suffix = scanned
+    record = parse_line(body)
+    assert isinstance(record, Record)
+    assert format_line(record) == body
+    assert raw_tag(gold) == record.gold
+    assert raw_is_spurious(gold) == record.gold.is_spurious
+    assert (None if system is None else tuple(map(raw_tag, system))) == record.system
+    assert (marker, items, suffix) == (record.marker, record.evaluation, record.suffix)
+    assert body[list_end:].startswith(marker + "[" if marker else "")
+    assert format_line(Record(record.gold, record.system)) == body[:list_end]
+
+
+@pytest.mark.parametrize("path", RECORD_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_scan_agrees_with_the_parser_on_every_reference_line(path: Path) -> None:
+    lines = read_text(path).splitlines()
+    scanned = 0
+    for body in lines:
+        check_scan(body)
+        scanned += scan_record(body) is not None
+    if path.name.endswith((".alinhado.gz", ".avalida.gz", ".veu.gz", ".alinhado")):
+        assert scanned  # the fast path is taken on identification files
+
+
+ODD_LINES = [
+    '<EM ID="1">a</EM> ---> [null]',
+    '<EM ID="1">a</EM> ---> []',
+    '<EM ID="1">a</EM> ---> []:[Em_Falta]',
+    '<EM  ID="1">a</EM> ---> [null]',
+    '<EM ID="1" >a</EM> ---> [null]',
+    '<EM ID = "1">a</EM> ---> [null]',
+    '<EM ID="1">a <b</EM> ---> [null]',
+    '<EM ID="1">a</EM></EM> ---> [null]',
+    '<EM ID="1">a</LOCAL></EM> ---> [null]',
+    '<EM ID="1">a</EM> ---> [null]:[Em_Falta]',
+    '<EM ID="1">a</EM> ---> [null]::[Em_Falta]^0.5',
+    '<EM ID="1">a</EM> ---> [null]:::[Em_Falta]',
+    '<EM ID="1">a</EM> ---> [null]:[Em_Falta, Em_Falta]',
+    '<EM ID="1">a</EM> ---> [null]:[]',
+    '<EM ID="1">a</EM> ---> [null]:[Espúrio]',
+    '<EM ID="1">a</EM> ---> [null]:[Corecto]',
+    '<EM ID="1">a</EM> ---> [null]junk',
+    '<EM ID="1">a</EM> ---> [<EM ID="2">a</EM>]:[Correcto]',
+    '<EM ID="1">a</EM> ---> [<EM ID="2">a</EM>, <EM ID="3">b</EM>]:[Correcto]',
+    '<EM ID="1">a</EM> ---> [<EM ID="2">a</EM>, <EM ID="3">b</EM>]:[Correcto, Espurio]',
+    '<EM ID="1">a</EM> ---> [<EM ID="2">a</EM>,<EM ID="3">b</EM>]',
+    '<EM ID="1">a</EM> ---> [<EM ID="2">a</EM>]:[Parcialmente_Correcto_por_Excesso(0.25; 0.75)]',
+    '<EM ID="1">a</EM> ---> [<EM ID="2">a</EM>]:[Parcialmente_Correcto_por_Defeito(x; 0.75)]',
+    '<EM ID="1">a</EM> ---> [<EM ID="2">a</EM>]:[Parcialmente_Correcto_por_Excesso(0.25;0.75)]',
+    '<EM ID="1">a</EM> ---> [<EM ID="2">a</EM>]:[{Categoria(Correcto:[PESSOA]) Peso(1.0)}]',
+    '<EM ID="1">a</EM> ---> [<EM ID="2">a</EM>]:[(Género: Correcto) (Número: Correcto)]',
+    '<EM ID="1">a</EM> ---> [<EM ID="2">a</EM>]:[Correcto]]',
+    '<EM ID="1" CATEG="ESPURIO">a</EM> ---> [<EM ID="2">a</EM>]',
+    '<EM CATEG="PESSOA|ESPURIO" ID="1">a</EM> ---> [<EM ID="2">a</EM>]',
+    '<EM TIPO="ESPURIO">a</EM> ---> [<EM ID="2">a</EM>]',
+    "<ESPURIO>a</ESPURIO> ---> [<LOCAL>a</LOCAL>]",
+    "<COISA|ESPURIO>a</COISA|ESPURIO> ---> [<LOCAL>a</LOCAL>]",
+    '<LOCAL TIPO="PAIS" MORF="M,S">Brasil</LOCAL> ---> [<LOCAL>Brasil</LOCAL>]:[Correcto]',
+    "<OMITIDO>a</OMITIDO> ---> [null]",
+    "<VERIFICACAO_MANUAL><EM>a</EM> ---> [null]</VERIFICACAO_MANUAL>",
+    "<ALT>",
+    "<ALT01>",
+    "</ALT2>",
+    "<ALTx>",
+    "",
+    "EOD",
+    "DOC x",
+    "#header",
+    "HAREM-1-2 PT Web",
+    "[<EM>a</EM>]",
+    '<EM ID="1">a\r</EM> ---> [null]',
+    '<EM ID="1">ação ² x</EM> ---> [<EM ID="2">ação</EM>]',
+]
+
+
+@pytest.mark.parametrize("body", ODD_LINES)
+def test_scan_agrees_with_the_parser_on_odd_lines(body: str) -> None:
+    check_scan(body)
+
+
+def test_verbatim_lines_are_written_back_as_read() -> None:
+    for body in ["", "EOD", "DOC x", "# a", "<ALT>", "</ALT>", "<ALT1>", "</ALT12>", "<ALT0>"]:
+        assert fmt.is_verbatim(body)
+        assert format_line(parse_line(body)) == body
+    for body in ["<ALT01>", "HAREM-1-2 PT Web", "<EM>a</EM> ---> [null]", "DOCx", "<ALTx>"]:
+        assert not fmt.is_verbatim(body)
+
+
+def test_atoms_fast_path_agrees_with_the_character_check() -> None:
+    for code in range(0x300):
+        text = f"a{chr(code)}b {chr(code)}9"
+        expected: list[str] = []
+        part = ""
+        for char in text:
+            if is_letter_or_digit(char):
+                part += char
+            elif part:
+                expected.append(part.upper())
+                part = ""
+        if part:
+            expected.append(part.upper())
+        assert atoms(text) == expected, hex(code)
+
+
+# ---------------------------------------------------------------------------
+# Whole files: chunks against lines, stages against stages
+
+
+def general_stage(stage: str, path: Path, **options) -> tuple[str, str | bytes]:
+    """The general path's output text (or error), as the steps wrote it before."""
+    name = str(path)
+    try:
+        encoding, lines = iter_lines(path)
+        if stage == "avalida":
+            return "ok", format_lines(evaluate_lines(lines, name))
+        if stage == "veus":
+            veil = parse_veil(options.get("veil"), read_grid())
+            out = apply_veus(
+                lines, options["style"], veil, None, options.get("variant"), source=name
+            )
+            return "ok", format_lines(out, ":")
+        if stage == "altida":
+            return "ok", format_lines(select_alternatives(lines, name), ":")
+        tally = tally_identification(lines, name)
+        return "ok", repr(tally)
+    except InputError as error:
+        return "error", str(error)
+
+
+def fast_stage(stage: str, path: Path, **options) -> tuple[str, str | bytes]:
+    name = str(path)
+    try:
+        encoding, chunks = iter_line_chunks(path)
+        if stage == "avalida":
+            return "ok", "".join(evaluate_chunks(chunks, name))
+        if stage == "veus":
+            veil = parse_veil(options.get("veil"), read_grid())
+            out = apply_veus_chunks(
+                chunks, options["style"], veil, None, options.get("variant"), source=name
+            )
+            return "ok", "".join(out)
+        if stage == "altida":
+            return "ok", "".join(select_alternatives_chunks(chunks, name))
+        return "ok", repr(tally_identification_chunks(chunks, name))
+    except InputError as error:
+        return "error", str(error)
+
+
+STAGE_RUNS = [
+    ("avalida", {}),
+    ("veus", {"style": "harem"}),
+    ("veus", {"style": "muc"}),
+    ("veus", {"style": "relaxado"}),
+    ("veus", {"style": "muc", "veil": "PESSOA:LOCAL(HUMANO{PAIS})"}),
+    ("veus", {"style": "harem", "variant": "pt"}),
+    ("altida", {}),
+    ("ida2id", {}),
+]
+
+
+def check_file(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for stage, options in STAGE_RUNS:
+        expected = general_stage(stage, path, **options)
+        for size in (fmt.CHUNK_BYTES, 7):
+            monkeypatch.setattr(fmt, "CHUNK_BYTES", size)
+            assert fast_stage(stage, path, **options) == expected, (stage, options, size)
+        monkeypatch.setattr(fmt, "CHUNK_BYTES", 1 << 20)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in RECORD_FILES if not p.name.endswith((".emir.gz", ".altrel.gz", "_relativo.gz"))],
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
+def test_stages_agree_on_reference_files(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    check_file(path, monkeypatch)
+
+
+def test_chunks_are_the_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cases = {
+        "crlf": b"DOC a\r\n<EM>x</EM> ---> [null]\r\nEOD\r\n",
+        "mixed": b"DOC a\n<EM>x</EM> ---> [null]\r\n\r\nEOD",
+        "bom": b"\xef\xbb\xbfDOC a\n",
+        "latin": b"DOC a\n<EM>\xe9</EM> ---> [null]\n",
+        "bad-utf8-after-bom": b"\xef\xbb\xbfDOC a\n<EM>\xe9</EM> ---> [null]\n",
+        "lone-cr": b"DOC a\r\r\n<EM>x\ry</EM> ---> [null]\n",
+        "empty": b"",
+    }
+    for name, data in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        for size in (1, 3, 1 << 20):
+            monkeypatch.setattr(fmt, "CHUNK_BYTES", size)
+            assert chunk_lines(path) == parsed_lines(path), (name, size)
+
+
+def chunk_lines(path: Path) -> object:
+    try:
+        encoding, chunks = iter_line_chunks(path)
+        return encoding, [
+            (chunk.first + i, body, chunk.eols[i])
+            for chunk in chunks
+            for i, body in enumerate(chunk.bodies)
+        ]
+    except InputError as error:
+        return str(error)
+
+
+def parsed_lines(path: Path) -> object:
+    try:
+        encoding, lines = iter_lines(path)
+        return encoding, [(line.line, format_line(line), line.eol) for line in lines]
+    except InputError as error:
+        return str(error)
+
+
+# Generated files: records written canonically or not, with odd tags, lists and verdicts.
+
+TEXTS = st.sampled_from(["a", "A b", "a  b", "", "x<y", "ação", "4000m²", "D.Francisco", "a b"])
+NAMES = st.sampled_from(["EM", "LOCAL", "ESPURIO", "COISA|ESPURIO", "PESSOA"])
+ATTRS = st.lists(
+    st.sampled_from(
+        [
+            ' ID="1"',
+            ' ID="2"',
+            ' CATEG="PESSOA"',
+            ' CATEG="ESPURIO"',
+            ' CATEG="LOCAL|PESSOA"',
+            ' TIPO="HUMANO" SUBTIPO="PAIS"',
+            '  CATEG="LOCAL"',
+            ' MORF="F,S"',
+        ]
+    ),
+    max_size=3,
+)
+
+
+@st.composite
+def tags(draw) -> str:
+    name = draw(NAMES)
+    attrs = "".join(draw(ATTRS))
+    space = draw(st.sampled_from(["", "", "", " "]))
+    return f"<{name}{attrs}{space}>{draw(TEXTS)}</{name}>"
+
+
+VERDICTS = st.sampled_from(
+    [
+        "Correcto",
+        "Em_Falta",
+        "Espurio",
+        "Espúrio",
+        "Parcialmente_Correcto_por_Excesso(0.25; 0.75)",
+        "Parcialmente_Correcto_por_Defeito(0.1; 0.9)",
+        "Parcialmente_Correcto_por_Defeito(0.1;0.9)",
+    ]
+)
+
+
+@st.composite
+def records(draw) -> str:
+    gold = draw(tags())
+    system = draw(st.one_of(st.just(None), st.lists(tags(), min_size=0, max_size=3)))
+    listed = "[null]" if system is None else "[" + ", ".join(system) + "]"
+    text = f"{gold} ---> {listed}"
+    if draw(st.booleans()):
+        wanted = 1 if not system else len(system)
+        count = draw(st.sampled_from([wanted, wanted, wanted, 0, wanted + 1]))
+        items = ", ".join(draw(VERDICTS) for _ in range(count))
+        text += (
+            draw(st.sampled_from([":", "::"])) + f"[{items}]" + draw(st.sampled_from(["", "^0.5"]))
+        )
+    return text
+
+
+OTHER_LINES = st.sampled_from(["", "EOD", "DOC d2", "# x", "HAREM-9-9 PT Web", "<ALT01>"])
+
+
+@st.composite
+def files(draw) -> str:
+    lines = ["# run", "DOC d1"]
+    for _ in range(draw(st.integers(0, 12))):
+        kind = draw(st.integers(0, 9))
+        if kind < 6:
+            lines.append(draw(records()))
+        elif kind < 8:
+            lines.append(draw(OTHER_LINES))
+        else:
+            block = ["<ALT>"]
+            for n in range(1, draw(st.integers(1, 3)) + 1):
+                block += [f"<ALT{n}>", *draw(st.lists(records(), max_size=2)), f"</ALT{n}>"]
+            lines += [*block, "</ALT>"]
+    lines.append("EOD")
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    return end.join(lines) + draw(st.sampled_from([end, ""]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(body=records())
+def test_scan_agrees_with_the_parser_on_generated_records(body: str) -> None:
+    check_scan(body)
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=files())
+def test_stages_agree_on_generated_files(text: str, tmp_path_factory) -> None:
+    path = tmp_path_factory.mktemp("gen") / "f.alinhado"
+    path.write_bytes(text.encode("utf-8"))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        check_file(path, monkeypatch)
+        # and the same file once evaluated by the general AvalIDa
+        status, evaluated = general_stage("avalida", path)
+        if status == "ok":
+            path.write_bytes(evaluated.encode("utf-8"))
+            check_file(path, monkeypatch)
+
+
+def test_odd_lines_take_both_paths() -> None:
+    """The hand-made lines hold lines the scanner reads and lines it leaves to the parser."""
+    read = sum(scan_record(body) is not None for body in ODD_LINES)
+    assert 5 < read < len(ODD_LINES) - 5
