@@ -23,19 +23,25 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_SEMANTIC,
+    IDENTIFICATION_KINDS,
     MARKER_FIRST_HAREM,
+    NULL_LIST,
+    DocumentLine,
     Evaluation,
     Line,
+    LineParser,
     Record,
     Tag,
     iter_lines,
+    parse_evaluation,
     parse_line,
 )
 from harem_pipeline.text.numbers import java_double as _java_double
@@ -338,3 +344,162 @@ def parse_semantic_line(
 def iter_semantic_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]:
     """Stream an Emir file (``.gz`` allowed): its encoding and its parsed lines."""
     return iter_lines(path, parse_semantic_line)
+
+
+# ---------------------------------------------------------------------------
+# Plain records: the common shape, read without building tags
+
+_NAME = r'[^\s<>/"=]+'
+_ATTRIBUTES = r'(?: [^\s<>"=]+="[^"]*")*'
+_TEXT = r"[^<>\[\]]*"
+_PLAIN_TAG_RE = re.compile(rf"<({_NAME})({_ATTRIBUTES})>({_TEXT})</\1>")
+_PLAIN_HEAD = (
+    rf"<({_NAME})({_ATTRIBUTES})>({_TEXT})</\1> ---> "  # gold: groups 1-3
+    rf"(\[null\]|\[<({_NAME}){_ATTRIBUTES}>{_TEXT}</\5>"  # system list: group 4
+    rf"(?:, <({_NAME}){_ATTRIBUTES}>{_TEXT}</\6>)*\])"
+)
+_PLAIN_HEAD_RE = re.compile(_PLAIN_HEAD)
+_PLAIN_RECORD_RE = re.compile(_PLAIN_HEAD + r"(::?)(\[([^\[\]{}]*)\].*)\Z")
+"""Groups 7-9: the marker, the tail from the list's ``[``, the list's inside."""
+_NOT_RECORDS = ("<VERIFICACAO_MANUAL>", "<OMITIDO>")
+
+PlainTag = tuple[str, str, str]
+"""An entity of a plain record: element name, attributes as written, text."""
+
+
+class PlainRecord(NamedTuple):
+    """A record line in the shape nearly every line has, cut without building tags.
+
+    Plain means: every entity written ``<NAME K="v" …>text</NAME>`` with one
+    space before each attribute and none around ``=``, its text free of
+    ``<``, ``>``, ``[`` and ``]``, no ``''`` on the line, at least one system
+    entity (or ``[null]``), and an evaluation list that the general reader
+    (:func:`~harem_pipeline.formats.alinhado.parse_line`) accepts with one
+    item per entity.  Such a line is exactly what
+    :func:`~harem_pipeline.formats.alinhado.format_line` writes back for
+    its parse, and the Java writes its entities back unchanged
+    (:func:`reprint_tag` is the identity on them), so a stage may copy its
+    parts as written.  Any other line is read by the general reader.
+    """
+
+    text: str
+    """The line, its line end cut off."""
+    line: int
+    eol: str
+    head: str
+    """``GOLD ---> [SYS, …]`` as written."""
+    gold: PlainTag
+    system: tuple[PlainTag, ...] | None
+    """None for ``[null]``."""
+    items: tuple[str, ...]
+    """The evaluation items as written."""
+    tail: str
+    """From the ``[`` of the evaluation list to the end (suffix included)."""
+
+    def parse(self, path: str | None, parse: LineParser = parse_line) -> Line:
+        """The line read by the general reader, for a stage that needs the whole record."""
+        return parse(self.text, path, self.line, self.eol)
+
+
+_IDENTIFICATION_ITEMS: dict[str, str] = {}
+"""Identification items already read (text → kind), so each is parsed once."""
+
+
+def _identification_item(text: str) -> str | None:
+    """The kind of an identification item the general reader accepts; None for any other."""
+    kind = _IDENTIFICATION_ITEMS.get(text)
+    if kind is None:
+        try:
+            kind = parse_evaluation(text).kind
+        except InputError:
+            return None
+        if kind not in IDENTIFICATION_KINDS:
+            return None
+        if len(_IDENTIFICATION_ITEMS) < 4096:
+            _IDENTIFICATION_ITEMS[text] = kind
+    return kind
+
+
+def _plain_system(text: str) -> tuple[PlainTag, ...] | None:
+    return None if text == NULL_LIST else tuple(_PLAIN_TAG_RE.findall(text))
+
+
+def read_plain_record(text: str, line: int = 0, eol: str = "\n") -> PlainRecord | None:
+    """The plain record of a Véus or ``.alts`` line (identification items); None otherwise."""
+    if "''" in text or text.startswith(_NOT_RECORDS):
+        return None
+    match = _PLAIN_RECORD_RE.match(text)
+    if match is None:
+        return None
+    inner = match.group(9)
+    items = tuple(inner.split(", ")) if inner else ()
+    system = _plain_system(match.group(4))
+    if len(items) != (1 if system is None else len(system)):
+        return None
+    for item in items:
+        if _identification_item(item) is None:
+            return None
+    head = text[: match.end(4)]
+    gold = match.group(1, 2, 3)
+    return PlainRecord(text, line, eol, head, gold, system, items, match.group(8))
+
+
+def read_plain_emir_record(text: str, line: int = 0, eol: str = "\n") -> PlainRecord | None:
+    """The plain record of an Emir line (what :func:`parse_semantic_line` cuts); None otherwise."""
+    if not text.endswith("}]") or "''" in text or text.startswith(_NOT_RECORDS):
+        return None
+    for marker in _EMIR_MARKERS:
+        cut = text.find(marker)
+        if cut > 0:
+            match = _PLAIN_HEAD_RE.match(text, 0, cut + 1)
+            if match is None or match.end() != cut + 1:
+                return None
+            start = cut + len(marker) - 2  # the list's "["
+            items = tuple("{" + part + "}" for part in text[start + 2 : -2].split("}, {"))
+            system = _plain_system(match.group(4))
+            if len(items) != (1 if system is None else len(system)):
+                return None
+            gold = match.group(1, 2, 3)
+            return PlainRecord(text, line, eol, text[: cut + 1], gold, system, items, text[start:])
+    return None
+
+
+PlainReader = Callable[[str, int, str], PlainRecord | None]
+
+
+def iter_plain_lines(
+    path: str | os.PathLike[str],
+    plain: PlainReader = read_plain_record,
+    parse: LineParser = parse_line,
+) -> tuple[str, Iterator[Line | PlainRecord]]:
+    """Stream a record file as :func:`~harem_pipeline.formats.alinhado.iter_lines` does,
+    a plain record line as a :class:`PlainRecord`, any other line parsed by ``parse``.
+
+    Lines are parsed whole up to the first record or First HAREM document
+    line, so a stage that reads the file's format there finds it as usual.
+    """
+    encoding, lines = iter_lines(path, _raw_line)
+    return encoding, _plain_lines(lines, str(path), plain, parse)
+
+
+class _RawLine(NamedTuple):
+    text: str
+    line: int
+    eol: str
+
+
+def _raw_line(text: str, path: str | None, line: int | None, eol: str) -> _RawLine:  # noqa: ARG001
+    return _RawLine(text, line or 0, eol)
+
+
+def _plain_lines(
+    lines: Iterator[_RawLine], path: str, plain: PlainReader, parse: LineParser
+) -> Iterator[Line | PlainRecord]:
+    for raw in lines:
+        item = parse(raw.text, path, raw.line, raw.eol)
+        yield item
+        if isinstance(item, (Record, DocumentLine)):
+            break
+    for text, number, eol in lines:
+        record = plain(text, number, eol)
+        yield parse(text, path, number, eol) if record is None else record

@@ -17,8 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, iter_lines, write_lines
-from harem_pipeline.formats.semantic import iter_semantic_lines
+from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, Line, format_line
+from harem_pipeline.formats.semantic import (
+    iter_plain_lines,
+    parse_semantic_line,
+    read_plain_emir_record,
+)
 from harem_pipeline.pipeline.naming import (
     ALT_RELAXED,
     ALT_STRICT,
@@ -28,16 +32,38 @@ from harem_pipeline.pipeline.naming import (
     json_twin,
     semantic_kind_from_name,
 )
-from harem_pipeline.text.atomic import write_text_atomic
+from harem_pipeline.text.atomic import atomic_write, write_text_atomic
 from harem_pipeline.text.textio import derived_path, read_bytes
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from harem_pipeline.stages.emir import EmirParams
     from harem_pipeline.stages.ida import SemanticTally
 
 PathLike = str | os.PathLike[str]
 
 # Each step imports its stage (and the reports their measures) when it runs.
+
+_BATCH = 4096
+"""Lines joined into one write."""
+
+
+def write_stage_lines(
+    target: PathLike, lines: Iterable[Line | str], encoding: str, marker: str | None = None
+) -> None:
+    """Write a stage's output atomically in ``encoding``: a line object as
+    :func:`~harem_pipeline.formats.alinhado.write_lines` writes it, a text as it is
+    (a plain record's line, its line end included), a few thousand lines a write."""
+    with atomic_write(target, "w", encoding=encoding, newline="") as handle:
+        batch: list[str] = []
+        for item in lines:
+            batch.append(item if type(item) is str else format_line(item, marker) + item.eol)
+            if len(batch) >= _BATCH:
+                handle.write("".join(batch))
+                batch.clear()
+        handle.write("".join(batch))
+
 
 # ---------------------------------------------------------------------------
 # alts
@@ -54,8 +80,8 @@ def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
     from harem_pipeline.stages.alts import organise_alts
 
     target = Path(output) if output is not None else alts_output(path)
-    encoding, lines = iter_lines(path)
-    write_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
+    encoding, lines = iter_plain_lines(path)
+    write_stage_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target
 
 
@@ -74,8 +100,8 @@ def run_espurios(path: PathLike, output: PathLike | None = None) -> Path:
     from harem_pipeline.stages.espurios import collect_spurious
 
     target = Path(output) if output is not None else espurios_output(path)
-    encoding, lines = iter_lines(path)
-    write_lines(target, collect_spurious(lines, str(path)), encoding)
+    encoding, lines = iter_plain_lines(path)
+    write_stage_lines(target, collect_spurious(lines, str(path)), encoding)
     return target
 
 
@@ -97,8 +123,10 @@ def run_emir(
 
     params = params or EmirParams()
     target = Path(output) if output is not None else emir_output(path, params.relative)
-    encoding, lines = iter_lines(path)
-    write_lines(target, evaluate_lines(lines, params, str(path)), encoding, MARKER_FIRST_HAREM)
+    encoding, lines = iter_plain_lines(path)
+    write_stage_lines(
+        target, evaluate_lines(lines, params, str(path)), encoding, MARKER_FIRST_HAREM
+    )
     return target
 
 
@@ -117,8 +145,8 @@ def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
     from harem_pipeline.stages.altsem import select_alternatives
 
     target = Path(output) if output is not None else altsem_output(path)
-    encoding, lines = iter_semantic_lines(path)
-    write_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
+    encoding, lines = iter_plain_lines(path, read_plain_emir_record, parse_semantic_line)
+    write_stage_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target
 
 
