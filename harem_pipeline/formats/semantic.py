@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
@@ -45,6 +46,8 @@ from harem_pipeline.formats.alinhado import (
     parse_line,
 )
 from harem_pipeline.text.numbers import java_double as _java_double
+from harem_pipeline.text.progress import progress
+from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 java_double = lru_cache(maxsize=8192)(_java_double)
 """``Double.toString``, remembered: the same few CSC values recur on most lines."""
@@ -389,12 +392,16 @@ class PlainRecord(NamedTuple):
     head: str
     """``GOLD ---> [SYS, …]`` as written."""
     gold: PlainTag
-    system: tuple[PlainTag, ...] | None
-    """None for ``[null]``."""
+    listed: str
+    """The system list as written: ``[SYS, …]`` or ``[null]``."""
     items: tuple[str, ...]
     """The evaluation items as written."""
     tail: str
     """From the ``[`` of the evaluation list to the end (suffix included)."""
+
+    def entities(self) -> tuple[PlainTag, ...] | None:
+        """The system entities, None for ``[null]``."""
+        return None if self.listed == NULL_LIST else tuple(_PLAIN_TAG_RE.findall(self.listed))
 
     def parse(self, path: str | None, parse: LineParser = parse_line) -> Line:
         """The line read by the general reader, for a stage that needs the whole record."""
@@ -420,8 +427,9 @@ def _identification_item(text: str) -> str | None:
     return kind
 
 
-def _plain_system(text: str) -> tuple[PlainTag, ...] | None:
-    return None if text == NULL_LIST else tuple(_PLAIN_TAG_RE.findall(text))
+def _entity_count(listed: str) -> int:
+    """Entities of a plain system list: one ``</`` each (texts hold no ``<``); 1 for [null]."""
+    return 1 if listed == NULL_LIST else listed.count("</")
 
 
 def read_plain_record(text: str, line: int = 0, eol: str = "\n") -> PlainRecord | None:
@@ -433,15 +441,15 @@ def read_plain_record(text: str, line: int = 0, eol: str = "\n") -> PlainRecord 
         return None
     inner = match.group(9)
     items = tuple(inner.split(", ")) if inner else ()
-    system = _plain_system(match.group(4))
-    if len(items) != (1 if system is None else len(system)):
+    listed = match.group(4)
+    if len(items) != _entity_count(listed):
         return None
+    known = _IDENTIFICATION_ITEMS
     for item in items:
-        if _identification_item(item) is None:
+        if item not in known and _identification_item(item) is None:
             return None
-    head = text[: match.end(4)]
     gold = match.group(1, 2, 3)
-    return PlainRecord(text, line, eol, head, gold, system, items, match.group(8))
+    return PlainRecord(text, line, eol, text[: match.end(4)], gold, listed, items, match.group(8))
 
 
 def read_plain_emir_record(text: str, line: int = 0, eol: str = "\n") -> PlainRecord | None:
@@ -456,11 +464,11 @@ def read_plain_emir_record(text: str, line: int = 0, eol: str = "\n") -> PlainRe
                 return None
             start = cut + len(marker) - 2  # the list's "["
             items = tuple("{" + part + "}" for part in text[start + 2 : -2].split("}, {"))
-            system = _plain_system(match.group(4))
-            if len(items) != (1 if system is None else len(system)):
+            listed = match.group(4)
+            if len(items) != _entity_count(listed):
                 return None
             gold = match.group(1, 2, 3)
-            return PlainRecord(text, line, eol, text[: cut + 1], gold, system, items, text[start:])
+            return PlainRecord(text, line, eol, text[: cut + 1], gold, listed, items, text[start:])
     return None
 
 
@@ -477,26 +485,67 @@ def iter_plain_lines(
 
     Lines are parsed whole up to the first record or First HAREM document
     line, so a stage that reads the file's format there finds it as usual.
+    The file is decoded a block of lines at a time.
     """
-    encoding, lines = iter_lines(path, _raw_line)
+    encoding = detect_file_encoding(path)
+    if encoding == "utf-8-sig":  # the BOM is dropped on reading and not written back
+        encoding = "utf-8"
+    lines = progress(_text_lines(path, encoding), Path(path).name, "line")
     return encoding, _plain_lines(lines, str(path), plain, parse)
 
 
-class _RawLine(NamedTuple):
-    text: str
-    line: int
-    eol: str
+_BLOCK = 1 << 20
+"""Bytes read and decoded at a time."""
 
 
-def _raw_line(text: str, path: str | None, line: int | None, eol: str) -> _RawLine:  # noqa: ARG001
-    return _RawLine(text, line or 0, eol)
+def _text_lines(path: str | os.PathLike[str], encoding: str) -> Iterator[tuple[str, int, str]]:
+    """``(text, number, line end)`` of every line, as ``iter_lines`` cuts and decodes them."""
+    name = str(path)
+    number = 0
+    rest = b""
+    with open_binary(path) as handle:
+        while block := handle.read(_BLOCK):
+            block = rest + block
+            cut = block.rfind(b"\n") + 1
+            rest, block = block[cut:], block[:cut]
+            if not block:
+                continue
+            text = _decoded(block, encoding, name, number)
+            if number == 0:
+                text = text.removeprefix("\ufeff")  # a UTF-8 BOM is not part of the text
+            for body in text.split("\n")[:-1]:
+                number += 1
+                if body.endswith("\r"):
+                    yield body[:-1], number, "\r\n"
+                else:
+                    yield body, number, "\n"
+    if rest:
+        text = _decoded(rest, encoding, name, number)
+        yield (text.removeprefix("\ufeff") if number == 0 else text), number + 1, ""
+
+
+def _decoded(block: bytes, encoding: str, name: str, number: int) -> str:
+    """``block`` decoded; else the error of its first undecodable line (after ``number``)."""
+    try:
+        return block.decode(encoding)
+    except UnicodeDecodeError:
+        pass
+    for raw in block.split(b"\n"):
+        number += 1
+        try:
+            raw.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                name, f"text in {encoding}", f"undecodable byte {raw[exc.start]:#04x}", line=number
+            ) from None
+    raise AssertionError("a block that does not decode has a line that does not")
 
 
 def _plain_lines(
-    lines: Iterator[_RawLine], path: str, plain: PlainReader, parse: LineParser
+    lines: Iterator[tuple[str, int, str]], path: str, plain: PlainReader, parse: LineParser
 ) -> Iterator[Line | PlainRecord]:
-    for raw in lines:
-        item = parse(raw.text, path, raw.line, raw.eol)
+    for text, number, eol in lines:
+        item = parse(text, path, number, eol)
         yield item
         if isinstance(item, (Record, DocumentLine)):
             break

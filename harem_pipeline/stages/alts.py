@@ -36,6 +36,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_SPURIOUS,
     MARKER_FIRST_HAREM,
+    NULL_LIST,
     SPURIOUS_TAG,
     AltClose,
     AltOpen,
@@ -249,7 +250,7 @@ def _left_in_alt(record: Record, left_ids: set[str]) -> bool:
 
 def _plain_left_in_alt(record: PlainRecord, left_ids: set[str]) -> bool:
     """:func:`_left_in_alt` of a plain record."""
-    if not record.system or not left_ids:
+    if not left_ids or record.listed == NULL_LIST:
         return False
-    first = plain_attribute(record.system[0], "ID")
+    first = plain_attribute(record.entities()[0], "ID")  # type: ignore[index]
     return first is not None and first in left_ids

@@ -214,6 +214,8 @@ def is_spurious_tag(tag: Tag) -> bool:
 
 def is_plain_spurious(tag: PlainTag) -> bool:
     """:func:`is_spurious_tag` of a plain record's entity."""
+    if SPURIOUS_TAG not in tag[1] and SPURIOUS_TAG not in tag[0]:
+        return False  # no category of it can be ESPURIO
     return SPURIOUS_TAG in _split_key(plain_classic_key(tag))[0]
 
 
@@ -662,7 +664,7 @@ def _plain_emir_text(
     suffix; the first record of each such key is scored by
     :func:`evaluate_record` and its written tail kept for the others.
     """
-    system, items = plain.system, plain.items
+    system, items = plain.entities(), plain.items
     if system is None:
         key: tuple = (plain_classic_key(plain.gold), None, items, plain.tail)
     else:

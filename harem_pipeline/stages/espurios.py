@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from harem_pipeline.formats.alinhado import (
+    NULL_LIST,
     Blank,
     DocStart,
     DocumentLine,
@@ -40,8 +41,7 @@ def collect_spurious(
     for item in stream:
         if type(item) is PlainRecord:
             if is_plain_spurious(item.gold):
-                listed = item.head.partition(" ---> ")[2]
-                yield ("[]" if item.system is None else listed) + "\n"
+                yield ("[]" if item.listed == NULL_LIST else item.listed) + "\n"
         elif isinstance(item, (DocStart, DocumentLine)):
             yield Blank()
             yield java_line_end(item)

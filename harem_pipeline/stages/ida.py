@@ -265,7 +265,7 @@ def _plain_contributions(
     categories, types and spurious mark) and on each entity's item as
     :func:`~harem_pipeline.stages.altsem.scores_by_entity` picks it.
     """
-    system, items = plain.system, plain.items
+    system, items = plain.entities(), plain.items
     if system is None:
         key: tuple = (plain_classic_key(plain.gold), None, items)
     else:
