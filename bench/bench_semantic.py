@@ -10,7 +10,17 @@ SemanticAltAlignmentSelector, GlobalSemanticEvaluator).  Target: ours at
 least 5 times faster.  Runs only where the programs are installed
 (``$HAREM_ORACLE`` or ``~/harem-oracle``); not part of the test suite.
 
-Usage: ``python bench/bench_semantic.py [--repeat 5]``
+``--records N`` instead times each semantic stage alone on a Second HAREM
+×N ``.veu`` (the shipped collection and run with every document repeated N
+times, made by ``bench_chains.py``'s generator, then ``harem align``,
+``avalida`` and ``veus --style harem``, not timed): alts, espurios, emir,
+emir --relative, altsem, ida on the ``.emir`` and on the ``.altrel``
+(``--bootstrap 0``: the reading and counting, not the resampling), each a
+whole process, median of ``--repeat``, in records read per second, with
+the peak resident memory.  Target: 150,000 records/s each at ×50.
+
+Usage: ``python bench/bench_semantic.py [--repeat 5]``,
+``python bench/bench_semantic.py --records 50 [--repeat 3] [--seed 2010]``
 """
 
 from __future__ import annotations
@@ -28,6 +38,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_chains import HAREM as HAREM_MODULE
+from bench_chains import count_records, make_inputs, timed
 from oracle import oracle_home
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,10 +90,84 @@ def time_java(work: Path, hj: Path) -> tuple[float, float]:
     return time.perf_counter() - start, _children_cpu() - cpu
 
 
+RECORD_STAGES = (
+    ("alts", "r.veu", ["-o", "r.alts"]),
+    ("espurios", "r.alts", ["-o", "r.espurios"]),
+    ("emir", "r.alts", ["-o", "r.emir"]),
+    ("emir --relative", "r.alts", ["--relative", "-o", "r.emir_relativo"]),
+    ("altsem", "r.emir", ["-o", "r.emir.altrel"]),
+    ("ida", "r.emir", ["--bootstrap", "0", "-o", "r.emir.ida"]),
+    ("ida (altrel)", "r.emir.altrel", ["--bootstrap", "0", "-o", "r.altrel.ida"]),
+)
+
+
+def timed_stage(command: list[str], cwd: Path) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (KiB) of one command."""
+    start = time.perf_counter()
+    with subprocess.Popen(command, cwd=cwd, stderr=subprocess.DEVNULL) as process:
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - start
+    if process.returncode != 0:
+        raise SystemExit(f"failed ({process.returncode}): {' '.join(command)}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def record_stages(size: int, repeat: int, seed: int) -> int:
+    """Each semantic stage alone on Second HAREM ×``size``, in records read per second."""
+    byte_compile()
+    with tempfile.TemporaryDirectory(prefix="bench-semantic-records-") as tmp:
+        folder = Path(tmp)
+        make_inputs("second", folder, size, seed)
+        for command in (
+            ["align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"],
+            ["avalida", "r.alinhado", "-o", "r.avalida"],
+            ["veus", "--style", "harem", "r.avalida", "-o", "r.veu"],
+        ):
+            timed([*HAREM_MODULE, *command], folder)
+        print(
+            f"# {platform.python_implementation()} {platform.python_version()}, "
+            f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, medians of {repeat}"
+        )
+        slowest = float("inf")
+        for name, source, rest in RECORD_STAGES:
+            command = [HAREM, "-q", name.split()[0], source, *rest]
+            runs = [timed_stage(command, folder) for _ in range(repeat)]
+            elapsed = statistics.median(wall for wall, _, _ in runs)
+            cpu = statistics.median(cpu for _, cpu, _ in runs)
+            rss = max(peak for _, _, peak in runs)
+            records = count_records(folder / source)
+            slowest = min(slowest, records / elapsed)
+            print(
+                f"{name:<16} x{size:<3} {records:>9,} records {elapsed:7.2f} s "
+                f"{records / elapsed:>10,.0f} records/s | CPU {cpu:6.2f} s "
+                f"{records / cpu:>10,.0f} records/s | {rss / 1024:5.0f} MiB",
+                flush=True,
+            )
+        print(f"# load at the end {os.getloadavg()[0]:.1f}")
+    return 0 if slowest >= 150_000 else 1
+
+
+def byte_compile() -> None:
+    """The byte-code cache an installed package has (pip compiles it on install).
+
+    Without it, under ``PYTHONDONTWRITEBYTECODE=1``, every step compiles the
+    package's sources again (about 0.1-0.25 s a process).
+    """
+    package = str(ROOT / "harem_pipeline")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--records", type=int, metavar="N", help="each stage alone on Second HAREM xN"
+    )
+    parser.add_argument("--seed", type=int, default=2010)
     args = parser.parse_args()
+    if args.records:
+        return record_stages(args.records, args.repeat, args.seed)
     oracle = oracle_home()
     if oracle is None:
         print("no official programs here (HAREM_ORACLE or ~/harem-oracle): nothing to do")
@@ -90,11 +176,7 @@ def main() -> int:
         work = Path(tmp)
         with gzip.open(VEU, "rb") as src, (work / "t.veu").open("wb") as dst:
             shutil.copyfileobj(src, dst)
-        # The byte-code cache an installed package has (pip compiles it on
-        # install): without it, under PYTHONDONTWRITEBYTECODE=1, every step
-        # compiles the package's sources again (about 0.1-0.25 s a process).
-        package = str(ROOT / "harem_pipeline")
-        subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True)
+        byte_compile()
         time_ours(work)  # warm the file cache
         mine, theirs = [], []
         for _ in range(args.repeat):  # interleaved, so both see the same machine load

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harem_pipeline.pipeline.steps import run_alts
+from harem_pipeline.pipeline.semantic import run_alts
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

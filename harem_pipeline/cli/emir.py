@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harem_pipeline.pipeline.steps import run_emir
+from harem_pipeline.pipeline.semantic import run_emir
 from harem_pipeline.stages.emir import EmirParams, parse_weights
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harem_pipeline.pipeline.steps import run_espurios
+from harem_pipeline.pipeline.semantic import run_espurios
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

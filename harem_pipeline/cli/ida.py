@@ -15,7 +15,7 @@ from harem_pipeline.pipeline.naming import (
     semantic_kind_from_name,
 )
 from harem_pipeline.pipeline.params import ReportParams
-from harem_pipeline.pipeline.reporting import run_ida
+from harem_pipeline.pipeline.semantic import run_ida
 from harem_pipeline.pipeline.signature import file_signature
 
 

@@ -23,22 +23,31 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
+from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_SEMANTIC,
+    IDENTIFICATION_KINDS,
     MARKER_FIRST_HAREM,
+    NULL_LIST,
+    DocumentLine,
     Evaluation,
     Line,
+    LineParser,
     Record,
     Tag,
     iter_lines,
+    parse_evaluation,
     parse_line,
 )
 from harem_pipeline.text.numbers import java_double as _java_double
+from harem_pipeline.text.progress import progress
+from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 java_double = lru_cache(maxsize=8192)(_java_double)
 """``Double.toString``, remembered: the same few CSC values recur on most lines."""
@@ -338,3 +347,208 @@ def parse_semantic_line(
 def iter_semantic_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]:
     """Stream an Emir file (``.gz`` allowed): its encoding and its parsed lines."""
     return iter_lines(path, parse_semantic_line)
+
+
+# ---------------------------------------------------------------------------
+# Plain records: the common shape, read without building tags
+
+_NAME = r'[^\s<>/"=]+'
+_ATTRIBUTES = r'(?: [^\s<>"=]+="[^"]*")*'
+_TEXT = r"[^<>\[\]]*"
+_PLAIN_TAG_RE = re.compile(rf"<({_NAME})({_ATTRIBUTES})>({_TEXT})</\1>")
+_PLAIN_HEAD = (
+    rf"<({_NAME})({_ATTRIBUTES})>({_TEXT})</\1> ---> "  # gold: groups 1-3
+    rf"(\[null\]|\[<({_NAME}){_ATTRIBUTES}>{_TEXT}</\5>"  # system list: group 4
+    rf"(?:, <({_NAME}){_ATTRIBUTES}>{_TEXT}</\6>)*\])"
+)
+_PLAIN_HEAD_RE = re.compile(_PLAIN_HEAD)
+_PLAIN_RECORD_RE = re.compile(_PLAIN_HEAD + r"(::?)(\[([^\[\]{}]*)\].*)\Z")
+"""Groups 7-9: the marker, the tail from the list's ``[``, the list's inside."""
+_NOT_RECORDS = ("<VERIFICACAO_MANUAL>", "<OMITIDO>")
+
+PlainTag = tuple[str, str, str]
+"""An entity of a plain record: element name, attributes as written, text."""
+
+
+class PlainRecord(NamedTuple):
+    """A record line in the shape nearly every line has, cut without building tags.
+
+    Plain means: every entity written ``<NAME K="v" …>text</NAME>`` with one
+    space before each attribute and none around ``=``, its text free of
+    ``<``, ``>``, ``[`` and ``]``, no ``''`` on the line, at least one system
+    entity (or ``[null]``), and an evaluation list that the general reader
+    (:func:`~harem_pipeline.formats.alinhado.parse_line`) accepts with one
+    item per entity.  Such a line is exactly what
+    :func:`~harem_pipeline.formats.alinhado.format_line` writes back for
+    its parse, and the Java writes its entities back unchanged
+    (:func:`reprint_tag` is the identity on them), so a stage may copy its
+    parts as written.  Any other line is read by the general reader.
+    """
+
+    text: str
+    """The line, its line end cut off."""
+    line: int
+    eol: str
+    head: str
+    """``GOLD ---> [SYS, …]`` as written."""
+    gold: PlainTag
+    listed: str
+    """The system list as written: ``[SYS, …]`` or ``[null]``."""
+    items: tuple[str, ...]
+    """The evaluation items as written."""
+    tail: str
+    """From the ``[`` of the evaluation list to the end (suffix included)."""
+
+    def entities(self) -> tuple[PlainTag, ...] | None:
+        """The system entities, None for ``[null]``."""
+        return None if self.listed == NULL_LIST else tuple(_PLAIN_TAG_RE.findall(self.listed))
+
+    def parse(self, path: str | None, parse: LineParser = parse_line) -> Line:
+        """The line read by the general reader, for a stage that needs the whole record."""
+        return parse(self.text, path, self.line, self.eol)
+
+
+_IDENTIFICATION_ITEMS: dict[str, str] = {}
+"""Identification items already read (text → kind), so each is parsed once."""
+
+
+def _identification_item(text: str) -> str | None:
+    """The kind of an identification item the general reader accepts; None for any other."""
+    kind = _IDENTIFICATION_ITEMS.get(text)
+    if kind is None:
+        try:
+            kind = parse_evaluation(text).kind
+        except InputError:
+            return None
+        if kind not in IDENTIFICATION_KINDS:
+            return None
+        if len(_IDENTIFICATION_ITEMS) < 4096:
+            _IDENTIFICATION_ITEMS[text] = kind
+    return kind
+
+
+def _entity_count(listed: str) -> int:
+    """Entities of a plain system list: one ``</`` each (texts hold no ``<``); 1 for [null]."""
+    return 1 if listed == NULL_LIST else listed.count("</")
+
+
+def read_plain_record(text: str, line: int = 0, eol: str = "\n") -> PlainRecord | None:
+    """The plain record of a Véus or ``.alts`` line (identification items); None otherwise."""
+    if "''" in text or text.startswith(_NOT_RECORDS):
+        return None
+    match = _PLAIN_RECORD_RE.match(text)
+    if match is None:
+        return None
+    inner = match.group(9)
+    items = tuple(inner.split(", ")) if inner else ()
+    listed = match.group(4)
+    if len(items) != _entity_count(listed):
+        return None
+    known = _IDENTIFICATION_ITEMS
+    for item in items:
+        if item not in known and _identification_item(item) is None:
+            return None
+    gold = match.group(1, 2, 3)
+    return PlainRecord(text, line, eol, text[: match.end(4)], gold, listed, items, match.group(8))
+
+
+def read_plain_emir_record(text: str, line: int = 0, eol: str = "\n") -> PlainRecord | None:
+    """The plain record of an Emir line (what :func:`parse_semantic_line` cuts); None otherwise."""
+    if not text.endswith("}]") or "''" in text or text.startswith(_NOT_RECORDS):
+        return None
+    for marker in _EMIR_MARKERS:
+        cut = text.find(marker)
+        if cut > 0:
+            match = _PLAIN_HEAD_RE.match(text, 0, cut + 1)
+            if match is None or match.end() != cut + 1:
+                return None
+            start = cut + len(marker) - 2  # the list's "["
+            items = tuple("{" + part + "}" for part in text[start + 2 : -2].split("}, {"))
+            listed = match.group(4)
+            if len(items) != _entity_count(listed):
+                return None
+            gold = match.group(1, 2, 3)
+            return PlainRecord(text, line, eol, text[: cut + 1], gold, listed, items, text[start:])
+    return None
+
+
+PlainReader = Callable[[str, int, str], PlainRecord | None]
+
+
+def iter_plain_lines(
+    path: str | os.PathLike[str],
+    plain: PlainReader = read_plain_record,
+    parse: LineParser = parse_line,
+) -> tuple[str, Iterator[Line | PlainRecord]]:
+    """Stream a record file as :func:`~harem_pipeline.formats.alinhado.iter_lines` does,
+    a plain record line as a :class:`PlainRecord`, any other line parsed by ``parse``.
+
+    Lines are parsed whole up to the first record or First HAREM document
+    line, so a stage that reads the file's format there finds it as usual.
+    The file is decoded a block of lines at a time.
+    """
+    encoding = detect_file_encoding(path)
+    if encoding == "utf-8-sig":  # the BOM is dropped on reading and not written back
+        encoding = "utf-8"
+    lines = progress(_text_lines(path, encoding), Path(path).name, "line")
+    return encoding, _plain_lines(lines, str(path), plain, parse)
+
+
+_BLOCK = 1 << 20
+"""Bytes read and decoded at a time."""
+
+
+def _text_lines(path: str | os.PathLike[str], encoding: str) -> Iterator[tuple[str, int, str]]:
+    """``(text, number, line end)`` of every line, as ``iter_lines`` cuts and decodes them."""
+    name = str(path)
+    number = 0
+    rest = b""
+    with open_binary(path) as handle:
+        while block := handle.read(_BLOCK):
+            block = rest + block
+            cut = block.rfind(b"\n") + 1
+            rest, block = block[cut:], block[:cut]
+            if not block:
+                continue
+            text = _decoded(block, encoding, name, number)
+            if number == 0:
+                text = text.removeprefix("\ufeff")  # a UTF-8 BOM is not part of the text
+            for body in text.split("\n")[:-1]:
+                number += 1
+                if body.endswith("\r"):
+                    yield body[:-1], number, "\r\n"
+                else:
+                    yield body, number, "\n"
+    if rest:
+        text = _decoded(rest, encoding, name, number)
+        yield (text.removeprefix("\ufeff") if number == 0 else text), number + 1, ""
+
+
+def _decoded(block: bytes, encoding: str, name: str, number: int) -> str:
+    """``block`` decoded; else the error of its first undecodable line (after ``number``)."""
+    try:
+        return block.decode(encoding)
+    except UnicodeDecodeError:
+        pass
+    for raw in block.split(b"\n"):
+        number += 1
+        try:
+            raw.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                name, f"text in {encoding}", f"undecodable byte {raw[exc.start]:#04x}", line=number
+            ) from None
+    raise AssertionError("a block that does not decode has a line that does not")
+
+
+def _plain_lines(
+    lines: Iterator[tuple[str, int, str]], path: str, plain: PlainReader, parse: LineParser
+) -> Iterator[Line | PlainRecord]:
+    for text, number, eol in lines:
+        item = parse(text, path, number, eol)
+        yield item
+        if isinstance(item, (Record, DocumentLine)):
+            break
+    for text, number, eol in lines:
+        record = plain(text, number, eol)
+        yield parse(text, path, number, eol) if record is None else record

@@ -21,7 +21,7 @@ from typing import Any
 
 from harem_pipeline import SCORING_VERSION
 from harem_pipeline.pipeline.signature import sha256_file
-from harem_pipeline.text.atomic import write_text_atomic
+from harem_pipeline.text.atomic import sync_to_disk, write_text_atomic
 
 MANIFEST_SUFFIX = ".manifest.json"
 
@@ -175,7 +175,11 @@ def write_manifest(
     """Record the recipe of a finished stage; call after every output is in place.
 
     ``inputs`` are the digests ``snapshot_inputs`` took before the stage ran.
+    The outputs are flushed to the disk first, so that not even a power cut
+    leaves a manifest declaring outputs that never reached it.
     """
+    outputs = list(outputs)
+    sync_to_disk(outputs)
     manifest = Manifest(
         stage=stage,
         params=_normalise(params),

@@ -23,15 +23,12 @@ from typing import TYPE_CHECKING
 
 from harem_pipeline.errors import HaremError, InputError
 from harem_pipeline.formats.alinhado import (
-    MARKER_FIRST_HAREM,
     Header,
     format_lines,
     iter_lines,
-    write_lines,
     write_to,
 )
 from harem_pipeline.formats.harem_xml import open_collection, read_collection
-from harem_pipeline.formats.semantic import iter_semantic_lines
 from harem_pipeline.model import Collection, Document
 from harem_pipeline.pipeline.record_steps import (  # the identification steps, re-exported
     altida_output as altida_output,
@@ -41,6 +38,16 @@ from harem_pipeline.pipeline.record_steps import run_altida as run_altida
 from harem_pipeline.pipeline.record_steps import run_avalida as run_avalida
 from harem_pipeline.pipeline.record_steps import run_veus as run_veus
 from harem_pipeline.pipeline.record_steps import veus_output as veus_output
+from harem_pipeline.pipeline.semantic import (  # noqa: F401 (the semantic steps, re-exported)
+    alts_output,
+    altsem_output,
+    emir_output,
+    espurios_output,
+    run_alts,
+    run_altsem,
+    run_emir,
+    run_espurios,
+)
 from harem_pipeline.stages.align import (
     MISSING_DOCUMENT,
     AlignmentWritten,
@@ -52,11 +59,6 @@ from harem_pipeline.stages.align import (
     pair_lines,
 )
 from harem_pipeline.stages.altmor import choose_raw_lines
-from harem_pipeline.stages.alts import organise_alts
-from harem_pipeline.stages.altsem import select_alternatives as select_relaxed
-from harem_pipeline.stages.emir import EmirParams
-from harem_pipeline.stages.emir import evaluate_lines as evaluate_semantic
-from harem_pipeline.stages.espurios import collect_spurious
 from harem_pipeline.stages.vizir import (
     DERIVED_EXTENSIONS,
     Scenario,
@@ -71,7 +73,6 @@ from harem_pipeline.text.textio import derived_path
 
 if TYPE_CHECKING:
     from harem_pipeline.stages.align import AlignmentWritten
-    from harem_pipeline.stages.emir import EmirParams
     from harem_pipeline.stages.vizir import Scenario
 
 # Each step imports its stage when it runs, so that one command (``harem emir``)
@@ -308,87 +309,3 @@ def run_vizir_folder(
         except HaremError as error:
             failures.append(FolderFailure(path, error))
     return results, failures
-
-
-# ---------------------------------------------------------------------------
-# alts
-
-
-def alts_output(path: str | os.PathLike[str]) -> Path:
-    """``IN.alts`` (``.gz`` dropped first)."""
-    return derived_path(path, ".alts")
-
-
-def run_alts(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
-    """Organise the ALT blocks of the Véus file ``path`` into ``output`` (default
-    ``IN.alts``), in the input's encoding, atomically."""
-
-    target = Path(output) if output is not None else alts_output(path)
-    encoding, lines = iter_lines(path)
-    write_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
-    return target
-
-
-# ---------------------------------------------------------------------------
-# espurios
-
-
-def espurios_output(path: str | os.PathLike[str]) -> Path:
-    """``IN.espurios`` (``.gz`` dropped first)."""
-    return derived_path(path, ".espurios")
-
-
-def run_espurios(
-    path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None
-) -> Path:
-    """List the spurious entities of the ``.alts`` file ``path`` into ``output``
-    (default ``IN.espurios``), in the input's encoding, atomically."""
-
-    target = Path(output) if output is not None else espurios_output(path)
-    encoding, lines = iter_lines(path)
-    write_lines(target, collect_spurious(lines, str(path)), encoding)
-    return target
-
-
-# ---------------------------------------------------------------------------
-# emir
-
-
-def emir_output(path: str | os.PathLike[str], relative: bool = False) -> Path:
-    """``IN.emir`` (``IN.emir_relativo`` in the relative scenario)."""
-    return derived_path(path, ".emir_relativo" if relative else ".emir")
-
-
-def run_emir(
-    path: str | os.PathLike[str],
-    params: EmirParams | None = None,
-    output: str | os.PathLike[str] | None = None,
-) -> Path:
-    """Score the ``.alts`` file ``path`` into ``output`` (default ``IN.emir`` or
-    ``IN.emir_relativo``), in the input's encoding, atomically."""
-    from harem_pipeline.stages.emir import EmirParams
-
-    params = params or EmirParams()
-    target = Path(output) if output is not None else emir_output(path, params.relative)
-    encoding, lines = iter_lines(path)
-    write_lines(target, evaluate_semantic(lines, params, str(path)), encoding, MARKER_FIRST_HAREM)
-    return target
-
-
-# ---------------------------------------------------------------------------
-# altsem
-
-
-def altsem_output(path: str | os.PathLike[str]) -> Path:
-    """``IN.altrel`` (``.gz`` dropped first)."""
-    return derived_path(path, ".altrel")
-
-
-def run_altsem(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
-    """Keep the best alternative of every ALT block of the ``.emir`` file ``path`` in
-    ``output`` (default ``IN.altrel``), in the input's encoding, atomically."""
-
-    target = Path(output) if output is not None else altsem_output(path)
-    encoding, lines = iter_semantic_lines(path)
-    write_lines(target, select_relaxed(lines, str(path)), encoding, MARKER_FIRST_HAREM)
-    return target

@@ -36,6 +36,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_SPURIOUS,
     MARKER_FIRST_HAREM,
+    NULL_LIST,
     SPURIOUS_TAG,
     AltClose,
     AltOpen,
@@ -46,14 +47,17 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.semantic import (
     AltsRecord,
+    PlainRecord,
     format_alts_record,
     reprint_system,
     reprint_tag,
 )
 from harem_pipeline.stages.emir import (
     attribute_tuple_set,
+    is_plain_spurious,
     is_spurious_tag,
     java_line_end,
+    plain_attribute,
     read_header,
 )
 from harem_pipeline.stages.veus import is_name_categorised
@@ -189,15 +193,28 @@ class _Block:
         yield AltClose(None)
 
 
-def organise_alts(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
-    """The ``.alts`` lines of a Véus file's lines (header first, required)."""
+def organise_alts(
+    lines: Iterable[Line | PlainRecord], path: str | None = None
+) -> Iterator[Line | str]:
+    """The ``.alts`` lines of a Véus file's lines (header first, required).
+
+    A :class:`~harem_pipeline.formats.semantic.PlainRecord` outside the ALT
+    blocks gives its line as written text (line end included), the text the
+    general path writes; inside a block it is read whole.
+    """
     stream = iter(lines)
-    header = read_header(stream, path)
+    header = read_header(stream, path)  # type: ignore[arg-type]
     yield java_line_end(header)
     state = 0
     block = _Block()
     left_ids: set[str] = set()
     for item in stream:
+        if type(item) is PlainRecord:
+            if state == 0:
+                if not is_plain_spurious(item.gold) or not _plain_left_in_alt(item, left_ids):
+                    yield item.head + ":" + item.tail + "\n"
+                continue
+            item = item.parse(path)
         if state == 0 and isinstance(item, AltOpen) and item.n is None:
             block, state = _Block(), 1
         elif state in (1, 3) and is_alternative_open(item):
@@ -228,4 +245,12 @@ def _left_in_alt(record: Record, left_ids: set[str]) -> bool:
     if not record.system:
         return False
     first = record.system[0].attr("ID")
+    return first is not None and first in left_ids
+
+
+def _plain_left_in_alt(record: PlainRecord, left_ids: set[str]) -> bool:
+    """:func:`_left_in_alt` of a plain record."""
+    if not left_ids or record.listed == NULL_LIST:
+        return False
+    first = plain_attribute(record.entities()[0], "ID")  # type: ignore[index]
     return first is not None and first in left_ids

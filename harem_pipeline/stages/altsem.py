@@ -42,9 +42,11 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.semantic import (
     EmirRecord,
+    PlainRecord,
     SemanticScore,
     format_emir_record,
     parse_emir_record,
+    parse_semantic_line,
 )
 from harem_pipeline.stages.alts import is_alternative_close, is_alternative_open
 from harem_pipeline.stages.emir import is_spurious_tag, java_line_end, read_header
@@ -123,14 +125,27 @@ def _chosen_lines(alternatives: list[list[EmirRecord]]) -> Iterator[Line]:
         )
 
 
-def select_alternatives(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
-    """The ``.altrel`` lines of ``.emir`` lines (header first, required)."""
+def select_alternatives(
+    lines: Iterable[Line | PlainRecord], path: str | None = None
+) -> Iterator[Line | str]:
+    """The ``.altrel`` lines of ``.emir`` lines (header first, required).
+
+    A :class:`~harem_pipeline.formats.semantic.PlainRecord` outside the ALT
+    blocks (an Emir record, its items cut as the general reader cuts them)
+    gives its line as written text (line end included), the text the
+    general path writes; inside a block it is read whole.
+    """
     stream = iter(lines)
-    yield java_line_end(read_header(stream, path))
+    yield java_line_end(read_header(stream, path))  # type: ignore[arg-type]
     state = 0
     alternatives: list[list[EmirRecord]] = []
     current: list[EmirRecord] = []
     for item in stream:
+        if type(item) is PlainRecord:
+            if state == 0:
+                yield item.head + ":" + item.tail + "\n"
+                continue
+            item = item.parse(path, parse_semantic_line)
         if state == 0 and isinstance(item, AltOpen) and item.n is None:
             alternatives, state = [], 1
         elif state in (1, 3) and is_alternative_open(item):

@@ -38,6 +38,7 @@ element name; they are read so here (the Java reads only ``CATEG``).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -55,10 +56,13 @@ from harem_pipeline.formats.alinhado import (
     Line,
     Record,
     Tag,
+    format_line,
 )
 from harem_pipeline.formats.semantic import (
     EmirRecord,
     LevelResult,
+    PlainRecord,
+    PlainTag,
     SemanticScore,
     format_emir_record,
     parse_alts_record,
@@ -160,8 +164,20 @@ def classic_key(tag: Tag) -> ClassicKey:
     One pass over the attributes; the first of a repeated name counts, as in
     ``Tag.attr``.
     """
+    return _classic_values(tag.name, tag.attributes)
+
+
+_ATTRIBUTE_RE = re.compile(r' ([^\s<>"=]+)="([^"]*)"')
+
+
+def plain_classic_key(tag: PlainTag) -> ClassicKey:
+    """:func:`classic_key` of a plain record's entity (attributes as written)."""
+    return _classic_values(tag[0], _ATTRIBUTE_RE.findall(tag[1]))
+
+
+def _classic_values(element: str, attributes: Iterable[tuple[str, str]]) -> ClassicKey:
     categ = tipo = subtipo = None
-    for name, value in tag.attributes:
+    for name, value in attributes:
         if name == "CATEG":
             if categ is None:
                 categ = value
@@ -170,8 +186,8 @@ def classic_key(tag: Tag) -> ClassicKey:
                 tipo = value
         elif name == "SUBTIPO" and subtipo is None:
             subtipo = value
-    if categ is None and tag.name != "EM":
-        categ = tag.name
+    if categ is None and element != "EM":
+        categ = element
     return categ, tipo, subtipo
 
 
@@ -194,6 +210,21 @@ def tag_categories(tag: Tag) -> list[str]:
 def is_spurious_tag(tag: Tag) -> bool:
     """``NamedEntity.isSpurious``: ESPURIO among the categories."""
     return SPURIOUS_TAG in _split_key(classic_key(tag))[0]
+
+
+def is_plain_spurious(tag: PlainTag) -> bool:
+    """:func:`is_spurious_tag` of a plain record's entity."""
+    if SPURIOUS_TAG not in tag[1] and SPURIOUS_TAG not in tag[0]:
+        return False  # no category of it can be ESPURIO
+    return SPURIOUS_TAG in _split_key(plain_classic_key(tag))[0]
+
+
+def plain_attribute(tag: PlainTag, key: str) -> str | None:
+    """``Tag.attr`` of a plain record's entity: the first value of ``key``, None when absent."""
+    for name, value in _ATTRIBUTE_RE.findall(tag[1]):
+        if name == key:
+            return value
+    return None
 
 
 def attribute_tuple_set(tag: Tag) -> JavaHashSet:
@@ -588,20 +619,75 @@ def evaluate_record(
 
 
 def evaluate_lines(
-    lines: Iterable[Line], params: EmirParams = EmirParams(), path: str | None = None
-) -> Iterator[Line]:
-    """The ``.emir`` lines of ``.alts`` lines: header and structure copied, records scored."""
+    lines: Iterable[Line | PlainRecord],
+    params: EmirParams = EmirParams(),
+    path: str | None = None,
+) -> Iterator[Line | str]:
+    """The ``.emir`` lines of ``.alts`` lines: header and structure copied, records scored.
+
+    A :class:`~harem_pipeline.formats.semantic.PlainRecord` gives its line
+    as written text (line end included), the same text the general path writes.
+    """
     first_harem, stream = peek_format(lines)
     header = read_header(stream, path)
     filt = header_filter(header, first_harem, params.grid_path, path)
     yield Header(header.text, "\n")
+    scored_tails: dict[tuple, str | None] = {}
     for item in stream:
-        if isinstance(item, Record):
+        if type(item) is PlainRecord:
+            text = _plain_emir_text(item, filt, params, path, scored_tails)
+            if text is not None:
+                yield text
+        elif isinstance(item, Record):
             scored = evaluate_record(item, filt, params, path)
             if scored is not None:
                 yield format_emir_record(scored)
         else:
             yield java_line_end(item)
+
+
+_TAIL_CACHE_LIMIT = 100_000
+"""Distinct plain records remembered by :func:`_plain_emir_text` (memory stays flat)."""
+
+
+def _plain_emir_text(
+    plain: PlainRecord,
+    filt: Filter,
+    params: EmirParams,
+    path: str | None,
+    tails: dict[tuple, str | None],
+) -> str | None:
+    """The ``.emir`` line of a plain ``.alts`` record (None: dropped by the relative scenario).
+
+    Its evaluation part depends only on the entities' classic values, the
+    items (each entity's, as :func:`evaluate_record` picks them) and the ALT
+    suffix; the first record of each such key is scored by
+    :func:`evaluate_record` and its written tail kept for the others.
+    """
+    system, items = plain.entities(), plain.items
+    if system is None:
+        key: tuple = (plain_classic_key(plain.gold), None, items, plain.tail)
+    else:
+        if len(set(system)) != len(system):  # an entity printed twice takes the first one's item
+            items = tuple(items[system.index(entity)] for entity in system)
+        systems = tuple(plain_classic_key(entity) for entity in system)
+        key = (plain_classic_key(plain.gold), systems, items, plain.tail)
+    if key in tails:
+        tail = tails[key]
+        return None if tail is None else plain.head + tail
+    record = plain.parse(path)
+    scored = evaluate_record(record, filt, params, path)  # type: ignore[arg-type]
+    if scored is None:
+        tail = None
+    else:
+        text = format_line(format_emir_record(scored), MARKER_FIRST_HAREM)
+        if not text.startswith(plain.head):
+            return text + "\n"
+        tail = text[len(plain.head) :] + "\n"
+    if len(tails) >= _TAIL_CACHE_LIMIT:
+        tails.clear()
+    tails[key] = tail
+    return None if tail is None else plain.head + tail
 
 
 def java_line_end(item: Line) -> Line:

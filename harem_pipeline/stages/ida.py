@@ -42,12 +42,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from harem_pipeline.formats.alinhado import (
-    Line,
-    Tag,
+from harem_pipeline.formats.alinhado import Line, Record, Tag
+from harem_pipeline.formats.semantic import (
+    EmirRecord,
+    PlainRecord,
+    iter_plain_lines,
+    parse_emir_record,
+    parse_semantic_line,
+    read_plain_emir_record,
 )
-from harem_pipeline.formats.semantic import EmirRecord, iter_semantic_lines, parse_emir_record
 from harem_pipeline.stages.altsem import scores_by_entity
 from harem_pipeline.stages.emir import (
     Filter,
@@ -55,6 +60,7 @@ from harem_pipeline.stages.emir import (
     header_filter,
     is_spurious_tag,
     peek_format,
+    plain_classic_key,
     read_header,
     tag_categories,
 )
@@ -137,14 +143,9 @@ def record_rows(record: EmirRecord, scores: list) -> Iterator[tuple[float, ...]]
         yield (alt, 0.0, 0.0, 0.0, scores[-1].max_csc_gold * alt, 0.0, 0.0)
 
 
-def _add_categories(
-    sums: dict[str, DocumentTally[CategoryCounts]], record: EmirRecord, scores: list
-) -> None:
-    def of(cat: str) -> DocumentTally[CategoryCounts]:
-        if cat not in sums:
-            sums[cat] = DocumentTally(CategoryCounts)
-        return sums[cat]
-
+def category_additions(record: EmirRecord, scores: list) -> Iterator[tuple[str, str, float]]:
+    """One record's per-category contributions, ``(category, count, value)``, in the order
+    they are added (sums are taken in file order)."""
     spurious = is_spurious_tag(record.gold)
     gold_cats = [] if spurious else tag_categories(record.gold)
     alt = 1.0
@@ -152,22 +153,31 @@ def _add_categories(
         alt = score.palt
         if entity is None:
             for cat in gold_cats:
-                of(cat).add_to("missing", alt)
+                yield cat, "missing", alt
             continue
         credit = score.csc * score.weight * alt
         for cat in tag_categories(entity):
-            target = of(cat)
-            target.add_to("identified", alt)
+            yield cat, "identified", alt
             if spurious:
-                target.add_to("spurious", 1.0)
-            target.add_to("system_csc", credit)
-            target.add_to("max_system", score.max_csc_system * alt)
+                yield cat, "spurious", 1.0
+            yield cat, "system_csc", credit
+            yield cat, "max_system", score.max_csc_system * alt
         for cat in gold_cats:
-            of(cat).add_to("credit_cd", alt)
-            of(cat).add_to("csc_cd", credit)
+            yield cat, "credit_cd", alt
+            yield cat, "csc_cd", credit
     for cat in gold_cats:
-        of(cat).add_to("total_cd", alt)
-        of(cat).add_to("max_cd", scores[-1].max_csc_gold * alt)
+        yield cat, "total_cd", alt
+        yield cat, "max_cd", scores[-1].max_csc_gold * alt
+
+
+def _add_categories(
+    sums: dict[str, DocumentTally[CategoryCounts]],
+    additions: Iterable[tuple[str, str, float]],
+) -> None:
+    for cat, name, value in additions:
+        if cat not in sums:
+            sums[cat] = DocumentTally(CategoryCounts)
+        sums[cat].add_to(name, value)
 
 
 def _pairs(tag: Tag) -> list[tuple[str, str | None]]:
@@ -193,9 +203,10 @@ def combined_2005_max(tag: Tag, filt: Filter) -> float:
     return max((2 - 1 / (filt.type_count(cat) or 1) for cat, _ in _pairs(tag)), default=0.0)
 
 
-def _add_first_harem(
-    sums: DocumentTally[FirstHaremCounts], record: EmirRecord, scores: list, filt: Filter
-) -> None:
+def first_harem_additions(
+    record: EmirRecord, scores: list, filt: Filter
+) -> Iterator[tuple[str, float]]:
+    """One record's contributions to the 2005 views, ``(count, value)``, in order."""
     spurious = is_spurious_tag(record.gold)
     gold_pairs = set(_pairs(record.gold))
     gold_cats = {cat for cat, _ in gold_pairs}
@@ -204,23 +215,80 @@ def _add_first_harem(
         alt = score.palt
         if entity is None:
             continue
-        sums.add_to("identified", alt)
-        sums.add_to("combined_max_system", combined_2005_max(entity, filt) * alt)
+        yield "identified", alt
+        yield "combined_max_system", combined_2005_max(entity, filt) * alt
         if spurious:
             continue
         system_pairs = _pairs(entity)
         if any(cat in gold_cats for cat, _ in system_pairs):
-            sums.add_to("category_right", alt)
+            yield "category_right", alt
         if any(pair in gold_pairs for pair in system_pairs):
-            sums.add_to("flat_right", alt)
-        sums.add_to("combined_score", combined_2005(record.gold, entity, filt) * alt)
+            yield "flat_right", alt
+        yield "combined_score", combined_2005(record.gold, entity, filt) * alt
     if not spurious:
-        sums.add_to("total_cd", alt)
-        sums.add_to("combined_max_cd", combined_2005_max(record.gold, filt) * alt)
+        yield "total_cd", alt
+        yield "combined_max_cd", combined_2005_max(record.gold, filt) * alt
+
+
+class _Contributions(NamedTuple):
+    """What one record adds: its rows, its per-category and its 2005-view additions."""
+
+    rows: tuple[tuple[float, ...], ...]
+    categories: tuple[tuple[str, str, float], ...]
+    first_harem: tuple[tuple[str, float], ...]
+
+
+def record_contributions(record: EmirRecord, filt: Filter, views: bool) -> _Contributions:
+    """Everything one Emir record adds to the tally, in the order it is added."""
+    scores = scores_by_entity(record)
+    return _Contributions(
+        tuple(record_rows(record, scores)),
+        tuple(category_additions(record, scores)),
+        tuple(first_harem_additions(record, scores, filt)) if views else (),
+    )
+
+
+_CONTRIBUTIONS_LIMIT = 100_000
+"""Distinct plain records remembered by :func:`_plain_contributions` (memory stays flat)."""
+
+
+def _plain_contributions(
+    plain: PlainRecord,
+    filt: Filter,
+    views: bool,
+    path: str | None,
+    known: dict[tuple, _Contributions],
+) -> _Contributions:
+    """:func:`record_contributions` of a plain Emir record, worked out once per key.
+
+    They depend only on the entities' classic values (through their
+    categories, types and spurious mark) and on each entity's item as
+    :func:`~harem_pipeline.stages.altsem.scores_by_entity` picks it.
+    """
+    system, items = plain.entities(), plain.items
+    if system is None:
+        key: tuple = (plain_classic_key(plain.gold), None, items)
+    else:
+        if len(set(system)) != len(system):  # an entity printed twice takes the first one's item
+            items = tuple(items[system.index(entity)] for entity in system)
+        systems = tuple(plain_classic_key(entity) for entity in system)
+        key = (plain_classic_key(plain.gold), systems, items)
+    found = known.get(key)
+    if found is None:
+        record = parse_emir_record(plain.parse(path, parse_semantic_line), path)  # type: ignore[arg-type]
+        found = record_contributions(record, filt, views)
+        if len(known) >= _CONTRIBUTIONS_LIMIT:
+            known.clear()
+        known[key] = found
+    return found
+
+
+_PLAIN_MARK = Record(Tag("EM", (), ""), None)
+"""Stands for a plain record in the lines :func:`document_records` reads."""
 
 
 def tally_semantic(
-    lines: Iterable[Line],
+    lines: Iterable[Line | PlainRecord],
     path: str | None = None,
     grid_path: str | os.PathLike[str] | None = None,
     first_harem: bool | None = None,
@@ -238,14 +306,18 @@ def tally_semantic(
     tally = DocumentTally(SemanticCounts)
     categories: dict[str, DocumentTally[CategoryCounts]] = {}
     first = DocumentTally(FirstHaremCounts)
-    for item in document_records(stream, tally):
-        record = parse_emir_record(item, path)
-        scores = scores_by_entity(record)
-        for row in record_rows(record, scores):
+    plain: list[PlainRecord] = []  # the plain record _PLAIN_MARK stands for
+    known: dict[tuple, _Contributions] = {}
+    for item in document_records(_marking(stream, plain), tally):
+        if item is _PLAIN_MARK:
+            added = _plain_contributions(plain[0], filt, views, path, known)
+        else:
+            added = record_contributions(parse_emir_record(item, path), filt, views)
+        for row in added.rows:
             tally.add(row)
-        _add_categories(categories, record, scores)
-        if views:
-            _add_first_harem(first, record, scores, filt)
+        _add_categories(categories, added.categories)
+        for name, value in added.first_harem:
+            first.add_to(name, value)
     counted = tally.freeze()
     return SemanticTally(
         header.text,
@@ -257,11 +329,23 @@ def tally_semantic(
     )
 
 
+def _marking(lines: Iterable[Line | PlainRecord], plain: list[PlainRecord]) -> Iterator[Line]:
+    """``lines`` with each plain record replaced by :data:`_PLAIN_MARK`, kept in ``plain[0]``
+    (read one line at a time, so it is the record the mark stands for)."""
+    plain.append(None)  # type: ignore[arg-type]
+    for item in lines:
+        if type(item) is PlainRecord:
+            plain[0] = item
+            yield _PLAIN_MARK
+        else:
+            yield item
+
+
 def read_tally(
     path: str | os.PathLike[str],
     grid_path: str | os.PathLike[str] | None = None,
     first_harem: bool | None = None,
 ) -> tuple[str, SemanticTally]:
     """Stream an Emir file and count it; its encoding with the tally."""
-    encoding, lines = iter_semantic_lines(path)
+    encoding, lines = iter_plain_lines(path, read_plain_emir_record, parse_semantic_line)
     return encoding, tally_semantic(lines, str(path), grid_path, first_harem)

@@ -4,6 +4,14 @@ Everything the product writes goes through ``atomic_write``: the content is
 written to a temporary file in the same folder and renamed over the target
 with ``os.replace``, which is atomic on POSIX file systems.
 
+A killed process (even by SIGKILL) never loses what it wrote: the data is in
+the kernel's page cache, and the rename is atomic, so the target is the old
+file or the whole new one.  Writes are not flushed to the disk one by one
+(``fsync``): that guards only against the machine itself stopping (power
+loss, a kernel panic), and where that matters, a campaign's record of
+finished work, :func:`sync_to_disk` flushes a stage's outputs once, before
+the manifest that declares them complete is written.
+
 Only a regular file (or a name not taken yet) is replaced so.  A symbolic
 link is kept: the file it points to is the one replaced, atomically, in
 its own folder.  A target that is not a regular file (a FIFO, a character
@@ -21,7 +29,7 @@ import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -62,8 +70,6 @@ def atomic_write(
             handle = os.fdopen(fd, mode, encoding=encoding, newline=newline)
         with handle:
             yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -131,6 +137,31 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def sync_to_disk(paths: Iterable[str | os.PathLike[str]]) -> None:
+    """Flush files, and the folders that name them, to the disk (``fsync``).
+
+    For what must survive the machine stopping: a file renamed into place is
+    durable once its data and its folder's entry are.
+    """
+    folders: set[str] = set()
+    for path in paths:
+        real = os.path.realpath(path)
+        if not stat.S_ISREG(os.stat(real).st_mode):
+            continue  # a pipe or a device: nothing of ours to flush
+        _fsync_path(real, os.O_RDONLY)
+        folders.add(os.path.dirname(real))
+    for folder in sorted(folders):
+        _fsync_path(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+
+
+def _fsync_path(path: str, flags: int) -> None:
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def remove_stale_temporaries(path: str | os.PathLike[str]) -> int:

@@ -1,0 +1,217 @@
+"""The semantic classification chain as file-to-file steps: alts, espurios, emir, altsem, ida.
+
+The same shell as :mod:`harem_pipeline.pipeline.steps` (stream the input,
+hand its lines to the stage, write the output in the input's encoding
+atomically), kept in a module of its own so that one command of this chain
+(``harem emir``) imports only its own stage: not the aligner, the XML
+reader, Véus or Vizir, nor the identification and morphology reports.
+:mod:`~harem_pipeline.pipeline.steps` and
+:mod:`~harem_pipeline.pipeline.reporting` re-export these functions.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, Line, format_line
+from harem_pipeline.formats.semantic import (
+    iter_plain_lines,
+    parse_semantic_line,
+    read_plain_emir_record,
+)
+from harem_pipeline.pipeline.naming import (
+    ALT_RELAXED,
+    ALT_STRICT,
+    SCENARIO_ABSOLUTE,
+    SCENARIO_RELATIVE,
+    ida_output,
+    json_twin,
+    semantic_kind_from_name,
+)
+from harem_pipeline.text.atomic import atomic_write, write_text_atomic
+from harem_pipeline.text.textio import derived_path, read_bytes
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from harem_pipeline.stages.emir import EmirParams
+    from harem_pipeline.stages.ida import SemanticTally
+
+PathLike = str | os.PathLike[str]
+
+# Each step imports its stage (and the reports their measures) when it runs.
+
+_BATCH = 4096
+"""Lines joined into one write."""
+
+
+def write_stage_lines(
+    target: PathLike, lines: Iterable[Line | str], encoding: str, marker: str | None = None
+) -> None:
+    """Write a stage's output atomically in ``encoding``: a line object as
+    :func:`~harem_pipeline.formats.alinhado.write_lines` writes it, a text as it is
+    (a plain record's line, its line end included), a few thousand lines a write."""
+    with atomic_write(target, "w", encoding=encoding, newline="") as handle:
+        batch: list[str] = []
+        for item in lines:
+            batch.append(item if type(item) is str else format_line(item, marker) + item.eol)
+            if len(batch) >= _BATCH:
+                handle.write("".join(batch))
+                batch.clear()
+        handle.write("".join(batch))
+
+
+# ---------------------------------------------------------------------------
+# alts
+
+
+def alts_output(path: PathLike) -> Path:
+    """``IN.alts`` (``.gz`` dropped first)."""
+    return derived_path(path, ".alts")
+
+
+def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
+    """Organise the ALT blocks of the Véus file ``path`` into ``output`` (default
+    ``IN.alts``), in the input's encoding, atomically."""
+    from harem_pipeline.stages.alts import organise_alts
+
+    target = Path(output) if output is not None else alts_output(path)
+    encoding, lines = iter_plain_lines(path)
+    write_stage_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
+    return target
+
+
+# ---------------------------------------------------------------------------
+# espurios
+
+
+def espurios_output(path: PathLike) -> Path:
+    """``IN.espurios`` (``.gz`` dropped first)."""
+    return derived_path(path, ".espurios")
+
+
+def run_espurios(path: PathLike, output: PathLike | None = None) -> Path:
+    """List the spurious entities of the ``.alts`` file ``path`` into ``output``
+    (default ``IN.espurios``), in the input's encoding, atomically."""
+    from harem_pipeline.stages.espurios import collect_spurious
+
+    target = Path(output) if output is not None else espurios_output(path)
+    encoding, lines = iter_plain_lines(path)
+    write_stage_lines(target, collect_spurious(lines, str(path)), encoding)
+    return target
+
+
+# ---------------------------------------------------------------------------
+# emir
+
+
+def emir_output(path: PathLike, relative: bool = False) -> Path:
+    """``IN.emir`` (``IN.emir_relativo`` in the relative scenario)."""
+    return derived_path(path, ".emir_relativo" if relative else ".emir")
+
+
+def run_emir(
+    path: PathLike, params: EmirParams | None = None, output: PathLike | None = None
+) -> Path:
+    """Score the ``.alts`` file ``path`` into ``output`` (default ``IN.emir`` or
+    ``IN.emir_relativo``), in the input's encoding, atomically."""
+    from harem_pipeline.stages.emir import EmirParams, evaluate_lines
+
+    params = params or EmirParams()
+    target = Path(output) if output is not None else emir_output(path, params.relative)
+    encoding, lines = iter_plain_lines(path)
+    write_stage_lines(
+        target, evaluate_lines(lines, params, str(path)), encoding, MARKER_FIRST_HAREM
+    )
+    return target
+
+
+# ---------------------------------------------------------------------------
+# altsem
+
+
+def altsem_output(path: PathLike) -> Path:
+    """``IN.altrel`` (``.gz`` dropped first)."""
+    return derived_path(path, ".altrel")
+
+
+def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
+    """Keep the best alternative of every ALT block of the ``.emir`` file ``path`` in
+    ``output`` (default ``IN.altrel``), in the input's encoding, atomically."""
+    from harem_pipeline.stages.altsem import select_alternatives
+
+    target = Path(output) if output is not None else altsem_output(path)
+    encoding, lines = iter_plain_lines(path, read_plain_emir_record, parse_semantic_line)
+    write_stage_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
+    return target
+
+
+# ---------------------------------------------------------------------------
+# ida
+
+
+@dataclass(frozen=True, slots=True)
+class IdaOutputs:
+    """What :func:`run_ida` wrote and counted."""
+
+    text_path: Path
+    json_path: Path
+    tally: SemanticTally
+
+
+JAVA_ENCODING = "iso-8859-1"
+
+
+def run_ida(
+    path: PathLike,
+    signature: str,
+    output: PathLike | None = None,
+    resamples: int | None = None,
+    seed: int | None = None,
+    scenario: str | None = None,
+    alt: str | None = None,
+    grid_path: PathLike | None = None,
+    first_harem: bool | None = None,
+) -> IdaOutputs:
+    """Count the Emir file ``path``; write the ``.ida`` text (``output``, default ``IN.ida``,
+    in the input's encoding, ISO-8859-1 for a plain ASCII input as the Java) and
+    ``output.json`` (UTF-8), both atomically.
+
+    ``resamples`` and ``seed`` default to the bootstrap's
+    (:data:`~harem_pipeline.measures.bootstrap.DEFAULT_RESAMPLES`, ``DEFAULT_SEED``).
+    ``scenario`` / ``alt`` default to what the file name says
+    (:func:`~harem_pipeline.pipeline.naming.semantic_kind_from_name`).
+    """
+    from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+    from harem_pipeline.measures.semantic import semantic_intervals
+    from harem_pipeline.reports.ida import format_ida_json, format_ida_text
+    from harem_pipeline.stages.ida import read_tally
+    from harem_pipeline.stages.tally import document_rows
+
+    resamples = DEFAULT_RESAMPLES if resamples is None else resamples
+    seed = DEFAULT_SEED if seed is None else seed
+    named_scenario, named_alt = semantic_kind_from_name(path)
+    scenario = scenario or named_scenario
+    alt = alt or named_alt
+    for value, allowed in (
+        (scenario, (SCENARIO_ABSOLUTE, SCENARIO_RELATIVE)),
+        (alt, (ALT_STRICT, ALT_RELAXED)),
+    ):
+        if value not in allowed:
+            raise InputError("--scenario/--alt", " or ".join(allowed), value)
+    target = Path(output) if output is not None else ida_output(path)
+    encoding, tally = read_tally(path, grid_path, first_harem)
+    if encoding == "utf-8" and read_bytes(path).isascii():
+        encoding = JAVA_ENCODING  # nothing says UTF-8: the labels as the Java writes them
+    documents = document_rows(tally.documents)
+    ci95 = semantic_intervals(documents, resamples, seed)
+    text = format_ida_text(tally, signature)
+    write_text_atomic(target, text, encoding=encoding)
+    json_text = format_ida_json(tally, signature, scenario, alt, ci95, documents)
+    json_path = json_twin(target)
+    write_text_atomic(json_path, json_text)
+    return IdaOutputs(target, json_path, tally)
