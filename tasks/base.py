@@ -9,7 +9,8 @@ calls one library function; no scoring happens here.
 
 from __future__ import annotations
 
-from functools import cached_property
+from collections.abc import Callable
+from functools import cached_property, wraps
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,10 @@ import luigi
 
 from harem_pipeline.pipeline.config import Campaign, RunSpec, load_campaign
 from harem_pipeline.pipeline.manifest import (
-    is_complete,
+    Stamp,
+    add_stamps,
+    check_complete,
+    file_stamp,
     manifest_path,
     snapshot_inputs,
     write_manifest,
@@ -25,6 +29,31 @@ from harem_pipeline.pipeline.manifest import (
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.pipeline.signature import report_signature, short_digest
 from harem_pipeline.text.atomic import remove_stale_temporaries
+
+_CAMPAIGNS: dict[str, Campaign] = {}
+"""The campaign of each ``config`` as this build read it (see ``campaign_of``)."""
+
+
+def campaign_of(config: str) -> Campaign:
+    """``config``'s campaign, read and validated once per build, shared by every task.
+
+    A campaign of twenty runs has some two thousand task instances; reading
+    and validating ``pipeline.yaml`` for each (globs, every output name
+    against every run pattern) cost more than the tasks' own completeness
+    checks.  A build starts with ``FullEvaluation``, which reads the file
+    anew (``reread_campaign``), so a process that builds twice sees the
+    campaign as it is at the start of each build.
+    """
+    campaign = _CAMPAIGNS.get(config)
+    if campaign is None:
+        campaign = _CAMPAIGNS[config] = load_campaign(config)
+    return campaign
+
+
+def reread_campaign(config: str) -> Campaign:
+    """Forget what an earlier build read of ``config`` and read it now."""
+    _CAMPAIGNS.pop(config, None)
+    return campaign_of(config)
 
 
 class CampaignTask(luigi.Task):
@@ -34,7 +63,7 @@ class CampaignTask(luigi.Task):
 
     @cached_property
     def campaign(self) -> Campaign:
-        return load_campaign(self.config)
+        return campaign_of(self.config)
 
 
 class RunTask(CampaignTask):
@@ -68,10 +97,35 @@ class RunTask(CampaignTask):
         return report_signature(params, cd=cd, run=run).format()
 
 
+def remembered(requires: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``requires`` made once per task instance.
+
+    A task's requirements follow from its parameters and the build's
+    campaign alone, and every anchor, input list and completeness check asks
+    for them again: through Luigi's task registry each ask cost more than the
+    manifest checks themselves.
+    """
+
+    @wraps(requires)
+    def once(task: Any) -> Any:
+        try:
+            return task.__dict__["_requirements"]
+        except KeyError:
+            made = task.__dict__["_requirements"] = requires(task)
+            return made
+
+    return once
+
+
 class StageTask(luigi.Task):
     """Mixin: completion by manifest; subclasses say what they read, write and do."""
 
     stage: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "requires" in cls.__dict__:
+            cls.requires = remembered(cls.__dict__["requires"])
 
     def anchor(self) -> Path:
         """The main output; its manifest is the task's Luigi target."""
@@ -111,7 +165,7 @@ class StageTask(luigi.Task):
         upstream = luigi.task.flatten(self.requires())
         if not all(task.complete() for task in upstream):
             return False
-        done = is_complete(self.anchor(), self.stage, self.stage_params(), self.input_paths())
+        done = self.own_stamps() is not None
         # A task found complete stays complete for the rest of this build (nothing
         # upstream of it will run), so the many downstream checks that reach it
         # need not read its manifest again.  An incomplete answer is never
@@ -119,6 +173,21 @@ class StageTask(luigi.Task):
         # builds twice clears that cache first (as ``harem run`` does).
         self._known_complete = done
         return done
+
+    def own_stamps(self) -> dict[str, Stamp] | None:
+        """This stage's own check (not upstream's): the stamps of the files it read, or
+        None when the stage must run.
+
+        The names it may write are stamped first, present or not: a later
+        stage's inputs can depend on whether one exists (Vizir writes nothing
+        for a run without morphology).
+        """
+        stamps = {str(name): file_stamp(name) for name in self.output_names()}
+        checked = check_complete(self.anchor(), self.stage, self.stage_params(), self.input_paths())
+        if checked is None:
+            return None
+        add_stamps(stamps, checked)
+        return stamps
 
     def run(self) -> None:
         for name in self.output_names():
@@ -133,3 +202,26 @@ class StageTask(luigi.Task):
             outputs,
             signature=self.report_signature(),
         )
+
+
+def campaign_stamps(root: luigi.Task) -> dict[str, Stamp] | None:
+    """Check every stage ``root`` needs, as ``complete()`` does but anew, and return the
+    stamps of every file those checks read; None when a stage must run.
+
+    Each stage is checked once, after everything upstream of it, and every
+    stamp is taken by the check it stands for, never after it.
+    """
+    stamps: dict[str, Stamp] = {}
+    seen: dict[luigi.Task, bool] = {}
+
+    def is_complete(task: luigi.Task) -> bool:
+        if task not in seen:
+            upstream = luigi.task.flatten(task.requires())
+            done = isinstance(task, StageTask) and all(is_complete(t) for t in upstream)
+            own = task.own_stamps() if done else None
+            if own is not None:
+                add_stamps(stamps, own)
+            seen[task] = own is not None
+        return seen[task]
+
+    return stamps if is_complete(root) else None

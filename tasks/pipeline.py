@@ -22,9 +22,16 @@ from typing import Any
 
 import luigi
 
+from harem_pipeline import __version__
 from harem_pipeline.pipeline import chain, preflight
-from harem_pipeline.pipeline.config import SCENARIO_SUFFIX
-from harem_pipeline.pipeline.manifest import manifest_path
+from harem_pipeline.pipeline.config import SCENARIO_SUFFIX, Campaign
+from harem_pipeline.pipeline.manifest import (
+    CAMPAIGN_MANIFEST,
+    campaign_manifest_matches,
+    file_stamp,
+    manifest_path,
+    write_campaign_manifest,
+)
 from harem_pipeline.pipeline.params import (
     ReportParams,
     SubsetParams,
@@ -34,7 +41,7 @@ from harem_pipeline.pipeline.params import (
     subset_params,
 )
 from harem_pipeline.stages.emir import EmirParams
-from tasks.base import CampaignTask, RunTask, StageTask
+from tasks.base import CampaignTask, RunTask, StageTask, campaign_stamps, reread_campaign
 
 
 class ImportRun(RunTask, StageTask):
@@ -489,6 +496,7 @@ class Summary(CampaignTask, StageTask):
             if not all(task.complete() for task in pair if task is not None)
         )
         folder = self.anchor().parent
+        (folder / CAMPAIGN_MANIFEST).unlink(missing_ok=True)
         for name in (*self.output_names(), folder / "report.html"):
             manifest_path(name).unlink(missing_ok=True)
         incomplete = [run.name for run in self.campaign.runs if run.name in missing]
@@ -539,23 +547,70 @@ class Report(CampaignTask, StageTask):
         return chain.report(self.input_paths()[0], self.anchor())
 
 
+def campaign_settings(campaign: Campaign) -> dict[str, Any]:
+    """What decides every task of a campaign besides its files: the campaign's settings,
+    the package's version and the stamps of the code that names tasks, inputs and
+    parameters (this package and ``harem_pipeline.pipeline``)."""
+    code = sorted(
+        str(path)
+        for folder in (Path(__file__).parent, Path(chain.__file__).parent)
+        for path in folder.glob("*.py")
+    )
+    return {
+        "campaign": asdict(campaign),
+        "version": __version__,
+        "code": {path: file_stamp(path) for path in code},
+    }
+
+
 class FullEvaluation(CampaignTask):
     """Everything ``pipeline.yaml`` asks for: every chain, the summary and the report.
 
     Made from the command line before anything is scheduled, so the campaign
-    is checked here, whole, against its collection: a mistake stops the
-    ``luigi`` command with its one line before any task runs.
+    is read anew here (every task of the build shares what it read) and
+    checked, whole, against its collection: a mistake stops the ``luigi``
+    command with its one line before any task runs.
+
+    Complete when the campaign manifest (``pipeline.manifest``) still
+    matches: then no stage is checked at all (nor the collection read
+    again; it passed these checks when the manifest was written).
+    Otherwise every stage is checked, and when all are complete, or once
+    they have run, the campaign manifest is written for the next build.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        preflight.check_campaign(self.campaign)
+        reread_campaign(self.config)
+        if not self.recorded:
+            preflight.check_campaign(self.campaign)
+
+    @property
+    def record(self) -> Path:
+        return self.campaign.output / CAMPAIGN_MANIFEST
+
+    @cached_property
+    def recorded(self) -> bool:
+        """Whether the campaign manifest said, when this build started, that every stage
+        was complete."""
+        return campaign_manifest_matches(self.record, campaign_settings(self.campaign))
 
     def requires(self) -> Report:
         return Report(config=self.config)
 
     def complete(self) -> bool:
-        return self.requires().complete()
+        return self.recorded or self.write_record()
+
+    def run(self) -> None:
+        self.write_record()
+
+    def write_record(self) -> bool:
+        """Check every stage; when all are complete, write the campaign manifest."""
+        settings = campaign_settings(self.campaign)
+        stamps = campaign_stamps(self.requires())
+        if stamps is None:
+            return False
+        write_campaign_manifest(self.record, settings, stamps)
+        return True
 
 
 @RunTask.event_handler(luigi.Event.FAILURE)

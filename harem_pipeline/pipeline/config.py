@@ -37,6 +37,7 @@ import yaml
 from harem_pipeline.errors import ConfigError, InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.pipeline.manifest import CAMPAIGN_MANIFEST
 from harem_pipeline.stages.emir import parse_weights
 from harem_pipeline.tools.predictions import FORMATS as PREDICTION_FORMATS
 
@@ -381,6 +382,7 @@ def output_names(campaign: Campaign) -> list[Path]:
     """Every file and folder a build of ``campaign`` may write (the HAREM names, manifests)."""
     top = ["summary.json", "summary.md", "summary.csv", "report.html"]
     names = [campaign.output / name for name in top]
+    whole = [campaign.output / CAMPAIGN_MANIFEST]
     for run in campaign.runs:
         folder = campaign.output / run.name
         base = f"{run.name}.alinhado.avalida"
@@ -397,7 +399,7 @@ def output_names(campaign: Campaign) -> list[Path]:
                 files.append(f"{scored}.ida2mor.json")
         names.append(folder)
         names += [folder / name for name in files]
-    return [*names, *(Path(f"{n}.manifest.json") for n in names if n.suffix != "")]
+    return [*names, *whole, *(Path(f"{n}.manifest.json") for n in names if n.suffix != "")]
 
 
 def glob_matches(pattern: str, path: Path) -> bool:

@@ -8,6 +8,14 @@ same size and mtime is reused rather than recomputed (black's cache rule).
 
 The manifest is written last, atomically, after every output file is in
 place, so a killed process never leaves a result that passes as complete.
+
+A whole campaign has one more manifest, ``campaign.manifest.json`` in its
+output folder: written when every stage was found complete, it records the
+campaign's settings and the size and mtime of every file those checks read
+(manifests, inputs, outputs, and the names of outputs a stage did not
+write).  While all of them are as recorded, every stage's own check would
+answer "complete" again, so an unchanged campaign is recognised with one
+``stat`` per file instead of one manifest read and check per stage.
 """
 
 from __future__ import annotations
@@ -24,6 +32,12 @@ from harem_pipeline.pipeline.signature import sha256_file
 from harem_pipeline.text.atomic import sync_to_disk, write_text_atomic
 
 MANIFEST_SUFFIX = ".manifest.json"
+CAMPAIGN_MANIFEST = "campaign.manifest.json"
+
+Stamp = tuple[int, int] | None
+"""A file's size and mtime in nanoseconds, None when there is no such file."""
+CONFLICT: Stamp = (-1, -1)
+"""Recorded when one file was seen with two stamps during one check: never matches."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +131,62 @@ def _normalise(params: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(dict(params), sort_keys=True, default=str))
 
 
+def file_stamp(path: str | os.PathLike[str]) -> Stamp:
+    """The size and mtime of ``path`` now, None when it does not exist."""
+    try:
+        stat = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return stat.st_size, stat.st_mtime_ns
+
+
+def add_stamps(into: dict[str, Stamp], stamps: Mapping[str, Stamp]) -> None:
+    """Add ``stamps`` to ``into``; a file seen with two different stamps gets ``CONFLICT``."""
+    for path, stamp in stamps.items():
+        if into.setdefault(path, stamp) != stamp:
+            into[path] = CONFLICT
+
+
+def check_complete(
+    anchor: str | os.PathLike[str],
+    stage: str,
+    params: Mapping[str, Any],
+    inputs: Iterable[str | os.PathLike[str]],
+) -> dict[str, Stamp] | None:
+    """``is_complete``, answering with the stamps of the files it judged (None: not complete).
+
+    The stamps are those of the very ``stat`` calls the judgement rests on
+    (the manifest's is taken before it is read), so a file that changes
+    afterwards no longer has the stamp recorded here.
+    """
+    try:
+        stamps: dict[str, Stamp] = {str(manifest_path(anchor)): file_stamp(manifest_path(anchor))}
+    except OSError:
+        return None
+    manifest = read_manifest(anchor)
+    if manifest is None or manifest.stage != stage:
+        return None
+    if manifest.scoring_version != SCORING_VERSION:
+        return None
+    if _normalise(manifest.params) != _normalise(params):
+        return None
+    input_paths = [str(p) for p in inputs]
+    if sorted(manifest.inputs) != sorted(input_paths):
+        return None
+    try:
+        current = digest_inputs(input_paths, manifest)
+        if any(current[p].sha256 != manifest.inputs[p].sha256 for p in input_paths):
+            return None
+        outputs = {path: digest_file(path, known) for path, known in manifest.outputs.items()}
+    except OSError:
+        return None
+    if any(outputs[p].sha256 != known.sha256 for p, known in manifest.outputs.items()):
+        return None
+    for path, digest in (*current.items(), *outputs.items()):
+        add_stamps(stamps, {path: (digest.size, digest.mtime_ns)})
+    return stamps
+
+
 def is_complete(
     anchor: str | os.PathLike[str],
     stage: str,
@@ -128,29 +198,7 @@ def is_complete(
     Every output listed in the manifest must also still have the recorded
     content: a deleted, truncated or edited output means the stage must run.
     """
-    manifest = read_manifest(anchor)
-    if manifest is None or manifest.stage != stage:
-        return False
-    if manifest.scoring_version != SCORING_VERSION:
-        return False
-    if _normalise(manifest.params) != _normalise(params):
-        return False
-    input_paths = [str(p) for p in inputs]
-    if sorted(manifest.inputs) != sorted(input_paths):
-        return False
-    try:
-        current = digest_inputs(input_paths, manifest)
-    except OSError:
-        return False
-    if any(current[p].sha256 != manifest.inputs[p].sha256 for p in input_paths):
-        return False
-    try:
-        return all(
-            digest_file(path, known).sha256 == known.sha256
-            for path, known in manifest.outputs.items()
-        )
-    except OSError:
-        return False
+    return check_complete(anchor, stage, params, inputs) is not None
 
 
 def snapshot_inputs(
@@ -190,3 +238,42 @@ def write_manifest(
     )
     write_text_atomic(manifest_path(anchor), manifest.to_json())
     return manifest
+
+
+def _stamp_json(stamps: Mapping[str, Stamp]) -> dict[str, list[int] | None]:
+    return {path: None if s is None else list(s) for path, s in sorted(stamps.items())}
+
+
+def write_campaign_manifest(
+    path: str | os.PathLike[str], settings: Mapping[str, Any], stamps: Mapping[str, Stamp]
+) -> None:
+    """Record that the campaign of ``settings`` was complete with its files as ``stamps``.
+
+    ``stamps`` must have been taken by the checks that found it complete
+    (``check_complete``), not afterwards.
+    """
+    data = {
+        "scoring_version": SCORING_VERSION,
+        "settings": _normalise(settings),
+        "files": _stamp_json(stamps),
+    }
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False) + "\n")
+
+
+def campaign_manifest_matches(path: str | os.PathLike[str], settings: Mapping[str, Any]) -> bool:
+    """True when the campaign manifest at ``path`` has these settings and every file its stamp.
+
+    Then every stage of the campaign is complete, as it was when the
+    manifest was written; False means only "check stage by stage".
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        files = data["files"]
+        if data["scoring_version"] != SCORING_VERSION or data["settings"] != _normalise(settings):
+            return False
+        return all(
+            file_stamp(name) == (None if stamp is None else tuple(stamp))
+            for name, stamp in files.items()
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
