@@ -81,16 +81,10 @@ class SemanticCounts(Counts):
 
 
 @dataclass(frozen=True, slots=True)
-class CategoryCounts(Counts):
-    """The counts of one category, with the gold side's recall numerators."""
+class CategoryCounts(SemanticCounts):
+    """The counts of one category: :class:`SemanticCounts`, then the gold side's recall
+    numerators (the row keeps the parent's fields first)."""
 
-    total_cd: float = 0.0
-    identified: float = 0.0
-    spurious: float = 0.0
-    missing: float = 0.0
-    max_cd: float = 0.0
-    max_system: float = 0.0
-    system_csc: float = 0.0
     credit_cd: float = 0.0
     csc_cd: float = 0.0
 
