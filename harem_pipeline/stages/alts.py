@@ -60,8 +60,7 @@ from harem_pipeline.stages.emir import (
     plain_attribute,
     read_header,
 )
-from harem_pipeline.stages.veus import is_name_categorised
-from harem_pipeline.text.java import java_split_bar
+from harem_pipeline.stages.veus import add_attribute_tuple, is_name_categorised
 
 _SPURIOUS_EVALUATION = Evaluation(EVAL_SPURIOUS, None, None, EVAL_SPURIOUS)
 
@@ -84,39 +83,12 @@ class _Alignment:
     record: Record
 
 
-def _add_value(tag: Tag, key: str, value: str) -> Tag:
-    """``NamedEntity.addAttributeValue``: append ``|value``, or set when absent or empty."""
-    if key == "CATEG" and is_name_categorised(tag):
-        return Tag(f"{tag.name}|{value}" if tag.name else value, tag.attributes, tag.text)
-    attributes = list(tag.attributes)
-    for index, (name, current) in enumerate(attributes):
-        if name == key:
-            attributes[index] = (key, f"{current}|{value}" if current else value)
-            return Tag(tag.name, tuple(attributes), tag.text)
-    return Tag(tag.name, (*attributes, (key, value)), tag.text)
-
-
-def add_attribute_tuple(tag: Tag, item: tuple[str | None, str | None, str | None]) -> Tag:
-    """``NamedEntity.addAttributeTuple``: one more vague (category, type, subtype)."""
-    cat, typ, sub = (part or "" for part in item)
-    cats = tag.name if is_name_categorised(tag) else tag.attr("CATEG")
-    if not (cat or java_split_bar(cats)):
-        return tag
-    tag = _add_value(tag, "CATEG", cat)
-    if not (typ or java_split_bar(tag.attr("TIPO"))):
-        return tag
-    tag = _add_value(tag, "TIPO", typ)
-    if sub or java_split_bar(tag.attr("SUBTIPO")):
-        tag = _add_value(tag, "SUBTIPO", sub)
-    return tag
-
-
 def merge_alternative(existing: list[_Alignment], other: list[_Alignment]) -> None:
     """Give each gold entity of ``existing`` the tuples of its counterpart in ``other``."""
     for mine, theirs in zip(existing, other, strict=False):
         for item in attribute_tuple_set(theirs.gold):
             if item not in attribute_tuple_set(mine.gold):
-                mine.gold = add_attribute_tuple(mine.gold, item)
+                mine.gold = add_attribute_tuple(mine.gold, item, name_holds_categories=True)
 
 
 def spurious_gold(entity: Tag) -> Tag:

@@ -357,23 +357,32 @@ def spurious_tag(tag: Tag) -> Tag:
     return Tag(tag.name, (("CATEG", SPURIOUS_TAG),), tag.text)
 
 
-def _add_value(tag: Tag, key: str, value: str) -> Tag:
+def add_value(tag: Tag, key: str, value: str, name_holds_categories: bool = False) -> Tag:
+    """``NamedEntity.addAttributeValue``: append ``|value`` to the first ``key``
+    attribute, or set it when absent or empty.
+
+    With ``name_holds_categories`` a First HAREM tag named by its category
+    (``<PESSOA …>``) takes new categories in its name, as the ALT organiser
+    reads it; Véus's merge of correct entities sets a CATEG attribute instead.
+    """
+    if key == "CATEG" and name_holds_categories and is_name_categorised(tag):
+        return Tag(f"{tag.name}|{value}" if tag.name else value, tag.attributes, tag.text)
     current = tag.attr(key)
     new = f"{current}|{value}" if current else value
     return Tag(tag.name, tuple(_set_attribute(list(tag.attributes), key, new)), tag.text)
 
 
-def _add_tuple(tag: Tag, item: AttributeTuple) -> Tag:
-    """Append one (category, type, subtype) to a Second HAREM entity's vague values."""
+def add_attribute_tuple(tag: Tag, item: AttributeTuple, name_holds_categories: bool = False) -> Tag:
+    """``NamedEntity.addAttributeTuple``: one more vague (category, type, subtype)."""
     cat, typ, sub = (part or "" for part in item)
     if not (cat or _categories(tag)):
         return tag
-    tag = _add_value(tag, "CATEG", cat)
+    tag = add_value(tag, "CATEG", cat, name_holds_categories)
     if not (typ or java_split_bar(tag.attr("TIPO"))):
         return tag
-    tag = _add_value(tag, "TIPO", typ)
+    tag = add_value(tag, "TIPO", typ)
     if sub or java_split_bar(tag.attr("SUBTIPO")):
-        tag = _add_value(tag, "SUBTIPO", sub)
+        tag = add_value(tag, "SUBTIPO", sub)
     return tag
 
 
@@ -384,7 +393,7 @@ def _merge_correct(tags: list[Tag]) -> Tag:
     for other in tags[1:]:
         for item in attribute_tuples(other):
             if item not in known:
-                first = _add_tuple(first, item)
+                first = add_attribute_tuple(first, item)
     return first
 
 
