@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, format_line, iter_lines
-from harem_pipeline.formats.vizir import iter_raw_lines, open_raw_lines
+from harem_pipeline.formats.vizir import open_raw_lines
 from harem_pipeline.pipeline.steps import run_altmor, run_vizir
 from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.ida2mor import (
@@ -304,7 +304,7 @@ def test_chunked_reader_reads_lines_as_iter_lines(
     pieces: list[str], encoding: str, chunk: int
 ) -> None:
     """Lines, numbers and line ends as the line-by-line reader gives them, at any chunk size."""
-    import harem_pipeline.formats.vizir as vizir_format
+    import harem_pipeline.formats.alinhado as alinhado_format
 
     data = "".join(pieces).encode(encoding, errors="replace")
     with tempfile.TemporaryDirectory() as folder:
@@ -312,12 +312,12 @@ def test_chunked_reader_reads_lines_as_iter_lines(
         path.write_bytes(data)
         raw = lambda text, name, number, eol: (number, text, eol)  # noqa: E731
         expected = list(iter_lines(path, raw)[1]) if encoding == "utf-8" else None
-        original = vizir_format._CHUNK
-        vizir_format._CHUNK = chunk
+        original = alinhado_format.CHUNK_BYTES
+        alinhado_format.CHUNK_BYTES = chunk
         try:
-            got = list(iter_raw_lines(str(path), encoding))
+            got = list(open_raw_lines(path)[1])
         finally:
-            vizir_format._CHUNK = original
+            alinhado_format.CHUNK_BYTES = original
         if expected is not None:
             assert got == expected
         assert "".join(text + eol for _, text, eol in got).encode(encoding) == data.removeprefix(
@@ -328,7 +328,7 @@ def test_chunked_reader_reads_lines_as_iter_lines(
 def test_chunked_reader_reports_the_undecodable_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.veu"
     path.write_bytes(b"\xef\xbb\xbfline one\nline \xff two\nthree\n")
-    lines = iter_raw_lines(str(path), "utf-8")
+    lines = open_raw_lines(path)[1]
     with pytest.raises(InputError) as raised:
         list(lines)
     raw = lambda text, name, number, eol: (number, text, eol)  # noqa: E731

@@ -244,6 +244,7 @@ def test_chunks_are_the_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         "crlf": b"DOC a\r\n<EM>x</EM> ---> [null]\r\nEOD\r\n",
         "mixed": b"DOC a\n<EM>x</EM> ---> [null]\r\n\r\nEOD",
         "bom": b"\xef\xbb\xbfDOC a\n",
+        "bom-only": b"\xef\xbb\xbf",
         "latin": b"DOC a\n<EM>\xe9</EM> ---> [null]\n",
         "bad-utf8-after-bom": b"\xef\xbb\xbfDOC a\n<EM>\xe9</EM> ---> [null]\n",
         "lone-cr": b"DOC a\r\r\n<EM>x\ry</EM> ---> [null]\n",

@@ -900,6 +900,24 @@ def iter_line_chunks(path: str | os.PathLike[str]) -> tuple[str, Iterator[LineCh
     return encoding, _iter_chunks(path, encoding)
 
 
+NumberedLine = tuple[int, str, str]
+"""``(line number, text, line end)``: one line of a file before parsing."""
+
+
+def iter_numbered_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[NumberedLine]]:
+    """:func:`iter_line_chunks` one line at a time: the encoding, then each
+    ``(number, text, line end)``, for stages that look at a line at a time."""
+    encoding, chunks = iter_line_chunks(path)
+    return encoding, _numbered(chunks)
+
+
+def _numbered(chunks: Iterable[LineChunk]) -> Iterator[NumberedLine]:
+    for chunk in chunks:
+        first = chunk.first
+        numbers = range(first, first + len(chunk.bodies))
+        yield from zip(numbers, chunk.bodies, chunk.eols, strict=True)
+
+
 def _iter_chunks(path: str | os.PathLike[str], encoding: str) -> Iterator[LineChunk]:
     name = str(path)
     whole_chunks = codecs.lookup(encoding).name in _CHUNK_ENCODINGS
@@ -951,11 +969,11 @@ def _chunk_of(block: bytes, first: int, name: str, encoding: str, whole: bool) -
     if first == 1:
         text = text.removeprefix("\ufeff")
     bodies = text.split("\n")
-    if bodies[-1]:
-        eols = ["\n"] * (len(bodies) - 1) + [""]
-    else:
+    if block.endswith(b"\n"):  # not the text: a file holding only a BOM is one empty line
         bodies.pop()
         eols = ["\n"] * len(bodies)
+    else:
+        eols = ["\n"] * (len(bodies) - 1) + [""]
     if "\r" in text:
         for index, body in enumerate(bodies):
             if body.endswith("\r") and eols[index]:

@@ -26,7 +26,6 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
@@ -39,15 +38,15 @@ from harem_pipeline.formats.alinhado import (
     Evaluation,
     Line,
     LineParser,
+    NumberedLine,
     Record,
     Tag,
     iter_lines,
+    iter_numbered_lines,
     parse_evaluation,
     parse_line,
 )
 from harem_pipeline.text.numbers import java_double as _java_double
-from harem_pipeline.text.progress import progress
-from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 java_double = lru_cache(maxsize=8192)(_java_double)
 """``Double.toString``, remembered: the same few CSC values recur on most lines."""
@@ -485,70 +484,20 @@ def iter_plain_lines(
 
     Lines are parsed whole up to the first record or First HAREM document
     line, so a stage that reads the file's format there finds it as usual.
-    The file is decoded a block of lines at a time.
+    The file is decoded a chunk of lines at a time (:func:`iter_numbered_lines`).
     """
-    encoding = detect_file_encoding(path)
-    if encoding == "utf-8-sig":  # the BOM is dropped on reading and not written back
-        encoding = "utf-8"
-    lines = progress(_text_lines(path, encoding), Path(path).name, "line")
+    encoding, lines = iter_numbered_lines(path)
     return encoding, _plain_lines(lines, str(path), plain, parse)
 
 
-_BLOCK = 1 << 20
-"""Bytes read and decoded at a time."""
-
-
-def _text_lines(path: str | os.PathLike[str], encoding: str) -> Iterator[tuple[str, int, str]]:
-    """``(text, number, line end)`` of every line, as ``iter_lines`` cuts and decodes them."""
-    name = str(path)
-    number = 0
-    rest = b""
-    with open_binary(path) as handle:
-        while block := handle.read(_BLOCK):
-            block = rest + block
-            cut = block.rfind(b"\n") + 1
-            rest, block = block[cut:], block[:cut]
-            if not block:
-                continue
-            text = _decoded(block, encoding, name, number)
-            if number == 0:
-                text = text.removeprefix("\ufeff")  # a UTF-8 BOM is not part of the text
-            for body in text.split("\n")[:-1]:
-                number += 1
-                if body.endswith("\r"):
-                    yield body[:-1], number, "\r\n"
-                else:
-                    yield body, number, "\n"
-    if rest:
-        text = _decoded(rest, encoding, name, number)
-        yield (text.removeprefix("\ufeff") if number == 0 else text), number + 1, ""
-
-
-def _decoded(block: bytes, encoding: str, name: str, number: int) -> str:
-    """``block`` decoded; else the error of its first undecodable line (after ``number``)."""
-    try:
-        return block.decode(encoding)
-    except UnicodeDecodeError:
-        pass
-    for raw in block.split(b"\n"):
-        number += 1
-        try:
-            raw.decode(encoding)
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                name, f"text in {encoding}", f"undecodable byte {raw[exc.start]:#04x}", line=number
-            ) from None
-    raise AssertionError("a block that does not decode has a line that does not")
-
-
 def _plain_lines(
-    lines: Iterator[tuple[str, int, str]], path: str, plain: PlainReader, parse: LineParser
+    lines: Iterator[NumberedLine], path: str, plain: PlainReader, parse: LineParser
 ) -> Iterator[Line | PlainRecord]:
-    for text, number, eol in lines:
+    for number, text, eol in lines:
         item = parse(text, path, number, eol)
         yield item
         if isinstance(item, (Record, DocumentLine)):
             break
-    for text, number, eol in lines:
+    for number, text, eol in lines:
         record = plain(text, number, eol)
         yield parse(text, path, number, eol) if record is None else record

@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
-from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -32,16 +30,16 @@ from harem_pipeline.formats.alinhado import (
     MARKER_FIRST_HAREM,
     NULL_LIST,
     Evaluation,
+    NumberedLine,
     Record,
     format_line,
     format_tag,
     iter_lines,
+    iter_numbered_lines,
     parse_tag,
     strip_semantics,
 )
 from harem_pipeline.model import Morf
-from harem_pipeline.text.progress import is_quiet, progress
-from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 UNDERSPECIFIED = "?"
 
@@ -193,8 +191,6 @@ def _normalise(text: str) -> str:
 RAW_ENCODINGS = frozenset({"utf-8", "iso8859-1"})
 """Encodings whose text can be cut into lines at ``\\n`` after decoding whole chunks."""
 
-_CHUNK = 1 << 20
-
 CANONICAL_TAG = r'<([^\s<>/"=]+)((?: [^\s<>"=]+="[^"]*")*)>([^<]*)</\1>'
 """A tag that ``format_tag`` writes back unchanged: single spaces, no ``<`` in the text."""
 
@@ -237,7 +233,7 @@ def is_canonical_scored(body: str) -> bool:
     return _CANONICAL_SCORED.match(body) is not None and not body.startswith(SPECIAL_LINES)
 
 
-RawLine = tuple[int, str, str]
+RawLine = NumberedLine
 """``(line number, text, line end)``: a line of a record file before parsing."""
 
 
@@ -248,76 +244,14 @@ def _raw_line(text: str, path: str | None, line: int | None, eol: str) -> RawLin
 def open_raw_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawLine]]:
     """A record file's encoding and its lines unparsed, streamed (``iter_lines``'s reading).
 
-    Files in UTF-8 or ISO-8859-1 (all HAREM files) are read by
-    :func:`iter_raw_lines`; any other encoding line by line by ``iter_lines``.
+    Files in UTF-8 or ISO-8859-1 (all HAREM files) are read a chunk at a time
+    (:func:`~harem_pipeline.formats.alinhado.iter_numbered_lines`); any other
+    encoding line by line by ``iter_lines``.
     """
-    encoding = detect_file_encoding(path)
-    if encoding == "utf-8-sig":
-        encoding = "utf-8"
+    encoding, lines = iter_numbered_lines(path)
     if encoding not in RAW_ENCODINGS:
         return iter_lines(path, _raw_line)  # type: ignore[arg-type]
-    lines = iter_raw_lines(str(path), encoding)
-    if is_quiet() or not sys.stderr.isatty():
-        return encoding, lines  # no bar would be drawn: spare the wrapper's cost per line
-    return encoding, progress(lines, Path(path).name, "line")
-
-
-def iter_raw_lines(path: str, encoding: str) -> Iterator[tuple[int, str, str]]:
-    """``(number, text, line end)`` of every line, as ``iter_lines`` reads them.
-
-    The file is decoded a chunk (1 MiB) at a time and cut at ``\\n``: lines
-    and line ends are exactly those of the line-by-line reader (``\\r\\n``
-    or ``\\n``; the last line, with no end, keeps a ``\\r`` in its text),
-    and a chunk that does not decode is decoded line by line so the error
-    comes at the same line, naming the same byte.  ``encoding`` must be one
-    of :data:`RAW_ENCODINGS`.
-    """
-    number = 0
-    carry = b""
-    with open_binary(path) as handle:
-        while True:
-            data = handle.read(_CHUNK)
-            if not data:
-                break
-            cut = data.rfind(b"\n")
-            if cut < 0:
-                carry += data
-                continue
-            block, carry = carry + data[: cut + 1], data[cut + 1 :]
-            for text in _decoded_lines(block, encoding, path, number):
-                number += 1
-                if text[-1:] == "\r":
-                    yield number, text[:-1], "\r\n"
-                else:
-                    yield number, text, "\n"
-    if carry:
-        (text,) = _decoded_lines(carry + b"\n", encoding, path, number)
-        yield number + 1, text, ""
-
-
-def _decoded_lines(block: bytes, encoding: str, path: str, number: int) -> Iterator[str]:
-    """The lines of ``block`` (which ends with ``\\n``) decoded, line ends cut.
-
-    The file's first line loses a UTF-8 BOM, as in ``iter_lines``.
-    """
-    try:
-        lines = block.decode(encoding).split("\n")
-    except UnicodeDecodeError:
-        lines = None
-    if lines is not None:
-        lines.pop()
-        if number == 0:
-            lines[0] = lines[0].removeprefix("\ufeff")
-        yield from lines
-        return
-    for offset, raw in enumerate(block.split(b"\n")[:-1], start=number + 1):
-        try:
-            text = raw.decode(encoding)
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                path, f"text in {encoding}", f"undecodable byte {raw[exc.start]:#04x}", line=offset
-            ) from None
-        yield text.removeprefix("\ufeff") if offset == 1 else text
+    return encoding, lines
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -303,7 +303,7 @@ class _RawTally:
 
 
 def count_raw_morphology(lines: Iterable[RawLine], path: str) -> MorphologyCounts:
-    """:func:`count_morphology` of raw ``.altmor`` lines (see ``iter_raw_lines``)."""
+    """:func:`count_morphology` of raw ``.altmor`` lines (see ``open_raw_lines``)."""
     tally = _RawTally()
     singles: dict[tuple[str, str | None, str, bool], tuple[str, bool, bool] | None] = {}
     single_match = SINGLE_RECORD.match

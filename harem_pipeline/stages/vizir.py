@@ -580,7 +580,7 @@ def score_raw_lines(
     path: str,
     tally: VizirTally,
 ) -> Iterator[list[str]]:
-    """The ``.vizir`` text of raw Véus lines (see ``iter_raw_lines``), in batches.
+    """The ``.vizir`` text of raw Véus lines (see ``open_raw_lines``), in batches.
 
     A batch is ``[text, line end, text, line end, …]``: the lines
     ``score_lines`` gives, written by ``format_line`` with the ``:`` marker;
