@@ -535,3 +535,27 @@ def test_jsonl_reader_streams_lines():
         )
     )
     assert [(d.docid, d.line) for d in docs] == [("A", 1), ("7", 3)]
+
+
+@pytest.mark.parametrize("documents_before", [0, 1, 3])
+def test_a_broken_collection_names_file_lines(tmp_path, documents_before, capsys):
+    """Lines in an error about the collection count from the file's start, not from the
+    start of the document the importer reads it in (the first document is read apart)."""
+    good = "".join(
+        f'<DOC DOCID="d{k}">\n<P>Uma frase.</P>\n</DOC>\n' for k in range(documents_before)
+    )
+    cd = tmp_path / "cd.xml"
+    cd.write_text(
+        f'<colHAREM versao="x">\n{good}<DOC DOCID="bad">\n<P>Outra.\n</DOC>\n</colHAREM>\n'
+    )
+    opened = 3 + 3 * documents_before
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text('{"id": "d0", "text": "Uma frase.", "spans": []}\n')
+    before = set(tmp_path.iterdir())
+    assert import_main(tmp_path, pred, "jsonl", cd) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"harem import: error: {cd}, line {opened + 1}, document bad: "
+        f"expected </P> (opened line {opened}), found </DOC>\n"
+    )
+    assert set(tmp_path.iterdir()) == before

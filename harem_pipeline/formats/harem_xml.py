@@ -103,14 +103,16 @@ class _Source:
     not grow with the file.
     """
 
-    def __init__(self, path: str, chunks: Iterator[str], read_size: int = _CHUNK) -> None:
+    def __init__(
+        self, path: str, chunks: Iterator[str], read_size: int = _CHUNK, first_line: int = 1
+    ) -> None:
         self.path = path
         self._read_size = read_size
         self._chunks = chunks
         self._window = ""
         self._base = 0  # file offset of the window's first character
         self._eof = False
-        self._line = 1  # line of the window's first character
+        self._line = first_line  # line of the window's first character
         self.crlf = 0
         self.lf = 0
         self.blank = True  # only blanks and no markup so far
@@ -439,10 +441,14 @@ def read_collection(
 
 
 def parse_collection(
-    text: str, path: str, encoding: str, meta: MetaData | None = None
+    text: str, path: str, encoding: str, meta: MetaData | None = None, first_line: int = 1
 ) -> Collection:
-    """Parse a collection's decoded text; the format is detected from its markup."""
-    stream = _open_stream(iter((text,)), path, encoding, meta)
+    """Parse a collection's decoded text; the format is detected from its markup.
+
+    ``first_line`` is the file line ``text`` starts on, for a piece of a
+    file: every line named (documents, entities, errors) is the file's.
+    """
+    stream = _open_stream(iter((text,)), path, encoding, meta, first_line=first_line)
     documents = tuple(stream.documents)
     return Collection(
         path,
@@ -516,8 +522,9 @@ def _open_stream(
     encoding: str,
     meta: MetaData | None,
     read_size: int = _CHUNK,
+    first_line: int = 1,
 ) -> CollectionStream:
-    source = _Source(path, chunks, read_size)
+    source = _Source(path, chunks, read_size, first_line)
     tokens = source.tokens()
     first = _first_tag(tokens, source)
     if first.name == "DOC" and not first.attributes:

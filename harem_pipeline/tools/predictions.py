@@ -935,12 +935,9 @@ def _parse_chunk(
 
 
 def _parse_skipped(text: str, path: str, encoding: str, first_line: int) -> Collection:
-    """Parse a piece of the collection file whose entity tags are already skipped."""
-    try:
-        return parse_collection(text, path, encoding)
-    except InputError as exc:
-        line = None if exc.line is None else exc.line + first_line - 1
-        raise InputError(exc.path, exc.expected, exc.found, line=line, docid=exc.docid) from None
+    """Parse a piece of the collection file (starting on ``first_line``) whose entity
+    tags are already skipped; every line it names is the file's."""
+    return parse_collection(text, path, encoding, first_line=first_line)
 
 
 def open_collection_text(path: str | os.PathLike[str]) -> TextIO:
@@ -1039,8 +1036,7 @@ def _chunk_documents(
     if document is not None:
         yield document
         return
-    for doc in _parse_skipped(skipped, path, encoding, line).documents:
-        yield replace(doc, line=doc.line + line - 1)
+    yield from _parse_skipped(skipped, path, encoding, line).documents
 
 
 def _plain_document(skipped: str, line: int) -> Document | None:
