@@ -15,6 +15,7 @@ File names, for run ``r`` and subset ``s``::
 
 from __future__ import annotations
 
+import gc
 from dataclasses import asdict
 from functools import cached_property
 from pathlib import Path
@@ -598,7 +599,15 @@ class FullEvaluation(CampaignTask):
         return Report(config=self.config)
 
     def complete(self) -> bool:
-        return self.recorded or self.write_record()
+        if self.recorded or self.write_record():
+            return True
+        # Tasks are about to run, each (with several workers) in a process forked
+        # from this one: load what they import here once, and keep the collector
+        # off the objects they share (it would copy every page it touches).
+        chain.load_lazy_modules()
+        gc.collect()
+        gc.freeze()
+        return False
 
     def run(self) -> None:
         self.write_record()

@@ -9,6 +9,7 @@ anything but scheduling.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -43,6 +44,39 @@ from harem_pipeline.tools.predictions import run_import
 
 PathLike = str | os.PathLike[str]
 SIMULATED_MARK = b"simulated run"
+
+
+# What the steps import only when they run (so that one command loads only its
+# own stage): a build that forks a process per task loads them once, before.
+LAZY_MODULES = (
+    "harem_pipeline.stages.alts",
+    "harem_pipeline.stages.altsem",
+    "harem_pipeline.stages.espurios",
+    "harem_pipeline.stages.emir",
+    "harem_pipeline.stages.ida",
+    "harem_pipeline.stages.tally",
+    "harem_pipeline.measures.semantic",
+    "harem_pipeline.reports.ida",
+    "harem_pipeline.stages.align",
+    "harem_pipeline.stages.altida",
+    "harem_pipeline.stages.avalida",
+    "harem_pipeline.stages.veus",
+    "harem_pipeline.formats.vizir",
+    "harem_pipeline.pipeline.parallel",
+    "numpy.random",  # the bootstraps' generator, which numpy itself loads lazily
+)
+
+
+def load_lazy_modules() -> None:
+    """Import every module a step would import when it runs.
+
+    Each task of a build with several workers runs in a process forked from
+    the scheduling one; a module imported there is imported once per task
+    (numpy's random generator alone takes tens of milliseconds), one
+    imported before the forks is shared by all.
+    """
+    for name in LAZY_MODULES:
+        importlib.import_module(name)
 
 
 def existing(paths: Iterable[PathLike | None]) -> list[Path]:
