@@ -6,7 +6,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harem_pipeline.measures.bootstrap import interval_table, paired_table, percentile_interval
+from harem_pipeline.measures.bootstrap import (
+    interval_table,
+    paired_table,
+    percentile_interval,
+    resampled_totals,
+    weighted_sum,
+)
 
 
 def precision(columns):
@@ -68,3 +74,52 @@ def test_interval_bounds_are_ordered_and_in_range(docs) -> None:
     if interval is not None:
         low, high = interval
         assert 0 <= low <= high <= 1
+
+
+def _sum_in_row_order(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """Each resample's totals by plain Python floats, one document after another."""
+    return np.array(
+        [
+            [
+                sum_in_order(float(w) * float(m) for w, m in zip(draws, column, strict=True))
+                for column in matrix.T
+            ]
+            for draws in weights
+        ]
+    )
+
+
+def sum_in_order(values) -> float:
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
+@settings(derandomize=True, deadline=None, max_examples=40)
+@given(
+    st.integers(1, 60),
+    st.integers(1, 4),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_weighted_sum_has_the_bits_of_a_sum_in_document_order(documents, counts, whole, seed):
+    """The bootstrap's totals do not depend on how BLAS orders a sum (its threads, the
+    processor): fractional counts are added document by document, so the bits are
+    those of plain floats added in row order; whole counts are exact in any order."""
+    rng = np.random.default_rng(seed)
+    matrix = rng.integers(0, 7, (documents, counts)).astype(float)
+    if not whole:
+        matrix = matrix / rng.choice([3.0, 7.0, 10.0], size=matrix.shape)
+    weights = rng.integers(0, 4, (5, documents)).astype(float)
+    assert np.array_equal(weighted_sum(weights, matrix), _sum_in_row_order(weights, matrix))
+
+
+def test_resampled_totals_of_fractional_counts_are_row_order_sums():
+    """The 387-document case whose totals differed between one and two BLAS threads."""
+    rng = np.random.default_rng(1)
+    matrix = rng.random((387, 6)) * rng.integers(0, 5, (387, 6))
+    (totals,) = resampled_totals([matrix], 20, seed=7)
+    picks = np.random.default_rng(7).integers(0, 387, size=(20, 387))
+    weights = np.array([np.bincount(row, minlength=387) for row in picks], dtype=float)
+    assert np.array_equal(totals, _sum_in_row_order(weights, matrix))

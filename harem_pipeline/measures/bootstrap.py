@@ -96,8 +96,26 @@ def resampled_totals(
         draws = np.bincount((picks + offsets).ravel(), minlength=size * n).reshape(size, n)
         weights = draws.astype(float)
         for target, matrix in zip(out, matrices, strict=True):
-            target[start : start + size] = weights @ matrix
+            target[start : start + size] = weighted_sum(weights, matrix)
     return out
+
+
+def weighted_sum(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """``weights @ matrix`` (draw counts × documents' counts), the same bits on every machine.
+
+    BLAS orders its sums by its thread count and processor, so a product of
+    fractional counts (Emir's scores) can differ in its last bits from one
+    machine to the next, and with them an interval.  Whole numbers are
+    summed exactly in any order (below 2**53), so whole-number counts keep
+    the fast product; any other matrix is summed document by document, in
+    its row order, which every IEEE machine rounds alike.
+    """
+    if np.array_equal(matrix, np.trunc(matrix)):
+        return weights @ matrix
+    total = np.zeros((weights.shape[0], matrix.shape[1]))
+    for row in range(matrix.shape[0]):
+        total += weights[:, row, None] * matrix[row]
+    return total
 
 
 def percentile_interval(values: np.ndarray) -> list[float] | None:
