@@ -183,19 +183,16 @@ def plain_classic_key(tag: PlainTag) -> ClassicKey:
     element, attributes = tag[0], tag[1]
     if attributes.count("=") * 2 != attributes.count('"'):
         return _classic_values(element, _ATTRIBUTE_RE.findall(attributes))
-    categ = _written_value(attributes, ' CATEG="')
+    index = attributes.index
+    start = attributes.find(' CATEG="') + 8
+    categ = attributes[start : index('"', start)] if start > 7 else None
+    start = attributes.find(' TIPO="') + 7
+    tipo = attributes[start : index('"', start)] if start > 6 else None
+    start = attributes.find(' SUBTIPO="') + 10
+    subtipo = attributes[start : index('"', start)] if start > 9 else None
     if categ is None and element != "EM":
         categ = element
-    return categ, _written_value(attributes, ' TIPO="'), _written_value(attributes, ' SUBTIPO="')
-
-
-def _written_value(attributes: str, opening: str) -> str | None:
-    """The value after the first ``opening`` (`` NAME="``) in ``attributes``; None if absent."""
-    start = attributes.find(opening)
-    if start < 0:
-        return None
-    start += len(opening)
-    return attributes[start : attributes.index('"', start)]
+    return categ, tipo, subtipo
 
 
 def _classic_values(element: str, attributes: Iterable[tuple[str, str]]) -> ClassicKey:
