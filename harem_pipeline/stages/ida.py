@@ -264,12 +264,12 @@ def record_contributions(record: EmirRecord, filt: Filter, views: bool) -> _Cont
 
 
 _CONTRIBUTIONS_LIMIT = 100_000
-"""Distinct plain records remembered by :func:`_plain_contributions` (memory stays flat)."""
+"""Distinct plain records (and items) remembered by :func:`tally_semantic` (memory stays flat)."""
 
 
 def plain_contributions_key(plain: PlainRecord) -> tuple:
     """What :func:`record_contributions` of a plain Emir record depends on: its entities'
-    classic values and its items (the item of an entity printed twice is the first one's)."""
+    classic values and its items as written (all of them: each is checked)."""
     system = plain.entities()
     systems = None if system is None else tuple(map(plain_classic_key, system))
     return (plain_classic_key(plain.gold), systems, plain.items)
