@@ -10,6 +10,7 @@ place that turns a library error into an exit status: a user's mistake
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from collections.abc import Sequence
@@ -118,6 +119,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
+COLLECTOR_THRESHOLDS = (20_000, 50, 100)
+"""The cyclic garbage collector's thresholds in a ``harem`` process.
+
+A command is one process that imports a few hundred modules and then
+streams records: at Python's default (a collection of the young objects
+every 700 new containers, of all of them every 100 of those) the
+collector walks the imported modules' objects, numpy's among them, again
+and again: about 0.05 s of the 0.5 s of ``harem ida`` on the shipped
+Second HAREM run.  Collections still run, less often, so memory stays
+bounded; nothing is written differently.
+"""
+
+
 def run() -> None:
     """Console-script entry point."""
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
     sys.exit(main())

@@ -56,7 +56,7 @@ from harem_pipeline.formats.alinhado import (
     Line,
     Record,
     Tag,
-    format_line,
+    parse_evaluation,
 )
 from harem_pipeline.formats.semantic import (
     EmirRecord,
@@ -65,6 +65,8 @@ from harem_pipeline.formats.semantic import (
     PlainTag,
     SemanticScore,
     format_emir_record,
+    format_semantic_score,
+    parse_alt_weight,
     parse_alts_record,
     reprint_system,
     reprint_tag,
@@ -171,8 +173,26 @@ _ATTRIBUTE_RE = re.compile(r' ([^\s<>"=]+)="([^"]*)"')
 
 
 def plain_classic_key(tag: PlainTag) -> ClassicKey:
-    """:func:`classic_key` of a plain record's entity (attributes as written)."""
-    return _classic_values(tag[0], _ATTRIBUTE_RE.findall(tag[1]))
+    """:func:`classic_key` of a plain record's entity (attributes as written).
+
+    A plain entity's attributes are `` NAME="value"`` each (names without
+    ``=``, ``"`` or spaces, values without ``"``), so when no value holds an
+    ``=`` (one ``=`` per two ``"``), `` CATEG="`` can only begin the CATEG
+    attribute, and the first one found is the first one written.
+    """
+    element, attributes = tag[0], tag[1]
+    if attributes.count("=") * 2 != attributes.count('"'):
+        return _classic_values(element, _ATTRIBUTE_RE.findall(attributes))
+    index = attributes.index
+    start = attributes.find(' CATEG="') + 8
+    categ = attributes[start : index('"', start)] if start > 7 else None
+    start = attributes.find(' TIPO="') + 7
+    tipo = attributes[start : index('"', start)] if start > 6 else None
+    start = attributes.find(' SUBTIPO="') + 10
+    subtipo = attributes[start : index('"', start)] if start > 9 else None
+    if categ is None and element != "EM":
+        categ = element
+    return categ, tipo, subtipo
 
 
 def _classic_values(element: str, attributes: Iterable[tuple[str, str]]) -> ClassicKey:
@@ -201,15 +221,29 @@ def classic_lists(tag: Tag) -> tuple[list[str], list[str], list[str]]:
     return _split_key(classic_key(tag))
 
 
+def key_lists(key: ClassicKey) -> tuple[list[str], list[str], list[str]]:
+    """:func:`classic_lists` of an entity's classic values; do not mutate them."""
+    return _split_key(key)
+
+
 def tag_categories(tag: Tag) -> list[str]:
     """Distinct non-empty categories of an entity, in order (none for a spurious gold side)."""
-    cats = classic_lists(tag)[0]
-    return [c for c in dict.fromkeys(cats) if c and c != SPURIOUS_TAG]
+    return key_categories(classic_key(tag))
+
+
+def key_categories(key: ClassicKey) -> list[str]:
+    """:func:`tag_categories` of an entity's classic values."""
+    return [c for c in dict.fromkeys(_split_key(key)[0]) if c and c != SPURIOUS_TAG]
 
 
 def is_spurious_tag(tag: Tag) -> bool:
     """``NamedEntity.isSpurious``: ESPURIO among the categories."""
-    return SPURIOUS_TAG in _split_key(classic_key(tag))[0]
+    return is_spurious_key(classic_key(tag))
+
+
+def is_spurious_key(key: ClassicKey) -> bool:
+    """:func:`is_spurious_tag` of an entity's classic values."""
+    return SPURIOUS_TAG in _split_key(key)[0]
 
 
 def is_plain_spurious(tag: PlainTag) -> bool:
@@ -483,7 +517,19 @@ def score_pair(
 ) -> SemanticScore:
     """The Emir item of one aligned pair (``system`` None for ``[null]``)."""
     key = None if system is None else classic_key(system)
-    results, csc, max_gold, max_system = _pair_scores(classic_key(gold), key, filt, weights)
+    return score_keys(classic_key(gold), key, identification_weight, alt_weight, filt, weights)
+
+
+def score_keys(
+    gold: ClassicKey,
+    system: ClassicKey | None,
+    identification_weight: float,
+    alt_weight: float,
+    filt: Filter,
+    weights: Weights,
+) -> SemanticScore:
+    """:func:`score_pair` of the two entities' classic values."""
+    results, csc, max_gold, max_system = _pair_scores(gold, system, filt, weights)
     return SemanticScore(
         *results,
         max_csc_gold=max_gold,
@@ -660,34 +706,60 @@ def _plain_emir_text(
     """The ``.emir`` line of a plain ``.alts`` record (None: dropped by the relative scenario).
 
     Its evaluation part depends only on the entities' classic values, the
-    items (each entity's, as :func:`evaluate_record` picks them) and the ALT
-    suffix; the first record of each such key is scored by
-    :func:`evaluate_record` and its written tail kept for the others.
+    items and the ALT suffix; it is worked out (:func:`_plain_emir_tail`)
+    for the first record of each such key and kept for the others.
     """
-    system, items = plain.entities(), plain.items
-    if system is None:
-        key: tuple = (plain_classic_key(plain.gold), None, items, plain.tail)
-    else:
-        if len(set(system)) != len(system):  # an entity printed twice takes the first one's item
-            items = tuple(items[system.index(entity)] for entity in system)
-        systems = tuple(plain_classic_key(entity) for entity in system)
-        key = (plain_classic_key(plain.gold), systems, items, plain.tail)
+    system = plain.entities()
+    systems = None if system is None else tuple(map(plain_classic_key, system))
+    key = (plain_classic_key(plain.gold), systems, plain.tail)
     if key in tails:
         tail = tails[key]
-        return None if tail is None else plain.head + tail
-    record = plain.parse(path)
-    scored = evaluate_record(record, filt, params, path)  # type: ignore[arg-type]
-    if scored is None:
-        tail = None
     else:
-        text = format_line(format_emir_record(scored), MARKER_FIRST_HAREM)
-        if not text.startswith(plain.head):
-            return text + "\n"
-        tail = text[len(plain.head) :] + "\n"
-    if len(tails) >= _TAIL_CACHE_LIMIT:
-        tails.clear()
-    tails[key] = tail
+        tail = _plain_emir_tail(plain, key[0], systems, filt, params, path)
+        if len(tails) >= _TAIL_CACHE_LIMIT:
+            tails.clear()
+        tails[key] = tail
     return None if tail is None else plain.head + tail
+
+
+def _plain_emir_tail(
+    plain: PlainRecord,
+    gold: ClassicKey,
+    systems: tuple[ClassicKey, ...] | None,
+    filt: Filter,
+    params: EmirParams,
+    path: str | None,
+) -> str | None:
+    """What :func:`evaluate_record` gives a plain record, written from its evaluation
+    marker to its line end (None: dropped), from its entities' classic values (``gold``,
+    ``systems``): a plain record's entities are written back unchanged
+    (:func:`~harem_pipeline.formats.semantic.reprint_tag` is the identity on them), its
+    items are valid identification items, one per entity, and only its suffix is left to
+    check."""
+    tail = plain.tail
+    suffix = tail[tail.index("]") + 1 :]
+    written = parse_alt_weight(suffix, path, plain.line or None)
+    alt_weight = 1.0 if written is None else written  # AltsRecord.weight
+    if params.relative and (systems is None or is_spurious_key(gold)):
+        return None
+    items = [parse_evaluation(text) for text in plain.items]
+    if systems is None:
+        picked = items
+    else:
+        system = plain.entities()
+        picked = [items[system.index(entity)] for entity in system]  # type: ignore[union-attr]
+    scores = (
+        score_keys(
+            gold,
+            entity,
+            identification_weight(item.kind, item.weight),
+            alt_weight,
+            filt,
+            params.weights,
+        )
+        for entity, item in zip(systems or (None,), picked, strict=True)
+    )
+    return MARKER_FIRST_HAREM + "[" + ", ".join(map(format_semantic_score, scores)) + "]\n"
 
 
 def java_line_end(item: Line) -> Line:

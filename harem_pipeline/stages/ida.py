@@ -40,31 +40,41 @@ system entity's tuples (``combined_max_system``) and over the gold entity's
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from harem_pipeline.formats.alinhado import Line, Record, Tag
+from harem_pipeline.formats.alinhado import Line, Record
 from harem_pipeline.formats.semantic import (
     EmirRecord,
     PlainRecord,
+    SemanticScore,
     iter_plain_lines,
     parse_emir_record,
     parse_semantic_line,
+    parse_semantic_score,
     read_plain_emir_record,
 )
 from harem_pipeline.stages.altsem import scores_by_entity
 from harem_pipeline.stages.emir import (
+    ClassicKey,
     Filter,
-    classic_lists,
+    classic_key,
     header_filter,
-    is_spurious_tag,
+    is_spurious_key,
+    key_categories,
+    key_lists,
     peek_format,
     plain_classic_key,
     read_header,
-    tag_categories,
 )
-from harem_pipeline.stages.tally import Counts, DocumentCounts, DocumentTally, document_records
+from harem_pipeline.stages.tally import (
+    Counts,
+    DocumentBoundaries,
+    DocumentCounts,
+    DocumentTally,
+    row_names,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,12 +124,18 @@ class SemanticTally:
     is_first_harem: bool = field(default=False)
 
 
-def record_rows(record: EmirRecord, scores: list) -> Iterator[tuple[float, ...]]:
+Entity = ClassicKey | None
+"""An aligned system entity as the counts see it: its classic values (None: ``[null]``)."""
+
+
+def record_rows(
+    gold: ClassicKey, entities: Sequence[Entity], scores: Sequence[SemanticScore]
+) -> Iterator[tuple[float, ...]]:
     """One record's contributions (``SemanticCounts`` rows), one per aligned entity and
     one for the gold side, in the order the Java adds them."""
-    spurious = is_spurious_tag(record.gold)
+    spurious = is_spurious_key(gold)
     alt = 1.0
-    for entity, score in zip(record.entities, scores, strict=True):
+    for entity, score in zip(entities, scores, strict=True):
         alt = score.palt
         if entity is None:
             yield (0.0, 0.0, 0.0, alt, 0.0, 0.0, 0.0)
@@ -137,20 +153,22 @@ def record_rows(record: EmirRecord, scores: list) -> Iterator[tuple[float, ...]]
         yield (alt, 0.0, 0.0, 0.0, scores[-1].max_csc_gold * alt, 0.0, 0.0)
 
 
-def category_additions(record: EmirRecord, scores: list) -> Iterator[tuple[str, str, float]]:
+def category_additions(
+    gold: ClassicKey, entities: Sequence[Entity], scores: Sequence[SemanticScore]
+) -> Iterator[tuple[str, str, float]]:
     """One record's per-category contributions, ``(category, count, value)``, in the order
     they are added (sums are taken in file order)."""
-    spurious = is_spurious_tag(record.gold)
-    gold_cats = [] if spurious else tag_categories(record.gold)
+    spurious = is_spurious_key(gold)
+    gold_cats = [] if spurious else key_categories(gold)
     alt = 1.0
-    for entity, score in zip(record.entities, scores, strict=True):
+    for entity, score in zip(entities, scores, strict=True):
         alt = score.palt
         if entity is None:
             for cat in gold_cats:
                 yield cat, "missing", alt
             continue
         credit = score.csc * score.weight * alt
-        for cat in tag_categories(entity):
+        for cat in key_categories(entity):
             yield cat, "identified", alt
             if spurious:
                 yield cat, "spurious", 1.0
@@ -164,22 +182,12 @@ def category_additions(record: EmirRecord, scores: list) -> Iterator[tuple[str, 
         yield cat, "max_cd", scores[-1].max_csc_gold * alt
 
 
-def _add_categories(
-    sums: dict[str, DocumentTally[CategoryCounts]],
-    additions: Iterable[tuple[str, str, float]],
-) -> None:
-    for cat, name, value in additions:
-        if cat not in sums:
-            sums[cat] = DocumentTally(CategoryCounts)
-        sums[cat].add_to(name, value)
-
-
-def _pairs(tag: Tag) -> list[tuple[str, str | None]]:
-    cats, types, _ = classic_lists(tag)
+def _pairs(key: ClassicKey) -> list[tuple[str, str | None]]:
+    cats, types, _ = key_lists(key)
     return [(cat, (types[i] or None) if i < len(types) else None) for i, cat in enumerate(cats)]
 
 
-def combined_2005(gold: Tag, system: Tag, filt: Filter) -> float:
+def combined_2005(gold: ClassicKey, system: ClassicKey, filt: Filter) -> float:
     """The 2005 combined score of a pair: 0, 1 or ``2 − 1/n`` for the best-matching tuples."""
     best = 0.0
     system_pairs = _pairs(system)
@@ -192,20 +200,20 @@ def combined_2005(gold: Tag, system: Tag, filt: Filter) -> float:
     return best
 
 
-def combined_2005_max(tag: Tag, filt: Filter) -> float:
+def combined_2005_max(key: ClassicKey, filt: Filter) -> float:
     """The best 2005 score an entity can get: ``max 2 − 1/n`` over its categories."""
-    return max((2 - 1 / (filt.type_count(cat) or 1) for cat, _ in _pairs(tag)), default=0.0)
+    return max((2 - 1 / (filt.type_count(cat) or 1) for cat, _ in _pairs(key)), default=0.0)
 
 
 def first_harem_additions(
-    record: EmirRecord, scores: list, filt: Filter
+    gold: ClassicKey, entities: Sequence[Entity], scores: Sequence[SemanticScore], filt: Filter
 ) -> Iterator[tuple[str, float]]:
     """One record's contributions to the 2005 views, ``(count, value)``, in order."""
-    spurious = is_spurious_tag(record.gold)
-    gold_pairs = set(_pairs(record.gold))
+    spurious = is_spurious_key(gold)
+    gold_pairs = set(_pairs(gold))
     gold_cats = {cat for cat, _ in gold_pairs}
     alt = 1.0
-    for entity, score in zip(record.entities, scores, strict=True):
+    for entity, score in zip(entities, scores, strict=True):
         alt = score.palt
         if entity is None:
             continue
@@ -218,10 +226,10 @@ def first_harem_additions(
             yield "category_right", alt
         if any(pair in gold_pairs for pair in system_pairs):
             yield "flat_right", alt
-        yield "combined_score", combined_2005(record.gold, entity, filt) * alt
+        yield "combined_score", combined_2005(gold, entity, filt) * alt
     if not spurious:
         yield "total_cd", alt
-        yield "combined_max_cd", combined_2005_max(record.gold, filt) * alt
+        yield "combined_max_cd", combined_2005_max(gold, filt) * alt
 
 
 class _Contributions(NamedTuple):
@@ -232,53 +240,110 @@ class _Contributions(NamedTuple):
     first_harem: tuple[tuple[str, float], ...]
 
 
-def record_contributions(record: EmirRecord, filt: Filter, views: bool) -> _Contributions:
-    """Everything one Emir record adds to the tally, in the order it is added."""
-    scores = scores_by_entity(record)
+def contributions(
+    gold: ClassicKey,
+    entities: Sequence[Entity],
+    scores: Sequence[SemanticScore],
+    filt: Filter,
+    views: bool,
+) -> _Contributions:
+    """Everything one Emir record adds to the tally, in the order it is added: what its
+    entities' classic values and each entity's score (as
+    :func:`~harem_pipeline.stages.altsem.scores_by_entity` picks it) give."""
     return _Contributions(
-        tuple(record_rows(record, scores)),
-        tuple(category_additions(record, scores)),
-        tuple(first_harem_additions(record, scores, filt)) if views else (),
+        tuple(record_rows(gold, entities, scores)),
+        tuple(category_additions(gold, entities, scores)),
+        tuple(first_harem_additions(gold, entities, scores, filt)) if views else (),
     )
 
 
+def record_contributions(record: EmirRecord, filt: Filter, views: bool) -> _Contributions:
+    """:func:`contributions` of an Emir record."""
+    entities = tuple(None if tag is None else classic_key(tag) for tag in record.entities)
+    return contributions(classic_key(record.gold), entities, scores_by_entity(record), filt, views)
+
+
 _CONTRIBUTIONS_LIMIT = 100_000
-"""Distinct plain records remembered by :func:`_plain_contributions` (memory stays flat)."""
+"""Distinct plain records (and items) remembered by :func:`tally_semantic` (memory stays flat)."""
 
 
-def _plain_contributions(
+def plain_contributions_key(plain: PlainRecord) -> tuple:
+    """What :func:`record_contributions` of a plain Emir record depends on: its entities'
+    classic values and its items as written (all of them: each is checked)."""
+    system = plain.entities()
+    systems = None if system is None else tuple(map(plain_classic_key, system))
+    return (plain_classic_key(plain.gold), systems, plain.items)
+
+
+def plain_record_contributions(
     plain: PlainRecord,
+    key: tuple,
     filt: Filter,
     views: bool,
     path: str | None,
-    known: dict[tuple, _Contributions],
+    scores: dict[str, SemanticScore],
 ) -> _Contributions:
-    """:func:`record_contributions` of a plain Emir record, worked out once per key.
-
-    They depend only on the entities' classic values (through their
-    categories, types and spurious mark) and on each entity's item as
-    :func:`~harem_pipeline.stages.altsem.scores_by_entity` picks it.
-    """
-    system, items = plain.entities(), plain.items
-    if system is None:
-        key: tuple = (plain_classic_key(plain.gold), None, items)
-    else:
-        if len(set(system)) != len(system):  # an entity printed twice takes the first one's item
-            items = tuple(items[system.index(entity)] for entity in system)
-        systems = tuple(plain_classic_key(entity) for entity in system)
-        key = (plain_classic_key(plain.gold), systems, items)
-    found = known.get(key)
-    if found is None:
-        record = parse_emir_record(plain.parse(path, parse_semantic_line), path)  # type: ignore[arg-type]
-        found = record_contributions(record, filt, views)
-        if len(known) >= _CONTRIBUTIONS_LIMIT:
-            known.clear()
-        known[key] = found
-    return found
+    """:func:`record_contributions` of a plain Emir record whose
+    :func:`plain_contributions_key` is ``key``, its items read (and checked, in order, as
+    :func:`~harem_pipeline.formats.semantic.parse_emir_record` does) through ``scores``."""
+    read = []
+    for text in plain.items:
+        score = scores.get(text)
+        if score is None:
+            score = parse_semantic_score(text, path, plain.line or None)
+            if len(scores) < _CONTRIBUTIONS_LIMIT:
+                scores[text] = score
+        read.append(score)
+    gold, systems, _ = key
+    if systems is None:
+        return contributions(gold, (None,), read, filt, views)
+    system = plain.entities()
+    picked = [read[system.index(entity)] for entity in system]  # type: ignore[union-attr]
+    return contributions(gold, systems, picked, filt, views)
 
 
-_PLAIN_MARK = Record(Tag("EM", (), ""), None)
-"""Stands for a plain record in the lines :func:`document_records` reads."""
+class _Additions(NamedTuple):
+    """:class:`_Contributions` as the running sums take them: ``rows`` as ``(index, value)``
+    for the file's and the document's sums (zeros left out, as ``DocumentTally.add``
+    does), ``others`` as ``(sums, index, value)`` for the per-category and 2005-view
+    sums; each in the order it is added, so every sum takes its values in the same order."""
+
+    rows: tuple[tuple[int, float], ...]
+    others: tuple[tuple[list[float], int, float], ...]
+
+
+class _Sums:
+    """The running sums of :func:`tally_semantic`: the file and its documents, each
+    category, the 2005 views."""
+
+    __slots__ = ("tally", "categories", "first")
+
+    def __init__(self) -> None:
+        self.tally = DocumentTally(SemanticCounts)
+        self.categories: dict[str, DocumentTally[CategoryCounts]] = {}
+        self.first = DocumentTally(FirstHaremCounts)
+
+    def additions(self, added: _Contributions) -> _Additions:
+        """``added`` indexed for :meth:`add` (a category's sums start when first named)."""
+        rows = tuple((i, value) for row in added.rows for i, value in enumerate(row) if value)
+        category_names, first_names = row_names(CategoryCounts), row_names(FirstHaremCounts)
+        others: list[tuple[list[float], int, float]] = []
+        for cat, name, value in added.categories:
+            if cat not in self.categories:
+                self.categories[cat] = DocumentTally(CategoryCounts)
+            others.append((self.categories[cat].total, category_names.index(name), value))
+        first = self.first.total
+        others.extend((first, first_names.index(name), value) for name, value in added.first_harem)
+        return _Additions(rows, tuple(others))
+
+    def add(self, added: _Additions) -> None:
+        """Add one record's additions (a record has been noted: a document is open)."""
+        total, current = self.tally.total, self.tally.current
+        for i, value in added.rows:
+            total[i] += value
+            current[i] += value  # type: ignore[index]
+        for sums, i, value in added.others:
+            sums[i] += value
 
 
 def tally_semantic(
@@ -292,47 +357,46 @@ def tally_semantic(
     ``first_harem`` None detects the First HAREM format (see
     :func:`harem_pipeline.stages.emir.peek_format`); the 2005 views are
     counted for First HAREM files only, unless ``first_harem`` says otherwise.
+    A plain record's additions are worked out once per
+    :func:`plain_contributions_key` (at most :data:`_CONTRIBUTIONS_LIMIT` kept).
     """
     detected, stream = peek_format(lines)
     header = read_header(stream, path)
     views = detected if first_harem is None else first_harem
     filt = header_filter(header, detected, grid_path, path)
-    tally = DocumentTally(SemanticCounts)
-    categories: dict[str, DocumentTally[CategoryCounts]] = {}
-    first = DocumentTally(FirstHaremCounts)
-    plain: list[PlainRecord] = []  # the plain record _PLAIN_MARK stands for
-    known: dict[tuple, _Contributions] = {}
-    for item in document_records(_marking(stream, plain), tally):
-        if item is _PLAIN_MARK:
-            added = _plain_contributions(plain[0], filt, views, path, known)
+    sums = _Sums()
+    boundaries = DocumentBoundaries(sums.tally)
+    known: dict[tuple, _Additions] = {}
+    scores: dict[str, SemanticScore] = {}
+    for item in stream:
+        if type(item) is PlainRecord:
+            boundaries.record()
+            key = plain_contributions_key(item)
+            added = known.get(key)
+            if added is None:
+                found = plain_record_contributions(item, key, filt, views, path, scores)
+                added = sums.additions(found)
+                if len(known) >= _CONTRIBUTIONS_LIMIT:
+                    known.clear()
+                known[key] = added
+        elif isinstance(item, Record):
+            boundaries.record()
+            record = parse_emir_record(item, path)
+            added = sums.additions(record_contributions(record, filt, views))
         else:
-            added = record_contributions(parse_emir_record(item, path), filt, views)
-        for row in added.rows:
-            tally.add(row)
-        _add_categories(categories, added.categories)
-        for name, value in added.first_harem:
-            first.add_to(name, value)
-    counted = tally.freeze()
+            boundaries.boundary(item)
+            continue
+        sums.add(added)
+    counted = sums.tally.freeze()
+    categories = sums.categories
     return SemanticTally(
         header.text,
         counted.total,
         counted.documents,
         tuple((cat, categories[cat].freeze().total) for cat in sorted(categories)),
-        first.freeze().total if views else None,
+        sums.first.freeze().total if views else None,
         detected,
     )
-
-
-def _marking(lines: Iterable[Line | PlainRecord], plain: list[PlainRecord]) -> Iterator[Line]:
-    """``lines`` with each plain record replaced by :data:`_PLAIN_MARK`, kept in ``plain[0]``
-    (read one line at a time, so it is the record the mark stands for)."""
-    plain.append(None)  # type: ignore[arg-type]
-    for item in lines:
-        if type(item) is PlainRecord:
-            plain[0] = item
-            yield _PLAIN_MARK
-        else:
-            yield item
 
 
 def read_tally(

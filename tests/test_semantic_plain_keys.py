@@ -1,0 +1,135 @@
+"""What Emir and Ida work out once per plain record key agrees with the general path.
+
+Emir and Ida read the classic values (CATEG, TIPO, SUBTIPO) of a plain
+record's entities from the attributes as written
+(:func:`~harem_pipeline.stages.emir.plain_classic_key`) and score or count a
+new key from those values and the items, without building the record's tags;
+here on attribute texts made to mislead a text search (``=`` and attribute
+names inside values, repeated names), and on a repeated entity whose own
+item is not valid Emir output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import format_line, iter_lines, parse_line
+from harem_pipeline.formats.semantic import (
+    iter_plain_lines,
+    iter_semantic_lines,
+    parse_semantic_line,
+    read_plain_emir_record,
+    read_plain_record,
+)
+from harem_pipeline.stages.emir import EmirParams, classic_key, evaluate_lines, plain_classic_key
+from harem_pipeline.stages.ida import tally_semantic
+
+KEYS = st.sampled_from(["CATEG", "TIPO", "SUBTIPO", "ID", "MORF", "XCATEG", "CATEGX"])
+VALUES = st.sampled_from(
+    ["PESSOA", "LOCAL|PESSOA", "", "a CATEG=", " TIPO=", "x=y", "=", "HUMANO", "1 SUBTIPO=b"]
+)
+
+
+@st.composite
+def plain_tags(draw: st.DrawFn) -> str:
+    name = draw(st.sampled_from(["EM", "LOCAL", "PESSOA", "ESPURIO"]))
+    attributes = draw(st.lists(st.tuples(KEYS, VALUES), max_size=6))
+    head = "".join(f' {key}="{value}"' for key, value in attributes)
+    return f"<{name}{head}>texto</{name}>"
+
+
+@settings(max_examples=400, deadline=None)
+@given(gold=plain_tags(), system=plain_tags())
+def test_plain_classic_key_is_the_classic_key_of_the_parsed_tag(gold: str, system: str) -> None:
+    line = f"{gold} ---> [{system}]:[Correcto]"
+    plain = read_plain_record(line)
+    assert plain is not None
+    record = parse_line(line)
+    assert plain_classic_key(plain.gold) == classic_key(record.gold)
+    (entity,) = plain.entities() or ()
+    assert plain_classic_key(entity) == classic_key(record.system[0])
+
+
+def _outcome(run):
+    try:
+        return run()
+    except InputError as error:
+        return ("error", str(error))
+
+
+def _written(items) -> str:
+    return "".join(
+        item if isinstance(item, str) else format_line(item, ":") + item.eol for item in items
+    )
+
+
+HEADER = "#PESSOA:LOCAL(HUMANO{PAIS,DIVISAO,RUA}):ORGANIZACAO"
+X = '<EM ID="1" CATEG="LOCAL" TIPO="HUMANO">X</EM>'
+GOLD = '<EM ID="g" CATEG="LOCAL" TIPO="HUMANO" SUBTIPO="PAIS">X</EM>'
+TWICE = f"{GOLD} ---> [{X}, {X}]"
+
+
+def _write(path: Path, records: list[str]) -> Path:
+    path.write_text("\n".join([HEADER, "DOC d", *records, "EOD", ""]), "latin-1")
+    return path
+
+
+@pytest.mark.parametrize("params", [EmirParams(), EmirParams(relative=True)])
+@pytest.mark.parametrize(
+    "second", ["Em_Falta", "Parcialmente_Correcto_por_Excesso(0.5; 0.5)", "Espurio"]
+)
+def test_emir_on_a_repeated_entity(tmp_path: Path, params: EmirParams, second: str) -> None:
+    """The second copy of an entity takes the first one's item, whatever its own."""
+    records = [f"{TWICE}:[Correcto, Correcto]", f"{TWICE}:[Correcto, {second}]"]
+    alts = _write(tmp_path / "r.alts", [*records, f"{records[1]}^0.5", f"{records[1]}^x"])
+
+    def general() -> str:
+        _, lines = iter_lines(alts)
+        return _written(evaluate_lines(lines, params, str(alts)))
+
+    def plain() -> str:
+        _, lines = iter_plain_lines(alts)
+        return _written(evaluate_lines(lines, params, str(alts)))
+
+    assert _outcome(plain) == _outcome(general)
+    assert _outcome(general)[0] == "error"  # the ^x suffix, on the last line
+
+
+ITEM = (
+    "{{Categoria(Correcto:[LOCAL] Espurio:[] Em_Falta:[]) Tipo(Correcto:[HUMANO] Espurio:[] "
+    "Em_Falta:[]) Subtipo(Correcto:[] Espurio:[] Em_Falta:[PAIS]) MaxCSC_CD({max_cd}) "
+    "MaxCSC_S(2.5) CSC(2.5) Peso({weight})}}"
+)
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        ITEM.format(max_cd="x", weight="1.0"),
+        "{Categoria(Correcto:[LOCAL])}",
+        ITEM.format(max_cd="2.75", weight="0.5"),
+        ITEM.format(max_cd="2.75", weight="1.0"),
+    ],
+)
+def test_ida_on_a_repeated_entity(tmp_path: Path, second: str) -> None:
+    """A record whose repeated entity has an item of its own is counted (or refused) as the
+    general path does, after a record of the same entities and first item."""
+    first = ITEM.format(max_cd="2.75", weight="1.0")
+    emir = _write(
+        tmp_path / "r.emir", [f"{TWICE}:[{first}, {first}]", f"{TWICE}:[{first}, {second}]"]
+    )
+
+    def general() -> object:
+        _, lines = iter_semantic_lines(emir)
+        return tally_semantic(lines, str(emir))
+
+    def plain() -> object:
+        _, lines = iter_plain_lines(emir, read_plain_emir_record, parse_semantic_line)
+        return tally_semantic(lines, str(emir))
+
+    assert _outcome(plain) == _outcome(general)
