@@ -517,9 +517,10 @@ def _plain_lines(
 # of ASCII letters, digits, ``_``, ``-`` and ``|``, attribute values and
 # texts free of brackets, braces and ``<>``, at most
 # :data:`RUN_ENTITIES` system entities, items a strict subset of what the
-# general reader accepts, a ``\n`` line end — together with the blank,
-# ``DOC``, ``EOD`` and ``<ALT>`` lines between them (``<ALT1>``, not
-# ``<ALT01>``), which every stage writes back as read.  A run holding
+# general reader accepts, the marker ``:`` or ``::``, a ``\n`` line end —
+# together with the blank, ``DOC``, ``EOD`` and ``<ALT>`` lines between them
+# (``<ALT1>``, not ``<ALT01>``), which every stage writes back as read
+# (records with the ``:`` marker: :func:`first_harem_markers`).  A run holding
 # ``''`` is read line by line (its entities would be reprinted).  Every
 # line outside a run is read as :func:`iter_plain_lines` reads it, so it
 # raises the same errors.
@@ -552,11 +553,11 @@ def _run_pattern(item: str, suffix: str) -> re.Pattern[str]:
     listed = ""
     for count in range(RUN_ENTITIES, 0, -1):
         tag = _run_tag(f"s{count}")
-        close = r"\]:\[" + ", ".join([item] * count)
+        close = r"\]::?\[" + ", ".join([item] * count)
         listed = f"{tag}(?:{close}|, {listed})" if listed else f"{tag}{close}"
     record = (
         rf"(?!<OMITIDO>|<VERIFICACAO_MANUAL>){_run_tag('g')} ---> "
-        rf"\[(?:null\]:\[{item}|{listed})\]{suffix}\n"
+        rf"\[(?:null\]::?\[{item}|{listed})\]{suffix}\n"
     )
     return re.compile(rf"(?:{record}|{_RUN_OTHER})+")  # not ++: 3.11's re fails on it
 
@@ -618,12 +619,19 @@ def read_run_line(body: str, line: int, emir: bool = False) -> Line | PlainRecor
         body[opening + 1 : body.rindex("</", 0, arrow)],
     )
     close = body.index("]", arrow)
+    start = close + 3 if body[close + 2] == ":" else close + 2  # the list's "[" after : or ::
     if emir:
-        items = tuple("{" + part + "}" for part in body[close + 4 : -2].split("}, {"))
+        items = tuple("{" + part + "}" for part in body[start + 2 : -2].split("}, {"))
     else:
-        items = tuple(body[close + 3 : body.index("]", close + 3)].split(", "))
+        items = tuple(body[start + 1 : body.index("]", start)].split(", "))
     listed = body[arrow + len(ARROW) : close + 1]
-    return PlainRecord(body, line, "\n", body[: close + 1], gold, listed, items, body[close + 2 :])
+    return PlainRecord(body, line, "\n", body[: close + 1], gold, listed, items, body[start:])
+
+
+def first_harem_markers(text: str) -> str:
+    """Lines of a run as the general path writes them back with the ``:`` marker
+    (``]::[`` is the evaluation marker wherever it is: texts and values hold no brackets)."""
+    return text.replace("]::[", "]:[")
 
 
 def iter_plain_runs(

@@ -50,6 +50,7 @@ from harem_pipeline.formats.semantic import (
     AltsRecord,
     PlainRecord,
     PlainRun,
+    first_harem_markers,
     format_alt_weight,
     format_alts_record,
     lines_holding,
@@ -320,7 +321,9 @@ def _not_a_record(item: Line, path: str | None) -> InputError:
 
 
 def _copy_run(text: str, left_ids: set[str]) -> Iterator[str]:
-    """Lines of a run as written, without the spurious records of an entity left in a block."""
+    """Lines of a run as written (marker ``:``), without the spurious records of an entity
+    left in a block."""
+    text = first_harem_markers(text)
     if not left_ids:
         yield text
         return

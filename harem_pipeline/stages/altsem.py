@@ -45,6 +45,7 @@ from harem_pipeline.formats.semantic import (
     PlainRecord,
     PlainRun,
     SemanticScore,
+    first_harem_markers,
     format_emir_record,
     format_semantic_score,
     next_alt_block,
@@ -278,7 +279,7 @@ class _Selector:
             if self.state == 0:
                 stop = next_alt_block(text, pos)
                 if stop > pos:
-                    yield text[pos:stop]
+                    yield first_harem_markers(text[pos:stop])
                     number += text.count("\n", pos, stop)
                     pos = stop
                     continue
