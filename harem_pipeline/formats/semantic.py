@@ -536,7 +536,10 @@ _RUN_IDENTIFICATION_ITEM = (
     rf"(?:Correcto|Em_Falta|Espurio|Parcialmente_Correcto_por_(?:Excesso|Defeito)"
     rf"\({_RUN_NUMBER}; {_RUN_NUMBER}\))"
 )
-_RUN_EMIR_ITEM = r"\{[^{}\n]*+\}"
+_RUN_EMIR_ITEM = r"\{[^}]*+\}"
+_RUN_EMIR_LINE_END = r"(?=[^\n]*+(?<=\}\])\n)"
+"""An Emir record line ends in ``}]``: then no item (``[^}]``, the fast loop of one
+excluded character) reaches past the line's last ``}``, so none holds a line end."""
 _RUN_OTHER = r"(?:DOC [^\n]*+|EOD||</?ALT(?:[1-9][0-9]*+)?>)\n"
 
 
@@ -544,7 +547,7 @@ def _run_tag(group: str) -> str:
     return rf"<(?P<{group}>{_RUN_NAME}){_RUN_ATTRIBUTES}>{_RUN_TEXT}</(?P={group})>"
 
 
-def _run_pattern(item: str, suffix: str) -> re.Pattern[str]:
+def _run_pattern(item: str, suffix: str, line_end: str = "") -> re.Pattern[str]:
     """Runs of records with one ``item`` per system entity (up to RUN_ENTITIES) and other lines.
 
     The system list is matched entity by entity, each count with its own
@@ -556,7 +559,7 @@ def _run_pattern(item: str, suffix: str) -> re.Pattern[str]:
         close = r"\]::?\[" + ", ".join([item] * count)
         listed = f"{tag}(?:{close}|, {listed})" if listed else f"{tag}{close}"
     record = (
-        rf"(?!<OMITIDO>|<VERIFICACAO_MANUAL>){_run_tag('g')} ---> "
+        rf"(?!<OMITIDO>|<VERIFICACAO_MANUAL>){line_end}{_run_tag('g')} ---> "
         rf"\[(?:null\]::?\[{item}|{listed})\]{suffix}\n"
     )
     return re.compile(rf"(?:{record}|{_RUN_OTHER})+")  # not ++: 3.11's re fails on it
@@ -564,7 +567,7 @@ def _run_pattern(item: str, suffix: str) -> re.Pattern[str]:
 
 PLAIN_RUN = _run_pattern(_RUN_IDENTIFICATION_ITEM, r"[^\n]*+")
 """Runs of Véus or ``.alts`` lines (identification items, any suffix)."""
-PLAIN_EMIR_RUN = _run_pattern(_RUN_EMIR_ITEM, "")
+PLAIN_EMIR_RUN = _run_pattern(_RUN_EMIR_ITEM, "", _RUN_EMIR_LINE_END)
 """Runs of Emir lines."""
 
 
@@ -605,7 +608,7 @@ def read_run_line(body: str, line: int, emir: bool = False) -> Line | PlainRecor
     """
     if body[:1] != "<":
         return parse_line(body, None, line)  # blank, DOC or EOD
-    alt = _ALT_LINES.get(body)
+    alt = ALT_LINES.get(body)
     if alt is not None:
         return alt[0](alt[1], "\n", line)
     opening = body.index(">")
@@ -708,7 +711,7 @@ def _chunk_runs(
         if stop < 0:
             stop = end
         body, eol = text[pos:stop], eols[number - first]
-        alt = _ALT_LINES.get(body)
+        alt = ALT_LINES.get(body)
         if alt is not None:
             yield alt[0](alt[1], eol, number)
         else:
@@ -717,7 +720,7 @@ def _chunk_runs(
         pos, number = stop + 1, number + 1
 
 
-_ALT_LINES: dict[str, tuple[type[AltOpen] | type[AltClose], int | None]] = {
+ALT_LINES: dict[str, tuple[type[AltOpen] | type[AltClose], int | None]] = {
     f"<{close}ALT{n}>": (AltClose if close else AltOpen, int(n) if n else None)
     for close in ("", "/")
     for n in ("", *"123456789")

@@ -47,6 +47,7 @@ from harem_pipeline.formats.alinhado import (
     raw_tag,
 )
 from harem_pipeline.formats.semantic import (
+    ALT_LINES,
     AltsRecord,
     PlainRecord,
     PlainRun,
@@ -190,12 +191,13 @@ class _Block:
             ):
                 self.spurious.append(entity)
 
-    def lines(self) -> Iterator[Line | str]:
+    def lines(self, as_text: bool = False) -> Iterator[Line | str]:
+        """The block as the Java writes it; ``as_text``: its ``<ALT>`` lines as written."""
         kept = [alternative for alternative in self.alternatives if alternative]
         weight = 1.0 / len(kept) if kept else 1.0
-        yield AltOpen(None)
+        yield "<ALT>\n" if as_text else AltOpen(None)
         for number, alternative in enumerate(kept, start=1):
-            yield AltOpen(number)
+            yield f"<ALT{number}>\n" if as_text else AltOpen(number)
             for alignment in alternative:
                 record = alignment.record
                 if type(record) is PlainRecord:
@@ -204,12 +206,12 @@ class _Block:
                 if alignment.gold is not record.gold:
                     record = Record(alignment.gold, record.system, record.evaluation, record.marker)
                 yield _weighted(record, weight)
-            yield AltClose(number)
+            yield f"</ALT{number}>\n" if as_text else AltClose(number)
         for entity in self.spurious:
             yield Record(
                 spurious_gold(entity), (entity,), (_SPURIOUS_EVALUATION,), MARKER_FIRST_HAREM
             )
-        yield AltClose(None)
+        yield "</ALT>\n" if as_text else AltClose(None)
 
 
 def organise_alts(
@@ -257,19 +259,13 @@ class _Organiser:
                 self.block.add_plain(item, path)
                 return
             item = item.parse(path)
-        if state == 0 and isinstance(item, AltOpen) and item.n is None:
-            self.block, self.state = _Block(), 1
-        elif state in (1, 3) and is_alternative_open(item):
-            self.block.current, self.state = [], 2
-        elif state == 2 and is_alternative_close(item):
-            self.block.close_alternative()
-            self.state = 3
-        elif state == 3 and isinstance(item, AltClose) and item.n is None:
-            yield from self.block.lines()
-            spurious = self.block.spurious
-            self.left_ids.update(e.attr("ID") for e in spurious if e.attr("ID") is not None)  # type: ignore[misc]
-            self.state = 0
-        elif state == 2:
+        kind = type(item)
+        if kind is AltOpen or kind is AltClose:
+            output = self.alt(kind is AltOpen, item.n)  # type: ignore[union-attr]
+            if output is not None:
+                yield from output
+                return
+        if state == 2:
             if not isinstance(item, Record):
                 raise _not_a_record(item, path)
             self.block.add(item, path)
@@ -277,6 +273,28 @@ class _Organiser:
             yield java_line_end(item)
         elif not is_spurious_tag(item.gold) or not _left_in_alt(item, self.left_ids):
             yield java_line_end(item)
+
+    def alt(
+        self, opening: bool, n: int | None, as_text: bool = False
+    ) -> Iterable[Line | str] | None:
+        """The state change of an ``<ALT>`` line (``<ALTn>``, ``</ALTn>``, ``</ALT>``);
+        its output, or None when the Java reads it as a line outside the states it expects."""
+        state = self.state
+        if state == 0 and opening and n is None:
+            self.block, self.state = _Block(), 1
+        elif state in (1, 3) and opening and n is not None and 1 <= n <= 9:
+            self.block.current, self.state = [], 2
+        elif state == 2 and not opening and n is not None and 1 <= n <= 9:
+            self.block.close_alternative()
+            self.state = 3
+        elif state == 3 and not opening and n is None:
+            spurious = self.block.spurious
+            self.left_ids.update(e.attr("ID") for e in spurious if e.attr("ID") is not None)  # type: ignore[misc]
+            self.state = 0
+            return self.block.lines(as_text)
+        else:
+            return None
+        return ()
 
     def run(self, run: PlainRun) -> Iterator[Line | str]:
         """The output of a run: outside blocks its text up to the next ``<ALT>`` line as
@@ -292,7 +310,17 @@ class _Organiser:
                     pos = stop
                     continue
             stop = text.index("\n", pos)
-            yield from self.line(read_run_line(text[pos:stop], number))
+            body = text[pos:stop]
+            alt = ALT_LINES.get(body)
+            output = None if alt is None else self.alt(alt[0] is AltOpen, alt[1], as_text=True)
+            if output is not None:
+                yield from output
+            else:
+                item = read_run_line(body, number)
+                if self.state == 2 and type(item) is PlainRecord:
+                    self.block.add_plain(item, self.path)
+                else:
+                    yield from self.line(item)
             pos, number = stop + 1, number + 1
 
 

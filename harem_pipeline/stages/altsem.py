@@ -41,6 +41,7 @@ from harem_pipeline.formats.alinhado import (
     Record,
 )
 from harem_pipeline.formats.semantic import (
+    ALT_LINES,
     EmirRecord,
     PlainRecord,
     PlainRun,
@@ -54,7 +55,6 @@ from harem_pipeline.formats.semantic import (
     parse_semantic_score,
     read_run_line,
 )
-from harem_pipeline.stages.alts import is_alternative_close, is_alternative_open
 from harem_pipeline.stages.emir import java_line_end, read_header
 
 
@@ -166,6 +166,8 @@ class _PlainEmir:
 def _read_plain_emir(record: PlainRecord, path: str | None) -> _PlainEmir:
     """What :func:`parse_emir_record` and :func:`scores_by_entity` read from a plain record."""
     scores = [_item_score(item, path, record.line) for item in record.items]
+    if len(scores) == 1:
+        return _PlainEmir(record, scores, scores)
     entities = record.entities() or (None,)
     if len(set(entities)) == len(entities):
         return _PlainEmir(record, scores, scores)
@@ -249,17 +251,13 @@ class _Selector:
                 self.current.append(_read_plain_emir(item, path))
                 return
             item = item.parse(path, parse_semantic_line)
-        if state == 0 and isinstance(item, AltOpen) and item.n is None:
-            self.alternatives, self.state = [], 1
-        elif state in (1, 3) and is_alternative_open(item):
-            self.current, self.state = [], 2
-        elif state == 2 and is_alternative_close(item):
-            self.alternatives.append(self.current)
-            self.state = 3
-        elif state == 3 and isinstance(item, AltClose) and item.n is None:
-            yield from _chosen_lines(self.alternatives)
-            self.state = 0
-        elif state == 2:
+        kind = type(item)
+        if kind is AltOpen or kind is AltClose:
+            output = self.alt(kind is AltOpen, item.n)  # type: ignore[union-attr]
+            if output is not None:
+                yield from output
+                return
+        if state == 2:
             if not isinstance(item, Record):
                 raise _not_a_record(item, path)
             self.current.append(parse_emir_record(item, path))
@@ -269,6 +267,24 @@ class _Selector:
             if isinstance(item, Record):
                 _check_emir(item, path)
             yield java_line_end(item)
+
+    def alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
+        """The state change of an ``<ALT>`` line and its output; None when the Java
+        reads it as a line outside the states it expects."""
+        state = self.state
+        if state == 0 and opening and n is None:
+            self.alternatives, self.state = [], 1
+        elif state in (1, 3) and opening and n is not None and 1 <= n <= 9:
+            self.current, self.state = [], 2
+        elif state == 2 and not opening and n is not None and 1 <= n <= 9:
+            self.alternatives.append(self.current)
+            self.state = 3
+        elif state == 3 and not opening and n is None:
+            self.state = 0
+            return _chosen_lines(self.alternatives)
+        else:
+            return None
+        return ()
 
     def run(self, run: PlainRun) -> Iterator[Line | str]:
         """The output of a run: outside blocks its text up to the next ``<ALT>`` line,
@@ -284,7 +300,17 @@ class _Selector:
                     pos = stop
                     continue
             stop = text.index("\n", pos)
-            yield from self.line(read_run_line(text[pos:stop], number, emir=True))
+            body = text[pos:stop]
+            alt = ALT_LINES.get(body)
+            output = None if alt is None else self.alt(alt[0] is AltOpen, alt[1])
+            if output is not None:
+                yield from output
+            else:
+                item = read_run_line(body, number, emir=True)
+                if self.state == 2 and type(item) is PlainRecord:
+                    self.current.append(_read_plain_emir(item, self.path))
+                elif self.state != 3 or type(item) is not PlainRecord:
+                    yield from self.line(item)
             pos, number = stop + 1, number + 1
 
 
