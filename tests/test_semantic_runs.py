@@ -276,3 +276,20 @@ def test_every_stage_on_generated_unusual_files(text: str, tmp_path: Path) -> No
     veu = tmp_path / "g.veu"
     veu.write_bytes(text.encode("latin-1"))
     every_stage(veu)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "cp1252"])
+@pytest.mark.parametrize("flaw", [b"\xff", b"\x81", b"\r", b""])
+def test_runs_of_a_later_chunk_read_as_the_lines(
+    encoding: str, flaw: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chunk after the first is decoded whole; an undecodable byte or a CR in it reads
+    (or fails) as the general reader reads the lines."""
+    monkeypatch.setattr(alinhado_format, "CHUNK_BYTES", 300)
+    record = '<EM ID="1" CATEG="LOCAL">São Paulo</EM> ---> [null]:[Em_Falta]'.encode(encoding)
+    lines = [b"#LOCAL", b"DOC D1", *[record] * 12, b"<ALT>", b"<ALT1>", record, b"</ALT1>"]
+    lines += [b"</ALT>", record[:-3] + flaw + record[-3:], record, b"EOD"]
+    path = tmp_path / "f.veu"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    runs_both_ways(path, organise_alts, ":", emir_input=False)
+    runs_both_ways(path, collect_spurious, None, emir_input=False)

@@ -21,15 +21,19 @@ closing parenthesis); :attr:`SemanticScore.extra_paren` keeps that so a
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.formats import alinhado
 from harem_pipeline.formats.alinhado import (
+    _CHUNK_ENCODINGS,
     ARROW,
     EVAL_SEMANTIC,
     IDENTIFICATION_KINDS,
@@ -45,13 +49,15 @@ from harem_pipeline.formats.alinhado import (
     NumberedLine,
     Record,
     Tag,
-    iter_line_chunks,
+    _chunk_of,
     iter_lines,
     iter_numbered_lines,
     parse_evaluation,
     parse_line,
 )
 from harem_pipeline.text.numbers import java_double as _java_double
+from harem_pipeline.text.progress import progress_counter
+from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 java_double = lru_cache(maxsize=8192)(_java_double)
 """``Double.toString``, remembered: the same few CSC values recur on most lines."""
@@ -650,12 +656,72 @@ def iter_plain_runs(
     matches is one :class:`PlainRun`, any other line is read as
     :func:`iter_plain_lines` reads it.
     """
-    encoding, chunks = iter_line_chunks(path)
+    encoding = detect_file_encoding(path)
+    if encoding == "utf-8-sig":  # as iter_line_chunks: the BOM is dropped on reading
+        encoding = "utf-8"
+    chunks = _text_chunks(path, encoding)
     return encoding, _plain_runs(chunks, str(path), run.match, plain, parse)
 
 
+def _text_chunks(
+    path: str | os.PathLike[str], encoding: str
+) -> Iterator[LineChunk | tuple[int, str]]:
+    """The chunks of :func:`~harem_pipeline.formats.alinhado.iter_line_chunks`, read the
+    same way, but one decoded whole without a ``\\r`` as ``(first line, text)``: a run
+    needs the text, not its lines (splitting and joining them back cost more than the
+    reading).  The first chunk, and any other, is a ``LineChunk`` (its errors as there)."""
+    name = str(path)
+    whole = codecs.lookup(encoding).name in _CHUNK_ENCODINGS
+    bar = progress_counter(Path(path).name, "line")
+    number = 1
+    rest = b""
+    with open_binary(path) as handle:
+        while True:
+            data = handle.read(alinhado.CHUNK_BYTES)
+            if not data:
+                block, rest = rest, b""
+            else:
+                data = rest + data
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = data
+                    continue
+                block, rest = data[:cut], data[cut:]
+            if not block:
+                break
+            text = _whole_text(block, encoding) if whole and number > 1 else None
+            if text is None:
+                chunk = _chunk_of(block, number, name, encoding, whole)
+                count = len(chunk.bodies)
+                yield chunk
+            else:
+                count = text.count("\n") + (not text.endswith("\n"))
+                yield number, text
+            number += count
+            bar.update(count)
+    bar.close()
+
+
+def _text_lines(first: int, text: str) -> LineChunk:
+    """The lines of a chunk's text without ``\\r`` (as ``_chunk_of`` cuts them)."""
+    bodies = text.split("\n")
+    if text.endswith("\n"):
+        bodies.pop()
+        return LineChunk(first, bodies, ["\n"] * len(bodies))
+    return LineChunk(first, bodies, ["\n"] * (len(bodies) - 1) + [""])
+
+
+def _whole_text(block: bytes, encoding: str) -> str | None:
+    """The text of a block with no ``\\r`` decoded whole; None for any other."""
+    try:
+        text = block.decode(encoding)
+    except UnicodeDecodeError:
+        return None
+    return None if "\r" in text else text
+
+
 def _plain_runs(
-    chunks: Iterator[LineChunk],
+    chunks: Iterator[LineChunk | tuple[int, str]],
     path: str,
     match: Callable[[str, int], re.Match[str] | None],
     plain: PlainReader,
@@ -663,7 +729,12 @@ def _plain_runs(
 ) -> Iterator[Line | PlainRecord | PlainRun]:
     started = False
     for chunk in chunks:
-        bodies, eols, first = chunk.bodies, chunk.eols, chunk.first
+        if type(chunk) is tuple:
+            if started:
+                yield from _chunk_runs(chunk[1], chunk[0], path, match, plain, parse)
+                continue
+            chunk = _text_lines(*chunk)  # still in the head: read a line at a time
+        bodies, eols, first = chunk.bodies, chunk.eols, chunk.first  # type: ignore[union-attr]
         start = 0
         if not started:
             for index, body in enumerate(bodies):
@@ -679,21 +750,20 @@ def _plain_runs(
             lines = zip(numbers, bodies[start:], eols[start:], strict=True)
             yield from _plain_lines_after_head(lines, path, plain, parse)
         elif start < len(bodies):
-            yield from _chunk_runs(bodies, eols, first, start, path, match, plain, parse)
+            text = "\n".join(bodies[start:]) + eols[-1]
+            yield from _chunk_runs(text, first + start, path, match, plain, parse)
 
 
 def _chunk_runs(
-    bodies: list[str],
-    eols: list[str],
+    text: str,
     first: int,
-    start: int,
     path: str,
     match: Callable[[str, int], re.Match[str] | None],
     plain: PlainReader,
     parse: LineParser,
 ) -> Iterator[Line | PlainRecord | PlainRun]:
-    text = "\n".join(bodies[start:]) + eols[-1]
-    pos, end, number = 0, len(text), first + start
+    """The runs and other lines of ``text``, lines without ``\\r`` from line ``first``."""
+    pos, end, number = 0, len(text), first
     while pos < end:
         found = match(text, pos)
         if found is not None:
@@ -710,7 +780,7 @@ def _chunk_runs(
         stop = text.find("\n", pos)
         if stop < 0:
             stop = end
-        body, eol = text[pos:stop], eols[number - first]
+        body, eol = text[pos:stop], "\n" if stop < end else ""
         alt = ALT_LINES.get(body)
         if alt is not None:
             yield alt[0](alt[1], eol, number)
@@ -720,7 +790,7 @@ def _chunk_runs(
         pos, number = stop + 1, number + 1
 
 
-ALT_LINES: dict[str, tuple[type[AltOpen] | type[AltClose], int | None]] = {
+ALT_LINES: dict[str, tuple[type[AltOpen | AltClose], int | None]] = {
     f"<{close}ALT{n}>": (AltClose if close else AltOpen, int(n) if n else None)
     for close in ("", "/")
     for n in ("", *"123456789")
