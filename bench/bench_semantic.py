@@ -20,7 +20,8 @@ whole process, median of ``--repeat``, in records read per second, with
 the peak resident memory.  Target: 150,000 records/s each at ×50.
 
 Usage: ``python bench/bench_semantic.py [--repeat 5]``,
-``python bench/bench_semantic.py --records 50 [--repeat 3] [--seed 2010]``
+``python bench/bench_semantic.py --records 50 [--repeat 3] [--seed 2010]
+[--stages alts,altsem,espurios]``
 """
 
 from __future__ import annotations
@@ -101,6 +102,9 @@ RECORD_STAGES = (
 )
 
 
+_stage_names = [name for name, _, _ in RECORD_STAGES]
+
+
 def timed_stage(command: list[str], cwd: Path) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (user + system) and peak RSS (KiB) of one command."""
     start = time.perf_counter()
@@ -113,8 +117,10 @@ def timed_stage(command: list[str], cwd: Path) -> tuple[float, float, int]:
     return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-def record_stages(size: int, repeat: int, seed: int) -> int:
-    """Each semantic stage alone on Second HAREM ×``size``, in records read per second."""
+def record_stages(size: int, repeat: int, seed: int, only: set[str] | None = None) -> int:
+    """Each semantic stage alone on Second HAREM ×``size``, in records read per second
+    (``only``: only these stages shown, by the first word of their name; the others
+    still run once, untimed, for the inputs of the later ones)."""
     byte_compile()
     with tempfile.TemporaryDirectory(prefix="bench-semantic-records-") as tmp:
         folder = Path(tmp)
@@ -130,8 +136,12 @@ def record_stages(size: int, repeat: int, seed: int) -> int:
             f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, medians of {repeat}"
         )
         slowest = float("inf")
-        for name, source, rest in RECORD_STAGES:
+        shown = [n for n, _, _ in RECORD_STAGES if not only or n.split()[0] in only]
+        for name, source, rest in RECORD_STAGES[: 1 + max(map(_stage_names.index, shown))]:
             command = [HAREM, "-q", name.split()[0], source, *rest]
+            if only and name.split()[0] not in only:
+                timed_stage(command, folder)  # not shown, but a later stage reads its output
+                continue
             runs = [timed_stage(command, folder) for _ in range(repeat)]
             elapsed = statistics.median(wall for wall, _, _ in runs)
             cpu = statistics.median(cpu for _, cpu, _ in runs)
@@ -165,9 +175,13 @@ def main() -> int:
         "--records", type=int, metavar="N", help="each stage alone on Second HAREM xN"
     )
     parser.add_argument("--seed", type=int, default=2010)
+    parser.add_argument(
+        "--stages", help="with --records: only these stages, e.g. alts,altsem,espurios"
+    )
     args = parser.parse_args()
     if args.records:
-        return record_stages(args.records, args.repeat, args.seed)
+        only = set(args.stages.split(",")) if args.stages else None
+        return record_stages(args.records, args.repeat, args.seed, only)
     oracle = oracle_home()
     if oracle is None:
         print("no official programs here (HAREM_ORACLE or ~/harem-oracle): nothing to do")

@@ -21,32 +21,43 @@ closing parenthesis); :attr:`SemanticScore.extra_paren` keeps that so a
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.formats import alinhado
 from harem_pipeline.formats.alinhado import (
+    _CHUNK_ENCODINGS,
+    ARROW,
     EVAL_SEMANTIC,
     IDENTIFICATION_KINDS,
     MARKER_FIRST_HAREM,
     NULL_LIST,
+    AltClose,
+    AltOpen,
     DocumentLine,
     Evaluation,
     Line,
+    LineChunk,
     LineParser,
     NumberedLine,
     Record,
     Tag,
+    _chunk_of,
     iter_lines,
     iter_numbered_lines,
     parse_evaluation,
     parse_line,
 )
 from harem_pipeline.text.numbers import java_double as _java_double
+from harem_pipeline.text.progress import progress_counter
+from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 java_double = lru_cache(maxsize=8192)(_java_double)
 """``Double.toString``, remembered: the same few CSC values recur on most lines."""
@@ -498,6 +509,311 @@ def _plain_lines(
         yield item
         if isinstance(item, (Record, DocumentLine)):
             break
+    yield from _plain_lines_after_head(lines, path, plain, parse)
+
+
+# ---------------------------------------------------------------------------
+# Runs of plain lines: many lines checked by one match
+#
+# alts, altsem and espurios copy (or skip) nearly every line outside the ALT
+# blocks as written, so checking one line at a time costs more than the
+# work.  One regular expression instead matches a run of consecutive lines
+# that :func:`read_plain_record` (:func:`read_plain_emir_record` for Emir
+# files) reads as plain, written in a stricter shape still — names and keys
+# of ASCII letters, digits, ``_``, ``-`` and ``|``, attribute values and
+# texts free of brackets, braces and ``<>``, at most
+# :data:`RUN_ENTITIES` system entities, items a strict subset of what the
+# general reader accepts, the marker ``:`` or ``::``, a ``\n`` line end —
+# together with the blank, ``DOC``, ``EOD`` and ``<ALT>`` lines between them
+# (``<ALT1>``, not ``<ALT01>``), which every stage writes back as read
+# (records with the ``:`` marker: :func:`first_harem_markers`).  A run holding
+# ``''`` is read line by line (its entities would be reprinted).  Every
+# line outside a run is read as :func:`iter_plain_lines` reads it, so it
+# raises the same errors.
+
+RUN_ENTITIES = 4
+"""System entities of the longest record a run holds (longer ones are read alone)."""
+
+_RUN_NAME = r"[A-Za-z0-9_|-]++"
+_RUN_ATTRIBUTES = r'(?: [A-Za-z0-9_-]++="[^"<>\[\]{}\n]*+")*+'
+_RUN_TEXT = r"[^<>\[\]{}\n]*+"
+_RUN_NUMBER = r"[0-9]++\.[0-9]++(?:E-?[0-9]++)?"
+_RUN_IDENTIFICATION_ITEM = (
+    rf"(?:Correcto|Em_Falta|Espurio|Parcialmente_Correcto_por_(?:Excesso|Defeito)"
+    rf"\({_RUN_NUMBER}; {_RUN_NUMBER}\))"
+)
+_RUN_EMIR_ITEM = r"\{[^}]*+\}"
+_RUN_EMIR_LINE_END = r"(?=[^\n]*+(?<=\}\])\n)"
+"""An Emir record line ends in ``}]``: then no item (``[^}]``, the fast loop of one
+excluded character) reaches past the line's last ``}``, so none holds a line end."""
+_RUN_OTHER = r"(?:DOC [^\n]*+|EOD||</?ALT(?:[1-9][0-9]*+)?>)\n"
+
+
+def _run_tag(group: str) -> str:
+    return rf"<(?P<{group}>{_RUN_NAME}){_RUN_ATTRIBUTES}>{_RUN_TEXT}</(?P={group})>"
+
+
+def _run_pattern(item: str, suffix: str, line_end: str = "") -> re.Pattern[str]:
+    """Runs of records with one ``item`` per system entity (up to RUN_ENTITIES) and other lines.
+
+    The system list is matched entity by entity, each count with its own
+    item list, so no line is matched twice.
+    """
+    listed = ""
+    for count in range(RUN_ENTITIES, 0, -1):
+        tag = _run_tag(f"s{count}")
+        close = r"\]::?\[" + ", ".join([item] * count)
+        listed = f"{tag}(?:{close}|, {listed})" if listed else f"{tag}{close}"
+    record = (
+        rf"(?!<OMITIDO>|<VERIFICACAO_MANUAL>){line_end}{_run_tag('g')} ---> "
+        rf"\[(?:null\]::?\[{item}|{listed})\]{suffix}\n"
+    )
+    return re.compile(rf"(?:{record}|{_RUN_OTHER})+")  # not ++: 3.11's re fails on it
+
+
+PLAIN_RUN = _run_pattern(_RUN_IDENTIFICATION_ITEM, r"[^\n]*+")
+"""Runs of Véus or ``.alts`` lines (identification items, any suffix)."""
+PLAIN_EMIR_RUN = _run_pattern(_RUN_EMIR_ITEM, "", _RUN_EMIR_LINE_END)
+"""Runs of Emir lines."""
+
+
+class PlainRun(NamedTuple):
+    """Consecutive lines, each ending in ``\\n``: plain records, blank, ``DOC``, ``EOD``
+    and ``<ALT>`` lines.
+
+    Every record of it is one :func:`read_plain_record` (or
+    :func:`read_plain_emir_record`, for an Emir run) reads as plain, every
+    other line one :func:`~harem_pipeline.formats.alinhado.format_line`
+    writes back as read, so a stage may copy the text whole.
+    """
+
+    text: str
+    line: int
+    """The number of its first line."""
+
+    def bodies(self) -> Iterator[tuple[int, str]]:
+        """Each line's number and text (line end cut off)."""
+        texts = self.text.split("\n")
+        texts.pop()
+        return enumerate(texts, self.line)
+
+
+def next_alt_block(text: str, pos: int) -> int:
+    """Where the next ``<ALT>`` line of a run starts, from the line at ``pos``; its end if none."""
+    if text.startswith("<ALT>\n", pos):
+        return pos
+    found = text.find("\n<ALT>\n", pos)
+    return len(text) if found < 0 else found + 1
+
+
+def read_run_line(body: str, line: int, emir: bool = False) -> Line | PlainRecord:
+    """A line of a run (of an Emir run with ``emir``) as :func:`iter_plain_lines` gives it.
+
+    The run's match checked its shape, so a record is cut at its marks: the
+    first ``>`` ends the gold tag's head, the first ``]`` the system list.
+    """
+    if body[:1] != "<":
+        return parse_line(body, None, line)  # blank, DOC or EOD
+    alt = ALT_LINES.get(body)
+    if alt is not None:
+        return alt[0](alt[1], "\n", line)
+    opening = body.index(">")
+    name_end = body.find(" ", 0, opening)
+    if name_end < 0:
+        name_end = opening
+    arrow = body.index(ARROW, opening)
+    gold = (
+        body[1:name_end],
+        body[name_end:opening],
+        body[opening + 1 : body.rindex("</", 0, arrow)],
+    )
+    close = body.index("]", arrow)
+    start = close + 3 if body[close + 2] == ":" else close + 2  # the list's "[" after : or ::
+    if emir:
+        items = tuple("{" + part + "}" for part in body[start + 2 : -2].split("}, {"))
+    else:
+        items = tuple(body[start + 1 : body.index("]", start)].split(", "))
+    listed = body[arrow + len(ARROW) : close + 1]
+    return PlainRecord(body, line, "\n", body[: close + 1], gold, listed, items, body[start:])
+
+
+def first_harem_markers(text: str) -> str:
+    """Lines of a run as the general path writes them back with the ``:`` marker
+    (``]::[`` is the evaluation marker wherever it is: texts and values hold no brackets)."""
+    return text.replace("]::[", "]:[")
+
+
+def iter_plain_runs(
+    path: str | os.PathLike[str],
+    run: re.Pattern[str] = PLAIN_RUN,
+    plain: PlainReader = read_plain_record,
+    parse: LineParser = parse_line,
+) -> tuple[str, Iterator[Line | PlainRecord | PlainRun]]:
+    """:func:`iter_plain_lines` with the lines that ``run`` matches given as :class:`PlainRun`.
+
+    Lines are parsed whole up to the first record or First HAREM document
+    line; after it, a chunk of lines at a time, each run of lines ``run``
+    matches is one :class:`PlainRun`, any other line is read as
+    :func:`iter_plain_lines` reads it.
+    """
+    encoding = detect_file_encoding(path)
+    if encoding == "utf-8-sig":  # as iter_line_chunks: the BOM is dropped on reading
+        encoding = "utf-8"
+    chunks = _text_chunks(path, encoding)
+    return encoding, _plain_runs(chunks, str(path), run.match, plain, parse)
+
+
+def _text_chunks(
+    path: str | os.PathLike[str], encoding: str
+) -> Iterator[LineChunk | tuple[int, str]]:
+    """The chunks of :func:`~harem_pipeline.formats.alinhado.iter_line_chunks`, read the
+    same way, but one decoded whole without a ``\\r`` as ``(first line, text)``: a run
+    needs the text, not its lines (splitting and joining them back cost more than the
+    reading).  The first chunk, and any other, is a ``LineChunk`` (its errors as there)."""
+    name = str(path)
+    whole = codecs.lookup(encoding).name in _CHUNK_ENCODINGS
+    bar = progress_counter(Path(path).name, "line")
+    number = 1
+    rest = b""
+    with open_binary(path) as handle:
+        while True:
+            data = handle.read(alinhado.CHUNK_BYTES)
+            if not data:
+                block, rest = rest, b""
+            else:
+                data = rest + data
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = data
+                    continue
+                block, rest = data[:cut], data[cut:]
+            if not block:
+                break
+            text = _whole_text(block, encoding) if whole and number > 1 else None
+            if text is None:
+                chunk = _chunk_of(block, number, name, encoding, whole)
+                count = len(chunk.bodies)
+                yield chunk
+            else:
+                count = text.count("\n") + (not text.endswith("\n"))
+                yield number, text
+            number += count
+            bar.update(count)
+    bar.close()
+
+
+def _text_lines(first: int, text: str) -> LineChunk:
+    """The lines of a chunk's text without ``\\r`` (as ``_chunk_of`` cuts them)."""
+    bodies = text.split("\n")
+    if text.endswith("\n"):
+        bodies.pop()
+        return LineChunk(first, bodies, ["\n"] * len(bodies))
+    return LineChunk(first, bodies, ["\n"] * (len(bodies) - 1) + [""])
+
+
+def _whole_text(block: bytes, encoding: str) -> str | None:
+    """The text of a block with no ``\\r`` decoded whole; None for any other."""
+    try:
+        text = block.decode(encoding)
+    except UnicodeDecodeError:
+        return None
+    return None if "\r" in text else text
+
+
+def _plain_runs(
+    chunks: Iterator[LineChunk | tuple[int, str]],
+    path: str,
+    match: Callable[[str, int], re.Match[str] | None],
+    plain: PlainReader,
+    parse: LineParser,
+) -> Iterator[Line | PlainRecord | PlainRun]:
+    started = False
+    for chunk in chunks:
+        if type(chunk) is tuple:
+            if started:
+                yield from _chunk_runs(chunk[1], chunk[0], path, match, plain, parse)
+                continue
+            chunk = _text_lines(*chunk)  # still in the head: read a line at a time
+        bodies, eols, first = chunk.bodies, chunk.eols, chunk.first  # type: ignore[union-attr]
+        start = 0
+        if not started:
+            for index, body in enumerate(bodies):
+                item = parse(body, path, first + index, eols[index])
+                yield item
+                if isinstance(item, (Record, DocumentLine)):
+                    started, start = True, index + 1
+                    break
+            if not started:
+                continue
+        if "\r\n" in eols:  # runs end in \n only: read this chunk a line at a time
+            numbers = range(first + start, first + len(bodies))
+            lines = zip(numbers, bodies[start:], eols[start:], strict=True)
+            yield from _plain_lines_after_head(lines, path, plain, parse)
+        elif start < len(bodies):
+            text = "\n".join(bodies[start:]) + eols[-1]
+            yield from _chunk_runs(text, first + start, path, match, plain, parse)
+
+
+def _chunk_runs(
+    text: str,
+    first: int,
+    path: str,
+    match: Callable[[str, int], re.Match[str] | None],
+    plain: PlainReader,
+    parse: LineParser,
+) -> Iterator[Line | PlainRecord | PlainRun]:
+    """The runs and other lines of ``text``, lines without ``\\r`` from line ``first``."""
+    pos, end, number = 0, len(text), first
+    while pos < end:
+        found = match(text, pos)
+        if found is not None:
+            stop = found.end()
+            run = PlainRun(text[pos:stop], number)
+            count = run.text.count("\n")
+            if "''" in run.text:  # its entities are reprinted: each line read alone
+                lines = ((n, body, "\n") for n, body in run.bodies())
+                yield from _plain_lines_after_head(lines, path, plain, parse)
+            else:
+                yield run
+            pos, number = stop, number + count
+            continue
+        stop = text.find("\n", pos)
+        if stop < 0:
+            stop = end
+        body, eol = text[pos:stop], "\n" if stop < end else ""
+        alt = ALT_LINES.get(body)
+        if alt is not None:
+            yield alt[0](alt[1], eol, number)
+        else:
+            record = plain(body, number, eol)
+            yield parse(body, path, number, eol) if record is None else record
+        pos, number = stop + 1, number + 1
+
+
+ALT_LINES: dict[str, tuple[type[AltOpen | AltClose], int | None]] = {
+    f"<{close}ALT{n}>": (AltClose if close else AltOpen, int(n) if n else None)
+    for close in ("", "/")
+    for n in ("", *"123456789")
+}
+"""The usual ``<ALT>`` lines: what the general reader reads from them, without reading them."""
+
+
+def _plain_lines_after_head(
+    lines: Iterable[NumberedLine], path: str, plain: PlainReader, parse: LineParser
+) -> Iterator[Line | PlainRecord]:
     for number, text, eol in lines:
         record = plain(text, number, eol)
         yield parse(text, path, number, eol) if record is None else record
+
+
+def lines_holding(text: str, word: str) -> Iterator[int]:
+    """Where each line of ``text`` (lines ending in ``\\n``) holding ``word`` starts, in order.
+
+    A search for a rare word (``ESPURIO``) finds the few lines of a run a
+    stage must look at faster than reading its lines one by one.
+    """
+    pos = text.find(word)
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        yield start
+        pos = text.find(word, text.index("\n", pos))

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, Line, format_line
 from harem_pipeline.formats.semantic import (
+    PLAIN_EMIR_RUN,
     iter_plain_lines,
+    iter_plain_runs,
     parse_semantic_line,
     read_plain_emir_record,
 )
@@ -47,6 +49,8 @@ PathLike = str | os.PathLike[str]
 
 _BATCH = 4096
 """Lines joined into one write."""
+_BATCH_CHARS = 1 << 20
+"""Characters of texts (a run of lines is one) that end a batch sooner."""
 
 
 def write_stage_lines(
@@ -57,11 +61,17 @@ def write_stage_lines(
     (a plain record's line, its line end included), a few thousand lines a write."""
     with atomic_write(target, "w", encoding=encoding, newline="") as handle:
         batch: list[str] = []
+        size = 0
         for item in lines:
-            batch.append(item if type(item) is str else format_line(item, marker) + item.eol)
-            if len(batch) >= _BATCH:
+            if type(item) is str:
+                batch.append(item)
+                size += len(item)
+            else:
+                batch.append(format_line(item, marker) + item.eol)
+            if len(batch) >= _BATCH or size >= _BATCH_CHARS:
                 handle.write("".join(batch))
                 batch.clear()
+                size = 0
         handle.write("".join(batch))
 
 
@@ -80,7 +90,7 @@ def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
     from harem_pipeline.stages.alts import organise_alts
 
     target = Path(output) if output is not None else alts_output(path)
-    encoding, lines = iter_plain_lines(path)
+    encoding, lines = iter_plain_runs(path)
     write_stage_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target
 
@@ -100,7 +110,7 @@ def run_espurios(path: PathLike, output: PathLike | None = None) -> Path:
     from harem_pipeline.stages.espurios import collect_spurious
 
     target = Path(output) if output is not None else espurios_output(path)
-    encoding, lines = iter_plain_lines(path)
+    encoding, lines = iter_plain_runs(path)
     write_stage_lines(target, collect_spurious(lines, str(path)), encoding)
     return target
 
@@ -145,7 +155,9 @@ def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
     from harem_pipeline.stages.altsem import select_alternatives
 
     target = Path(output) if output is not None else altsem_output(path)
-    encoding, lines = iter_plain_lines(path, read_plain_emir_record, parse_semantic_line)
+    encoding, lines = iter_plain_runs(
+        path, PLAIN_EMIR_RUN, read_plain_emir_record, parse_semantic_line
+    )
     write_stage_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target
 

@@ -44,11 +44,20 @@ from harem_pipeline.formats.alinhado import (
     Line,
     Record,
     Tag,
+    raw_tag,
 )
 from harem_pipeline.formats.semantic import (
+    ALT_LINES,
     AltsRecord,
     PlainRecord,
+    PlainRun,
+    first_harem_markers,
+    format_alt_weight,
     format_alts_record,
+    lines_holding,
+    next_alt_block,
+    read_plain_record,
+    read_run_line,
     reprint_system,
     reprint_tag,
 )
@@ -77,10 +86,15 @@ def is_alternative_close(item: Line) -> bool:
 
 @dataclass(slots=True)
 class _Alignment:
-    """A record of an alternative as the Java holds it (its gold entity may grow by merging)."""
+    """A record of an alternative as the Java holds it (its gold entity may grow by merging).
+
+    ``record`` is the rebuilt record, or the plain record as read, then
+    ``read`` is its gold entity as read (still ``gold`` when nothing was merged).
+    """
 
     gold: Tag
-    record: Record
+    record: Record | PlainRecord
+    read: Tag | None = None
 
 
 def merge_alternative(existing: list[_Alignment], other: list[_Alignment]) -> None:
@@ -100,6 +114,18 @@ def spurious_gold(entity: Tag) -> Tag:
 
 def _weighted(record: Record, weight: float) -> Record:
     return format_alts_record(AltsRecord(record, weight))
+
+
+def _plain_weighted(alignment: _Alignment, record: PlainRecord, weight: float) -> Line | str:
+    """:func:`_weighted` of a plain record: its line as read, suffix replaced by the weight,
+    unless a merge changed its gold entity (then the record is rebuilt)."""
+    if alignment.gold is alignment.read:
+        return f"{record.head}:[{', '.join(record.items)}]{format_alt_weight(weight)}\n"
+    read = record.parse(None)
+    assert isinstance(read, Record)
+    return _weighted(
+        Record(alignment.gold, read.system, read.evaluation, MARKER_FIRST_HAREM), weight
+    )
 
 
 class _Block:
@@ -125,16 +151,35 @@ class _Block:
         system = reprint_system(record.system)
         rebuilt = Record(gold, system, record.evaluation, MARKER_FIRST_HAREM, "", "\n", record.line)
         if not is_spurious_tag(gold):
-            self.current.append(_Alignment(gold, rebuilt))
-            for index, entity in enumerate(self.spurious):
-                if entity.text == gold.text:
-                    del self.spurious[index]
-                    break
+            self._add_correct(_Alignment(gold, rebuilt))
             return
         if system is None:
             raise InputError(
                 path, "a system entity on a spurious record", "[null]", line=record.line or None
             )
+        self._add_spurious(system)
+
+    def add_plain(self, record: PlainRecord, path: str | None) -> None:
+        """:meth:`add` of a plain record, kept as read (the Java's rebuild is the identity)."""
+        if not is_plain_spurious(record.gold):
+            gold = raw_tag(record.gold)
+            self._add_correct(_Alignment(gold, record, gold))
+            return
+        if record.listed == NULL_LIST:
+            raise InputError(
+                path, "a system entity on a spurious record", "[null]", line=record.line or None
+            )
+        self._add_spurious(tuple(raw_tag(entity) for entity in record.entities() or ()))
+
+    def _add_correct(self, alignment: _Alignment) -> None:
+        self.current.append(alignment)
+        text = alignment.gold.text
+        for index, entity in enumerate(self.spurious):
+            if entity.text == text:
+                del self.spurious[index]
+                break
+
+    def _add_spurious(self, system: tuple[Tag, ...]) -> None:
         earlier = {a.gold.text for alternative in self.alternatives for a in alternative}
         own = {a.gold.text for a in self.current}
         for entity in system:
@@ -146,71 +191,137 @@ class _Block:
             ):
                 self.spurious.append(entity)
 
-    def lines(self) -> Iterator[Line]:
+    def lines(self, as_text: bool = False) -> Iterator[Line | str]:
+        """The block as the Java writes it; ``as_text``: its ``<ALT>`` lines as written."""
         kept = [alternative for alternative in self.alternatives if alternative]
         weight = 1.0 / len(kept) if kept else 1.0
-        yield AltOpen(None)
+        yield "<ALT>\n" if as_text else AltOpen(None)
         for number, alternative in enumerate(kept, start=1):
-            yield AltOpen(number)
+            yield f"<ALT{number}>\n" if as_text else AltOpen(number)
             for alignment in alternative:
                 record = alignment.record
+                if type(record) is PlainRecord:
+                    yield _plain_weighted(alignment, record, weight)
+                    continue
                 if alignment.gold is not record.gold:
                     record = Record(alignment.gold, record.system, record.evaluation, record.marker)
                 yield _weighted(record, weight)
-            yield AltClose(number)
+            yield f"</ALT{number}>\n" if as_text else AltClose(number)
         for entity in self.spurious:
             yield Record(
                 spurious_gold(entity), (entity,), (_SPURIOUS_EVALUATION,), MARKER_FIRST_HAREM
             )
-        yield AltClose(None)
+        yield "</ALT>\n" if as_text else AltClose(None)
 
 
 def organise_alts(
-    lines: Iterable[Line | PlainRecord], path: str | None = None
+    lines: Iterable[Line | PlainRecord | PlainRun], path: str | None = None
 ) -> Iterator[Line | str]:
     """The ``.alts`` lines of a Véus file's lines (header first, required).
 
     A :class:`~harem_pipeline.formats.semantic.PlainRecord` outside the ALT
     blocks gives its line as written text (line end included), the text the
-    general path writes; inside a block it is read whole.
+    general path writes; inside a block it is kept as read unless a merge
+    changes it.  A :class:`~harem_pipeline.formats.semantic.PlainRun` is
+    copied whole up to its next ``<ALT>`` line, and read a line at a time
+    from there to the end of the block.
     """
     stream = iter(lines)
     header = read_header(stream, path)  # type: ignore[arg-type]
     yield java_line_end(header)
-    state = 0
-    block = _Block()
-    left_ids: set[str] = set()
+    organiser = _Organiser(path)
     for item in stream:
+        if type(item) is PlainRun:
+            yield from organiser.run(item)  # type: ignore[arg-type]
+        else:
+            yield from organiser.line(item)  # type: ignore[arg-type]
+
+
+class _Organiser:
+    """The Java's states (0 outside blocks, 1 after ``<ALT>``, 2 in an alternative, 3 after
+    ``</ALTn>``), the block being read and the IDs of the entities left spurious in blocks."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.state = 0
+        self.block = _Block()
+        self.left_ids: set[str] = set()
+
+    def line(self, item: Line | PlainRecord) -> Iterator[Line | str]:
+        """The output of one line."""
+        state, path = self.state, self.path
         if type(item) is PlainRecord:
             if state == 0:
-                if not is_plain_spurious(item.gold) or not _plain_left_in_alt(item, left_ids):
+                if not is_plain_spurious(item.gold) or not _plain_left_in_alt(item, self.left_ids):
                     yield item.head + ":" + item.tail + "\n"
-                continue
+                return
+            if state == 2:
+                self.block.add_plain(item, path)
+                return
             item = item.parse(path)
-        if state == 0 and isinstance(item, AltOpen) and item.n is None:
-            block, state = _Block(), 1
-        elif state in (1, 3) and is_alternative_open(item):
-            block.current, state = [], 2
-        elif state == 2 and is_alternative_close(item):
-            block.close_alternative()
-            state = 3
-        elif state == 3 and isinstance(item, AltClose) and item.n is None:
-            yield from block.lines()
-            left_ids.update(e.attr("ID") for e in block.spurious if e.attr("ID") is not None)
-            state = 0
-        elif state == 2:
+        kind = type(item)
+        if kind is AltOpen or kind is AltClose:
+            output = self.alt(kind is AltOpen, item.n)  # type: ignore[union-attr]
+            if output is not None:
+                yield from output
+                return
+        if state == 2:
             if not isinstance(item, Record):
-                raise InputError(
-                    path,
-                    "a record or </ALTn> inside an alternative",
-                    type(item).__name__,
-                    line=getattr(item, "line", 0) or None,
-                )
-            block.add(item, path)
+                raise _not_a_record(item, path)
+            self.block.add(item, path)
         elif not isinstance(item, Record):
             yield java_line_end(item)
-        elif not is_spurious_tag(item.gold) or not _left_in_alt(item, left_ids):
+        elif not is_spurious_tag(item.gold) or not _left_in_alt(item, self.left_ids):
             yield java_line_end(item)
+
+    def alt(
+        self, opening: bool, n: int | None, as_text: bool = False
+    ) -> Iterable[Line | str] | None:
+        """The state change of an ``<ALT>`` line (``<ALTn>``, ``</ALTn>``, ``</ALT>``);
+        its output, or None when the Java reads it as a line outside the states it expects."""
+        state = self.state
+        if state == 0 and opening and n is None:
+            self.block, self.state = _Block(), 1
+        elif state in (1, 3) and opening and n is not None and 1 <= n <= 9:
+            self.block.current, self.state = [], 2
+        elif state == 2 and not opening and n is not None and 1 <= n <= 9:
+            self.block.close_alternative()
+            self.state = 3
+        elif state == 3 and not opening and n is None:
+            spurious = self.block.spurious
+            self.left_ids.update(e.attr("ID") for e in spurious if e.attr("ID") is not None)  # type: ignore[misc]
+            self.state = 0
+            return self.block.lines(as_text)
+        else:
+            return None
+        return ()
+
+    def run(self, run: PlainRun) -> Iterator[Line | str]:
+        """The output of a run: outside blocks its text up to the next ``<ALT>`` line as
+        :func:`_copy_run` gives it, inside them each line as :meth:`line` reads it."""
+        text, number = run.text, run.line
+        pos, end = 0, len(text)
+        while pos < end:
+            if self.state == 0:
+                stop = next_alt_block(text, pos)
+                if stop > pos:
+                    yield from _copy_run(text[pos:stop], self.left_ids)
+                    number += text.count("\n", pos, stop)
+                    pos = stop
+                    continue
+            stop = text.index("\n", pos)
+            body = text[pos:stop]
+            alt = ALT_LINES.get(body)
+            output = None if alt is None else self.alt(alt[0] is AltOpen, alt[1], as_text=True)
+            if output is not None:
+                yield from output
+            else:
+                item = read_run_line(body, number)
+                if self.state == 2 and type(item) is PlainRecord:
+                    self.block.add_plain(item, self.path)
+                else:
+                    yield from self.line(item)
+            pos, number = stop + 1, number + 1
 
 
 def _left_in_alt(record: Record, left_ids: set[str]) -> bool:
@@ -226,3 +337,33 @@ def _plain_left_in_alt(record: PlainRecord, left_ids: set[str]) -> bool:
         return False
     first = plain_attribute(record.entities()[0], "ID")  # type: ignore[index]
     return first is not None and first in left_ids
+
+
+def _not_a_record(item: Line, path: str | None) -> InputError:
+    return InputError(
+        path,
+        "a record or </ALTn> inside an alternative",
+        type(item).__name__,
+        line=getattr(item, "line", 0) or None,
+    )
+
+
+def _copy_run(text: str, left_ids: set[str]) -> Iterator[str]:
+    """Lines of a run as written (marker ``:``), without the spurious records of an entity
+    left in a block."""
+    text = first_harem_markers(text)
+    if not left_ids:
+        yield text
+        return
+    start = 0
+    for line in lines_holding(text, "ESPURIO"):
+        end = text.index("\n", line)
+        record = read_plain_record(text[line:end])  # None for a DOC line
+        if (
+            record is not None
+            and is_plain_spurious(record.gold)
+            and _plain_left_in_alt(record, left_ids)
+        ):
+            yield text[start:line]
+            start = end + 1
+    yield text[start:]

@@ -41,15 +41,21 @@ from harem_pipeline.formats.alinhado import (
     Record,
 )
 from harem_pipeline.formats.semantic import (
+    ALT_LINES,
     EmirRecord,
     PlainRecord,
+    PlainRun,
     SemanticScore,
+    first_harem_markers,
     format_emir_record,
+    format_semantic_score,
+    next_alt_block,
     parse_emir_record,
     parse_semantic_line,
+    parse_semantic_score,
+    read_run_line,
 )
-from harem_pipeline.stages.alts import is_alternative_close, is_alternative_open
-from harem_pipeline.stages.emir import is_spurious_tag, java_line_end, read_header
+from harem_pipeline.stages.emir import java_line_end, read_header
 
 
 def scores_by_entity(record: EmirRecord) -> list[SemanticScore]:
@@ -72,17 +78,22 @@ class AlternativeRank:
 
 def rank_alternative(records: Sequence[EmirRecord]) -> AlternativeRank:
     """``compareTo``'s figures, with the Java's maxima (0, see the module doc)."""
+    return rank_scores([scores_by_entity(record) for record in records])
+
+
+def rank_scores(records: Sequence[Sequence[SemanticScore]]) -> AlternativeRank:
+    """:func:`rank_alternative` of each record's scores by entity (:func:`scores_by_entity`).
+
+    The Java adds each record's maxima to both sums, 0 every time, so both
+    stay 1 and the precision and recall are the same figure.
+    """
     max_gold = system_total = max_system = 1.0
     csc_sum = 0.0
-    for record in records:
-        if not is_spurious_tag(record.gold):
-            max_gold += 0.0
-        for entity, score in zip(record.entities, scores_by_entity(record), strict=True):
+    for scores in records:
+        for score in scores:
             system_total += score.csc * score.weight
-            if entity is not None:
-                max_system += 0.0
-    for record in records:
-        for score in scores_by_entity(record):
+    for scores in records:
+        for score in scores:
             csc_sum += score.csc * score.weight
     precision = system_total / max_system
     recall = system_total / max_gold
@@ -115,65 +126,204 @@ def reset_alt_weight(score: SemanticScore, alternatives: int) -> SemanticScore:
     )
 
 
-def _chosen_lines(alternatives: list[list[EmirRecord]]) -> Iterator[Line]:
-    best = choose_alternative([rank_alternative(records) for records in alternatives])
+_SCORES: dict[str, SemanticScore] = {}
+"""Emir items already read (text → score); the same few recur in every block."""
+_RESET: dict[tuple[str, int], str] = {}
+"""Emir items already written back with ``PALT(n·w))``, by text and ``n``."""
+_CACHE_LIMIT = 100_000
+
+
+def _item_score(text: str, path: str | None, line: int) -> SemanticScore:
+    """:func:`parse_semantic_score` of an item (remembered); a bad item raises as there."""
+    score = _SCORES.get(text)
+    if score is None:
+        score = parse_semantic_score(text, path, line or None)
+        if len(_SCORES) < _CACHE_LIMIT:
+            _SCORES[text] = score
+    return score
+
+
+def _reset_text(text: str, score: SemanticScore, alternatives: int) -> str:
+    """The item ``text`` (read as ``score``) as written back with :func:`reset_alt_weight`."""
+    key = (text, alternatives)
+    reset = _RESET.get(key)
+    if reset is None:
+        reset = format_semantic_score(reset_alt_weight(score, alternatives))
+        if len(_RESET) < _CACHE_LIMIT:
+            _RESET[key] = reset
+    return reset
+
+
+@dataclass(frozen=True, slots=True)
+class _PlainEmir:
+    """A plain Emir record inside an alternative: as read, with its scores by entity."""
+
+    record: PlainRecord
+    scores: list[SemanticScore]
+    by_entity: list[SemanticScore]
+
+
+def _read_plain_emir(record: PlainRecord, path: str | None) -> _PlainEmir:
+    """What :func:`parse_emir_record` and :func:`scores_by_entity` read from a plain record."""
+    scores = [_item_score(item, path, record.line) for item in record.items]
+    if len(scores) == 1:
+        return _PlainEmir(record, scores, scores)
+    entities = record.entities() or (None,)
+    if len(set(entities)) == len(entities):
+        return _PlainEmir(record, scores, scores)
+    return _PlainEmir(record, scores, [scores[entities.index(entity)] for entity in entities])
+
+
+def _plain_chosen(item: _PlainEmir, alternatives: int) -> str:
+    """The line :func:`_chosen_lines` writes for a plain record: its items' PALT reset."""
+    record = item.record
+    texts = record.items
+    items = ", ".join(
+        _reset_text(text, score, alternatives)
+        for text, score in zip(texts, item.scores, strict=True)
+    )
+    return f"{record.head}:[{items}]\n"
+
+
+def _chosen_lines(alternatives: list[list[EmirRecord | _PlainEmir]]) -> Iterator[Line | str]:
+    best = choose_alternative(
+        [
+            rank_scores(
+                [
+                    record.by_entity if type(record) is _PlainEmir else scores_by_entity(record)  # type: ignore[arg-type]
+                    for record in records
+                ]
+            )
+            for records in alternatives
+        ]
+    )
     n = len(alternatives)
     for record in alternatives[best]:
-        scores = tuple(reset_alt_weight(score, n) for score in record.scores)
+        if type(record) is _PlainEmir:
+            yield _plain_chosen(record, n)  # type: ignore[arg-type]
+            continue
+        scores = tuple(reset_alt_weight(score, n) for score in record.scores)  # type: ignore[union-attr]
         yield format_emir_record(
             EmirRecord(record.gold, record.system, scores, MARKER_FIRST_HAREM, "\n", record.line)
         )
 
 
 def select_alternatives(
-    lines: Iterable[Line | PlainRecord], path: str | None = None
+    lines: Iterable[Line | PlainRecord | PlainRun], path: str | None = None
 ) -> Iterator[Line | str]:
     """The ``.altrel`` lines of ``.emir`` lines (header first, required).
 
     A :class:`~harem_pipeline.formats.semantic.PlainRecord` outside the ALT
     blocks (an Emir record, its items cut as the general reader cuts them)
     gives its line as written text (line end included), the text the
-    general path writes; inside a block it is read whole.
+    general path writes; inside a block its figures are read from its items
+    (remembered).  A :class:`~harem_pipeline.formats.semantic.PlainRun` is
+    copied whole up to its next ``<ALT>`` line, and read a line at a time
+    from there to the end of the block.
     """
     stream = iter(lines)
     yield java_line_end(read_header(stream, path))  # type: ignore[arg-type]
-    state = 0
-    alternatives: list[list[EmirRecord]] = []
-    current: list[EmirRecord] = []
+    selector = _Selector(path)
     for item in stream:
+        if type(item) is PlainRun:
+            yield from selector.run(item)  # type: ignore[arg-type]
+        else:
+            yield from selector.line(item)  # type: ignore[arg-type]
+
+
+class _Selector:
+    """The states of :mod:`~harem_pipeline.stages.alts` and the alternatives of the block read."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.state = 0
+        self.alternatives: list[list[EmirRecord | _PlainEmir]] = []
+        self.current: list[EmirRecord | _PlainEmir] = []
+
+    def line(self, item: Line | PlainRecord) -> Iterator[Line | str]:
+        """The output of one line."""
+        state, path = self.state, self.path
         if type(item) is PlainRecord:
             if state == 0:
                 yield item.head + ":" + item.tail + "\n"
-                continue
+                return
+            if state == 2:
+                self.current.append(_read_plain_emir(item, path))
+                return
             item = item.parse(path, parse_semantic_line)
-        if state == 0 and isinstance(item, AltOpen) and item.n is None:
-            alternatives, state = [], 1
-        elif state in (1, 3) and is_alternative_open(item):
-            current, state = [], 2
-        elif state == 2 and is_alternative_close(item):
-            alternatives.append(current)
-            state = 3
-        elif state == 3 and isinstance(item, AltClose) and item.n is None:
-            yield from _chosen_lines(alternatives)
-            state = 0
-        elif state == 2:
+        kind = type(item)
+        if kind is AltOpen or kind is AltClose:
+            output = self.alt(kind is AltOpen, item.n)  # type: ignore[union-attr]
+            if output is not None:
+                yield from output
+                return
+        if state == 2:
             if not isinstance(item, Record):
-                raise InputError(
-                    path,
-                    "an Emir record or </ALTn> inside an alternative",
-                    type(item).__name__,
-                    line=getattr(item, "line", 0) or None,
-                )
-            current.append(parse_emir_record(item, path))
+                raise _not_a_record(item, path)
+            self.current.append(parse_emir_record(item, path))
         elif state == 3:
-            continue  # the block's spurious records: dropped
+            return  # the block's spurious records: dropped
         else:
             if isinstance(item, Record):
                 _check_emir(item, path)
             yield java_line_end(item)
+
+    def alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
+        """The state change of an ``<ALT>`` line and its output; None when the Java
+        reads it as a line outside the states it expects."""
+        state = self.state
+        if state == 0 and opening and n is None:
+            self.alternatives, self.state = [], 1
+        elif state in (1, 3) and opening and n is not None and 1 <= n <= 9:
+            self.current, self.state = [], 2
+        elif state == 2 and not opening and n is not None and 1 <= n <= 9:
+            self.alternatives.append(self.current)
+            self.state = 3
+        elif state == 3 and not opening and n is None:
+            self.state = 0
+            return _chosen_lines(self.alternatives)
+        else:
+            return None
+        return ()
+
+    def run(self, run: PlainRun) -> Iterator[Line | str]:
+        """The output of a run: outside blocks its text up to the next ``<ALT>`` line,
+        inside them each line as :meth:`line` reads it."""
+        text, number = run.text, run.line
+        pos, end = 0, len(text)
+        while pos < end:
+            if self.state == 0:
+                stop = next_alt_block(text, pos)
+                if stop > pos:
+                    yield first_harem_markers(text[pos:stop])
+                    number += text.count("\n", pos, stop)
+                    pos = stop
+                    continue
+            stop = text.index("\n", pos)
+            body = text[pos:stop]
+            alt = ALT_LINES.get(body)
+            output = None if alt is None else self.alt(alt[0] is AltOpen, alt[1])
+            if output is not None:
+                yield from output
+            else:
+                item = read_run_line(body, number, emir=True)
+                if self.state == 2 and type(item) is PlainRecord:
+                    self.current.append(_read_plain_emir(item, self.path))
+                elif self.state != 3 or type(item) is not PlainRecord:
+                    yield from self.line(item)
+            pos, number = stop + 1, number + 1
 
 
 def _check_emir(record: Record, path: str | None) -> None:
     """Refuse a record that is not Emir output (copied records need no numbers read)."""
     if record.evaluation is None or any(item.kind != EVAL_SEMANTIC for item in record.evaluation):
         parse_emir_record(record, path)  # raises the error naming the line
+
+
+def _not_a_record(item: Line, path: str | None) -> InputError:
+    return InputError(
+        path,
+        "an Emir record or </ALTn> inside an alternative",
+        type(item).__name__,
+        line=getattr(item, "line", 0) or None,
+    )
