@@ -588,13 +588,23 @@ def test_a_run_equal_to_the_cd_aligns_every_entity_with_itself(words) -> None:
 
 
 def _streamed_and_whole(cd: Path, run: Path, tmp_path: Path) -> tuple[tuple, tuple]:
-    from harem_pipeline.formats.alinhado import format_lines
+    return _streamed(cd, run, tmp_path / "streamed.alinhado"), _whole(cd, run)
+
+
+def _streamed(cd: Path, run: Path, target: Path, workers: int = 1) -> tuple:
+    """The bytes and warnings of ``run_align`` (the streamed step)."""
     from harem_pipeline.pipeline.steps import run_align
 
-    target, written = run_align(cd, run, tmp_path / "streamed.alinhado")
+    written_to, written = run_align(cd, run, target, workers=workers)
+    return written_to.read_bytes(), written.warnings
+
+
+def _whole(cd: Path, run: Path) -> tuple:
+    """The bytes and warnings of aligning the two collections read whole."""
+    from harem_pipeline.formats.alinhado import format_lines
+
     whole = align_collections(read_collection(cd), read_collection(run))
-    expected = format_lines(whole.lines).encode("iso8859-1", errors="replace")
-    return (target.read_bytes(), written.warnings), (expected, whole.warnings)
+    return format_lines(whole.lines).encode("iso8859-1", errors="replace"), whole.warnings
 
 
 def _shuffled_run(tmp_path: Path) -> Path:
@@ -614,27 +624,36 @@ def _shuffled_run(tmp_path: Path) -> Path:
     return run
 
 
+SECOND_HAREM_CD = DATA / "second-harem/SegundoHaremReRelEM_t1.xml.gz"
+
+
+@pytest.fixture(scope="module")
+def shuffled_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple]:
+    """The shuffled Second HAREM run (read-only) and its whole alignment with the CD.
+
+    Aligned whole once for the tests that stream it in different ways.
+    """
+    run = _shuffled_run(tmp_path_factory.mktemp("shuffled"))
+    return run, _whole(SECOND_HAREM_CD, run)
+
+
 @pytest.mark.parametrize("budget", [0, 1 << 22])
 def test_streamed_alignment_pairs_documents_in_any_order(
-    tmp_path: Path, monkeypatch, budget: int
+    tmp_path: Path, monkeypatch, budget: int, shuffled_run: tuple[Path, tuple]
 ) -> None:
     from harem_pipeline.stages import align
 
     monkeypatch.setattr(align, "_PENDING_BUDGET", budget)  # 0: every read-ahead is spilled
-    cd = DATA / "second-harem/SegundoHaremReRelEM_t1.xml.gz"
-    streamed, whole = _streamed_and_whole(cd, _shuffled_run(tmp_path), tmp_path)
-    assert streamed == whole
+    run, whole = shuffled_run
+    assert _streamed(SECOND_HAREM_CD, run, tmp_path / "streamed.alinhado") == whole
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
-def test_aligning_in_worker_processes_writes_the_same_bytes(tmp_path: Path, workers: int) -> None:
-    from harem_pipeline.pipeline.steps import run_align
-
-    cd = DATA / "second-harem/SegundoHaremReRelEM_t1.xml.gz"
-    run = _shuffled_run(tmp_path)
-    target, written = run_align(cd, run, tmp_path / "w.alinhado", workers=workers)
-    streamed, whole = _streamed_and_whole(cd, run, tmp_path)
-    assert (target.read_bytes(), written.warnings) == whole
+def test_aligning_in_worker_processes_writes_the_same_bytes(
+    tmp_path: Path, workers: int, shuffled_run: tuple[Path, tuple]
+) -> None:
+    run, whole = shuffled_run
+    assert _streamed(SECOND_HAREM_CD, run, tmp_path / "w.alinhado", workers) == whole
 
 
 def _failing_on_d30(cd_doc, run_doc, *args, **kwargs):

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from seqeval.metrics.sequence_labeling import precision_recall_fscore_support
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import (
@@ -199,6 +198,10 @@ def to_lines(sentences: list[tuple[list[str], list[str]]]) -> list[str]:
 
 
 def assert_equals_seqeval(sentences: list[tuple[list[str], list[str]]], counts) -> None:
+    # imported here: seqeval brings scikit-learn and SciPy, seconds of import for each
+    # process that collects this module
+    from seqeval.metrics.sequence_labeling import precision_recall_fscore_support
+
     y_true = [g for g, _ in sentences]
     y_pred = [s for _, s in sentences]
     measures = compute_measures(counts)

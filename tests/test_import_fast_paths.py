@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from itertools import accumulate
 
@@ -103,7 +104,8 @@ FIRST_GOOD = [p.replace("EM", "PESSOA") for p in SECOND_GOOD] + [
 FIRST_RISKY = [p.replace("EM", "PESSOA") for p in SECOND_RISKY] + ["<TEXTO>t</TEXTO>"]
 
 
-def alt_content(good: list[str], risky: list[str]) -> st.SearchStrategy[str]:
+@functools.cache  # one strategy per format: a new one per example costs more than the example
+def alt_content(good: tuple[str, ...], risky: tuple[str, ...]) -> st.SearchStrategy[str]:
     """Document contents built of text, entities and ALT blocks, now and then a risky piece."""
     piece = st.one_of(*[st.sampled_from(good)] * 12, st.sampled_from(risky))
     alternative = st.lists(piece, max_size=3).map("".join)
@@ -111,6 +113,12 @@ def alt_content(good: list[str], risky: list[str]) -> st.SearchStrategy[str]:
         lambda alternatives: "<ALT>" + "|".join(alternatives) + "</ALT>"
     )
     return st.lists(piece | block, max_size=6).map("".join)
+
+
+@functools.cache
+def around(content: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """What comes before and after a document's content: mostly nothing."""
+    return st.just("") | st.just("") | content
 
 
 def read(piece: str, fmt: str):
@@ -140,8 +148,8 @@ def read(piece: str, fmt: str):
 @settings(derandomize=True, max_examples=800, deadline=None)
 @given(data=st.data())
 def test_alt_blocks_read_as_the_parser_reads_them(fmt, good, risky, frame, data):
-    content = alt_content(good, risky)
-    outside = st.just("") | st.just("") | content  # mostly nothing around the content
+    content = alt_content(tuple(good), tuple(risky))
+    outside = around(content)
     piece = frame.format(data.draw(outside), data.draw(content), data.draw(outside))
     # The empty format name reads no ALT block itself: every one is parsed.
     assert read(piece, fmt) == read(piece, "")

@@ -11,6 +11,7 @@ canonical and non-canonical ways, good and broken.
 from __future__ import annotations
 
 import gzip
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,8 @@ from hypothesis import strategies as st
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats import alinhado as fmt
 from harem_pipeline.formats.alinhado import (
+    Line,
+    LineChunk,
     Record,
     format_line,
     format_lines,
@@ -169,11 +172,18 @@ def test_atoms_fast_path_agrees_with_the_character_check() -> None:
 # Whole files: chunks against lines, stages against stages
 
 
-def general_stage(stage: str, path: Path, **options) -> tuple[str, str | bytes]:
-    """The general path's output text (or error), as the steps wrote it before."""
+def general_stage(
+    stage: str, path: Path, lines: Iterable[Line] | None = None, **options
+) -> tuple[str, str | bytes]:
+    """The general path's output text (or error), as the steps wrote it before.
+
+    ``lines``: the file's lines already read (what :func:`iter_lines` gives), so
+    that the stages of one file share one reading; None reads the file.
+    """
     name = str(path)
     try:
-        encoding, lines = iter_lines(path)
+        if lines is None:
+            encoding, lines = iter_lines(path)
         if stage == "avalida":
             return "ok", format_lines(evaluate_lines(lines, name))
         if stage == "veus":
@@ -190,10 +200,14 @@ def general_stage(stage: str, path: Path, **options) -> tuple[str, str | bytes]:
         return "error", str(error)
 
 
-def fast_stage(stage: str, path: Path, **options) -> tuple[str, str | bytes]:
+def fast_stage(
+    stage: str, path: Path, chunks: Iterable[LineChunk] | None = None, **options
+) -> tuple[str, str | bytes]:
+    """The raw-line path's output text (or error); ``chunks`` as for ``lines`` above."""
     name = str(path)
     try:
-        encoding, chunks = iter_line_chunks(path)
+        if chunks is None:
+            encoding, chunks = iter_line_chunks(path)
         if stage == "avalida":
             return "ok", "".join(evaluate_chunks(chunks, name))
         if stage == "veus":
@@ -221,13 +235,48 @@ STAGE_RUNS = [
 ]
 
 
+CHUNK_SIZES = (1 << 20, 7)  # the stages' own size, and (nearly) a chunk per line
+
+
 def check_file(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every stage run of :data:`STAGE_RUNS` gives the same on both paths, at each chunk size.
+
+    The file is read once for all the runs (its lines, and its chunks at each
+    size, checked to be the same lines); a file whose reading fails is read
+    by each run itself, so that each reports its error as it would.
+    """
+    lines = read_or_none(lambda: list(iter_lines(path)[1]))
+    chunkings = {}
+    for size in CHUNK_SIZES:
+        monkeypatch.setattr(fmt, "CHUNK_BYTES", size)
+        chunkings[size] = read_or_none(lambda: list(iter_line_chunks(path)[1]))
+    monkeypatch.setattr(fmt, "CHUNK_BYTES", 1 << 20)
+    if all(chunks is not None for chunks in chunkings.values()):
+        assert len({repr(lines_of(chunks)) for chunks in chunkings.values()}) == 1
     for stage, options in STAGE_RUNS:
-        expected = general_stage(stage, path, **options)
-        for size in (fmt.CHUNK_BYTES, 7):
+        expected = general_stage(stage, path, lines, **options)
+        for size, chunks in chunkings.items():
             monkeypatch.setattr(fmt, "CHUNK_BYTES", size)
-            assert fast_stage(stage, path, **options) == expected, (stage, options, size)
+            got = fast_stage(stage, path, None if chunks is None else copied(chunks), **options)
+            assert got == expected, (stage, options, size)
         monkeypatch.setattr(fmt, "CHUNK_BYTES", 1 << 20)
+
+
+def read_or_none(read: Callable[[], list]) -> list | None:
+    try:
+        return read()
+    except InputError:
+        return None
+
+
+def copied(chunks: list[LineChunk]) -> list[LineChunk]:
+    """Chunks no stage run can change for the next one."""
+    return [LineChunk(c.first, list(c.bodies), list(c.eols)) for c in chunks]
+
+
+def lines_of(chunks: Iterable[LineChunk]) -> list[tuple[int, str, str]]:
+    """``(number, text, line end)`` of each line of the chunks."""
+    return [(c.first + i, body, c.eols[i]) for c in chunks for i, body in enumerate(c.bodies)]
 
 
 @pytest.mark.parametrize(
@@ -261,11 +310,7 @@ def test_chunks_are_the_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 def chunk_lines(path: Path) -> object:
     try:
         encoding, chunks = iter_line_chunks(path)
-        return encoding, [
-            (chunk.first + i, body, chunk.eols[i])
-            for chunk in chunks
-            for i, body in enumerate(chunk.bodies)
-        ]
+        return encoding, lines_of(chunks)
     except InputError as error:
         return str(error)
 

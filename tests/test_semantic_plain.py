@@ -13,6 +13,8 @@ must be the same.
 from __future__ import annotations
 
 import gzip
+import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -75,11 +77,11 @@ def both_ways(path: Path, stage: Stage, marker: str | None, emir_input: bool) ->
     plain_reader = read_plain_emir_record if emir_input else read_plain_record
 
     def general() -> str:
-        _, lines = iter_lines(path, general_parse)
+        lines = read_once(path, iter_lines, general_parse)
         return written(stage(lines, str(path)), marker)
 
     def plain() -> str:
-        _, lines = iter_plain_lines(path, plain_reader, general_parse)
+        lines = read_once(path, iter_plain_lines, plain_reader, general_parse)
         return written(stage(lines, str(path)), marker)
 
     assert outcome(plain) == outcome(general)
@@ -87,23 +89,44 @@ def both_ways(path: Path, stage: Stage, marker: str | None, emir_input: bool) ->
 
 def tallies_both_ways(path: Path) -> None:
     def general() -> object:
-        _, lines = iter_semantic_lines(path)
-        return tally_semantic(lines, str(path))
+        return tally_semantic(read_once(path, iter_semantic_lines), str(path))
 
     def plain() -> object:
-        _, lines = iter_plain_lines(path, read_plain_emir_record, parse_semantic_line)
+        lines = read_once(path, iter_plain_lines, read_plain_emir_record, parse_semantic_line)
         return tally_semantic(lines, str(path))
 
     def plain_views() -> object:
-        _, lines = iter_plain_lines(path, read_plain_emir_record, parse_semantic_line)
+        lines = read_once(path, iter_plain_lines, read_plain_emir_record, parse_semantic_line)
         return tally_semantic(lines, str(path), first_harem=True)
 
     def general_views() -> object:
-        _, lines = iter_semantic_lines(path)
-        return tally_semantic(lines, str(path), first_harem=True)
+        return tally_semantic(read_once(path, iter_semantic_lines), str(path), first_harem=True)
 
     assert outcome(plain) == outcome(general)
     assert outcome(plain_views) == outcome(general_views)
+
+
+READ_ONCE: OrderedDict[tuple, list | None] = OrderedDict()
+"""The last few readings of :func:`read_once`, by the file's bytes and how it was read."""
+
+
+def read_once(path: Path, reader: Callable, *how: Callable) -> Iterable:
+    """``reader(path, *how)``'s lines, read once for all the stages run on the same bytes.
+
+    The lines are immutable, so each stage may walk the same list.  A reading
+    that fails is not kept: each stage then reads the file itself, as lazily as
+    before, so its own error may come first, exactly as it would.
+    """
+    key = (hashlib.sha256(path.read_bytes()).digest(), reader, how)
+    if key not in READ_ONCE:
+        try:
+            READ_ONCE[key] = list(reader(path, *how)[1])
+        except InputError:
+            READ_ONCE[key] = None
+        while len(READ_ONCE) > 4:  # the readings of one file at a time, not the suite's
+            READ_ONCE.popitem(last=False)
+    lines = READ_ONCE[key]
+    return reader(path, *how)[1] if lines is None else iter(lines)
 
 
 def unzipped(source: Path, folder: Path) -> Path:

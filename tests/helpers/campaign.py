@@ -12,9 +12,11 @@ import shutil
 from pathlib import Path
 
 import luigi
+import pytest
 
 import tasks
 from harem_pipeline.formats.harem_xml import format_collection, read_collection
+from harem_pipeline.reports import html
 from harem_pipeline.tools.simulate import render_run
 from tests.helpers.paths import DATA
 
@@ -43,6 +45,14 @@ def make_campaign(folder: Path, documents: int = 6, extra: str = "") -> Path:
         encoding="utf-8",
     )
     return config
+
+
+def leave_out_charts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reports written with no charts, for tests of which tasks run, not of what they write.
+
+    Drawing the charts (matplotlib) is most of a small campaign's build.
+    """
+    monkeypatch.setattr(html, "render_charts", lambda reports, morphology=True: "")
 
 
 def build(config: Path, workers: int = 1) -> list[tuple[str, str | None]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import gzip
 from collections.abc import Iterable
 from pathlib import Path
@@ -36,8 +37,14 @@ def rendered(lines: Iterable[Line]) -> list[str]:
 
 
 def parsed(path: Path) -> list[Line]:
-    """A reference file's parsed lines."""
-    return list(parse_lines(reference_text(path), str(path)))
+    """A reference file's parsed lines (a new list of the same immutable lines each call)."""
+    return list(_parsed_once(path))
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed_once(path: Path) -> tuple[Line, ...]:
+    """Parsed once per process: several tests run stages on each reference file."""
+    return tuple(parse_lines(reference_text(path), str(path)))
 
 
 def assert_same_lines(expected: list[str], actual: list[str], name: str) -> None:
