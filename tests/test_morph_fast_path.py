@@ -22,15 +22,23 @@ from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, format_line, iter_lines
-from harem_pipeline.formats.vizir import open_raw_lines
+from harem_pipeline.formats.vizir import (
+    SINGLE_RECORD,
+    SINGLE_RECORD_START,
+    SPECIAL_LINES,
+    open_raw_lines,
+    single_item,
+)
 from harem_pipeline.pipeline.steps import run_altmor, run_vizir
+from harem_pipeline.reports.ida2mor import JSON_COUNT_KEYS, json_row
 from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.ida2mor import (
+    MorphologyTotals,
     count_morphology,
     count_raw_morphology,
     morphology_document_rows,
 )
-from harem_pipeline.stages.tally import document_rows
+from harem_pipeline.stages.tally import document_rows, row_names
 from harem_pipeline.stages.vizir import Scenario, VizirTally, scenario_header, score_lines
 from tests.helpers.cases import case_files, read_case
 
@@ -336,3 +344,68 @@ def test_chunked_reader_reports_the_undecodable_line(tmp_path: Path) -> None:
         list(iter_lines(path, raw)[1])
     assert str(raised.value) == str(general.value)
     assert "line 2" in str(raised.value)
+
+
+# ---------------------------------------------------------------------------
+# Ida2Mor's cut of a one-entity record: SINGLE_RECORD_START and single_item
+
+
+def single_reading(text: str) -> tuple[str | None, ...] | None:
+    """Groups 1–6 and the item as ``SINGLE_RECORD`` reads a line (special lines read nothing)."""
+    match = SINGLE_RECORD.match(text)
+    if match is None or text.startswith(SPECIAL_LINES):
+        return None
+    return match.group(1, 2, 3, 4, 5, 6, 7)
+
+
+def start_reading(text: str) -> tuple[str | None, ...] | None:
+    """The same from ``SINGLE_RECORD_START`` and :func:`single_item` of the rest of the line."""
+    match = SINGLE_RECORD_START.match(text)
+    if match is None:
+        return None
+    item = single_item(text[match.end() :])
+    return None if item is None else (*match.group(1, 2, 3, 4, 5, 6), item)
+
+
+ODD_RESTS = ["]", "x]", "x", "x] ", "x]]", "[x]", "x, y]", "x,y]", "{x}]", "x}]", "]x]", ""]
+
+
+def reference_lines() -> list[str]:
+    lines = []
+    for path in sorted(CASES.glob("*/*.txt")):
+        lines += path.read_text(encoding="utf-8", errors="replace").splitlines()
+    return lines
+
+
+def test_single_record_start_reads_what_single_record_reads() -> None:
+    lines = reference_lines()
+    heads = [line[: line.index(":[") + 2] for line in lines if ":[" in line]
+    lines += [head + rest for head in heads for rest in ODD_RESTS]
+    lines += [f"{special} ---> [null]:[x]" for special in ("<OMITIDO>a</OMITIDO>",)]
+    read = 0
+    for line in lines:
+        assert start_reading(line) == single_reading(line), line
+        read += single_reading(line) is not None
+    assert 0 < read < len(lines)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        records(["EM", "ESPURIO", "EM", "LOCAL"], ATTRIBUTES[1:8], VERDICTS + ODD_RESTS),
+        records(HEAD_NAMES, ATTRIBUTES, ITEMS),
+        st.sampled_from(OTHER_LINES),
+    )
+)
+def test_single_record_start_reads_what_single_record_reads_on_generated_lines(
+    text: str,
+) -> None:
+    assert start_reading(text) == single_reading(text)
+
+
+def test_json_names_are_the_partition_rule() -> None:
+    for name in row_names(MorphologyTotals):
+        key, _, count = name.partition(".")
+        assert json_row({name: 1}) == {f"{key}.{JSON_COUNT_KEYS[count]}": 1}
+    with pytest.raises(KeyError):
+        json_row({"genero.unknown": 1})

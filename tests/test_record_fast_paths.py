@@ -34,7 +34,11 @@ from harem_pipeline.formats.alinhado import (
     scan_record,
 )
 from harem_pipeline.formats.veils import parse_veil, read_grid
-from harem_pipeline.stages.altida import select_alternatives, select_alternatives_chunks
+from harem_pipeline.stages.altida import (
+    chosen_block_text,
+    select_alternatives,
+    select_alternatives_chunks,
+)
 from harem_pipeline.stages.avalida import evaluate_chunks, evaluate_lines
 from harem_pipeline.stages.ida2id import tally_identification, tally_identification_chunks
 from harem_pipeline.stages.veus import apply_veus, apply_veus_chunks
@@ -427,3 +431,132 @@ def test_odd_lines_take_both_paths() -> None:
     """The hand-made lines hold lines the scanner reads and lines it leaves to the parser."""
     read = sum(scan_record(body) is not None for body in ODD_LINES)
     assert 5 < read < len(ODD_LINES) - 5
+
+
+# ---------------------------------------------------------------------------
+# AltinaID's raw ALT blocks: record_marker, chosen_block_text
+
+
+def check_marker(body: str) -> None:
+    """``record_marker`` reads a line exactly when ``scan_record`` does, and says the same."""
+    scanned = scan_record(body)
+    expected = None if scanned is None else (scanned[2], scanned[3])
+    assert fmt.record_marker(body) == expected
+
+
+@pytest.mark.parametrize("path", RECORD_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_record_marker_agrees_with_the_scan_on_every_reference_line(path: Path) -> None:
+    for body in read_text(path).splitlines():
+        check_marker(body)
+
+
+@settings(max_examples=150, deadline=None)
+@given(body=st.one_of(records(), st.sampled_from(ODD_LINES)))
+def test_record_marker_agrees_with_the_scan_on_generated_records(body: str) -> None:
+    check_marker(body)
+
+
+def raw_blocks(path: Path) -> list[list[tuple[int, str, str]]]:
+    """The ``<ALT>`` … ``</ALT>`` blocks of a file, as the raw lines AltinaID holds."""
+    blocks: list[list[tuple[int, str, str]]] = []
+    block: list[tuple[int, str, str]] | None = None
+    for number, body, eol in fmt.iter_numbered_lines(path)[1]:
+        if body == "<ALT>":
+            block = []
+        if block is not None:
+            block.append((number, body, eol))
+            if body == "</ALT>":
+                blocks.append(block)
+                block = None
+    return blocks
+
+
+ALT_FILES = [
+    DATA / "reference" / "exemplo1" / "total_harem.veu.gz",
+    DATA / "reference" / "gabriel" / "total_harem.veu.gz",
+    DATA / "reference" / "gabriel" / "run.alinhado.avalida.gz",
+]
+
+
+@pytest.mark.parametrize("path", ALT_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_reference_alt_blocks_are_read_raw(path: Path) -> None:
+    """Every ALT block of these files is chosen from its raw lines, as the general path chooses."""
+    blocks = raw_blocks(path)
+    assert blocks
+    for block in blocks:
+        text = chosen_block_text(block)
+        assert text is not None, block[0][0]
+        lines = [parse_line(body, str(path), number, eol) for number, body, eol in block]
+        assert text == format_lines(select_alternatives(lines, str(path)), ":")
+
+
+BLOCK_LINES = st.sampled_from(
+    [
+        "",
+        "# note",
+        "<ALT01>",
+        "<ALT0>",
+        "</ALT1>",
+        "<ALT>",
+        "</ALT>",
+        "DOC d3",
+        "EOD",
+        "HAREM-9-9 PT Web",
+        "<OMITIDO>x</OMITIDO>",
+        '<EM ID="1">a</EM> ---> [null]',
+        "<ALT1>\r",
+    ]
+)
+
+
+@st.composite
+def alt_blocks(draw) -> list[str]:
+    """A block, mostly well formed: alternatives of evaluated records, and now and then
+    a stray line (between or inside alternatives), a bad marker or a missing end."""
+    block = ["<ALT>"]
+    labels = draw(st.lists(st.integers(0, 3), max_size=3))
+    for n in labels:
+        if draw(st.integers(0, 4)) == 0:
+            block.append(draw(BLOCK_LINES))
+        block.append(f"<ALT{n}>")
+        for _ in range(draw(st.integers(0, 3))):
+            if draw(st.integers(0, 5)) == 0:
+                block.append(draw(BLOCK_LINES))
+            else:
+                block.append(draw(records()))
+        block.append(f"</ALT{n}>")
+    if draw(st.integers(0, 6)):
+        block.append("</ALT>")
+    return block
+
+
+@st.composite
+def alt_files(draw) -> str:
+    lines = ["# run", "DOC d1"]
+    for _ in range(draw(st.integers(1, 5))):
+        if draw(st.booleans()):
+            lines.append(draw(records()))
+        lines += draw(alt_blocks())
+    lines.append("EOD")
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    return end.join(lines) + draw(st.sampled_from([end, ""]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=alt_files())
+def test_altida_paths_agree_on_generated_alt_blocks(text: str, tmp_path_factory) -> None:
+    path = tmp_path_factory.mktemp("alt") / "f.veu"
+    path.write_bytes(text.encode("utf-8"))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        expected = general_stage("altida", path)
+        for size in (fmt.CHUNK_BYTES, 7):
+            monkeypatch.setattr(fmt, "CHUNK_BYTES", size)
+            assert fast_stage("altida", path) == expected, size
+        # and the same file once evaluated by the general AvalIDa
+        status, evaluated = general_stage("avalida", path)
+        if status == "ok":
+            path.write_bytes(evaluated.encode("utf-8"))
+            expected = general_stage("altida", path)
+            for size in (fmt.CHUNK_BYTES, 7):
+                monkeypatch.setattr(fmt, "CHUNK_BYTES", size)
+                assert fast_stage("altida", path) == expected, size

@@ -434,6 +434,18 @@ _OMITTED_OPEN = "<OMITIDO>"
 _RECORD_EXPECTED = "a record GOLD ---> [SYS, ...] with optional :[EVAL, ...]"
 
 
+def alt_marker(body: str) -> tuple[bool, int | None] | None:
+    """``(closing, n)`` of an ``<ALT…>`` line as :func:`parse_line` reads it, else None.
+
+    ``n`` is None for the block's own ``<ALT>``/``</ALT>``, the number of
+    ``<ALTn>``/``</ALTn>`` otherwise.
+    """
+    alt = _ALT_RE.match(body)
+    if alt is None:
+        return None
+    return bool(alt.group(1)), int(alt.group(2)) if alt.group(2) else None
+
+
 def _split_eol(text: str, eol: str | None) -> tuple[str, str]:
     if eol is not None:
         return text, eol
@@ -470,10 +482,10 @@ def parse_line(
             return ManualCheck(body[len(_MANUAL_OPEN) : -len(_MANUAL_CLOSE)], end, number)
         if body.startswith(_OMITTED_OPEN):
             return Omitted(body, end, number)
-        alt = _ALT_RE.match(body)
+        alt = alt_marker(body)
         if alt is not None:
-            n = int(alt.group(2)) if alt.group(2) else None
-            return AltClose(n, end, number) if alt.group(1) else AltOpen(n, end, number)
+            closing, n = alt
+            return AltClose(n, end, number) if closing else AltOpen(n, end, number)
         return _parse_record(body, end, path, line)
     if first == "[":
         tags, pos = _parse_tag_list(body, 0, path, line)
@@ -1044,17 +1056,41 @@ def scan_record(body: str) -> ScannedRecord | None:
         system = None if system_name is None else ((system_name, system_attrs, system_text),)
         if marker is None:
             return gold, system, len(body), "", None, ""
-        if not inner:
-            return None
-        known = _KNOWN_ITEMS.get
-        item = known(inner)
+        item = _KNOWN_ITEMS.get(inner) or _usual_item(inner)
         if item is None:
-            if ", " in inner:
-                return None
-            item = _identification_item(inner)
-            if item is None:
-                return None
+            return None
         return gold, system, match.start(7), marker, (item,), suffix
+    return _scan_listed(body)
+
+
+def record_marker(body: str) -> tuple[int, str] | None:
+    """``(where the marker starts, the marker)`` of a record :func:`scan_record` reads, else None.
+
+    What a stage that copies the record needs (AltinaID outside ALT blocks),
+    read without building its tags; a record with no evaluation gives
+    ``(len(body), "")``.  None exactly when :func:`scan_record` gives None.
+    """
+    match = _match_usual(body)
+    if match is None:
+        scanned = _scan_listed(body)
+        return None if scanned is None else (scanned[2], scanned[3])
+    marker, inner = match.group(7, 8)
+    if marker is None:
+        return len(body), ""
+    if (_KNOWN_ITEMS.get(inner) or _usual_item(inner)) is None:
+        return None
+    return match.start(7), marker
+
+
+def _usual_item(inner: str) -> Evaluation | None:
+    """The one item of a ``[null]`` or one-entity record, None when not one identification item."""
+    if ", " in inner:
+        return None
+    return _identification_item(inner)
+
+
+def _scan_listed(body: str) -> ScannedRecord | None:
+    """:func:`scan_record` of a record its one usual match does not read (any list length)."""
     if body.startswith(_RECORD_SKIPS):
         return None
     scanned = _scan_tags(body)

@@ -17,6 +17,8 @@ from typing import Any
 DOCUMENTS_KEY = "documents"
 _NUMBER = r"-?\d[\d.eE+-]*"
 _PAIR = re.compile(rf"\[\s+({_NUMBER}),\s+({_NUMBER})\s+\]")
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+"""``json.dumps(x, ensure_ascii=False)`` is ``_ENCODER.encode(x)``: made once, not per document."""
 
 
 def format_report_json(obj: Mapping[str, Any]) -> str:
@@ -28,9 +30,9 @@ def format_report_json(obj: Mapping[str, Any]) -> str:
     if DOCUMENTS_KEY not in obj:
         return head + "\n"
     if documents:
+        encode = _ENCODER.encode
         rows = ",\n".join(
-            f"    {json.dumps(docid, ensure_ascii=False)}: {json.dumps(counts, ensure_ascii=False)}"
-            for docid, counts in documents.items()
+            f"    {encode(docid)}: {encode(counts)}" for docid, counts in documents.items()
         )
         body = "{\n" + rows + "\n  }"
     else:

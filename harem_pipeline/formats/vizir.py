@@ -201,16 +201,37 @@ _CANONICAL_RECORD = re.compile(
     r"(\[null\]|\[(?:" + _SYSTEM_TAG + ", )*" + _SYSTEM_TAG + r"\])(.*)\Z"
 )
 _SYSTEM_TAGS = re.compile(r'<([^\s<>/"=]+(?: [^\s<>"=]+="[^"]*")*)>([^<]*)</([^\s<>/"=]+)>')
-SINGLE_RECORD = re.compile(
-    r'<(([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*)>([^<]*)</\2> ---> '
-    r'(?:\[null\]|\[<(([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*)>([^<]*)</\5>\])'
-    r":\[([^\[\]{},]*)\]\Z"
+_SINGLE_HEAD = r'(([^\s<>/"=]++)(?: [^\s<>"=]++="[^"]*+")*+)'
+_SINGLE_START = (
+    f"<{_SINGLE_HEAD}>([^<]*+)</\\2> ---> (?:\\[null\\]|\\[<{_SINGLE_HEAD}>([^<]*+)</\\5>\\]):\\["
 )
+SINGLE_RECORD = re.compile(_SINGLE_START + r"([^\[\]{},]*+)\]\Z")
 """A canonical record with at most one system entity and one evaluation item (most records).
 
 Groups: 1 gold head, 3 gold text, 4 system head, 6 system text (both None for
-``[null]``), 7 the item.
+``[null]``), 7 the item.  (Possessive repeats: every repeat here is followed by
+a character it cannot take, so they match what plain ones match, faster.)
 """
+SINGLE_RECORD_START = re.compile("(?!<OMITIDO>|<VERIFICACAO_MANUAL>)" + _SINGLE_START)
+""":data:`SINGLE_RECORD` up to its item, on a line that is not one of :data:`SPECIAL_LINES`:
+the same groups 1–6, and the rest of the line is ``item]`` exactly when
+:data:`SINGLE_RECORD` matches the line (:func:`single_item`)."""
+
+
+def single_item(rest: str) -> str | None:
+    """The item of a line :data:`SINGLE_RECORD_START` matched, from what follows the match.
+
+    None when :data:`SINGLE_RECORD` would not match the line (another
+    ``]``, a bracket, brace or comma in the item, or no ``]`` at the end).
+    """
+    if rest[-1:] != "]":
+        return None
+    item = rest[:-1]
+    if "]" in item or "[" in item or "{" in item or "}" in item or "," in item:
+        return None
+    return item
+
+
 SPECIAL_LINES = ("<OMITIDO>", "<VERIFICACAO_MANUAL>")
 """Line starts ``parse_line`` reads as other lines, whatever follows."""
 _SCORED_SYSTEM_TAG = r'<([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*>[^<]*</\{}>'

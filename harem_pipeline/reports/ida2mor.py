@@ -31,8 +31,10 @@ from harem_pipeline.stages.ida2mor import (
     OUTCOME_FIELDS,
     FieldCounts,
     MorphologyCounts,
+    MorphologyTotals,
     morphology_document_rows,
 )
+from harem_pipeline.stages.tally import row_names
 from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.numbers import java_double
 
@@ -174,11 +176,18 @@ def format_ida2mor_json(
 
 def json_row(row: Mapping[str, float]) -> dict[str, float]:
     """A document's counts with the JSON's names (``genero.correct`` → ``genero.correcto``)."""
-    out = {}
-    for name, value in row.items():
-        key, _, count = name.partition(".")
-        out[f"{key}.{JSON_COUNT_KEYS[count]}"] = value
-    return out
+    names = _JSON_NAMES
+    return {names.get(name) or json_name(name): value for name, value in row.items()}
+
+
+def json_name(name: str) -> str:
+    """The JSON's name of one count (``genero.correct`` → ``genero.correcto``)."""
+    key, _, count = name.partition(".")
+    return f"{key}.{JSON_COUNT_KEYS[count]}"
+
+
+_JSON_NAMES = {name: json_name(name) for name in row_names(MorphologyTotals)}
+"""Every count's JSON name, made once (a document's row is renamed with it)."""
 
 
 def row_from_json(row: Mapping[str, float]) -> dict[str, float]:

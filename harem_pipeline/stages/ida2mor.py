@@ -12,7 +12,8 @@ the report :mod:`harem_pipeline.reports.ida2mor`'s.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from harem_pipeline.errors import InputError
@@ -29,13 +30,13 @@ from harem_pipeline.formats.alinhado import (
     parse_line,
 )
 from harem_pipeline.formats.vizir import (
-    SINGLE_RECORD,
-    SPECIAL_LINES,
+    SINGLE_RECORD_START,
     MorphScore,
     Outcome,
     RawLine,
     cached_morph_score,
     record_morph_score,
+    single_item,
     split_canonical_record,
     tag_head,
 )
@@ -260,60 +261,62 @@ def single_record_key(
     return items, True, evaluated and system.morph is not None
 
 
-_KEY_ROWS: dict[tuple[str, bool, bool], list[tuple[int, int]]] = {}
-"""The non-zero cells of each key's row (keys are few: verdicts × two totals)."""
+class _KeyCells:
+    """A small number per distinct record key, and where each key's row holds a 1 (else 0).
 
+    Keys are few (verdicts × the two totals), so a document counts its records
+    as key numbers and makes its row once, when it closes.
+    """
 
-class _RawTally:
-    """Per-document key counts and general-path rows, closed into ``DocumentCounts``."""
-
-    __slots__ = ("docid", "keys", "rows", "documents")
+    __slots__ = ("numbers", "cells")
 
     def __init__(self) -> None:
-        self.docid: str | None = None
-        self.keys: dict[tuple[str, bool, bool], int] = {}
-        self.rows: list[list[int]] = []
-        self.documents: list[DocumentCounts[MorphologyTotals]] = []
+        self.numbers: dict[tuple[str, bool, bool], int] = {}
+        self.cells: list[tuple[int, ...]] = []
 
-    def start(self, docid: str) -> None:
-        self.close()
-        self.docid = docid
+    def number(self, key: tuple[str, bool, bool] | None) -> int | None:
+        """The number of ``key`` (None stays None: the general path reads that record)."""
+        if key is None:
+            return None
+        number = self.numbers.get(key)
+        if number is None:
+            score = cached_morph_score(key[0])
+            assert score is not None
+            row = outcome_row(score, key[1], key[2])
+            assert set(row) <= {0, 1}
+            number = self.numbers[key] = len(self.cells)
+            self.cells.append(tuple(i for i, v in enumerate(row) if v))
+        return number
 
-    def close(self) -> None:
-        if self.docid is None:
-            return
+    def document(self, docid: str, numbers: list[int], rows: list[list[int]]) -> DocumentCounts:
+        """A document's counts from its records' key numbers and its general-path rows."""
         total = [0] * (3 * _FIELD_WIDTH)
-        for key, n in self.keys.items():
-            row = _KEY_ROWS.get(key)
-            if row is None:
-                score = cached_morph_score(key[0])
-                assert score is not None
-                row = _KEY_ROWS[key] = [
-                    (i, v) for i, v in enumerate(outcome_row(score, *key[1:])) if v
-                ]
-            for i, value in row:
-                total[i] += value * n
-        for row in self.rows:
+        cells = self.cells
+        for number, n in Counter(numbers).items():
+            for i in cells[number]:
+                total[i] += n
+        for row in rows:
             for i, value in enumerate(row):
                 total[i] += value
-        self.documents.append(DocumentCounts(self.docid, from_row(MorphologyTotals, total)))
-        self.docid = None
-        self.keys = {}
-        self.rows = []
+        return DocumentCounts(docid, totals_from_row(total))
 
 
 def count_raw_morphology(lines: Iterable[RawLine], path: str) -> MorphologyCounts:
     """:func:`count_morphology` of raw ``.altmor`` lines (see ``open_raw_lines``)."""
-    tally = _RawTally()
-    singles: dict[tuple[str, str | None, str, bool], tuple[str, bool, bool] | None] = {}
-    single_match = SINGLE_RECORD.match
+    keys = _KeyCells()
+    documents: list[DocumentCounts[MorphologyTotals]] = []
+    docid: str | None = None  # None: no document (and no record) yet
+    numbers: list[int] = []
+    rows: list[list[int]] = []
+    singles: dict[tuple[str, str | None, str, bool], int | None | object] = {}
+    single_match = SINGLE_RECORD_START.match
     for number, text, eol in lines:
         if not text:  # a blank line
             continue
         if text[:1] == "<":
             single = single_match(text)
-            if single is not None and not text.startswith(SPECIAL_LINES):
-                gold_head, gold_text, system_head, system_text, items = single.group(1, 3, 4, 6, 7)
+            if single is not None:
+                gold_head, gold_text, system_head, system_text = single.group(1, 3, 4, 6)
                 if system_head is None:
                     evaluated = False
                 else:
@@ -321,38 +324,66 @@ def count_raw_morphology(lines: Iterable[RawLine], path: str) -> MorphologyCount
                     evaluated = atom is not None and (
                         gold_text == system_text or cached_first_atom(system_text) == atom
                     )
-                found = (gold_head, system_head, items, evaluated)
-                if found in singles:
-                    key = singles[found]
-                else:
+                found = (gold_head, system_head, text[single.end() :], evaluated)
+                key = singles.get(found, _UNSEEN)
+                if key is _UNSEEN:
                     if len(singles) >= 1 << 14:
                         singles.clear()
-                    key = singles[found] = single_record_key(*found)
+                    key = singles[found] = _single_key_number(keys, *found)
+                if key is _NOT_SINGLE:
+                    key = keys.number(raw_record_key(text))
             else:
-                key = raw_record_key(text)
+                key = keys.number(raw_record_key(text))
             if key is not None:
-                if tally.docid is None:
-                    tally.start("")
-                keys = tally.keys
-                keys[key] = keys.get(key, 0) + 1
+                if docid is None:
+                    docid = ""
+                numbers.append(key)  # type: ignore[arg-type]
                 continue
         item = parse_line(text, path, number, eol)
         if isinstance(item, Record):
-            if tally.docid is None:
-                tally.start("")
+            if docid is None:
+                docid = ""
             score = record_morph_score(item, path)
-            tally.rows.append(record_row(alignment_from_scored_record(item, path), score))
+            rows.append(record_row(alignment_from_scored_record(item, path), score))
         else:
-            docid = _document_boundary(item, path)
-            if docid is not None:
-                tally.start(docid)
-    tally.close()
-    documents = tuple(tally.documents)
+            started = _document_boundary(item, path)
+            if started is not None:
+                if docid is not None:
+                    documents.append(keys.document(docid, numbers, rows))
+                docid, numbers, rows = started, [], []
+    if docid is not None:
+        documents.append(keys.document(docid, numbers, rows))
     total = [0] * (3 * _FIELD_WIDTH)
     for document in documents:
         for i, value in enumerate(totals_row(document.counts)):
             total[i] += value
-    return MorphologyCounts(from_row(MorphologyTotals, total), documents)
+    return MorphologyCounts(totals_from_row(total), tuple(documents))
+
+
+_UNSEEN = object()
+"""Not in a cache (None is a cached value)."""
+_NOT_SINGLE = object()
+"""A line ``SINGLE_RECORD`` does not match after all: :func:`raw_record_key` reads it."""
+
+
+def _single_key_number(
+    keys: _KeyCells, gold_head: str, system_head: str | None, rest: str, evaluated: bool
+) -> int | None | object:
+    """The key number of a line ``SINGLE_RECORD_START`` matched (``rest``: what follows)."""
+    item = single_item(rest)
+    if item is None:
+        return _NOT_SINGLE
+    return keys.number(single_record_key(gold_head, system_head, item, evaluated))
+
+
+def totals_from_row(row: Sequence[int]) -> MorphologyTotals:
+    """``from_row(MorphologyTotals, row)`` without the generic walk over the dataclass fields."""
+    width = _FIELD_WIDTH
+    return MorphologyTotals(
+        FieldCounts(*row[:width]),
+        FieldCounts(*row[width : 2 * width]),
+        FieldCounts(*row[2 * width :]),
+    )
 
 
 _FIELD_ROW = operator.attrgetter(*row_names(FieldCounts))
