@@ -19,10 +19,14 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/harem run --config pipeline.yaml
 
+# The tests run with byte-code cached, as an installed package has it, even
+# where the shell sets PYTHONDONTWRITEBYTECODE: else every test worker and
+# subprocess compiles the package (and pytest rewrites every test module) again.
 test: $(STAMP)
 	$(BIN)/ruff check harem_pipeline tasks tests bench
 	$(BIN)/ruff format --check harem_pipeline tasks tests bench
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m compileall -q harem_pipeline tasks
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[test,bench]'
