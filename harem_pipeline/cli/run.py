@@ -45,6 +45,7 @@ def run_campaign(args: argparse.Namespace) -> int:
     import luigi
 
     from tasks import FullEvaluation
+    from tasks.base import BuildSchedulerFactory
     from tasks.pipeline import Summary
 
     config = Path(args.config).resolve()
@@ -58,6 +59,7 @@ def run_campaign(args: argparse.Namespace) -> int:
     )
     result = luigi.build(
         [FullEvaluation(config=str(config))],
+        worker_scheduler_factory=BuildSchedulerFactory(),
         workers=workers,
         detailed_summary=True,
         log_level="WARNING",
