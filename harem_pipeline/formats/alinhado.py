@@ -930,30 +930,33 @@ def _numbered(chunks: Iterable[LineChunk]) -> Iterator[NumberedLine]:
         yield from zip(numbers, chunk.bodies, chunk.eols, strict=True)
 
 
+def iter_line_blocks(path: str | os.PathLike[str]) -> Iterator[bytes]:
+    """The file's bytes, ``CHUNK_BYTES`` at a time, each block cut after its last ``\\n``
+    (the rest goes with the next block; the last block ends where the file does)."""
+    rest = b""
+    with open_binary(path) as handle:
+        while data := handle.read(CHUNK_BYTES):
+            data = rest + data
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                rest = data
+                continue
+            yield data[:cut]
+            rest = data[cut:]
+    if rest:
+        yield rest
+
+
 def _iter_chunks(path: str | os.PathLike[str], encoding: str) -> Iterator[LineChunk]:
     name = str(path)
     whole_chunks = codecs.lookup(encoding).name in _CHUNK_ENCODINGS
     bar = progress_counter(Path(path).name, "line")
     number = 1
-    rest = b""
-    with open_binary(path) as handle:
-        while True:
-            data = handle.read(CHUNK_BYTES)
-            if not data:
-                block, rest = rest, b""
-            else:
-                data = rest + data
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:
-                    rest = data
-                    continue
-                block, rest = data[:cut], data[cut:]
-            if not block:
-                break
-            chunk = _chunk_of(block, number, name, encoding, whole_chunks)
-            number += len(chunk.bodies)
-            bar.update(len(chunk.bodies))
-            yield chunk
+    for block in iter_line_blocks(path):
+        chunk = _chunk_of(block, number, name, encoding, whole_chunks)
+        number += len(chunk.bodies)
+        bar.update(len(chunk.bodies))
+        yield chunk
     bar.close()
 
 

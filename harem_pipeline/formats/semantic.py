@@ -57,7 +57,7 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.text.numbers import java_double as _java_double
 from harem_pipeline.text.progress import progress_counter
-from harem_pipeline.text.textio import detect_file_encoding, open_binary
+from harem_pipeline.text.textio import detect_file_encoding
 
 java_double = lru_cache(maxsize=8192)(_java_double)
 """``Double.toString``, remembered: the same few CSC values recur on most lines."""
@@ -674,31 +674,17 @@ def _text_chunks(
     whole = codecs.lookup(encoding).name in _CHUNK_ENCODINGS
     bar = progress_counter(Path(path).name, "line")
     number = 1
-    rest = b""
-    with open_binary(path) as handle:
-        while True:
-            data = handle.read(alinhado.CHUNK_BYTES)
-            if not data:
-                block, rest = rest, b""
-            else:
-                data = rest + data
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:
-                    rest = data
-                    continue
-                block, rest = data[:cut], data[cut:]
-            if not block:
-                break
-            text = _whole_text(block, encoding) if whole and number > 1 else None
-            if text is None:
-                chunk = _chunk_of(block, number, name, encoding, whole)
-                count = len(chunk.bodies)
-                yield chunk
-            else:
-                count = text.count("\n") + (not text.endswith("\n"))
-                yield number, text
-            number += count
-            bar.update(count)
+    for block in alinhado.iter_line_blocks(path):
+        text = _whole_text(block, encoding) if whole and number > 1 else None
+        if text is None:
+            chunk = _chunk_of(block, number, name, encoding, whole)
+            count = len(chunk.bodies)
+            yield chunk
+        else:
+            count = text.count("\n") + (not text.endswith("\n"))
+            yield number, text
+        number += count
+        bar.update(count)
     bar.close()
 
 
