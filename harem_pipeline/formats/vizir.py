@@ -325,28 +325,32 @@ RawTag = tuple[TagHead, str]
 def split_canonical_record(
     body: str,
 ) -> tuple[TagHead, str, list[RawTag] | None, str] | None:
-    """``(gold head, gold text, system, rest)`` of a record in the canonical shape, else None.
+    """``(gold head, gold text, system, items)`` of a record in the canonical shape, else None.
 
     ``system`` is None for ``[null]`` (an empty list ``[]`` is not canonical);
-    ``rest`` is what follows the system list.  A record cut here is cut the
-    same way by ``parse_line`` (tags written back unchanged by
-    ``format_tag``), so the general path is needed only when this gives None.
+    ``items`` is the text inside the ``:[…]`` that must end the record.  A
+    record cut here is cut the same way by ``parse_line`` (tags written back
+    unchanged by ``format_tag``), so the general path is needed only when
+    this gives None.
     """
     match = _CANONICAL_RECORD.match(body)
     if match is None or body.startswith(SPECIAL_LINES):
         return None
     head, _, gold_text, listed, rest = match.groups()
+    if rest[:2] != ":[" or rest[-1:] != "]":
+        return None
+    items = rest[2:-1]
     heads = _HEADS
     gold = heads.get(head) or tag_head(head)
     if listed == NULL_LIST:
-        return gold, gold_text, None, rest
+        return gold, gold_text, None, items
     system = []
     for head, text, name in _SYSTEM_TAGS.findall(listed):
         found = heads.get(head) or tag_head(head)
         if found.name != name:
             return None
         system.append((found, text))
-    return gold, gold_text, system, rest
+    return gold, gold_text, system, items
 
 
 def format_raw_tag(tag: RawTag) -> str:

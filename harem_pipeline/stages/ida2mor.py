@@ -222,10 +222,7 @@ def raw_record_key(text: str) -> tuple[str, bool, bool] | None:
     parts = split_canonical_record(text)
     if parts is None:
         return None
-    gold, gold_text, system, rest = parts
-    if rest[:2] != ":[" or rest[-1:] != "]":
-        return None
-    items = rest[2:-1]
+    gold, gold_text, system, items = parts
     if cached_morph_score(items) is None:
         return None
     spurious = gold.spurious

@@ -524,10 +524,7 @@ def score_raw_record(body: str, absolute: bool) -> tuple[str | None, bool] | obj
     parts = split_canonical_record(body)
     if parts is None:
         return _FALLBACK
-    gold, gold_text, system, rest = parts
-    if rest[:2] != ":[" or rest[-1:] != "]":
-        return _FALLBACK
-    inner = rest[2:-1]
+    gold, gold_text, system, inner = parts
     if "[" in inner or "]" in inner or "{" in inner or "}" in inner:
         return _FALLBACK
     kinds = [identification_kind(item) for item in inner.split(", ")]
