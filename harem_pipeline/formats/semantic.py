@@ -784,6 +784,27 @@ ALT_LINES: dict[str, tuple[type[AltOpen | AltClose], int | None]] = {
 """The usual ``<ALT>`` lines: what the general reader reads from them, without reading them."""
 
 
+def next_alt_state(state: int, opening: bool, n: int | None) -> int | None:
+    """Where an ``<ALT>`` line moves a reader of ALT blocks, as the Java programs read
+    them (AltAlignmentOrganizer, SemanticAltAlignmentSelector alike).
+
+    States: 0 outside blocks, 1 after ``<ALT>``, 2 inside an ``<ALTn>``
+    (n from 1 to 9), 3 after its ``</ALTn>``; ``</ALT>`` in state 3 ends the
+    block.  None when the line comes where its state does not expect it: the
+    Java then reads it as any other line.
+    """
+    numbered = n is not None and 1 <= n <= 9
+    if state == 0 and opening and n is None:
+        return 1
+    if state in (1, 3) and opening and numbered:
+        return 2
+    if state == 2 and not opening and numbered:
+        return 3
+    if state == 3 and not opening and n is None:
+        return 0
+    return None
+
+
 def _plain_lines_after_head(
     lines: Iterable[NumberedLine], path: str, plain: PlainReader, parse: LineParser
 ) -> Iterator[Line | PlainRecord]:

@@ -56,6 +56,7 @@ from harem_pipeline.formats.semantic import (
     format_alts_record,
     lines_holding,
     next_alt_block,
+    next_alt_state,
     read_plain_record,
     read_run_line,
     reprint_system,
@@ -72,16 +73,6 @@ from harem_pipeline.stages.emir import (
 from harem_pipeline.stages.veus import add_attribute_tuple, is_name_categorised
 
 _SPURIOUS_EVALUATION = Evaluation(EVAL_SPURIOUS, None, None, EVAL_SPURIOUS)
-
-
-def is_alternative_open(item: Line) -> bool:
-    """``<ALT1>`` … ``<ALT9>`` (the Java matches ``<ALT[1-9]>``)."""
-    return isinstance(item, AltOpen) and item.n is not None and 1 <= item.n <= 9
-
-
-def is_alternative_close(item: Line) -> bool:
-    """``</ALT1>`` … ``</ALT9>``."""
-    return isinstance(item, AltClose) and item.n is not None and 1 <= item.n <= 9
 
 
 @dataclass(slots=True)
@@ -279,21 +270,20 @@ class _Organiser:
     ) -> Iterable[Line | str] | None:
         """The state change of an ``<ALT>`` line (``<ALTn>``, ``</ALTn>``, ``</ALT>``);
         its output, or None when the Java reads it as a line outside the states it expects."""
-        state = self.state
-        if state == 0 and opening and n is None:
-            self.block, self.state = _Block(), 1
-        elif state in (1, 3) and opening and n is not None and 1 <= n <= 9:
-            self.block.current, self.state = [], 2
-        elif state == 2 and not opening and n is not None and 1 <= n <= 9:
+        state = next_alt_state(self.state, opening, n)
+        if state is None:
+            return None
+        self.state = state
+        if state == 1:
+            self.block = _Block()
+        elif state == 2:
+            self.block.current = []
+        elif state == 3:
             self.block.close_alternative()
-            self.state = 3
-        elif state == 3 and not opening and n is None:
+        else:
             spurious = self.block.spurious
             self.left_ids.update(e.attr("ID") for e in spurious if e.attr("ID") is not None)  # type: ignore[misc]
-            self.state = 0
             return self.block.lines(as_text)
-        else:
-            return None
         return ()
 
     def run(self, run: PlainRun) -> Iterator[Line | str]:

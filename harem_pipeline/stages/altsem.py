@@ -50,6 +50,7 @@ from harem_pipeline.formats.semantic import (
     format_emir_record,
     format_semantic_score,
     next_alt_block,
+    next_alt_state,
     parse_emir_record,
     parse_semantic_line,
     parse_semantic_score,
@@ -271,19 +272,18 @@ class _Selector:
     def alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
         """The state change of an ``<ALT>`` line and its output; None when the Java
         reads it as a line outside the states it expects."""
-        state = self.state
-        if state == 0 and opening and n is None:
-            self.alternatives, self.state = [], 1
-        elif state in (1, 3) and opening and n is not None and 1 <= n <= 9:
-            self.current, self.state = [], 2
-        elif state == 2 and not opening and n is not None and 1 <= n <= 9:
-            self.alternatives.append(self.current)
-            self.state = 3
-        elif state == 3 and not opening and n is None:
-            self.state = 0
-            return _chosen_lines(self.alternatives)
-        else:
+        state = next_alt_state(self.state, opening, n)
+        if state is None:
             return None
+        self.state = state
+        if state == 1:
+            self.alternatives = []
+        elif state == 2:
+            self.current = []
+        elif state == 3:
+            self.alternatives.append(self.current)
+        else:
+            return _chosen_lines(self.alternatives)
         return ()
 
     def run(self, run: PlainRun) -> Iterator[Line | str]:
