@@ -48,7 +48,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.numbers import java_double
 from harem_pipeline.text.progress import progress, progress_counter
-from harem_pipeline.text.textio import detect_file_encoding, open_binary
+from harem_pipeline.text.textio import decode_line, detect_file_encoding, open_binary
 
 # ---------------------------------------------------------------------------
 # Evaluation kinds
@@ -798,15 +798,7 @@ def _iter_file(path: str | os.PathLike[str], encoding: str, parse: LineParser) -
     name = str(path)
     with open_binary(path) as handle:
         for number, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode(encoding)
-            except UnicodeDecodeError as exc:
-                raise InputError(
-                    name,
-                    f"text in {encoding}",
-                    f"undecodable byte {raw[exc.start]:#04x}",
-                    line=number,
-                ) from None
+            text = decode_line(raw, encoding, name, number)
             if number == 1:
                 text = text.removeprefix("\ufeff")  # a UTF-8 BOM is not part of the text
             if text.endswith("\r\n"):
@@ -970,16 +962,7 @@ def _chunk_of(block: bytes, first: int, name: str, encoding: str, whole: bool) -
     if text is None:  # decode line by line: the error names its line, as _iter_file does
         lines: list[str] = []
         for offset, raw in enumerate(block.split(b"\n")):
-            number = first + offset
-            try:
-                lines.append(raw.decode(encoding))
-            except UnicodeDecodeError as exc:
-                raise InputError(
-                    name,
-                    f"text in {encoding}",
-                    f"undecodable byte {raw[exc.start]:#04x}",
-                    line=number,
-                ) from None
+            lines.append(decode_line(raw, encoding, name, first + offset))
         text = "\n".join(lines)
     if first == 1:
         text = text.removeprefix("\ufeff")

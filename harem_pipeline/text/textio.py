@@ -115,9 +115,20 @@ def decode(data: bytes, path: str | None = None) -> DecodedText:
         return DecodedText(data.decode(encoding), encoding)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise InputError(
-            path, f"text in {encoding}", f"undecodable byte {data[exc.start]:#04x}", line=line
-        ) from None
+        raise undecodable(path, encoding, data[exc.start], line) from None
+
+
+def decode_line(raw: bytes, encoding: str, path: str | None, line: int) -> str:
+    """One line's text; an undecodable byte is an error naming the file, line and byte."""
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise undecodable(path, encoding, raw[exc.start], line) from None
+
+
+def undecodable(path: str | None, encoding: str, byte: int, line: int) -> InputError:
+    """The error for a ``byte`` that ``encoding`` cannot decode, on ``line`` of ``path``."""
+    return InputError(path, f"text in {encoding}", f"undecodable byte {byte:#04x}", line=line)
 
 
 def read_text(path: str | os.PathLike[str]) -> DecodedText:
