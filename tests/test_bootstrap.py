@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from harem_pipeline.measures.bootstrap import (
     interval_table,
+    linear_percentile,
     paired_table,
     percentile_interval,
     resampled_totals,
@@ -27,6 +28,32 @@ def test_percentile_matches_linear_interpolation() -> None:
     low, high = percentile_interval(np.array([1.0, 2.0, 3.0, 4.0]))
     assert abs(low - 1.075) < 1e-12 and abs(high - 3.925) < 1e-12
     assert percentile_interval(np.array([np.nan])) is None
+
+
+FIGURES = st.one_of(
+    st.floats(0, 1, allow_nan=False),
+    st.sampled_from([0.0, 0.5, 1.0, 1 / 3, 2 / 3, 0.1, 0.7]),
+    st.floats(-1e6, 1e6, allow_nan=False),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    values=st.lists(FIGURES, min_size=1, max_size=60),
+    percent=st.sampled_from([2.5, 97.5, 50.0, 0.0, 100.0, 25.0, 0.1, 99.9]),
+)
+def test_linear_percentile_is_numpys_bit_for_bit(values: list[float], percent: float) -> None:
+    # the intervals of every report come from it: one last bit changed moves a JSON digit
+    ordered = sorted(values)
+    assert linear_percentile(ordered, percent) == float(np.percentile(values, percent))
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.one_of(FIGURES, st.just(float("nan"))), min_size=1, max_size=60))
+def test_percentile_interval_is_numpys_over_the_defined_values(values: list[float]) -> None:
+    defined = [v for v in values if v == v]
+    expected = [float(x) for x in np.percentile(defined, [2.5, 97.5])] if defined else None
+    assert percentile_interval(np.array(values)) == expected
 
 
 def test_identical_documents_give_a_degenerate_interval() -> None:

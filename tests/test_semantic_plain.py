@@ -3,7 +3,10 @@
 Every stage of the semantic chain reads a plain record line
 (:class:`~harem_pipeline.formats.semantic.PlainRecord`) without building
 its tags and copies or reuses what it wrote for an earlier line of the same
-key.  Here each stage runs both ways, on every reference input and on
+key; Emir and Ida read a keyed record line
+(:class:`~harem_pipeline.formats.semantic.KeyedRecord`) by its key alone, the
+others as plain.  Here each stage runs both ways, as it reads in production
+and by the general reader, on every reference input and on
 generated files full of the unusual (attribute spacing, brackets, ``''``,
 ``<`` in texts, duplicate entities, vague and First HAREM entities, ALT
 blocks, bad items and counts): the texts written, or the errors raised,
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -28,7 +32,9 @@ from harem_pipeline.formats.semantic import (
     PlainRecord,
     iter_plain_lines,
     iter_semantic_lines,
+    keyed_or,
     parse_semantic_line,
+    read_keyed_record,
     read_plain_emir_record,
     read_plain_record,
 )
@@ -41,17 +47,26 @@ from tests.helpers.semantic import REFERENCE
 
 Stage = Callable[[Iterable, str], Iterable]
 
+READ_ALTS_KEYED = keyed_or(read_plain_record)
+"""How Emir reads an ``.alts`` file."""
+READ_EMIR_KEYED = keyed_or(read_plain_emir_record)
+"""How Ida reads an ``.emir`` file."""
+
 EMIR_VARIANTS = (
     EmirParams(),
     EmirParams(relative=True),
     EmirParams(parse_weights("1;2;1;0.5", penalties=True)),
 )
 
-ALTS_STAGES: dict[str, tuple[Stage, str | None]] = {
-    "alts": (organise_alts, ":"),
-    "espurios": (collect_spurious, None),
+ALTS_STAGES: dict[str, tuple[Stage, str | None, Callable]] = {
+    "alts": (organise_alts, ":", read_plain_record),
+    "espurios": (collect_spurious, None, read_plain_record),
     **{
-        f"emir{i}": (lambda lines, path, p=params: evaluate_lines(lines, p, path), ":")
+        f"emir{i}": (
+            lambda lines, path, p=params: evaluate_lines(lines, p, path),
+            ":",
+            READ_ALTS_KEYED,
+        )
         for i, params in enumerate(EMIR_VARIANTS)
     },
 }
@@ -72,9 +87,12 @@ def outcome(run: Callable[[], object]) -> object:
         return ("error", str(error))
 
 
-def both_ways(path: Path, stage: Stage, marker: str | None, emir_input: bool) -> None:
+def both_ways(
+    path: Path, stage: Stage, marker: str | None, emir_input: bool, reader: Callable | None = None
+) -> None:
+    """``stage`` on ``path`` read by ``reader`` (default: as plain) and by the general reader."""
     general_parse = parse_semantic_line if emir_input else parse_line
-    plain_reader = read_plain_emir_record if emir_input else read_plain_record
+    plain_reader = reader or (read_plain_emir_record if emir_input else read_plain_record)
 
     def general() -> str:
         lines = read_once(path, iter_lines, general_parse)
@@ -92,11 +110,11 @@ def tallies_both_ways(path: Path) -> None:
         return tally_semantic(read_once(path, iter_semantic_lines), str(path))
 
     def plain() -> object:
-        lines = read_once(path, iter_plain_lines, read_plain_emir_record, parse_semantic_line)
+        lines = read_once(path, iter_plain_lines, READ_EMIR_KEYED, parse_semantic_line)
         return tally_semantic(lines, str(path))
 
     def plain_views() -> object:
-        lines = read_once(path, iter_plain_lines, read_plain_emir_record, parse_semantic_line)
+        lines = read_once(path, iter_plain_lines, READ_EMIR_KEYED, parse_semantic_line)
         return tally_semantic(lines, str(path), first_harem=True)
 
     def general_views() -> object:
@@ -151,8 +169,8 @@ def test_alts_on_reference_inputs(source: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize("stage", sorted(ALTS_STAGES))
 @pytest.mark.parametrize("source", ALTS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_alts_stages_on_reference_inputs(source: Path, stage: str, tmp_path: Path) -> None:
-    function, marker = ALTS_STAGES[stage]
-    both_ways(unzipped(source, tmp_path), function, marker, emir_input=False)
+    function, marker, reader = ALTS_STAGES[stage]
+    both_ways(unzipped(source, tmp_path), function, marker, emir_input=False, reader=reader)
 
 
 @pytest.mark.parametrize("source", EMIRS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -169,6 +187,50 @@ def test_reference_records_are_nearly_all_plain() -> None:
     records = [line for line in lines if " ---> " in line]
     plain = [line for line in records if read_plain_record(line) is not None]
     assert len(plain) > 0.9 * len(records)
+
+
+def test_reference_records_are_nearly_all_keyed() -> None:
+    """Emir's and Ida's cache is looked up by key for most records (else it would test little)."""
+    for name in ("total_harem.veu.alts.gz", "total_harem.veu.alts.emir.gz"):
+        path = REFERENCE / "gabriel" / name
+        lines = gzip.decompress(path.read_bytes()).decode("latin-1").split("\n")
+        records = [line for line in lines if " ---> " in line]
+        keyed = [line for line in records if read_keyed_record(line) is not None]
+        assert len(keyed) > 0.7 * len(records)
+
+
+GOLD = '<EM ID="g1" CATEG="LOCAL|PESSOA" TIPO="HUMANO" COMENT="x">Porto</EM>'
+
+
+def test_a_keyed_record_is_known_by_its_classic_values_and_what_follows_its_list() -> None:
+    line = f'{GOLD} ---> [<EM ID="s9" CATEG="LOCAL" SUBTIPO="PAIS">Porto</EM>]:[Correcto]^0.5'
+    keyed = read_keyed_record(line, 7)
+    assert keyed is not None
+    assert keyed.key == (
+        "EM", "LOCAL|PESSOA", "HUMANO", None, "EM", "LOCAL", None, "PAIS", ":[Correcto]^0.5"
+    )  # fmt: skip
+    assert line[: keyed.head_end] == line.partition(":[")[0]
+    assert read_keyed_record(f"{GOLD} ---> [null]::[Em_Falta]").key[4:] == (  # type: ignore[union-attr]
+        None, None, None, None, "::[Em_Falta]"
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '<EM TIPO="HUMANO" CATEG="LOCAL">Porto</EM> ---> [null]:[Em_Falta]',  # TIPO first
+        '<EM CATEG="LOCAL" CATEG="PESSOA">Porto</EM> ---> [null]:[Em_Falta]',  # a second CATEG
+        '<EM CATEG="LOCAL" X="1" TIPO="HUMANO">Porto</EM> ---> [null]:[Em_Falta]',  # TIPO late
+        "<EM CATEG=\"LOCAL\">d''Ávila</EM> ---> [null]:[Em_Falta]",  # '' is reprinted
+        f"{GOLD} ---> [<EM>a</EM>, <EM>b</EM>]:[Espurio, Espurio]",  # two system entities
+        '<EM  CATEG="LOCAL">Porto</EM> ---> [null]:[Em_Falta]',  # two spaces
+        '<EM CATEG="A[1]">Porto</EM> ---> [null]:[Em_Falta]',  # a bracket in a value
+        "DOC H2-1",
+        "",
+    ],
+)
+def test_lines_not_in_the_keyed_shape_are_read_as_before(line: str) -> None:
+    assert read_keyed_record(line) is None
 
 
 # ---------------------------------------------------------------------------
@@ -276,8 +338,8 @@ def test_every_stage_on_generated_files(text: str, tmp_path: Path) -> None:
     veu = tmp_path / "g.veu"
     veu.write_bytes(text.encode("latin-1"))
     both_ways(veu, organise_alts, ":", emir_input=False)
-    for function, marker in ALTS_STAGES.values():
-        both_ways(veu, function, marker, emir_input=False)
+    for function, marker, reader in ALTS_STAGES.values():
+        both_ways(veu, function, marker, emir_input=False, reader=reader)
     try:  # the general path's .emir (when there is one) is the input of altsem and ida
         _, lines = iter_lines(veu)
         emir_text = written(evaluate_lines(organise_alts(lines, str(veu)), EmirParams()), ":")
@@ -288,6 +350,86 @@ def test_every_stage_on_generated_files(text: str, tmp_path: Path) -> None:
     both_ways(emir, select_alternatives, ":", emir_input=True)
     tallies_both_ways(emir)
     both_ways(emir, organise_alts, ":", emir_input=False)  # Emir lines are never plain here
+
+
+@st.composite
+def keyed_tags(draw: st.DrawFn) -> str:
+    """An entity in the keyed shape: ID, CATEG, TIPO, SUBTIPO (each maybe), then others."""
+    name = draw(st.sampled_from(["EM", "EM", "LOCAL"]))
+    attributes = [("ID", "1")]
+    for key, values in (("CATEG", CATEGORIES), ("TIPO", TYPES), ("SUBTIPO", SUBTYPES)):
+        if draw(st.integers(0, 3)):
+            attributes.append((key, draw(values)))
+    if draw(st.booleans()):
+        attributes.append(("COMENT", "x"))
+    head = "".join(f' {key}="{value}"' for key, value in attributes)
+    return f"<{name}{head}>{draw(st.sampled_from(['Lisboa', 'Porto', '']))}</{name}>"
+
+
+VALID_ITEMS = st.sampled_from(
+    ["Correcto", "Em_Falta", "Espurio", "Parcialmente_Correcto_por_Excesso(0.5; 0.5)"]
+)
+
+
+@st.composite
+def keyed_records(draw: st.DrawFn) -> str:
+    gold = draw(keyed_tags())
+    count = draw(st.sampled_from([0, 1, 1, 1, 2]))
+    system = (
+        "[null]" if count == 0 else "[" + ", ".join(draw(keyed_tags()) for _ in range(count)) + "]"
+    )
+    items = ", ".join(draw(VALID_ITEMS) for _ in range(max(count, 1)))
+    marker = draw(st.sampled_from([":", "::"]))
+    return f"{gold} ---> {system}{marker}[{items}]{draw(st.sampled_from(['', '', '^0.5']))}"
+
+
+@st.composite
+def repeated_key_files(draw: st.DrawFn) -> str:
+    """``.veu`` files of a few keyed records written again and again with other IDs and
+    texts (records of one key, for the keyed readers to find what they worked out),
+    some with a classic attribute dropped or moved last, another item or ALT weight
+    (another key, or none)."""
+    pool = draw(st.lists(keyed_records(), min_size=1, max_size=4))
+    lines = ["#PESSOA:LOCAL(HUMANO{PAIS,DIVISAO,RUA}):ORGANIZACAO"]
+    for number in range(draw(st.integers(1, 3))):
+        lines.append(f"DOC D{number}")
+        for k in range(draw(st.integers(1, 10))):
+            line = re.sub(r'ID="[^"]*"', f'ID="r{number}-{k}"', draw(st.sampled_from(pool)))
+            if draw(st.booleans()):
+                line = line.replace(">Lisboa<", ">Porto de Mós<").replace("><", ">Faro<")
+            name = draw(st.sampled_from(["CATEG", "TIPO", "SUBTIPO"]))
+            change = draw(st.integers(0, 5))
+            if change == 1:  # one classic attribute fewer: another key
+                line = re.sub(f' {name}="[^"]*"', "", line, count=1)
+            elif change == 2:  # written last: the same values, not in the keyed shape
+                moved = f'<([^ >]+)([^>]*?)( {name}="[^"]*")([^>]*)>'
+                line = re.sub(moved, r"<\1\2\4\3>", line, count=1)
+            elif change == 3:  # the same entities, another first item: another key
+                item = draw(VALID_ITEMS)
+                line = re.sub(r":\[(?:Correcto|Em_Falta|Espurio|Parcial[^],]*)", f":[{item}", line)
+            elif change == 4:  # the same entities and items, another ALT weight
+                line = line.removesuffix("^0.5") if line.endswith("^0.5") else line + "^0.5"
+            lines.append(line)
+        lines.append("EOD")
+    return "\n".join(lines) + "\n"
+
+
+@SLOW
+@given(text=repeated_key_files())
+def test_emir_and_ida_on_records_of_one_key(text: str, tmp_path: Path) -> None:
+    veu = tmp_path / "r.veu"
+    veu.write_bytes(text.encode("latin-1"))
+    for name, (function, marker, reader) in ALTS_STAGES.items():
+        if name.startswith("emir"):
+            both_ways(veu, function, marker, emir_input=False, reader=reader)
+    try:
+        _, lines = iter_lines(veu)
+        emir_text = written(evaluate_lines(organise_alts(lines, str(veu)), EmirParams()), ":")
+    except InputError:
+        return
+    emir = tmp_path / "r.emir"
+    emir.write_bytes(emir_text.encode("latin-1"))
+    tallies_both_ways(emir)
 
 
 @settings(max_examples=300, deadline=None)

@@ -25,12 +25,12 @@ import harem_pipeline.formats.alinhado as alinhado_format
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_lines, parse_line
 from harem_pipeline.formats.semantic import (
-    PLAIN_EMIR_RUN,
-    PLAIN_RUN,
     PlainRecord,
     PlainRun,
     iter_plain_runs,
     parse_semantic_line,
+    plain_emir_run,
+    plain_run,
     read_plain_emir_record,
     read_plain_record,
     read_run_line,
@@ -55,7 +55,7 @@ def runs_both_ways(path: Path, stage: Stage, marker: str | None, emir_input: boo
 
     def runs() -> str:
         if emir_input:
-            _, lines = iter_plain_runs(path, PLAIN_EMIR_RUN, read_plain_emir_record, parse)
+            _, lines = iter_plain_runs(path, plain_emir_run(), read_plain_emir_record, parse)
         else:
             _, lines = iter_plain_runs(path)
         return written(stage(lines, str(path)), marker)
@@ -103,10 +103,10 @@ def test_altsem_runs_on_reference_inputs(source: Path, tmp_path: Path, chunk_siz
 def test_reference_lines_are_mostly_in_runs(tmp_path: Path) -> None:
     """The run path is the common path, ALT blocks included (else these tests test little)."""
     for source, run, plain, parse in (
-        (REFERENCE / "gabriel" / "total_harem.veu.gz", PLAIN_RUN, read_plain_record, parse_line),
+        (REFERENCE / "gabriel" / "total_harem.veu.gz", plain_run(), read_plain_record, parse_line),
         (
             REFERENCE / "gabriel" / "total_harem.veu.alts.emir.gz",
-            PLAIN_EMIR_RUN,
+            plain_emir_run(),
             read_plain_emir_record,
             parse_semantic_line,
         ),
@@ -127,7 +127,7 @@ def test_a_run_line_is_its_plain_record(source: Path, tmp_path: Path) -> None:
     """:func:`read_run_line` cuts a run's record as the plain readers read it."""
     emir = ".emir" in source.name or ".altrel" in source.name
     run, plain = (
-        (PLAIN_EMIR_RUN, read_plain_emir_record) if emir else (PLAIN_RUN, read_plain_record)
+        (plain_emir_run(), read_plain_emir_record) if emir else (plain_run(), read_plain_record)
     )
     path = unzipped(source, tmp_path)
     _, items = iter_plain_runs(path, run, plain, parse_semantic_line if emir else parse_line)

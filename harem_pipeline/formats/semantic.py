@@ -26,7 +26,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -482,7 +482,83 @@ def read_plain_emir_record(text: str, line: int = 0, eol: str = "\n") -> PlainRe
     return None
 
 
-PlainReader = Callable[[str, int, str], PlainRecord | None]
+PlainReader = Callable[[str, int, str], "PlainRecord | KeyedRecord | None"]
+"""Reads a line as a plain (or keyed) record, None when it is not one."""
+
+
+# ---------------------------------------------------------------------------
+# Keyed records: the plainest records, known by what Emir and Ida depend on
+#
+# Emir's evaluation part of a plain record, and what Ida adds for it, depend
+# only on its entities' element names and classic attributes (CATEG, TIPO,
+# SUBTIPO) and on what follows its system list.  When each entity writes
+# those attributes first — ``ID``, ``CATEG``, ``TIPO``, ``SUBTIPO``, each at
+# most once and in that order, no later attribute named so — and there is at
+# most one system entity, one regular expression reads them all, and a stage
+# finds the work of an earlier line of the same key without cutting the line
+# into a :class:`PlainRecord`.  Values and texts hold no brackets or braces,
+# so the system list ends at the line's first ``]``; anything else on the
+# line (a ``''``, an item that does not fit) is seen when the first line of
+# a key is read as plain (:meth:`KeyedRecord.unkeyed`), and the same key
+# always gives the same answer there.
+
+_KEYED_VALUE = r'[^"<>\[\]{}]*'
+
+
+def _keyed_entity(name: int) -> str:
+    """An entity in the keyed shape whose element name is group ``name``."""
+    value = _KEYED_VALUE
+    return (
+        rf'<([A-Z]+)(?: ID="{value}")?(?: CATEG="({value})")?(?: TIPO="({value})")?'
+        rf'(?: SUBTIPO="({value})")?((?: [A-Za-z_]+="{value}")*)>[^<>\[\]{{}}]*</\{name}>'
+    )
+
+
+_KEYED_RECORD_RE = re.compile(
+    _keyed_entity(1) + r" ---> \[(?:null|" + _keyed_entity(6) + r")\](::?\[.*)\Z"
+)
+"""Groups 1-5: the gold's element, CATEG, TIPO, SUBTIPO and other attributes; 6-10 the
+system entity's; 11 the rest of the line from the evaluation marker."""
+
+
+class KeyedRecord(NamedTuple):
+    """A record line in the keyed shape, with its key: the entities' element names and
+    classic values, and the line from the evaluation marker on."""
+
+    text: str
+    line: int
+    eol: str
+    key: tuple[str | None, ...]
+    head_end: int
+    """Where ``GOLD ---> [SYS]`` ends (:attr:`PlainRecord.head` is ``text[:head_end]``)."""
+
+    def unkeyed(
+        self, plain: PlainReader, parse: LineParser, path: str | None
+    ) -> PlainRecord | Line:
+        """The line as :func:`iter_plain_lines` with ``plain`` and ``parse`` reads it."""
+        found = plain(self.text, self.line, self.eol)
+        return parse(self.text, path, self.line, self.eol) if found is None else found
+
+
+def read_keyed_record(text: str, line: int = 0, eol: str = "\n") -> KeyedRecord | None:
+    """The keyed record of a line (``.alts`` or ``.emir``); None for any other line."""
+    match = _KEYED_RECORD_RE.match(text)
+    if match is None or "''" in text:
+        return None
+    others = match.group(5, 10)
+    for rest in others:
+        if rest and ('CATEG="' in rest or 'TIPO="' in rest):
+            return None
+    return KeyedRecord(text, line, eol, match.group(1, 2, 3, 4, 6, 7, 8, 9, 11), match.start(11))
+
+
+def keyed_or(plain: PlainReader) -> PlainReader:
+    """A reader giving a :class:`KeyedRecord` where it can, else what ``plain`` gives."""
+
+    def read(text: str, line: int = 0, eol: str = "\n") -> PlainRecord | KeyedRecord | None:
+        return read_keyed_record(text, line, eol) or plain(text, line, eol)
+
+    return read
 
 
 def iter_plain_lines(
@@ -571,10 +647,20 @@ def _run_pattern(item: str, suffix: str, line_end: str = "") -> re.Pattern[str]:
     return re.compile(rf"(?:{record}|{_RUN_OTHER})+")  # not ++: 3.11's re fails on it
 
 
-PLAIN_RUN = _run_pattern(_RUN_IDENTIFICATION_ITEM, r"[^\n]*+")
-"""Runs of Véus or ``.alts`` lines (identification items, any suffix)."""
-PLAIN_EMIR_RUN = _run_pattern(_RUN_EMIR_ITEM, "", _RUN_EMIR_LINE_END)
-"""Runs of Emir lines."""
+@cache
+def plain_run() -> re.Pattern[str]:
+    """Runs of Véus or ``.alts`` lines (identification items, any suffix).
+
+    Compiled when first asked for (4 ms): only alts and espurios read runs
+    of these, and every other command starts faster without it.
+    """
+    return _run_pattern(_RUN_IDENTIFICATION_ITEM, r"[^\n]*+")
+
+
+@cache
+def plain_emir_run() -> re.Pattern[str]:
+    """Runs of Emir lines (compiled when first asked for: only altsem reads them)."""
+    return _run_pattern(_RUN_EMIR_ITEM, "", _RUN_EMIR_LINE_END)
 
 
 class PlainRun(NamedTuple):
@@ -645,11 +731,12 @@ def first_harem_markers(text: str) -> str:
 
 def iter_plain_runs(
     path: str | os.PathLike[str],
-    run: re.Pattern[str] = PLAIN_RUN,
+    run: re.Pattern[str] | None = None,
     plain: PlainReader = read_plain_record,
     parse: LineParser = parse_line,
 ) -> tuple[str, Iterator[Line | PlainRecord | PlainRun]]:
-    """:func:`iter_plain_lines` with the lines that ``run`` matches given as :class:`PlainRun`.
+    """:func:`iter_plain_lines` with the lines that ``run`` (default :func:`plain_run`)
+    matches given as :class:`PlainRun`.
 
     Lines are parsed whole up to the first record or First HAREM document
     line; after it, a chunk of lines at a time, each run of lines ``run``
@@ -660,6 +747,7 @@ def iter_plain_runs(
     if encoding == "utf-8-sig":  # as iter_line_chunks: the BOM is dropped on reading
         encoding = "utf-8"
     chunks = _text_chunks(path, encoding)
+    run = plain_run() if run is None else run
     return encoding, _plain_runs(chunks, str(path), run.match, plain, parse)
 
 

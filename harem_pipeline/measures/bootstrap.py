@@ -14,6 +14,7 @@ same seed gives the same intervals everywhere.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -120,11 +121,30 @@ def weighted_sum(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
 
 def percentile_interval(values: np.ndarray) -> list[float] | None:
     """The 95 % percentile interval of the defined values (linear rule), None if none is."""
-    defined = values[~np.isnan(values)]
-    if defined.size == 0:
+    defined = np.sort(values[~np.isnan(values)]).tolist()
+    if not defined:
         return None
-    low, high = np.percentile(defined, [2.5, 97.5])
-    return [float(low), float(high)]
+    return [linear_percentile(defined, 2.5), linear_percentile(defined, 97.5)]
+
+
+def linear_percentile(ordered: Sequence[float], percent: float) -> float:
+    """``numpy.percentile`` of sorted values, linear rule, the same operations in the same order.
+
+    Written out because ``numpy.percentile`` loads ``numpy.ma`` (10 ms, for a
+    mask check these plain arrays never need) in every process that reports
+    an interval.  The index is ``(n − 1)·q``; between two neighbours ``a`` and
+    ``b`` numpy interpolates from the nearer one (``a + (b − a)·g`` below
+    one half, ``b − (b − a)·(1 − g)`` from it), which rounds differently.
+    """
+    last = len(ordered) - 1
+    virtual = last * (percent / 100)
+    if virtual >= last:
+        return float(ordered[last])
+    previous = math.floor(virtual)
+    gamma = virtual - previous
+    low, high = ordered[previous], ordered[previous + 1]
+    step = high - low
+    return float(high - step * (1 - gamma) if gamma >= 0.5 else low + step * gamma)
 
 
 def interval_table(

@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, Line, format_line
 from harem_pipeline.formats.semantic import (
-    PLAIN_EMIR_RUN,
     iter_plain_lines,
     iter_plain_runs,
+    keyed_or,
     parse_semantic_line,
+    plain_emir_run,
     read_plain_emir_record,
+    read_plain_record,
 )
 from harem_pipeline.pipeline.naming import (
     ALT_RELAXED,
@@ -133,7 +135,7 @@ def run_emir(
 
     params = params or EmirParams()
     target = Path(output) if output is not None else emir_output(path, params.relative)
-    encoding, lines = iter_plain_lines(path)
+    encoding, lines = iter_plain_lines(path, keyed_or(read_plain_record))
     write_stage_lines(
         target, evaluate_lines(lines, params, str(path)), encoding, MARKER_FIRST_HAREM
     )
@@ -156,7 +158,7 @@ def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
 
     target = Path(output) if output is not None else altsem_output(path)
     encoding, lines = iter_plain_runs(
-        path, PLAIN_EMIR_RUN, read_plain_emir_record, parse_semantic_line
+        path, plain_emir_run(), read_plain_emir_record, parse_semantic_line
     )
     write_stage_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target

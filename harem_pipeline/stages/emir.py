@@ -57,9 +57,11 @@ from harem_pipeline.formats.alinhado import (
     Record,
     Tag,
     parse_evaluation,
+    parse_line,
 )
 from harem_pipeline.formats.semantic import (
     EmirRecord,
+    KeyedRecord,
     LevelResult,
     PlainRecord,
     PlainTag,
@@ -68,6 +70,7 @@ from harem_pipeline.formats.semantic import (
     format_semantic_score,
     parse_alt_weight,
     parse_alts_record,
+    read_plain_record,
     reprint_system,
     reprint_tag,
 )
@@ -679,17 +682,36 @@ def evaluate_lines(
     filt = header_filter(header, first_harem, params.grid_path, path)
     yield Header(header.text, "\n")
     scored_tails: dict[tuple, str | None] = {}
-    for item in stream:
+    keyed_tails: dict[tuple, str | None] = {}
+
+    def output(item: Line | PlainRecord) -> Line | str | None:
         if type(item) is PlainRecord:
-            text = _plain_emir_text(item, filt, params, path, scored_tails)
-            if text is not None:
-                yield text
-        elif isinstance(item, Record):
+            return _plain_emir_text(item, filt, params, path, scored_tails)
+        if isinstance(item, Record):
             scored = evaluate_record(item, filt, params, path)
-            if scored is not None:
-                yield format_emir_record(scored)
-        else:
-            yield java_line_end(item)
+            return None if scored is None else format_emir_record(scored)
+        return java_line_end(item)
+
+    for item in stream:
+        if type(item) is KeyedRecord:
+            key = item.key  # type: ignore[union-attr]
+            if key in keyed_tails:
+                tail = keyed_tails[key]
+                if tail is not None:
+                    yield item.text[: item.head_end] + tail  # type: ignore[union-attr]
+                continue
+            item = item.unkeyed(read_plain_record, parse_line, path)  # type: ignore[union-attr]
+            if type(item) is PlainRecord:
+                text = output(item)
+                if len(keyed_tails) >= _TAIL_CACHE_LIMIT:
+                    keyed_tails.clear()
+                keyed_tails[key] = None if text is None else text[len(item.head) :]
+                if text is not None:
+                    yield text
+                continue
+        text = output(item)  # type: ignore[arg-type]
+        if text is not None:
+            yield text
 
 
 _TAIL_CACHE_LIMIT = 100_000

@@ -47,9 +47,11 @@ from typing import NamedTuple
 from harem_pipeline.formats.alinhado import Line, Record
 from harem_pipeline.formats.semantic import (
     EmirRecord,
+    KeyedRecord,
     PlainRecord,
     SemanticScore,
     iter_plain_lines,
+    keyed_or,
     parse_emir_record,
     parse_semantic_line,
     parse_semantic_score,
@@ -367,24 +369,40 @@ def tally_semantic(
     sums = _Sums()
     boundaries = DocumentBoundaries(sums.tally)
     known: dict[tuple, _Additions] = {}
+    keyed: dict[tuple, _Additions] = {}
     scores: dict[str, SemanticScore] = {}
+
+    def additions(item: PlainRecord | Record) -> _Additions:
+        if type(item) is not PlainRecord:
+            record = parse_emir_record(item, path)  # type: ignore[arg-type]
+            return sums.additions(record_contributions(record, filt, views))
+        key = plain_contributions_key(item)
+        added = known.get(key)
+        if added is None:
+            found = plain_record_contributions(item, key, filt, views, path, scores)
+            added = sums.additions(found)
+            if len(known) >= _CONTRIBUTIONS_LIMIT:
+                known.clear()
+            known[key] = added
+        return added
+
     for item in stream:
-        if type(item) is PlainRecord:
+        kind = type(item)
+        if kind is KeyedRecord:
             boundaries.record()
-            key = plain_contributions_key(item)
-            added = known.get(key)
+            added = keyed.get(item.key)  # type: ignore[union-attr]
             if added is None:
-                found = plain_record_contributions(item, key, filt, views, path, scores)
-                added = sums.additions(found)
-                if len(known) >= _CONTRIBUTIONS_LIMIT:
-                    known.clear()
-                known[key] = added
-        elif isinstance(item, Record):
+                found = item.unkeyed(read_plain_emir_record, parse_semantic_line, path)  # type: ignore[union-attr]
+                added = additions(found)  # type: ignore[arg-type]
+                if type(found) is PlainRecord:
+                    if len(keyed) >= _CONTRIBUTIONS_LIMIT:
+                        keyed.clear()
+                    keyed[item.key] = added  # type: ignore[union-attr]
+        elif kind is PlainRecord or isinstance(item, Record):
             boundaries.record()
-            record = parse_emir_record(item, path)
-            added = sums.additions(record_contributions(record, filt, views))
+            added = additions(item)  # type: ignore[arg-type]
         else:
-            boundaries.boundary(item)
+            boundaries.boundary(item)  # type: ignore[arg-type]
             continue
         sums.add(added)
     counted = sums.tally.freeze()
@@ -405,5 +423,5 @@ def read_tally(
     first_harem: bool | None = None,
 ) -> tuple[str, SemanticTally]:
     """Stream an Emir file and count it; its encoding with the tally."""
-    encoding, lines = iter_plain_lines(path, read_plain_emir_record, parse_semantic_line)
+    encoding, lines = iter_plain_lines(path, keyed_or(read_plain_emir_record), parse_semantic_line)
     return encoding, tally_semantic(lines, str(path), grid_path, first_harem)
