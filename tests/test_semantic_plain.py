@@ -210,6 +210,8 @@ def test_a_keyed_record_is_known_by_its_classic_values_and_what_follows_its_list
         "EM", "LOCAL|PESSOA", "HUMANO", None, "EM", "LOCAL", None, "PAIS", ":[Correcto]^0.5"
     )  # fmt: skip
     assert line[: keyed.head_end] == line.partition(":[")[0]
+    odd_value = '<EM CATEG="LOCAL" COMENT=" TIPO=">Porto</EM> ---> [null]:[Em_Falta]'
+    assert read_keyed_record(odd_value).key[:4] == ("EM", "LOCAL", None, None)  # type: ignore[union-attr]
     assert read_keyed_record(f"{GOLD} ---> [null]::[Em_Falta]").key[4:] == (  # type: ignore[union-attr]
         None, None, None, None, "::[Em_Falta]"
     )  # fmt: skip
@@ -222,6 +224,7 @@ def test_a_keyed_record_is_known_by_its_classic_values_and_what_follows_its_list
         '<EM CATEG="LOCAL" CATEG="PESSOA">Porto</EM> ---> [null]:[Em_Falta]',  # a second CATEG
         '<EM CATEG="LOCAL" X="1" TIPO="HUMANO">Porto</EM> ---> [null]:[Em_Falta]',  # TIPO late
         "<EM CATEG=\"LOCAL\">d''Ávila</EM> ---> [null]:[Em_Falta]",  # '' is reprinted
+        '<EM CATEG="LOCAL">d\'Ávila</EM> ---> [null]:[Em_Falta]',  # no quote marks at all
         f"{GOLD} ---> [<EM>a</EM>, <EM>b</EM>]:[Espurio, Espurio]",  # two system entities
         '<EM  CATEG="LOCAL">Porto</EM> ---> [null]:[Em_Falta]',  # two spaces
         '<EM CATEG="A[1]">Porto</EM> ---> [null]:[Em_Falta]',  # a bracket in a value
@@ -395,8 +398,9 @@ def repeated_key_files(draw: st.DrawFn) -> str:
         lines.append(f"DOC D{number}")
         for k in range(draw(st.integers(1, 10))):
             line = re.sub(r'ID="[^"]*"', f'ID="r{number}-{k}"', draw(st.sampled_from(pool)))
-            if draw(st.booleans()):
-                line = line.replace(">Lisboa<", ">Porto de Mós<").replace("><", ">Faro<")
+            if draw(st.booleans()):  # other texts: the same key
+                text = draw(st.sampled_from(["Porto de Mós", "", "d''Ávila", "Faro"]))
+                line = re.sub(">[^<>]*</", f">{text}</", line)
             name = draw(st.sampled_from(["CATEG", "TIPO", "SUBTIPO"]))
             change = draw(st.integers(0, 5))
             if change == 1:  # one classic attribute fewer: another key

@@ -496,29 +496,36 @@ PlainReader = Callable[[str, int, str], "PlainRecord | KeyedRecord | None"]
 # most once and in that order, no later attribute named so — and there is at
 # most one system entity, one regular expression reads them all, and a stage
 # finds the work of an earlier line of the same key without cutting the line
-# into a :class:`PlainRecord`.  Values and texts hold no brackets or braces,
-# so the system list ends at the line's first ``]``; anything else on the
-# line (a ``''``, an item that does not fit) is seen when the first line of
-# a key is read as plain (:meth:`KeyedRecord.unkeyed`), and the same key
-# always gives the same answer there.
+# into a :class:`PlainRecord`.  Values and texts hold no brackets, braces or
+# quote marks (no ``''`` to reprint), so the system list ends at the line's
+# first ``]`` and all that is left outside the key is IDs, other attributes
+# and texts, which no stage's answer depends on; the rest of the line (an
+# item that does not fit, a bad ALT weight) is in the key and seen when the
+# first line of a key is read as plain (:meth:`KeyedRecord.unkeyed`), and the
+# same key always gives the same answer there.
 
-_KEYED_VALUE = r'[^"<>\[\]{}]*'
+_KEYED_VALUE = r'[^"<>\[\]{}\']*+'
 
 
 def _keyed_entity(name: int) -> str:
-    """An entity in the keyed shape whose element name is group ``name``."""
+    """An entity in the keyed shape whose element name is group ``name``.
+
+    Possessive quantifiers: every part ends at a character its class
+    excludes, so giving characters back could never make a match.
+    """
     value = _KEYED_VALUE
     return (
-        rf'<([A-Z]+)(?: ID="{value}")?(?: CATEG="({value})")?(?: TIPO="({value})")?'
-        rf'(?: SUBTIPO="({value})")?((?: [A-Za-z_]+="{value}")*)>[^<>\[\]{{}}]*</\{name}>'
+        rf'<([A-Z]++)(?: ID="{value}")?+(?: CATEG="({value})")?+(?: TIPO="({value})")?+'
+        rf'(?: SUBTIPO="({value})")?+(?: (?!CATEG=|TIPO=|SUBTIPO=)[A-Za-z_]++="{value}")*+>'
+        rf"[^<>\[\]{{}}\']*+</\{name}>"
     )
 
 
 _KEYED_RECORD_RE = re.compile(
-    _keyed_entity(1) + r" ---> \[(?:null|" + _keyed_entity(6) + r")\](::?\[.*)\Z"
+    _keyed_entity(1) + r" ---> \[(?:null|" + _keyed_entity(5) + r")\](::?\[.*)\Z"
 )
-"""Groups 1-5: the gold's element, CATEG, TIPO, SUBTIPO and other attributes; 6-10 the
-system entity's; 11 the rest of the line from the evaluation marker."""
+"""Groups 1-4: the gold's element, CATEG, TIPO and SUBTIPO; 5-8 the system entity's; 9
+the rest of the line from the evaluation marker."""
 
 
 class KeyedRecord(NamedTuple):
@@ -543,13 +550,13 @@ class KeyedRecord(NamedTuple):
 def read_keyed_record(text: str, line: int = 0, eol: str = "\n") -> KeyedRecord | None:
     """The keyed record of a line (``.alts`` or ``.emir``); None for any other line."""
     match = _KEYED_RECORD_RE.match(text)
-    if match is None or "''" in text:
+    if match is None:
         return None
-    others = match.group(5, 10)
-    for rest in others:
-        if rest and ('CATEG="' in rest or 'TIPO="' in rest):
-            return None
-    return KeyedRecord(text, line, eol, match.group(1, 2, 3, 4, 6, 7, 8, 9, 11), match.start(11))
+    key = match.group(1, 2, 3, 4, 5, 6, 7, 8, 9)
+    return _new_tuple(KeyedRecord, (text, line, eol, key, match.start(9)))  # NamedTuple's own
+
+
+_new_tuple = tuple.__new__
 
 
 def keyed_or(plain: PlainReader) -> PlainReader:
