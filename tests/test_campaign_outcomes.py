@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.cli import main
-from tests.helpers.campaign import leave_out_charts, make_campaign
+from tests.helpers.campaign import leave_out_charts, luigi_command, make_campaign
 from tests.helpers.paths import DATA
 
 SECOND = DATA / "second-harem"
@@ -107,8 +107,6 @@ def test_a_run_sharing_no_docid_fails_alone(
 
 
 def test_the_luigi_command_also_leaves_an_incomplete_summary(campaign: Path) -> None:
-    from tests.test_tasks import luigi_command
-
     folder = campaign.parent
     break_run(folder / "runs" / "weak.txt")
     result = luigi_command("FullEvaluation", "--local-scheduler", "--workers", "2", cwd=folder)

@@ -101,21 +101,24 @@ def test_the_top_level_holds_a_handful_of_modules() -> None:
     assert len(top) <= TOP_LEVEL_LIMIT, top
 
 
+def module_names(path: Path) -> list[str]:
+    """Every module a file imports absolutely (``import X``, ``from X import …``)."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+    return names
+
+
 def test_the_library_never_imports_luigi_or_the_task_layer_outside_its_hook() -> None:
     for path in library_files():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            for name in names:
-                root = name.split(".")[0]
-                if root in ("luigi", "tasks"):
-                    # the package hook, and ``harem run`` (the CLI drives Luigi)
-                    allowed = path == PACKAGE / "__init__.py" or path.parent == PACKAGE / "cli"
-                    assert allowed, f"{path}: imports {name}"
+        for name in module_names(path):
+            if name.split(".")[0] in ("luigi", "tasks"):
+                # the package hook, and ``harem run`` (the CLI drives Luigi)
+                allowed = path == PACKAGE / "__init__.py" or path.parent == PACKAGE / "cli"
+                assert allowed, f"{path}: imports {name}"
 
 
 @pytest.mark.parametrize(
@@ -140,3 +143,11 @@ def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
         (1, "harem_pipeline.reports.ida2id.LABELS"),
     ]
     assert layer_of("harem_pipeline.reports.ida2id") > layer_of("harem_pipeline.stages.ida2id")
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared test code lives in ``tests/helpers`` or ``conftest.py``, so that a test
+    module runs the same alone or beside the others, and moves without breaking them."""
+    for path in sorted(Path(__file__).parent.glob("test_*.py")):
+        for name in module_names(path):
+            assert not name.startswith("tests.test_"), f"{path.name} imports {name}"

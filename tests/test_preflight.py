@@ -16,9 +16,8 @@ import pytest
 
 import tasks
 from harem_pipeline.cli import main
-from tests.helpers.campaign import make_campaign
+from tests.helpers.campaign import luigi_command, make_campaign
 from tests.helpers.paths import DATA
-from tests.test_tasks import luigi_command
 
 
 def replace_line(config: Path, key: str, line: str) -> None:

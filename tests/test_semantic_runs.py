@@ -39,8 +39,16 @@ from harem_pipeline.stages.alts import organise_alts
 from harem_pipeline.stages.altsem import select_alternatives
 from harem_pipeline.stages.emir import EmirParams, evaluate_lines
 from harem_pipeline.stages.espurios import collect_spurious
-from tests.helpers.semantic import REFERENCE
-from tests.test_semantic_plain import ALTS, EMIRS, VEUS, outcome, unzipped, veu_files, written
+from tests.helpers.semantic import (
+    ALTS,
+    EMIRS,
+    REFERENCE,
+    VEUS,
+    outcome,
+    unzipped,
+    veu_files,
+    written,
+)
 
 Stage = Callable[[Iterable, str], Iterable]
 

@@ -20,7 +20,14 @@ import pytest
 
 import tasks
 from harem_pipeline.cli import main
-from tests.helpers.campaign import build, copy_campaign, leave_out_charts, make_campaign, outputs
+from tests.helpers.campaign import (
+    build,
+    copy_campaign,
+    leave_out_charts,
+    luigi_command,
+    make_campaign,
+    outputs,
+)
 
 CHAIN = {"Align", "Avalida", "Veus", "AltinaID", "Ida2ID", "Vizir", "AltinaMor", "Ida2Mor"}
 CHAIN |= {"Alts", "Emir", "AltSem", "Ida"}
@@ -134,24 +141,6 @@ HAREM = [sys.executable, "-m", "harem_pipeline"]
 def harem(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*HAREM, *args], cwd=cwd, capture_output=True, text=True, timeout=300, check=False
-    )
-
-
-def luigi_command(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import luigi.cmdline; luigi.cmdline.luigi_run()",
-            "--module",
-            "harem_pipeline",
-            *args,
-        ],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
     )
 
 

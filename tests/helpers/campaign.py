@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import luigi
@@ -93,3 +95,22 @@ def copy_campaign(built: Path, folder: Path) -> Path:
     for manifest in folder.rglob("*.manifest.json"):
         manifest.write_text(manifest.read_text(encoding="utf-8").replace(old, new), "utf-8")
     return folder / built.name
+
+
+def luigi_command(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The ``luigi`` command on the campaign of ``cwd``, in a process of its own."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import luigi.cmdline; luigi.cmdline.luigi_run()",
+            "--module",
+            "harem_pipeline",
+            *args,
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )

@@ -1,13 +1,17 @@
-"""Helpers of the semantic-chain tests: reading reference files and comparing lines."""
+"""Helpers of the semantic-chain tests: reading reference files and comparing lines,
+running a stage two ways, and generated record files."""
 
 from __future__ import annotations
 
 import difflib
 import functools
 import gzip
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from hypothesis import strategies as st
+
+from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Line, format_line, parse_lines
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -54,3 +58,130 @@ def assert_same_lines(expected: list[str], actual: list[str], name: str) -> None
             expected, actual, f"{name} (Java)", f"{name} (ours)", lineterm=""
         )
         raise AssertionError("\n".join(list(diff)[:60]))
+
+
+# ---------------------------------------------------------------------------
+# Reference inputs, and running a stage two ways
+
+
+def unzipped(source: Path, folder: Path) -> Path:
+    target = folder / source.name.removesuffix(".gz")
+    target.write_bytes(gzip.decompress(source.read_bytes()))
+    return target
+
+
+VEUS = sorted(REFERENCE.glob("*/*.veu.gz"))
+ALTS = sorted(REFERENCE.glob("*/*.veu.alts.gz"))
+EMIRS = sorted(
+    [*REFERENCE.glob("*/*.emir.gz"), *REFERENCE.glob("*/*.emir_relativo.gz")]
+    + list(REFERENCE.glob("*/*.altrel.gz"))
+)
+
+
+def written(items: Iterable[Line | str], marker: str | None) -> str:
+    """What the step writes of a stage's output (texts as they are)."""
+    return "".join(
+        item if isinstance(item, str) else format_line(item, marker) + item.eol for item in items
+    )
+
+
+def outcome(run: Callable[[], object]) -> object:
+    """The result, or the error's message (both paths must fail the same way)."""
+    try:
+        return run()
+    except InputError as error:
+        return ("error", str(error))
+
+
+# ---------------------------------------------------------------------------
+# Generated files: records written in every way the readers must tell apart
+
+NAMES = st.sampled_from(["EM", "EM", "EM", "LOCAL", "PESSOA|ORGANIZACAO", "ESPURIO"])
+CATEGORIES = st.sampled_from(
+    ["PESSOA", "LOCAL", "ORGANIZACAO", "PESSOA|LOCAL", "ESPURIO", "", "OBRA|ESPURIO", "XPTO"]
+)
+TYPES = st.sampled_from(["INDIVIDUAL", "HUMANO", "GRUPOIND|PAIS", "", "OUTRO"])
+SUBTYPES = st.sampled_from(["PAIS", "DIVISAO", "", "OUTRO|RUA"])
+TEXTS = st.sampled_from(
+    ["Lisboa", "Rio de Janeiro", "a [b]", "d''Ávila", "x<y", "", "São Paulo", "1 = 2", "a, b"]
+)
+SPACES = st.sampled_from([" ", " ", " ", " ", "  ", "\t"])
+IDS = st.sampled_from(["1", "2", "3", "9", "a=b"])
+
+
+@st.composite
+def tags(draw: st.DrawFn) -> str:
+    name = draw(NAMES)
+    attributes = []
+    if draw(st.booleans()):
+        attributes.append(("ID", draw(IDS)))
+    if draw(st.integers(0, 4)):
+        attributes.append(("CATEG", draw(CATEGORIES)))
+    if draw(st.booleans()):
+        attributes.append(("TIPO", draw(TYPES)))
+    if draw(st.booleans()):
+        attributes.append(("SUBTIPO", draw(SUBTYPES)))
+    if draw(st.integers(0, 5)) == 0:
+        attributes.append(("CATEG", draw(CATEGORIES)))  # a second CATEG: the first counts
+    attributes = draw(st.permutations(attributes))
+    head = "".join(
+        f'{draw(SPACES)}{key}{"=" if draw(st.integers(0, 9)) else " = "}"{value}"'
+        for key, value in attributes
+    )
+    return f"<{name}{head}>{draw(TEXTS)}</{name}>"
+
+
+ITEMS = st.sampled_from(
+    [
+        "Correcto",
+        "Correcto",
+        "Em_Falta",
+        "Espurio",
+        "Parcialmente_Correcto_por_Excesso(0.5; 0.5)",
+        "Parcialmente_Correcto_por_Defeito(0.3333333333333333; 0.6666666666666667)",
+        "Parcialmente_Correcto_por_Defeito(x; y)",
+        "Corecto",
+        "(Género: M) (Número: S) (Combinada: 1)",
+    ]
+)
+
+
+@st.composite
+def records(draw: st.DrawFn) -> str:
+    gold = draw(tags())
+    kind = draw(st.integers(0, 5))
+    if kind == 0:
+        system, count = "[null]", 1
+    else:
+        chosen = draw(st.lists(tags(), min_size=1, max_size=3))
+        if kind == 1 and chosen:
+            chosen = [chosen[0], chosen[0]]  # the same entity twice
+        system, count = "[" + ", ".join(chosen) + "]", len(chosen)
+    if draw(st.integers(0, 12)) == 0:
+        count += 1  # one item too many
+    items = ", ".join(draw(st.lists(ITEMS, min_size=count, max_size=count)))
+    marker = draw(st.sampled_from([":", "::"]))
+    suffix = draw(st.sampled_from(["", "", "", "^0.5", "^0.3333333333333333", "^x"]))
+    if draw(st.integers(0, 30)) == 0:
+        return f"{gold} --> {system}{marker}[{items}]"
+    return f"{gold} ---> {system}{marker}[{items}]{suffix}"
+
+
+@st.composite
+def veu_files(draw: st.DrawFn) -> str:
+    lines = ["#PESSOA:LOCAL(HUMANO{PAIS,DIVISAO,RUA}):ORGANIZACAO"]
+    for number in range(draw(st.integers(1, 4))):
+        lines.append(f"DOC D{number}")
+        for _ in range(draw(st.integers(0, 6))):
+            if draw(st.integers(0, 3)):
+                lines.append(draw(records()))
+                continue
+            lines.append("<ALT>")
+            for alternative in range(1, draw(st.integers(1, 3)) + 1):
+                lines.append(f"<ALT{alternative}>")
+                lines.extend(draw(st.lists(records(), max_size=3)))
+                lines.append(f"</ALT{alternative}>")
+            lines.append("</ALT>")
+        lines.append(draw(st.sampled_from(["EOD", "", "<ALT03>"])))
+    eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    return eol.join(lines) + eol
