@@ -150,7 +150,7 @@ def test_alts_on_reference_inputs(source: Path, tmp_path: Path) -> None:
     both_ways(unzipped(source, tmp_path), organise_alts, ":", emir_input=False)
 
 
-@pytest.mark.parametrize("stage", sorted(ALTS_STAGES))
+@pytest.mark.parametrize("stage", sorted(set(ALTS_STAGES) - {"alts"}))  # alts reads a .veu
 @pytest.mark.parametrize("source", ALTS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_alts_stages_on_reference_inputs(source: Path, stage: str, tmp_path: Path) -> None:
     function, marker, reader = ALTS_STAGES[stage]
@@ -159,8 +159,10 @@ def test_alts_stages_on_reference_inputs(source: Path, stage: str, tmp_path: Pat
 
 @pytest.mark.parametrize("source", EMIRS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_emir_stages_on_reference_inputs(source: Path, tmp_path: Path) -> None:
+    """Ida on every Emir file; ALTina on those it reads in a campaign (absolute ``.emir``)."""
     path = unzipped(source, tmp_path)
-    both_ways(path, select_alternatives, ":", emir_input=True)
+    if source.name.endswith(".emir.gz"):
+        both_ways(path, select_alternatives, ":", emir_input=True)
     tallies_both_ways(path)
 
 

@@ -100,10 +100,13 @@ def test_alts_runs_on_reference_inputs(source: Path, tmp_path: Path, chunk_size:
 def test_espurios_runs_on_reference_inputs(source: Path, tmp_path: Path, chunk_size: None) -> None:
     path = unzipped(source, tmp_path)
     runs_both_ways(path, collect_spurious, None, emir_input=False)
-    runs_both_ways(path, organise_alts, ":", emir_input=False)  # an .alts read again
 
 
-@pytest.mark.parametrize("source", EMIRS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize(
+    "source",
+    [p for p in EMIRS if p.name.endswith(".emir.gz")],  # what ALTina reads in a campaign
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
 def test_altsem_runs_on_reference_inputs(source: Path, tmp_path: Path, chunk_size: None) -> None:
     runs_both_ways(unzipped(source, tmp_path), select_alternatives, ":", emir_input=True)
 
