@@ -37,13 +37,13 @@ from harem_pipeline.formats.semantic import (
 )
 from harem_pipeline.stages.alts import organise_alts
 from harem_pipeline.stages.altsem import select_alternatives
-from harem_pipeline.stages.emir import EmirParams, evaluate_lines
 from harem_pipeline.stages.espurios import collect_spurious
 from tests.helpers.semantic import (
     ALTS,
     EMIRS,
     REFERENCE,
     VEUS,
+    general_emir,
     outcome,
     unzipped,
     veu_files,
@@ -75,13 +75,9 @@ def every_stage(path: Path) -> None:
     """alts and espurios on ``path``; altsem on the general path's Emir file of its .alts."""
     runs_both_ways(path, organise_alts, ":", emir_input=False)
     runs_both_ways(path, collect_spurious, None, emir_input=False)
-    try:
-        _, lines = iter_lines(path)
-        emir_text = written(evaluate_lines(organise_alts(lines, str(path)), EmirParams()), ":")
-    except InputError:
+    emir = general_emir(path)
+    if emir is None:
         return
-    emir = path.with_suffix(".emir")
-    emir.write_bytes(emir_text.encode("latin-1"))
     runs_both_ways(emir, select_alternatives, ":", emir_input=True)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import Line, format_line, parse_lines
+from harem_pipeline.formats.alinhado import Line, format_line, iter_lines, parse_lines
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 REFERENCE = ROOT / "data" / "reference"
@@ -91,6 +91,22 @@ def outcome(run: Callable[[], object]) -> object:
         return run()
     except InputError as error:
         return ("error", str(error))
+
+
+def general_emir(veu: Path) -> Path | None:
+    """The general path's Emir file of a ``.veu`` (alts, then emir), written beside it as
+    ``.emir``; None when either fails on it."""
+    from harem_pipeline.stages.alts import organise_alts
+    from harem_pipeline.stages.emir import EmirParams, evaluate_lines
+
+    try:
+        _, lines = iter_lines(veu)
+        text = written(evaluate_lines(organise_alts(lines, str(veu)), EmirParams()), ":")
+    except InputError:
+        return None
+    emir = veu.with_suffix(".emir")
+    emir.write_bytes(text.encode("latin-1"))
+    return emir
 
 
 # ---------------------------------------------------------------------------
