@@ -25,6 +25,7 @@ from harem_pipeline.tools.simulate import (
     extend_span,
     format_profile_table,
     morf_errors,
+    overlap_test,
     render_run,
     resolve_alternative,
     seed_for,
@@ -488,3 +489,18 @@ def test_perfect_run_scores_one_everywhere_through_the_whole_chain(
             assert 4000 < counts.total_cd == counts.total_system == counts.correct
             measures = measures_from_counts(counts)
             assert (measures.precisao, measures.abrangencia, measures.medida_f) == (1.0, 1.0, 1.0)
+
+
+SPANS = st.lists(
+    st.tuples(st.integers(0, 40), st.integers(0, 12)).map(lambda p: (p[0], p[0] + p[1])),
+    max_size=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(spans=SPANS, word=st.tuples(st.integers(0, 50), st.integers(0, 10)))
+def test_overlap_test_is_the_pass_over_every_span(spans: list, word: tuple) -> None:
+    # what a word of the text may not overlap: entities, ALT blocks, OMITIDO, references
+    start, end = word[0], word[0] + word[1]
+    expected = any(s < end and start < e for s, e in spans)
+    assert overlap_test(spans)(start, end) == expected

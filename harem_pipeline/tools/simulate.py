@@ -63,8 +63,10 @@ import hashlib
 import os
 import random
 import re
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
+from itertools import accumulate
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
@@ -257,13 +259,32 @@ def render_run(cd: Collection, profile: Profile | str, seed: int, cd_name: str) 
 
 def find_words(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Whole words of ``text[start:end]`` as absolute spans, none inside a ``&...;`` reference."""
-    references = [m.span() for m in _REFERENCE.finditer(text, max(0, start - 10), end + 10)]
+    in_reference = overlap_test(
+        m.span() for m in _REFERENCE.finditer(text, max(0, start - 10), end + 10)
+    )
     return [
         (m.start(), m.end())
         for m in _WORD.finditer(text, start, end)
-        if not any(rs < m.end() and m.start() < re_ for rs, re_ in references)
-        and _is_word_edge(text, m.start(), m.end())
+        if not in_reference(m.start(), m.end()) and _is_word_edge(text, m.start(), m.end())
     ]
+
+
+def overlap_test(spans: Iterable[tuple[int, int]]) -> Callable[[int, int], bool]:
+    """Whether ``start..end`` overlaps one of ``spans`` (some ``s < end and start < e``).
+
+    In logarithmic time, not a pass over all the spans for each word (which
+    made the spurious entities of a document quadratic in its words): among
+    the spans that start before ``end``, the one reaching furthest decides.
+    """
+    ordered = sorted(spans)
+    starts = [s for s, _ in ordered]
+    furthest = list(accumulate((e for _, e in ordered), max))
+
+    def overlaps(start: int, end: int) -> bool:
+        before = bisect_left(starts, end)
+        return before > 0 and furthest[before - 1] > start
+
+    return overlaps
 
 
 def _is_word_edge(text: str, start: int, end: int) -> bool:
@@ -739,11 +760,12 @@ def _spurious(
     taken += [(e.start, e.end) for e in doc.all_entities]
     taken += [(b.start, b.end) for b in doc.alt_blocks] + list(doc.omitted)
     regions = list(doc.paragraphs) or [(0, len(doc.text))]
+    is_taken = overlap_test(taken)
     words = [
         w
         for p_start, p_end in regions
         for w in find_words(doc.text, p_start, p_end)
-        if not any(s < w[1] and w[0] < e for s, e in taken)
+        if not is_taken(*w)
     ]
     prominent = [
         w
