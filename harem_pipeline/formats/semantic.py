@@ -572,9 +572,11 @@ def iter_plain_lines(
     path: str | os.PathLike[str],
     plain: PlainReader = read_plain_record,
     parse: LineParser = parse_line,
-) -> tuple[str, Iterator[Line | PlainRecord]]:
+) -> tuple[str, Iterator[Line | PlainRecord | KeyedRecord]]:
     """Stream a record file as :func:`~harem_pipeline.formats.alinhado.iter_lines` does,
-    a plain record line as a :class:`PlainRecord`, any other line parsed by ``parse``.
+    a plain record line as a :class:`PlainRecord` (or what ``plain`` gives for it: with
+    :func:`keyed_or`, a :class:`KeyedRecord` where it can), any other line parsed by
+    ``parse``.
 
     Lines are parsed whole up to the first record or First HAREM document
     line, so a stage that reads the file's format there finds it as usual.
@@ -586,7 +588,7 @@ def iter_plain_lines(
 
 def _plain_lines(
     lines: Iterator[NumberedLine], path: str, plain: PlainReader, parse: LineParser
-) -> Iterator[Line | PlainRecord]:
+) -> Iterator[Line | PlainRecord | KeyedRecord]:
     for number, text, eol in lines:
         item = parse(text, path, number, eol)
         yield item
@@ -902,7 +904,7 @@ def next_alt_state(state: int, opening: bool, n: int | None) -> int | None:
 
 def _plain_lines_after_head(
     lines: Iterable[NumberedLine], path: str, plain: PlainReader, parse: LineParser
-) -> Iterator[Line | PlainRecord]:
+) -> Iterator[Line | PlainRecord | KeyedRecord]:
     for number, text, eol in lines:
         record = plain(text, number, eol)
         yield parse(text, path, number, eol) if record is None else record
