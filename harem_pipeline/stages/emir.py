@@ -675,7 +675,9 @@ def evaluate_lines(
     """The ``.emir`` lines of ``.alts`` lines: header and structure copied, records scored.
 
     A :class:`~harem_pipeline.formats.semantic.PlainRecord` gives its line
-    as written text (line end included), the same text the general path writes.
+    as written text (line end included), the same text the general path writes;
+    a :class:`~harem_pipeline.formats.semantic.KeyedRecord` its own head and
+    the tail worked out for the first line of its key (read as plain then).
     """
     first_harem, stream = peek_format(lines)
     header = read_header(stream, path)

@@ -360,7 +360,9 @@ def tally_semantic(
     :func:`harem_pipeline.stages.emir.peek_format`); the 2005 views are
     counted for First HAREM files only, unless ``first_harem`` says otherwise.
     A plain record's additions are worked out once per
-    :func:`plain_contributions_key` (at most :data:`_CONTRIBUTIONS_LIMIT` kept).
+    :func:`plain_contributions_key`, a keyed record's
+    (:class:`~harem_pipeline.formats.semantic.KeyedRecord`) once per its key,
+    read as plain then (at most :data:`_CONTRIBUTIONS_LIMIT` of each kept).
     """
     detected, stream = peek_format(lines)
     header = read_header(stream, path)
