@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats import alinhado
@@ -730,6 +730,50 @@ def read_run_line(body: str, line: int, emir: bool = False) -> Line | PlainRecor
         items = tuple(body[start + 1 : body.index("]", start)].split(", "))
     listed = body[arrow + len(ARROW) : close + 1]
     return PlainRecord(body, line, "\n", body[: close + 1], gold, listed, items, body[start:])
+
+
+class RunReader(Protocol):
+    """A stage reading ALT blocks as the Java programs do (alts, altsem), as
+    :func:`read_run` drives it."""
+
+    state: int
+    """0 outside ALT blocks (see :func:`next_alt_state`)."""
+
+    def copy(self, text: str) -> Iterable[Line | str]:
+        """The output of lines of a run outside ALT blocks, up to the next ``<ALT>`` line."""
+        ...
+
+    def run_alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
+        """The output of an ``<ALT>`` line of a run; None when it is read as any other line."""
+        ...
+
+    def line(self, item: Line | PlainRecord) -> Iterable[Line | str]:
+        """The output of any other line."""
+        ...
+
+
+def read_run(run: PlainRun, reader: RunReader, emir: bool = False) -> Iterator[Line | str]:
+    """The output of a run (of an Emir run with ``emir``) for ``reader``: outside ALT
+    blocks its text up to the next ``<ALT>`` line at once, inside them a line at a time."""
+    text, number = run.text, run.line
+    pos, end = 0, len(text)
+    while pos < end:
+        if reader.state == 0:
+            stop = next_alt_block(text, pos)
+            if stop > pos:
+                yield from reader.copy(text[pos:stop])
+                number += text.count("\n", pos, stop)
+                pos = stop
+                continue
+        stop = text.index("\n", pos)
+        body = text[pos:stop]
+        alt = ALT_LINES.get(body)
+        output = None if alt is None else reader.run_alt(alt[0] is AltOpen, alt[1])
+        if output is not None:
+            yield from output
+        else:
+            yield from reader.line(read_run_line(body, number, emir))
+        pos, number = stop + 1, number + 1
 
 
 def first_harem_markers(text: str) -> str:

@@ -47,7 +47,6 @@ from harem_pipeline.formats.alinhado import (
     raw_tag,
 )
 from harem_pipeline.formats.semantic import (
-    ALT_LINES,
     AltsRecord,
     PlainRecord,
     PlainRun,
@@ -55,10 +54,9 @@ from harem_pipeline.formats.semantic import (
     format_alt_weight,
     format_alts_record,
     lines_holding,
-    next_alt_block,
     next_alt_state,
     read_plain_record,
-    read_run_line,
+    read_run,
     reprint_system,
     reprint_tag,
 )
@@ -223,7 +221,7 @@ def organise_alts(
     organiser = _Organiser(path)
     for item in stream:
         if type(item) is PlainRun:
-            yield from organiser.run(item)  # type: ignore[arg-type]
+            yield from read_run(item, organiser)  # type: ignore[arg-type]
         else:
             yield from organiser.line(item)  # type: ignore[arg-type]
 
@@ -286,32 +284,13 @@ class _Organiser:
             return self.block.lines(as_text)
         return ()
 
-    def run(self, run: PlainRun) -> Iterator[Line | str]:
-        """The output of a run: outside blocks its text up to the next ``<ALT>`` line as
-        :func:`_copy_run` gives it, inside them each line as :meth:`line` reads it."""
-        text, number = run.text, run.line
-        pos, end = 0, len(text)
-        while pos < end:
-            if self.state == 0:
-                stop = next_alt_block(text, pos)
-                if stop > pos:
-                    yield from _copy_run(text[pos:stop], self.left_ids)
-                    number += text.count("\n", pos, stop)
-                    pos = stop
-                    continue
-            stop = text.index("\n", pos)
-            body = text[pos:stop]
-            alt = ALT_LINES.get(body)
-            output = None if alt is None else self.alt(alt[0] is AltOpen, alt[1], as_text=True)
-            if output is not None:
-                yield from output
-            else:
-                item = read_run_line(body, number)
-                if self.state == 2 and type(item) is PlainRecord:
-                    self.block.add_plain(item, self.path)
-                else:
-                    yield from self.line(item)
-            pos, number = stop + 1, number + 1
+    def copy(self, text: str) -> Iterator[str]:
+        """Lines of a run outside ALT blocks, as :func:`_copy_run` gives them."""
+        return _copy_run(text, self.left_ids)
+
+    def run_alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
+        """:meth:`alt` of an ``<ALT>`` line of a run: a block's lines as text."""
+        return self.alt(opening, n, as_text=True)
 
 
 def _left_in_alt(record: Record, left_ids: set[str]) -> bool:

@@ -41,7 +41,6 @@ from harem_pipeline.formats.alinhado import (
     Record,
 )
 from harem_pipeline.formats.semantic import (
-    ALT_LINES,
     EmirRecord,
     PlainRecord,
     PlainRun,
@@ -49,12 +48,11 @@ from harem_pipeline.formats.semantic import (
     first_harem_markers,
     format_emir_record,
     format_semantic_score,
-    next_alt_block,
     next_alt_state,
     parse_emir_record,
     parse_semantic_line,
     parse_semantic_score,
-    read_run_line,
+    read_run,
 )
 from harem_pipeline.stages.emir import java_line_end, read_header
 
@@ -227,7 +225,7 @@ def select_alternatives(
     selector = _Selector(path)
     for item in stream:
         if type(item) is PlainRun:
-            yield from selector.run(item)  # type: ignore[arg-type]
+            yield from read_run(item, selector, emir=True)  # type: ignore[arg-type]
         else:
             yield from selector.line(item)  # type: ignore[arg-type]
 
@@ -251,6 +249,8 @@ class _Selector:
             if state == 2:
                 self.current.append(_read_plain_emir(item, path))
                 return
+            if state == 3:
+                return  # the block's spurious records: dropped
             item = item.parse(path, parse_semantic_line)
         kind = type(item)
         if kind is AltOpen or kind is AltClose:
@@ -286,32 +286,11 @@ class _Selector:
             return _chosen_lines(self.alternatives)
         return ()
 
-    def run(self, run: PlainRun) -> Iterator[Line | str]:
-        """The output of a run: outside blocks its text up to the next ``<ALT>`` line,
-        inside them each line as :meth:`line` reads it."""
-        text, number = run.text, run.line
-        pos, end = 0, len(text)
-        while pos < end:
-            if self.state == 0:
-                stop = next_alt_block(text, pos)
-                if stop > pos:
-                    yield first_harem_markers(text[pos:stop])
-                    number += text.count("\n", pos, stop)
-                    pos = stop
-                    continue
-            stop = text.index("\n", pos)
-            body = text[pos:stop]
-            alt = ALT_LINES.get(body)
-            output = None if alt is None else self.alt(alt[0] is AltOpen, alt[1])
-            if output is not None:
-                yield from output
-            else:
-                item = read_run_line(body, number, emir=True)
-                if self.state == 2 and type(item) is PlainRecord:
-                    self.current.append(_read_plain_emir(item, self.path))
-                elif self.state != 3 or type(item) is not PlainRecord:
-                    yield from self.line(item)
-            pos, number = stop + 1, number + 1
+    def copy(self, text: str) -> tuple[str]:
+        """Lines of a run outside ALT blocks, with the ``:`` marker (as the Java writes)."""
+        return (first_harem_markers(text),)
+
+    run_alt = alt
 
 
 def _check_emir(record: Record, path: str | None) -> None:
