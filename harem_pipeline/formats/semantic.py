@@ -732,6 +732,17 @@ def read_run_line(body: str, line: int, emir: bool = False) -> Line | PlainRecor
     return PlainRecord(body, line, "\n", body[: close + 1], gold, listed, items, body[start:])
 
 
+def not_a_record_in_alt(item: Line, path: str | None, record: str = "a record") -> InputError:
+    """The error for a line inside an alternative of an ALT block that is neither
+    ``record`` nor its ``</ALTn>`` (the line's class names what was found)."""
+    return InputError(
+        path,
+        f"{record} or </ALTn> inside an alternative",
+        type(item).__name__,
+        line=getattr(item, "line", 0) or None,
+    )
+
+
 class RunReader(Protocol):
     """A stage reading ALT blocks as the Java programs do (alts, altsem), as
     :func:`read_run` drives it."""

@@ -55,6 +55,7 @@ from harem_pipeline.formats.semantic import (
     format_alts_record,
     lines_holding,
     next_alt_state,
+    not_a_record_in_alt,
     read_plain_record,
     read_run,
     reprint_system,
@@ -256,7 +257,7 @@ class _Organiser:
                 return
         if state == 2:
             if not isinstance(item, Record):
-                raise _not_a_record(item, path)
+                raise not_a_record_in_alt(item, path)
             self.block.add(item, path)
         elif not isinstance(item, Record):
             yield java_line_end(item)
@@ -306,15 +307,6 @@ def _plain_left_in_alt(record: PlainRecord, left_ids: set[str]) -> bool:
         return False
     first = plain_attribute(record.entities()[0], "ID")  # type: ignore[index]
     return first is not None and first in left_ids
-
-
-def _not_a_record(item: Line, path: str | None) -> InputError:
-    return InputError(
-        path,
-        "a record or </ALTn> inside an alternative",
-        type(item).__name__,
-        line=getattr(item, "line", 0) or None,
-    )
 
 
 def _copy_run(text: str, left_ids: set[str]) -> Iterator[str]:

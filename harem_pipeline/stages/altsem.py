@@ -31,7 +31,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_SEMANTIC,
     MARKER_FIRST_HAREM,
@@ -49,6 +48,7 @@ from harem_pipeline.formats.semantic import (
     format_emir_record,
     format_semantic_score,
     next_alt_state,
+    not_a_record_in_alt,
     parse_emir_record,
     parse_semantic_line,
     parse_semantic_score,
@@ -260,7 +260,7 @@ class _Selector:
                 return
         if state == 2:
             if not isinstance(item, Record):
-                raise _not_a_record(item, path)
+                raise not_a_record_in_alt(item, path, "an Emir record")
             self.current.append(parse_emir_record(item, path))
         elif state == 3:
             return  # the block's spurious records: dropped
@@ -297,12 +297,3 @@ def _check_emir(record: Record, path: str | None) -> None:
     """Refuse a record that is not Emir output (copied records need no numbers read)."""
     if record.evaluation is None or any(item.kind != EVAL_SEMANTIC for item in record.evaluation):
         parse_emir_record(record, path)  # raises the error naming the line
-
-
-def _not_a_record(item: Line, path: str | None) -> InputError:
-    return InputError(
-        path,
-        "an Emir record or </ALTn> inside an alternative",
-        type(item).__name__,
-        line=getattr(item, "line", 0) or None,
-    )
