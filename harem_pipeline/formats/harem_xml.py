@@ -955,3 +955,146 @@ def _format_alt(block: AltBlock, fmt: str) -> str:
         pieces.append(alt_text[pos:])
         segments.append("".join(pieces))
     return "<ALT>" + "|".join(segments) + "</ALT>"
+
+
+# ---------------------------------------------------------------------------
+# Documents as written, for reading in other processes
+
+
+class NotPlainCollection(Exception):
+    """A file (or a document of it) ``split_documents`` does not take: read it the general way.
+
+    Raised for anything past the plain shape, errors included, so that the
+    general reader gives its own error, with its excerpt, for the same file.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class RawDocument:
+    """A Second HAREM document as written, ``<DOC DOCID="...">`` to ``</DOC>``, not parsed.
+
+    Cutting a file into these is cheap, and parsing one needs nothing else
+    of the file (``parse_raw_document``), so documents can be parsed where
+    they are aligned, in worker processes.  ``line`` is the file line of
+    the ``<DOC`` tag.
+    """
+
+    docid: str
+    text: str
+    line: int
+
+
+# What may come before the first document: an XML declaration, a DOCTYPE
+# (read as ``_MARKUP`` reads it) and the root element's tag, with blanks and
+# comments between.
+_BLANKS = r"(?:\s|<!--.*?-->)*"
+_PLAIN_PROLOGUE = re.compile(
+    rf"{_BLANKS}(?:<\?xml[^<>?]*\?>)?{_BLANKS}(?:<!DOCTYPE(?:[^\[>]|\[.*?\])*>)?{_BLANKS}"
+    rf"(?:<([^\s<>/=\"'!?]+)(?:\s+[^\s=<>\"']+=\"[^\"<]*\")*\s*>)?{_BLANKS}",
+    re.DOTALL,
+)
+_PLAIN_DOC_OPEN = re.compile(r"<DOC DOCID=\"([^\"<>&]+)\">")
+_DOC_CLOSE = "</DOC>"
+_NOT_IN_PLAIN_DOCUMENT = re.compile(r"<DOC[\s>/]|<[!?]")
+
+
+def split_documents(
+    path: str | os.PathLike[str], encoding: str, read_size: int = _CHUNK
+) -> Iterator[RawDocument]:
+    """The documents of a plain Second HAREM file, as written, one at a time.
+
+    Plain: an optional XML declaration, DOCTYPE and root tag (comments
+    around them allowed), then ``<DOC DOCID="...">`` … ``</DOC>``
+    documents with only blanks between them, each holding no comment,
+    processing instruction or ``<DOC`` of its own, and the root's end tag;
+    every DOCID once.  Any
+    other file raises ``NotPlainCollection`` as soon as that is seen, before
+    or after some documents were yielded: the caller reads it again with
+    ``open_collection``, whose documents the ones here parse into
+    (``parse_raw_document``), and whose errors the file then gets.
+    """
+    chunks = _decoded_chunks(path, encoding)
+    window = ""
+    eof = False
+
+    def more() -> bool:
+        nonlocal window, eof
+        chunk = "" if eof else next(chunks, None)
+        if chunk is None:
+            eof = True
+        window += chunk or ""
+        return not eof
+
+    while not eof and len(window) < read_size:
+        more()
+    opening = _PLAIN_DOC_OPEN.search(window)
+    while opening is None and more():
+        opening = _PLAIN_DOC_OPEN.search(window)
+    if opening is None:
+        raise NotPlainCollection("no plain <DOC DOCID=...>")
+    prologue = _PLAIN_PROLOGUE.fullmatch(window, 0, opening.start())
+    if prologue is None or prologue.group(1) == "DOC":
+        raise NotPlainCollection("not a plain prologue")
+    root = prologue.group(1)
+    line = 1 + window.count("\n", 0, opening.start())
+    seen: set[str] = set()
+    while opening is not None:
+        docid = opening.group(1)
+        if docid in seen:
+            raise NotPlainCollection("a DOCID used twice")
+        seen.add(docid)
+        start = opening.start()
+        close = window.find(_DOC_CLOSE, opening.end())
+        while close < 0:
+            searched = len(window)
+            if not more():
+                raise NotPlainCollection("no </DOC>")
+            close = window.find(_DOC_CLOSE, max(opening.end(), searched - len(_DOC_CLOSE)))
+        end = close + len(_DOC_CLOSE)
+        if _NOT_IN_PLAIN_DOCUMENT.search(window, opening.end(), close):
+            raise NotPlainCollection("not a plain document")
+        yield RawDocument(docid, window[start:end], line)
+        line += window.count("\n", start, end)
+        window = window[end:]
+        opening = _PLAIN_DOC_OPEN.search(window)
+        while opening is None and more():
+            opening = _PLAIN_DOC_OPEN.search(window)
+        gap = window if opening is None else window[: opening.start()]
+        if opening is not None and gap.strip():
+            raise NotPlainCollection("text between documents")
+        line += gap.count("\n")
+    tail = window.strip()
+    if tail != ("" if root is None else f"</{root}>"):
+        raise NotPlainCollection("not a plain end")
+
+
+@dataclass(frozen=True, slots=True)
+class PlainCollectionStream:
+    """A plain Second HAREM file as ``split_documents`` reads it (see ``open_plain_collection``)."""
+
+    path: str
+    format: str
+    encoding: str
+    documents: Iterator[RawDocument]
+
+
+def open_plain_collection(path: str | os.PathLike[str]) -> PlainCollectionStream:
+    """A plain Second HAREM file's documents as written; ``NotPlainCollection`` for any other file.
+
+    The documents are cut lazily: the file may still prove not plain after
+    some of them (``split_documents``).
+    """
+    encoding = detect_file_encoding(path)
+    return PlainCollectionStream(str(path), SECOND_HAREM, encoding, split_documents(path, encoding))
+
+
+def parse_raw_document(raw: RawDocument, path: str) -> Document:
+    """The ``Document`` ``open_collection`` reads for ``raw`` (no metadata: XML output needs none).
+
+    An error in it raises ``NotPlainCollection``: the general reader names
+    it with the file around it (the excerpt may run past this document).
+    """
+    try:
+        return parse_collection(raw.text, path, "", first_line=raw.line).documents[0]
+    except InputError as error:
+        raise NotPlainCollection(str(error)) from None

@@ -28,7 +28,16 @@ from harem_pipeline.formats.alinhado import (
     iter_lines,
     write_to,
 )
-from harem_pipeline.formats.harem_xml import open_collection, read_collection
+from harem_pipeline.formats.harem_xml import (
+    CollectionStream,
+    NotPlainCollection,
+    PlainCollectionStream,
+    RawDocument,
+    open_collection,
+    open_plain_collection,
+    read_collection,
+    read_meta,
+)
 from harem_pipeline.model import Collection, Document
 from harem_pipeline.pipeline.record_steps import (  # the identification steps, re-exported
     altida_output as altida_output,
@@ -103,33 +112,56 @@ def run_align(
     did.  The warnings are returned, not printed.  A CD with two DOCIDs
     equal once trimmed, the second met after the first was paired, is read
     whole instead: the original pairs the run's document with the later one.
-    """
-    from harem_pipeline.pipeline.parallel import ordered_map
 
+    Plain Second HAREM files (``open_plain_collection``) are only cut into
+    documents here; each pair is parsed where it is aligned, in the worker
+    processes.  A file that proves not plain, or any error, starts the
+    general way over (reading in this process), so outputs and error
+    messages are the general way's.
+    """
     target = Path(output) if output is not None else align_output(run_path)
-    cd = open_collection(cd_path, meta_path)
-    run = open_collection(run_path)
-    if cd.format != run.format:
-        raise InputError(run.path, f"a run in the {cd.format} format of the CD", run.format)
-    warnings: list[str] = []
-    run_docids: list[str] = []
-    counted = dataclasses.replace(run, documents=_noting_docids(run.documents, run_docids))
-    encode = functools.partial(_encoded_pair, encoding=cd.encoding)
     try:
-        with atomic_write(target, "wb", encoding=None, newline=None) as handle:
-            handle.write(_encoded(header_lines(cd, run), cd.encoding))
-            for data in ordered_map(encode, document_pairs(cd, counted, warnings), workers):
-                handle.write(data)
-            missing = sum(1 for w in warnings if w.startswith(MISSING_DOCUMENT))
-            check_shared_documents(cd.path, run.path, run_docids, len(run_docids) - missing)
+        try:
+            if meta_path is not None:
+                read_meta(meta_path)  # its errors, as the general reader gives them
+            plain = open_plain_collection(cd_path), open_plain_collection(run_path)
+            return target, _write_alignment(*plain, target, workers)
+        except (NotPlainCollection, InputError):  # the general reader names the file's fault
+            cd, run = open_collection(cd_path, meta_path), open_collection(run_path)
+            if cd.format != run.format:
+                raise InputError(
+                    run.path, f"a run in the {cd.format} format of the CD", run.format
+                ) from None
+            return target, _write_alignment(cd, run, target, workers)
     except DuplicateTrimmedDocid:
         whole_cd, whole_run = read_collection(cd_path, meta_path), read_collection(run_path)
         check_collections_share_documents(whole_cd, whole_run)
         result = align_collections(whole_cd, whole_run)
-        data = format_lines(result.lines).encode(cd.encoding, errors="replace")
+        data = format_lines(result.lines).encode(whole_cd.encoding, errors="replace")
         write_bytes_atomic(target, data)
         return target, AlignmentWritten(result.warnings)
-    return target, AlignmentWritten(tuple(warnings))
+
+
+def _write_alignment(
+    cd: CollectionStream | PlainCollectionStream,
+    run: CollectionStream | PlainCollectionStream,
+    target: Path,
+    workers: int | None,
+) -> AlignmentWritten:
+    """Align two streams of documents into ``target``, pair after pair, on ``workers`` processes."""
+    from harem_pipeline.pipeline.parallel import ordered_map
+
+    warnings: list[str] = []
+    run_docids: list[str] = []
+    counted = dataclasses.replace(run, documents=_noting_docids(run.documents, run_docids))
+    encode = functools.partial(_encoded_pair, encoding=cd.encoding)
+    with atomic_write(target, "wb", encoding=None, newline=None) as handle:
+        handle.write(_encoded(header_lines(cd, run), cd.encoding))
+        for data in ordered_map(encode, document_pairs(cd, counted, warnings), workers):
+            handle.write(data)
+        missing = sum(1 for w in warnings if w.startswith(MISSING_DOCUMENT))
+        check_shared_documents(cd.path, run.path, run_docids, len(run_docids) - missing)
+    return AlignmentWritten(tuple(warnings))
 
 
 def _encoded(lines: list, encoding: str) -> bytes:
@@ -142,7 +174,9 @@ def _encoded_pair(pair: DocumentPair, encoding: str) -> bytes:
     return _encoded(pair_lines(pair), encoding)
 
 
-def _noting_docids(documents: Iterator[Document], docids: list[str]) -> Iterator[Document]:
+def _noting_docids(
+    documents: Iterator[Document] | Iterator[RawDocument], docids: list[str]
+) -> Iterator[Document | RawDocument]:
     for document in documents:
         docids.append(document.docid)
         yield document

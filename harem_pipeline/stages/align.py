@@ -78,7 +78,7 @@ import re
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, cast
+from typing import IO, Protocol, cast
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -96,7 +96,7 @@ from harem_pipeline.formats.alinhado import (
     Tag,
     format_tag,
 )
-from harem_pipeline.formats.harem_xml import CollectionStream
+from harem_pipeline.formats.harem_xml import RawDocument, parse_raw_document
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
 from harem_pipeline.text.java import java_hash_order, java_trim
 from harem_pipeline.text.progress import progress
@@ -190,10 +190,18 @@ class _TextNode:
 
 
 @dataclass(slots=True)
+class _EntityTag:
+    """What numbering needs of an entity's tag: its name and attributes as written."""
+
+    tag: str
+    attributes: tuple[tuple[str, str], ...]
+
+
+@dataclass(slots=True)
 class _AltEntity:
     """An entity tag inside an ALT block, before numbering."""
 
-    entity: Entity
+    entity: _EntityTag
     text: str
 
 
@@ -210,7 +218,7 @@ class _ElementNode:
     """``EM`` (an entity), ``OMITIDO`` (entity is None) or ``P`` (kind ``P``)."""
 
     kind: str
-    entity: Entity | None
+    entity: _EntityTag | None
     omitted: bool
     children: tuple[_TextNode | _AltNode | _ElementNode, ...]
 
@@ -292,7 +300,8 @@ def _alt_content(block: AltBlock, xml: bool) -> tuple[str | _AltEntity, ...]:
             if pending:
                 content.append(_normalize_text(pending, xml))
                 pending = ""
-            content.append(_AltEntity(entity, _normalize_text(entity.text, xml)))
+            tagged = _EntityTag(entity.tag, entity.attributes)
+            content.append(_AltEntity(tagged, _normalize_text(entity.text, xml)))
             cursor = local + len(entity.text)
         pending += text[cursor:]
     if pending:
@@ -318,7 +327,10 @@ def _build_nodes(
             nodes.append(_AltNode(_alt_content(region.payload, xml), omitted))
             continue
         inside = omitted or region.kind == "OMITIDO"
-        entity = region.payload if isinstance(region.payload, Entity) else None
+        payload = region.payload
+        entity = (
+            _EntityTag(payload.tag, payload.attributes) if isinstance(payload, Entity) else None
+        )
         kids = _build_nodes(doc, children, region.start, region.end, inside, xml)
         nodes.append(_ElementNode(region.kind, entity, inside, kids))
     if end > cursor:
@@ -329,6 +341,134 @@ def _build_nodes(
 def _build_document_tree(doc: Document, path: str, xml: bool) -> tuple[_Node, ...]:
     """The document's content as the original's XML tree: text nodes and elements."""
     return _build_nodes(doc, _nest_regions(doc, path), 0, len(doc.text), False, xml)
+
+
+# The plain shape of a Second HAREM document (``_plain_tree``): tags exactly
+# as these write them (no character reference in a value), no MORF or OMITIDO
+# attribute.
+_PLAIN_PIECES = re.compile(r"(<[^<>]*>)")
+_PLAIN_ENTITY = re.compile(r'<EM((?: [^\s=<>"\'/]+="[^"<>\t\n\r]*")*)>')
+_PLAIN_ATTRIBUTE = re.compile(r' ([^=]+)="([^"]*)"')
+
+
+class _NotPlain(Exception):
+    """A document past the plain shape: its tree is built the general way."""
+
+
+def _plain_text(text: str) -> str:
+    """A text between two tags, as ``_normalize_text`` gives it (line ends already are)."""
+    if "<" in text:
+        raise _NotPlain
+    return _XML_REFERENCE.sub(_expand_reference, text) if "&" in text else text
+
+
+def _plain_entity(tag: str) -> _EntityTag:
+    match = _PLAIN_ENTITY.fullmatch(tag)
+    if match is None:
+        raise _NotPlain
+    return _EntityTag(EM_TAG, tuple(_PLAIN_ATTRIBUTE.findall(match.group(1))))
+
+
+def _plain_alt(pieces: list[str], index: int, omitted: bool) -> tuple[_AltNode, int, int]:
+    """The ALT block whose content starts at ``pieces[index]``.
+
+    Returns its node, the index after its end tag and the length of its
+    first alternative's text (what it adds to the running text).
+    """
+    content: list[str | _AltEntity] = []
+    first = 0
+    split = False  # a "|" was met: ``first`` is complete
+    while True:
+        text = pieces[index]
+        if text:
+            content.append(_plain_text(text))
+            if not split:  # the reader splits the text as written (no ``&#124;``)
+                bar = text.find(ALT_SEPARATOR)
+                split = bar >= 0
+                first += bar if split else len(text)
+        tag = pieces[index + 1]
+        if tag == "</ALT>":
+            if not split or not first:
+                raise _NotPlain
+            return _AltNode(tuple(content), omitted), index + 2, first
+        entity = _plain_entity(tag)
+        text = pieces[index + 2]
+        if not text or pieces[index + 3] != "</EM>":
+            raise _NotPlain
+        if not split:
+            first += len(text)
+        content.append(_AltEntity(entity, _plain_text(text)))
+        index += 4
+
+
+def _plain_tree(raw: RawDocument) -> tuple[_Node, ...] | None:
+    """``_build_document_tree`` of a plain document, read from its text as written; else None.
+
+    Plain: no character reference in a tag (texts are normalised piece by
+    piece, as the general way does), tags written ``<P>``,
+    ``<OMITIDO>``, ``<ALT>``, ``<EM A="v" ...>`` and their end tags, a P or
+    OMITIDO holding no P, an OMITIDO no OMITIDO, an entity only text, an
+    ALT only text and entities with a ``|``, and no element empty.  There
+    the tree the regions give is the file's own nesting, so it is read in
+    one pass over the tags; anything else (errors included)
+    goes the general way.
+    """
+    text = raw.text
+    if "MORF=" in text or "OMITIDO=" in text:
+        return None
+    if "\r" in text:
+        text = _normalize_text(text, False)
+    pieces = _PLAIN_PIECES.split(text[text.index(">") + 1 : -len("</DOC>")])
+    pieces.append("</DOC>")  # a sentinel: the end of the content
+    try:
+        return _plain_nodes(pieces)
+    except (_NotPlain, IndexError):
+        return None
+
+
+def _plain_nodes(pieces: list[str]) -> tuple[_Node, ...]:
+    """The nodes of ``pieces`` (text, tag, …, ``</DOC>``); ``_NotPlain`` past the plain shape."""
+    top: list[_Node] = []
+    nodes = top
+    open_elements: list[tuple[str, list[_Node], int]] = []  # kind, enclosing nodes, start
+    omitted = False
+    position = 0  # length of the running text so far
+    index = 0
+    while True:
+        text = pieces[index]
+        if text:
+            nodes.append(_TextNode(_plain_text(text)))
+            position += len(text)
+        tag = pieces[index + 1]
+        index += 2
+        if tag.startswith("<EM "):
+            entity = _plain_entity(tag)
+            text = pieces[index]
+            if not text or pieces[index + 1] != "</EM>":
+                raise _NotPlain
+            nodes.append(_ElementNode(EM_TAG, entity, omitted, (_TextNode(_plain_text(text)),)))
+            position += len(text)
+            index += 2
+        elif tag == "<ALT>":
+            node, index, length = _plain_alt(pieces, index, omitted)
+            nodes.append(node)
+            position += length
+        elif tag == "<P>" and not open_elements or tag == "<OMITIDO>" and not omitted:
+            open_elements.append((tag[1:-1], nodes, position))
+            nodes = []
+            omitted = omitted or tag == "<OMITIDO>"
+        elif tag == "</DOC>" and not open_elements:
+            return tuple(top)
+        elif open_elements and tag == f"</{open_elements[-1][0]}>":
+            kind, outer, start = open_elements.pop()
+            if position == start:
+                raise _NotPlain
+            element = _ElementNode(kind, None, omitted, tuple(nodes))
+            omitted = any(kind == "OMITIDO" for kind, _, _ in open_elements)
+            nodes = outer
+            nodes.append(element)
+        else:
+            raise _NotPlain
 
 
 # ---------------------------------------------------------------------------
@@ -398,7 +538,7 @@ class _Named:
     ident: str = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "ident", _tag_string(self.tag, self.attributes, self.marked))
+        self.ident = _tag_string(self.tag, self.attributes, self.marked)
 
     def gold_tag(self) -> Tag:
         return Tag(self.tag, self.attributes, java_trim(self.text).replace("\n", " "))
@@ -456,7 +596,7 @@ def _tag_string(tag: str, attributes: tuple[tuple[str, str], ...], text: str) ->
 
 
 def _entity_attributes(
-    entity: Entity | None, omitted: bool, xml: bool
+    entity: _EntityTag | None, omitted: bool, xml: bool
 ) -> tuple[str, tuple[tuple[str, str], ...]]:
     if entity is None:
         return EM_TAG, (OMITTED_ATTRIBUTE,)
@@ -537,41 +677,64 @@ def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGrou
     return _AltGroup(alternatives, entities, node.omitted)
 
 
+def _count_unread(unread: list[str], counters: dict[str, int]) -> None:
+    """Count the running text read since the last numbering (its tokens only advance counts).
+
+    One count over the pieces joined by a line end gives the counts of the
+    pieces one by one (no word token spans it) at a fraction of the cost:
+    counts are only read when a text is numbered.
+    """
+    if unread:
+        count_tokens(unread[0] if len(unread) == 1 else "\n".join(unread), counters)
+        unread.clear()
+
+
 def _number_nodes(
     nodes: Sequence[_Node],
     counters: dict[str, int],
     out: list[_Aligned | None],
     xml: bool,
+    unread: list[str],
     numbered: bool = False,
 ) -> list[tuple[str, tuple[Mark, ...]]]:
     """Number ``nodes`` in document order, appending their entities to ``out``.
 
     Returns the numbered direct text nodes, for the enclosing entity or
-    ``OMITIDO`` (``numbered``); elsewhere their tokens are only counted.
+    ``OMITIDO`` (``numbered``); elsewhere their tokens are only counted,
+    once the next text is numbered (``unread``).
     """
     direct: list[tuple[str, tuple[Mark, ...]]] = []
     for node in nodes:
         if isinstance(node, _TextNode):
             if numbered:
+                _count_unread(unread, counters)
                 marked = number_by_search(node.text, counters)
                 direct.append((marked.marked, marked.marks))
             else:
-                count_tokens(node.text, counters)
+                unread.append(node.text)
         elif isinstance(node, _AltNode):
+            _count_unread(unread, counters)
             group = _number_alt(node, counters, xml)
             if group is not None:
                 out.append(group)
         elif node.kind == "P":
-            _number_nodes(node.children, counters, out, xml)
+            _number_nodes(node.children, counters, out, xml, unread)
         else:
+            tag, attributes = _entity_attributes(node.entity, node.omitted, xml)
+            children = node.children
+            if len(children) == 1 and isinstance(children[0], _TextNode):  # text alone: at once
+                _count_unread(unread, counters)
+                text = children[0].text
+                marked = number_by_search(text, counters)
+                out.append(_Named(tag, attributes, text, marked.marked, marked.marks, node.omitted))
+                continue
             slot = len(out)
             out.append(None)
-            texts = _number_nodes(node.children, counters, out, xml, True)
-            tag, attributes = _entity_attributes(node.entity, node.omitted, xml)
+            texts = _number_nodes(children, counters, out, xml, unread, True)
             out[slot] = _Named(
                 tag,
                 attributes,
-                _direct_text(node.children),
+                _direct_text(children),
                 "".join(text for text, _ in texts),
                 tuple(mark for _, marks in texts for mark in marks),
                 node.omitted,
@@ -585,7 +748,9 @@ def _number_entities(
     """Number a document for the markable ``keys``: its entities and final counts."""
     counters = new_counters(keys)
     out: list[_Aligned | None] = []
-    _number_nodes(nodes, counters, out, xml)
+    unread: list[str] = []
+    _number_nodes(nodes, counters, out, xml, unread)
+    _count_unread(unread, counters)
     return [entity for entity in out if entity is not None], counters
 
 
@@ -763,8 +928,8 @@ def _manual_check(faults: Sequence[tuple[_Aligned, tuple[str, ...]]]) -> ManualC
 
 
 def align_documents(
-    cd_doc: Document,
-    run_doc: Document,
+    cd_doc: Document | RawDocument,
+    run_doc: Document | RawDocument,
     xml: bool,
     cd_path: str = "",
     run_path: str = "",
@@ -775,8 +940,8 @@ def align_documents(
     ``check_counts`` False skips the comparison of occurrence counts (used
     for a CD document the run lacks, aligned against its own bare text).
     """
-    cd_nodes = _build_document_tree(cd_doc, cd_path, xml)
-    run_nodes = _build_document_tree(run_doc, run_path, xml)
+    cd_nodes = _document_tree(cd_doc, cd_path, xml)
+    run_nodes = _document_tree(run_doc, run_path, xml)
     keys: dict[str, None] = {}
     _collect_markable(cd_nodes, keys)
     cd_entities, cd_counts = _number_entities(cd_nodes, keys, xml)
@@ -796,15 +961,21 @@ def align_documents(
 # Collections
 
 
-def _is_empty(doc: Document) -> bool:
+def _is_empty(doc: Document | RawDocument) -> bool:
+    if isinstance(doc, RawDocument):  # no tag inside, and blank text
+        content = doc.text[doc.text.index(">") + 1 : -len("</DOC>")]
+        return "<" not in content and not java_trim(content)
     return not java_trim(doc.text) and not (
         doc.entities or doc.alt_blocks or doc.paragraphs or doc.omitted or doc.omitted_entities
     )
 
 
-def _document_block(cd_doc: Document, run_doc: Document, xml: bool, body: list[Line]) -> list[Line]:
+def _document_block(
+    cd_doc: Document | RawDocument, run_doc: Document | RawDocument, xml: bool, body: list[Line]
+) -> list[Line]:
     if xml:
         return [DocStart(run_doc.docid), *body, DocEnd(), Blank(), Blank()]
+    assert isinstance(cd_doc, Document) and isinstance(run_doc, Document)  # as written: XML only
     variant = cd_doc.variant or run_doc.variant or "?"
     genre = cd_doc.genre or run_doc.genre or "?"
     return [DocumentLine(cd_doc.docid, variant, genre), *body, Blank(), Blank()]
@@ -883,7 +1054,7 @@ class _Pending:
     """
 
     def __init__(self, budget: int = 1 << 22) -> None:
-        self._items: dict[str, Document | tuple[int, int]] = {}
+        self._items: dict[str, Document | RawDocument | tuple[int, int]] = {}
         self._budget = budget
         self._held = 0
         self._spill: IO[bytes] | None = None
@@ -897,10 +1068,10 @@ class _Pending:
     def keys(self) -> list[str]:
         return list(self._items)
 
-    def put(self, key: str, doc: Document) -> None:
+    def put(self, key: str, doc: Document | RawDocument) -> None:
         """Store ``doc``; a key already present keeps its place (as a dict does)."""
         old = self._items.get(key)
-        if isinstance(old, Document):
+        if old is not None and not isinstance(old, tuple):
             self._held -= len(old.text)
         if self._held + len(doc.text) <= self._budget:
             self._items[key] = doc
@@ -913,9 +1084,9 @@ class _Pending:
         self._items[key] = (self._spill.tell(), len(data))
         self._spill.write(data)
 
-    def pop(self, key: str) -> Document | None:
+    def pop(self, key: str) -> Document | RawDocument | None:
         item = self._items.pop(key, None)
-        if item is None or isinstance(item, Document):
+        if item is None or not isinstance(item, tuple):
             if item is not None:
                 self._held -= len(item.text)
             return item
@@ -923,7 +1094,7 @@ class _Pending:
         spill.seek(item[0])
         return pickle.loads(spill.read(item[1]))
 
-    def drain(self) -> Iterator[Document]:
+    def drain(self) -> Iterator[Document | RawDocument]:
         """Every document left, in CD order, removing each."""
         for key in list(self._items):
             doc = self.pop(key)
@@ -938,19 +1109,19 @@ class _Pending:
 class _CdReader:
     """The CD's documents on demand, by trimmed DOCID, reading the file only as far as needed."""
 
-    def __init__(self, documents: Iterator[Document]) -> None:
+    def __init__(self, documents: Iterator[Document | RawDocument]) -> None:
         self._documents = documents
         self.pending = _Pending(_PENDING_BUDGET)
         self.seen: set[str] = set()
 
-    def _keep(self, doc: Document) -> str:
+    def _keep(self, doc: Document | RawDocument) -> str:
         key = java_trim(doc.docid)
         if key in self.seen and key not in self.pending:
             raise DuplicateTrimmedDocid(key)
         self.seen.add(key)
         return key
 
-    def take(self, key: str) -> Document | None:
+    def take(self, key: str) -> Document | RawDocument | None:
         """The CD document for ``key``, or None when the CD has none (left)."""
         if key in self.pending:
             return self.pending.pop(key)
@@ -973,34 +1144,66 @@ class _CdReader:
 class DocumentPair:
     """One document pair to align: the CD's document, the run's, and how.
 
-    ``check_counts`` is False for a CD document the run lacks (aligned
-    against its own bare text).  A pair is all ``pair_lines`` needs, so
-    pairs can be aligned in any process, in any order.
+    ``run_doc`` None stands for a CD document the run lacks, aligned against
+    its own bare text without comparing counts.  Documents may still be as
+    written (``RawDocument``): they are parsed by ``pair_lines``.  A pair is
+    all ``pair_lines`` needs, so pairs can be aligned in any process, in any
+    order.
     """
 
-    cd_doc: Document
-    run_doc: Document
+    cd_doc: Document | RawDocument
+    run_doc: Document | RawDocument | None
     xml: bool
     cd_path: str
     run_path: str
-    check_counts: bool = True
+
+
+def _document_tree(doc: Document | RawDocument, path: str, xml: bool) -> tuple[_Node, ...]:
+    """A document's tree: read from its text when it is a plain one as written."""
+    if isinstance(doc, RawDocument):
+        nodes = _plain_tree(doc)
+        if nodes is not None:
+            return nodes
+        doc = parse_raw_document(doc, path)
+    return _build_document_tree(doc, path, xml)
 
 
 def pair_lines(pair: DocumentPair) -> list[Line]:
     """The ``.alinhado`` block of one document pair (document line, records, blank lines)."""
-    body = align_documents(
-        pair.cd_doc, pair.run_doc, pair.xml, pair.cd_path, pair.run_path, pair.check_counts
-    )
-    return _document_block(pair.cd_doc, pair.run_doc, pair.xml, body)
+    cd_doc, run_doc, check_counts = pair.cd_doc, pair.run_doc, True
+    if run_doc is None:
+        if isinstance(cd_doc, RawDocument):
+            cd_doc = parse_raw_document(cd_doc, pair.cd_path)
+        run_doc, check_counts = _bare(cd_doc), False
+    body = align_documents(cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path, check_counts)
+    return _document_block(cd_doc, run_doc, pair.xml, body)
 
 
-def header_lines(cd: CollectionStream, run: CollectionStream) -> list[Line]:
+class DocumentSource(Protocol):
+    """A collection read one document at a time (parsed, or as written)."""
+
+    path: str
+    format: str
+    documents: Iterator[Document] | Iterator[RawDocument]
+
+
+def header_lines(cd: DocumentSource, run: DocumentSource) -> list[Line]:
     """The two ``#`` lines that open an ``.alinhado``: the run's and the CD's base names."""
     return [Header(" " + os.path.basename(run.path)), Header(" " + os.path.basename(cd.path))]
 
 
+def _check_unaligned(doc: Document | RawDocument, path: str) -> None:
+    """Parse a document left out of the alignment, for the errors the general reader finds in it.
+
+    (The general reader reads every document of both files; a document as
+    written is otherwise only parsed where it is aligned.)
+    """
+    if isinstance(doc, RawDocument):
+        parse_raw_document(doc, path)
+
+
 def document_pairs(
-    cd: CollectionStream, run: CollectionStream, warnings: list[str]
+    cd: DocumentSource, run: DocumentSource, warnings: list[str]
 ) -> Iterator[DocumentPair]:
     """The document pairs of ``align_collections``, in its order, read one at a time.
 
@@ -1012,9 +1215,11 @@ def document_pairs(
         for run_doc in progress(run.documents, os.path.basename(run.path), "doc"):
             cd_doc = reader.take(java_trim(run_doc.docid))
             if cd_doc is None:
+                _check_unaligned(run_doc, run.path)
                 warnings.append(MISSING_DOCUMENT + run_doc.docid)
                 continue
             if _is_empty(run_doc):
+                _check_unaligned(cd_doc, cd.path)
                 warnings.append(IGNORED_DOCUMENT + run_doc.docid)
                 continue
             yield DocumentPair(cd_doc, run_doc, xml, cd.path, run.path)
@@ -1024,13 +1229,13 @@ def document_pairs(
             warnings.append(RUN_MISSING_DOCUMENTS)
             warnings.extend(java_hash_order(remaining.keys(), size=len(reader.seen)))
             for cd_doc in remaining.drain():
-                yield DocumentPair(cd_doc, _bare(cd_doc), xml, cd.path, run.path, False)
+                yield DocumentPair(cd_doc, None, xml, cd.path, run.path)
     finally:
         reader.pending.close()
 
 
 def stream_blocks(
-    cd: CollectionStream, run: CollectionStream, warnings: list[str]
+    cd: DocumentSource, run: DocumentSource, warnings: list[str]
 ) -> Iterator[list[Line]]:
     """``align_collections`` one document pair at a time (the same lines and warnings)."""
     yield header_lines(cd, run)

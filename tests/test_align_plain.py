@@ -1,0 +1,241 @@
+"""The aligner's plain path: documents cut as written, trees read straight from the tags.
+
+``split_documents`` cuts a plain Second HAREM file into its documents as
+written, ``parse_raw_document`` parses one, and ``_plain_tree`` reads the
+aligner's tree of a plain document without the general reader and its
+regions.  Each must give what the general way gives, or decline (and then
+the general way runs, errors included): checked on every shipped collection
+and on generated documents that mix the plain shape with everything past
+it (character references, CR, empty elements, nesting the plain reading
+does not take, broken tags).
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.harem_xml import (
+    NotPlainCollection,
+    RawDocument,
+    open_collection,
+    parse_collection,
+    parse_raw_document,
+    read_collection,
+    split_documents,
+)
+from harem_pipeline.pipeline import steps
+from harem_pipeline.pipeline.steps import run_align
+from harem_pipeline.stages.align import _build_document_tree, _plain_tree
+from harem_pipeline.text.textio import detect_file_encoding
+from tests.helpers.paths import DATA
+
+SECOND_CD = DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"
+SECOND_RUN = DATA / "second-harem" / "ParticipacaoSegundoHaremReRelEM_t1.xml.gz"
+PLAIN_FILES = [
+    SECOND_CD,
+    SECOND_RUN,
+    DATA / "lampada2" / "CDPrimeiroHAREMMiniHAREM.xml.gz",
+    DATA / "lampada2" / "CDPrimeiroHAREMprimeiroevento.xml.gz",
+    DATA / "lampada2" / "exemplo0" / "cd.xml",
+    DATA / "lampada2" / "exemplo0" / "participacao.xml",
+    DATA / "lampada2" / "exemplo1" / "CDexemplo.xml",
+    DATA / "lampada2" / "exemplo1" / "ficheiro.xml",
+    DATA / "reference" / "omitido-p" / "cd.xml",
+    DATA / "reference" / "omitido-p" / "run.xml",
+]
+
+
+def _without_metadata(doc):
+    import dataclasses
+
+    return dataclasses.replace(doc, variant=None, genre=None)
+
+
+def _general_tree(raw: RawDocument, path: str) -> object:
+    """The general way's tree of ``raw``, or the ``InputError`` text it raises."""
+    try:
+        doc = parse_collection(raw.text, path, "utf-8", first_line=raw.line).documents[0]
+        return _build_document_tree(doc, path, True)
+    except InputError as error:
+        return str(error)
+
+
+@pytest.mark.parametrize("path", PLAIN_FILES, ids=lambda p: p.name)
+def test_plain_files_split_into_the_documents_the_reader_reads(path: Path) -> None:
+    encoding = detect_file_encoding(path)
+    raws = list(split_documents(path, encoding, read_size=4096))
+    documents = [_without_metadata(doc) for doc in open_collection(path).documents]
+    assert [parse_raw_document(raw, str(path)) for raw in raws] == documents
+    assert [raw.line for raw in raws] == [doc.line for doc in documents]
+    plain = [_plain_tree(raw) for raw in raws]
+    if len(raws) > 100:  # the collections: the plain way is the common one
+        assert sum(tree is not None for tree in plain) > 0.9 * len(raws)
+    for raw, tree in zip(raws, plain, strict=True):
+        if tree is not None:
+            assert tree == _general_tree(raw, str(path)), raw.docid
+
+
+@pytest.mark.parametrize(
+    "path",
+    [DATA / "first-harem" / "ColeccaoDouradaHAREM.txt", DATA / "campaign" / "sim-average.txt.gz"],
+    ids=lambda p: p.name,
+)
+def test_first_harem_files_are_not_plain(path: Path) -> None:
+    with pytest.raises(NotPlainCollection):
+        list(split_documents(path, detect_file_encoding(path)))
+
+
+_DOCS = '<DOC DOCID="a"><P>O <EM ID="1" CATEG="LOCAL">Porto</EM>.</P></DOC>\n<DOC DOCID="b">x</DOC>'
+_EDITS = [
+    ("", ""),  # plain
+    ('<DOC DOCID="b"', '<!-- c --><DOC DOCID="b"'),
+    ('<DOC DOCID="b">', '<DOC  DOCID="b">'),
+    ('DOCID="b"', 'DOCID="a"'),
+    ("x</DOC>", "x"),
+    ("x</DOC>", 'x<DOC DOCID="c">y</DOC>'),
+    ("Porto", "Porto<!-- c -->"),
+    ("Porto", "Porto<?pi?>"),
+]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        *(f"<colHAREM>\n{_DOCS.replace(old, new)}\n</colHAREM>" for old, new in _EDITS if old),
+        f"<colHAREM>\n{_DOCS}\n</colHAREM>",
+        f"{_DOCS}\n",  # no root
+        f"<?xml version='1.0'?><colHAREM>{_DOCS}</colHAREM>",
+        f"<colHAREM>{_DOCS}</colHAREM> trailing",
+        f"<colHAREM>{_DOCS}",
+        f"<colHAREM>{_DOCS}</COL>",
+        f'<colHAREM>text<DOC DOCID="z"></DOC>{_DOCS}</colHAREM>',
+        "",
+        "<colHAREM></colHAREM>",
+    ],
+)
+@pytest.mark.parametrize("read_size", [1, 7, 1 << 20])
+def test_a_file_is_split_as_the_reader_reads_it_or_declined(
+    tmp_path: Path, text: str, read_size: int
+) -> None:
+    path = tmp_path / "c.xml"
+    path.write_text(text, "utf-8")
+    try:
+        raws = list(split_documents(path, "utf-8", read_size))
+    except NotPlainCollection:
+        return
+    documents = list(read_collection(path).documents)
+    assert [parse_raw_document(raw, str(path)) for raw in raws] == documents
+
+
+# --- generated documents: the plain tree is the general one, or None --------------
+
+_PIECES = ["a", "Ç", " ", "\n", "\r\n", "\r", "|", ".", "&amp;", "&#124;", "&x", ">"]
+_TEXT = st.lists(st.sampled_from(_PIECES), max_size=5).map("".join)
+_ATTRIBUTES = st.sampled_from(
+    [
+        ' ID="e1" CATEG="LOCAL"',
+        ' ID="e2" CATEG="PESSOA|ORGANIZACAO" TIPO="X"',
+        "",
+        ' ID="e3" CATEG="A&amp;B"',  # a reference in a value
+        ' ID="e4"  CATEG="LOCAL"',  # two blanks
+        " ID='e5'",  # single quotes
+        ' ID="e6" MORF="F,S"',
+        ' ID="e7" OMITIDO="1"',
+        ' ID="e8" CATEG="a>b"',
+    ]
+)
+
+
+@st.composite
+def _entity(draw: st.DrawFn) -> str:
+    body = draw(_TEXT)
+    attributes = draw(_ATTRIBUTES)
+    if draw(st.integers(0, 20)) == 0:
+        return f"<EM{attributes}/>"
+    return f"<EM{attributes}>{body}</EM>"
+
+
+def _alt(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    alternative = st.lists(st.one_of(_TEXT, _entity(), inner), max_size=3).map("".join)
+    return st.lists(alternative, min_size=1, max_size=3).map(
+        lambda alts: "<ALT>" + "|".join(alts) + "</ALT>"
+    )
+
+
+def _element(name: str, inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.lists(inner, max_size=3).map(
+        lambda parts: f"<{name}>" + "".join(parts) + f"</{name}>"
+    )
+
+
+_ITEM = st.recursive(
+    st.one_of(_TEXT, _entity(), st.sampled_from(["<", "<P/>", "</P>", "<X>"])),
+    lambda inner: st.one_of(
+        _alt(inner), _element("P", inner), _element("OMITIDO", inner), _element("EM", inner)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(st.lists(_ITEM, max_size=6).map("".join))
+def test_the_plain_tree_is_the_general_tree_or_none(body: str) -> None:
+    raw = RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 3)
+    tree = _plain_tree(raw)
+    if tree is not None:
+        assert tree == _general_tree(raw, "x.xml")
+
+
+# --- whole files: the plain way writes what the general way writes ---------------
+
+
+def _refused(path: object) -> None:
+    raise NotPlainCollection("the general way, for comparison")
+
+
+def _aligned(cd: Path, run: Path, target: Path, general: bool) -> object:
+    """``run_align``'s bytes and warnings, or its error (the general way only, if asked)."""
+    with pytest.MonkeyPatch.context() as patch:
+        if general:
+            patch.setattr(steps, "open_plain_collection", _refused)
+        try:
+            _, written = run_align(cd, run, target, workers=1)
+        except InputError as error:
+            assert not target.exists()
+            return str(error)
+    return target.read_bytes(), written.warnings
+
+
+@settings(derandomize=True, deadline=None, max_examples=60)
+@given(
+    st.lists(st.lists(_ITEM, max_size=4).map("".join), min_size=1, max_size=3),
+    st.lists(st.lists(_ITEM, max_size=4).map("".join), min_size=1, max_size=3),
+)
+def test_run_align_writes_what_the_general_way_writes(
+    tmp_path_factory: pytest.TempPathFactory, cd_bodies: list[str], run_bodies: list[str]
+) -> None:
+    folder = tmp_path_factory.mktemp("plain")
+    for name, bodies in (("cd.xml", cd_bodies), ("run.xml", run_bodies)):
+        docs = "".join(f'<DOC DOCID="D{i}">{b}</DOC>\n' for i, b in enumerate(bodies))
+        (folder / name).write_text(f"<colHAREM>\n{docs}</colHAREM>\n", "utf-8")
+    cd, run = folder / "cd.xml", folder / "run.xml"
+    general = _aligned(cd, run, folder / "general.alinhado", True)
+    assert _aligned(cd, run, folder / "plain.alinhado", False) == general
+
+
+def test_a_file_found_not_plain_midway_is_aligned_the_general_way(tmp_path: Path) -> None:
+    """A comment after some documents were aligned: the general way starts again, same bytes."""
+    text = read_collection(SECOND_RUN)
+    raw = gzip.decompress(SECOND_RUN.read_bytes())
+    cut = raw.index(b"<DOC ", len(raw) // 2)
+    run = tmp_path / "run.xml"
+    run.write_bytes(raw[:cut] + b"<!-- a comment -->\n" + raw[cut:])
+    assert text.documents == read_collection(run).documents
+    plain = _aligned(SECOND_CD, run, tmp_path / "plain.alinhado", False)
+    assert plain == _aligned(SECOND_CD, run, tmp_path / "general.alinhado", True)
