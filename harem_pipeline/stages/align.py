@@ -948,7 +948,11 @@ def align_documents(
     run_entities, run_counts = _number_entities(run_nodes, keys, xml)
     potential: list[str] = []
     if check_counts:
-        potential = [k for k in java_hash_order(list(keys)) if cd_counts[k] != run_counts[k]]
+        # The keys counted differently, in the hash order of the table of all keys
+        # (a stable sort by bucket: a subset keeps its order in the whole).
+        differing = [key for key in keys if cd_counts[key] != run_counts[key]]
+        if differing:
+            potential = java_hash_order(differing, size=len(keys))
     alignment = _align_numbered(cd_entities, run_entities, potential)
     lines: list[Line] = []
     if alignment.faults:
