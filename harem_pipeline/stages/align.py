@@ -430,7 +430,9 @@ def _plain_nodes(pieces: list[str]) -> tuple[_Node, ...]:
     """The nodes of ``pieces`` (text, tag, …, ``</DOC>``); ``_NotPlain`` past the plain shape."""
     top: list[_Node] = []
     nodes = top
-    open_elements: list[tuple[str, list[_Node], int]] = []  # kind, enclosing nodes, start
+    # The open P and OMITIDO (a P, an OMITIDO or an OMITIDO in a P): kind,
+    # the enclosing nodes and where the element starts in the running text.
+    open_elements: list[tuple[str, list[_Node], int]] = []
     omitted = False
     position = 0  # length of the running text so far
     index = 0
@@ -453,7 +455,7 @@ def _plain_nodes(pieces: list[str]) -> tuple[_Node, ...]:
             node, index, length = _plain_alt(pieces, index, omitted)
             nodes.append(node)
             position += length
-        elif tag == "<P>" and not open_elements or tag == "<OMITIDO>" and not omitted:
+        elif (tag == "<P>" and not open_elements) or (tag == "<OMITIDO>" and not omitted):
             open_elements.append((tag[1:-1], nodes, position))
             nodes = []
             omitted = omitted or tag == "<OMITIDO>"
@@ -464,7 +466,7 @@ def _plain_nodes(pieces: list[str]) -> tuple[_Node, ...]:
             if position == start:
                 raise _NotPlain
             element = _ElementNode(kind, None, omitted, tuple(nodes))
-            omitted = any(kind == "OMITIDO" for kind, _, _ in open_elements)
+            omitted = False  # what is still open is a P at most
             nodes = outer
             nodes.append(element)
         else:
