@@ -16,18 +16,11 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.cli import main
-from tests.helpers.campaign import leave_out_charts, luigi_command, make_campaign
+from tests.helpers.campaign import break_run, leave_out_charts, luigi_command, make_campaign
 from tests.helpers.paths import DATA
 
 SECOND = DATA / "second-harem"
 NO_MORF = "has no MORF: the morphology chain was not run"
-
-
-def break_run(path: Path) -> None:
-    """An entity inside an entity: a user's mistake the reader reports."""
-    text = path.read_bytes()
-    start = text.index(b"<PESSOA")
-    path.write_bytes(text[:start] + b'<LOCAL TIPO="X">' + text[start:])
 
 
 def test_a_collection_without_morf_runs_and_charts_no_morphology(tmp_path: Path) -> None:

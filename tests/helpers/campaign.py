@@ -49,6 +49,13 @@ def make_campaign(folder: Path, documents: int = 6, extra: str = "") -> Path:
     return config
 
 
+def break_run(path: Path) -> None:
+    """An entity inside an entity: a user's mistake the reader reports."""
+    text = path.read_bytes()
+    start = text.index(b"<PESSOA")
+    path.write_bytes(text[:start] + b'<LOCAL TIPO="X">' + text[start:])
+
+
 def leave_out_charts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reports written with no charts, for tests of which tasks run, not of what they write.
 
