@@ -101,6 +101,8 @@ _EDITS = [
     ("x</DOC>", 'x<DOC DOCID="c">y</DOC>'),
     ("Porto", "Porto<!-- c -->"),
     ("Porto", "Porto<?pi?>"),
+    ('\n<DOC DOCID="b"', '\n<!-- two\nlines -->\n<DOC DOCID="b"'),
+    ('\n<DOC DOCID="b"', '\n<!-- unclosed <DOC DOCID="b"'),
 ]
 
 
@@ -112,6 +114,9 @@ _EDITS = [
         f"{_DOCS}\n",  # no root
         f"<?xml version='1.0'?><colHAREM>{_DOCS}</colHAREM>",
         f"<colHAREM>{_DOCS}</colHAREM> trailing",
+        f"<colHAREM>{_DOCS}</colHAREM>\n<!-- the end -->\n",
+        f"<colHAREM>{_DOCS}<!-- c --></colHAREM><!-- c -->",
+        f"<colHAREM>{_DOCS}</colHAREM><P/>",
         f"<colHAREM>{_DOCS}",
         f"<colHAREM>{_DOCS}</COL>",
         f'<colHAREM>text<DOC DOCID="z"></DOC>{_DOCS}</colHAREM>',
@@ -131,6 +136,7 @@ def test_a_file_is_split_as_the_reader_reads_it_or_declined(
         return
     documents = list(read_collection(path).documents)
     assert [parse_raw_document(raw, str(path)) for raw in raws] == documents
+    assert [raw.line for raw in raws] == [doc.line for doc in documents]
 
 
 # --- generated documents: the plain tree is the general one, or None --------------

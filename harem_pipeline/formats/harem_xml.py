@@ -993,6 +993,7 @@ _PLAIN_PROLOGUE = re.compile(
     rf"(?:<([^\s<>/=\"'!?]+)(?:\s+[^\s=<>\"']+=\"[^\"<]*\")*\s*>)?{_BLANKS}",
     re.DOTALL,
 )
+_PLAIN_GAP = re.compile(_BLANKS, re.DOTALL)
 _PLAIN_DOC_OPEN = re.compile(r"<DOC DOCID=\"([^\"<>&]+)\">")
 _DOC_CLOSE = "</DOC>"
 _NOT_IN_PLAIN_DOCUMENT = re.compile(r"<DOC[\s>/]|<[!?]")
@@ -1003,11 +1004,10 @@ def split_documents(
 ) -> Iterator[RawDocument]:
     """The documents of a plain Second HAREM file, as written, one at a time.
 
-    Plain: an optional XML declaration, DOCTYPE and root tag (comments
-    around them allowed), then ``<DOC DOCID="...">`` … ``</DOC>``
-    documents with only blanks between them, each holding no comment,
-    processing instruction or ``<DOC`` of its own, and the root's end tag;
-    every DOCID once.  Any
+    Plain: an optional XML declaration, DOCTYPE and root tag, then
+    ``<DOC DOCID="...">`` … ``</DOC>`` documents, each holding no comment,
+    processing instruction or ``<DOC`` of its own, and the root's end tag,
+    with only blanks and comments between these; every DOCID once.  Any
     other file raises ``NotPlainCollection`` as soon as that is seen, before
     or after some documents were yielded: the caller reads it again with
     ``open_collection``, whose documents the ones here parse into
@@ -1060,11 +1060,15 @@ def split_documents(
         while opening is None and more():
             opening = _PLAIN_DOC_OPEN.search(window)
         gap = window if opening is None else window[: opening.start()]
-        if opening is not None and gap.strip():
+        if opening is not None and not _PLAIN_GAP.fullmatch(gap):
             raise NotPlainCollection("text between documents")
         line += gap.count("\n")
-    tail = window.strip()
-    if tail != ("" if root is None else f"</{root}>"):
+    end = _PLAIN_GAP.match(window).end()
+    if root is not None:
+        if not window.startswith(f"</{root}>", end):
+            raise NotPlainCollection("no root end tag")
+        end = _PLAIN_GAP.match(window, end + len(root) + 3).end()
+    if end != len(window):
         raise NotPlainCollection("not a plain end")
 
 
