@@ -133,6 +133,11 @@ TEXTS = st.sampled_from(
 )
 SPACES = st.sampled_from([" ", " ", " ", " ", "  ", "\t"])
 IDS = st.sampled_from(["1", "2", "3", "9", "a=b"])
+FIVE = st.integers(0, 4)
+SIX = st.integers(0, 5)
+TEN = st.integers(0, 9)
+"""Strategies the composites draw from, built once (built anew at each draw they cost their
+construction and checks each time; the values drawn are the same)."""
 
 
 @st.composite
@@ -141,21 +146,28 @@ def tags(draw: st.DrawFn) -> str:
     attributes = []
     if draw(st.booleans()):
         attributes.append(("ID", draw(IDS)))
-    if draw(st.integers(0, 4)):
+    if draw(FIVE):
         attributes.append(("CATEG", draw(CATEGORIES)))
     if draw(st.booleans()):
         attributes.append(("TIPO", draw(TYPES)))
     if draw(st.booleans()):
         attributes.append(("SUBTIPO", draw(SUBTYPES)))
-    if draw(st.integers(0, 5)) == 0:
+    if draw(SIX) == 0:
         attributes.append(("CATEG", draw(CATEGORIES)))  # a second CATEG: the first counts
     attributes = draw(st.permutations(attributes))
     head = "".join(
-        f'{draw(SPACES)}{key}{"=" if draw(st.integers(0, 9)) else " = "}"{value}"'
-        for key, value in attributes
+        f'{draw(SPACES)}{key}{"=" if draw(TEN) else " = "}"{value}"' for key, value in attributes
     )
     return f"<{name}{head}>{draw(TEXTS)}</{name}>"
 
+
+TAGS = tags()
+SYSTEM_TAGS = st.lists(TAGS, min_size=1, max_size=3)
+KINDS = st.integers(0, 5)
+ONE_IN_13 = st.integers(0, 12)
+ONE_IN_31 = st.integers(0, 30)
+MARKERS = st.sampled_from([":", "::"])
+SUFFIXES = st.sampled_from(["", "", "", "^0.5", "^0.3333333333333333", "^x"])
 
 ITEMS = st.sampled_from(
     [
@@ -172,25 +184,34 @@ ITEMS = st.sampled_from(
 )
 
 
+ITEM_LISTS = functools.cache(lambda count: st.lists(ITEMS, min_size=count, max_size=count))
+
+
 @st.composite
 def records(draw: st.DrawFn) -> str:
-    gold = draw(tags())
-    kind = draw(st.integers(0, 5))
+    gold = draw(TAGS)
+    kind = draw(KINDS)
     if kind == 0:
         system, count = "[null]", 1
     else:
-        chosen = draw(st.lists(tags(), min_size=1, max_size=3))
+        chosen = draw(SYSTEM_TAGS)
         if kind == 1 and chosen:
             chosen = [chosen[0], chosen[0]]  # the same entity twice
         system, count = "[" + ", ".join(chosen) + "]", len(chosen)
-    if draw(st.integers(0, 12)) == 0:
+    if draw(ONE_IN_13) == 0:
         count += 1  # one item too many
-    items = ", ".join(draw(st.lists(ITEMS, min_size=count, max_size=count)))
-    marker = draw(st.sampled_from([":", "::"]))
-    suffix = draw(st.sampled_from(["", "", "", "^0.5", "^0.3333333333333333", "^x"]))
-    if draw(st.integers(0, 30)) == 0:
+    items = ", ".join(draw(ITEM_LISTS(count)))
+    marker = draw(MARKERS)
+    suffix = draw(SUFFIXES)
+    if draw(ONE_IN_31) == 0:
         return f"{gold} --> {system}{marker}[{items}]"
     return f"{gold} ---> {system}{marker}[{items}]{suffix}"
+
+
+RECORDS = records()
+RECORD_LISTS = st.lists(RECORDS, max_size=3)
+DOCUMENT_ENDS = st.sampled_from(["EOD", "", "<ALT03>"])
+LINE_ENDS = st.sampled_from(["\n", "\n", "\r\n"])
 
 
 @st.composite
@@ -200,14 +221,14 @@ def veu_files(draw: st.DrawFn) -> str:
         lines.append(f"DOC D{number}")
         for _ in range(draw(st.integers(0, 6))):
             if draw(st.integers(0, 3)):
-                lines.append(draw(records()))
+                lines.append(draw(RECORDS))
                 continue
             lines.append("<ALT>")
             for alternative in range(1, draw(st.integers(1, 3)) + 1):
                 lines.append(f"<ALT{alternative}>")
-                lines.extend(draw(st.lists(records(), max_size=3)))
+                lines.extend(draw(RECORD_LISTS))
                 lines.append(f"</ALT{alternative}>")
             lines.append("</ALT>")
-        lines.append(draw(st.sampled_from(["EOD", "", "<ALT03>"])))
-    eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+        lines.append(draw(DOCUMENT_ENDS))
+    eol = draw(LINE_ENDS)
     return eol.join(lines) + eol
