@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import gzip
 import io
 import itertools
@@ -604,18 +605,28 @@ _EVALUATIONS = st.one_of(
 )
 
 
+_SYSTEMS = st.one_of(st.none(), st.lists(_TAGS, min_size=1, max_size=4).map(tuple))
+_EOLS = st.sampled_from(["\n", "\r\n"])
+_MARKERS = st.sampled_from([":", "::"])
+_SUFFIXES = st.sampled_from(["", "^0.25", "^1.0"])
+_EVALUATION_LISTS = functools.cache(
+    lambda count: st.lists(_EVALUATIONS, min_size=count, max_size=count)
+)
+"""Strategies _records draws from, built once (the values drawn are the same)."""
+
+
 @st.composite
 def _records(draw: st.DrawFn) -> Record:
     gold = draw(_TAGS)
-    system = draw(st.one_of(st.none(), st.lists(_TAGS, min_size=1, max_size=4).map(tuple)))
+    system = draw(_SYSTEMS)
     evaluated = draw(st.booleans())
     if not evaluated:
-        return Record(gold, system, None, "", "", draw(st.sampled_from(["\n", "\r\n"])))
+        return Record(gold, system, None, "", "", draw(_EOLS))
     count = 1 if system is None else len(system)
-    evaluation = tuple(draw(st.lists(_EVALUATIONS, min_size=count, max_size=count)))
-    marker = draw(st.sampled_from([":", "::"]))
-    suffix = draw(st.sampled_from(["", "^0.25", "^1.0"]))
-    return Record(gold, system, evaluation, marker, suffix, draw(st.sampled_from(["\n", "\r\n"])))
+    evaluation = tuple(draw(_EVALUATION_LISTS(count)))
+    marker = draw(_MARKERS)
+    suffix = draw(_SUFFIXES)
+    return Record(gold, system, evaluation, marker, suffix, draw(_EOLS))
 
 
 @settings(derandomize=True, deadline=None, max_examples=300)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,17 +40,27 @@ VEIL = filter_from_header(HEADER, GRID, "test")
 CATEGORIES = list(GRID.categories) + ["ESTRANHA"]
 
 
+@functools.cache
+def sampled(values: tuple[str, ...]) -> st.SearchStrategy[str]:
+    """``st.sampled_from(values)`` built once for each tuple of values (built anew at each
+    draw it costs its construction and checks each time; the values drawn are the same)."""
+    return st.sampled_from(values)
+
+
+TUPLE_COUNTS = st.integers(1, 3)
+
+
 @st.composite
 def entity(draw: st.DrawFn) -> Tag:
     """An EM with 1–3 vague (category, type, subtype) tuples, some outside the grid."""
-    n = draw(st.integers(1, 3))
+    n = draw(TUPLE_COUNTS)
     cats, types, subs = [], [], []
     for _ in range(n):
-        cat = draw(st.sampled_from(CATEGORIES))
+        cat = draw(sampled(tuple(CATEGORIES)))
         grid_types = list(GRID.types(cat)) if cat in GRID.categories else []
-        typ = draw(st.sampled_from(grid_types + ["", "XTIPO"]))
+        typ = draw(sampled((*grid_types, "", "XTIPO")))
         grid_subs = list(GRID.subtypes(cat, typ)) if typ in grid_types else []
-        sub = draw(st.sampled_from(grid_subs + ["", "XSUB"]))
+        sub = draw(sampled((*grid_subs, "", "XSUB")))
         cats.append(cat)
         types.append(typ)
         subs.append(sub)
