@@ -52,6 +52,7 @@ from tests.helpers.semantic import (
     TYPES,
     VEUS,
     general_emir,
+    general_written,
     outcome,
     records,
     unzipped,
@@ -94,8 +95,9 @@ def both_ways(
     plain_reader = reader or (read_plain_emir_record if emir_input else read_plain_record)
 
     def general() -> str:
-        lines = read_once(path, iter_lines, general_parse)
-        return written(stage(lines, str(path)), marker)
+        return general_written(
+            path, stage, marker, general_parse, lambda: read_once(path, iter_lines, general_parse)
+        )
 
     def plain() -> str:
         lines = read_once(path, iter_plain_lines, plain_reader, general_parse)

@@ -45,6 +45,7 @@ from tests.helpers.semantic import (
     REFERENCE,
     VEUS,
     general_emir,
+    general_written,
     outcome,
     unzipped,
     veu_files,
@@ -59,8 +60,7 @@ def runs_both_ways(path: Path, stage: Stage, marker: str | None, emir_input: boo
     parse = parse_semantic_line if emir_input else parse_line
 
     def general() -> str:
-        _, lines = iter_lines(path, parse)
-        return written(stage(lines, str(path)), marker)
+        return general_written(path, stage, marker, parse)
 
     def runs() -> str:
         if emir_input:

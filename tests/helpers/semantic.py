@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import functools
 import gzip
+import hashlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -93,6 +94,36 @@ def written(items: Iterable[Line | str], marker: str | None) -> str:
     return "".join(
         item if isinstance(item, str) else format_line(item, marker) + item.eol for item in items
     )
+
+
+GENERAL_WRITTEN: dict[tuple, str] = {}
+"""What :func:`general_written` worked out, by the file's bytes, the stage and the reading."""
+
+
+def general_written(
+    path: Path,
+    stage: Callable[[Iterable, str], Iterable],
+    marker: str | None,
+    parse: Callable,
+    read: Callable[[], Iterable[Line]] | None = None,
+) -> str:
+    """``written(stage(lines, str(path)), marker)`` of the general path's lines of ``path``
+    (``read()``, by default ``iter_lines(path, parse)``), worked out once per process.
+
+    The general path's text is what the fast paths are held to, in test_semantic_plain
+    and test_semantic_runs alike (which run on one worker: conftest.SHARED_WORK); it is
+    kept by the file's bytes, the stage, the marker, the line parser and the chunk size
+    read with (a stage that fails is run again each time, so each reports its own error).
+    """
+    from harem_pipeline.formats import alinhado
+
+    key = (hashlib.sha256(path.read_bytes()).digest(), stage, marker, parse, alinhado.CHUNK_BYTES)
+    text = GENERAL_WRITTEN.get(key)
+    if text is None:
+        lines = iter_lines(path, parse)[1] if read is None else read()
+        text = written(stage(lines, str(path)), marker)
+        GENERAL_WRITTEN[key] = text
+    return text
 
 
 def outcome(run: Callable[[], object]) -> object:
