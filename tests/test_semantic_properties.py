@@ -5,9 +5,12 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats import semantic
 from harem_pipeline.formats.alinhado import Header, Record, Tag, parse_line
 from harem_pipeline.formats.semantic import (
     LevelResult,
@@ -141,6 +144,31 @@ def test_score_round_trip(cat, typ, sub, a, b, c, d, alt, paren) -> None:
     text = format_semantic_score(score)
     assert parse_semantic_score(text) == score
     assert format_semantic_score(parse_semantic_score(text)) == text
+
+
+@SETTINGS
+@given(
+    st.builds(LevelResult, NAMES, NAMES, NAMES),
+    st.builds(LevelResult, NAMES, NAMES, NAMES),
+    NUMBER,
+    st.none() | NUMBER,
+    st.booleans(),
+)
+def test_a_score_read_again_is_the_score_read_first(cat, typ, a, alt, paren) -> None:
+    """Items read before are taken from what was read (semantic._KNOWN_SCORES)."""
+    score = SemanticScore(cat, typ, typ, a, a, a, a, alt, paren and alt is not None)
+    text = format_semantic_score(score)
+    first = parse_semantic_score(text, "a.emir", 1)
+    assert parse_semantic_score(text, "b.emir", 2) == first == score
+    assert semantic._read_semantic_score(text, "c.emir", 3) == first
+
+
+def test_a_bad_item_is_an_error_each_time_it_is_read() -> None:
+    """Only good items are kept: each bad one names its own file and line."""
+    for path, line in (("f.emir", 1), ("g.emir", 7)):
+        with pytest.raises(InputError, match=f"^{path}, line {line}: expected an Emir item"):
+            parse_semantic_score("{Categoria(x)}", path, line)
+    assert "{Categoria(x)}" not in semantic._KNOWN_SCORES
 
 
 def test_record_type() -> None:
