@@ -14,9 +14,9 @@ import pytest
 
 from harem_pipeline.cli import COLLECTOR_THRESHOLDS
 from harem_pipeline.model import Collection
-from tests.helpers.collections import shipped_collection
 from tests.helpers.paths import DATA
 from tests.helpers.perfect import PerfectChain, perfect_chain
+from tests.helpers.shipped import shipped_collection
 
 FIRST_HAREM_CD = DATA / "first-harem" / "ColeccaoDouradaHAREM.txt"
 SECOND_HAREM_CD = DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"

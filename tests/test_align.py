@@ -37,7 +37,7 @@ from harem_pipeline.text.tokens import (
     tokenize,
     word_tokens,
 )
-from tests.helpers.collections import shipped_collection
+from tests.helpers.shipped import shipped_collection
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 REFERENCE = DATA / "reference"

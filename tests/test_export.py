@@ -23,7 +23,7 @@ from harem_pipeline.tools.export import (
     resolved_collection,
 )
 from harem_pipeline.tools.predictions import build_run, read_predictions
-from tests.helpers.collections import shipped_collection
+from tests.helpers.shipped import shipped_collection
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHIPPED = [

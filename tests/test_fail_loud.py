@@ -19,8 +19,8 @@ import pytest
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_xml import format_collection
 from tests.helpers.campaign import make_campaign
-from tests.helpers.collections import shipped_collection
 from tests.helpers.paths import DATA
+from tests.helpers.shipped import shipped_collection
 
 CASES = Path(__file__).resolve().parent / "cases" / "veus"
 SECOND_CD = DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"

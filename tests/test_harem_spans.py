@@ -30,7 +30,7 @@ from harem_pipeline.stages.harem_spans import (
 )
 from harem_pipeline.stages.ida2id import tally_identification
 from harem_pipeline.tools.simulate import simulate_collection
-from tests.helpers.collections import shipped_collection
+from tests.helpers.shipped import shipped_collection
 
 # Token positions of d1 (blanks are no positions):
 #  0 Ana  1 Silva  2 visitou  3 Porto  4 Alegre  5 ontem  6 .  7 Banco  8 Central

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from harem_pipeline.formats.harem_xml import format_collection
 from tests.helpers.campaign import make_campaign, outputs
-from tests.helpers.collections import shipped_collection
 from tests.helpers.paths import DATA, ROOT
+from tests.helpers.shipped import shipped_collection
 
 SEEDS = ("1", "2")
 

@@ -27,7 +27,7 @@ from harem_pipeline.tools.predictions import (
     read_predictions,
     run_import,
 )
-from tests.helpers.collections import shipped_collection
+from tests.helpers.shipped import shipped_collection
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SAMPLE = DATA / "model-formats"

@@ -34,8 +34,8 @@ from harem_pipeline.tools.simulate import (
     split_span,
     wrong_morf,
 )
-from tests.helpers.collections import shipped_collection
 from tests.helpers.perfect import PerfectChain
+from tests.helpers.shipped import shipped_collection
 
 ROOT = Path(__file__).resolve().parent.parent
 CD_PATH = ROOT / "data" / "first-harem" / "ColeccaoDouradaHAREM.txt"

@@ -22,8 +22,8 @@ import tasks
 from harem_pipeline.formats.harem_xml import format_collection, read_collection
 from harem_pipeline.reports import html
 from harem_pipeline.tools.simulate import render_run
-from tests.helpers.collections import shipped_collection
 from tests.helpers.paths import DATA
+from tests.helpers.shipped import shipped_collection
 
 STARTED: list[tuple[str, str | None]] = []
 
