@@ -7,17 +7,55 @@ copies it into its own ``tmp_path`` first.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import pytest
 
-from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.cli import COLLECTOR_THRESHOLDS
 from harem_pipeline.model import Collection
 from tests.helpers.paths import DATA
 from tests.helpers.perfect import PerfectChain, perfect_chain
+from tests.helpers.shipped import shipped_collection
 
 FIRST_HAREM_CD = DATA / "first-harem" / "ColeccaoDouradaHAREM.txt"
 SECOND_HAREM_CD = DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each test process collects cyclic garbage as a ``harem`` process does.
+
+    At Python's default the collector walks every object the tests keep (the
+    imported modules, the collections and readings shared between tests)
+    again and again: about a twelfth of the suite's time.  Collections still
+    run, less often; no test sees anything else.
+    """
+    gc.set_threshold(*COLLECTOR_THRESHOLDS)
+
+
+SHARED_WORK = {
+    "tests/test_semantic_plain.py": "the general path on the semantic reference inputs",
+    "tests/test_semantic_runs.py": "the general path on the semantic reference inputs",
+    "tests/test_ida2mor.py": "perfect_first_harem",
+    "tests/test_simulate.py": "perfect_first_harem",
+}
+"""Test files that share work their process keeps (cached helpers, session fixtures), and
+the name of that work: with ``-n``, the files that share one name run on one worker."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``--dist loadfile``, with the files of :data:`SHARED_WORK` one unit of work each."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedWorkScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return SHARED_WORK.get(path, path)
+
+    return SharedWorkScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
@@ -28,13 +66,13 @@ def data_dir() -> Path:
 @pytest.fixture(scope="session")
 def first_harem_cd() -> Collection:
     """The First HAREM golden collection (129 documents, with MORF)."""
-    return read_collection(FIRST_HAREM_CD)
+    return shipped_collection(FIRST_HAREM_CD)
 
 
 @pytest.fixture(scope="session")
 def second_harem_cd() -> Collection:
     """The Second HAREM golden collection as used for the reference run."""
-    return read_collection(SECOND_HAREM_CD)
+    return shipped_collection(SECOND_HAREM_CD)
 
 
 @pytest.fixture(scope="session")

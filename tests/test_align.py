@@ -37,6 +37,7 @@ from harem_pipeline.text.tokens import (
     tokenize,
     word_tokens,
 )
+from tests.helpers.shipped import shipped_collection
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 REFERENCE = DATA / "reference"
@@ -92,7 +93,8 @@ def _assert_same_lines(expected: list[str], found: list[str], what: str) -> None
 @pytest.mark.parametrize("case", sorted(REFERENCE_CASES))
 def test_reference_alignment_line_for_line(case: str) -> None:
     cd_path, run_path, reference, stderr = REFERENCE_CASES[case]
-    result = align_collections(read_collection(DATA / cd_path), read_collection(DATA / run_path))
+    cd, run = shipped_collection(DATA / cd_path), shipped_collection(DATA / run_path)
+    result = align_collections(cd, run)
     ours = [format_line(line) for line in result.lines]
     _assert_same_lines(
         _without_file_names(_reference_lines(REFERENCE / reference)),
@@ -272,7 +274,7 @@ def test_alt_text_with_two_bars_copies_its_first_piece() -> None:
 
 @pytest.fixture(scope="module")
 def first_harem() -> Collection:
-    return read_collection(DATA / "first-harem/ColeccaoDouradaHAREM.txt")
+    return shipped_collection(DATA / "first-harem/ColeccaoDouradaHAREM.txt")
 
 
 def test_first_harem_cd_against_itself(first_harem: Collection) -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import gzip
 import io
 import itertools
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
@@ -604,18 +605,28 @@ _EVALUATIONS = st.one_of(
 )
 
 
+_SYSTEMS = st.one_of(st.none(), st.lists(_TAGS, min_size=1, max_size=4).map(tuple))
+_EOLS = st.sampled_from(["\n", "\r\n"])
+_MARKERS = st.sampled_from([":", "::"])
+_SUFFIXES = st.sampled_from(["", "^0.25", "^1.0"])
+_EVALUATION_LISTS = functools.cache(
+    lambda count: st.lists(_EVALUATIONS, min_size=count, max_size=count)
+)
+"""Strategies _records draws from, built once (the values drawn are the same)."""
+
+
 @st.composite
 def _records(draw: st.DrawFn) -> Record:
     gold = draw(_TAGS)
-    system = draw(st.one_of(st.none(), st.lists(_TAGS, min_size=1, max_size=4).map(tuple)))
+    system = draw(_SYSTEMS)
     evaluated = draw(st.booleans())
     if not evaluated:
-        return Record(gold, system, None, "", "", draw(st.sampled_from(["\n", "\r\n"])))
+        return Record(gold, system, None, "", "", draw(_EOLS))
     count = 1 if system is None else len(system)
-    evaluation = tuple(draw(st.lists(_EVALUATIONS, min_size=count, max_size=count)))
-    marker = draw(st.sampled_from([":", "::"]))
-    suffix = draw(st.sampled_from(["", "^0.25", "^1.0"]))
-    return Record(gold, system, evaluation, marker, suffix, draw(st.sampled_from(["\n", "\r\n"])))
+    evaluation = tuple(draw(_EVALUATION_LISTS(count)))
+    marker = draw(_MARKERS)
+    suffix = draw(_SUFFIXES)
+    return Record(gold, system, evaluation, marker, suffix, draw(_EOLS))
 
 
 @settings(derandomize=True, deadline=None, max_examples=300)
@@ -707,3 +718,59 @@ def test_a_vague_spurious_gold_is_spurious_for_every_stage() -> None:
     assert parse_tag('<EM CATEG="PESSOA|ESPURIO">Ele</EM>').is_spurious
     assert parse_tag("<ESPURIO>Ele</ESPURIO>").is_spurious
     assert not parse_tag('<EM CATEG="PESSOA">Ele</EM>').is_spurious
+
+
+# ---------------------------------------------------------------------------
+# Evaluation lists: the one-match reading of Emir lists against the bracket scan
+
+_EMIR_ITEMS = st.sampled_from(
+    [
+        "{Categoria(Correcto:[LOCAL] Espurio:[] Em_Falta:[]) MaxCSC_CD(2.275) Peso(1.0)}",
+        "{Categoria(Correcto:[] Espurio:[PESSOA, LOCAL] Em_Falta:[]) PALT(1.0))}",
+        "{Tipo(Correcto:[] Espurio:[] Em_Falta:[HUMANO]) CSC(0.0)}",
+        "{}",
+        "{[]}",
+        "{Peso(0.5)}",
+    ]
+)
+_LIST_TEXTS = st.text(alphabet="{}[], x", max_size=8)
+_LIST_ITEMS = (
+    _EMIR_ITEMS | _LIST_TEXTS.map(lambda text: "{" + text + "}") | _LIST_TEXTS  # and odd ones
+)
+
+
+def _evaluation_list_read(read, text: str) -> object:
+    try:
+        return read(text, 0, "f.emir", 7)
+    except InputError as error:
+        return str(error)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    items=st.lists(_LIST_ITEMS, max_size=4),
+    after=st.sampled_from(["", "^0.5", "]", "x", ", {"]),
+)
+@example(items=["{]}"], after="")  # a bracket closed inside a brace
+@example(items=["{[]]}"], after="")
+@example(items=["{[[]]}"], after="")  # a list inside a list
+@example(items=["{[[]}"], after="")
+@example(items=["{{}}", "{}"], after="")
+@example(items=["{}x", "{}"], after="")  # text after the brace
+def test_an_emir_list_reads_as_the_bracket_scan_reads_it(items: list[str], after: str) -> None:
+    text = "[" + ", ".join(items) + "]" + after
+    for cut in (len(text), len(text) - 1 - len(after)):  # and without its closing bracket
+        piece = text[:cut]
+        assert _evaluation_list_read(fmt._parse_evaluation_list, piece) == (
+            _evaluation_list_read(fmt._scan_evaluation_list, piece)
+        )
+
+
+def test_the_reference_emir_lists_take_the_one_match_reading() -> None:
+    """Every semantic list of the reference files is read by the match (else the test above
+    would test little)."""
+    for path in sorted((DATA / "reference").glob("*/*.emir*.gz")):
+        for line in gzip.decompress(path.read_bytes()).decode("latin-1").split("\n"):
+            head, marker, rest = line.partition("]::[")
+            if marker and not rest.startswith(("Correcto", "Em_Falta", "Espurio", "Parcial")):
+                assert fmt._BRACE_LIST_RE.match("[" + rest) is not None, line

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import itertools
 import random
@@ -152,14 +153,20 @@ def test_invalid_sequences_are_repaired_the_conlleval_way_and_counted(
     assert bounds(tags, "lenient")[0] == expected  # the repair is conlleval's reading
 
 
+SENTENCE_LENGTHS = st.integers(1, 15)
+CUTS = functools.cache(lambda n: st.sets(st.integers(0, n), max_size=8))
+"""The cuts of a sentence of n tokens, one strategy for each n."""
+SPAN_LABELS = st.sampled_from(["PER", "LOC"])
+
+
 @st.composite
 def sentence_spans(draw):
-    n = draw(st.integers(1, 15))
-    cuts = sorted(draw(st.sets(st.integers(0, n), max_size=8)) | {0, n})
+    n = draw(SENTENCE_LENGTHS)
+    cuts = sorted(draw(CUTS(n)) | {0, n})
     spans = []
     for start, end in itertools.pairwise(cuts):
         if start < end and draw(st.booleans()):
-            spans.append(make_span(start, end, draw(st.sampled_from(["PER", "LOC"]))))
+            spans.append(make_span(start, end, draw(SPAN_LABELS)))
     return n, spans
 
 
@@ -223,19 +230,18 @@ def assert_equals_seqeval(sentences: list[tuple[list[str], list[str]]], counts) 
     assert ((e.precision or 0.0), (e.recall or 0.0), (e.f1 or 0.0)) == pytest.approx((mp, mr, mf))
 
 
-@SETTINGS
-@given(
-    st.lists(
-        st.integers(1, 12).flatmap(
-            lambda n: st.tuples(
-                st.lists(st.sampled_from(TAGS), min_size=n, max_size=n),
-                st.lists(st.sampled_from(TAGS), min_size=n, max_size=n),
-            )
-        ),
-        min_size=1,
-        max_size=6,
+@functools.cache
+def tag_pairs(n: int) -> st.SearchStrategy[tuple[list[str], list[str]]]:
+    """Gold and system tags of a sentence of n tokens, one strategy for each n (built anew
+    at each draw it costs its construction and checks; the values drawn are the same)."""
+    return st.tuples(
+        st.lists(st.sampled_from(TAGS), min_size=n, max_size=n),
+        st.lists(st.sampled_from(TAGS), min_size=n, max_size=n),
     )
-)
+
+
+@SETTINGS
+@given(st.lists(st.integers(1, 12).flatmap(tag_pairs), min_size=1, max_size=6))
 def test_exact_measure_equals_seqeval_on_random_tag_sequences(sentences) -> None:
     counts, _repairs, number, _tokens, documents = measure_conll(
         to_lines(sentences), "random.conll"

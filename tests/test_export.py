@@ -23,6 +23,7 @@ from harem_pipeline.tools.export import (
     resolved_collection,
 )
 from harem_pipeline.tools.predictions import build_run, read_predictions
+from tests.helpers.shipped import shipped_collection
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHIPPED = [
@@ -62,7 +63,7 @@ def test_export_then_import_scores_one(tmp_path, cd, fmt, alt):
     assert main(["export", str(cd), "--format", fmt, "--alt", alt, "-o", str(exported)]) == 0
     run = tmp_path / "run.xml"
     assert main(["import", str(exported), "--format", fmt, "--cd", str(cd), "-o", str(run)]) == 0
-    collection = read_collection(cd)
+    collection = shipped_collection(cd)
     view = tmp_path / "cd.xml"
     text = format_collection(resolved_collection(collection, alt))
     view.write_text(text, encoding=collection.encoding, newline="")
@@ -86,7 +87,7 @@ def test_export_text_and_labels(tmp_path):
 
 
 def test_selective_keeps_five_categories(tmp_path):
-    cd = read_collection(SHIPPED[2])
+    cd = shipped_collection(SHIPPED[2])
     kept = {e.label for d in export_documents(cd, "selective") for e in d.entities}
     assert kept == {"PESSOA", "ORGANIZACAO", "LOCAL", "TEMPO", "VALOR"}
     tiny = read_collection(write_tiny_cd(tmp_path))

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.cli import main
-from harem_pipeline.formats.harem_xml import format_collection, read_collection
+from harem_pipeline.formats.harem_xml import format_collection
 from tests.helpers.campaign import make_campaign
 from tests.helpers.paths import DATA
+from tests.helpers.shipped import shipped_collection
 
 CASES = Path(__file__).resolve().parent / "cases" / "veus"
 SECOND_CD = DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"
@@ -128,7 +129,7 @@ def test_measures_of_a_file_without_tokens_is_an_error(
 
 
 def collection_of(source: Path, target: Path, keep: slice) -> Path:
-    full = read_collection(source)
+    full = shipped_collection(source)
     small = dataclasses.replace(full, documents=full.documents[keep])
     target.write_bytes(format_collection(small).encode(full.encoding))
     return target

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_lines, parse_lines
-from harem_pipeline.formats.harem_xml import parse_collection, read_collection
+from harem_pipeline.formats.harem_xml import parse_collection
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.measures.spans import PRF
 from harem_pipeline.model import Collection
@@ -30,6 +30,7 @@ from harem_pipeline.stages.harem_spans import (
 )
 from harem_pipeline.stages.ida2id import tally_identification
 from harem_pipeline.tools.simulate import simulate_collection
+from tests.helpers.shipped import shipped_collection
 
 # Token positions of d1 (blanks are no positions):
 #  0 Ana  1 Silva  2 visitou  3 Porto  4 Alegre  5 ontem  6 .  7 Banco  8 Central
@@ -278,7 +279,9 @@ def test_help_names_the_harem_mode(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_real_second_harem_pair(data_dir: Path, second_harem_cd: Collection) -> None:
     cd = second_harem_cd
-    run = read_collection(data_dir / "second-harem" / "ParticipacaoSegundoHaremReRelEM_t1.xml.gz")
+    run = shipped_collection(
+        data_dir / "second-harem" / "ParticipacaoSegundoHaremReRelEM_t1.xml.gz"
+    )
     chosen = list(select_alternatives(evaluate_lines(align_collections(cd, run).lines)))
     choices = read_alt_choices(chosen)
     # Same documents, same ALT choices, same OMITIDO rule as the HAREM measures:
@@ -381,4 +384,4 @@ def test_simulated_runs_give_well_formed_spans(profile: str, seed: int, start: i
 def _first_harem():
     from tests.helpers.paths import DATA
 
-    return read_collection(DATA / "first-harem" / "ColeccaoDouradaHAREM.txt")
+    return shipped_collection(DATA / "first-harem" / "ColeccaoDouradaHAREM.txt")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gzip
 import hashlib
 import re
@@ -310,6 +311,7 @@ def _omitido(first: bool) -> st.SearchStrategy[str]:
     return items.map(lambda parts: "<OMITIDO>" + "".join(parts) + "</OMITIDO>")
 
 
+@functools.cache  # built once per format: the values drawn are the same, at less cost
 def _body(first: bool) -> st.SearchStrategy[str]:
     item = st.one_of(_TEXT, _entity(first), _alt(first), _omitido(first))
     if not first:
@@ -318,10 +320,15 @@ def _body(first: bool) -> st.SearchStrategy[str]:
     return st.lists(item, max_size=5).map("".join)
 
 
+@functools.cache
+def _bodies(first: bool) -> st.SearchStrategy[list[str]]:
+    return st.lists(_body(first), min_size=1, max_size=3)
+
+
 @st.composite
 def _collection_text(draw: st.DrawFn) -> str:
     first = draw(st.booleans())
-    bodies = draw(st.lists(_body(first), min_size=1, max_size=3))
+    bodies = draw(_bodies(first))
     if first:
         return "".join(
             f"<DOC>\n<DOCID>D{i}</DOCID>\n<ORIGEM>BR</ORIGEM>\n<TEXTO>{b}</TEXTO>\n</DOC>\n"

@@ -15,9 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harem_pipeline.formats.harem_xml import format_collection, read_collection
+from harem_pipeline.formats.harem_xml import format_collection
 from tests.helpers.campaign import make_campaign, outputs
 from tests.helpers.paths import DATA, ROOT
+from tests.helpers.shipped import shipped_collection
 
 SEEDS = ("1", "2")
 
@@ -67,7 +68,7 @@ DOCIDS = ("HAREM-871-07800", "HAREM-182-08895", "HAREM-361-02413")
 
 def write_subset(source: Path, target: Path, docids: tuple[str, ...]) -> None:
     """The documents ``docids`` of the collection or run ``source``, in its format."""
-    full = read_collection(source)
+    full = shipped_collection(source)
     chosen = tuple(doc for doc in full.documents if doc.docid in docids)
     assert len(chosen) == len(docids)
     small = dataclasses.replace(full, documents=chosen)

@@ -189,28 +189,25 @@ def test_bad_input_exits_2_with_one_line(
 # Properties on generated evaluated files
 
 PARTIAL_WEIGHTS = st.sampled_from([0.05, 0.1, 1 / 6, 0.25, 1 / 3, 5 / 14, 3 / 7, 0.5])
+RECORD_KINDS = st.sampled_from(["found", "found", "missing", "spurious"])
+WEIGHT_LISTS = st.lists(st.one_of(st.none(), PARTIAL_WEIGHTS), min_size=1, max_size=3)
+PARTIAL_KINDS = st.sampled_from(
+    ["Parcialmente_Correcto_por_Excesso", "Parcialmente_Correcto_por_Defeito"]
+)
+"""Strategies the composite draws from, built once (the values drawn are the same)."""
 
 
 @st.composite
 def evaluated_record(draw: st.DrawFn) -> Record:
-    kind = draw(st.sampled_from(["found", "found", "missing", "spurious"]))
+    kind = draw(RECORD_KINDS)
     if kind == "missing":
         return Record(Tag("EM", (), "x"), None, (format_evaluation("Em_Falta"),), ":")
     if kind == "spurious":
         gold = Tag("EM", (("CATEG", "ESPURIO"),), "x")
         return Record(gold, (Tag("EM", (), "x"),), (format_evaluation("Espurio"),), ":")
-    items = draw(st.lists(st.one_of(st.none(), PARTIAL_WEIGHTS), min_size=1, max_size=3))
+    items = draw(WEIGHT_LISTS)
     evaluation = tuple(
-        format_evaluation("Correcto")
-        if w is None
-        else format_evaluation(
-            draw(
-                st.sampled_from(
-                    ["Parcialmente_Correcto_por_Excesso", "Parcialmente_Correcto_por_Defeito"]
-                )
-            ),
-            w,
-        )
+        format_evaluation("Correcto") if w is None else format_evaluation(draw(PARTIAL_KINDS), w)
         for w in items
     )
     system = tuple(Tag("EM", (), "x") for _ in items)

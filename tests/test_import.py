@@ -27,6 +27,7 @@ from harem_pipeline.tools.predictions import (
     read_predictions,
     run_import,
 )
+from tests.helpers.shipped import shipped_collection
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SAMPLE = DATA / "model-formats"
@@ -71,7 +72,7 @@ def import_main(tmp_path: Path, pred: Path, fmt: str, cd: Path, *extra: str) -> 
 @pytest.fixture(scope="module")
 def sample_cd(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The 8 documents of the sample, cut from the collection it was made from."""
-    full = read_collection(SAMPLE_CD)
+    full = shipped_collection(SAMPLE_CD)
     ids = [doc["doc_id"] for doc in json.loads((SAMPLE / "FirstHAREM-total-dev.json").read_text())]
     subset = replace(full, documents=tuple(full.document(i) for i in ids))
     path = tmp_path_factory.mktemp("sample") / "cd.xml"

@@ -12,6 +12,7 @@ error.
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -239,24 +240,59 @@ OTHER_LINES += [
 ]
 
 
+@functools.cache
+def sampled(values: tuple[str, ...]) -> st.SearchStrategy[str]:
+    """``st.sampled_from(values)``, built once for each tuple of values.
+
+    A strategy built anew at each draw costs its construction and checks each
+    time; the values drawn are the same.
+    """
+    return st.sampled_from(values)
+
+
+@functools.cache
+def sampled_lists(values: tuple[str, ...], min_size: int, max_size: int) -> st.SearchStrategy:
+    return st.lists(sampled(values), min_size=min_size, max_size=max_size)
+
+
+TEXT_CHOICES = sampled(tuple(TEXTS))
+ONE_IN_31 = st.integers(0, 30)
+ONE_IN_7 = st.integers(0, 6)
+COUNTS = st.integers(0, 3)
+MARKERS = sampled((":", ":", ":", "::", ""))
+SUFFIXES = sampled(("", "", "", "^0.5", " "))
+
+
 @st.composite
-def tags(draw: st.DrawFn, names: list[str], attributes: list[str]) -> str:
-    name = draw(st.sampled_from(names))
-    attrs = "".join(draw(st.lists(st.sampled_from(attributes), max_size=2)))
-    text = draw(st.sampled_from(TEXTS))
-    closing = name if draw(st.integers(0, 30)) else "Y"
+def tags(draw: st.DrawFn, names: tuple[str, ...], attributes: tuple[str, ...]) -> str:
+    name = draw(sampled(names))
+    attrs = "".join(draw(sampled_lists(attributes, 0, 2)))
+    text = draw(TEXT_CHOICES)
+    closing = name if draw(ONE_IN_31) else "Y"
     return f"<{name}{attrs}>{text}</{closing}>"
 
 
+@functools.cache
+def tag_strategies(
+    names: tuple[str, ...], attributes: tuple[str, ...]
+) -> tuple[st.SearchStrategy[str], st.SearchStrategy[list[str]]]:
+    """A tag, and lists of up to three: built once for each set of names and attributes."""
+    tag = tags(names, attributes)
+    return tag, st.lists(tag, max_size=3)
+
+
 @st.composite
-def records(draw: st.DrawFn, names: list[str], attributes: list[str], items: list[str]) -> str:
-    gold = draw(tags(names, attributes))
-    system = draw(st.lists(tags(names, attributes), max_size=3))
+def records(
+    draw: st.DrawFn, names: tuple[str, ...], attributes: tuple[str, ...], items: tuple[str, ...]
+) -> str:
+    tag, tag_lists = tag_strategies(names, attributes)
+    gold = draw(tag)
+    system = draw(tag_lists)
     listed = "[null]" if not system and draw(st.booleans()) else "[" + ", ".join(system) + "]"
-    count = max(1, len(system)) if draw(st.integers(0, 6)) else draw(st.integers(0, 3))
-    evaluation = ", ".join(draw(st.lists(st.sampled_from(items), min_size=count, max_size=count)))
-    marker = draw(st.sampled_from([":", ":", ":", "::", ""]))
-    suffix = draw(st.sampled_from(["", "", "", "^0.5", " "]))
+    count = max(1, len(system)) if draw(ONE_IN_7) else draw(COUNTS)
+    evaluation = ", ".join(draw(sampled_lists(items, count, count)))
+    marker = draw(MARKERS)
+    suffix = draw(SUFFIXES)
     return (
         f"{gold} ---> {listed}{marker}[{evaluation}]{suffix}" if marker else f"{gold} ---> {listed}"
     )
@@ -275,8 +311,10 @@ def files(record: st.SearchStrategy[str]) -> st.SearchStrategy[bytes]:
     )
 
 
-VEUS_FILES = files(records(HEAD_NAMES, ATTRIBUTES, ITEMS))
-VIZIR_FILES = files(records(["EM", "ESPURIO", "EM", "LOCAL"], ATTRIBUTES[1:8], VERDICTS))
+VEUS_FILES = files(records(tuple(HEAD_NAMES), tuple(ATTRIBUTES), tuple(ITEMS)))
+VIZIR_FILES = files(
+    records(("EM", "ESPURIO", "EM", "LOCAL"), tuple(ATTRIBUTES[1:8]), tuple(VERDICTS))
+)
 
 
 def check_random(data: bytes) -> None:
@@ -392,8 +430,10 @@ def test_single_record_start_reads_what_single_record_reads() -> None:
 @settings(max_examples=300, deadline=None)
 @given(
     st.one_of(
-        records(["EM", "ESPURIO", "EM", "LOCAL"], ATTRIBUTES[1:8], VERDICTS + ODD_RESTS),
-        records(HEAD_NAMES, ATTRIBUTES, ITEMS),
+        records(
+            ("EM", "ESPURIO", "EM", "LOCAL"), tuple(ATTRIBUTES[1:8]), tuple(VERDICTS + ODD_RESTS)
+        ),
+        records(tuple(HEAD_NAMES), tuple(ATTRIBUTES), tuple(ITEMS)),
         st.sampled_from(OTHER_LINES),
     )
 )

@@ -52,6 +52,7 @@ from tests.helpers.semantic import (
     TYPES,
     VEUS,
     general_emir,
+    general_written,
     outcome,
     records,
     unzipped,
@@ -94,8 +95,9 @@ def both_ways(
     plain_reader = reader or (read_plain_emir_record if emir_input else read_plain_record)
 
     def general() -> str:
-        lines = read_once(path, iter_lines, general_parse)
-        return written(stage(lines, str(path)), marker)
+        return general_written(
+            path, stage, marker, general_parse, lambda: read_once(path, iter_lines, general_parse)
+        )
 
     def plain() -> str:
         lines = read_once(path, iter_plain_lines, plain_reader, general_parse)
@@ -247,20 +249,30 @@ def test_every_stage_on_generated_files(text: str, tmp_path: Path) -> None:
     both_ways(emir, organise_alts, ":", emir_input=False)  # Emir lines are never plain here
 
 
+KEYED_NAMES = st.sampled_from(["EM", "EM", "LOCAL"])
+KEYED_TEXTS = st.sampled_from(["Lisboa", "Porto", ""])
+ONE_IN_4 = st.integers(0, 3)
+"""Strategies the composites draw from, built once (the values drawn are the same)."""
+
+
 @st.composite
 def keyed_tags(draw: st.DrawFn) -> str:
     """An entity in the keyed shape: ID, CATEG, TIPO, SUBTIPO (each maybe), then others."""
-    name = draw(st.sampled_from(["EM", "EM", "LOCAL"]))
+    name = draw(KEYED_NAMES)
     attributes = [("ID", "1")]
     for key, values in (("CATEG", CATEGORIES), ("TIPO", TYPES), ("SUBTIPO", SUBTYPES)):
-        if draw(st.integers(0, 3)):
+        if draw(ONE_IN_4):
             attributes.append((key, draw(values)))
     if draw(st.booleans()):
         attributes.append(("COMENT", "x"))
     head = "".join(f' {key}="{value}"' for key, value in attributes)
-    return f"<{name}{head}>{draw(st.sampled_from(['Lisboa', 'Porto', '']))}</{name}>"
+    return f"<{name}{head}>{draw(KEYED_TEXTS)}</{name}>"
 
 
+KEYED_TAGS = keyed_tags()
+SYSTEM_COUNTS = st.sampled_from([0, 1, 1, 1, 2])
+MARKERS = st.sampled_from([":", "::"])
+SUFFIXES = st.sampled_from(["", "", "^0.5"])
 VALID_ITEMS = st.sampled_from(
     ["Correcto", "Em_Falta", "Espurio", "Parcialmente_Correcto_por_Excesso(0.5; 0.5)"]
 )
@@ -268,14 +280,20 @@ VALID_ITEMS = st.sampled_from(
 
 @st.composite
 def keyed_records(draw: st.DrawFn) -> str:
-    gold = draw(keyed_tags())
-    count = draw(st.sampled_from([0, 1, 1, 1, 2]))
+    gold = draw(KEYED_TAGS)
+    count = draw(SYSTEM_COUNTS)
     system = (
-        "[null]" if count == 0 else "[" + ", ".join(draw(keyed_tags()) for _ in range(count)) + "]"
+        "[null]" if count == 0 else "[" + ", ".join(draw(KEYED_TAGS) for _ in range(count)) + "]"
     )
     items = ", ".join(draw(VALID_ITEMS) for _ in range(max(count, 1)))
-    marker = draw(st.sampled_from([":", "::"]))
-    return f"{gold} ---> {system}{marker}[{items}]{draw(st.sampled_from(['', '', '^0.5']))}"
+    marker = draw(MARKERS)
+    return f"{gold} ---> {system}{marker}[{items}]{draw(SUFFIXES)}"
+
+
+POOLS = st.lists(keyed_records(), min_size=1, max_size=4)
+OTHER_TEXTS = st.sampled_from(["Porto de Mós", "", "d''Ávila", "Faro"])
+CLASSIC_NAMES = st.sampled_from(["CATEG", "TIPO", "SUBTIPO"])
+CHANGES = st.integers(0, 5)
 
 
 @st.composite
@@ -284,17 +302,17 @@ def repeated_key_files(draw: st.DrawFn) -> str:
     texts (records of one key, for the keyed readers to find what they worked out),
     some with a classic attribute dropped or moved last, another item or ALT weight
     (another key, or none)."""
-    pool = draw(st.lists(keyed_records(), min_size=1, max_size=4))
+    pool = draw(POOLS)
     lines = ["#PESSOA:LOCAL(HUMANO{PAIS,DIVISAO,RUA}):ORGANIZACAO"]
     for number in range(draw(st.integers(1, 3))):
         lines.append(f"DOC D{number}")
         for k in range(draw(st.integers(1, 10))):
             line = re.sub(r'ID="[^"]*"', f'ID="r{number}-{k}"', draw(st.sampled_from(pool)))
             if draw(st.booleans()):  # other texts: the same key
-                text = draw(st.sampled_from(["Porto de Mós", "", "d''Ávila", "Faro"]))
+                text = draw(OTHER_TEXTS)
                 line = re.sub(">[^<>]*</", f">{text}</", line)
-            name = draw(st.sampled_from(["CATEG", "TIPO", "SUBTIPO"]))
-            change = draw(st.integers(0, 5))
+            name = draw(CLASSIC_NAMES)
+            change = draw(CHANGES)
             if change == 1:  # one classic attribute fewer: another key
                 line = re.sub(f' {name}="[^"]*"', "", line, count=1)
             elif change == 2:  # written last: the same values, not in the keyed shape

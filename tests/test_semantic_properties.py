@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats import semantic
 from harem_pipeline.formats.alinhado import Header, Record, Tag, parse_line
 from harem_pipeline.formats.semantic import (
     LevelResult,
@@ -38,17 +43,27 @@ VEIL = filter_from_header(HEADER, GRID, "test")
 CATEGORIES = list(GRID.categories) + ["ESTRANHA"]
 
 
+@functools.cache
+def sampled(values: tuple[str, ...]) -> st.SearchStrategy[str]:
+    """``st.sampled_from(values)`` built once for each tuple of values (built anew at each
+    draw it costs its construction and checks each time; the values drawn are the same)."""
+    return st.sampled_from(values)
+
+
+TUPLE_COUNTS = st.integers(1, 3)
+
+
 @st.composite
 def entity(draw: st.DrawFn) -> Tag:
     """An EM with 1–3 vague (category, type, subtype) tuples, some outside the grid."""
-    n = draw(st.integers(1, 3))
+    n = draw(TUPLE_COUNTS)
     cats, types, subs = [], [], []
     for _ in range(n):
-        cat = draw(st.sampled_from(CATEGORIES))
+        cat = draw(sampled(tuple(CATEGORIES)))
         grid_types = list(GRID.types(cat)) if cat in GRID.categories else []
-        typ = draw(st.sampled_from(grid_types + ["", "XTIPO"]))
+        typ = draw(sampled((*grid_types, "", "XTIPO")))
         grid_subs = list(GRID.subtypes(cat, typ)) if typ in grid_types else []
-        sub = draw(st.sampled_from(grid_subs + ["", "XSUB"]))
+        sub = draw(sampled((*grid_subs, "", "XSUB")))
         cats.append(cat)
         types.append(typ)
         subs.append(sub)
@@ -129,6 +144,31 @@ def test_score_round_trip(cat, typ, sub, a, b, c, d, alt, paren) -> None:
     text = format_semantic_score(score)
     assert parse_semantic_score(text) == score
     assert format_semantic_score(parse_semantic_score(text)) == text
+
+
+@SETTINGS
+@given(
+    st.builds(LevelResult, NAMES, NAMES, NAMES),
+    st.builds(LevelResult, NAMES, NAMES, NAMES),
+    NUMBER,
+    st.none() | NUMBER,
+    st.booleans(),
+)
+def test_a_score_read_again_is_the_score_read_first(cat, typ, a, alt, paren) -> None:
+    """Items read before are taken from what was read (semantic._KNOWN_SCORES)."""
+    score = SemanticScore(cat, typ, typ, a, a, a, a, alt, paren and alt is not None)
+    text = format_semantic_score(score)
+    first = parse_semantic_score(text, "a.emir", 1)
+    assert parse_semantic_score(text, "b.emir", 2) == first == score
+    assert semantic._read_semantic_score(text, "c.emir", 3) == first
+
+
+def test_a_bad_item_is_an_error_each_time_it_is_read() -> None:
+    """Only good items are kept: each bad one names its own file and line."""
+    for path, line in (("f.emir", 1), ("g.emir", 7)):
+        with pytest.raises(InputError, match=f"^{path}, line {line}: expected an Emir item"):
+            parse_semantic_score("{Categoria(x)}", path, line)
+    assert "{Categoria(x)}" not in semantic._KNOWN_SCORES
 
 
 def test_record_type() -> None:

@@ -8,11 +8,12 @@ must begin with every line of the Java's (ours add lines after them).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from harem_pipeline.formats.alinhado import Record, format_line, parse_lines
+from harem_pipeline.formats.alinhado import Record, format_line
 from harem_pipeline.formats.semantic import (
     format_alts_record,
     format_emir_record,
@@ -29,6 +30,7 @@ from tests.helpers.semantic import (
     REFERENCE,
     assert_same_lines,
     comparable,
+    forget_parsed,
     parsed,
     reference_text,
     rendered,
@@ -39,6 +41,13 @@ CASES = sorted(
     str(path.relative_to(REFERENCE)).removesuffix(".veu.alts.gz")
     for path in REFERENCE.glob("*/*.veu.alts.gz")
 )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _parsed_files_kept_for_this_module_only() -> Iterator[None]:
+    """The readings shared by this module's tests are let go when it is done."""
+    yield
+    forget_parsed()
 
 
 def _path(case: str, suffix: str) -> Path:
@@ -122,7 +131,7 @@ def test_format_round_trip(name: str) -> None:
     """parse(format(x)) == x and format(parse(line)) == line for every record."""
     path = REFERENCE / name
     emir = ".emir" in name
-    for item in parse_lines(reference_text(path), name):
+    for item in parsed(path):
         if not isinstance(item, Record):
             continue
         if emir:

@@ -14,6 +14,7 @@ raised, must be the same.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -44,6 +45,7 @@ from tests.helpers.semantic import (
     REFERENCE,
     VEUS,
     general_emir,
+    general_written,
     outcome,
     unzipped,
     veu_files,
@@ -58,8 +60,7 @@ def runs_both_ways(path: Path, stage: Stage, marker: str | None, emir_input: boo
     parse = parse_semantic_line if emir_input else parse_line
 
     def general() -> str:
-        _, lines = iter_lines(path, parse)
-        return written(stage(lines, str(path)), marker)
+        return general_written(path, stage, marker, parse)
 
     def runs() -> str:
         if emir_input:
@@ -168,71 +169,105 @@ ITEMS = st.sampled_from(
 )
 
 
+TAG_NAMES = st.sampled_from(["EM", "EM", "EM", "LOCAL", "PESSOA|ORGANIZACAO"])
+IDS = st.integers(1, 6)
+SIX = st.integers(0, 5)
+TEN = st.integers(0, 9)
+SPACING = st.integers(0, 40)
+ODD_TEXT = st.integers(0, 30)
+NULL_SYSTEM = st.integers(0, 3)
+TWICE = st.integers(0, 10)
+BAD = st.integers(0, 60)
+ONE_IN_21 = st.integers(0, 20)
+EMPTY_ALTERNATIVE = st.integers(0, 6)
+SPURIOUS_FIRST = st.integers(0, 4)
+STRAY_LINES = st.sampled_from(["DOC X", "", "EOD", "<ALT>", "junk"])
+STRAY_MARKS = st.sampled_from(["<ALT03>", "</ALT2>", "<ALT1>", "</ALT>"])
+SEGMENTATIONS = st.lists(st.lists(TEXTS, min_size=1, max_size=3), min_size=1, max_size=2)
+"""The strategies the composites below draw from, built once (drawing a strategy built
+anew each time costs its construction and checks; the values drawn are the same)."""
+
+
 @st.composite
 def plain_tags(draw: st.DrawFn, text: str | None = None, spurious: bool = False) -> str:
-    name = draw(st.sampled_from(["EM", "EM", "EM", "LOCAL", "PESSOA|ORGANIZACAO"]))
+    name = draw(TAG_NAMES)
     attributes = []
-    if draw(st.integers(0, 5)):
-        attributes.append(("ID", f"d-{draw(st.integers(1, 6))}"))
+    if draw(SIX):
+        attributes.append(("ID", f"d-{draw(IDS)}"))
     if spurious:
         if name == "EM":
             attributes.append(("CATEG", "ESPURIO"))
         else:
             name = "ESPURIO"
     else:
-        if draw(st.integers(0, 9)):
+        if draw(TEN):
             attributes.append(("CATEG", draw(CATEGORIES)))
         if draw(st.booleans()):
             attributes.append(("TIPO", draw(TYPES)))
     if text is None:
-        text = draw(ODD_TEXTS) if draw(st.integers(0, 30)) == 0 else draw(TEXTS)
-    spaces = "  " if draw(st.integers(0, 40)) == 0 else " "
+        text = draw(ODD_TEXTS) if draw(ODD_TEXT) == 0 else draw(TEXTS)
+    spaces = "  " if draw(SPACING) == 0 else " "
     head = "".join(f'{spaces}{key}="{value}"' for key, value in attributes)
     return f"<{name}{head}>{text}</{name}>"
 
 
+ANY_PLAIN_TAGS = st.lists(plain_tags(), min_size=1, max_size=5)
+GOLD_TAGS = functools.cache(plain_tags)
+"""plain_tags(text, spurious), one strategy for each (text, spurious)."""
+ITEM_LISTS = functools.cache(lambda count: st.lists(ITEMS, min_size=count, max_size=count))
+
+
 @st.composite
 def plain_records(draw: st.DrawFn, text: str | None = None, spurious: bool = False) -> str:
-    gold = draw(plain_tags(text, spurious))
-    if not spurious and draw(st.integers(0, 3)) == 0:
+    gold = draw(GOLD_TAGS(text, spurious))
+    if not spurious and draw(NULL_SYSTEM) == 0:
         system, count = "[null]", 1
     else:
-        entities = draw(st.lists(plain_tags(), min_size=1, max_size=5))
-        if draw(st.integers(0, 10)) == 0:
+        entities = draw(ANY_PLAIN_TAGS)
+        if draw(TWICE) == 0:
             entities = [entities[0], *entities]  # the same entity twice
         system, count = "[" + ", ".join(entities) + "]", len(entities)
     if spurious:
         items = ["Espurio"] * count
     else:
-        items = draw(st.lists(ITEMS, min_size=count, max_size=count))
-    bad = draw(st.integers(0, 60))
+        items = draw(ITEM_LISTS(count))
+    bad = draw(BAD)
     if bad == 0:
         items.append("Correcto")  # one item too many
     elif bad == 1:
         items[0] = "Corecto"
     elif bad == 2:
         system = "[null]"  # a spurious record without entity, or a count off
-    marker = "::" if draw(st.integers(0, 20)) == 0 else ":"
-    suffix = "^0.5" if draw(st.integers(0, 20)) == 0 else ""
+    marker = "::" if draw(ONE_IN_21) == 0 else ":"
+    suffix = "^0.5" if draw(ONE_IN_21) == 0 else ""
     return f"{gold} ---> {system}{marker}[{', '.join(items)}]{suffix}"
+
+
+SPURIOUS_RECORDS = plain_records(spurious=True)
+ANY_RECORDS = plain_records()
+RECORDS_OF = functools.cache(plain_records)
+"""plain_records(text), one strategy for each text."""
 
 
 @st.composite
 def alt_blocks(draw: st.DrawFn) -> list[str]:
-    segmentations = draw(st.lists(st.lists(TEXTS, min_size=1, max_size=3), min_size=1, max_size=2))
+    segmentations = draw(SEGMENTATIONS)
     lines = ["<ALT>"]
     for number in range(1, draw(st.integers(1, 4)) + 1):
         lines.append(f"<ALT{number}>")
-        if draw(st.integers(0, 6)):  # else an empty alternative
+        if draw(EMPTY_ALTERNATIVE):  # else an empty alternative
             for text in draw(st.sampled_from(segmentations)):
-                if draw(st.integers(0, 4)) == 0:
-                    lines.append(draw(plain_records(spurious=True)))
-                lines.append(draw(plain_records(text)))
-        if draw(st.integers(0, 60)) == 0:
-            lines.append(draw(st.sampled_from(["DOC X", "", "EOD", "<ALT>", "junk"])))
+                if draw(SPURIOUS_FIRST) == 0:
+                    lines.append(draw(SPURIOUS_RECORDS))
+                lines.append(draw(RECORDS_OF(text)))
+        if draw(BAD) == 0:
+            lines.append(draw(STRAY_LINES))
         lines.append(f"</ALT{number}>")
     lines.append("</ALT>")
     return lines
+
+
+ALT_BLOCKS = alt_blocks()
 
 
 @st.composite
@@ -241,17 +276,17 @@ def plain_veu_files(draw: st.DrawFn) -> str:
     for number in range(draw(st.integers(1, 3))):
         lines.append(f"DOC D{number}")
         for _ in range(draw(st.integers(0, 12))):
-            kind = draw(st.integers(0, 9))
+            kind = draw(TEN)
             if kind < 4:
-                lines.extend(draw(alt_blocks()))
+                lines.extend(draw(ALT_BLOCKS))
             elif kind < 5:
-                lines.append(draw(plain_records(spurious=True)))
+                lines.append(draw(SPURIOUS_RECORDS))
             else:
-                lines.append(draw(plain_records()))
+                lines.append(draw(ANY_RECORDS))
         lines.extend(["EOD", ""])
-        if draw(st.integers(0, 30)) == 0:
-            lines.append(draw(st.sampled_from(["<ALT03>", "</ALT2>", "<ALT1>", "</ALT>"])))
-    eol = "\r\n" if draw(st.integers(0, 10)) == 0 else "\n"
+        if draw(ODD_TEXT) == 0:
+            lines.append(draw(STRAY_MARKS))
+    eol = "\r\n" if draw(TWICE) == 0 else "\n"
     return eol.join(lines) + eol
 
 

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
-from harem_pipeline.formats.harem_xml import parse_collection, read_collection
+from harem_pipeline.formats.harem_xml import parse_collection
 from harem_pipeline.model import AltBlock, Collection, Document, Entity, Morf
 from harem_pipeline.tools import simulate
 from harem_pipeline.tools.simulate import (
@@ -35,6 +35,7 @@ from harem_pipeline.tools.simulate import (
     wrong_morf,
 )
 from tests.helpers.perfect import PerfectChain
+from tests.helpers.shipped import shipped_collection
 
 ROOT = Path(__file__).resolve().parent.parent
 CD_PATH = ROOT / "data" / "first-harem" / "ColeccaoDouradaHAREM.txt"
@@ -285,7 +286,7 @@ def test_measured_error_rates_match_the_documented_ones(cd: Collection, name: st
     # (test_shipped_campaign_regenerates_byte_for_byte): measured there, not
     # simulated again.
     profile = PROFILES[name]
-    shipped = read_collection(ROOT / "data" / "campaign" / f"sim-{name}.txt.gz")
+    shipped = shipped_collection(ROOT / "data" / "campaign" / f"sim-{name}.txt.gz")
     rates, sizes = measure_rates(cd, shipped)
     for kind, measured in rates.items():
         documented = getattr(profile, kind)

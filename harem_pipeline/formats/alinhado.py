@@ -543,8 +543,10 @@ def _parse_evaluation_list(
     ``PALT(1.0))`` in ``.altrel`` files.
 
     A list whose first ``]`` has no bracket or brace before it (every
-    identification list) is cut with ``str.split``; any other is scanned
-    bracket by bracket (``_LIST_TOKEN_RE``) rather than character by character.
+    identification list) is cut with ``str.split``; a list of Emir items
+    ``{…}`` with unnested ``[…]`` inside (every semantic list) is read by one
+    match (``_BRACE_LIST_RE``); any other is scanned bracket by bracket
+    (``_LIST_TOKEN_RE``) rather than character by character.
     """
     start = pos + 1
     close = text.find("]", start)
@@ -554,6 +556,18 @@ def _parse_evaluation_list(
             if not inner:
                 return (), close + 1
             return _evaluations(inner.split(", "), path, line), close + 1
+    braces = _BRACE_LIST_RE.match(text, pos)
+    if braces is not None:
+        # inside a brace no ", " splits and no "]" closes: the items are the braces
+        return _evaluations(_BRACE_ITEM_RE.findall(braces.group(1)), path, line), braces.end()
+    return _scan_evaluation_list(text, pos, path, line)
+
+
+def _scan_evaluation_list(
+    text: str, pos: int, path: str | None, line: int | None
+) -> tuple[tuple[Evaluation, ...], int]:
+    """:func:`_parse_evaluation_list` of any list, bracket by bracket."""
+    start = pos + 1
     depth = 1
     items: list[str] = []
     for token in _LIST_TOKEN_RE.finditer(text, start):
@@ -578,6 +592,11 @@ def _parse_evaluation_list(
 
 
 _LIST_TOKEN_RE = re.compile(r"[\[\]{}]|, ")
+_BRACE_ITEM = r"\{[^{}\[\]]*(?:\[[^{}\[\]]*\][^{}\[\]]*)*\}"
+"""An Emir item: ``{`` … ``}``, with ``[…]`` lists inside that hold no bracket or brace."""
+_BRACE_ITEM_RE = re.compile(_BRACE_ITEM)
+_BRACE_LIST_RE = re.compile(rf"\[({_BRACE_ITEM}(?:, {_BRACE_ITEM})*)\]")
+"""A whole list of Emir items, ``[{…}, {…}]``: read as the bracket scan reads it."""
 
 
 def _evaluations(items: list[str], path: str | None, line: int | None) -> tuple[Evaluation, ...]:

@@ -213,10 +213,27 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(text.split("|")) if text else ()
 
 
+_KNOWN_SCORES: dict[str, SemanticScore] = {}
+"""Items read so far, by their text: an Emir file repeats a few thousand items (scores are
+immutable values, so each reading is shared)."""
+_KNOWN_SCORES_LIMIT = 4096
+
+
 def parse_semantic_score(
     text: str, path: str | None = None, line: int | None = None
 ) -> SemanticScore:
     """Parse one ``{Categoria(…) … Peso(x) [PALT(w)]}`` item."""
+    score = _KNOWN_SCORES.get(text)
+    if score is None:
+        score = _read_semantic_score(text, path, line)
+        if len(_KNOWN_SCORES) >= _KNOWN_SCORES_LIMIT:
+            _KNOWN_SCORES.clear()
+        _KNOWN_SCORES[text] = score
+    return score
+
+
+def _read_semantic_score(text: str, path: str | None, line: int | None) -> SemanticScore:
+    """:func:`parse_semantic_score` without the items read so far."""
     match = _SCORE_RE.match(text)
     if match is None:
         raise InputError(path, _SCORE_EXPECTED, text, line=line)

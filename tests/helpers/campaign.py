@@ -7,10 +7,12 @@ or two.  Which tasks ran is read from Luigi's own START events.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import luigi
@@ -21,6 +23,7 @@ from harem_pipeline.formats.harem_xml import format_collection, read_collection
 from harem_pipeline.reports import html
 from harem_pipeline.tools.simulate import render_run
 from tests.helpers.paths import DATA
+from tests.helpers.shipped import shipped_collection
 
 STARTED: list[tuple[str, str | None]] = []
 
@@ -32,14 +35,9 @@ def _record_start(task: luigi.Task) -> None:
 
 def make_campaign(folder: Path, documents: int = 6, extra: str = "") -> Path:
     """A CD of the first documents of the First HAREM collection and two simulated runs."""
-    full = read_collection(DATA / "first-harem" / "ColeccaoDouradaHAREM.txt")
-    small = dataclasses.replace(full, documents=full.documents[:documents])
     (folder / "runs").mkdir(parents=True, exist_ok=True)
-    (folder / "cd.txt").write_bytes(format_collection(small).encode(full.encoding))
-    cd = read_collection(folder / "cd.txt")
-    for profile, seed in (("strong", 1), ("weak", 2)):
-        text = render_run(cd, profile, seed, "cd.txt")
-        (folder / "runs" / f"{profile}.txt").write_bytes(text.encode(cd.encoding))
+    for name, data in campaign_files(documents):
+        (folder / name).write_bytes(data)
     config = folder / "pipeline.yaml"
     config.write_text(
         "collection: cd.txt\nruns: [runs/*.txt]\noutput: out\nsubsets: [total]\n"
@@ -47,6 +45,26 @@ def make_campaign(folder: Path, documents: int = 6, extra: str = "") -> Path:
         encoding="utf-8",
     )
     return config
+
+
+@functools.cache
+def campaign_files(documents: int) -> tuple[tuple[str, bytes], ...]:
+    """The CD and runs of :func:`make_campaign` as ``(name, bytes)``, made once per process.
+
+    They depend on ``documents`` alone; the bytes are immutable, so each
+    campaign that a test then changes on disk starts from the same files.
+    """
+    full = shipped_collection(DATA / "first-harem" / "ColeccaoDouradaHAREM.txt")
+    small = dataclasses.replace(full, documents=full.documents[:documents])
+    cd_bytes = format_collection(small).encode(full.encoding)
+    with tempfile.TemporaryDirectory() as folder:  # the runs are made from the CD as read
+        (Path(folder) / "cd.txt").write_bytes(cd_bytes)
+        cd = read_collection(Path(folder) / "cd.txt")
+    files = [("cd.txt", cd_bytes)]
+    for profile, seed in (("strong", 1), ("weak", 2)):
+        text = render_run(cd, profile, seed, "cd.txt")
+        files.append((f"runs/{profile}.txt", text.encode(cd.encoding)))
+    return tuple(files)
 
 
 def break_run(path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import functools
 import gzip
+import hashlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -45,10 +46,20 @@ def parsed(path: Path) -> list[Line]:
     return list(_parsed_once(path))
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=64)
 def _parsed_once(path: Path) -> tuple[Line, ...]:
-    """Parsed once per process: several tests run stages on each reference file."""
+    """Parsed once per process: several tests run stages on each reference file.
+
+    Room for every file of the semantic chain (42, about 300 MB): the tests
+    of one kind go through every file before the next kind starts, so a
+    smaller cache would have let each reading go before its next use.
+    """
     return tuple(parse_lines(reference_text(path), str(path)))
+
+
+def forget_parsed() -> None:
+    """Let the readings of :func:`parsed` go (once the tests that share them are done)."""
+    _parsed_once.cache_clear()
 
 
 def assert_same_lines(expected: list[str], actual: list[str], name: str) -> None:
@@ -83,6 +94,36 @@ def written(items: Iterable[Line | str], marker: str | None) -> str:
     return "".join(
         item if isinstance(item, str) else format_line(item, marker) + item.eol for item in items
     )
+
+
+GENERAL_WRITTEN: dict[tuple, str] = {}
+"""What :func:`general_written` worked out, by the file's bytes, the stage and the reading."""
+
+
+def general_written(
+    path: Path,
+    stage: Callable[[Iterable, str], Iterable],
+    marker: str | None,
+    parse: Callable,
+    read: Callable[[], Iterable[Line]] | None = None,
+) -> str:
+    """``written(stage(lines, str(path)), marker)`` of the general path's lines of ``path``
+    (``read()``, by default ``iter_lines(path, parse)``), worked out once per process.
+
+    The general path's text is what the fast paths are held to, in test_semantic_plain
+    and test_semantic_runs alike (which run on one worker: conftest.SHARED_WORK); it is
+    kept by the file's bytes, the stage, the marker, the line parser and the chunk size
+    read with (a stage that fails is run again each time, so each reports its own error).
+    """
+    from harem_pipeline.formats import alinhado
+
+    key = (hashlib.sha256(path.read_bytes()).digest(), stage, marker, parse, alinhado.CHUNK_BYTES)
+    text = GENERAL_WRITTEN.get(key)
+    if text is None:
+        lines = iter_lines(path, parse)[1] if read is None else read()
+        text = written(stage(lines, str(path)), marker)
+        GENERAL_WRITTEN[key] = text
+    return text
 
 
 def outcome(run: Callable[[], object]) -> object:
@@ -123,6 +164,11 @@ TEXTS = st.sampled_from(
 )
 SPACES = st.sampled_from([" ", " ", " ", " ", "  ", "\t"])
 IDS = st.sampled_from(["1", "2", "3", "9", "a=b"])
+FIVE = st.integers(0, 4)
+SIX = st.integers(0, 5)
+TEN = st.integers(0, 9)
+"""Strategies the composites draw from, built once (built anew at each draw they cost their
+construction and checks each time; the values drawn are the same)."""
 
 
 @st.composite
@@ -131,21 +177,28 @@ def tags(draw: st.DrawFn) -> str:
     attributes = []
     if draw(st.booleans()):
         attributes.append(("ID", draw(IDS)))
-    if draw(st.integers(0, 4)):
+    if draw(FIVE):
         attributes.append(("CATEG", draw(CATEGORIES)))
     if draw(st.booleans()):
         attributes.append(("TIPO", draw(TYPES)))
     if draw(st.booleans()):
         attributes.append(("SUBTIPO", draw(SUBTYPES)))
-    if draw(st.integers(0, 5)) == 0:
+    if draw(SIX) == 0:
         attributes.append(("CATEG", draw(CATEGORIES)))  # a second CATEG: the first counts
     attributes = draw(st.permutations(attributes))
     head = "".join(
-        f'{draw(SPACES)}{key}{"=" if draw(st.integers(0, 9)) else " = "}"{value}"'
-        for key, value in attributes
+        f'{draw(SPACES)}{key}{"=" if draw(TEN) else " = "}"{value}"' for key, value in attributes
     )
     return f"<{name}{head}>{draw(TEXTS)}</{name}>"
 
+
+TAGS = tags()
+SYSTEM_TAGS = st.lists(TAGS, min_size=1, max_size=3)
+KINDS = st.integers(0, 5)
+ONE_IN_13 = st.integers(0, 12)
+ONE_IN_31 = st.integers(0, 30)
+MARKERS = st.sampled_from([":", "::"])
+SUFFIXES = st.sampled_from(["", "", "", "^0.5", "^0.3333333333333333", "^x"])
 
 ITEMS = st.sampled_from(
     [
@@ -162,25 +215,34 @@ ITEMS = st.sampled_from(
 )
 
 
+ITEM_LISTS = functools.cache(lambda count: st.lists(ITEMS, min_size=count, max_size=count))
+
+
 @st.composite
 def records(draw: st.DrawFn) -> str:
-    gold = draw(tags())
-    kind = draw(st.integers(0, 5))
+    gold = draw(TAGS)
+    kind = draw(KINDS)
     if kind == 0:
         system, count = "[null]", 1
     else:
-        chosen = draw(st.lists(tags(), min_size=1, max_size=3))
+        chosen = draw(SYSTEM_TAGS)
         if kind == 1 and chosen:
             chosen = [chosen[0], chosen[0]]  # the same entity twice
         system, count = "[" + ", ".join(chosen) + "]", len(chosen)
-    if draw(st.integers(0, 12)) == 0:
+    if draw(ONE_IN_13) == 0:
         count += 1  # one item too many
-    items = ", ".join(draw(st.lists(ITEMS, min_size=count, max_size=count)))
-    marker = draw(st.sampled_from([":", "::"]))
-    suffix = draw(st.sampled_from(["", "", "", "^0.5", "^0.3333333333333333", "^x"]))
-    if draw(st.integers(0, 30)) == 0:
+    items = ", ".join(draw(ITEM_LISTS(count)))
+    marker = draw(MARKERS)
+    suffix = draw(SUFFIXES)
+    if draw(ONE_IN_31) == 0:
         return f"{gold} --> {system}{marker}[{items}]"
     return f"{gold} ---> {system}{marker}[{items}]{suffix}"
+
+
+RECORDS = records()
+RECORD_LISTS = st.lists(RECORDS, max_size=3)
+DOCUMENT_ENDS = st.sampled_from(["EOD", "", "<ALT03>"])
+LINE_ENDS = st.sampled_from(["\n", "\n", "\r\n"])
 
 
 @st.composite
@@ -190,14 +252,14 @@ def veu_files(draw: st.DrawFn) -> str:
         lines.append(f"DOC D{number}")
         for _ in range(draw(st.integers(0, 6))):
             if draw(st.integers(0, 3)):
-                lines.append(draw(records()))
+                lines.append(draw(RECORDS))
                 continue
             lines.append("<ALT>")
             for alternative in range(1, draw(st.integers(1, 3)) + 1):
                 lines.append(f"<ALT{alternative}>")
-                lines.extend(draw(st.lists(records(), max_size=3)))
+                lines.extend(draw(RECORD_LISTS))
                 lines.append(f"</ALT{alternative}>")
             lines.append("</ALT>")
-        lines.append(draw(st.sampled_from(["EOD", "", "<ALT03>"])))
-    eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+        lines.append(draw(DOCUMENT_ENDS))
+    eol = draw(LINE_ENDS)
     return eol.join(lines) + eol
