@@ -106,16 +106,30 @@ _EDITS = [
 ]
 
 
+_PLAIN_TEXTS = [
+    f"<colHAREM>\n{_DOCS}\n</colHAREM>",
+    f"{_DOCS}\n",  # no root
+    f"<?xml version='1.0'?><colHAREM>{_DOCS}</colHAREM>",
+    f"<colHAREM>{_DOCS}</colHAREM>\n<!-- the end -->\n",
+    f"<colHAREM>{_DOCS}<!-- c --></colHAREM><!-- c -->",
+    f"<colHAREM>\n{_DOCS.replace(_EDITS[1][0], _EDITS[1][1])}\n</colHAREM>",
+    f"<colHAREM>\n{_DOCS.replace(_EDITS[8][0], _EDITS[8][1])}\n</colHAREM>",
+]
+
+
+def _split_as_the_reader_reads(path: Path, read_size: int) -> None:
+    raws = list(split_documents(path, "utf-8", read_size))
+    documents = list(read_collection(path).documents)
+    assert [parse_raw_document(raw, str(path)) for raw in raws] == documents
+    assert [raw.line for raw in raws] == [doc.line for doc in documents]
+
+
 @pytest.mark.parametrize(
     "text",
     [
         *(f"<colHAREM>\n{_DOCS.replace(old, new)}\n</colHAREM>" for old, new in _EDITS if old),
-        f"<colHAREM>\n{_DOCS}\n</colHAREM>",
-        f"{_DOCS}\n",  # no root
-        f"<?xml version='1.0'?><colHAREM>{_DOCS}</colHAREM>",
+        *_PLAIN_TEXTS,
         f"<colHAREM>{_DOCS}</colHAREM> trailing",
-        f"<colHAREM>{_DOCS}</colHAREM>\n<!-- the end -->\n",
-        f"<colHAREM>{_DOCS}<!-- c --></colHAREM><!-- c -->",
         f"<colHAREM>{_DOCS}</colHAREM><P/>",
         f"<colHAREM>{_DOCS}",
         f"<colHAREM>{_DOCS}</COL>",
@@ -131,12 +145,18 @@ def test_a_file_is_split_as_the_reader_reads_it_or_declined(
     path = tmp_path / "c.xml"
     path.write_text(text, "utf-8")
     try:
-        raws = list(split_documents(path, "utf-8", read_size))
+        _split_as_the_reader_reads(path, read_size)
     except NotPlainCollection:
-        return
-    documents = list(read_collection(path).documents)
-    assert [parse_raw_document(raw, str(path)) for raw in raws] == documents
-    assert [raw.line for raw in raws] == [doc.line for doc in documents]
+        pass
+
+
+@pytest.mark.parametrize("text", _PLAIN_TEXTS)
+@pytest.mark.parametrize("read_size", [1, 7, 1 << 20])
+def test_a_plain_file_is_split_in_any_read_size(tmp_path: Path, text: str, read_size: int) -> None:
+    """Read a byte (or a few) at a time, every tag and line end is cut somewhere."""
+    path = tmp_path / "c.xml"
+    path.write_text(text, "utf-8")
+    _split_as_the_reader_reads(path, read_size)
 
 
 # --- generated documents: the plain tree is the general one, or None --------------

@@ -498,13 +498,15 @@ def open_collection(
     return _open_stream(_decoded_chunks(path, encoding), name, encoding, meta)
 
 
-def _decoded_chunks(path: str | os.PathLike[str], encoding: str) -> Iterator[str]:
+def _decoded_chunks(
+    path: str | os.PathLike[str], encoding: str, size: int = _CHUNK
+) -> Iterator[str]:
     """The file's text in chunks; an undecodable byte is reported as ``decode`` does."""
     decoder = codecs.getincrementaldecoder(encoding)()
     with open_binary(path) as handle:
         try:
             while True:
-                data = handle.read(_CHUNK)
+                data = handle.read(size)
                 if not data:
                     break
                 yield decoder.decode(data)
@@ -983,6 +985,11 @@ class RawDocument:
     text: str
     line: int
 
+    @property
+    def content(self) -> str:
+        """What the document holds: its text between the DOC tags."""
+        return self.text[self.text.index(">") + 1 : -len(_DOC_CLOSE)]
+
 
 # What may come before the first document: an XML declaration, a DOCTYPE
 # (read as ``_MARKUP`` reads it) and the root element's tag, with blanks and
@@ -1002,7 +1009,8 @@ _NOT_IN_PLAIN_DOCUMENT = re.compile(r"<DOC[\s>/]|<[!?]")
 def split_documents(
     path: str | os.PathLike[str], encoding: str, read_size: int = _CHUNK
 ) -> Iterator[RawDocument]:
-    """The documents of a plain Second HAREM file, as written, one at a time.
+    """The documents of a plain Second HAREM file, as written, one at a time
+    (the file read ``read_size`` bytes at a time).
 
     Plain: an optional XML declaration, DOCTYPE and root tag, then
     ``<DOC DOCID="...">`` … ``</DOC>`` documents, each holding no comment,
@@ -1013,23 +1021,26 @@ def split_documents(
     ``open_collection``, whose documents the ones here parse into
     (``parse_raw_document``), and whose errors the file then gets.
     """
-    chunks = _decoded_chunks(path, encoding)
+    chunks = _decoded_chunks(path, encoding, read_size)
     window = ""
-    eof = False
 
     def more() -> bool:
-        nonlocal window, eof
-        chunk = "" if eof else next(chunks, None)
+        """Add the next chunk to the window; False at the end of the file."""
+        nonlocal window
+        chunk = next(chunks, None)
         if chunk is None:
-            eof = True
-        window += chunk or ""
-        return not eof
+            return False
+        window += chunk
+        return True
 
-    while not eof and len(window) < read_size:
-        more()
-    opening = _PLAIN_DOC_OPEN.search(window)
-    while opening is None and more():
+    def next_opening() -> re.Match[str] | None:
+        """The window's first document tag, reading on until there is one or the file ends."""
         opening = _PLAIN_DOC_OPEN.search(window)
+        while opening is None and more():
+            opening = _PLAIN_DOC_OPEN.search(window)
+        return opening
+
+    opening = next_opening()
     if opening is None:
         raise NotPlainCollection("no plain <DOC DOCID=...>")
     prologue = _PLAIN_PROLOGUE.fullmatch(window, 0, opening.start())
@@ -1056,9 +1067,7 @@ def split_documents(
         yield RawDocument(docid, window[start:end], line)
         line += window.count("\n", start, end)
         window = window[end:]
-        opening = _PLAIN_DOC_OPEN.search(window)
-        while opening is None and more():
-            opening = _PLAIN_DOC_OPEN.search(window)
+        opening = next_opening()
         gap = window if opening is None else window[: opening.start()]
         if opening is not None and not _PLAIN_GAP.fullmatch(gap):
             raise NotPlainCollection("text between documents")

@@ -359,7 +359,7 @@ def _plain_text(text: str) -> str:
     """A text between two tags, as ``_normalize_text`` gives it (line ends already are)."""
     if "<" in text:
         raise _NotPlain
-    return _XML_REFERENCE.sub(_expand_reference, text) if "&" in text else text
+    return _normalize_text(text, True)
 
 
 def _plain_entity(tag: str) -> _EntityTag:
@@ -413,12 +413,12 @@ def _plain_tree(raw: RawDocument) -> tuple[_Node, ...] | None:
     one pass over the tags; anything else (errors included)
     goes the general way.
     """
-    text = raw.text
-    if "MORF=" in text or "OMITIDO=" in text:
+    content = raw.content
+    if "MORF=" in content or "OMITIDO=" in content:
         return None
-    if "\r" in text:
-        text = _normalize_text(text, False)
-    pieces = _PLAIN_PIECES.split(text[text.index(">") + 1 : -len("</DOC>")])
+    if "\r" in content:
+        content = _normalize_text(content, False)
+    pieces = _PLAIN_PIECES.split(content)
     pieces.append("</DOC>")  # a sentinel: the end of the content
     try:
         return _plain_nodes(pieces)
@@ -969,8 +969,7 @@ def align_documents(
 
 def _is_empty(doc: Document | RawDocument) -> bool:
     if isinstance(doc, RawDocument):  # no tag inside, and blank text
-        content = doc.text[doc.text.index(">") + 1 : -len("</DOC>")]
-        return "<" not in content and not java_trim(content)
+        return "<" not in doc.content and not java_trim(doc.content)
     return not java_trim(doc.text) and not (
         doc.entities or doc.alt_blocks or doc.paragraphs or doc.omitted or doc.omitted_entities
     )
