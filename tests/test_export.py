@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from import_helpers import D1_TEXT, identification, write_tiny_cd
 
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_xml import format_collection, parse_collection, read_collection
@@ -23,6 +22,7 @@ from harem_pipeline.tools.export import (
     resolved_collection,
 )
 from harem_pipeline.tools.predictions import build_run, read_predictions
+from tests.helpers.predictions import D1_TEXT, identification, write_tiny_cd
 from tests.helpers.shipped import shipped_collection
 
 DATA = Path(__file__).resolve().parent.parent / "data"

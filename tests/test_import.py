@@ -9,7 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from import_helpers import D1_TEXT, D2_TEXT, identification, write_tiny_cd
 
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_json import CharDocument, CharEntity
@@ -27,6 +26,7 @@ from harem_pipeline.tools.predictions import (
     read_predictions,
     run_import,
 )
+from tests.helpers.predictions import D1_TEXT, D2_TEXT, identification, write_tiny_cd
 from tests.helpers.shipped import shipped_collection
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -521,9 +521,8 @@ def test_prediction_records_in_memory():
 
 
 def read_collection_text():
-    from import_helpers import TINY_CD
-
     from harem_pipeline.formats.harem_xml import parse_collection
+    from tests.helpers.predictions import TINY_CD
 
     return parse_collection(TINY_CD, "cd.xml", "utf-8")
 

@@ -151,3 +151,14 @@ def test_no_test_module_imports_another() -> None:
     for path in sorted(Path(__file__).parent.glob("test_*.py")):
         for name in module_names(path):
             assert not name.startswith("tests.test_"), f"{path.name} imports {name}"
+
+
+def test_shared_test_code_is_in_helpers_or_conftest() -> None:
+    """Beside the test modules, ``tests/`` holds only ``conftest.py``: a helper module there
+    would be imported by its bare name, found only when pytest puts ``tests/`` on the path."""
+    loose = [
+        path.name
+        for path in Path(__file__).parent.glob("*.py")
+        if not path.name.startswith("test_") and path.name != "conftest.py"
+    ]
+    assert loose == []
