@@ -16,6 +16,7 @@ File names, for run ``r`` and subset ``s``::
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterable
 from dataclasses import asdict
 from functools import cached_property
 from pathlib import Path
@@ -487,15 +488,21 @@ class Summary(CampaignTask, StageTask):
             for ida2id, ida2mor, strict, relaxed in self.reports()
         ]
 
+    def missing_runs(self, runs: Iterable[str] | None = None) -> frozenset[str]:
+        """The runs (of ``runs``; None: all) some report of which is not complete."""
+        wanted = None if runs is None else set(runs)
+        return frozenset(
+            ida2id.run_name
+            for row in self.reports()
+            for ida2id in row[:1]
+            if (wanted is None or ida2id.run_name in wanted)
+            and not all(task.complete() for task in row if task is not None)
+        )
+
     def produce_incomplete(self) -> None:
         """After a failure: the summary and report of the runs complete now, marked
         incomplete, with no manifest (so they never pass as complete)."""
-        missing = frozenset(
-            ida2id.run_name
-            for pair in self.reports()
-            for ida2id in pair[:1]
-            if not all(task.complete() for task in pair if task is not None)
-        )
+        missing = self.missing_runs()
         folder = self.anchor().parent
         (folder / CAMPAIGN_MANIFEST).unlink(missing_ok=True)
         for name in (*self.output_names(), folder / "report.html"):
@@ -631,8 +638,18 @@ def summarise_the_other_runs(task: RunTask, exception: BaseException) -> None:
 
 @RunTask.event_handler(luigi.Event.SUCCESS)
 def refresh_an_incomplete_summary(task: RunTask) -> None:
-    """A report finished after a failure: the incomplete summary takes it in."""
-    if isinstance(task, Ida2ID | Ida2Mor) and chain.is_incomplete_summary(
-        task.campaign.output / "summary.json"
-    ):
-        Summary(config=task.config).produce_incomplete()
+    """A report that completes its run finished after a failure: the incomplete summary
+    takes the run in.
+
+    The incomplete summary shows the runs whose reports are all complete, so it
+    changes only when a run's last report (identification, morphology or
+    semantic, whichever finishes last) is written: it is refreshed then, once
+    per run, not redrawn after every report of a campaign of many subsets.
+    """
+    if not isinstance(task, Ida2ID | Ida2Mor | Ida):
+        return
+    if not chain.is_incomplete_summary(task.campaign.output / "summary.json"):
+        return
+    summary = Summary(config=task.config)
+    if not summary.missing_runs([task.run_name]):
+        summary.produce_incomplete()

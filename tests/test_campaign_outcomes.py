@@ -13,9 +13,11 @@ import json
 import shutil
 from pathlib import Path
 
+import luigi
 import pytest
 
 from harem_pipeline.cli import main
+from tasks.pipeline import FullEvaluation, Summary
 from tests.helpers.campaign import break_run, leave_out_charts, luigi_command, make_campaign
 from tests.helpers.paths import DATA
 
@@ -109,3 +111,47 @@ def test_the_luigi_command_also_leaves_an_incomplete_summary(campaign: Path) -> 
     strong = [r for r in data["reports"] if r["run"] == "strong"]
     assert strong and all(r["identification"] for r in strong)  # taken in as it finished
     assert "INCOMPLETE" in (folder / "out" / "report.html").read_text(encoding="utf-8")
+
+
+def test_the_incomplete_summary_is_redrawn_once_per_run_that_completes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a failure, the summary and report are redrawn when a run's last report is
+    written (whichever kind it is), not after every report: with two subsets, one
+    scenario and three good runs that is at most four drawings (the failure's, then one
+    per run), where one per report would be up to thirteen; and every report of every
+    good run is in the end."""
+    config = make_campaign(tmp_path, documents=3)
+    text = config.read_text(encoding="utf-8").replace("[total]", "[total, pt]")
+    config.write_text(text, encoding="utf-8")
+    runs = tmp_path / "runs"
+    for name in ("third", "fourth"):
+        shutil.copy(runs / "strong.txt", runs / f"{name}.txt")
+    break_run(runs / "weak.txt")
+    leave_out_charts(monkeypatch)
+    drawn: list[str] = []
+    produce = Summary.produce_incomplete
+
+    def counted(summary: Summary) -> None:
+        drawn.append("summary")
+        produce(summary)
+
+    monkeypatch.setattr(Summary, "produce_incomplete", counted)
+    luigi.task_register.Register.clear_instance_cache()
+    result = luigi.build(
+        [FullEvaluation(config=str(config))],
+        local_scheduler=True,
+        workers=1,
+        detailed_summary=True,
+        log_level="CRITICAL",
+    )
+    assert not result.status.name.startswith("SUCCESS")
+    assert 1 <= len(drawn) <= 4, drawn
+    data = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert data["incomplete"] == ["weak"]
+    good = [r for r in data["reports"] if r["run"] != "weak"]
+    assert {(r["run"], r["subset"]) for r in good} == {
+        (run, subset) for run in ("fourth", "strong", "third") for subset in ("total", "pt")
+    }
+    kinds = ("identification", "morphology", "classification", "relaxed")
+    assert all(r[kind] for r in good for kind in kinds)
