@@ -886,10 +886,15 @@ class _Writer:
             | {x for c in containers for x in c[:2]}
             | {x for f in leaves for x in f[:2]}
         )
+        # What starts at each offset, in the sorted orders above: one pass over each list,
+        # not one per offset, so a document is written in time linear in its annotation.
+        containers_at = _starting_at(containers)
+        empty_at = _starting_at([f for f in leaves if f[0] == f[1]])
+        starting_at = _starting_at([f for f in leaves if f[0] < f[1]])
         for offset in offsets:
             self.emit_to(offset)
-            here = [c for c in containers if c[0] == offset]
-            empty_leaves = [f[2] for f in leaves if f[0] == f[1] == offset]
+            here = containers_at.get(offset, [])
+            empty_leaves = [f[2] for f in empty_at.get(offset, ())]
             hidden = [x for x in empty_leaves if id(x) in omitted_ids]
             plain = [x for x in empty_leaves if id(x) not in omitted_ids]
             hidden = self.close_at(
@@ -912,7 +917,7 @@ class _Writer:
                 if not any(kind == "OMITIDO" for _, _, kind in self.stack):
                     raise ValueError(f"omitted entity outside OMITIDO in {self.doc.docid}")
                 self.out += [h for x in hidden for h in self.render_leaf(x)]
-            starting = [f[2] for f in leaves if f[0] == offset and f[1] > offset]
+            starting = [f[2] for f in starting_at.get(offset, ())]
             if len(starting) > 1:
                 raise ValueError(f"overlapping annotation at offset {offset} in {doc.docid}")
             for leaf in starting:
@@ -939,6 +944,14 @@ class _Writer:
             return [_format_alt(leaf, self.fmt)]
         opening, closing = _open_tag(leaf, self.fmt)
         return [opening, leaf.text, closing]
+
+
+def _starting_at(spans: list[tuple[int, int, object]]) -> dict[int, list[tuple]]:
+    """``(start, end, thing)`` spans grouped by their start, each group in their order."""
+    groups: dict[int, list[tuple]] = {}
+    for span in spans:
+        groups.setdefault(span[0], []).append(span)
+    return groups
 
 
 def _format_content(doc: Document, fmt: str) -> str:
