@@ -12,7 +12,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
@@ -505,3 +505,73 @@ def test_overlap_test_is_the_pass_over_every_span(spans: list, word: tuple) -> N
     start, end = word[0], word[0] + word[1]
     expected = any(s < end and start < e for s, e in spans)
     assert overlap_test(spans)(start, end) == expected
+
+
+def rooms_by_a_pass_over_every_obstacle(doc: Document, choices: list[int]) -> list[tuple]:
+    """``(start, end, lo, hi)`` of each slot of :func:`build_view`, its room found by a
+    pass over every obstacle (the definition, which was quadratic in the entities)."""
+    chosen = [(e, None) for e in (*doc.entities, *doc.omitted_entities)]
+    for block, choice in zip(doc.alt_blocks, choices, strict=True):
+        chosen += [(e, block) for e in resolve_alternative(block, choice)]
+    chosen.sort(key=lambda pair: (pair[0].start, pair[0].end))
+    rooms = []
+    for entity, block in chosen:
+        region = next((r for r in doc.omitted if r[0] <= entity.start and entity.end <= r[1]), None)
+        if block is not None:
+            container = (block.start, block.end)
+        elif region is not None:
+            container = region
+        else:
+            container = next(
+                (p for p in doc.paragraphs if p[0] <= entity.start and entity.end <= p[1]),
+                (0, len(doc.text)),
+            )
+        obstacles = [(s, e) for s, e in doc.omitted if (s, e) != region]
+        obstacles += [(o.start, o.end) for o, _ in chosen if o is not entity]
+        obstacles += [(b.start, b.end) for b in doc.alt_blocks if b is not block]
+        lo = max([container[0]] + [e for s, e in obstacles if e <= entity.start])
+        hi = min([container[1]] + [s for s, e in obstacles if s >= entity.end])
+        rooms.append((entity.start, entity.end, lo, hi))
+    return rooms
+
+
+def rooms(doc: Document, choices: list[int]) -> list[tuple]:
+    return [(s.entity.start, s.entity.end, s.lo, s.hi) for s in simulate.build_view(doc, choices)]
+
+
+def test_every_room_of_the_shipped_collections_is_its_nearest_obstacles(
+    cd: Collection, second_harem_cd: Collection
+) -> None:
+    rng = random.Random(7)
+    for doc in (*cd.documents, *second_harem_cd.documents):
+        picked = [rng.randrange(len(b.alternatives)) for b in doc.alt_blocks]
+        for choices in ([0] * len(doc.alt_blocks), picked):
+            assert rooms(doc, choices) == rooms_by_a_pass_over_every_obstacle(doc, choices)
+
+
+SPAN = st.tuples(st.integers(0, 30), st.integers(0, 6)).map(lambda p: (p[0], p[0] + p[1]))
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(
+    entities=st.lists(SPAN, max_size=10),
+    hidden=st.lists(SPAN, max_size=3),
+    omitted=st.lists(SPAN, max_size=3).map(lambda r: r + r[:1]),  # one region twice
+    paragraphs=st.lists(SPAN, max_size=3),
+)
+# an empty entity at the end of its (repeated) region: the region is its room, not an obstacle
+@example(entities=[(10, 10)], hidden=[], omitted=[(5, 10), (5, 10)], paragraphs=[])
+def test_rooms_are_the_nearest_obstacles_however_spans_overlap_or_repeat(
+    entities: list, hidden: list, omitted: list, paragraphs: list
+) -> None:
+    """Empty entities, entities of the same span, overlapping and repeated regions."""
+    text = "abcdefghij" * 4
+    doc = Document(
+        "D",
+        text,
+        tuple(_entity(text[s:e], s) for s, e in entities),
+        omitted=tuple(omitted),
+        omitted_entities=tuple(_entity(text[s:e], s) for s, e in hidden),
+        paragraphs=tuple(paragraphs),
+    )
+    assert rooms(doc, []) == rooms_by_a_pass_over_every_obstacle(doc, [])

@@ -63,7 +63,7 @@ import hashlib
 import os
 import random
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from itertools import accumulate
@@ -359,6 +359,11 @@ def build_view(doc: Document, choices: Sequence[int]) -> list[Slot]:
     for block, choice in zip(doc.alt_blocks, choices, strict=True):
         chosen += [(e, block) for e in resolve_alternative(block, choice)]
     chosen.sort(key=lambda pair: (pair[0].start, pair[0].end))
+    obstacles = _Obstacles(
+        [(s, e, ("omitted", (s, e))) for s, e in doc.omitted]
+        + [(o.start, o.end, ("entity", id(o))) for o, _ in chosen]
+        + [(b.start, b.end, ("block", id(b))) for b in doc.alt_blocks]
+    )
     slots = []
     for entity, block in chosen:
         region = _omitted_region(doc, entity.start, entity.end)
@@ -368,13 +373,43 @@ def build_view(doc: Document, choices: Sequence[int]) -> list[Slot]:
             container = region
         else:
             container = _paragraph_of(doc, entity.start, entity.end)
-        obstacles = [(s, e) for s, e in doc.omitted if (s, e) != region]
-        obstacles += [(o.start, o.end) for o, _ in chosen if o is not entity]
-        obstacles += [(b.start, b.end) for b in doc.alt_blocks if b is not block]
-        lo = max([container[0]] + [e for s, e in obstacles if e <= entity.start])
-        hi = min([container[1]] + [s for s, e in obstacles if s >= entity.end])
+        # not obstacles: its own region, itself, its own ALT block
+        own = {("omitted", region), ("entity", id(entity)), ("block", id(block))}
+        lo = max(container[0], obstacles.last_end_at_most(entity.start, own, container[0]))
+        hi = min(container[1], obstacles.first_start_at_least(entity.end, own, container[1]))
         slots.append(Slot(entity, lo, hi, container, block is not None))
     return slots
+
+
+class _Obstacles:
+    """The spans that bound an entity's room (``OMITIDO`` regions, entities, ALT blocks),
+    each with a key, sorted by end and by start: the nearest one on each side of an
+    entity is found by bisection, not by a pass over all of them for each entity (which
+    made a document's view quadratic in its entities)."""
+
+    def __init__(self, spans: list[tuple[int, int, tuple]]) -> None:
+        by_end = sorted(range(len(spans)), key=lambda i: spans[i][1])
+        by_start = sorted(range(len(spans)), key=lambda i: spans[i][0])
+        self.ends = [spans[i][1] for i in by_end]
+        self.end_keys = [spans[i][2] for i in by_end]
+        self.starts = [spans[i][0] for i in by_start]
+        self.start_keys = [spans[i][2] for i in by_start]
+
+    def last_end_at_most(self, limit: int, skipped: set[tuple], default: int) -> int:
+        """The greatest end ``<= limit`` of a span whose key is not ``skipped``."""
+        i = bisect_right(self.ends, limit)
+        while i > 0:
+            i -= 1
+            if self.end_keys[i] not in skipped:
+                return self.ends[i]
+        return default
+
+    def first_start_at_least(self, limit: int, skipped: set[tuple], default: int) -> int:
+        """The least start ``>= limit`` of a span whose key is not ``skipped``."""
+        for i in range(bisect_left(self.starts, limit), len(self.starts)):
+            if self.start_keys[i] not in skipped:
+                return self.starts[i]
+        return default
 
 
 def _omitted_region(doc: Document, start: int, end: int) -> tuple[int, int] | None:
