@@ -46,12 +46,15 @@ from typing import NamedTuple
 
 from harem_pipeline.formats.alinhado import Line, Record
 from harem_pipeline.formats.semantic import (
+    KEY_GROUPS,
+    KEYED_LINE,
     EmirRecord,
+    KeyedBlock,
     KeyedRecord,
     PlainRecord,
     SemanticScore,
-    iter_plain_lines,
-    keyed_or,
+    iter_keyed_blocks,
+    keyed_lines,
     parse_emir_record,
     parse_semantic_line,
     parse_semantic_score,
@@ -340,11 +343,12 @@ class _Sums:
 
     def add(self, added: _Additions) -> None:
         """Add one record's additions (a record has been noted: a document is open)."""
+        rows, others = added
         total, current = self.tally.total, self.tally.current
-        for i, value in added.rows:
+        for i, value in rows:
             total[i] += value
             current[i] += value  # type: ignore[index]
-        for sums, i, value in added.others:
+        for sums, i, value in others:
             sums[i] += value
 
 
@@ -388,7 +392,7 @@ def tally_semantic(
             known[key] = added
         return added
 
-    for item in stream:
+    def count(item: Line | PlainRecord | KeyedRecord) -> None:
         kind = type(item)
         if kind is KeyedRecord:
             boundaries.record()
@@ -405,8 +409,28 @@ def tally_semantic(
             added = additions(item)  # type: ignore[arg-type]
         else:
             boundaries.boundary(item)  # type: ignore[arg-type]
-            continue
+            return
         sums.add(added)
+
+    def count_block(block: KeyedBlock) -> None:
+        read, record, add, known = block.reader(), boundaries.record, sums.add, keyed
+        for match in keyed_lines(block.text):
+            index = match.lastindex
+            if index == KEYED_LINE:
+                added = known.get(match.group(*KEY_GROUPS))
+                if added is not None:
+                    record()
+                    add(added)
+                    continue
+            elif index is None and match.string[match.start()] not in "DE":
+                continue  # a blank or <ALT> line: no document boundary
+            count(read(match))
+
+    for item in stream:
+        if type(item) is KeyedBlock:
+            count_block(item)  # type: ignore[arg-type]
+        else:
+            count(item)  # type: ignore[arg-type]
     counted = sums.tally.freeze()
     categories = sums.categories
     return SemanticTally(
@@ -425,5 +449,5 @@ def read_tally(
     first_harem: bool | None = None,
 ) -> tuple[str, SemanticTally]:
     """Stream an Emir file and count it; its encoding with the tally."""
-    encoding, lines = iter_plain_lines(path, keyed_or(read_plain_emir_record), parse_semantic_line)
+    encoding, lines = iter_keyed_blocks(path, read_plain_emir_record, parse_semantic_line)
     return encoding, tally_semantic(lines, str(path), grid_path, first_harem)
