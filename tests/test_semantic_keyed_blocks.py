@@ -36,6 +36,7 @@ from harem_pipeline.formats.semantic import (
     read_plain_emir_record,
     read_plain_record,
 )
+from harem_pipeline.stages.emir import EmirParams, evaluate_lines, parse_weights
 from harem_pipeline.stages.ida import tally_semantic
 from tests.helpers.semantic import (
     ALTS,
@@ -44,24 +45,33 @@ from tests.helpers.semantic import (
     general_emir,
     general_written,
     outcome,
+    repeated_key_files,
     unzipped,
     veu_files,
     written,
 )
-from tests.test_semantic_plain import ALTS_STAGES, repeated_key_files
 
-EMIR_STAGES = [name for name in ALTS_STAGES if name.startswith("emir")]
+EMIR_VARIANTS = {
+    "absolute": EmirParams(),
+    "relative": EmirParams(relative=True),
+    "weights": EmirParams(parse_weights("1;2;1;0.5", penalties=True)),
+}
+EMIR_STAGES = {
+    name: lambda lines, path, p=params: evaluate_lines(lines, p, path)
+    for name, params in EMIR_VARIANTS.items()
+}
+"""Emir's variants, each a stage function made once (the general path's text is kept by it)."""
 
 
 def emir_both_ways(path: Path, stage: str) -> None:
     """An Emir variant on the blocks and on the general reader: same text or same error."""
-    function, marker, _ = ALTS_STAGES[stage]
+    function = EMIR_STAGES[stage]
 
     def blocks() -> str:
         _, lines = iter_keyed_blocks(path, read_plain_record)
-        return written(function(lines, str(path)), marker)
+        return written(function(lines, str(path)), ":")
 
-    assert outcome(blocks) == outcome(lambda: general_written(path, function, marker, parse_line))
+    assert outcome(blocks) == outcome(lambda: general_written(path, function, ":", parse_line))
 
 
 def tallies_both_ways(path: Path) -> None:
@@ -85,7 +95,7 @@ def chunk_size(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
         monkeypatch.setattr(alinhado_format, "CHUNK_BYTES", request.param)
 
 
-@pytest.mark.parametrize("stage", EMIR_STAGES)
+@pytest.mark.parametrize("stage", sorted(EMIR_STAGES))
 @pytest.mark.parametrize("source", ALTS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_emir_blocks_on_reference_inputs(
     source: Path, stage: str, tmp_path: Path, chunk_size: None
@@ -130,7 +140,8 @@ def test_reference_lines_are_nearly_all_in_blocks_and_keyed(
 ODD_LINES = [
     '<EM ID="a" CATEG="LOCAL">Porto</EM> ---> [null]:[Em_Falta]',
     '<EM ID="a" CATEG="LOCAL">Porto</EM> ---> [<EM CATEG="LOCAL">P</EM>]::[Correcto]^0.5',
-    '<EM ID="a CATEG="LOCAL">Porto</EM> ---> [null]:[Em_Falta]',  # a value left open
+    '<EM ID="a CATEG="LOCAL">Porto</EM> ---> [null]:[Em_Falta]',
+    '<EM ID="a',  # a value left open ...
     '" CATEG="LOCAL">Porto</EM> ---> [null]:[Em_Falta]',  # ... closed on the next line
     '<EM CATEG="LOCAL">Porto',  # a text left open
     "</EM> ---> [null]:[Em_Falta]",
@@ -154,6 +165,16 @@ ODD_LINES = [
 @settings(max_examples=300, deadline=None)
 @given(lines=st.lists(st.sampled_from(ODD_LINES), max_size=12), last_end=st.booleans())
 def test_one_match_per_line_as_the_line_reader_reads_it(lines: list[str], last_end: bool) -> None:
+    one_match_per_line(lines, last_end)
+
+
+@pytest.mark.parametrize("first", [3, 5])
+def test_no_match_reaches_into_the_next_line(first: int) -> None:
+    """A value or a text left open at a line end is not closed by the next line."""
+    one_match_per_line(ODD_LINES[first : first + 2], last_end=True)
+
+
+def one_match_per_line(lines: list[str], last_end: bool) -> None:
     """Each match is one line, back to back; a keyed one has :func:`read_keyed_record`'s
     key, the usual other lines are blank, DOC, EOD or ``<ALT>`` lines the general reader
     writes back as read; no match reaches into the next line."""

@@ -534,22 +534,31 @@ def _keyed_entity(name: int) -> str:
     """
     value = _KEYED_VALUE
     return (
-        rf'<([A-Z]++)(?: ID="{value}")?+(?: CATEG="({value})")?+(?: TIPO="({value})")?+'
-        rf'(?: SUBTIPO="({value})")?+(?: (?!CATEG=|TIPO=|SUBTIPO=)[A-Za-z_]++="{value}")*+>'
+        rf'<([A-Z]++)(?: ID="{value}")?+'
+        rf'((?: CATEG="{value}")?+(?: TIPO="{value}")?+(?: SUBTIPO="{value}")?+)'
+        rf'(?: (?!CATEG=|TIPO=|SUBTIPO=)[A-Za-z_]++="{value}")*+>'
         rf"[^<>\[\]{{}}\'\n]*+</\{name}>"
     )
 
 
 _KEYED_RECORD_RE = re.compile(
-    _keyed_entity(1) + r" ---> \[(?:null|" + _keyed_entity(5) + r")\](::?\[.*)\Z"
+    _keyed_entity(1) + r" ---> \[(?:null|" + _keyed_entity(3) + r")\](::?\[.*)\Z"
 )
-"""Groups 1-4: the gold's element, CATEG, TIPO and SUBTIPO; 5-8 the system entity's; 9
-the rest of the line from the evaluation marker."""
+"""Groups 1-2: the gold's element and its CATEG, TIPO and SUBTIPO attributes as written
+(one group: they follow each other, so the text says which are there and their values);
+3-4 the system entity's; 5 the rest of the line from the evaluation marker."""
+
+
+KEY_GROUPS = (1, 2, 3, 4, 5)
+"""The groups of a keyed record's key (:attr:`KeyedRecord.key`)."""
+KEYED_LINE = 5
+"""The group of the line from the evaluation marker on, the last of a keyed record's
+(its ``Match.lastindex``)."""
 
 
 class KeyedRecord(NamedTuple):
     """A record line in the keyed shape, with its key: the entities' element names and
-    classic values, and the line from the evaluation marker on."""
+    classic attributes as written, and the line from the evaluation marker on."""
 
     text: str
     line: int
@@ -571,8 +580,8 @@ def read_keyed_record(text: str, line: int = 0, eol: str = "\n") -> KeyedRecord 
     match = _KEYED_RECORD_RE.match(text)
     if match is None:
         return None
-    key = match.group(1, 2, 3, 4, 5, 6, 7, 8, 9)
-    return _new_tuple(KeyedRecord, (text, line, eol, key, match.start(9)))  # NamedTuple's own
+    key = match.group(*KEY_GROUPS)
+    return _new_tuple(KeyedRecord, (text, line, eol, key, match.start(KEYED_LINE)))
 
 
 _new_tuple = tuple.__new__
@@ -1021,16 +1030,12 @@ def lines_holding(text: str, word: str) -> Iterator[int]:
 # document lines.  So after the head a decoded chunk (without ``\r``) is
 # handed over whole as a :class:`KeyedBlock`, and the stage walks it with
 # :func:`keyed_lines`, whose every match is one line: a keyed record (its key
-# in groups 1-9, the same groups as :func:`read_keyed_record`), one of those
-# other lines (no group), or any other line (group 10), which the stage reads
+# in groups 1-5, the same groups as :func:`read_keyed_record`), one of those
+# other lines (no group), or any other line (group 6), which the stage reads
 # as :func:`iter_plain_lines` would (:meth:`KeyedBlock.reader`), as it does
 # the first line of each key.
 
-KEY_GROUPS = tuple(range(1, 10))
-"""The groups of a keyed record's key (:attr:`KeyedRecord.key`)."""
-KEYED_LINE = 9
-"""``Match.lastindex`` of a keyed record line in :func:`keyed_lines`."""
-OTHER_LINE = 10
+OTHER_LINE = 6
 """``Match.lastindex`` of a line that is neither keyed nor one of the usual others."""
 
 
@@ -1039,7 +1044,7 @@ def _keyed_line() -> re.Pattern[str]:
     return re.compile(
         _keyed_entity(1)
         + r" ---> \[(?:null|"
-        + _keyed_entity(5)
+        + _keyed_entity(3)
         + rf")\](::?\[[^\n]*+)\n|{_RUN_OTHER}|([^\n]++)\n?"
     )
 
@@ -1072,24 +1077,29 @@ class KeyedBlock(NamedTuple):
     parse: LineParser
     path: str
 
-    def reader(self) -> Callable[[re.Match[str]], Line | PlainRecord | KeyedRecord]:
-        """A function giving the line of a match of :func:`keyed_lines` (asked in order)
-        as :func:`iter_plain_lines` reads it, with its number."""
-        text, plain, parse, path = self.text, self.plain, self.parse, self.path
+    def read(self, match: re.Match[str], number: int) -> Line | PlainRecord | KeyedRecord:
+        """The line of a match of :func:`keyed_lines` as :func:`iter_plain_lines` reads it,
+        line ``number`` (see :meth:`numbers`)."""
+        body = match.group()
+        eol = "\n" if body.endswith("\n") else ""
+        if eol:
+            body = body[:-1]
+        found = self.plain(body, number, eol)
+        return self.parse(body, self.path, number, eol) if found is None else found
+
+    def numbers(self) -> Callable[[re.Match[str]], int]:
+        """A function giving the number of the line of a match of :func:`keyed_lines`,
+        asked in order (it counts the line ends since the last one asked)."""
+        text = self.text
         counted = [0, self.line]  # a position of the text, the number of its line
 
-        def read(match: re.Match[str]) -> Line | PlainRecord | KeyedRecord:
+        def number(match: re.Match[str]) -> int:
             start = match.start()
-            number = counted[1] + text.count("\n", counted[0], start)
-            counted[0], counted[1] = start, number
-            body = match.group()
-            eol = "\n" if body.endswith("\n") else ""
-            if eol:
-                body = body[:-1]
-            found = plain(body, number, eol)
-            return parse(body, path, number, eol) if found is None else found
+            counted[1] += text.count("\n", counted[0], start)
+            counted[0] = start
+            return counted[1]
 
-        return read
+        return number
 
 
 def iter_keyed_blocks(

@@ -717,7 +717,7 @@ def evaluate_lines(
         return java_line_end(item)  # type: ignore[arg-type]
 
     def block_text(block: KeyedBlock) -> str:
-        read, tails, unseen = block.reader(), keyed_tails, _UNSEEN
+        number, tails, unseen = block.numbers(), keyed_tails, _UNSEEN
 
         def replace(match: re.Match[str]) -> str:
             index = match.lastindex
@@ -729,7 +729,7 @@ def evaluate_lines(
                     return match.string[match.start() : match.start(KEYED_LINE)] + tail  # type: ignore[operator]
             elif index is None:
                 return match.group()
-            return _written(output(read(match)))
+            return _written(output(block.read(match, number(match))))
 
         return replace_keyed_lines(block.text, replace)
 

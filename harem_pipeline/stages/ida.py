@@ -44,7 +44,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from harem_pipeline.formats.alinhado import Line, Record
+from harem_pipeline.formats.alinhado import Line, Record, parse_line
 from harem_pipeline.formats.semantic import (
     KEY_GROUPS,
     KEYED_LINE,
@@ -413,18 +413,21 @@ def tally_semantic(
         sums.add(added)
 
     def count_block(block: KeyedBlock) -> None:
-        read, record, add, known = block.reader(), boundaries.record, sums.add, keyed
-        for match in keyed_lines(block.text):
+        record, add, known = boundaries.record, sums.add, keyed
+        groups, keyed_line = KEY_GROUPS, KEYED_LINE
+        for number, match in enumerate(keyed_lines(block.text), block.line):  # a line each
             index = match.lastindex
-            if index == KEYED_LINE:
-                added = known.get(match.group(*KEY_GROUPS))
+            if index == keyed_line:
+                added = known.get(match.group(*groups))
                 if added is not None:
                     record()
                     add(added)
                     continue
-            elif index is None and match.string[match.start()] not in "DE":
-                continue  # a blank or <ALT> line: no document boundary
-            count(read(match))
+            elif index is None:  # a blank, DOC, EOD or <ALT> line: only DOC and EOD count
+                if match.string[match.start()] in "DE":
+                    boundaries.boundary(parse_line(match.group()[:-1]))  # its number unused
+                continue
+            count(block.read(match, number))
 
     for item in stream:
         if type(item) is KeyedBlock:
