@@ -521,7 +521,9 @@ PlainReader = Callable[[str, int, str], "PlainRecord | KeyedRecord | None"]
 # first line of a key is read as plain (:meth:`KeyedRecord.unkeyed`), and the
 # same key always gives the same answer there.
 
-_KEYED_VALUE = r'[^"<>\[\]{}\']*+'
+_KEYED_VALUE = r'[^"<>\[\]{}\'\n]*+'
+"""An attribute value (and, without ``"``, a text) of the keyed shape: no line end either,
+so that in a block of lines (:class:`KeyedBlock`) no line's match reaches into the next."""
 
 
 def _keyed_entity(name: int) -> str:
@@ -532,22 +534,31 @@ def _keyed_entity(name: int) -> str:
     """
     value = _KEYED_VALUE
     return (
-        rf'<([A-Z]++)(?: ID="{value}")?+(?: CATEG="({value})")?+(?: TIPO="({value})")?+'
-        rf'(?: SUBTIPO="({value})")?+(?: (?!CATEG=|TIPO=|SUBTIPO=)[A-Za-z_]++="{value}")*+>'
-        rf"[^<>\[\]{{}}\']*+</\{name}>"
+        rf'<([A-Z]++)(?: ID="{value}")?+'
+        rf'((?: CATEG="{value}")?+(?: TIPO="{value}")?+(?: SUBTIPO="{value}")?+)'
+        rf'(?: (?!CATEG=|TIPO=|SUBTIPO=)[A-Za-z_]++="{value}")*+>'
+        rf"[^<>\[\]{{}}\'\n]*+</\{name}>"
     )
 
 
 _KEYED_RECORD_RE = re.compile(
-    _keyed_entity(1) + r" ---> \[(?:null|" + _keyed_entity(5) + r")\](::?\[.*)\Z"
+    _keyed_entity(1) + r" ---> \[(?:null|" + _keyed_entity(3) + r")\](::?\[.*)\Z"
 )
-"""Groups 1-4: the gold's element, CATEG, TIPO and SUBTIPO; 5-8 the system entity's; 9
-the rest of the line from the evaluation marker."""
+"""Groups 1-2: the gold's element and its CATEG, TIPO and SUBTIPO attributes as written
+(one group: they follow each other, so the text says which are there and their values);
+3-4 the system entity's; 5 the rest of the line from the evaluation marker."""
+
+
+KEY_GROUPS = (1, 2, 3, 4, 5)
+"""The groups of a keyed record's key (:attr:`KeyedRecord.key`)."""
+KEYED_LINE = 5
+"""The group of the line from the evaluation marker on, the last of a keyed record's
+(its ``Match.lastindex``)."""
 
 
 class KeyedRecord(NamedTuple):
     """A record line in the keyed shape, with its key: the entities' element names and
-    classic values, and the line from the evaluation marker on."""
+    classic attributes as written, and the line from the evaluation marker on."""
 
     text: str
     line: int
@@ -569,8 +580,8 @@ def read_keyed_record(text: str, line: int = 0, eol: str = "\n") -> KeyedRecord 
     match = _KEYED_RECORD_RE.match(text)
     if match is None:
         return None
-    key = match.group(1, 2, 3, 4, 5, 6, 7, 8, 9)
-    return _new_tuple(KeyedRecord, (text, line, eol, key, match.start(9)))  # NamedTuple's own
+    key = match.group(*KEY_GROUPS)
+    return _new_tuple(KeyedRecord, (text, line, eol, key, match.start(KEYED_LINE)))
 
 
 _new_tuple = tuple.__new__
@@ -824,12 +835,28 @@ def iter_plain_runs(
     matches is one :class:`PlainRun`, any other line is read as
     :func:`iter_plain_lines` reads it.
     """
+    match = (plain_run() if run is None else run).match
+    name = str(path)
+
+    def runs(text: str, first: int) -> Iterator[Line | PlainRecord | PlainRun]:
+        return _chunk_runs(text, first, name, match, plain, parse)
+
+    return _after_head(path, runs, plain, parse)
+
+
+def _after_head(
+    path: str | os.PathLike[str],
+    texts: Callable[[str, int], Iterable[Line | PlainRecord | PlainRun | KeyedBlock]],
+    plain: PlainReader,
+    parse: LineParser,
+) -> tuple[str, Iterator]:
+    """The file's encoding, and its lines: parsed whole up to the first record or First
+    HAREM document line, then each decoded text of lines without ``\\r`` as ``texts``
+    gives it, any other line read by ``plain`` (else ``parse``)."""
     encoding = detect_file_encoding(path)
     if encoding == "utf-8-sig":  # as iter_line_chunks: the BOM is dropped on reading
         encoding = "utf-8"
-    chunks = _text_chunks(path, encoding)
-    run = plain_run() if run is None else run
-    return encoding, _plain_runs(chunks, str(path), run.match, plain, parse)
+    return encoding, _plain_runs(_text_chunks(path, encoding), str(path), texts, plain, parse)
 
 
 def _text_chunks(
@@ -878,15 +905,15 @@ def _whole_text(block: bytes, encoding: str) -> str | None:
 def _plain_runs(
     chunks: Iterator[LineChunk | tuple[int, str]],
     path: str,
-    match: Callable[[str, int], re.Match[str] | None],
+    texts: Callable[[str, int], Iterable[Line | PlainRecord | PlainRun | KeyedBlock]],
     plain: PlainReader,
     parse: LineParser,
-) -> Iterator[Line | PlainRecord | PlainRun]:
+) -> Iterator[Line | PlainRecord | PlainRun | KeyedBlock]:
     started = False
     for chunk in chunks:
         if type(chunk) is tuple:
             if started:
-                yield from _chunk_runs(chunk[1], chunk[0], path, match, plain, parse)
+                yield from texts(chunk[1], chunk[0])
                 continue
             chunk = _text_lines(*chunk)  # still in the head: read a line at a time
         bodies, eols, first = chunk.bodies, chunk.eols, chunk.first  # type: ignore[union-attr]
@@ -905,8 +932,7 @@ def _plain_runs(
             lines = zip(numbers, bodies[start:], eols[start:], strict=True)
             yield from _plain_lines_after_head(lines, path, plain, parse)
         elif start < len(bodies):
-            text = "\n".join(bodies[start:]) + eols[-1]
-            yield from _chunk_runs(text, first + start, path, match, plain, parse)
+            yield from texts("\n".join(bodies[start:]) + eols[-1], first + start)
 
 
 def _chunk_runs(
@@ -993,3 +1019,100 @@ def lines_holding(text: str, word: str) -> Iterator[int]:
         start = text.rfind("\n", 0, pos) + 1
         yield start
         pos = text.find(word, text.index("\n", pos))
+
+
+# ---------------------------------------------------------------------------
+# Blocks of keyed lines: Emir and Ida read a decoded chunk by one expression
+#
+# Emir and Ida look at a keyed record line only for its key, and nearly every
+# key was seen on an earlier line; the blank, ``DOC``, ``EOD`` and ``<ALT>``
+# lines between them Emir writes back as read and Ida only looks at for the
+# document lines.  So after the head a decoded chunk (without ``\r``) is
+# handed over whole as a :class:`KeyedBlock`, and the stage walks it with
+# :func:`keyed_lines`, whose every match is one line: a keyed record (its key
+# in groups 1-5, the same groups as :func:`read_keyed_record`), one of those
+# other lines (no group), or any other line (group 6), which the stage reads
+# as :func:`iter_plain_lines` would (:meth:`KeyedBlock.reader`), as it does
+# the first line of each key.
+
+OTHER_LINE = 6
+"""``Match.lastindex`` of a line that is neither keyed nor one of the usual others."""
+
+
+@cache
+def _keyed_line() -> re.Pattern[str]:
+    return re.compile(
+        _keyed_entity(1)
+        + r" ---> \[(?:null|"
+        + _keyed_entity(3)
+        + rf")\](::?\[[^\n]*+)\n|{_RUN_OTHER}|([^\n]++)\n?"
+    )
+
+
+def keyed_lines(text: str) -> Iterator[re.Match[str]]:
+    """One match per line of ``text`` (see above), in order and back to back.
+
+    A keyed record's match is :func:`read_keyed_record`'s on the line without its
+    ``\\n`` (values and texts hold no line end, the tail runs to the line end); the
+    blank, ``DOC``, ``EOD`` and ``<ALT>`` lines are those of a run
+    (:func:`plain_run`); any other non-empty line, the last one with or without its
+    ``\\n``, matches the last alternative.
+    """
+    return _keyed_line().finditer(text)
+
+
+def replace_keyed_lines(text: str, replace: Callable[[re.Match[str]], str]) -> str:
+    """``text`` with each line's match of :func:`keyed_lines` replaced by ``replace``'s text."""
+    return _keyed_line().sub(replace, text)
+
+
+class KeyedBlock(NamedTuple):
+    """Consecutive lines after the head, decoded whole, each ending in ``\\n`` but maybe
+    the last, and how :func:`iter_keyed_blocks` reads a line of them alone."""
+
+    text: str
+    line: int
+    """The number of its first line."""
+    plain: PlainReader
+    parse: LineParser
+    path: str
+
+    def read(self, match: re.Match[str], number: int) -> Line | PlainRecord | KeyedRecord:
+        """The line of a match of :func:`keyed_lines` as :func:`iter_plain_lines` reads it,
+        line ``number`` (see :meth:`numbers`)."""
+        body = match.group()
+        eol = "\n" if body.endswith("\n") else ""
+        if eol:
+            body = body[:-1]
+        found = self.plain(body, number, eol)
+        return self.parse(body, self.path, number, eol) if found is None else found
+
+    def numbers(self) -> Callable[[re.Match[str]], int]:
+        """A function giving the number of the line of a match of :func:`keyed_lines`,
+        asked in order (it counts the line ends since the last one asked)."""
+        text = self.text
+        counted = [0, self.line]  # a position of the text, the number of its line
+
+        def number(match: re.Match[str]) -> int:
+            start = match.start()
+            counted[1] += text.count("\n", counted[0], start)
+            counted[0] = start
+            return counted[1]
+
+        return number
+
+
+def iter_keyed_blocks(
+    path: str | os.PathLike[str],
+    plain: PlainReader = read_plain_record,
+    parse: LineParser = parse_line,
+) -> tuple[str, Iterator[Line | PlainRecord | KeyedRecord | KeyedBlock]]:
+    """:func:`iter_plain_lines` with ``keyed_or(plain)``, each decoded chunk of lines
+    without ``\\r`` after the head given whole as a :class:`KeyedBlock`."""
+    read = keyed_or(plain)
+    name = str(path)
+
+    def blocks(text: str, first: int) -> tuple[KeyedBlock]:
+        return (KeyedBlock(text, first, read, parse, name),)
+
+    return _after_head(path, blocks, read, parse)

@@ -56,11 +56,15 @@ from harem_pipeline.formats.alinhado import (
     Line,
     Record,
     Tag,
+    format_line,
     parse_evaluation,
     parse_line,
 )
 from harem_pipeline.formats.semantic import (
+    KEY_GROUPS,
+    KEYED_LINE,
     EmirRecord,
+    KeyedBlock,
     KeyedRecord,
     LevelResult,
     PlainRecord,
@@ -71,6 +75,7 @@ from harem_pipeline.formats.semantic import (
     parse_alt_weight,
     parse_alts_record,
     read_plain_record,
+    replace_keyed_lines,
     reprint_system,
     reprint_tag,
 )
@@ -668,7 +673,7 @@ def evaluate_record(
 
 
 def evaluate_lines(
-    lines: Iterable[Line | PlainRecord],
+    lines: Iterable[Line | PlainRecord | KeyedRecord | KeyedBlock],
     params: EmirParams = EmirParams(),
     path: str | None = None,
 ) -> Iterator[Line | str]:
@@ -677,7 +682,10 @@ def evaluate_lines(
     A :class:`~harem_pipeline.formats.semantic.PlainRecord` gives its line
     as written text (line end included), the same text the general path writes;
     a :class:`~harem_pipeline.formats.semantic.KeyedRecord` its own head and
-    the tail worked out for the first line of its key (read as plain then).
+    the tail worked out for the first line of its key (read as plain then); a
+    :class:`~harem_pipeline.formats.semantic.KeyedBlock` the text of its lines,
+    each keyed line of a known key so, each of the usual other lines as read (the
+    general path writes them back unchanged), any other line as read alone.
     """
     first_harem, stream = peek_format(lines)
     header = read_header(stream, path)
@@ -686,34 +694,63 @@ def evaluate_lines(
     scored_tails: dict[tuple, str | None] = {}
     keyed_tails: dict[tuple, str | None] = {}
 
-    def output(item: Line | PlainRecord) -> Line | str | None:
-        if type(item) is PlainRecord:
-            return _plain_emir_text(item, filt, params, path, scored_tails)
-        if isinstance(item, Record):
-            scored = evaluate_record(item, filt, params, path)
-            return None if scored is None else format_emir_record(scored)
-        return java_line_end(item)
-
-    for item in stream:
-        if type(item) is KeyedRecord:
+    def output(item: Line | PlainRecord | KeyedRecord) -> Line | str | None:
+        kind = type(item)
+        if kind is KeyedRecord:
             key = item.key  # type: ignore[union-attr]
             if key in keyed_tails:
                 tail = keyed_tails[key]
-                if tail is not None:
-                    yield item.text[: item.head_end] + tail  # type: ignore[union-attr]
-                continue
+                return None if tail is None else item.text[: item.head_end] + tail  # type: ignore[union-attr]
             item = item.unkeyed(read_plain_record, parse_line, path)  # type: ignore[union-attr]
             if type(item) is PlainRecord:
-                text = output(item)
+                text = _plain_emir_text(item, filt, params, path, scored_tails)
                 if len(keyed_tails) >= _TAIL_CACHE_LIMIT:
                     keyed_tails.clear()
                 keyed_tails[key] = None if text is None else text[len(item.head) :]
-                if text is not None:
-                    yield text
-                continue
-        text = output(item)  # type: ignore[arg-type]
+                return text
+            kind = type(item)
+        if kind is PlainRecord:
+            return _plain_emir_text(item, filt, params, path, scored_tails)  # type: ignore[arg-type]
+        if isinstance(item, Record):
+            scored = evaluate_record(item, filt, params, path)
+            return None if scored is None else format_emir_record(scored)
+        return java_line_end(item)  # type: ignore[arg-type]
+
+    def block_text(block: KeyedBlock) -> str:
+        number, tails, unseen = block.numbers(), keyed_tails, _UNSEEN
+
+        def replace(match: re.Match[str]) -> str:
+            index = match.lastindex
+            if index == KEYED_LINE:
+                tail = tails.get(match.group(*KEY_GROUPS), unseen)
+                if tail is not unseen:
+                    if tail is None:
+                        return ""
+                    return match.string[match.start() : match.start(KEYED_LINE)] + tail  # type: ignore[operator]
+            elif index is None:
+                return match.group()
+            return _written(output(block.read(match, number(match))))
+
+        return replace_keyed_lines(block.text, replace)
+
+    for item in stream:
+        text = block_text(item) if type(item) is KeyedBlock else output(item)  # type: ignore[arg-type]
         if text is not None:
             yield text
+
+
+_UNSEEN = object()
+"""A key not seen yet (its tail may be None: the record is dropped)."""
+
+
+def _written(item: Line | str | None) -> str:
+    """What the stage's writer writes for an output of :func:`evaluate_lines`
+    (the ``:`` marker is the one its records carry already)."""
+    if item is None:
+        return ""
+    if type(item) is str:
+        return item
+    return format_line(item, MARKER_FIRST_HAREM) + item.eol  # type: ignore[union-attr]
 
 
 _TAIL_CACHE_LIMIT = 100_000

@@ -44,14 +44,17 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from harem_pipeline.formats.alinhado import Line, Record
+from harem_pipeline.formats.alinhado import Line, Record, parse_line
 from harem_pipeline.formats.semantic import (
+    KEY_GROUPS,
+    KEYED_LINE,
     EmirRecord,
+    KeyedBlock,
     KeyedRecord,
     PlainRecord,
     SemanticScore,
-    iter_plain_lines,
-    keyed_or,
+    iter_keyed_blocks,
+    keyed_lines,
     parse_emir_record,
     parse_semantic_line,
     parse_semantic_score,
@@ -340,11 +343,12 @@ class _Sums:
 
     def add(self, added: _Additions) -> None:
         """Add one record's additions (a record has been noted: a document is open)."""
+        rows, others = added
         total, current = self.tally.total, self.tally.current
-        for i, value in added.rows:
+        for i, value in rows:
             total[i] += value
             current[i] += value  # type: ignore[index]
-        for sums, i, value in added.others:
+        for sums, i, value in others:
             sums[i] += value
 
 
@@ -388,7 +392,7 @@ def tally_semantic(
             known[key] = added
         return added
 
-    for item in stream:
+    def count(item: Line | PlainRecord | KeyedRecord) -> None:
         kind = type(item)
         if kind is KeyedRecord:
             boundaries.record()
@@ -405,8 +409,31 @@ def tally_semantic(
             added = additions(item)  # type: ignore[arg-type]
         else:
             boundaries.boundary(item)  # type: ignore[arg-type]
-            continue
+            return
         sums.add(added)
+
+    def count_block(block: KeyedBlock) -> None:
+        record, add, known = boundaries.record, sums.add, keyed
+        groups, keyed_line = KEY_GROUPS, KEYED_LINE
+        for number, match in enumerate(keyed_lines(block.text), block.line):  # a line each
+            index = match.lastindex
+            if index == keyed_line:
+                added = known.get(match.group(*groups))
+                if added is not None:
+                    record()
+                    add(added)
+                    continue
+            elif index is None:  # a blank, DOC, EOD or <ALT> line: only DOC and EOD count
+                if match.string[match.start()] in "DE":
+                    boundaries.boundary(parse_line(match.group()[:-1]))  # its number unused
+                continue
+            count(block.read(match, number))
+
+    for item in stream:
+        if type(item) is KeyedBlock:
+            count_block(item)  # type: ignore[arg-type]
+        else:
+            count(item)  # type: ignore[arg-type]
     counted = sums.tally.freeze()
     categories = sums.categories
     return SemanticTally(
@@ -425,5 +452,5 @@ def read_tally(
     first_harem: bool | None = None,
 ) -> tuple[str, SemanticTally]:
     """Stream an Emir file and count it; its encoding with the tally."""
-    encoding, lines = iter_plain_lines(path, keyed_or(read_plain_emir_record), parse_semantic_line)
+    encoding, lines = iter_keyed_blocks(path, read_plain_emir_record, parse_semantic_line)
     return encoding, tally_semantic(lines, str(path), grid_path, first_harem)

@@ -7,6 +7,7 @@ import difflib
 import functools
 import gzip
 import hashlib
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -263,3 +264,85 @@ def veu_files(draw: st.DrawFn) -> str:
         lines.append(draw(DOCUMENT_ENDS))
     eol = draw(LINE_ENDS)
     return eol.join(lines) + eol
+
+
+# ---------------------------------------------------------------------------
+# Generated files of records of a few keys (the keyed readers' cache hits)
+
+KEYED_NAMES = st.sampled_from(["EM", "EM", "LOCAL"])
+KEYED_TEXTS = st.sampled_from(["Lisboa", "Porto", ""])
+ONE_IN_4 = st.integers(0, 3)
+"""Strategies the composites draw from, built once (the values drawn are the same)."""
+
+
+@st.composite
+def keyed_tags(draw: st.DrawFn) -> str:
+    """An entity in the keyed shape: ID, CATEG, TIPO, SUBTIPO (each maybe), then others."""
+    name = draw(KEYED_NAMES)
+    attributes = [("ID", "1")]
+    for key, values in (("CATEG", CATEGORIES), ("TIPO", TYPES), ("SUBTIPO", SUBTYPES)):
+        if draw(ONE_IN_4):
+            attributes.append((key, draw(values)))
+    if draw(st.booleans()):
+        attributes.append(("COMENT", "x"))
+    head = "".join(f' {key}="{value}"' for key, value in attributes)
+    return f"<{name}{head}>{draw(KEYED_TEXTS)}</{name}>"
+
+
+KEYED_TAGS = keyed_tags()
+SYSTEM_COUNTS = st.sampled_from([0, 1, 1, 1, 2])
+MARKERS = st.sampled_from([":", "::"])
+SUFFIXES = st.sampled_from(["", "", "^0.5"])
+VALID_ITEMS = st.sampled_from(
+    ["Correcto", "Em_Falta", "Espurio", "Parcialmente_Correcto_por_Excesso(0.5; 0.5)"]
+)
+
+
+@st.composite
+def keyed_records(draw: st.DrawFn) -> str:
+    gold = draw(KEYED_TAGS)
+    count = draw(SYSTEM_COUNTS)
+    system = (
+        "[null]" if count == 0 else "[" + ", ".join(draw(KEYED_TAGS) for _ in range(count)) + "]"
+    )
+    items = ", ".join(draw(VALID_ITEMS) for _ in range(max(count, 1)))
+    marker = draw(MARKERS)
+    return f"{gold} ---> {system}{marker}[{items}]{draw(SUFFIXES)}"
+
+
+POOLS = st.lists(keyed_records(), min_size=1, max_size=4)
+OTHER_TEXTS = st.sampled_from(["Porto de Mós", "", "d''Ávila", "Faro"])
+CLASSIC_NAMES = st.sampled_from(["CATEG", "TIPO", "SUBTIPO"])
+CHANGES = st.integers(0, 5)
+
+
+@st.composite
+def repeated_key_files(draw: st.DrawFn) -> str:
+    """``.veu`` files of a few keyed records written again and again with other IDs and
+    texts (records of one key, for the keyed readers to find what they worked out),
+    some with a classic attribute dropped or moved last, another item or ALT weight
+    (another key, or none)."""
+    pool = draw(POOLS)
+    lines = ["#PESSOA:LOCAL(HUMANO{PAIS,DIVISAO,RUA}):ORGANIZACAO"]
+    for number in range(draw(st.integers(1, 3))):
+        lines.append(f"DOC D{number}")
+        for k in range(draw(st.integers(1, 10))):
+            line = re.sub(r'ID="[^"]*"', f'ID="r{number}-{k}"', draw(st.sampled_from(pool)))
+            if draw(st.booleans()):  # other texts: the same key
+                text = draw(OTHER_TEXTS)
+                line = re.sub(">[^<>]*</", f">{text}</", line)
+            name = draw(CLASSIC_NAMES)
+            change = draw(CHANGES)
+            if change == 1:  # one classic attribute fewer: another key
+                line = re.sub(f' {name}="[^"]*"', "", line, count=1)
+            elif change == 2:  # written last: the same values, not in the keyed shape
+                moved = f'<([^ >]+)([^>]*?)( {name}="[^"]*")([^>]*)>'
+                line = re.sub(moved, r"<\1\2\4\3>", line, count=1)
+            elif change == 3:  # the same entities, another first item: another key
+                item = draw(VALID_ITEMS)
+                line = re.sub(r":\[(?:Correcto|Em_Falta|Espurio|Parcial[^],]*)", f":[{item}", line)
+            elif change == 4:  # the same entities and items, another ALT weight
+                line = line.removesuffix("^0.5") if line.endswith("^0.5") else line + "^0.5"
+            lines.append(line)
+        lines.append("EOD")
+    return "\n".join(lines) + "\n"
