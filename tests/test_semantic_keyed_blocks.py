@@ -29,20 +29,20 @@ from harem_pipeline.formats.semantic import (
     OTHER_LINE,
     KeyedBlock,
     iter_keyed_blocks,
-    iter_semantic_lines,
     keyed_lines,
     parse_semantic_line,
     read_keyed_record,
     read_plain_emir_record,
     read_plain_record,
 )
-from harem_pipeline.stages.emir import EmirParams, evaluate_lines, parse_weights
 from harem_pipeline.stages.ida import tally_semantic
 from tests.helpers.semantic import (
     ALTS,
+    EMIR_STAGES,
     EMIRS,
     REFERENCE,
     general_emir,
+    general_tally,
     general_written,
     outcome,
     repeated_key_files,
@@ -50,17 +50,6 @@ from tests.helpers.semantic import (
     veu_files,
     written,
 )
-
-EMIR_VARIANTS = {
-    "absolute": EmirParams(),
-    "relative": EmirParams(relative=True),
-    "weights": EmirParams(parse_weights("1;2;1;0.5", penalties=True)),
-}
-EMIR_STAGES = {
-    name: lambda lines, path, p=params: evaluate_lines(lines, p, path)
-    for name, params in EMIR_VARIANTS.items()
-}
-"""Emir's variants, each a stage function made once (the general path's text is kept by it)."""
 
 
 def emir_both_ways(path: Path, stage: str) -> None:
@@ -83,10 +72,7 @@ def tallies_both_ways(path: Path) -> None:
             _, lines = iter_keyed_blocks(path, read_plain_emir_record, parse_semantic_line)
             return tally_semantic(lines, str(path), first_harem=views)
 
-        def general(views: bool | None = views) -> object:
-            return tally_semantic(iter_semantic_lines(path)[1], str(path), first_harem=views)
-
-        assert outcome(blocks) == outcome(general)
+        assert outcome(blocks) == outcome(lambda views=views: general_tally(path, views))
 
 
 @pytest.fixture(params=[None, 700], ids=["chunks", "tiny-chunks"])

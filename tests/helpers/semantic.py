@@ -15,6 +15,10 @@ from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Line, format_line, iter_lines, parse_lines
+from harem_pipeline.formats.semantic import iter_semantic_lines
+from harem_pipeline.stages.alts import organise_alts
+from harem_pipeline.stages.emir import EmirParams, evaluate_lines, parse_weights
+from harem_pipeline.stages.ida import SemanticTally, tally_semantic
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 REFERENCE = ROOT / "data" / "reference"
@@ -111,20 +115,50 @@ def general_written(
     """``written(stage(lines, str(path)), marker)`` of the general path's lines of ``path``
     (``read()``, by default ``iter_lines(path, parse)``), worked out once per process.
 
-    The general path's text is what the fast paths are held to, in test_semantic_plain
-    and test_semantic_runs alike (which run on one worker: conftest.SHARED_WORK); it is
-    kept by the file's bytes, the stage, the marker, the line parser and the chunk size
-    read with (a stage that fails is run again each time, so each reports its own error).
+    The general path's text is what the fast paths are held to, in test_semantic_plain,
+    test_semantic_runs and test_semantic_keyed_blocks alike (which run on one worker:
+    conftest.SHARED_WORK); it is kept by the file's bytes, the stage, the marker and the
+    line parser, not by the chunk size the fast path under test reads with: the line
+    reader gives the same lines at any chunk size (test_record_fast_paths), so the text
+    is the same.  A stage that fails is run again each time, so each reports its own error.
     """
-    from harem_pipeline.formats import alinhado
-
-    key = (hashlib.sha256(path.read_bytes()).digest(), stage, marker, parse, alinhado.CHUNK_BYTES)
+    key = (hashlib.sha256(path.read_bytes()).digest(), stage, marker, parse)
     text = GENERAL_WRITTEN.get(key)
     if text is None:
         lines = iter_lines(path, parse)[1] if read is None else read()
         text = written(stage(lines, str(path)), marker)
         GENERAL_WRITTEN[key] = text
     return text
+
+
+GENERAL_TALLIES: dict[tuple, SemanticTally] = {}
+"""What :func:`general_tally` worked out, by the file's bytes and the views asked for."""
+
+
+def general_tally(path: Path, views: bool | None) -> SemanticTally:
+    """Ida's counts of ``path`` read by the general reader (``first_harem=views``), worked
+    out once per process for the test modules that hold Ida's fast paths to them; a
+    reading or count that fails is done again each time (each reports its own error)."""
+    key = (hashlib.sha256(path.read_bytes()).digest(), views)
+    if key not in GENERAL_TALLIES:
+        lines = iter_semantic_lines(path)[1]
+        GENERAL_TALLIES[key] = tally_semantic(lines, str(path), first_harem=views)
+    return GENERAL_TALLIES[key]
+
+
+def emir_stage(params: EmirParams) -> Callable[[Iterable, str], Iterable]:
+    """Emir with ``params`` as a stage function ``(lines, path)``."""
+    return lambda lines, path: evaluate_lines(lines, params, path)
+
+
+EMIR_VARIANTS = {
+    "absolute": EmirParams(),
+    "relative": EmirParams(relative=True),
+    "weights": EmirParams(parse_weights("1;2;1;0.5", penalties=True)),
+}
+"""Emir's variants the fast paths are held to the general path with."""
+EMIR_STAGES = {name: emir_stage(params) for name, params in EMIR_VARIANTS.items()}
+"""Each variant's stage function, made once: :func:`general_written` keeps texts by it."""
 
 
 def outcome(run: Callable[[], object]) -> object:
@@ -138,9 +172,6 @@ def outcome(run: Callable[[], object]) -> object:
 def general_emir(veu: Path) -> Path | None:
     """The general path's Emir file of a ``.veu`` (alts, then emir), written beside it as
     ``.emir``; None when either fails on it."""
-    from harem_pipeline.stages.alts import organise_alts
-    from harem_pipeline.stages.emir import EmirParams, evaluate_lines
-
     try:
         _, lines = iter_lines(veu)
         text = written(evaluate_lines(organise_alts(lines, str(veu)), EmirParams()), ":")
