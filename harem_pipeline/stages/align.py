@@ -78,7 +78,7 @@ import re
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Protocol, cast
+from typing import IO, NamedTuple, Protocol, cast
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -413,6 +413,17 @@ def _plain_tree(raw: RawDocument) -> tuple[_Node, ...] | None:
     one pass over the tags; anything else (errors included)
     goes the general way.
     """
+    pieces = _plain_pieces(raw)
+    if pieces is None:
+        return None
+    try:
+        return _plain_nodes(pieces)
+    except (_NotPlain, IndexError):
+        return None
+
+
+def _plain_pieces(raw: RawDocument) -> list[str] | None:
+    """The document's content cut at its tags (text, tag, …, text, ``</DOC>``); None past plain."""
     content = raw.content
     if "MORF=" in content or "OMITIDO=" in content:
         return None
@@ -420,10 +431,7 @@ def _plain_tree(raw: RawDocument) -> tuple[_Node, ...] | None:
         content = _normalize_text(content, False)
     pieces = _PLAIN_PIECES.split(content)
     pieces.append("</DOC>")  # a sentinel: the end of the content
-    try:
-        return _plain_nodes(pieces)
-    except (_NotPlain, IndexError):
-        return None
+    return pieces
 
 
 def _plain_nodes(pieces: list[str]) -> tuple[_Node, ...]:
@@ -469,6 +477,89 @@ def _plain_nodes(pieces: list[str]) -> tuple[_Node, ...]:
             omitted = False  # what is still open is a P at most
             nodes = outer
             nodes.append(element)
+        else:
+            raise _NotPlain
+
+
+# A plain document as a flat list of items (``_plain_items``): what numbering
+# needs of it without a node per text run and per entity.  Running text
+# outside every element is a ``str``; an entity of text alone outside every
+# OMITIDO is a ``_FlatEntity``; an ALT block is its ``_AltNode`` and an OMITIDO
+# its ``_ElementNode`` subtree.  P elements vanish: nothing in them is read
+# differently for being in one.
+class _FlatEntity(NamedTuple):
+    """An entity of text alone: its attributes as numbering prints them, its text.
+
+    ``shown`` is the attributes as ``_tag_string`` writes them (`` A="v" B="w"``).
+    """
+
+    attributes: tuple[tuple[str, str], ...]
+    shown: str
+    text: str
+
+
+_Item = str | _FlatEntity | _Node
+
+
+def _plain_items(raw: RawDocument) -> list[_Item] | None:
+    """The items of a plain document (``_plain_tree``'s shape), or None past it.
+
+    The same documents as ``_plain_tree`` are taken, and numbering the items
+    gives what numbering its tree gives.
+    """
+    pieces = _plain_pieces(raw)
+    if pieces is None:
+        return None
+    try:
+        return _plain_flat(pieces)
+    except (_NotPlain, IndexError, ValueError):
+        return None
+
+
+def _flat_entity(tag: str, text: str) -> _FlatEntity:
+    """The entity ``<EM A="v" ...>text</EM>`` of a plain document, outside every OMITIDO."""
+    match = _PLAIN_ENTITY.fullmatch(tag)
+    if match is None:
+        raise _NotPlain
+    shown = match.group(1)
+    attributes = tuple(_PLAIN_ATTRIBUTE.findall(shown))
+    if "&" in shown:  # a value with a reference: as numbering normalises it
+        _, attributes = _entity_attributes(_EntityTag(EM_TAG, attributes), False, True)
+        shown = "".join(f' {name}="{value}"' for name, value in attributes)
+    return _FlatEntity(attributes, shown, text)
+
+
+def _plain_flat(pieces: list[str]) -> list[_Item]:
+    """``_plain_nodes`` of ``pieces`` as items; ``_NotPlain`` past the plain shape."""
+    items: list[_Item] = []
+    paragraph = -1  # where the open P's items start, if one is open
+    index = 0
+    while True:
+        text = pieces[index]
+        if text:
+            items.append(_plain_text(text))
+        tag = pieces[index + 1]
+        index += 2
+        if tag.startswith("<EM "):
+            text = pieces[index]
+            if not text or pieces[index + 1] != "</EM>":
+                raise _NotPlain
+            items.append(_flat_entity(tag, _plain_text(text)))
+            index += 2
+        elif tag == "<ALT>":
+            node, index, _ = _plain_alt(pieces, index, False)
+            items.append(node)
+        elif tag == "<OMITIDO>":
+            close = pieces.index("</OMITIDO>", index)
+            (node,) = _plain_nodes(["", tag, *pieces[index : close + 1], "", "</DOC>"])
+            items.append(node)
+            index = close + 1
+        elif tag == "<P>" and paragraph < 0:
+            paragraph = len(items)
+        elif tag == "</P>" and 0 <= paragraph < len(items):
+            paragraph = -1
+        elif tag == "</DOC>" and paragraph < 0:
+            return items
         else:
             raise _NotPlain
 
@@ -537,13 +628,23 @@ class _Named:
     marked: str
     marks: tuple[Mark, ...]
     omitted: bool
-    ident: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.ident = _tag_string(self.tag, self.attributes, self.marked)
+    ident: str  # the tag with its numbered text (``_tag_string``): the original's identity
 
     def gold_tag(self) -> Tag:
         return Tag(self.tag, self.attributes, java_trim(self.text).replace("\n", " "))
+
+
+def _named(
+    tag: str,
+    attributes: tuple[tuple[str, str], ...],
+    text: str,
+    marked: str,
+    marks: tuple[Mark, ...],
+    omitted: bool,
+) -> _Named:
+    return _Named(
+        tag, attributes, text, marked, marks, omitted, _tag_string(tag, attributes, marked)
+    )
 
 
 @dataclass(slots=True)
@@ -624,18 +725,30 @@ def _has_entity(content: Iterable[object]) -> bool:
     return any(isinstance(item, _AltEntity) for item in content)
 
 
-def _collect_markable(nodes: Sequence[_Node], keys: dict[str, None]) -> None:
-    """The CD's markable keys, in the order the original first meets them."""
-    for node in nodes:
-        if isinstance(node, _AltNode):
-            if _has_entity(node.content):
-                for item in node.content:
-                    if isinstance(item, _AltEntity):
-                        keys.update(dict.fromkeys(markable_tokens(item.text)))
-        elif isinstance(node, _ElementNode):
-            if node.kind != "P":
-                keys.update(dict.fromkeys(markable_tokens(_direct_text(node.children))))
-            _collect_markable(node.children, keys)
+def _collect_markable(items: Sequence[_Item], keys: dict[str, None]) -> None:
+    """The CD's markable keys, in the order the original first meets them.
+
+    They are the markable tokens of the texts ``_markable_texts`` gives,
+    read in one pass over those texts joined by line ends (no token spans
+    one).
+    """
+    texts: list[str] = []
+    _markable_texts(items, texts)
+    keys.update(dict.fromkeys(markable_tokens("\n".join(texts))))
+
+
+def _markable_texts(items: Sequence[_Item], texts: list[str]) -> None:
+    """The texts whose tokens are markable: each entity's and OMITIDO's own, in document order."""
+    for item in items:
+        if type(item) is _FlatEntity:
+            texts.append(item.text)
+        elif isinstance(item, _AltNode):
+            if _has_entity(item.content):
+                texts.extend(entity.text for entity in item.content if type(entity) is _AltEntity)
+        elif isinstance(item, _ElementNode):
+            if item.kind != "P":
+                texts.append(_direct_text(item.children))
+            _markable_texts(item.children, texts)
 
 
 def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGroup | None:
@@ -659,7 +772,7 @@ def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGrou
                 marked = number_in_sequence(item.text, clone)
                 tag, attributes = _entity_attributes(item.entity, node.omitted, xml)
                 items.append(
-                    _Named(tag, attributes, item.text, marked.marked, marked.marks, node.omitted)
+                    _named(tag, attributes, item.text, marked.marked, marked.marks, node.omitted)
                 )
         numbered.append(items)
         after = clone
@@ -728,12 +841,12 @@ def _number_nodes(
                 _count_unread(unread, counters)
                 text = children[0].text
                 marked = number_by_search(text, counters)
-                out.append(_Named(tag, attributes, text, marked.marked, marked.marks, node.omitted))
+                out.append(_named(tag, attributes, text, marked.marked, marked.marks, node.omitted))
                 continue
             slot = len(out)
             out.append(None)
             texts = _number_nodes(children, counters, out, xml, unread, True)
-            out[slot] = _Named(
+            out[slot] = _named(
                 tag,
                 attributes,
                 _direct_text(children),
@@ -745,13 +858,28 @@ def _number_nodes(
 
 
 def _number_entities(
-    nodes: Sequence[_Node], keys: Iterable[str], xml: bool
+    items: Sequence[_Item], keys: Iterable[str], xml: bool
 ) -> tuple[list[_Aligned], dict[str, int]]:
-    """Number a document for the markable ``keys``: its entities and final counts."""
+    """Number a document (its tree's nodes, or its items) for the markable ``keys``.
+
+    Returns its entities and the final counts.
+    """
     counters = new_counters(keys)
     out: list[_Aligned | None] = []
     unread: list[str] = []
-    _number_nodes(nodes, counters, out, xml, unread)
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            unread.append(cast(str, item))
+        elif kind is _FlatEntity:
+            if unread:
+                _count_unread(unread, counters)
+            attributes, shown, text = cast(_FlatEntity, item)
+            marked, marks = number_by_search(text, counters)
+            ident = f"<EM{shown}>{marked.replace(chr(10), ' ')}</EM>"  # _tag_string
+            out.append(_Named(EM_TAG, attributes, text, marked, marks, False, ident))
+        else:
+            _number_nodes((cast(_Node, item),), counters, out, xml, unread)
     _count_unread(unread, counters)
     return [entity for entity in out if entity is not None], counters
 
@@ -786,7 +914,7 @@ def _run_index(run_entities: Sequence[_Aligned]) -> dict[tuple[str, int], list[_
                 continue
             empty += 1
             wrapped = f"<{empty}>{named.marked}</{empty}>"
-            alone = _Named(named.tag, named.attributes, named.text, wrapped, (), named.omitted)
+            alone = _named(named.tag, named.attributes, named.text, wrapped, (), named.omitted)
             index.setdefault((_SPURIOUS_KEY, empty), []).append(alone)
     return index
 
@@ -942,8 +1070,8 @@ def align_documents(
     ``check_counts`` False skips the comparison of occurrence counts (used
     for a CD document the run lacks, aligned against its own bare text).
     """
-    cd_nodes = _document_tree(cd_doc, cd_path, xml)
-    run_nodes = _document_tree(run_doc, run_path, xml)
+    cd_nodes = _document_items(cd_doc, cd_path, xml)
+    run_nodes = _document_items(run_doc, run_path, xml)
     keys: dict[str, None] = {}
     _collect_markable(cd_nodes, keys)
     cd_entities, cd_counts = _number_entities(cd_nodes, keys, xml)
@@ -1163,12 +1291,13 @@ class DocumentPair:
     run_path: str
 
 
-def _document_tree(doc: Document | RawDocument, path: str, xml: bool) -> tuple[_Node, ...]:
-    """A document's tree: read from its text when it is a plain one as written."""
+def _document_items(doc: Document | RawDocument, path: str, xml: bool) -> Sequence[_Item]:
+    """What numbering reads of a document: its items when it is a plain one as written,
+    else its tree's nodes."""
     if isinstance(doc, RawDocument):
-        nodes = _plain_tree(doc)
-        if nodes is not None:
-            return nodes
+        items = _plain_items(doc)
+        if items is not None:
+            return items
         doc = parse_raw_document(doc, path)
     return _build_document_tree(doc, path, xml)
 

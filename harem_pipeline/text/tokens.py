@@ -27,6 +27,7 @@ Unicode by the tests); a text holding one is numbered token by token.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache
@@ -214,14 +215,17 @@ def number_by_search(text: str, counters: dict[str, int]) -> MarkedText:
     ``markable_tokens`` gives them), so only word tokens and the cased
     separators can ever be counted.
     """
-    tokens = tokenize(text) if _CASED_SEPARATOR.search(text) else word_tokens(text)
+    if not _MAYBE_ODD.search(text):  # no cased separator, no odd numeric (they are past it)
+        tokens = _WORD.findall(text)
+    elif _CASED_SEPARATOR.search(text):
+        tokens = [token for token in tokenize(text) if token]
+    else:
+        tokens = word_tokens(text)
     pieces: list[str] = []
     marks: list[Mark] = []
     cursor = 0
     get = counters.get
     for token in tokens:
-        if not token:
-            continue
         key = token.upper()
         count = get(key)
         if count is None:
@@ -231,13 +235,19 @@ def number_by_search(text: str, counters: dict[str, int]) -> MarkedText:
         found = text.find(token, cursor)
         if found < 0:
             continue
-        mark = Mark(token, key, count)
-        marks.append(mark)
+        marks.append(_new_mark((token, key, count)))
         pieces.append(text[cursor:found])
-        pieces.append(mark.render())
+        pieces.append(f"<{count}>{token}</{count}>")  # Mark.render
         cursor = found + len(token)
+    if not marks:
+        return _new_marked((text, ()))
     pieces.append(text[cursor:])
-    return MarkedText("".join(pieces), tuple(marks))
+    return _new_marked(("".join(pieces), tuple(marks)))
+
+
+# Building the named tuples from a tuple, in C (their own constructor is Python code).
+_new_mark = functools.partial(tuple.__new__, Mark)
+_new_marked = functools.partial(tuple.__new__, MarkedText)
 
 
 def count_tokens(text: str, counters: dict[str, int]) -> None:
@@ -247,7 +257,7 @@ def count_tokens(text: str, counters: dict[str, int]) -> None:
     and ``OMITIDO``): the counts are the same because a search that fails
     still spends its count.
     """
-    if _CASED_SEPARATOR.search(text) or not _exact_words(text):
+    if _MAYBE_ODD.search(text) and (_CASED_SEPARATOR.search(text) or not _exact_words(text)):
         number_by_search(text, counters)
         return
     for key in filter(counters.__contains__, map(str.upper, _WORD.findall(text))):

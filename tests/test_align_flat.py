@@ -1,0 +1,115 @@
+"""The aligner's flat numbering: plain documents numbered from a flat list of items.
+
+``_plain_items`` reads a plain document as written into running texts,
+entities of text alone, ALT blocks and OMITIDO subtrees, without a node per
+text run and entity; numbering those items (and collecting the CD's
+markable keys from them) must give what the document's tree gives, and the
+items must exist for exactly the documents whose plain tree does.  Checked
+on every shipped document and on generated ones that mix the plain shape
+with everything past it.  Also the cheaper token counting and Java trim
+against their plain definitions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harem_pipeline.formats.harem_xml import RawDocument, split_documents
+from harem_pipeline.stages.align import (
+    _collect_markable,
+    _number_entities,
+    _plain_items,
+    _plain_tree,
+)
+from harem_pipeline.text.java import java_trim
+from harem_pipeline.text.textio import detect_file_encoding
+from harem_pipeline.text.tokens import (
+    count_tokens,
+    markable_tokens,
+    new_counters,
+    number_by_search,
+)
+from tests.helpers.align_documents import ITEM, PLAIN_FILES
+
+
+def _keys_of(nodes: object) -> list[str]:
+    keys: dict[str, None] = {}
+    _collect_markable(nodes, keys)  # type: ignore[arg-type]
+    return list(keys)
+
+
+def _assert_items_number_as_the_tree(raw: RawDocument, extra: list[str]) -> None:
+    tree = _plain_tree(raw)
+    items = _plain_items(raw)
+    assert (items is None) == (tree is None), raw.docid
+    if tree is None or items is None:
+        return
+    keys = _keys_of(tree)
+    assert _keys_of(items) == keys
+    for chosen in (keys, [*keys, *extra], extra):
+        assert _number_entities(items, chosen, True) == _number_entities(tree, chosen, True)
+
+
+@pytest.mark.parametrize("path", PLAIN_FILES, ids=lambda p: p.name)
+def test_shipped_documents_number_from_items_as_from_their_tree(path: Path) -> None:
+    raws = list(split_documents(path, detect_file_encoding(path)))
+    taken = 0
+    for raw in raws:
+        # keys of the document itself, and some its CD might have (as a run is numbered)
+        extra = markable_tokens(raw.content[::7])[:50]
+        _assert_items_number_as_the_tree(raw, extra)
+        taken += _plain_items(raw) is not None
+    if len(raws) > 100:  # the collections: the flat way is the common one
+        assert taken > 0.9 * len(raws)
+
+
+@settings(derandomize=True, deadline=None, max_examples=400)
+@given(st.lists(ITEM, max_size=6).map("".join), st.lists(st.sampled_from(["A", "Ç", "AÇ"])))
+def test_generated_documents_number_from_items_as_from_their_tree(
+    body: str, extra: list[str]
+) -> None:
+    _assert_items_number_as_the_tree(RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 3), extra)
+
+
+def test_an_omitido_in_a_paragraph_and_a_paragraph_in_an_omitido() -> None:
+    bodies = [
+        '<P>a <OMITIDO>Porto <EM ID="1">Porto</EM> b</OMITIDO> Porto</P><EM ID="2">Porto</EM>',
+        '<OMITIDO><P>Porto <EM ID="1">Porto</EM></P></OMITIDO> <EM ID="2">Porto</EM>',
+        '<P>x <ALT><EM ID="1">Porto</EM>|Porto</ALT> Porto <EM ID="2">Porto</EM></P>',
+        '<P>x</P><P></P><EM ID="2">Porto</EM>',
+        '<EM ID="1" CATEG="A&amp;B">Porto</EM> <EM ID="2">Porto &amp; Braga</EM>',
+    ]
+    for body in bodies:
+        _assert_items_number_as_the_tree(RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 1), [])
+
+
+_TRICKY = "aZ09 -,.|ãÇ²½Ⅻⅰⓐ\u0345\u0301_ß\n"
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(st.text(alphabet=_TRICKY, max_size=40), st.text(alphabet=_TRICKY, max_size=12))
+def test_counting_advances_the_counters_as_numbering_does(text: str, entity: str) -> None:
+    keys = [*markable_tokens(entity), *(c.upper() for c in entity if c in "ⅰⓐ\u0345")]
+    counted, numbered = new_counters(keys), new_counters(keys)
+    count_tokens(text, counted)
+    number_by_search(text, numbered)
+    assert counted == numbered
+
+
+def _java_trim_by_character(text: str) -> str:
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
+
+
+@settings(derandomize=True, max_examples=300)
+@given(st.text(alphabet=" \t\n\r\x00\x1f\x20\x21a\u00a0\u2003é"))
+def test_java_trim_strips_what_java_strips(text: str) -> None:
+    assert java_trim(text) == _java_trim_by_character(text)
