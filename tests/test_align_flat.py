@@ -6,8 +6,9 @@ text run and entity; numbering those items (and collecting the CD's
 markable keys from them) must give what the document's tree gives, and the
 items must exist for exactly the documents whose plain tree does.  Checked
 on every shipped document and on generated ones that mix the plain shape
-with everything past it.  Also the cheaper token counting and Java trim
-against their plain definitions.
+with everything past it.  The records written straight as text
+(``pair_text``) must be the record lines formatted; and the cheaper token
+counting and Java trim must be their plain definitions.
 """
 
 from __future__ import annotations
@@ -18,12 +19,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harem_pipeline.formats.harem_xml import RawDocument, split_documents
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import format_lines
+from harem_pipeline.formats.harem_xml import (
+    NotPlainCollection,
+    RawDocument,
+    open_collection,
+    open_plain_collection,
+    split_documents,
+)
 from harem_pipeline.stages.align import (
+    DocumentPair,
     _collect_markable,
     _number_entities,
     _plain_items,
     _plain_tree,
+    document_pairs,
+    pair_lines,
+    pair_text,
 )
 from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.textio import detect_file_encoding
@@ -33,7 +46,13 @@ from harem_pipeline.text.tokens import (
     new_counters,
     number_by_search,
 )
-from tests.helpers.align_documents import ITEM, PLAIN_FILES
+from tests.helpers.align_documents import ITEM, PLAIN_FILES, SECOND_CD, SECOND_RUN
+from tests.helpers.paths import DATA
+
+FIRST_CD = DATA / "first-harem" / "ColeccaoDouradaHAREM.txt"
+FIRST_RUN = DATA / "campaign" / "sim-average.txt.gz"
+EXAMPLE = DATA / "lampada2" / "exemplo1"
+OMITIDO_P = DATA / "reference" / "omitido-p"
 
 
 def _keys_of(nodes: object) -> list[str]:
@@ -113,3 +132,44 @@ def _java_trim_by_character(text: str) -> str:
 @given(st.text(alphabet=" \t\n\r\x00\x1f\x20\x21a\u00a0\u2003é"))
 def test_java_trim_strips_what_java_strips(text: str) -> None:
     assert java_trim(text) == _java_trim_by_character(text)
+
+
+# --- records written as text: what formatting the record lines gives -------------
+
+_PAIRED_FILES = [
+    (SECOND_CD, SECOND_RUN),
+    (SECOND_CD, SECOND_CD),
+    (FIRST_CD, FIRST_RUN),
+    (EXAMPLE / "CDexemplo.xml", EXAMPLE / "ficheiro.xml"),
+    (OMITIDO_P / "cd.xml", OMITIDO_P / "run.xml"),
+    (DATA / "lampada2" / "CDPrimeiroHAREMMiniHAREM.xml.gz", SECOND_RUN),  # no shared DOCID
+]
+
+
+@pytest.mark.parametrize(("cd", "run"), _PAIRED_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("plain", [True, False], ids=["as-written", "parsed"])
+def test_pair_text_is_the_pair_lines_formatted(cd: Path, run: Path, plain: bool) -> None:
+    opened = open_plain_collection if plain else open_collection
+    try:
+        cd_stream, run_stream = opened(cd), opened(run)
+        pairs = list(document_pairs(cd_stream, run_stream, []))
+    except NotPlainCollection:
+        assert plain
+        return
+    for pair in pairs:
+        assert pair_text(pair) == format_lines(pair_lines(pair))
+
+
+@settings(derandomize=True, deadline=None, max_examples=200)
+@given(st.lists(ITEM, max_size=5).map("".join), st.lists(ITEM, max_size=5).map("".join))
+def test_pair_text_of_generated_documents(cd_body: str, run_body: str) -> None:
+    cd = RawDocument("d", f'<DOC DOCID="d">{cd_body}</DOC>', 1)
+    run = RawDocument("d", f'<DOC DOCID="d">{run_body}</DOC>', 1)
+    for pair in (DocumentPair(cd, run, True, "cd", "run"), DocumentPair(cd, None, True, "cd", "r")):
+        try:
+            expected = format_lines(pair_lines(pair))
+        except (InputError, NotPlainCollection) as error:
+            with pytest.raises(type(error)):
+                pair_text(pair)
+            continue
+        assert pair_text(pair) == expected

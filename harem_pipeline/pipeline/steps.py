@@ -65,7 +65,7 @@ from harem_pipeline.stages.align import (
     align_collections,
     document_pairs,
     header_lines,
-    pair_lines,
+    pair_text,
 )
 from harem_pipeline.stages.altmor import choose_raw_lines
 from harem_pipeline.stages.vizir import (
@@ -171,7 +171,7 @@ def _encoded(lines: list, encoding: str) -> bytes:
 
 def _encoded_pair(pair: DocumentPair, encoding: str) -> bytes:
     """One document pair aligned and encoded (what a worker process returns)."""
-    return _encoded(pair_lines(pair), encoding)
+    return pair_text(pair).encode(encoding, errors="replace")
 
 
 def _noting_docids(

@@ -72,6 +72,7 @@ Deliberate differences from the original, with reasons:
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import re
@@ -94,7 +95,12 @@ from harem_pipeline.formats.alinhado import (
     ManualCheck,
     Record,
     Tag,
+    format_attributes,
+    format_line,
+    format_lines,
+    format_record_parts,
     format_tag,
+    format_tag_parts,
 )
 from harem_pipeline.formats.harem_xml import RawDocument, parse_raw_document
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
@@ -120,6 +126,7 @@ CHECK_ALIGNMENT = "Verifique o seguinte alinhamento: "
 OMITTED_ATTRIBUTE = ("OMITIDO", "1")
 ALT_SEPARATOR = "|"
 _SPURIOUS_KEY = "ESPURIO"
+_SPURIOUS_SHOWN = f' CATEG="{SPURIOUS_TAG}"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -499,6 +506,7 @@ class _FlatEntity(NamedTuple):
 
 
 _Item = str | _FlatEntity | _Node
+_new_flat_entity = functools.partial(tuple.__new__, _FlatEntity)  # built in C
 
 
 def _plain_items(raw: RawDocument) -> list[_Item] | None:
@@ -526,33 +534,39 @@ def _flat_entity(tag: str, text: str) -> _FlatEntity:
     if "&" in shown:  # a value with a reference: as numbering normalises it
         _, attributes = _entity_attributes(_EntityTag(EM_TAG, attributes), False, True)
         shown = "".join(f' {name}="{value}"' for name, value in attributes)
-    return _FlatEntity(attributes, shown, text)
+    return _new_flat_entity((attributes, shown, text))
 
 
 def _plain_flat(pieces: list[str]) -> list[_Item]:
-    """``_plain_nodes`` of ``pieces`` as items; ``_NotPlain`` past the plain shape."""
+    """``_plain_nodes`` of ``pieces`` as items; ``_NotPlain`` past the plain shape.
+
+    (``_plain_text`` is written out in the loop: it runs once a text piece.)
+    """
     items: list[_Item] = []
+    append = items.append
     paragraph = -1  # where the open P's items start, if one is open
     index = 0
     while True:
         text = pieces[index]
         if text:
-            items.append(_plain_text(text))
+            if "<" in text:
+                raise _NotPlain
+            append(_normalize_text(text, True) if "&" in text else text)
         tag = pieces[index + 1]
         index += 2
         if tag.startswith("<EM "):
             text = pieces[index]
-            if not text or pieces[index + 1] != "</EM>":
+            if not text or "<" in text or pieces[index + 1] != "</EM>":
                 raise _NotPlain
-            items.append(_flat_entity(tag, _plain_text(text)))
+            append(_flat_entity(tag, _normalize_text(text, True) if "&" in text else text))
             index += 2
         elif tag == "<ALT>":
             node, index, _ = _plain_alt(pieces, index, False)
-            items.append(node)
+            append(node)
         elif tag == "<OMITIDO>":
             close = pieces.index("</OMITIDO>", index)
             (node,) = _plain_nodes(["", tag, *pieces[index : close + 1], "", "</DOC>"])
-            items.append(node)
+            append(node)
             index = close + 1
         elif tag == "<P>" and paragraph < 0:
             paragraph = len(items)
@@ -628,10 +642,19 @@ class _Named:
     marked: str
     marks: tuple[Mark, ...]
     omitted: bool
+    shown: str  # the attributes as written (``format_attributes``)
     ident: str  # the tag with its numbered text (``_tag_string``): the original's identity
 
     def gold_tag(self) -> Tag:
-        return Tag(self.tag, self.attributes, java_trim(self.text).replace("\n", " "))
+        return Tag(self.tag, self.attributes, self.gold_text())
+
+    def gold_text(self) -> str:
+        """The text of ``gold_tag``."""
+        return java_trim(self.text).replace("\n", " ")
+
+    def written(self) -> str:
+        """``format_tag(self.gold_tag())``, without the tag."""
+        return format_tag_parts(self.tag, self.shown, self.gold_text())
 
 
 def _named(
@@ -642,9 +665,9 @@ def _named(
     marks: tuple[Mark, ...],
     omitted: bool,
 ) -> _Named:
-    return _Named(
-        tag, attributes, text, marked, marks, omitted, _tag_string(tag, attributes, marked)
-    )
+    shown = format_attributes(attributes)
+    ident = _tag_string(tag, shown, marked)
+    return _Named(tag, attributes, text, marked, marks, omitted, shown, ident)
 
 
 @dataclass(slots=True)
@@ -693,9 +716,9 @@ class _AltGroup:
 _Aligned = _Named | _AltGroup
 
 
-def _tag_string(tag: str, attributes: tuple[tuple[str, str], ...], text: str) -> str:
-    attrs = "".join(f' {name}="{value}"' for name, value in attributes)
-    return f"<{tag}{attrs}>{text.replace(chr(10), ' ')}</{tag}>"
+def _tag_string(tag: str, shown: str, text: str) -> str:
+    """An entity's identity: its tag, attributes as written (``shown``) and numbered text."""
+    return format_tag_parts(tag, shown, text.replace("\n", " "))
 
 
 def _entity_attributes(
@@ -870,16 +893,16 @@ def _number_entities(
     for item in items:
         kind = type(item)
         if kind is str:
-            unread.append(cast(str, item))
+            unread.append(item)  # type: ignore[arg-type]
         elif kind is _FlatEntity:
             if unread:
                 _count_unread(unread, counters)
-            attributes, shown, text = cast(_FlatEntity, item)
+            attributes, shown, text = item  # type: ignore[misc]
             marked, marks = number_by_search(text, counters)
             ident = f"<EM{shown}>{marked.replace(chr(10), ' ')}</EM>"  # _tag_string
-            out.append(_Named(EM_TAG, attributes, text, marked, marks, False, ident))
+            out.append(_Named(EM_TAG, attributes, text, marked, marks, False, shown, ident))
         else:
-            _number_nodes((cast(_Node, item),), counters, out, xml, unread)
+            _number_nodes((item,), counters, out, xml, unread)  # type: ignore[arg-type]
     _count_unread(unread, counters)
     return [entity for entity in out if entity is not None], counters
 
@@ -924,32 +947,57 @@ def _shares_token(left: _Named | _AltGroup, right: _Named) -> bool:
     return any(mark.numbered in numbered for mark in right.marks)
 
 
-def _system_tags(values: Iterable[_Named | None]) -> tuple[Tag, ...] | None:
-    items = list(values)
-    tags = tuple(value.gold_tag() for value in items if value is not None)
-    return None if not tags else tags
+# A record before it is written: its gold side (a numbered CD entity, or a
+# spurious tag) and the system entities aligned to it (None: ``[null]``).
+_RecordItem = tuple[_Named | Tag, list[_Named] | None]
 
 
-def _comparable(entity: _Named, values: Sequence[_Named | None]) -> tuple[Tag, ...] | None:
-    return _system_tags(v for v in values if v is not None and _shares_token(entity, v))
+def _system(values: Iterable[_Named | None]) -> list[_Named] | None:
+    named = [value for value in values if value is not None]
+    return named or None
 
 
-def _alt_lines(group: _AltGroup, values: list[_Named | None], xml: bool) -> Iterator[Line]:
+def _comparable(entity: _Named, values: Sequence[_Named | None]) -> list[_Named] | None:
+    return _system(v for v in values if v is not None and _shares_token(entity, v))
+
+
+def _alt_lines(
+    group: _AltGroup, values: list[_Named | None], xml: bool
+) -> Iterator[_RecordItem | Line]:
     yield AltOpen(None)
     missing = None in values
     for number, alternative in enumerate(group.alternatives, start=1):
         yield AltOpen(number)
         named = [item for item in alternative if isinstance(item, _Named)]
         for entity in named:
-            system = _system_tags(values) if missing else _comparable(entity, values)
-            yield Record(entity.gold_tag(), system)
+            system = _system(values) if missing else _comparable(entity, values)
+            yield entity, system
         if not named and not missing:
             for value in values:
                 if value is not None:
                     gold = _spurious_tag(java_trim(value.text).replace("\n", " "), xml)
-                    yield Record(gold, _comparable(value, values))
+                    yield gold, _comparable(value, values)
         yield AltClose(number)
     yield AltClose(None)
+
+
+def _as_line(item: _RecordItem | Line) -> Line:
+    """A record as a ``Record`` line (other lines as they are)."""
+    if not isinstance(item, tuple):
+        return item
+    gold, system = item
+    tag = gold.gold_tag() if isinstance(gold, _Named) else gold
+    return Record(tag, None if system is None else tuple(value.gold_tag() for value in system))
+
+
+def _as_text(item: _RecordItem | Line) -> str:
+    """``format_line(_as_line(item))``, written without building the line."""
+    if not isinstance(item, tuple):
+        return format_line(item)
+    gold, system = item
+    written = gold.written() if isinstance(gold, _Named) else format_tag(gold)
+    listed = None if system is None else [value.written() for value in system]
+    return format_record_parts(written, listed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1013,10 +1061,11 @@ def _align_numbered(
 
 
 def _spurious_ident(marked: str) -> str:
-    return _tag_string(EM_TAG, (("CATEG", SPURIOUS_TAG),), marked)
+    return _tag_string(EM_TAG, _SPURIOUS_SHOWN, marked)
 
 
-def _record_lines(alignment: _DocumentAlignment, xml: bool) -> Iterator[Line]:
+def _record_items(alignment: _DocumentAlignment, xml: bool) -> Iterator[_RecordItem | Line]:
+    """The document's records in order (ALT blocks with their ALT lines)."""
     texts = alignment.spurious_texts
     for entry in alignment.entries:
         key = entry.key
@@ -1032,10 +1081,10 @@ def _record_lines(alignment: _DocumentAlignment, xml: bool) -> Iterator[Line]:
         if isinstance(key, _AltGroup):
             yield from _alt_lines(key, values, xml)
         elif isinstance(key, _Named):
-            yield Record(key.gold_tag(), _system_tags(values))
+            yield key, _system(values)
         else:
             text = _strip_marks(texts[key])
-            yield Record(_spurious_tag(text.replace("\n", " "), xml), _system_tags(values))
+            yield _spurious_tag(text.replace("\n", " "), xml), _system(values)
 
 
 _MARK_RE = re.compile(r"<(\d+)>([^<]*)</\d+>")
@@ -1070,6 +1119,18 @@ def align_documents(
     ``check_counts`` False skips the comparison of occurrence counts (used
     for a CD document the run lacks, aligned against its own bare text).
     """
+    return list(map(_as_line, _body_items(cd_doc, run_doc, xml, cd_path, run_path, check_counts)))
+
+
+def _body_items(
+    cd_doc: Document | RawDocument,
+    run_doc: Document | RawDocument,
+    xml: bool,
+    cd_path: str,
+    run_path: str,
+    check_counts: bool,
+) -> list[_RecordItem | Line]:
+    """``align_documents``'s lines, its records not yet written (``_as_line``, ``_as_text``)."""
     cd_nodes = _document_items(cd_doc, cd_path, xml)
     run_nodes = _document_items(run_doc, run_path, xml)
     keys: dict[str, None] = {}
@@ -1084,10 +1145,10 @@ def align_documents(
         if differing:
             potential = java_hash_order(differing, size=len(keys))
     alignment = _align_numbered(cd_entities, run_entities, potential)
-    lines: list[Line] = []
+    lines: list[_RecordItem | Line] = []
     if alignment.faults:
         lines.append(_manual_check(alignment.faults))
-    lines.extend(_record_lines(alignment, xml))
+    lines.extend(_record_items(alignment, xml))
     return lines
 
 
@@ -1304,13 +1365,30 @@ def _document_items(doc: Document | RawDocument, path: str, xml: bool) -> Sequen
 
 def pair_lines(pair: DocumentPair) -> list[Line]:
     """The ``.alinhado`` block of one document pair (document line, records, blank lines)."""
-    cd_doc, run_doc, check_counts = pair.cd_doc, pair.run_doc, True
-    if run_doc is None:
-        if isinstance(cd_doc, RawDocument):
-            cd_doc = parse_raw_document(cd_doc, pair.cd_path)
-        run_doc, check_counts = _bare(cd_doc), False
-    body = align_documents(cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path, check_counts)
-    return _document_block(cd_doc, run_doc, pair.xml, body)
+    cd_doc, run_doc, check_counts = _pair_documents(pair)
+    body = _body_items(cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path, check_counts)
+    return _document_block(cd_doc, run_doc, pair.xml, list(map(_as_line, body)))
+
+
+def pair_text(pair: DocumentPair) -> str:
+    """``format_lines(pair_lines(pair))``, its records written without building their lines."""
+    cd_doc, run_doc, check_counts = _pair_documents(pair)
+    body = _body_items(cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path, check_counts)
+    first, *rest = _document_block(cd_doc, run_doc, pair.xml, [])
+    records = "".join([_as_text(item) + "\n" for item in body])  # every line ends in LF
+    return format_lines([first]) + records + format_lines(rest)
+
+
+def _pair_documents(
+    pair: DocumentPair,
+) -> tuple[Document | RawDocument, Document | RawDocument, bool]:
+    """The pair's two documents, and whether their counts are compared (a run document)."""
+    if pair.run_doc is not None:
+        return pair.cd_doc, pair.run_doc, True
+    cd_doc = pair.cd_doc
+    if isinstance(cd_doc, RawDocument):
+        cd_doc = parse_raw_document(cd_doc, pair.cd_path)
+    return cd_doc, _bare(cd_doc), False
 
 
 class DocumentSource(Protocol):
