@@ -28,6 +28,7 @@ from harem_pipeline.formats.harem_xml import (
     open_plain_collection,
     split_documents,
 )
+from harem_pipeline.stages import align
 from harem_pipeline.stages.align import (
     DocumentPair,
     _collect_markable,
@@ -41,10 +42,13 @@ from harem_pipeline.stages.align import (
 from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.textio import detect_file_encoding
 from harem_pipeline.text.tokens import (
+    GAP,
     count_tokens,
     markable_tokens,
     new_counters,
     number_by_search,
+    upper_words_by_gap,
+    word_tokens,
 )
 from tests.helpers.align_documents import ITEM, PLAIN_FILES, SECOND_CD, SECOND_RUN
 from tests.helpers.paths import DATA
@@ -173,3 +177,58 @@ def test_pair_text_of_generated_documents(cd_body: str, run_body: str) -> None:
                 pair_text(pair)
             continue
         assert pair_text(pair) == expected
+
+
+# --- running text counted in one pass: what counting it text by text gives --------
+
+_LATIN = "aZç09 -,.|ÇãÿßµªºÀ²½_\n\t\x00"
+
+
+@settings(derandomize=True, max_examples=400)
+@given(st.lists(st.text(alphabet=_LATIN + "Ⅻⓐ\u0345Ω", max_size=15), max_size=5))
+def test_upper_words_by_gap_are_the_word_tokens_upper_cased(pieces: list[str]) -> None:
+    expected: list[str] = []
+    for index, piece in enumerate(pieces):
+        if index:
+            expected.append(GAP)
+        expected += [token.upper() for token in word_tokens(piece)]
+    found = upper_words_by_gap(GAP.join(pieces))
+    if any(c in "".join(pieces) for c in "ÿßµⅫⓐ\u0345Ω"):
+        assert found is None
+    else:
+        assert found == expected
+
+
+def _numbered_text_by_text(items: object, keys: list[str]) -> object:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(align, "_number_in_bulk", lambda *args: False)
+        return _number_entities(items, keys, True)  # type: ignore[arg-type]
+
+
+def _assert_bulk_numbering_is_text_by_text(raw: RawDocument, extra: list[str]) -> None:
+    for items in (_plain_items(raw), _plain_tree(raw)):
+        if items is None:
+            return
+        keys = _keys_of(items)
+        for chosen in (keys, [*keys, *extra]):
+            assert _number_entities(items, chosen, True) == _numbered_text_by_text(items, chosen)
+
+
+@pytest.mark.parametrize("path", PLAIN_FILES[:4], ids=lambda p: p.name)
+def test_shipped_documents_number_in_bulk_as_text_by_text(path: Path) -> None:
+    for raw in split_documents(path, detect_file_encoding(path)):
+        _assert_bulk_numbering_is_text_by_text(raw, markable_tokens(raw.content[::5])[:80])
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(
+    st.lists(ITEM, max_size=6).map("".join),
+    st.sampled_from(["a", "ß", "ÿ", "µ", "Ⅻ", "\x01", "²", "1"]),
+    st.lists(st.sampled_from(["A", "Ç", "AÇ", "SS", "Ÿ", "1"])),
+)
+def test_generated_documents_number_in_bulk_as_text_by_text(
+    body: str, odd: str, extra: list[str]
+) -> None:
+    body = body.replace("a", odd, 1)
+    raw = RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 3)
+    _assert_bulk_numbering_is_text_by_text(raw, extra)

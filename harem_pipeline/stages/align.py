@@ -79,6 +79,7 @@ import re
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import IO, NamedTuple, Protocol, cast
 
 from harem_pipeline.errors import InputError
@@ -107,6 +108,7 @@ from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Docu
 from harem_pipeline.text.java import java_hash_order, java_trim
 from harem_pipeline.text.progress import progress
 from harem_pipeline.text.tokens import (
+    GAP,
     Mark,
     count_tokens,
     markable_tokens,
@@ -114,6 +116,7 @@ from harem_pipeline.text.tokens import (
     number_by_search,
     number_in_sequence,
     tokenize,
+    upper_words_by_gap,
 )
 
 # Messages of the original, byte for byte (its "nÃo" is a typo of "não").
@@ -885,26 +888,83 @@ def _number_entities(
 ) -> tuple[list[_Aligned], dict[str, int]]:
     """Number a document (its tree's nodes, or its items) for the markable ``keys``.
 
-    Returns its entities and the final counts.
+    Returns its entities and the final counts.  The running text outside
+    every element is counted in one pass (``_number_in_bulk``) when it
+    allows; else text by text.
     """
     counters = new_counters(keys)
     out: list[_Aligned | None] = []
     unread: list[str] = []
-    for item in items:
-        kind = type(item)
-        if kind is str:
-            unread.append(item)  # type: ignore[arg-type]
-        elif kind is _FlatEntity:
-            if unread:
-                _count_unread(unread, counters)
-            attributes, shown, text = item  # type: ignore[misc]
-            marked, marks = number_by_search(text, counters)
-            ident = f"<EM{shown}>{marked.replace(chr(10), ' ')}</EM>"  # _tag_string
-            out.append(_Named(EM_TAG, attributes, text, marked, marks, False, shown, ident))
-        else:
-            _number_nodes((item,), counters, out, xml, unread)  # type: ignore[arg-type]
-    _count_unread(unread, counters)
+    if not _number_in_bulk(items, counters, out, xml, unread):
+        for item in items:
+            if type(item) is str:
+                unread.append(item)
+            else:
+                _number_item(item, counters, out, xml, unread)  # type: ignore[arg-type]
+        _count_unread(unread, counters)
     return [entity for entity in out if entity is not None], counters
+
+
+def _number_item(
+    item: _FlatEntity | _Node,
+    counters: dict[str, int],
+    out: list[_Aligned | None],
+    xml: bool,
+    unread: list[str],
+) -> None:
+    """Number one item that is not running text, after the running text before it."""
+    if type(item) is _FlatEntity:
+        if unread:
+            _count_unread(unread, counters)
+        attributes, shown, text = item
+        marked, marks = number_by_search(text, counters)
+        ident = f"<EM{shown}>{marked.replace(chr(10), ' ')}</EM>"  # _tag_string
+        out.append(_Named(EM_TAG, attributes, text, marked, marks, False, shown, ident))
+    else:
+        _number_nodes((item,), counters, out, xml, unread)  # type: ignore[arg-type]
+
+
+def _number_in_bulk(
+    items: Sequence[_Item],
+    counters: dict[str, int],
+    out: list[_Aligned | None],
+    xml: bool,
+    unread: list[str],
+) -> bool:
+    """Number the items with the running text's tokens found in one pass; False if it cannot.
+
+    The running text before each other item (its pieces joined by line
+    ends, as ``_count_unread`` counts them) and after the last are joined by
+    ``GAP``; only its markable tokens and the gaps are then visited, each gap
+    numbering the next item.  Declined (nothing numbered) when the text
+    holds a character ``upper_words_by_gap`` does not read, or a ``GAP``.
+    """
+    gaps: list[str] = []
+    others: list[_FlatEntity | _Node] = []
+    running: list[str] = []
+    for item in items:
+        if type(item) is str:
+            running.append(item)  # type: ignore[arg-type]
+        else:
+            gaps.append("\n".join(running))
+            running.clear()
+            others.append(item)  # type: ignore[arg-type]
+    gaps.append("\n".join(running))
+    text = GAP.join(gaps)
+    tokens = upper_words_by_gap(text)
+    if tokens is None or text.count(GAP) != len(others):
+        return False
+    wanted = set(counters)
+    wanted.add(GAP)
+    pending = iter(others)
+    for token in compress(tokens, map(wanted.__contains__, tokens)):
+        if token == GAP:
+            _number_item(next(pending), counters, out, xml, unread)
+            if unread:  # running text inside an element's subtree
+                _count_unread(unread, counters)
+        else:
+            counters[token] += 1
+    return True
 
 
 # ---------------------------------------------------------------------------
