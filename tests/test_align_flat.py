@@ -31,7 +31,12 @@ from harem_pipeline.formats.harem_xml import (
 from harem_pipeline.stages import align
 from harem_pipeline.stages.align import (
     DocumentPair,
+    _AltEntity,
+    _AltGroup,
+    _AltNode,
     _collect_markable,
+    _EntityTag,
+    _number_alt,
     _number_entities,
     _plain_items,
     _plain_tree,
@@ -47,6 +52,8 @@ from harem_pipeline.text.tokens import (
     markable_tokens,
     new_counters,
     number_by_search,
+    number_in_sequence,
+    tokenize,
     upper_words_by_gap,
     word_tokens,
 )
@@ -232,3 +239,74 @@ def test_generated_documents_number_in_bulk_as_text_by_text(
     body = body.replace("a", odd, 1)
     raw = RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 3)
     _assert_bulk_numbering_is_text_by_text(raw, extra)
+
+
+# --- ALT blocks: numbered text read as whole texts, not token by token -------------
+
+
+def _number_in_sequence_by_tokens(text: str, counters: dict[str, int]) -> tuple[str, list]:
+    """``number_in_sequence`` as the original steps through ``tokenize``."""
+    pieces, marks = [], []
+    for token in tokenize(text):
+        count = counters.get(token.upper()) if token else None
+        if count is None:
+            pieces.append(token)
+            continue
+        counters[token.upper()] = count + 1
+        marks.append((token, token.upper(), count + 1))
+        pieces.append(f"<{count + 1}>{token}</{count + 1}>")
+    return "".join(pieces), marks
+
+
+@settings(derandomize=True, deadline=None, max_examples=400)
+@given(st.text(alphabet=_TRICKY, max_size=40), st.text(alphabet=_TRICKY, max_size=12))
+def test_number_in_sequence_steps_through_the_tokens(text: str, entity: str) -> None:
+    keys = [*markable_tokens(entity), *(c.upper() for c in entity if c in "ⅰⓐ\u0345")]
+    fast, slow = new_counters(keys), new_counters(keys)
+    marked = number_in_sequence(text, fast)
+    assert (marked.marked, [tuple(mark) for mark in marked.marks]) == (
+        _number_in_sequence_by_tokens(text, slow)
+    )
+    assert fast == slow
+
+
+def _alt_by_tokens(node: _AltNode, counters: dict[str, int]) -> object:
+    """``_number_alt`` with each text's tokens an item of their own (the original's reading)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(align, "_alt_text_items", lambda marked: tokenize(marked))
+        return _number_alt(node, counters, True)
+
+
+def _shown(group: object) -> object:
+    if group is None:
+        return None
+    assert isinstance(group, _AltGroup)
+    named = [[item for item in alt if not isinstance(item, str)] for alt in group.alternatives]
+    return group.ident, group.plain_string(), group.entities, group.marks, named
+
+
+_ALT_TEXT = st.text(alphabet="aA ç|\n\t.,1ⅰ", max_size=8)
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(
+    st.lists(st.lists(st.one_of(_ALT_TEXT, st.just("<EM>")), max_size=4), min_size=1, max_size=3),
+    st.lists(st.sampled_from(["A", "AA", "Ç", "1", "Ⅰ"])),
+)
+def test_alt_texts_read_as_their_tokens_read(
+    alternatives: list[list[str]], keys: list[str]
+) -> None:
+    content: list[object] = []
+    for index, alternative in enumerate(alternatives):
+        if index:
+            content.append("|")
+        for part in alternative:
+            if part == "<EM>":
+                entity = _EntityTag("EM", (("ID", str(len(content))),))
+                content.append(_AltEntity(entity, "a A Ç 1"))
+            else:
+                content.append(part)
+    node = _AltNode(tuple(content), False)  # type: ignore[arg-type]
+    mine, theirs = new_counters(keys), new_counters(keys)
+    assert _shown(_number_alt(node, mine, True)) == _shown(_alt_by_tokens(node, theirs))
+    assert mine == theirs

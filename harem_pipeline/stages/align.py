@@ -115,7 +115,6 @@ from harem_pipeline.text.tokens import (
     new_counters,
     number_by_search,
     number_in_sequence,
-    tokenize,
     upper_words_by_gap,
 )
 
@@ -787,13 +786,7 @@ def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGrou
         items: list[str | _Named] = []
         for item in alternative:
             if isinstance(item, str):
-                for token in tokenize(item):
-                    count = clone.get(token.upper()) if token else None
-                    if count is None:
-                        items.append(token)
-                    else:
-                        clone[token.upper()] = count + 1
-                        items.append(Mark(token, token.upper(), count + 1).render())
+                items.extend(_alt_text_items(number_in_sequence(item, clone).marked))
             elif isinstance(item, _AltEntity):
                 marked = number_in_sequence(item.text, clone)
                 tag, attributes = _entity_attributes(item.entity, node.omitted, xml)
@@ -816,6 +809,26 @@ def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGrou
         for alt in build_alternatives(content)
     )
     return _AltGroup(alternatives, entities, node.omitted)
+
+
+# What of an ALT's text is read once numbered: its tokens trimmed one by one
+# (``build_alternatives``), so its characters up to U+0020, each a token of its
+# own, are read as nothing.
+_JAVA_BLANK_TOKENS = dict.fromkeys(range(0x21))
+_ALT_BAR = re.compile(r"(\|)")
+
+
+def _alt_text_items(marked: str) -> list[str]:
+    """A numbered ALT text as items of its alternatives: what its tokens, one item each, read as.
+
+    Only the items' concatenation between the ``|`` is ever read (the
+    block's identity and printed form), and a token trimmed is a blank
+    token gone; so the text without its blanks, cut at each ``|`` (kept as
+    an item), reads as its tokens do.
+    """
+    if not marked:  # no token: no item (an alternative may stay empty)
+        return []
+    return _ALT_BAR.split(marked.translate(_JAVA_BLANK_TOKENS))
 
 
 def _count_unread(unread: list[str], counters: dict[str, int]) -> None:

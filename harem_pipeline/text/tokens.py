@@ -185,9 +185,30 @@ def number_in_sequence(text: str, counters: dict[str, int]) -> MarkedText:
     advanced in place (a key absent from it is not markable).  This is how
     entity texts inside ``ALT`` blocks and the plain text between them are
     numbered.
+
+    A text with no cased separator and no odd numeric (nothing past
+    ``_MAYBE_ODD``) has no separator that can be counted, and its word
+    tokens are ``_WORD``'s matches, wrapped where they are.
     """
     pieces: list[str] = []
     marks: list[Mark] = []
+    if not _MAYBE_ODD.search(text):
+        cursor = 0
+        for match in _WORD.finditer(text):
+            token = match.group()
+            key = token.upper()
+            count = counters.get(key)
+            if count is None:
+                continue
+            count += 1
+            counters[key] = count
+            marks.append(_new_mark((token, key, count)))
+            start = match.start()
+            pieces.append(text[cursor:start])
+            pieces.append(f"<{count}>{token}</{count}>")  # Mark.render
+            cursor = start + len(token)
+        pieces.append(text[cursor:])
+        return _new_marked(("".join(pieces), tuple(marks)))
     for token in tokenize(text):
         key = token.upper()
         count = counters.get(key) if token else None
@@ -199,7 +220,7 @@ def number_in_sequence(text: str, counters: dict[str, int]) -> MarkedText:
         mark = Mark(token, key, count)
         marks.append(mark)
         pieces.append(mark.render())
-    return MarkedText("".join(pieces), tuple(marks))
+    return _new_marked(("".join(pieces), tuple(marks)))
 
 
 def number_by_search(text: str, counters: dict[str, int]) -> MarkedText:
