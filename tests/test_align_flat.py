@@ -47,7 +47,9 @@ from harem_pipeline.stages.align import (
 from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.textio import detect_file_encoding
 from harem_pipeline.text.tokens import (
+    _NOT_LATIN_UPPER,
     GAP,
+    MAYBE_ODD,
     count_tokens,
     markable_tokens,
     new_counters,
@@ -310,3 +312,18 @@ def test_alt_texts_read_as_their_tokens_read(
     mine, theirs = new_counters(keys), new_counters(keys)
     assert _shown(_number_alt(node, mine, True)) == _shown(_alt_by_tokens(node, theirs))
     assert mine == theirs
+
+
+def test_the_odd_character_classes_are_what_they_say() -> None:
+    # written as complements (a class up to U+10FFFF is slow to compile at every start)
+    everything = [chr(code) for code in range(0x110000)]
+    odd = {c for c in everything if c in "²³¹¼½¾" or c > "\xff"}
+    assert {c for c in everything if MAYBE_ODD.match(c)} == odd
+    not_latin_upper = {c for c in everything if c in "ßÿµ" or c > "\xff"}
+    assert {c for c in everything if _NOT_LATIN_UPPER.match(c)} == not_latin_upper
+    # and they are the Latin-1 letters whose upper case is no single Latin-1 letter
+    latin = [chr(code) for code in range(256)]
+    cased_away = {
+        c for c in latin if c.isalpha() and not ("\xff" >= c.upper() and len(c.upper()) == 1)
+    }
+    assert cased_away == set("ßÿµ")

@@ -29,8 +29,8 @@ from harem_pipeline.formats.harem_xml import (
     read_collection,
     split_documents,
 )
-from harem_pipeline.pipeline import steps
-from harem_pipeline.pipeline.steps import run_align
+from harem_pipeline.pipeline import align_steps
+from harem_pipeline.pipeline.align_steps import run_align
 from harem_pipeline.stages.align import _build_document_tree, _plain_tree
 from harem_pipeline.text.textio import detect_file_encoding
 from tests.helpers.align_documents import ITEM, PLAIN_FILES, SECOND_CD, SECOND_RUN
@@ -168,7 +168,7 @@ def _aligned(cd: Path, run: Path, target: Path, general: bool) -> object:
     """``run_align``'s bytes and warnings, or its error (the general way only, if asked)."""
     with pytest.MonkeyPatch.context() as patch:
         if general:
-            patch.setattr(steps, "open_plain_collection", _refused)
+            patch.setattr(align_steps, "open_plain_collection", _refused)
         try:
             _, written = run_align(cd, run, target, workers=1)
         except InputError as error:
