@@ -696,7 +696,7 @@ class _AltGroup:
             for item in alternative:
                 if isinstance(item, _Named):
                     for mark in item.marks:
-                        seen.setdefault(mark.numbered, mark)
+                        seen.setdefault(mark[1:], mark)  # mark.numbered
         object.__setattr__(self, "ident", ident)
         object.__setattr__(self, "marks", tuple(seen.values()))
 
@@ -1006,7 +1006,7 @@ def _run_index(run_entities: Sequence[_Aligned]) -> dict[tuple[str, int], list[_
         for named in item.entities if isinstance(item, _AltGroup) else (item,):
             if named.marks:
                 for mark in named.marks:
-                    index.setdefault(mark.numbered, []).append(named)
+                    index.setdefault(mark[1:], []).append(named)  # mark.numbered
                 continue
             empty += 1
             wrapped = f"<{empty}>{named.marked}</{empty}>"
@@ -1016,8 +1016,8 @@ def _run_index(run_entities: Sequence[_Aligned]) -> dict[tuple[str, int], list[_
 
 
 def _shares_token(left: _Named | _AltGroup, right: _Named) -> bool:
-    numbered = {mark.numbered for mark in left.marks}
-    return any(mark.numbered in numbered for mark in right.marks)
+    numbered = {mark[1:] for mark in left.marks}  # mark.numbered, built in C
+    return any(mark[1:] in numbered for mark in right.marks)
 
 
 # A record before it is written: its gold side (a numbered CD entity, or a
@@ -1095,12 +1095,16 @@ def _align_numbered(
     faults: dict[str, tuple[_Aligned, dict[str, None]]] = {}
     cd_idents: set[str] = set()
     for entity in cd_entities:
-        cd_idents.add(entity.ident)
-        entry = entries.setdefault(entity.ident, _Entry(entity))
+        ident = entity.ident
+        cd_idents.add(ident)
+        entry = entries.get(ident)
+        if entry is None:
+            entry = entries[ident] = _Entry(entity)
         found = False
+        values = entry.values
         for mark in entity.marks:
-            for run_entity in index.get(mark.numbered, ()):
-                entry.values.setdefault(run_entity.ident, run_entity)
+            for run_entity in index.get(mark[1:], ()):  # mark.numbered
+                values.setdefault(run_entity.ident, run_entity)
                 aligned.add(run_entity.ident)
                 found = True
         if found:
