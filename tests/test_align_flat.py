@@ -28,6 +28,7 @@ from harem_pipeline.formats.harem_xml import (
     open_plain_collection,
     split_documents,
 )
+from harem_pipeline.pipeline.align_steps import _batched
 from harem_pipeline.stages import align
 from harem_pipeline.stages.align import (
     DocumentPair,
@@ -327,3 +328,26 @@ def test_the_odd_character_classes_are_what_they_say() -> None:
         c for c in latin if c.isalpha() and not ("\xff" >= c.upper() and len(c.upper()) == 1)
     }
     assert cased_away == set("ßÿµ")
+
+
+def _reading(count: int, failing_at: int | None):
+    for index in range(count):
+        if index == failing_at:
+            raise InputError("run.xml", "a document", "trouble")
+        yield index
+
+
+@pytest.mark.parametrize("failing_at", [None, 0, 3, 4, 5, 9])
+def test_pairs_go_to_the_workers_in_batches_and_a_reading_error_after_them(
+    failing_at: int | None,
+) -> None:
+    batches = _batched(_reading(10, failing_at), 4)  # type: ignore[arg-type]
+    read: list[int] = []
+    if failing_at is None:
+        assert list(batches) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+        return
+    with pytest.raises(InputError):
+        for batch in batches:
+            assert len(batch) <= 4
+            read += batch
+    assert read == list(range(failing_at))

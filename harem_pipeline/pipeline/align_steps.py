@@ -108,10 +108,11 @@ def _write_alignment(
     warnings: list[str] = []
     run_docids: list[str] = []
     counted = dataclasses.replace(run, documents=_noting_docids(run.documents, run_docids))
-    encode = functools.partial(_encoded_pair, encoding=cd.encoding)
+    encode = functools.partial(_encoded_pairs, encoding=cd.encoding)
+    pairs = _batched(document_pairs(cd, counted, warnings), _PAIRS_PER_TASK)
     with atomic_write(target, "wb", encoding=None, newline=None) as handle:
         handle.write(_encoded(header_lines(cd, run), cd.encoding))
-        for data in ordered_map(encode, document_pairs(cd, counted, warnings), workers):
+        for data in ordered_map(encode, pairs, workers):
             handle.write(data)
         missing = sum(1 for w in warnings if w.startswith(MISSING_DOCUMENT))
         check_shared_documents(cd.path, run.path, run_docids, len(run_docids) - missing)
@@ -123,9 +124,36 @@ def _encoded(lines: list, encoding: str) -> bytes:
     return format_lines(lines).encode(encoding, errors="replace")
 
 
-def _encoded_pair(pair: DocumentPair, encoding: str) -> bytes:
-    """One document pair aligned and encoded (what a worker process returns)."""
-    return pair_text(pair).encode(encoding, errors="replace")
+# Document pairs sent to a worker process at a time: each task costs the
+# parent a few hundred microseconds (pickling, a pipe write to wake the pool),
+# about as much as aligning a small pair.
+_PAIRS_PER_TASK = 4
+
+
+def _encoded_pairs(pairs: list[DocumentPair], encoding: str) -> bytes:
+    """Document pairs aligned and encoded, one after the other (what a worker process returns)."""
+    return "".join([pair_text(pair) for pair in pairs]).encode(encoding, errors="replace")
+
+
+def _batched(pairs: Iterator[DocumentPair], size: int) -> Iterator[list[DocumentPair]]:
+    """``pairs`` in lists of ``size``; an error reading one comes after the pairs read before it.
+
+    (As ``ordered_map`` holds a reading error until every earlier item is
+    done, the plain loop's order of errors is kept.)
+    """
+    batch: list[DocumentPair] = []
+    try:
+        for pair in pairs:
+            batch.append(pair)
+            if len(batch) == size:
+                yield batch
+                batch = []
+    except Exception:
+        if batch:
+            yield batch
+        raise
+    if batch:
+        yield batch
 
 
 def _noting_docids(
