@@ -29,26 +29,12 @@ from harem_pipeline.formats.harem_xml import (
     read_collection,
     split_documents,
 )
-from harem_pipeline.pipeline import steps
-from harem_pipeline.pipeline.steps import run_align
+from harem_pipeline.pipeline import align_steps
+from harem_pipeline.pipeline.align_steps import run_align
 from harem_pipeline.stages.align import _build_document_tree, _plain_tree
 from harem_pipeline.text.textio import detect_file_encoding
+from tests.helpers.align_documents import ITEM, PLAIN_FILES, SECOND_CD, SECOND_RUN
 from tests.helpers.paths import DATA
-
-SECOND_CD = DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"
-SECOND_RUN = DATA / "second-harem" / "ParticipacaoSegundoHaremReRelEM_t1.xml.gz"
-PLAIN_FILES = [
-    SECOND_CD,
-    SECOND_RUN,
-    DATA / "lampada2" / "CDPrimeiroHAREMMiniHAREM.xml.gz",
-    DATA / "lampada2" / "CDPrimeiroHAREMprimeiroevento.xml.gz",
-    DATA / "lampada2" / "exemplo0" / "cd.xml",
-    DATA / "lampada2" / "exemplo0" / "participacao.xml",
-    DATA / "lampada2" / "exemplo1" / "CDexemplo.xml",
-    DATA / "lampada2" / "exemplo1" / "ficheiro.xml",
-    DATA / "reference" / "omitido-p" / "cd.xml",
-    DATA / "reference" / "omitido-p" / "run.xml",
-]
 
 
 def _without_metadata(doc):
@@ -161,56 +147,9 @@ def test_a_plain_file_is_split_in_any_read_size(tmp_path: Path, text: str, read_
 
 # --- generated documents: the plain tree is the general one, or None --------------
 
-_PIECES = ["a", "Ç", " ", "\n", "\r\n", "\r", "|", ".", "&amp;", "&#124;", "&x", ">"]
-_TEXT = st.lists(st.sampled_from(_PIECES), max_size=5).map("".join)
-_ATTRIBUTES = st.sampled_from(
-    [
-        ' ID="e1" CATEG="LOCAL"',
-        ' ID="e2" CATEG="PESSOA|ORGANIZACAO" TIPO="X"',
-        "",
-        ' ID="e3" CATEG="A&amp;B"',  # a reference in a value
-        ' ID="e4"  CATEG="LOCAL"',  # two blanks
-        " ID='e5'",  # single quotes
-        ' ID="e6" MORF="F,S"',
-        ' ID="e7" OMITIDO="1"',
-        ' ID="e8" CATEG="a>b"',
-    ]
-)
-
-
-@st.composite
-def _entity(draw: st.DrawFn) -> str:
-    body = draw(_TEXT)
-    attributes = draw(_ATTRIBUTES)
-    if draw(st.integers(0, 20)) == 0:
-        return f"<EM{attributes}/>"
-    return f"<EM{attributes}>{body}</EM>"
-
-
-def _alt(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    alternative = st.lists(st.one_of(_TEXT, _entity(), inner), max_size=3).map("".join)
-    return st.lists(alternative, min_size=1, max_size=3).map(
-        lambda alts: "<ALT>" + "|".join(alts) + "</ALT>"
-    )
-
-
-def _element(name: str, inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    return st.lists(inner, max_size=3).map(
-        lambda parts: f"<{name}>" + "".join(parts) + f"</{name}>"
-    )
-
-
-_ITEM = st.recursive(
-    st.one_of(_TEXT, _entity(), st.sampled_from(["<", "<P/>", "</P>", "<X>"])),
-    lambda inner: st.one_of(
-        _alt(inner), _element("P", inner), _element("OMITIDO", inner), _element("EM", inner)
-    ),
-    max_leaves=12,
-)
-
 
 @settings(derandomize=True, deadline=None, max_examples=300)
-@given(st.lists(_ITEM, max_size=6).map("".join))
+@given(st.lists(ITEM, max_size=6).map("".join))
 def test_the_plain_tree_is_the_general_tree_or_none(body: str) -> None:
     raw = RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 3)
     tree = _plain_tree(raw)
@@ -229,7 +168,7 @@ def _aligned(cd: Path, run: Path, target: Path, general: bool) -> object:
     """``run_align``'s bytes and warnings, or its error (the general way only, if asked)."""
     with pytest.MonkeyPatch.context() as patch:
         if general:
-            patch.setattr(steps, "open_plain_collection", _refused)
+            patch.setattr(align_steps, "open_plain_collection", _refused)
         try:
             _, written = run_align(cd, run, target, workers=1)
         except InputError as error:
@@ -240,8 +179,8 @@ def _aligned(cd: Path, run: Path, target: Path, general: bool) -> object:
 
 @settings(derandomize=True, deadline=None, max_examples=60)
 @given(
-    st.lists(st.lists(_ITEM, max_size=4).map("".join), min_size=1, max_size=3),
-    st.lists(st.lists(_ITEM, max_size=4).map("".join), min_size=1, max_size=3),
+    st.lists(st.lists(ITEM, max_size=4).map("".join), min_size=1, max_size=3),
+    st.lists(st.lists(ITEM, max_size=4).map("".join), min_size=1, max_size=3),
 )
 def test_run_align_writes_what_the_general_way_writes(
     tmp_path_factory: pytest.TempPathFactory, cd_bodies: list[str], run_bodies: list[str]

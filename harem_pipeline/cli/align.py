@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harem_pipeline.pipeline.steps import run_align
+from harem_pipeline.pipeline.align_steps import run_align
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

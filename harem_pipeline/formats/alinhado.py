@@ -171,8 +171,17 @@ def parse_tag(text: str, path: str | None = None, line: int | None = None) -> Ta
 
 def format_tag(tag: Tag) -> str:
     """Write ``tag`` as ``<NAME K="v" …>text</NAME>`` (single spaces, attributes in order)."""
-    attrs = "".join(f' {key}="{value}"' for key, value in tag.attributes)
-    return f"<{tag.name}{attrs}>{tag.text}</{tag.name}>"
+    return format_tag_parts(tag.name, format_attributes(tag.attributes), tag.text)
+
+
+def format_attributes(attributes: Iterable[tuple[str, str]]) -> str:
+    """The attributes of a tag as ``format_tag`` writes them: `` K="v"`` each."""
+    return "".join([f' {key}="{value}"' for key, value in attributes])
+
+
+def format_tag_parts(name: str, attributes: str, text: str) -> str:
+    """``format_tag`` of a tag whose attributes are already written (``format_attributes``)."""
+    return f"<{name}{attributes}>{text}</{name}>"
 
 
 def strip_semantics(tag: Tag) -> Tag:
@@ -698,8 +707,21 @@ def format_tag_list(tags: tuple[Tag, ...] | None) -> str:
     return "[" + ", ".join(format_tag(tag) for tag in tags) + "]"
 
 
+def format_record_parts(gold: str, system: Iterable[str] | None) -> str:
+    """A record with no evaluation, from its tags already written (``format_tag``).
+
+    ``system`` None is ``[null]``: this is ``format_line(Record(gold, system))``
+    for a writer that holds its tags as text.
+    """
+    listed = NULL_LIST if system is None else "[" + ", ".join(system) + "]"
+    return f"{gold}{ARROW}{listed}"
+
+
 def _format_record(record: Record, marker: str | None) -> str:
-    text = f"{format_tag(record.gold)}{ARROW}{format_tag_list(record.system)}"
+    system = record.system
+    text = format_record_parts(
+        format_tag(record.gold), None if system is None else map(format_tag, system)
+    )
     if record.evaluation is None:
         return text
     used = record.marker if marker is None else marker

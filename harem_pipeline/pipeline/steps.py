@@ -12,33 +12,24 @@ original tools' (``RUN.alinhado``, ``IN.avalida``, ``IN.total``,
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import itertools
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harem_pipeline.errors import HaremError, InputError
+from harem_pipeline.errors import HaremError
 from harem_pipeline.formats.alinhado import (
     Header,
-    format_lines,
     iter_lines,
     write_to,
 )
-from harem_pipeline.formats.harem_xml import (
-    CollectionStream,
-    NotPlainCollection,
-    PlainCollectionStream,
-    RawDocument,
-    open_collection,
-    open_plain_collection,
-    read_collection,
-    read_meta,
+from harem_pipeline.pipeline.align_steps import (  # noqa: F401 (the aligner's step, re-exported)
+    align_output,
+    check_collections_share_documents,
+    check_shared_documents,
+    run_align,
 )
-from harem_pipeline.model import Collection, Document
 from harem_pipeline.pipeline.record_steps import (  # the identification steps, re-exported
     altida_output as altida_output,
 )
@@ -57,16 +48,6 @@ from harem_pipeline.pipeline.semantic import (  # noqa: F401 (the semantic steps
     run_emir,
     run_espurios,
 )
-from harem_pipeline.stages.align import (
-    MISSING_DOCUMENT,
-    AlignmentWritten,
-    DocumentPair,
-    DuplicateTrimmedDocid,
-    align_collections,
-    document_pairs,
-    header_lines,
-    pair_lines,
-)
 from harem_pipeline.stages.altmor import choose_raw_lines
 from harem_pipeline.stages.vizir import (
     DERIVED_EXTENSIONS,
@@ -76,137 +57,14 @@ from harem_pipeline.stages.vizir import (
     scenario_header,
     score_raw_lines,
 )
-from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
-from harem_pipeline.text.java import java_trim
+from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path
 
 if TYPE_CHECKING:
-    from harem_pipeline.stages.align import AlignmentWritten
     from harem_pipeline.stages.vizir import Scenario
 
 # Each step imports its stage when it runs, so that one command (``harem emir``)
 # loads only its own stage, not the aligner's or Vizir's modules.
-
-# ---------------------------------------------------------------------------
-# align
-
-
-def align_output(run_path: str | os.PathLike[str]) -> Path:
-    """``RUN.alinhado`` (a ``.gz`` run ``x.xml.gz`` gives ``x.xml.alinhado``)."""
-    return derived_path(run_path, ".alinhado")
-
-
-def run_align(
-    cd_path: str | os.PathLike[str],
-    run_path: str | os.PathLike[str],
-    output: str | os.PathLike[str] | None = None,
-    meta_path: str | os.PathLike[str] | None = None,
-    workers: int | None = None,
-) -> tuple[Path, AlignmentWritten]:
-    """Align the run with the CD, write ``output`` atomically; return it and the warnings.
-
-    Both files are read one document at a time and each document pair is
-    written as soon as it is aligned (:func:`~harem_pipeline.stages.align.document_pairs`),
-    so memory does not grow with the collection.  The output is in the CD's
-    encoding; a character it cannot hold becomes ``?``, as the Java's writer
-    did.  The warnings are returned, not printed.  A CD with two DOCIDs
-    equal once trimmed, the second met after the first was paired, is read
-    whole instead: the original pairs the run's document with the later one.
-
-    Plain Second HAREM files (``open_plain_collection``) are only cut into
-    documents here; each pair is parsed where it is aligned, in the worker
-    processes.  A file that proves not plain, or any error, starts the
-    general way over (reading in this process), so outputs and error
-    messages are the general way's.
-    """
-    target = Path(output) if output is not None else align_output(run_path)
-    try:
-        try:
-            if meta_path is not None:
-                read_meta(meta_path)  # its errors, as the general reader gives them
-            plain = open_plain_collection(cd_path), open_plain_collection(run_path)
-            return target, _write_alignment(*plain, target, workers)
-        except (NotPlainCollection, InputError):  # the general reader names the file's fault
-            cd, run = open_collection(cd_path, meta_path), open_collection(run_path)
-            if cd.format != run.format:
-                raise InputError(
-                    run.path, f"a run in the {cd.format} format of the CD", run.format
-                ) from None
-            return target, _write_alignment(cd, run, target, workers)
-    except DuplicateTrimmedDocid:
-        whole_cd, whole_run = read_collection(cd_path, meta_path), read_collection(run_path)
-        check_collections_share_documents(whole_cd, whole_run)
-        result = align_collections(whole_cd, whole_run)
-        data = format_lines(result.lines).encode(whole_cd.encoding, errors="replace")
-        write_bytes_atomic(target, data)
-        return target, AlignmentWritten(result.warnings)
-
-
-def _write_alignment(
-    cd: CollectionStream | PlainCollectionStream,
-    run: CollectionStream | PlainCollectionStream,
-    target: Path,
-    workers: int | None,
-) -> AlignmentWritten:
-    """Align two streams of documents into ``target``, pair after pair, on ``workers`` processes."""
-    from harem_pipeline.pipeline.parallel import ordered_map
-
-    warnings: list[str] = []
-    run_docids: list[str] = []
-    counted = dataclasses.replace(run, documents=_noting_docids(run.documents, run_docids))
-    encode = functools.partial(_encoded_pair, encoding=cd.encoding)
-    with atomic_write(target, "wb", encoding=None, newline=None) as handle:
-        handle.write(_encoded(header_lines(cd, run), cd.encoding))
-        for data in ordered_map(encode, document_pairs(cd, counted, warnings), workers):
-            handle.write(data)
-        missing = sum(1 for w in warnings if w.startswith(MISSING_DOCUMENT))
-        check_shared_documents(cd.path, run.path, run_docids, len(run_docids) - missing)
-    return AlignmentWritten(tuple(warnings))
-
-
-def _encoded(lines: list, encoding: str) -> bytes:
-    """Lines as the ``.alinhado`` holds them: a character the encoding lacks becomes ``?``."""
-    return format_lines(lines).encode(encoding, errors="replace")
-
-
-def _encoded_pair(pair: DocumentPair, encoding: str) -> bytes:
-    """One document pair aligned and encoded (what a worker process returns)."""
-    return _encoded(pair_lines(pair), encoding)
-
-
-def _noting_docids(
-    documents: Iterator[Document] | Iterator[RawDocument], docids: list[str]
-) -> Iterator[Document | RawDocument]:
-    for document in documents:
-        docids.append(document.docid)
-        yield document
-
-
-def check_collections_share_documents(cd: Collection, run: Collection) -> None:
-    """:func:`check_shared_documents` for two collections already read."""
-    known = {java_trim(docid) for docid in cd.docids}
-    shared = sum(1 for docid in run.docids if java_trim(docid) in known)
-    check_shared_documents(cd.path, run.path, list(run.docids), shared)
-
-
-def check_shared_documents(cd_path: str, run_path: str, run_docids: list[str], shared: int) -> None:
-    """``InputError`` when the run shares no DOCID with the collection.
-
-    A run that shares no document with the collection would be scored as
-    all missing, which says nothing about the system: that is almost always
-    the wrong file.  DOCIDs compare as the aligner pairs them (blanks at
-    either end ignored).  Raised inside the atomic write, so no output is
-    left behind.  A partial overlap is the aligner's warnings' business.
-    """
-    if shared:
-        return
-    first = f" (first: {run_docids[0]})" if run_docids else ""
-    raise InputError(
-        run_path,
-        f"a run sharing at least one DOCID with the collection {os.path.basename(cd_path)}",
-        f"none of its {len(run_docids)} documents{first}",
-    )
-
 
 # ---------------------------------------------------------------------------
 # altmor

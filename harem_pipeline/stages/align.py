@@ -72,13 +72,15 @@ Deliberate differences from the original, with reasons:
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import re
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Protocol, cast
+from itertools import compress
+from typing import IO, NamedTuple, Protocol, cast
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -94,20 +96,26 @@ from harem_pipeline.formats.alinhado import (
     ManualCheck,
     Record,
     Tag,
+    format_attributes,
+    format_line,
+    format_lines,
+    format_record_parts,
     format_tag,
+    format_tag_parts,
 )
 from harem_pipeline.formats.harem_xml import RawDocument, parse_raw_document
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
 from harem_pipeline.text.java import java_hash_order, java_trim
 from harem_pipeline.text.progress import progress
 from harem_pipeline.text.tokens import (
+    GAP,
     Mark,
     count_tokens,
     markable_tokens,
     new_counters,
     number_by_search,
     number_in_sequence,
-    tokenize,
+    upper_words_by_gap,
 )
 
 # Messages of the original, byte for byte (its "nÃo" is a typo of "não").
@@ -120,6 +128,7 @@ CHECK_ALIGNMENT = "Verifique o seguinte alinhamento: "
 OMITTED_ATTRIBUTE = ("OMITIDO", "1")
 ALT_SEPARATOR = "|"
 _SPURIOUS_KEY = "ESPURIO"
+_SPURIOUS_SHOWN = f' CATEG="{SPURIOUS_TAG}"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,6 +422,17 @@ def _plain_tree(raw: RawDocument) -> tuple[_Node, ...] | None:
     one pass over the tags; anything else (errors included)
     goes the general way.
     """
+    pieces = _plain_pieces(raw)
+    if pieces is None:
+        return None
+    try:
+        return _plain_nodes(pieces)
+    except (_NotPlain, IndexError):
+        return None
+
+
+def _plain_pieces(raw: RawDocument) -> list[str] | None:
+    """The document's content cut at its tags (text, tag, …, text, ``</DOC>``); None past plain."""
     content = raw.content
     if "MORF=" in content or "OMITIDO=" in content:
         return None
@@ -420,10 +440,7 @@ def _plain_tree(raw: RawDocument) -> tuple[_Node, ...] | None:
         content = _normalize_text(content, False)
     pieces = _PLAIN_PIECES.split(content)
     pieces.append("</DOC>")  # a sentinel: the end of the content
-    try:
-        return _plain_nodes(pieces)
-    except (_NotPlain, IndexError):
-        return None
+    return pieces
 
 
 def _plain_nodes(pieces: list[str]) -> tuple[_Node, ...]:
@@ -469,6 +486,96 @@ def _plain_nodes(pieces: list[str]) -> tuple[_Node, ...]:
             omitted = False  # what is still open is a P at most
             nodes = outer
             nodes.append(element)
+        else:
+            raise _NotPlain
+
+
+# A plain document as a flat list of items (``_plain_items``): what numbering
+# needs of it without a node per text run and per entity.  Running text
+# outside every element is a ``str``; an entity of text alone outside every
+# OMITIDO is a ``_FlatEntity``; an ALT block is its ``_AltNode`` and an OMITIDO
+# its ``_ElementNode`` subtree.  P elements vanish: nothing in them is read
+# differently for being in one.
+class _FlatEntity(NamedTuple):
+    """An entity of text alone: its attributes as numbering prints them, its text.
+
+    ``shown`` is the attributes as ``_tag_string`` writes them (`` A="v" B="w"``).
+    """
+
+    attributes: tuple[tuple[str, str], ...]
+    shown: str
+    text: str
+
+
+_Item = str | _FlatEntity | _Node
+_new_flat_entity = functools.partial(tuple.__new__, _FlatEntity)  # built in C
+
+
+def _plain_items(raw: RawDocument) -> list[_Item] | None:
+    """The items of a plain document (``_plain_tree``'s shape), or None past it.
+
+    The same documents as ``_plain_tree`` are taken, and numbering the items
+    gives what numbering its tree gives.
+    """
+    pieces = _plain_pieces(raw)
+    if pieces is None:
+        return None
+    try:
+        return _plain_flat(pieces)
+    except (_NotPlain, IndexError, ValueError):
+        return None
+
+
+def _flat_entity(tag: str, text: str) -> _FlatEntity:
+    """The entity ``<EM A="v" ...>text</EM>`` of a plain document, outside every OMITIDO."""
+    match = _PLAIN_ENTITY.fullmatch(tag)
+    if match is None:
+        raise _NotPlain
+    shown = match.group(1)
+    attributes = tuple(_PLAIN_ATTRIBUTE.findall(shown))
+    if "&" in shown:  # a value with a reference: as numbering normalises it
+        _, attributes = _entity_attributes(_EntityTag(EM_TAG, attributes), False, True)
+        shown = "".join(f' {name}="{value}"' for name, value in attributes)
+    return _new_flat_entity((attributes, shown, text))
+
+
+def _plain_flat(pieces: list[str]) -> list[_Item]:
+    """``_plain_nodes`` of ``pieces`` as items; ``_NotPlain`` past the plain shape.
+
+    (``_plain_text`` is written out in the loop: it runs once a text piece.)
+    """
+    items: list[_Item] = []
+    append = items.append
+    paragraph = -1  # where the open P's items start, if one is open
+    index = 0
+    while True:
+        text = pieces[index]
+        if text:
+            if "<" in text:
+                raise _NotPlain
+            append(_normalize_text(text, True) if "&" in text else text)
+        tag = pieces[index + 1]
+        index += 2
+        if tag.startswith("<EM "):
+            text = pieces[index]
+            if not text or "<" in text or pieces[index + 1] != "</EM>":
+                raise _NotPlain
+            append(_flat_entity(tag, _normalize_text(text, True) if "&" in text else text))
+            index += 2
+        elif tag == "<ALT>":
+            node, index, _ = _plain_alt(pieces, index, False)
+            append(node)
+        elif tag == "<OMITIDO>":
+            close = pieces.index("</OMITIDO>", index)
+            (node,) = _plain_nodes(["", tag, *pieces[index : close + 1], "", "</DOC>"])
+            append(node)
+            index = close + 1
+        elif tag == "<P>" and paragraph < 0:
+            paragraph = len(items)
+        elif tag == "</P>" and 0 <= paragraph < len(items):
+            paragraph = -1
+        elif tag == "</DOC>" and paragraph < 0:
+            return items
         else:
             raise _NotPlain
 
@@ -537,13 +644,32 @@ class _Named:
     marked: str
     marks: tuple[Mark, ...]
     omitted: bool
-    ident: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.ident = _tag_string(self.tag, self.attributes, self.marked)
+    shown: str  # the attributes as written (``format_attributes``)
+    ident: str  # the tag with its numbered text (``_tag_string``): the original's identity
 
     def gold_tag(self) -> Tag:
-        return Tag(self.tag, self.attributes, java_trim(self.text).replace("\n", " "))
+        return Tag(self.tag, self.attributes, self.gold_text())
+
+    def gold_text(self) -> str:
+        """The text of ``gold_tag``."""
+        return java_trim(self.text).replace("\n", " ")
+
+    def written(self) -> str:
+        """``format_tag(self.gold_tag())``, without the tag."""
+        return format_tag_parts(self.tag, self.shown, self.gold_text())
+
+
+def _named(
+    tag: str,
+    attributes: tuple[tuple[str, str], ...],
+    text: str,
+    marked: str,
+    marks: tuple[Mark, ...],
+    omitted: bool,
+) -> _Named:
+    shown = format_attributes(attributes)
+    ident = _tag_string(tag, shown, marked)
+    return _Named(tag, attributes, text, marked, marks, omitted, shown, ident)
 
 
 @dataclass(slots=True)
@@ -570,7 +696,7 @@ class _AltGroup:
             for item in alternative:
                 if isinstance(item, _Named):
                     for mark in item.marks:
-                        seen.setdefault(mark.numbered, mark)
+                        seen.setdefault(mark[1:], mark)  # mark.numbered
         object.__setattr__(self, "ident", ident)
         object.__setattr__(self, "marks", tuple(seen.values()))
 
@@ -592,9 +718,9 @@ class _AltGroup:
 _Aligned = _Named | _AltGroup
 
 
-def _tag_string(tag: str, attributes: tuple[tuple[str, str], ...], text: str) -> str:
-    attrs = "".join(f' {name}="{value}"' for name, value in attributes)
-    return f"<{tag}{attrs}>{text.replace(chr(10), ' ')}</{tag}>"
+def _tag_string(tag: str, shown: str, text: str) -> str:
+    """An entity's identity: its tag, attributes as written (``shown``) and numbered text."""
+    return format_tag_parts(tag, shown, text.replace("\n", " "))
 
 
 def _entity_attributes(
@@ -624,18 +750,30 @@ def _has_entity(content: Iterable[object]) -> bool:
     return any(isinstance(item, _AltEntity) for item in content)
 
 
-def _collect_markable(nodes: Sequence[_Node], keys: dict[str, None]) -> None:
-    """The CD's markable keys, in the order the original first meets them."""
-    for node in nodes:
-        if isinstance(node, _AltNode):
-            if _has_entity(node.content):
-                for item in node.content:
-                    if isinstance(item, _AltEntity):
-                        keys.update(dict.fromkeys(markable_tokens(item.text)))
-        elif isinstance(node, _ElementNode):
-            if node.kind != "P":
-                keys.update(dict.fromkeys(markable_tokens(_direct_text(node.children))))
-            _collect_markable(node.children, keys)
+def _collect_markable(items: Sequence[_Item], keys: dict[str, None]) -> None:
+    """The CD's markable keys, in the order the original first meets them.
+
+    They are the markable tokens of the texts ``_markable_texts`` gives,
+    read in one pass over those texts joined by line ends (no token spans
+    one).
+    """
+    texts: list[str] = []
+    _markable_texts(items, texts)
+    keys.update(dict.fromkeys(markable_tokens("\n".join(texts))))
+
+
+def _markable_texts(items: Sequence[_Item], texts: list[str]) -> None:
+    """The texts whose tokens are markable: each entity's and OMITIDO's own, in document order."""
+    for item in items:
+        if type(item) is _FlatEntity:
+            texts.append(item.text)
+        elif isinstance(item, _AltNode):
+            if _has_entity(item.content):
+                texts.extend(entity.text for entity in item.content if type(entity) is _AltEntity)
+        elif isinstance(item, _ElementNode):
+            if item.kind != "P":
+                texts.append(_direct_text(item.children))
+            _markable_texts(item.children, texts)
 
 
 def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGroup | None:
@@ -648,18 +786,12 @@ def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGrou
         items: list[str | _Named] = []
         for item in alternative:
             if isinstance(item, str):
-                for token in tokenize(item):
-                    count = clone.get(token.upper()) if token else None
-                    if count is None:
-                        items.append(token)
-                    else:
-                        clone[token.upper()] = count + 1
-                        items.append(Mark(token, token.upper(), count + 1).render())
+                items.extend(_alt_text_items(number_in_sequence(item, clone).marked))
             elif isinstance(item, _AltEntity):
                 marked = number_in_sequence(item.text, clone)
                 tag, attributes = _entity_attributes(item.entity, node.omitted, xml)
                 items.append(
-                    _Named(tag, attributes, item.text, marked.marked, marked.marks, node.omitted)
+                    _named(tag, attributes, item.text, marked.marked, marked.marks, node.omitted)
                 )
         numbered.append(items)
         after = clone
@@ -677,6 +809,26 @@ def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGrou
         for alt in build_alternatives(content)
     )
     return _AltGroup(alternatives, entities, node.omitted)
+
+
+# What of an ALT's text is read once numbered: its tokens trimmed one by one
+# (``build_alternatives``), so its characters up to U+0020, each a token of its
+# own, are read as nothing.
+_JAVA_BLANK_TOKENS = dict.fromkeys(range(0x21))
+_ALT_BAR = re.compile(r"(\|)")
+
+
+def _alt_text_items(marked: str) -> list[str]:
+    """A numbered ALT text as items of its alternatives: what its tokens, one item each, read as.
+
+    Only the items' concatenation between the ``|`` is ever read (the
+    block's identity and printed form), and a token trimmed is a blank
+    token gone; so the text without its blanks, cut at each ``|`` (kept as
+    an item), reads as its tokens do.
+    """
+    if not marked:  # no token: no item (an alternative may stay empty)
+        return []
+    return _ALT_BAR.split(marked.translate(_JAVA_BLANK_TOKENS))
 
 
 def _count_unread(unread: list[str], counters: dict[str, int]) -> None:
@@ -728,12 +880,12 @@ def _number_nodes(
                 _count_unread(unread, counters)
                 text = children[0].text
                 marked = number_by_search(text, counters)
-                out.append(_Named(tag, attributes, text, marked.marked, marked.marks, node.omitted))
+                out.append(_named(tag, attributes, text, marked.marked, marked.marks, node.omitted))
                 continue
             slot = len(out)
             out.append(None)
             texts = _number_nodes(children, counters, out, xml, unread, True)
-            out[slot] = _Named(
+            out[slot] = _named(
                 tag,
                 attributes,
                 _direct_text(children),
@@ -745,15 +897,87 @@ def _number_nodes(
 
 
 def _number_entities(
-    nodes: Sequence[_Node], keys: Iterable[str], xml: bool
+    items: Sequence[_Item], keys: Iterable[str], xml: bool
 ) -> tuple[list[_Aligned], dict[str, int]]:
-    """Number a document for the markable ``keys``: its entities and final counts."""
+    """Number a document (its tree's nodes, or its items) for the markable ``keys``.
+
+    Returns its entities and the final counts.  The running text outside
+    every element is counted in one pass (``_number_in_bulk``) when it
+    allows; else text by text.
+    """
     counters = new_counters(keys)
     out: list[_Aligned | None] = []
     unread: list[str] = []
-    _number_nodes(nodes, counters, out, xml, unread)
-    _count_unread(unread, counters)
+    if not _number_in_bulk(items, counters, out, xml, unread):
+        for item in items:
+            if type(item) is str:
+                unread.append(item)
+            else:
+                _number_item(item, counters, out, xml, unread)  # type: ignore[arg-type]
+        _count_unread(unread, counters)
     return [entity for entity in out if entity is not None], counters
+
+
+def _number_item(
+    item: _FlatEntity | _Node,
+    counters: dict[str, int],
+    out: list[_Aligned | None],
+    xml: bool,
+    unread: list[str],
+) -> None:
+    """Number one item that is not running text, after the running text before it."""
+    if type(item) is _FlatEntity:
+        if unread:
+            _count_unread(unread, counters)
+        attributes, shown, text = item
+        marked, marks = number_by_search(text, counters)
+        ident = f"<EM{shown}>{marked.replace(chr(10), ' ')}</EM>"  # _tag_string
+        out.append(_Named(EM_TAG, attributes, text, marked, marks, False, shown, ident))
+    else:
+        _number_nodes((item,), counters, out, xml, unread)  # type: ignore[arg-type]
+
+
+def _number_in_bulk(
+    items: Sequence[_Item],
+    counters: dict[str, int],
+    out: list[_Aligned | None],
+    xml: bool,
+    unread: list[str],
+) -> bool:
+    """Number the items with the running text's tokens found in one pass; False if it cannot.
+
+    The running text before each other item (its pieces joined by line
+    ends, as ``_count_unread`` counts them) and after the last are joined by
+    ``GAP``; only its markable tokens and the gaps are then visited, each gap
+    numbering the next item.  Declined (nothing numbered) when the text
+    holds a character ``upper_words_by_gap`` does not read, or a ``GAP``.
+    """
+    gaps: list[str] = []
+    others: list[_FlatEntity | _Node] = []
+    running: list[str] = []
+    for item in items:
+        if type(item) is str:
+            running.append(item)  # type: ignore[arg-type]
+        else:
+            gaps.append("\n".join(running))
+            running.clear()
+            others.append(item)  # type: ignore[arg-type]
+    gaps.append("\n".join(running))
+    text = GAP.join(gaps)
+    tokens = upper_words_by_gap(text)
+    if tokens is None or text.count(GAP) != len(others):
+        return False
+    wanted = set(counters)
+    wanted.add(GAP)
+    pending = iter(others)
+    for token in compress(tokens, map(wanted.__contains__, tokens)):
+        if token == GAP:
+            _number_item(next(pending), counters, out, xml, unread)
+            if unread:  # running text inside an element's subtree
+                _count_unread(unread, counters)
+        else:
+            counters[token] += 1
+    return True
 
 
 # ---------------------------------------------------------------------------
@@ -782,46 +1006,71 @@ def _run_index(run_entities: Sequence[_Aligned]) -> dict[tuple[str, int], list[_
         for named in item.entities if isinstance(item, _AltGroup) else (item,):
             if named.marks:
                 for mark in named.marks:
-                    index.setdefault(mark.numbered, []).append(named)
+                    index.setdefault(mark[1:], []).append(named)  # mark.numbered
                 continue
             empty += 1
             wrapped = f"<{empty}>{named.marked}</{empty}>"
-            alone = _Named(named.tag, named.attributes, named.text, wrapped, (), named.omitted)
+            alone = _named(named.tag, named.attributes, named.text, wrapped, (), named.omitted)
             index.setdefault((_SPURIOUS_KEY, empty), []).append(alone)
     return index
 
 
 def _shares_token(left: _Named | _AltGroup, right: _Named) -> bool:
-    numbered = {mark.numbered for mark in left.marks}
-    return any(mark.numbered in numbered for mark in right.marks)
+    numbered = {mark[1:] for mark in left.marks}  # mark.numbered, built in C
+    return any(mark[1:] in numbered for mark in right.marks)
 
 
-def _system_tags(values: Iterable[_Named | None]) -> tuple[Tag, ...] | None:
-    items = list(values)
-    tags = tuple(value.gold_tag() for value in items if value is not None)
-    return None if not tags else tags
+# A record before it is written: its gold side (a numbered CD entity, or a
+# spurious tag) and the system entities aligned to it (None: ``[null]``).
+_RecordItem = tuple[_Named | Tag, list[_Named] | None]
 
 
-def _comparable(entity: _Named, values: Sequence[_Named | None]) -> tuple[Tag, ...] | None:
-    return _system_tags(v for v in values if v is not None and _shares_token(entity, v))
+def _system(values: Iterable[_Named | None]) -> list[_Named] | None:
+    named = [value for value in values if value is not None]
+    return named or None
 
 
-def _alt_lines(group: _AltGroup, values: list[_Named | None], xml: bool) -> Iterator[Line]:
+def _comparable(entity: _Named, values: Sequence[_Named | None]) -> list[_Named] | None:
+    return _system(v for v in values if v is not None and _shares_token(entity, v))
+
+
+def _alt_lines(
+    group: _AltGroup, values: list[_Named | None], xml: bool
+) -> Iterator[_RecordItem | Line]:
     yield AltOpen(None)
     missing = None in values
     for number, alternative in enumerate(group.alternatives, start=1):
         yield AltOpen(number)
         named = [item for item in alternative if isinstance(item, _Named)]
         for entity in named:
-            system = _system_tags(values) if missing else _comparable(entity, values)
-            yield Record(entity.gold_tag(), system)
+            system = _system(values) if missing else _comparable(entity, values)
+            yield entity, system
         if not named and not missing:
             for value in values:
                 if value is not None:
                     gold = _spurious_tag(java_trim(value.text).replace("\n", " "), xml)
-                    yield Record(gold, _comparable(value, values))
+                    yield gold, _comparable(value, values)
         yield AltClose(number)
     yield AltClose(None)
+
+
+def _as_line(item: _RecordItem | Line) -> Line:
+    """A record as a ``Record`` line (other lines as they are)."""
+    if not isinstance(item, tuple):
+        return item
+    gold, system = item
+    tag = gold.gold_tag() if isinstance(gold, _Named) else gold
+    return Record(tag, None if system is None else tuple(value.gold_tag() for value in system))
+
+
+def _as_text(item: _RecordItem | Line) -> str:
+    """``format_line(_as_line(item))``, written without building the line."""
+    if not isinstance(item, tuple):
+        return format_line(item)
+    gold, system = item
+    written = gold.written() if isinstance(gold, _Named) else format_tag(gold)
+    listed = None if system is None else [value.written() for value in system]
+    return format_record_parts(written, listed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -846,12 +1095,16 @@ def _align_numbered(
     faults: dict[str, tuple[_Aligned, dict[str, None]]] = {}
     cd_idents: set[str] = set()
     for entity in cd_entities:
-        cd_idents.add(entity.ident)
-        entry = entries.setdefault(entity.ident, _Entry(entity))
+        ident = entity.ident
+        cd_idents.add(ident)
+        entry = entries.get(ident)
+        if entry is None:
+            entry = entries[ident] = _Entry(entity)
         found = False
+        values = entry.values
         for mark in entity.marks:
-            for run_entity in index.get(mark.numbered, ()):
-                entry.values.setdefault(run_entity.ident, run_entity)
+            for run_entity in index.get(mark[1:], ()):  # mark.numbered
+                values.setdefault(run_entity.ident, run_entity)
                 aligned.add(run_entity.ident)
                 found = True
         if found:
@@ -885,10 +1138,11 @@ def _align_numbered(
 
 
 def _spurious_ident(marked: str) -> str:
-    return _tag_string(EM_TAG, (("CATEG", SPURIOUS_TAG),), marked)
+    return _tag_string(EM_TAG, _SPURIOUS_SHOWN, marked)
 
 
-def _record_lines(alignment: _DocumentAlignment, xml: bool) -> Iterator[Line]:
+def _record_items(alignment: _DocumentAlignment, xml: bool) -> Iterator[_RecordItem | Line]:
+    """The document's records in order (ALT blocks with their ALT lines)."""
     texts = alignment.spurious_texts
     for entry in alignment.entries:
         key = entry.key
@@ -904,10 +1158,10 @@ def _record_lines(alignment: _DocumentAlignment, xml: bool) -> Iterator[Line]:
         if isinstance(key, _AltGroup):
             yield from _alt_lines(key, values, xml)
         elif isinstance(key, _Named):
-            yield Record(key.gold_tag(), _system_tags(values))
+            yield key, _system(values)
         else:
             text = _strip_marks(texts[key])
-            yield Record(_spurious_tag(text.replace("\n", " "), xml), _system_tags(values))
+            yield _spurious_tag(text.replace("\n", " "), xml), _system(values)
 
 
 _MARK_RE = re.compile(r"<(\d+)>([^<]*)</\d+>")
@@ -942,8 +1196,20 @@ def align_documents(
     ``check_counts`` False skips the comparison of occurrence counts (used
     for a CD document the run lacks, aligned against its own bare text).
     """
-    cd_nodes = _document_tree(cd_doc, cd_path, xml)
-    run_nodes = _document_tree(run_doc, run_path, xml)
+    return list(map(_as_line, _body_items(cd_doc, run_doc, xml, cd_path, run_path, check_counts)))
+
+
+def _body_items(
+    cd_doc: Document | RawDocument,
+    run_doc: Document | RawDocument,
+    xml: bool,
+    cd_path: str,
+    run_path: str,
+    check_counts: bool,
+) -> list[_RecordItem | Line]:
+    """``align_documents``'s lines, its records not yet written (``_as_line``, ``_as_text``)."""
+    cd_nodes = _document_items(cd_doc, cd_path, xml)
+    run_nodes = _document_items(run_doc, run_path, xml)
     keys: dict[str, None] = {}
     _collect_markable(cd_nodes, keys)
     cd_entities, cd_counts = _number_entities(cd_nodes, keys, xml)
@@ -956,10 +1222,10 @@ def align_documents(
         if differing:
             potential = java_hash_order(differing, size=len(keys))
     alignment = _align_numbered(cd_entities, run_entities, potential)
-    lines: list[Line] = []
+    lines: list[_RecordItem | Line] = []
     if alignment.faults:
         lines.append(_manual_check(alignment.faults))
-    lines.extend(_record_lines(alignment, xml))
+    lines.extend(_record_items(alignment, xml))
     return lines
 
 
@@ -1163,25 +1429,43 @@ class DocumentPair:
     run_path: str
 
 
-def _document_tree(doc: Document | RawDocument, path: str, xml: bool) -> tuple[_Node, ...]:
-    """A document's tree: read from its text when it is a plain one as written."""
+def _document_items(doc: Document | RawDocument, path: str, xml: bool) -> Sequence[_Item]:
+    """What numbering reads of a document: its items when it is a plain one as written,
+    else its tree's nodes."""
     if isinstance(doc, RawDocument):
-        nodes = _plain_tree(doc)
-        if nodes is not None:
-            return nodes
+        items = _plain_items(doc)
+        if items is not None:
+            return items
         doc = parse_raw_document(doc, path)
     return _build_document_tree(doc, path, xml)
 
 
 def pair_lines(pair: DocumentPair) -> list[Line]:
     """The ``.alinhado`` block of one document pair (document line, records, blank lines)."""
-    cd_doc, run_doc, check_counts = pair.cd_doc, pair.run_doc, True
-    if run_doc is None:
-        if isinstance(cd_doc, RawDocument):
-            cd_doc = parse_raw_document(cd_doc, pair.cd_path)
-        run_doc, check_counts = _bare(cd_doc), False
-    body = align_documents(cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path, check_counts)
-    return _document_block(cd_doc, run_doc, pair.xml, body)
+    cd_doc, run_doc, check_counts = _pair_documents(pair)
+    body = _body_items(cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path, check_counts)
+    return _document_block(cd_doc, run_doc, pair.xml, list(map(_as_line, body)))
+
+
+def pair_text(pair: DocumentPair) -> str:
+    """``format_lines(pair_lines(pair))``, its records written without building their lines."""
+    cd_doc, run_doc, check_counts = _pair_documents(pair)
+    body = _body_items(cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path, check_counts)
+    first, *rest = _document_block(cd_doc, run_doc, pair.xml, [])
+    records = "".join([_as_text(item) + "\n" for item in body])  # every line ends in LF
+    return format_lines([first]) + records + format_lines(rest)
+
+
+def _pair_documents(
+    pair: DocumentPair,
+) -> tuple[Document | RawDocument, Document | RawDocument, bool]:
+    """The pair's two documents, and whether their counts are compared (a run document)."""
+    if pair.run_doc is not None:
+        return pair.cd_doc, pair.run_doc, True
+    cd_doc = pair.cd_doc
+    if isinstance(cd_doc, RawDocument):
+        cd_doc = parse_raw_document(cd_doc, pair.cd_path)
+    return cd_doc, _bare(cd_doc), False
 
 
 class DocumentSource(Protocol):

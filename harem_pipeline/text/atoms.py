@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import re
 
-from harem_pipeline.text.tokens import is_letter_or_digit
+from harem_pipeline.text.tokens import MAYBE_ODD, is_letter_or_digit
 
 _ATOM = re.compile(r"[^\W_]+")
 # Below U+0100 every character ``_ATOM`` takes is a letter or a decimal digit
 # but the six numerics ² ³ ¹ ¼ ½ ¾; a text with none of these (nor anything
-# past Latin-1) needs no character-by-character check.
-_MAYBE_OTHER_NUMERIC = re.compile("[\u00b2\u00b3\u00b9\u00bc-\u00be\u0100-\U0010ffff]")
+# past Latin-1: ``MAYBE_ODD``) needs no character-by-character check.
 _find_atoms = _ATOM.findall
-_maybe_other_numeric = _MAYBE_OTHER_NUMERIC.search
+_maybe_other_numeric = MAYBE_ODD.search
 
 
 def atoms(text: str) -> list[str]:

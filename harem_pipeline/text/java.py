@@ -14,14 +14,13 @@ from typing import TypeVar
 T = TypeVar("T", bound=Hashable)
 
 
+# What Java's ``String.trim`` strips: every character up to U+0020.
+_JAVA_BLANKS = "".join(map(chr, range(0x21)))
+
+
 def java_trim(text: str) -> str:
     """Strip characters up to U+0020 at both ends (Java ``String.trim``)."""
-    start, end = 0, len(text)
-    while start < end and text[start] <= " ":
-        start += 1
-    while end > start and text[end - 1] <= " ":
-        end -= 1
-    return text[start:end]
+    return text.strip(_JAVA_BLANKS)
 
 
 def java_string_hash(text: str | None) -> int:

@@ -27,6 +27,7 @@ Unicode by the tests); a text holding one is numbered token by token.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache
@@ -67,7 +68,9 @@ _CASED_SEPARATORS = "\u0345\u2170-\u217f\u24d0-\u24e9"
 _CASED_SEPARATOR = re.compile(f"[{_CASED_SEPARATORS}]")
 # Where ``_WORD`` may take a numeric that is no letter: the six of Latin-1
 # (² ³ ¹ ¼ ½ ¾) or any character past it (then ``_odd_numeric`` decides).
-_MAYBE_ODD = re.compile("[\u00b2\u00b3\u00b9\u00bc-\u00be\u0100-\U0010ffff]")
+# (Written as the complement of the rest of Latin-1: a class running to U+10FFFF
+# takes the regular-expression compiler about 10 ms, at every start.)
+MAYBE_ODD = re.compile("[^\x00-\xb1\xb4-\xb8\xba\xbb\xbf-\xff]")
 
 
 @cache
@@ -79,7 +82,7 @@ def _odd_numeric() -> re.Pattern[str]:
 
 def _exact_words(text: str) -> bool:
     """True when ``_WORD`` alone cuts ``text`` into its word tokens."""
-    return not _MAYBE_ODD.search(text) or not _odd_numeric().search(text)
+    return not MAYBE_ODD.search(text) or not _odd_numeric().search(text)
 
 
 def word_spans(text: str) -> Iterator[tuple[int, str]]:
@@ -184,9 +187,30 @@ def number_in_sequence(text: str, counters: dict[str, int]) -> MarkedText:
     advanced in place (a key absent from it is not markable).  This is how
     entity texts inside ``ALT`` blocks and the plain text between them are
     numbered.
+
+    A text with no cased separator and no odd numeric (nothing past
+    ``MAYBE_ODD``) has no separator that can be counted, and its word
+    tokens are ``_WORD``'s matches, wrapped where they are.
     """
     pieces: list[str] = []
     marks: list[Mark] = []
+    if not MAYBE_ODD.search(text):
+        cursor = 0
+        for match in _WORD.finditer(text):
+            token = match.group()
+            key = token.upper()
+            count = counters.get(key)
+            if count is None:
+                continue
+            count += 1
+            counters[key] = count
+            marks.append(_new_mark((token, key, count)))
+            start = match.start()
+            pieces.append(text[cursor:start])
+            pieces.append(f"<{count}>{token}</{count}>")  # Mark.render
+            cursor = start + len(token)
+        pieces.append(text[cursor:])
+        return _new_marked(("".join(pieces), tuple(marks)))
     for token in tokenize(text):
         key = token.upper()
         count = counters.get(key) if token else None
@@ -198,7 +222,7 @@ def number_in_sequence(text: str, counters: dict[str, int]) -> MarkedText:
         mark = Mark(token, key, count)
         marks.append(mark)
         pieces.append(mark.render())
-    return MarkedText("".join(pieces), tuple(marks))
+    return _new_marked(("".join(pieces), tuple(marks)))
 
 
 def number_by_search(text: str, counters: dict[str, int]) -> MarkedText:
@@ -214,14 +238,17 @@ def number_by_search(text: str, counters: dict[str, int]) -> MarkedText:
     ``markable_tokens`` gives them), so only word tokens and the cased
     separators can ever be counted.
     """
-    tokens = tokenize(text) if _CASED_SEPARATOR.search(text) else word_tokens(text)
+    if not MAYBE_ODD.search(text):  # no cased separator, no odd numeric (they are past it)
+        tokens = _WORD.findall(text)
+    elif _CASED_SEPARATOR.search(text):
+        tokens = [token for token in tokenize(text) if token]
+    else:
+        tokens = word_tokens(text)
     pieces: list[str] = []
     marks: list[Mark] = []
     cursor = 0
     get = counters.get
     for token in tokens:
-        if not token:
-            continue
         key = token.upper()
         count = get(key)
         if count is None:
@@ -231,13 +258,19 @@ def number_by_search(text: str, counters: dict[str, int]) -> MarkedText:
         found = text.find(token, cursor)
         if found < 0:
             continue
-        mark = Mark(token, key, count)
-        marks.append(mark)
+        marks.append(_new_mark((token, key, count)))
         pieces.append(text[cursor:found])
-        pieces.append(mark.render())
+        pieces.append(f"<{count}>{token}</{count}>")  # Mark.render
         cursor = found + len(token)
+    if not marks:
+        return _new_marked((text, ()))
     pieces.append(text[cursor:])
-    return MarkedText("".join(pieces), tuple(marks))
+    return _new_marked(("".join(pieces), tuple(marks)))
+
+
+# Building the named tuples from a tuple, in C (their own constructor is Python code).
+_new_mark = functools.partial(tuple.__new__, Mark)
+_new_marked = functools.partial(tuple.__new__, MarkedText)
 
 
 def count_tokens(text: str, counters: dict[str, int]) -> None:
@@ -247,11 +280,53 @@ def count_tokens(text: str, counters: dict[str, int]) -> None:
     and ``OMITIDO``): the counts are the same because a search that fails
     still spends its count.
     """
-    if _CASED_SEPARATOR.search(text) or not _exact_words(text):
+    if MAYBE_ODD.search(text) and (_CASED_SEPARATOR.search(text) or not _exact_words(text)):
         number_by_search(text, counters)
         return
     for key in filter(counters.__contains__, map(str.upper, _WORD.findall(text))):
         counters[key] += 1
+
+
+# Counting long running texts in C: a Latin-1 text's word tokens, upper-cased,
+# are its bytes with every letter upper-cased, every character that is neither
+# letter nor decimal digit made a blank and every digit set apart, split at the
+# blanks.  Three Latin-1 letters have an upper case that is no Latin-1 letter
+# (ß, ÿ, µ): a text holding one, or a character past Latin-1, is not read so.
+GAP = "\x01"
+_NOT_LATIN_UPPER = re.compile("[^\x00-\xb4\xb6-\xde\xe0-\xfe]")  # ß ÿ µ, past Latin-1
+
+
+def _latin_upper_table() -> bytes:
+    table = bytearray(b" " * 256)
+    for code in range(256):
+        char = chr(code)
+        if char.isdecimal():
+            table[code] = code
+        elif char.isalpha() and len(char.upper()) == 1 and ord(char.upper()) < 256:
+            table[code] = ord(char.upper())
+    table[ord(GAP)] = ord(GAP)
+    return bytes(table)
+
+
+_LATIN_UPPER = _latin_upper_table()
+_SET_APART = [(bytes([code]), b" %c " % code) for code in b"0123456789\x01"]
+
+
+def upper_words_by_gap(text: str) -> list[str] | None:
+    """The upper-cased word tokens of ``text``, with ``GAP`` kept as a token of its own.
+
+    For ``text = GAP.join(pieces)`` (no piece holding ``GAP``) this is
+    ``[token.upper() for token in word_tokens(piece)]`` piece after piece,
+    with ``GAP`` between the pieces' tokens; found without a regular
+    expression.  None when a piece holds a character past Latin-1 or one of
+    ß, ÿ, µ (read those with ``word_tokens``).
+    """
+    if _NOT_LATIN_UPPER.search(text):
+        return None
+    data = text.encode("latin-1").translate(_LATIN_UPPER)
+    for alone, apart in _SET_APART:
+        data = data.replace(alone, apart)
+    return data.decode("latin-1").split()
 
 
 def new_counters(keys: Iterable[str]) -> dict[str, int]:

@@ -1,0 +1,353 @@
+"""The aligner's flat numbering: plain documents numbered from a flat list of items.
+
+``_plain_items`` reads a plain document as written into running texts,
+entities of text alone, ALT blocks and OMITIDO subtrees, without a node per
+text run and entity; numbering those items (and collecting the CD's
+markable keys from them) must give what the document's tree gives, and the
+items must exist for exactly the documents whose plain tree does.  Checked
+on every shipped document and on generated ones that mix the plain shape
+with everything past it.  The records written straight as text
+(``pair_text``) must be the record lines formatted; and the cheaper token
+counting and Java trim must be their plain definitions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import format_lines
+from harem_pipeline.formats.harem_xml import (
+    NotPlainCollection,
+    RawDocument,
+    open_collection,
+    open_plain_collection,
+    split_documents,
+)
+from harem_pipeline.pipeline.align_steps import _batched
+from harem_pipeline.stages import align
+from harem_pipeline.stages.align import (
+    DocumentPair,
+    _AltEntity,
+    _AltGroup,
+    _AltNode,
+    _collect_markable,
+    _EntityTag,
+    _number_alt,
+    _number_entities,
+    _plain_items,
+    _plain_tree,
+    document_pairs,
+    pair_lines,
+    pair_text,
+)
+from harem_pipeline.text.java import java_trim
+from harem_pipeline.text.textio import detect_file_encoding
+from harem_pipeline.text.tokens import (
+    _NOT_LATIN_UPPER,
+    GAP,
+    MAYBE_ODD,
+    count_tokens,
+    markable_tokens,
+    new_counters,
+    number_by_search,
+    number_in_sequence,
+    tokenize,
+    upper_words_by_gap,
+    word_tokens,
+)
+from tests.helpers.align_documents import ITEM, PLAIN_FILES, SECOND_CD, SECOND_RUN
+from tests.helpers.paths import DATA
+
+FIRST_CD = DATA / "first-harem" / "ColeccaoDouradaHAREM.txt"
+FIRST_RUN = DATA / "campaign" / "sim-average.txt.gz"
+EXAMPLE = DATA / "lampada2" / "exemplo1"
+OMITIDO_P = DATA / "reference" / "omitido-p"
+
+
+def _keys_of(nodes: object) -> list[str]:
+    keys: dict[str, None] = {}
+    _collect_markable(nodes, keys)  # type: ignore[arg-type]
+    return list(keys)
+
+
+def _assert_items_number_as_the_tree(raw: RawDocument, extra: list[str]) -> None:
+    tree = _plain_tree(raw)
+    items = _plain_items(raw)
+    assert (items is None) == (tree is None), raw.docid
+    if tree is None or items is None:
+        return
+    keys = _keys_of(tree)
+    assert _keys_of(items) == keys
+    for chosen in (keys, [*keys, *extra], extra):
+        assert _number_entities(items, chosen, True) == _number_entities(tree, chosen, True)
+
+
+@pytest.mark.parametrize("path", PLAIN_FILES, ids=lambda p: p.name)
+def test_shipped_documents_number_from_items_as_from_their_tree(path: Path) -> None:
+    raws = list(split_documents(path, detect_file_encoding(path)))
+    taken = 0
+    for raw in raws:
+        # keys of the document itself, and some its CD might have (as a run is numbered)
+        extra = markable_tokens(raw.content[::7])[:50]
+        _assert_items_number_as_the_tree(raw, extra)
+        taken += _plain_items(raw) is not None
+    if len(raws) > 100:  # the collections: the flat way is the common one
+        assert taken > 0.9 * len(raws)
+
+
+@settings(derandomize=True, deadline=None, max_examples=400)
+@given(st.lists(ITEM, max_size=6).map("".join), st.lists(st.sampled_from(["A", "Ç", "AÇ"])))
+def test_generated_documents_number_from_items_as_from_their_tree(
+    body: str, extra: list[str]
+) -> None:
+    _assert_items_number_as_the_tree(RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 3), extra)
+
+
+def test_an_omitido_in_a_paragraph_and_a_paragraph_in_an_omitido() -> None:
+    bodies = [
+        '<P>a <OMITIDO>Porto <EM ID="1">Porto</EM> b</OMITIDO> Porto</P><EM ID="2">Porto</EM>',
+        '<OMITIDO><P>Porto <EM ID="1">Porto</EM></P></OMITIDO> <EM ID="2">Porto</EM>',
+        '<P>x <ALT><EM ID="1">Porto</EM>|Porto</ALT> Porto <EM ID="2">Porto</EM></P>',
+        '<P>x</P><P></P><EM ID="2">Porto</EM>',
+        '<EM ID="1" CATEG="A&amp;B">Porto</EM> <EM ID="2">Porto &amp; Braga</EM>',
+    ]
+    for body in bodies:
+        _assert_items_number_as_the_tree(RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 1), [])
+
+
+_TRICKY = "aZ09 -,.|ãÇ²½Ⅻⅰⓐ\u0345\u0301_ß\n"
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(st.text(alphabet=_TRICKY, max_size=40), st.text(alphabet=_TRICKY, max_size=12))
+def test_counting_advances_the_counters_as_numbering_does(text: str, entity: str) -> None:
+    keys = [*markable_tokens(entity), *(c.upper() for c in entity if c in "ⅰⓐ\u0345")]
+    counted, numbered = new_counters(keys), new_counters(keys)
+    count_tokens(text, counted)
+    number_by_search(text, numbered)
+    assert counted == numbered
+
+
+def _java_trim_by_character(text: str) -> str:
+    start, end = 0, len(text)
+    while start < end and text[start] <= " ":
+        start += 1
+    while end > start and text[end - 1] <= " ":
+        end -= 1
+    return text[start:end]
+
+
+@settings(derandomize=True, max_examples=300)
+@given(st.text(alphabet=" \t\n\r\x00\x1f\x20\x21a\u00a0\u2003é"))
+def test_java_trim_strips_what_java_strips(text: str) -> None:
+    assert java_trim(text) == _java_trim_by_character(text)
+
+
+# --- records written as text: what formatting the record lines gives -------------
+
+_PAIRED_FILES = [
+    (SECOND_CD, SECOND_RUN),
+    (SECOND_CD, SECOND_CD),
+    (FIRST_CD, FIRST_RUN),
+    (EXAMPLE / "CDexemplo.xml", EXAMPLE / "ficheiro.xml"),
+    (OMITIDO_P / "cd.xml", OMITIDO_P / "run.xml"),
+    (DATA / "lampada2" / "CDPrimeiroHAREMMiniHAREM.xml.gz", SECOND_RUN),  # no shared DOCID
+]
+
+
+@pytest.mark.parametrize(("cd", "run"), _PAIRED_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("plain", [True, False], ids=["as-written", "parsed"])
+def test_pair_text_is_the_pair_lines_formatted(cd: Path, run: Path, plain: bool) -> None:
+    opened = open_plain_collection if plain else open_collection
+    try:
+        cd_stream, run_stream = opened(cd), opened(run)
+        pairs = list(document_pairs(cd_stream, run_stream, []))
+    except NotPlainCollection:
+        assert plain
+        return
+    for pair in pairs:
+        assert pair_text(pair) == format_lines(pair_lines(pair))
+
+
+@settings(derandomize=True, deadline=None, max_examples=200)
+@given(st.lists(ITEM, max_size=5).map("".join), st.lists(ITEM, max_size=5).map("".join))
+def test_pair_text_of_generated_documents(cd_body: str, run_body: str) -> None:
+    cd = RawDocument("d", f'<DOC DOCID="d">{cd_body}</DOC>', 1)
+    run = RawDocument("d", f'<DOC DOCID="d">{run_body}</DOC>', 1)
+    for pair in (DocumentPair(cd, run, True, "cd", "run"), DocumentPair(cd, None, True, "cd", "r")):
+        try:
+            expected = format_lines(pair_lines(pair))
+        except (InputError, NotPlainCollection) as error:
+            with pytest.raises(type(error)):
+                pair_text(pair)
+            continue
+        assert pair_text(pair) == expected
+
+
+# --- running text counted in one pass: what counting it text by text gives --------
+
+_LATIN = "aZç09 -,.|ÇãÿßµªºÀ²½_\n\t\x00"
+
+
+@settings(derandomize=True, max_examples=400)
+@given(st.lists(st.text(alphabet=_LATIN + "Ⅻⓐ\u0345Ω", max_size=15), max_size=5))
+def test_upper_words_by_gap_are_the_word_tokens_upper_cased(pieces: list[str]) -> None:
+    expected: list[str] = []
+    for index, piece in enumerate(pieces):
+        if index:
+            expected.append(GAP)
+        expected += [token.upper() for token in word_tokens(piece)]
+    found = upper_words_by_gap(GAP.join(pieces))
+    if any(c in "".join(pieces) for c in "ÿßµⅫⓐ\u0345Ω"):
+        assert found is None
+    else:
+        assert found == expected
+
+
+def _numbered_text_by_text(items: object, keys: list[str]) -> object:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(align, "_number_in_bulk", lambda *args: False)
+        return _number_entities(items, keys, True)  # type: ignore[arg-type]
+
+
+def _assert_bulk_numbering_is_text_by_text(raw: RawDocument, extra: list[str]) -> None:
+    for items in (_plain_items(raw), _plain_tree(raw)):
+        if items is None:
+            return
+        keys = _keys_of(items)
+        for chosen in (keys, [*keys, *extra]):
+            assert _number_entities(items, chosen, True) == _numbered_text_by_text(items, chosen)
+
+
+@pytest.mark.parametrize("path", PLAIN_FILES[:4], ids=lambda p: p.name)
+def test_shipped_documents_number_in_bulk_as_text_by_text(path: Path) -> None:
+    for raw in split_documents(path, detect_file_encoding(path)):
+        _assert_bulk_numbering_is_text_by_text(raw, markable_tokens(raw.content[::5])[:80])
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(
+    st.lists(ITEM, max_size=6).map("".join),
+    st.sampled_from(["a", "ß", "ÿ", "µ", "Ⅻ", "\x01", "²", "1"]),
+    st.lists(st.sampled_from(["A", "Ç", "AÇ", "SS", "Ÿ", "1"])),
+)
+def test_generated_documents_number_in_bulk_as_text_by_text(
+    body: str, odd: str, extra: list[str]
+) -> None:
+    body = body.replace("a", odd, 1)
+    raw = RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 3)
+    _assert_bulk_numbering_is_text_by_text(raw, extra)
+
+
+# --- ALT blocks: numbered text read as whole texts, not token by token -------------
+
+
+def _number_in_sequence_by_tokens(text: str, counters: dict[str, int]) -> tuple[str, list]:
+    """``number_in_sequence`` as the original steps through ``tokenize``."""
+    pieces, marks = [], []
+    for token in tokenize(text):
+        count = counters.get(token.upper()) if token else None
+        if count is None:
+            pieces.append(token)
+            continue
+        counters[token.upper()] = count + 1
+        marks.append((token, token.upper(), count + 1))
+        pieces.append(f"<{count + 1}>{token}</{count + 1}>")
+    return "".join(pieces), marks
+
+
+@settings(derandomize=True, deadline=None, max_examples=400)
+@given(st.text(alphabet=_TRICKY, max_size=40), st.text(alphabet=_TRICKY, max_size=12))
+def test_number_in_sequence_steps_through_the_tokens(text: str, entity: str) -> None:
+    keys = [*markable_tokens(entity), *(c.upper() for c in entity if c in "ⅰⓐ\u0345")]
+    fast, slow = new_counters(keys), new_counters(keys)
+    marked = number_in_sequence(text, fast)
+    assert (marked.marked, [tuple(mark) for mark in marked.marks]) == (
+        _number_in_sequence_by_tokens(text, slow)
+    )
+    assert fast == slow
+
+
+def _alt_by_tokens(node: _AltNode, counters: dict[str, int]) -> object:
+    """``_number_alt`` with each text's tokens an item of their own (the original's reading)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(align, "_alt_text_items", lambda marked: tokenize(marked))
+        return _number_alt(node, counters, True)
+
+
+def _shown(group: object) -> object:
+    if group is None:
+        return None
+    assert isinstance(group, _AltGroup)
+    named = [[item for item in alt if not isinstance(item, str)] for alt in group.alternatives]
+    return group.ident, group.plain_string(), group.entities, group.marks, named
+
+
+_ALT_TEXT = st.text(alphabet="aA ç|\n\t.,1ⅰ", max_size=8)
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(
+    st.lists(st.lists(st.one_of(_ALT_TEXT, st.just("<EM>")), max_size=4), min_size=1, max_size=3),
+    st.lists(st.sampled_from(["A", "AA", "Ç", "1", "Ⅰ"])),
+)
+def test_alt_texts_read_as_their_tokens_read(
+    alternatives: list[list[str]], keys: list[str]
+) -> None:
+    content: list[object] = []
+    for index, alternative in enumerate(alternatives):
+        if index:
+            content.append("|")
+        for part in alternative:
+            if part == "<EM>":
+                entity = _EntityTag("EM", (("ID", str(len(content))),))
+                content.append(_AltEntity(entity, "a A Ç 1"))
+            else:
+                content.append(part)
+    node = _AltNode(tuple(content), False)  # type: ignore[arg-type]
+    mine, theirs = new_counters(keys), new_counters(keys)
+    assert _shown(_number_alt(node, mine, True)) == _shown(_alt_by_tokens(node, theirs))
+    assert mine == theirs
+
+
+def test_the_odd_character_classes_are_what_they_say() -> None:
+    # written as complements (a class up to U+10FFFF is slow to compile at every start)
+    everything = [chr(code) for code in range(0x110000)]
+    odd = {c for c in everything if c in "²³¹¼½¾" or c > "\xff"}
+    assert {c for c in everything if MAYBE_ODD.match(c)} == odd
+    not_latin_upper = {c for c in everything if c in "ßÿµ" or c > "\xff"}
+    assert {c for c in everything if _NOT_LATIN_UPPER.match(c)} == not_latin_upper
+    # and they are the Latin-1 letters whose upper case is no single Latin-1 letter
+    latin = [chr(code) for code in range(256)]
+    cased_away = {
+        c for c in latin if c.isalpha() and not ("\xff" >= c.upper() and len(c.upper()) == 1)
+    }
+    assert cased_away == set("ßÿµ")
+
+
+def _reading(count: int, failing_at: int | None):
+    for index in range(count):
+        if index == failing_at:
+            raise InputError("run.xml", "a document", "trouble")
+        yield index
+
+
+@pytest.mark.parametrize("failing_at", [None, 0, 3, 4, 5, 9])
+def test_pairs_go_to_the_workers_in_batches_and_a_reading_error_after_them(
+    failing_at: int | None,
+) -> None:
+    batches = _batched(_reading(10, failing_at), 4)  # type: ignore[arg-type]
+    read: list[int] = []
+    if failing_at is None:
+        assert list(batches) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+        return
+    with pytest.raises(InputError):
+        for batch in batches:
+            assert len(batch) <= 4
+            read += batch
+    assert read == list(range(failing_at))
