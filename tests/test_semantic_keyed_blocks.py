@@ -195,6 +195,18 @@ def one_match_per_line(lines: list[str], last_end: bool) -> None:
 # ---------------------------------------------------------------------------
 # Generated files
 
+
+def emir_and_ida_both_ways(text: str, veu: Path) -> None:
+    """``text`` as a ``.veu``: every Emir variant on it, and Ida on its general Emir file,
+    on the blocks and on the general reader."""
+    veu.write_bytes(text.encode("latin-1"))
+    for stage in EMIR_STAGES:
+        emir_both_ways(veu, stage)
+    emir = general_emir(veu)
+    if emir is not None:
+        tallies_both_ways(emir)
+
+
 SLOW = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -203,13 +215,7 @@ SLOW = settings(
 @SLOW
 @given(text=veu_files())
 def test_emir_and_ida_blocks_on_generated_files(text: str, tmp_path: Path) -> None:
-    veu = tmp_path / "g.veu"
-    veu.write_bytes(text.encode("latin-1"))
-    for stage in EMIR_STAGES:
-        emir_both_ways(veu, stage)
-    emir = general_emir(veu)
-    if emir is not None:
-        tallies_both_ways(emir)
+    emir_and_ida_both_ways(text, tmp_path / "g.veu")
 
 
 @SLOW
@@ -227,10 +233,4 @@ def test_emir_and_ida_blocks_on_records_of_one_key(
     text = "\n".join(lines)
     if cut == 1:
         text = text.removesuffix("\n")
-    veu = tmp_path / "r.veu"
-    veu.write_bytes(text.encode("latin-1"))
-    for stage in EMIR_STAGES:
-        emir_both_ways(veu, stage)
-    emir = general_emir(veu)
-    if emir is not None:
-        tallies_both_ways(emir)
+    emir_and_ida_both_ways(text, tmp_path / "r.veu")
