@@ -8,6 +8,7 @@ import functools
 import gzip
 import hashlib
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Line, format_line, iter_lines, parse_lines
-from harem_pipeline.formats.semantic import iter_semantic_lines
+from harem_pipeline.formats.semantic import iter_semantic_lines, parse_semantic_line
 from harem_pipeline.stages.alts import organise_alts
 from harem_pipeline.stages.emir import EmirParams, evaluate_lines, parse_weights
 from harem_pipeline.stages.ida import SemanticTally, tally_semantic
@@ -122,13 +123,36 @@ def general_written(
     reader gives the same lines at any chunk size (test_record_fast_paths), so the text
     is the same.  A stage that fails is run again each time, so each reports its own error.
     """
-    key = (hashlib.sha256(path.read_bytes()).digest(), stage, marker, parse)
+    digest = hashlib.sha256(path.read_bytes()).digest()
+    key = (digest, stage, marker, parse)
     text = GENERAL_WRITTEN.get(key)
     if text is None:
-        lines = iter_lines(path, parse)[1] if read is None else read()
+        if read is None:
+            lines = general_lines(digest, parse, lambda: iter_lines(path, parse)[1])
+        else:
+            lines = read()
         text = written(stage(lines, str(path)), marker)
         GENERAL_WRITTEN[key] = text
     return text
+
+
+GENERAL_READINGS: OrderedDict[tuple, tuple[Line, ...]] = OrderedDict()
+"""The last few files read by :func:`general_lines`, by their bytes and line parser."""
+
+
+def general_lines(digest: bytes, parse: Callable, read: Callable[[], Iterable]) -> Iterable:
+    """``read()``'s lines, read once for the several stages and views the general path
+    runs on the same file in turn (the lines are immutable).  A reading that fails is not
+    kept: the caller then reads lazily, so its own error comes first, as it would."""
+    key = (digest, parse)
+    if key not in GENERAL_READINGS:
+        try:
+            GENERAL_READINGS[key] = tuple(read())
+        except InputError:
+            return read()
+        while len(GENERAL_READINGS) > 4:  # a few files at a time, not the suite's
+            GENERAL_READINGS.popitem(last=False)
+    return iter(GENERAL_READINGS[key])
 
 
 GENERAL_TALLIES: dict[tuple, SemanticTally] = {}
@@ -139,9 +163,10 @@ def general_tally(path: Path, views: bool | None) -> SemanticTally:
     """Ida's counts of ``path`` read by the general reader (``first_harem=views``), worked
     out once per process for the test modules that hold Ida's fast paths to them; a
     reading or count that fails is done again each time (each reports its own error)."""
-    key = (hashlib.sha256(path.read_bytes()).digest(), views)
+    digest = hashlib.sha256(path.read_bytes()).digest()
+    key = (digest, views)
     if key not in GENERAL_TALLIES:
-        lines = iter_semantic_lines(path)[1]
+        lines = general_lines(digest, parse_semantic_line, lambda: iter_semantic_lines(path)[1])
         GENERAL_TALLIES[key] = tally_semantic(lines, str(path), first_harem=views)
     return GENERAL_TALLIES[key]
 
