@@ -702,9 +702,12 @@ def format_line(item: Line, marker: str | None = None) -> str:
 
 def format_tag_list(tags: tuple[Tag, ...] | None) -> str:
     """``[null]`` for None, else ``[TAG, TAG…]``."""
-    if tags is None:
-        return NULL_LIST
-    return "[" + ", ".join(format_tag(tag) for tag in tags) + "]"
+    return _written_list(None if tags is None else map(format_tag, tags))
+
+
+def _written_list(tags: Iterable[str] | None) -> str:
+    """``[null]`` for None, else ``[TAG, TAG…]`` of tags already written."""
+    return NULL_LIST if tags is None else "[" + ", ".join(tags) + "]"
 
 
 def format_record_parts(gold: str, system: Iterable[str] | None) -> str:
@@ -713,8 +716,7 @@ def format_record_parts(gold: str, system: Iterable[str] | None) -> str:
     ``system`` None is ``[null]``: this is ``format_line(Record(gold, system))``
     for a writer that holds its tags as text.
     """
-    listed = NULL_LIST if system is None else "[" + ", ".join(system) + "]"
-    return f"{gold}{ARROW}{listed}"
+    return f"{gold}{ARROW}{_written_list(system)}"
 
 
 def _format_record(record: Record, marker: str | None) -> str:

@@ -105,7 +105,7 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.harem_xml import RawDocument, parse_raw_document
 from harem_pipeline.model import EM_TAG, FIRST_HAREM, AltBlock, Collection, Document, Entity
-from harem_pipeline.text.java import java_hash_order, java_trim
+from harem_pipeline.text.java import JAVA_BLANKS, java_hash_order, java_trim
 from harem_pipeline.text.progress import progress
 from harem_pipeline.text.tokens import (
     GAP,
@@ -535,7 +535,7 @@ def _flat_entity(tag: str, text: str) -> _FlatEntity:
     attributes = tuple(_PLAIN_ATTRIBUTE.findall(shown))
     if "&" in shown:  # a value with a reference: as numbering normalises it
         _, attributes = _entity_attributes(_EntityTag(EM_TAG, attributes), False, True)
-        shown = "".join(f' {name}="{value}"' for name, value in attributes)
+        shown = format_attributes(attributes)
     return _new_flat_entity((attributes, shown, text))
 
 
@@ -814,7 +814,7 @@ def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGrou
 # What of an ALT's text is read once numbered: its tokens trimmed one by one
 # (``build_alternatives``), so its characters up to U+0020, each a token of its
 # own, are read as nothing.
-_JAVA_BLANK_TOKENS = dict.fromkeys(range(0x21))
+_JAVA_BLANK_TOKENS = str.maketrans("", "", JAVA_BLANKS)
 _ALT_BAR = re.compile(r"(\|)")
 
 
@@ -931,7 +931,7 @@ def _number_item(
             _count_unread(unread, counters)
         attributes, shown, text = item
         marked, marks = number_by_search(text, counters)
-        ident = f"<EM{shown}>{marked.replace(chr(10), ' ')}</EM>"  # _tag_string
+        ident = _tag_string(EM_TAG, shown, marked)
         out.append(_Named(EM_TAG, attributes, text, marked, marks, False, shown, ident))
     else:
         _number_nodes((item,), counters, out, xml, unread)  # type: ignore[arg-type]

@@ -14,13 +14,13 @@ from typing import TypeVar
 T = TypeVar("T", bound=Hashable)
 
 
-# What Java's ``String.trim`` strips: every character up to U+0020.
-_JAVA_BLANKS = "".join(map(chr, range(0x21)))
+JAVA_BLANKS = "".join(map(chr, range(0x21)))
+"""What Java's ``String.trim`` strips: every character up to U+0020."""
 
 
 def java_trim(text: str) -> str:
     """Strip characters up to U+0020 at both ends (Java ``String.trim``)."""
-    return text.strip(_JAVA_BLANKS)
+    return text.strip(JAVA_BLANKS)
 
 
 def java_string_hash(text: str | None) -> int:
