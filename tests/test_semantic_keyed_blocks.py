@@ -7,8 +7,8 @@ one expression (:func:`~harem_pipeline.formats.semantic.keyed_lines`),
 look a keyed record line up by its key, copy (Emir) or look at (Ida) the
 blank, ``DOC``, ``EOD`` and ``<ALT>`` lines, and read any other line alone
 as the line reader does.  Here both run on the blocks and on the general
-reader, on every reference input (with the usual and with tiny chunks, so
-blocks are cut anywhere) and on generated files: the texts written, the
+reader, on every reference input (with the usual chunks; a sample of them in tiny chunks too,
+so blocks are cut anywhere) and on generated files: the texts written, the
 counts, or the errors raised, must be the same.
 """
 
@@ -46,6 +46,7 @@ from tests.helpers.semantic import (
     general_written,
     outcome,
     repeated_key_files,
+    sampled,
     unzipped,
     veu_files,
     written,
@@ -75,22 +76,45 @@ def tallies_both_ways(path: Path) -> None:
         assert outcome(blocks) == outcome(lambda views=views: general_tally(path, views))
 
 
-@pytest.fixture(params=[None, 700], ids=["chunks", "tiny-chunks"])
-def chunk_size(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    if request.param is not None:
-        monkeypatch.setattr(alinhado_format, "CHUNK_BYTES", request.param)
+TINY_CHUNK = 700
+"""A chunk size that cuts the blocks of a reference input thousands of times."""
+
+
+def by_chunk_size(paths: list[Path]) -> list[object]:
+    """Every path at the usual chunk size, and the :func:`sampled` ones in tiny chunks too
+    (the cuts fall at other places in every file, so a few files find what all would)."""
+    return [
+        *(pytest.param(p, None, id=f"chunks-{p.parent.name}/{p.name}") for p in paths),
+        *(
+            pytest.param(p, TINY_CHUNK, id=f"tiny-chunks-{p.parent.name}/{p.name}")
+            for p in sampled(paths)
+        ),
+    ]
+
+
+def set_chunk_size(size: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    if size is not None:
+        monkeypatch.setattr(alinhado_format, "CHUNK_BYTES", size)
 
 
 @pytest.mark.parametrize("stage", sorted(EMIR_STAGES))
-@pytest.mark.parametrize("source", ALTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize(("source", "chunk_size"), by_chunk_size(ALTS))
 def test_emir_blocks_on_reference_inputs(
-    source: Path, stage: str, tmp_path: Path, chunk_size: None
+    source: Path,
+    chunk_size: int | None,
+    stage: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    set_chunk_size(chunk_size, monkeypatch)
     emir_both_ways(unzipped(source, tmp_path), stage)
 
 
-@pytest.mark.parametrize("source", EMIRS, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_ida_blocks_on_reference_inputs(source: Path, tmp_path: Path, chunk_size: None) -> None:
+@pytest.mark.parametrize(("source", "chunk_size"), by_chunk_size(EMIRS))
+def test_ida_blocks_on_reference_inputs(
+    source: Path, chunk_size: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_chunk_size(chunk_size, monkeypatch)
     tallies_both_ways(unzipped(source, tmp_path))
 
 

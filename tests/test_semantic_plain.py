@@ -5,8 +5,11 @@ Every stage of the semantic chain reads a plain record line
 its tags and copies or reuses what it wrote for an earlier line of the same
 key; Emir and Ida read a keyed record line
 (:class:`~harem_pipeline.formats.semantic.KeyedRecord`) by its key alone, the
-others as plain.  Here each stage runs both ways, as it reads in production
-and by the general reader, on every reference input and on
+others as plain.  In production they read runs and blocks of such lines
+(held to the general reader on every reference input in test_semantic_runs
+and test_semantic_keyed_blocks) and a line alone only outside them.  Here
+each stage reads every line alone and by the general reader, on a sample of
+the reference inputs (:data:`~tests.helpers.semantic.SAMPLE`) and on
 generated files full of the unusual (attribute spacing, brackets, ``''``,
 ``<`` in texts, duplicate entities, vague and First HAREM entities, ALT
 blocks, bad items and counts): the texts written, or the errors raised,
@@ -51,6 +54,7 @@ from tests.helpers.semantic import (
     outcome,
     records,
     repeated_key_files,
+    sampled,
     unzipped,
     veu_files,
     written,
@@ -124,19 +128,19 @@ def read_once(path: Path, reader: Callable, *how: Callable) -> Iterable:
     return reader(path, *how)[1] if lines is None else iter(lines)
 
 
-@pytest.mark.parametrize("source", VEUS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("source", sampled(VEUS), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_alts_on_reference_inputs(source: Path, tmp_path: Path) -> None:
     both_ways(unzipped(source, tmp_path), organise_alts, ":", emir_input=False)
 
 
 @pytest.mark.parametrize("stage", sorted(set(ALTS_STAGES) - {"alts"}))  # alts reads a .veu
-@pytest.mark.parametrize("source", ALTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("source", sampled(ALTS), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_alts_stages_on_reference_inputs(source: Path, stage: str, tmp_path: Path) -> None:
     function, marker, reader = ALTS_STAGES[stage]
     both_ways(unzipped(source, tmp_path), function, marker, emir_input=False, reader=reader)
 
 
-@pytest.mark.parametrize("source", EMIRS, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize("source", sampled(EMIRS), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_emir_stages_on_reference_inputs(source: Path, tmp_path: Path) -> None:
     """Ida on every Emir file; ALTina on those it reads in a campaign (absolute ``.emir``)."""
     path = unzipped(source, tmp_path)

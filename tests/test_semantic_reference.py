@@ -8,17 +8,18 @@ must begin with every line of the Java's (ours add lines after them).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from harem_pipeline.formats.alinhado import Record, format_line
+from harem_pipeline.formats.alinhado import Record, format_line, parse_line
 from harem_pipeline.formats.semantic import (
     format_alts_record,
     format_emir_record,
     parse_alts_record,
     parse_emir_record,
+    parse_semantic_line,
 )
 from harem_pipeline.reports.ida import format_ida_text
 from harem_pipeline.stages.alts import organise_alts
@@ -27,14 +28,18 @@ from harem_pipeline.stages.emir import EmirParams, evaluate_lines, parse_weights
 from harem_pipeline.stages.espurios import collect_spurious
 from harem_pipeline.stages.ida import tally_semantic
 from tests.helpers.semantic import (
+    EMIR_STAGES,
     REFERENCE,
     assert_same_lines,
     comparable,
     forget_parsed,
+    general_tally,
+    general_written,
     parsed,
     reference_text,
     rendered,
     text_lines,
+    unzipped,
 )
 
 CASES = sorted(
@@ -71,40 +76,53 @@ def test_cases_found() -> None:
     assert len(CASES) >= 8
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_alts(case: str) -> None:
-    ours = rendered(organise_alts(parsed(_need(case, ".veu")), case))
-    assert_same_lines(_expect(case, ".veu.alts"), comparable(ours), case + ".veu.alts")
+def _general(
+    case: str, suffix: str, folder: Path, stage: Callable, marker: str | None
+) -> list[str]:
+    """The general path's lines of ``stage`` on the reference file, as compared with the Java's.
+
+    Worked out by :func:`~tests.helpers.semantic.general_written`, the text the fast paths
+    are held to in the modules that share this one's worker (conftest.SHARED_WORK): each
+    stage runs once per file, and what the Java wrote is then checked on that same text.
+    """
+    parse = parse_semantic_line if ".emir" in suffix else parse_line
+    path = unzipped(_need(case, suffix), folder)
+    return comparable(text_lines(general_written(path, stage, marker, parse)))
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_espurios(case: str) -> None:
-    ours = rendered(collect_spurious(parsed(_path(case, ".veu.alts")), case))
-    assert_same_lines(_expect(case, ".veu.alts.espurios"), comparable(ours), case + ".espurios")
+def test_alts(case: str, tmp_path: Path) -> None:
+    ours = _general(case, ".veu", tmp_path, organise_alts, ":")
+    assert_same_lines(_expect(case, ".veu.alts"), ours, case + ".veu.alts")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_espurios(case: str, tmp_path: Path) -> None:
+    ours = _general(case, ".veu.alts", tmp_path, collect_spurious, None)
+    assert_same_lines(_expect(case, ".veu.alts.espurios"), ours, case + ".espurios")
 
 
 @pytest.mark.parametrize("relative", [False, True], ids=["emir", "emir_relativo"])
 @pytest.mark.parametrize("case", CASES)
-def test_emir(case: str, relative: bool) -> None:
+def test_emir(case: str, relative: bool, tmp_path: Path) -> None:
     suffix = ".veu.alts.emir_relativo" if relative else ".veu.alts.emir"
     expected = _expect(case, suffix)
-    lines = parsed(_path(case, ".veu.alts"))
-    ours = rendered(evaluate_lines(lines, EmirParams(relative=relative), case))
-    assert_same_lines(expected, comparable(ours), case + suffix)
+    stage = EMIR_STAGES["relative" if relative else "absolute"]
+    assert_same_lines(expected, _general(case, ".veu.alts", tmp_path, stage, ":"), case + suffix)
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_altrel(case: str) -> None:
-    ours = rendered(select_alternatives(parsed(_need(case, ".veu.alts.emir")), case))
+def test_altrel(case: str, tmp_path: Path) -> None:
+    ours = _general(case, ".veu.alts.emir", tmp_path, select_alternatives, ":")
     expected = _expect(case, ".veu.alts.emir.altrel")
-    assert_same_lines(expected, comparable(ours), case + ".altrel")
+    assert_same_lines(expected, ours, case + ".altrel")
 
 
 @pytest.mark.parametrize("source", [".veu.alts.emir", ".veu.alts.emir.altrel"])
 @pytest.mark.parametrize("case", CASES)
-def test_ida(case: str, source: str) -> None:
+def test_ida(case: str, source: str, tmp_path: Path) -> None:
     expected = text_lines(reference_text(_path(case, source + ".ida")))
-    tally = tally_semantic(parsed(_need(case, source)), case)
+    tally = general_tally(unzipped(_need(case, source), tmp_path), None)
     ours = text_lines(format_ida_text(tally, "sig"))
     assert_same_lines(expected, ours[: len(expected)], case + source + ".ida")
 

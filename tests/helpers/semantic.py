@@ -94,6 +94,18 @@ EMIRS = sorted(
     + list(REFERENCE.glob("*/*.altrel.gz"))
 )
 
+SAMPLE = ("exemplo1/total_harem", "gabriel/cenario4_categs_muc", "simulated/mini1_PLO_muc")
+"""The reference inputs the secondary passes run on: one of each source (the two worked
+examples, the real Second HAREM run, a simulated First HAREM run), the Second HAREM one
+in the categories scenario, whose lines differ most from the others'.  The fast paths'
+main passes run on every reference input; a second reading of the same path (tiny chunks,
+or the line-by-line reading under the runs and blocks) needs no more than these."""
+
+
+def sampled(paths: list[Path]) -> list[Path]:
+    """The files of ``paths`` from an input of :data:`SAMPLE`."""
+    return [p for p in paths if f"{p.parent.name}/{p.name.partition('.')[0]}" in SAMPLE]
+
 
 def written(items: Iterable[Line | str], marker: str | None) -> str:
     """What the step writes of a stage's output (texts as they are)."""
