@@ -466,7 +466,7 @@ class Summary(CampaignTask, StageTask):
         return list(dict.fromkeys(tasks))
 
     def stage_params(self) -> dict[str, Any]:
-        return {"morphology": self.morphology}
+        return {"morphology": self.morphology, "charts": self.campaign.charts}
 
     def report_files(self, missing: frozenset[str] = frozenset()) -> list[chain.ReportFiles]:
         """Where every report is; none for the ``missing`` runs (what is there is stale)."""

@@ -16,7 +16,7 @@ import pytest
 
 from harem_pipeline.cli import main
 from tasks.build import run_shares
-from tests.helpers.campaign import break_run, leave_out_charts, make_campaign, outputs
+from tests.helpers.campaign import break_run, make_campaign, outputs
 
 
 def _tasks(*runs: str) -> list[SimpleNamespace]:
@@ -35,9 +35,8 @@ def test_runs_are_dealt_whole_in_turn_and_no_share_is_empty() -> None:
 
 
 def test_shares_write_what_one_worker_writes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    leave_out_charts(monkeypatch)
     one = make_campaign(tmp_path / "one", documents=3)
     two = make_campaign(tmp_path / "two", documents=3)
     assert main(["--quiet", "run", "--config", str(one), "--workers", "1"]) == 0
@@ -56,9 +55,8 @@ def test_shares_write_what_one_worker_writes(
 
 
 def test_a_failed_run_in_a_share_leaves_the_others_a_summary_marked_incomplete(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    leave_out_charts(monkeypatch)
     campaign = make_campaign(tmp_path, documents=3)
     folder = campaign.parent
     break_run(folder / "runs" / "weak.txt")

@@ -25,7 +25,7 @@ from harem_pipeline.cli import main
 from harem_pipeline.pipeline.manifest import CAMPAIGN_MANIFEST, campaign_manifest_matches
 from tasks.base import campaign_of, campaign_stamps, reread_campaign
 from tasks.pipeline import Report, campaign_settings
-from tests.helpers.campaign import build, copy_campaign, leave_out_charts, make_campaign
+from tests.helpers.campaign import build, copy_campaign, make_campaign
 
 
 @pytest.fixture(scope="module")
@@ -88,10 +88,7 @@ def test_the_manifest_records_every_file_the_stage_checks_read(built: Path) -> N
     assert None in recorded["files"].values()
 
 
-def test_a_deleted_output_reruns_its_stage_and_what_follows(
-    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    leave_out_charts(monkeypatch)
+def test_a_deleted_output_reruns_its_stage_and_what_follows(built: Path, tmp_path: Path) -> None:
     config = fresh_copy(built, tmp_path / "c")
     (config.parent / "out" / "weak" / "weak.alinhado.avalida.total.altida").unlink()
     assert not fast_complete(config)
@@ -100,10 +97,7 @@ def test_a_deleted_output_reruns_its_stage_and_what_follows(
     assert fast_complete(config)
 
 
-def test_a_changed_setting_is_not_the_recorded_campaign(
-    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    leave_out_charts(monkeypatch)
+def test_a_changed_setting_is_not_the_recorded_campaign(built: Path, tmp_path: Path) -> None:
     config = fresh_copy(built, tmp_path / "c")
     text = config.read_text(encoding="utf-8")
     config.write_text(text + "# a comment changes no setting\n", encoding="utf-8")
@@ -167,9 +161,8 @@ def mutate(path: Path, how: str) -> None:
 )
 @given(pick=st.integers(0, 10_000), how=st.sampled_from(MUTATIONS))
 def test_the_fast_answer_never_says_complete_where_the_stages_do_not(
-    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pick: int, how: str
+    built: Path, tmp_path: Path, pick: int, how: str
 ) -> None:
-    leave_out_charts(monkeypatch)
     config = fresh_copy(built, Path(tempfile.mkdtemp(dir=tmp_path)) / "c")
     files = [p for p in campaign_files(config) if p != config]
     if how in ("delete", "same size"):  # a run or collection that is no longer one

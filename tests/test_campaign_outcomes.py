@@ -18,7 +18,7 @@ import pytest
 
 from harem_pipeline.cli import main
 from tasks.pipeline import FullEvaluation, Summary
-from tests.helpers.campaign import break_run, leave_out_charts, luigi_command, make_campaign
+from tests.helpers.campaign import break_run, luigi_command, make_campaign
 from tests.helpers.paths import DATA
 
 SECOND = DATA / "second-harem"
@@ -88,10 +88,7 @@ def test_a_failed_run_leaves_the_others_a_summary_marked_incomplete(campaign: Pa
     )
 
 
-def test_a_run_sharing_no_docid_fails_alone(
-    campaign: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    leave_out_charts(monkeypatch)  # this test reads the summary only
+def test_a_run_sharing_no_docid_fails_alone(campaign: Path) -> None:
     folder = campaign.parent
     weak = folder / "runs" / "weak.txt"
     text = weak.read_text(encoding="iso-8859-1").replace("HAREM-", "OTHER-")
@@ -128,7 +125,6 @@ def test_the_incomplete_summary_is_redrawn_once_per_run_that_completes(
     for name in ("third", "fourth"):
         shutil.copy(runs / "strong.txt", runs / f"{name}.txt")
     break_run(runs / "weak.txt")
-    leave_out_charts(monkeypatch)
     drawn: list[str] = []
     produce = Summary.produce_incomplete
 

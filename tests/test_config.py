@@ -37,6 +37,7 @@ def test_minimal_campaign_gets_the_defaults(campaign_dir: Path) -> None:
     assert campaign.scenarios == ("absolute", "relative")
     assert campaign.style == "harem"
     assert campaign.workers == 1
+    assert campaign.charts is True
 
 
 def test_paths_are_relative_to_the_file_not_the_working_folder(
@@ -92,6 +93,10 @@ def test_paths_are_relative_to_the_file_not_the_working_folder(
         (
             "collection: cd.txt\nruns: [runs/a.txt, runs/a.txt]\noutput: out\n",
             "runs[1]: duplicate run name 'a'",
+        ),
+        (
+            "collection: cd.txt\nruns: [runs/a.txt]\noutput: out\ncharts: no charts\n",
+            "charts: expected true or false, found str",
         ),
         ("- just\n- a list\n", "(top): expected a mapping"),
         ("collection: [unclosed\n", "not valid YAML"),

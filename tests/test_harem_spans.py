@@ -317,13 +317,10 @@ def test_a_perfect_run_scores_one(request: pytest.FixtureRequest, collection: st
     assert report.measures.unlabelled.exact.f1 == 1.0
 
 
-def test_pipeline_reports_carry_the_span_measures(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_pipeline_reports_carry_the_span_measures(tmp_path: Path) -> None:
     from tasks.pipeline import Ida2ID
-    from tests.helpers.campaign import build, leave_out_charts, make_campaign
+    from tests.helpers.campaign import build, make_campaign
 
-    leave_out_charts(monkeypatch)
     config = make_campaign(tmp_path)
     config.write_text(
         "collection: cd.txt\nruns:\n  - path: runs/strong.txt\n    veil: PESSOA:LOCAL\n"

@@ -77,7 +77,7 @@ def write_subset(source: Path, target: Path, docids: tuple[str, ...]) -> None:
 
 def test_campaign_outputs_are_the_same_under_two_hash_seeds(tmp_path: Path) -> None:
     source = tmp_path / "source"
-    make_campaign(source, documents=3)
+    make_campaign(source, documents=3, charts=True)  # the charts too
     write_subset(DATA / "first-harem" / "ColeccaoDouradaHAREM.txt", source / "cd.txt", DOCIDS)
     write_subset(DATA / "campaign" / "sim-strong.txt.gz", source / "runs" / "strong.txt", DOCIDS)
     (source / "runs" / "weak.txt").unlink()

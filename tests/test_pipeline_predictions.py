@@ -17,7 +17,7 @@ import pytest
 from harem_pipeline.cli import main
 from harem_pipeline.errors import ConfigError
 from harem_pipeline.pipeline.config import load_campaign
-from tests.helpers.campaign import build, leave_out_charts, make_campaign
+from tests.helpers.campaign import build, make_campaign
 
 
 def predictions_campaign(folder: Path) -> Path:
@@ -32,10 +32,7 @@ def predictions_campaign(folder: Path) -> Path:
     return config
 
 
-def test_a_predictions_run_is_imported_first_then_scored(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    leave_out_charts(monkeypatch)
+def test_a_predictions_run_is_imported_first_then_scored(tmp_path: Path) -> None:
     config = predictions_campaign(tmp_path)
     started = build(config)
     families = [family for family, run in started if run == "model"]
@@ -53,10 +50,7 @@ def test_a_predictions_run_is_imported_first_then_scored(
     assert build(config) == []
 
 
-def test_changing_the_predictions_reruns_the_import(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    leave_out_charts(monkeypatch)
+def test_changing_the_predictions_reruns_the_import(tmp_path: Path) -> None:
     config = predictions_campaign(tmp_path)
     build(config)
     preds = tmp_path / "preds.jsonl"

@@ -10,7 +10,7 @@ import pytest
 
 from harem_pipeline.errors import ConfigError
 from harem_pipeline.pipeline.config import load_campaign
-from tests.helpers.campaign import build, leave_out_charts, make_campaign
+from tests.helpers.campaign import build, make_campaign
 
 
 def _json(path: Path) -> dict:
@@ -56,10 +56,7 @@ def test_every_subset_gets_the_official_semantic_files_and_the_summary_leads_wit
     assert "Classificação F (ALT estrito)" in html and 'class="categories"' in html
 
 
-def test_changing_the_weights_reruns_emir_and_what_follows_only(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    leave_out_charts(monkeypatch)
+def test_changing_the_weights_reruns_emir_and_what_follows_only(tmp_path: Path) -> None:
     config = make_campaign(tmp_path, documents=3)
     build(config)
     config.write_text(config.read_text("utf-8") + "weights: '1;2;1;0.5'\n", "utf-8")

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from harem_pipeline.reports.html import render_report
+from harem_pipeline.reports.html import NO_CHARTS, render_report
 from tests.helpers.report_fixtures import fake_summary
 
 
@@ -45,6 +45,17 @@ def test_simulated_runs_are_said_to_be_simulated(page: str) -> None:
 
 def test_run_without_morphology_is_stated_not_zeroed(page: str) -> None:
     assert "o sistema não classificou morfologicamente nenhuma EM" in page
+
+
+def test_a_campaign_without_charts_draws_none_and_says_why(page: str) -> None:
+    summary = fake_summary()
+    summary["campaign"]["charts"] = False
+    plain = render_report(summary)
+    assert "<svg" not in plain and "<figure" not in plain
+    assert plain.count("charts: false") == 1
+    # everything else is the page with charts, the charts' block left out
+    start, end = page.index('<div class="charts">'), page.index("<h2>Runs</h2>")
+    assert plain == page[:start] + '<p class="muted">' + NO_CHARTS + "</p>" + page[end:]
 
 
 def test_report_is_reproducible(page: str) -> None:

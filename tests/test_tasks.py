@@ -23,7 +23,6 @@ from harem_pipeline.cli import main
 from tests.helpers.campaign import (
     build,
     copy_campaign,
-    leave_out_charts,
     luigi_command,
     make_campaign,
     outputs,
@@ -70,10 +69,7 @@ def test_touching_a_file_without_changing_it_runs_no_task(campaign: Path) -> Non
     assert build(campaign) == []
 
 
-def test_changing_one_run_reruns_its_chain_and_the_summary_only(
-    campaign: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    leave_out_charts(monkeypatch)
+def test_changing_one_run_reruns_its_chain_and_the_summary_only(campaign: Path) -> None:
     run = campaign.parent / "runs" / "weak.txt"
     before = run.read_bytes()
     run.write_bytes(before.replace(b'MORF="M,S"', b'MORF="F,S"', 1))
@@ -85,10 +81,7 @@ def test_changing_one_run_reruns_its_chain_and_the_summary_only(
     assert len(ran) == STAGES + 2
 
 
-def test_changing_a_parameter_reruns_only_the_stages_it_reaches(
-    campaign: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    leave_out_charts(monkeypatch)
+def test_changing_a_parameter_reruns_only_the_stages_it_reaches(campaign: Path) -> None:
     text = campaign.read_text(encoding="utf-8")
     campaign.write_text(text.replace("bootstrap: 20", "bootstrap: 30"), encoding="utf-8")
     ran = build(campaign)
@@ -100,10 +93,18 @@ def test_changing_a_parameter_reruns_only_the_stages_it_reaches(
     assert {family for family, _ in build(campaign)} == reports
 
 
-def test_changing_the_collection_reruns_everything(
-    campaign: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    leave_out_charts(monkeypatch)
+def test_drawing_the_charts_reruns_the_summary_and_report_only(campaign: Path) -> None:
+    text = campaign.read_text(encoding="utf-8")
+    report = campaign.parent / "out" / "report.html"
+    assert "<svg" not in report.read_text(encoding="utf-8")
+    campaign.write_text(text.replace("charts: false", "charts: true"), encoding="utf-8")
+    assert sorted(family for family, _ in build(campaign)) == ["Report", "Summary"]
+    assert "<svg" in report.read_text(encoding="utf-8")
+    summary = json.loads((campaign.parent / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["campaign"]["charts"] is True
+
+
+def test_changing_the_collection_reruns_everything(campaign: Path) -> None:
     cd = campaign.parent / "cd.txt"
     data = cd.read_bytes()
     cd.write_bytes(data + b"\r\n")  # same documents, different bytes

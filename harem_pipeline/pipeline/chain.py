@@ -333,6 +333,7 @@ def summary(
         "style": campaign.style,
         "runs": [run.name for run in campaign.runs],
         "morphology": morphology,
+        "charts": campaign.charts,
     }
     if incomplete:
         data["incomplete"] = list(incomplete)

@@ -58,6 +58,7 @@ TOP_LEVEL_KEYS = {
     "weights",
     "penalties",
     "grid",
+    "charts",
 }
 RUN_KEYS = {"path", "name", "veil", "format", "scheme"}
 _VARIANT = re.compile(r"^[a-z]{2}$")
@@ -110,6 +111,9 @@ class Campaign:
     """Subtract Emir's documented penalties (the official programs never do)."""
     grid: Path | None = None
     """The category grid (None: ``harem.conf``, or the 2005 grid for a First HAREM CD)."""
+    charts: bool = True
+    """Draw the HTML report's charts.  They change no figure; without them a build spends
+    no time in matplotlib (about a second per report), which a run in CI may not need."""
 
     def run(self, name: str) -> RunSpec:
         """The run called ``name`` (a ConfigError naming the known ones otherwise)."""
@@ -351,6 +355,7 @@ class _Loader:
                 raise self.fail("weights", f"invalid weights {weights!r}", str(error)) from None
         penalties = self.expect("penalties", data.get("penalties", False), bool, "true or false")
         grid = data.get("grid")
+        charts = self.expect("charts", data.get("charts", True), bool, "true or false")
         campaign = Campaign(
             source=self.path.resolve(),
             collection=self.existing_file("collection", data["collection"]),
@@ -366,6 +371,7 @@ class _Loader:
             weights=weights,
             penalties=penalties,
             grid=self.existing_file("grid", grid) if grid else None,
+            charts=charts,
         )
         for i, subset in enumerate(campaign.subsets):
             if subset.selective and not all(run.veil for run in campaign.runs):

@@ -383,6 +383,9 @@ def render_charts(reports: Sequence[Mapping[str, Any]], morphology: bool = True)
     )
 
 
+NO_CHARTS = "Not drawn: the campaign says charts: false."
+
+
 def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign report") -> str:
     """The whole page from the campaign summary data."""
     reports = list(summary.get("reports") or [])
@@ -409,6 +412,11 @@ def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign repor
         body = "".join(render_run_tables(r, morphology) for r in mine)
         sections.append(f"<section><h3>{_run_label(mine[0])}</h3>{body}</section>")
     about = escape(str(campaign.get("collection", "")))
+    charts = (
+        f'<div class="charts">{render_charts(reports, morphology)}</div>'
+        if campaign.get("charts", True) is not False
+        else f'<p class="muted">{escape(NO_CHARTS)}</p>'
+    )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
@@ -417,7 +425,7 @@ def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign repor
         " · intervals are 95 % document bootstrap (±: half-width)</p>"
         f"{notes}{note}<h2>Leaderboard</h2>{render_leaderboard(reports)}"
         f'<p class="muted">{escape(LEGEND)}</p>'
-        f'<h2>Charts</h2><div class="charts">{render_charts(reports, morphology)}</div>'
+        f"<h2>Charts</h2>{charts}"
         f"<h2>Runs</h2>{''.join(sections)}"
         f"<script>{SORT_SCRIPT}</script></body></html>\n"
     )

@@ -16,11 +16,9 @@ import tempfile
 from pathlib import Path
 
 import luigi
-import pytest
 
 import tasks
 from harem_pipeline.formats.harem_xml import format_collection, read_collection
-from harem_pipeline.reports import html
 from harem_pipeline.tools.simulate import render_run
 from tests.helpers.paths import DATA
 from tests.helpers.shipped import shipped_collection
@@ -33,15 +31,19 @@ def _record_start(task: luigi.Task) -> None:
     STARTED.append((task.get_task_family(), getattr(task, "run_name", None)))
 
 
-def make_campaign(folder: Path, documents: int = 6, extra: str = "") -> Path:
-    """A CD of the first documents of the First HAREM collection and two simulated runs."""
+def make_campaign(folder: Path, documents: int = 6, extra: str = "", charts: bool = False) -> Path:
+    """A CD of the first documents of the First HAREM collection and two simulated runs.
+
+    Without ``charts`` (for tests of which tasks run and what they say, not of the charts)
+    the report is drawn without them: matplotlib is most of a small campaign's build.
+    """
     (folder / "runs").mkdir(parents=True, exist_ok=True)
     for name, data in campaign_files(documents):
         (folder / name).write_bytes(data)
     config = folder / "pipeline.yaml"
     config.write_text(
         "collection: cd.txt\nruns: [runs/*.txt]\noutput: out\nsubsets: [total]\n"
-        "scenarios: [absolute]\nbootstrap: 20\n" + extra,
+        f"scenarios: [absolute]\nbootstrap: 20\ncharts: {str(charts).lower()}\n" + extra,
         encoding="utf-8",
     )
     return config
@@ -72,14 +74,6 @@ def break_run(path: Path) -> None:
     text = path.read_bytes()
     start = text.index(b"<PESSOA")
     path.write_bytes(text[:start] + b'<LOCAL TIPO="X">' + text[start:])
-
-
-def leave_out_charts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Reports written with no charts, for tests of which tasks run, not of what they write.
-
-    Drawing the charts (matplotlib) is most of a small campaign's build.
-    """
-    monkeypatch.setattr(html, "render_charts", lambda reports, morphology=True: "")
 
 
 def build(config: Path, workers: int = 1) -> list[tuple[str, str | None]]:
