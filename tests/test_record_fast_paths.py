@@ -259,7 +259,10 @@ def runs_reading(path: Path) -> list[tuple[str, dict]]:
 
 
 def check_file(
-    path: Path, monkeypatch: pytest.MonkeyPatch, runs: list[tuple[str, dict]] = STAGE_RUNS
+    path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    runs: list[tuple[str, dict]] = STAGE_RUNS,
+    sizes: tuple[int, ...] = CHUNK_SIZES,
 ) -> None:
     """Every stage run of ``runs`` gives the same on both paths, at each chunk size.
 
@@ -269,7 +272,7 @@ def check_file(
     """
     lines = read_or_none(lambda: list(iter_lines(path)[1]))
     chunkings = {}
-    for size in CHUNK_SIZES:
+    for size in sizes:
         monkeypatch.setattr(fmt, "CHUNK_BYTES", size)
         chunkings[size] = read_or_none(lambda: list(iter_line_chunks(path)[1]))
     monkeypatch.setattr(fmt, "CHUNK_BYTES", 1 << 20)
@@ -305,7 +308,11 @@ def lines_of(chunks: Iterable[LineChunk]) -> list[tuple[int, str, str]]:
     "path", [p for p in RECORD_FILES if runs_reading(p)], ids=lambda p: f"{p.parent.name}/{p.name}"
 )
 def test_stages_agree_on_reference_files(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    check_file(path, monkeypatch, runs_reading(path))
+    """At the stages' own chunk size on every file; a line a chunk on the worked examples
+    (every kind of file, and a cut at every line of each), not the real Second HAREM run's
+    files again, some twenty-five times their size."""
+    sizes = CHUNK_SIZES[:1] if path.parent.name == "gabriel" else CHUNK_SIZES
+    check_file(path, monkeypatch, runs_reading(path), sizes)
 
 
 def test_every_stage_reads_some_reference_files() -> None:
