@@ -160,8 +160,21 @@ _PAIRED_FILES = [
 ]
 
 
-@pytest.mark.parametrize(("cd", "run"), _PAIRED_FILES, ids=lambda p: p.name)
-@pytest.mark.parametrize("plain", [True, False], ids=["as-written", "parsed"])
+def _pair_readings() -> list[object]:
+    """Every pair read as written (how a plain collection is aligned), and parsed (how any
+    other is) but for the two Second HAREM pairs: the parsed documents' records are written
+    by the same code whatever the collection, and the other pairs hold every shape."""
+    return [
+        pytest.param(
+            cd, run, plain, id=f"{'as-written' if plain else 'parsed'}-{cd.name}-{run.name}"
+        )
+        for plain in (True, False)
+        for cd, run in _PAIRED_FILES
+        if plain or cd != SECOND_CD
+    ]
+
+
+@pytest.mark.parametrize(("cd", "run", "plain"), _pair_readings())
 def test_pair_text_is_the_pair_lines_formatted(cd: Path, run: Path, plain: bool) -> None:
     opened = open_plain_collection if plain else open_collection
     try:
