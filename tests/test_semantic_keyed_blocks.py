@@ -7,8 +7,9 @@ one expression (:func:`~harem_pipeline.formats.semantic.keyed_lines`),
 look a keyed record line up by its key, copy (Emir) or look at (Ida) the
 blank, ``DOC``, ``EOD`` and ``<ALT>`` lines, and read any other line alone
 as the line reader does.  Here both run on the blocks and on the general
-reader, on every reference input (with the usual chunks; a sample of them in tiny chunks too,
-so blocks are cut anywhere) and on generated files: the texts written, the
+reader, on generated files and on every reference input (Emir absolute,
+Ida as the file says; Emir's other options, the 2005 views and tiny chunks,
+which cut the blocks anywhere, on a sample of them): the texts written, the
 counts, or the errors raised, must be the same.
 """
 
@@ -21,7 +22,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import harem_pipeline.formats.alinhado as alinhado_format
 from harem_pipeline.formats.alinhado import format_line, parse_line
 from harem_pipeline.formats.semantic import (
     KEY_GROUPS,
@@ -41,12 +41,14 @@ from tests.helpers.semantic import (
     EMIR_STAGES,
     EMIRS,
     REFERENCE,
+    TINY_CHUNK,
     general_emir,
     general_tally,
     general_written,
     outcome,
     repeated_key_files,
     sampled,
+    set_chunk_size,
     unzipped,
     veu_files,
     written,
@@ -64,10 +66,11 @@ def emir_both_ways(path: Path, stage: str) -> None:
     assert outcome(blocks) == outcome(lambda: general_written(path, function, ":", parse_line))
 
 
-def tallies_both_ways(path: Path) -> None:
-    """Ida's counts on the blocks and on the general reader, with the 2005 views and as
-    the file says: the same counts (every sum the same bits) or the same error."""
-    for views in (None, True):
+def tallies_both_ways(path: Path, all_views: bool = True) -> None:
+    """Ida's counts on the blocks and on the general reader, as the file says and (with
+    ``all_views``) with the 2005 views: the same counts (every sum the same bits) or the
+    same error."""
+    for views in (None, True) if all_views else (None,):
 
         def blocks(views: bool | None = views) -> object:
             _, lines = iter_keyed_blocks(path, read_plain_emir_record, parse_semantic_line)
@@ -76,29 +79,32 @@ def tallies_both_ways(path: Path) -> None:
         assert outcome(blocks) == outcome(lambda views=views: general_tally(path, views))
 
 
-TINY_CHUNK = 700
-"""A chunk size that cuts the blocks of a reference input thousands of times."""
-
-
-def by_chunk_size(paths: list[Path]) -> list[object]:
-    """Every path at the usual chunk size, and the :func:`sampled` ones in tiny chunks too
-    (the cuts fall at other places in every file, so a few files find what all would)."""
+def reference_cases(paths: list[Path], options: list[str]) -> list[object]:
+    """``(source, chunk size, option)`` to run: every path at the usual chunk size with the
+    first option (how a campaign reads it), and the :func:`sampled` paths with every option,
+    at the usual chunk size and in tiny chunks.  The other options change how a line is
+    scored or counted, not how the blocks are read, and the cuts of tiny chunks fall at
+    other places in every file: a few files find what all would."""
+    sample = sampled(paths)
     return [
-        *(pytest.param(p, None, id=f"chunks-{p.parent.name}/{p.name}") for p in paths),
         *(
-            pytest.param(p, TINY_CHUNK, id=f"tiny-chunks-{p.parent.name}/{p.name}")
-            for p in sampled(paths)
+            pytest.param(p, None, options[0], id=f"chunks-{p.parent.name}/{p.name}-{options[0]}")
+            for p in paths
+            if p not in sample
+        ),
+        *(
+            pytest.param(p, size, option, id=f"{name}-{p.parent.name}/{p.name}-{option}")
+            for p in sample
+            for size, name in ((None, "chunks"), (TINY_CHUNK, "tiny-chunks"))
+            for option in options
         ),
     ]
 
 
-def set_chunk_size(size: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
-    if size is not None:
-        monkeypatch.setattr(alinhado_format, "CHUNK_BYTES", size)
-
-
-@pytest.mark.parametrize("stage", sorted(EMIR_STAGES))
-@pytest.mark.parametrize(("source", "chunk_size"), by_chunk_size(ALTS))
+@pytest.mark.parametrize(
+    ("source", "chunk_size", "stage"),
+    reference_cases(ALTS, ["absolute", *sorted(set(EMIR_STAGES) - {"absolute"})]),
+)
 def test_emir_blocks_on_reference_inputs(
     source: Path,
     chunk_size: int | None,
@@ -110,12 +116,22 @@ def test_emir_blocks_on_reference_inputs(
     emir_both_ways(unzipped(source, tmp_path), stage)
 
 
-@pytest.mark.parametrize(("source", "chunk_size"), by_chunk_size(EMIRS))
+@pytest.mark.parametrize(
+    ("source", "chunk_size", "views"), reference_cases(EMIRS, ["as-written", "2005-views"])
+)
 def test_ida_blocks_on_reference_inputs(
-    source: Path, chunk_size: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    source: Path,
+    chunk_size: int | None,
+    views: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     set_chunk_size(chunk_size, monkeypatch)
-    tallies_both_ways(unzipped(source, tmp_path))
+    path = unzipped(source, tmp_path)
+    if views == "as-written":
+        tallies_both_ways(path, all_views=False)
+    else:
+        tallies_both_ways(path)
 
 
 @pytest.mark.parametrize(

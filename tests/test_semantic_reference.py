@@ -38,6 +38,7 @@ from tests.helpers.semantic import (
     parsed,
     reference_text,
     rendered,
+    sampled,
     text_lines,
     unzipped,
 )
@@ -140,8 +141,11 @@ def test_relative_ida(case: str) -> None:
 ROUND_TRIP = sorted(
     str(path.relative_to(REFERENCE))
     for pattern in ("*/*.veu.alts.gz", "*/*.emir.gz", "*/*.altrel.gz", "*/*.emir_relativo.gz")
-    for path in REFERENCE.glob(pattern)
+    for path in sampled(list(REFERENCE.glob(pattern)))
 )
+"""The files of a sample of the inputs (tests.helpers.semantic.SAMPLE): every kind of
+record of each source.  The other files hold the same run's records under other veils;
+generated Emir scores round-trip in test_semantic_properties."""
 
 
 @pytest.mark.parametrize("name", ROUND_TRIP)

@@ -44,9 +44,12 @@ from tests.helpers.semantic import (
     EMIRS,
     REFERENCE,
     VEUS,
+    by_chunk_size,
     general_emir,
     general_written,
     outcome,
+    sampled,
+    set_chunk_size,
     unzipped,
     veu_files,
     written,
@@ -82,29 +85,31 @@ def every_stage(path: Path) -> None:
     runs_both_ways(emir, select_alternatives, ":", emir_input=True)
 
 
-@pytest.fixture(params=[None, 700], ids=["chunks", "tiny-chunks"])
-def chunk_size(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    if request.param is not None:
-        monkeypatch.setattr(alinhado_format, "CHUNK_BYTES", request.param)
-
-
-@pytest.mark.parametrize("source", VEUS, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_alts_runs_on_reference_inputs(source: Path, tmp_path: Path, chunk_size: None) -> None:
+@pytest.mark.parametrize(("source", "chunk_size"), by_chunk_size(VEUS))
+def test_alts_runs_on_reference_inputs(
+    source: Path, chunk_size: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_chunk_size(chunk_size, monkeypatch)
     runs_both_ways(unzipped(source, tmp_path), organise_alts, ":", emir_input=False)
 
 
-@pytest.mark.parametrize("source", ALTS, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_espurios_runs_on_reference_inputs(source: Path, tmp_path: Path, chunk_size: None) -> None:
+@pytest.mark.parametrize(("source", "chunk_size"), by_chunk_size(ALTS))
+def test_espurios_runs_on_reference_inputs(
+    source: Path, chunk_size: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_chunk_size(chunk_size, monkeypatch)
     path = unzipped(source, tmp_path)
     runs_both_ways(path, collect_spurious, None, emir_input=False)
 
 
 @pytest.mark.parametrize(
-    "source",
-    [p for p in EMIRS if p.name.endswith(".emir.gz")],  # what ALTina reads in a campaign
-    ids=lambda p: f"{p.parent.name}/{p.name}",
+    ("source", "chunk_size"),
+    by_chunk_size([p for p in EMIRS if p.name.endswith(".emir.gz")]),  # what ALTina reads
 )
-def test_altsem_runs_on_reference_inputs(source: Path, tmp_path: Path, chunk_size: None) -> None:
+def test_altsem_runs_on_reference_inputs(
+    source: Path, chunk_size: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_chunk_size(chunk_size, monkeypatch)
     runs_both_ways(unzipped(source, tmp_path), select_alternatives, ":", emir_input=True)
 
 
@@ -130,7 +135,7 @@ def test_reference_lines_are_mostly_in_runs(tmp_path: Path) -> None:
         assert in_runs > 0.95 * (in_runs + alone)
 
 
-@pytest.mark.parametrize("source", [*VEUS, *ALTS, *EMIRS], ids=lambda p: p.name)
+@pytest.mark.parametrize("source", sampled([*VEUS, *ALTS, *EMIRS]), ids=lambda p: p.name)
 def test_a_run_line_is_its_plain_record(source: Path, tmp_path: Path) -> None:
     """:func:`read_run_line` cuts a run's record as the plain readers read it."""
     emir = ".emir" in source.name or ".altrel" in source.name

@@ -12,8 +12,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import pytest
 from hypothesis import strategies as st
 
+import harem_pipeline.formats.alinhado as alinhado_format
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Line, format_line, iter_lines, parse_lines
 from harem_pipeline.formats.semantic import iter_semantic_lines, parse_semantic_line
@@ -105,6 +107,28 @@ or the line-by-line reading under the runs and blocks) needs no more than these.
 def sampled(paths: list[Path]) -> list[Path]:
     """The files of ``paths`` from an input of :data:`SAMPLE`."""
     return [p for p in paths if f"{p.parent.name}/{p.name.partition('.')[0]}" in SAMPLE]
+
+
+TINY_CHUNK = 700
+"""A chunk size that cuts the runs and blocks of a reference input thousands of times."""
+
+
+def set_chunk_size(size: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read with chunks of ``size`` bytes (None: the usual size)."""
+    if size is not None:
+        monkeypatch.setattr(alinhado_format, "CHUNK_BYTES", size)
+
+
+def by_chunk_size(paths: list[Path]) -> list[object]:
+    """``(path, chunk size)``: every path at the usual size, the :func:`sampled` ones in tiny
+    chunks too (the cuts fall at other places in every file: a few find what all would)."""
+    return [
+        *(pytest.param(p, None, id=f"chunks-{p.parent.name}/{p.name}") for p in paths),
+        *(
+            pytest.param(p, TINY_CHUNK, id=f"tiny-chunks-{p.parent.name}/{p.name}")
+            for p in sampled(paths)
+        ),
+    ]
 
 
 def written(items: Iterable[Line | str], marker: str | None) -> str:
