@@ -74,7 +74,17 @@ def test_reference_record_files_are_all_found() -> None:
     assert len(RECORD_FILES) == 8 + 16 + 27 + 9
 
 
-@pytest.mark.parametrize("path", RECORD_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+ROUND_TRIP_FILES = [
+    p
+    for p in RECORD_FILES
+    if p.parent.name != "gabriel" or p.name.startswith(("run.", "cenario4_categs_muc."))
+]
+"""Every record file but four of the real run's five veils and styles (total_harem,
+total_muc, total_relaxado, PLO_muc): the same run's records, written by the same programs,
+as its alignment and its categories scenario, which stay."""
+
+
+@pytest.mark.parametrize("path", ROUND_TRIP_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_reference_file_round_trip_is_byte_exact(path: Path) -> None:
     expected = gzip.decompress(path.read_bytes())
     encoding, lines = fmt.iter_lines(path)
