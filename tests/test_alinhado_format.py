@@ -44,8 +44,8 @@ from harem_pipeline.formats.alinhado import (
     parse_line,
     parse_tag,
 )
+from tests.helpers.paths import DATA, one_veil_of_the_real_run
 
-DATA = Path(__file__).resolve().parent.parent / "data"
 CASES = Path(__file__).resolve().parent / "cases" / "records"
 REPORT_SUFFIXES = (".ida.gz", ".globalid.gz", ".stderr.gz")
 RECORD_FILES = sorted(
@@ -74,17 +74,9 @@ def test_reference_record_files_are_all_found() -> None:
     assert len(RECORD_FILES) == 8 + 16 + 27 + 9
 
 
-ROUND_TRIP_FILES = [
-    p
-    for p in RECORD_FILES
-    if p.parent.name != "gabriel" or p.name.startswith(("run.", "cenario4_categs_muc."))
-]
-"""Every record file but four of the real run's five veils and styles (total_harem,
-total_muc, total_relaxado, PLO_muc): the same run's records, written by the same programs,
-as its alignment and its categories scenario, which stay."""
-
-
-@pytest.mark.parametrize("path", ROUND_TRIP_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize(
+    "path", one_veil_of_the_real_run(RECORD_FILES), ids=lambda p: f"{p.parent.name}/{p.name}"
+)
 def test_reference_file_round_trip_is_byte_exact(path: Path) -> None:
     expected = gzip.decompress(path.read_bytes())
     encoding, lines = fmt.iter_lines(path)
