@@ -145,7 +145,9 @@ def read(piece: str, fmt: str):
     ],
     ids=["second", "first"],
 )
-@settings(derandomize=True, max_examples=800, deadline=None)
+# 500 examples: the read-without-the-parser mutants it catches at 800 (a MORF, a "|" in an
+# entity's text, a block of one alternative) it still catches; at 200 it misses the MORF one.
+@settings(derandomize=True, max_examples=500, deadline=None)
 @given(data=st.data())
 def test_alt_blocks_read_as_the_parser_reads_them(fmt, good, risky, frame, data):
     content = alt_content(tuple(good), tuple(risky))
