@@ -66,11 +66,11 @@ def emir_both_ways(path: Path, stage: str) -> None:
     assert outcome(blocks) == outcome(lambda: general_written(path, function, ":", parse_line))
 
 
-def tallies_both_ways(path: Path, all_views: bool = True) -> None:
-    """Ida's counts on the blocks and on the general reader, as the file says and (with
-    ``all_views``) with the 2005 views: the same counts (every sum the same bits) or the
-    same error."""
-    for views in (None, True) if all_views else (None,):
+def tallies_both_ways(path: Path, all_views: tuple[bool | None, ...] = (None, True)) -> None:
+    """Ida's counts on the blocks and on the general reader, as the file says (``None``) and
+    with the 2005 views (``True``): the same counts (every sum the same bits) or the same
+    error."""
+    for views in all_views:
 
         def blocks(views: bool | None = views) -> object:
             _, lines = iter_keyed_blocks(path, read_plain_emir_record, parse_semantic_line)
@@ -81,10 +81,11 @@ def tallies_both_ways(path: Path, all_views: bool = True) -> None:
 
 def reference_cases(paths: list[Path], options: list[str]) -> list[object]:
     """``(source, chunk size, option)`` to run: every path at the usual chunk size with the
-    first option (how a campaign reads it), and the :func:`sampled` paths with every option,
-    at the usual chunk size and in tiny chunks.  The other options change how a line is
-    scored or counted, not how the blocks are read, and the cuts of tiny chunks fall at
-    other places in every file: a few files find what all would."""
+    first option (Emir's absolute scores, Ida's counts as the file says), and the
+    :func:`sampled` paths with every option, at the usual chunk size and in tiny chunks.
+    The other options change how a line is scored or counted, not how the blocks are
+    read, and the cuts of tiny chunks fall at other places in every file: a few files
+    find what all would."""
     sample = sampled(paths)
     return [
         *(
@@ -116,9 +117,11 @@ def test_emir_blocks_on_reference_inputs(
     emir_both_ways(unzipped(source, tmp_path), stage)
 
 
-@pytest.mark.parametrize(
-    ("source", "chunk_size", "views"), reference_cases(EMIRS, ["as-written", "2005-views"])
-)
+IDA_VIEWS = {"as-written": None, "2005-views": True}
+"""Ida's ``first_harem`` by the name of the option."""
+
+
+@pytest.mark.parametrize(("source", "chunk_size", "views"), reference_cases(EMIRS, [*IDA_VIEWS]))
 def test_ida_blocks_on_reference_inputs(
     source: Path,
     chunk_size: int | None,
@@ -127,11 +130,7 @@ def test_ida_blocks_on_reference_inputs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     set_chunk_size(chunk_size, monkeypatch)
-    path = unzipped(source, tmp_path)
-    if views == "as-written":
-        tallies_both_ways(path, all_views=False)
-    else:
-        tallies_both_ways(path)
+    tallies_both_ways(unzipped(source, tmp_path), (IDA_VIEWS[views],))
 
 
 @pytest.mark.parametrize(

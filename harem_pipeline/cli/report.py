@@ -14,8 +14,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="write OUTPUT_DIR/report.html from a campaign's summary",
         description=(
             "Write OUTPUT_DIR/report.html: leaderboard, every measure per run, subset and "
-            "scenario, inline SVG charts; one file with no network resources. Reads "
-            "OUTPUT_DIR/summary.json, which `harem run` writes."
+            "scenario, inline SVG charts (unless the campaign says charts: false); one file "
+            "with no network resources. Reads OUTPUT_DIR/summary.json, which `harem run` writes."
         ),
     )
     parser.add_argument(

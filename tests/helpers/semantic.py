@@ -97,11 +97,11 @@ EMIRS = sorted(
 )
 
 SAMPLE = ("exemplo1/total_harem", "gabriel/cenario4_categs_muc", "simulated/mini1_PLO_muc")
-"""The reference inputs the secondary passes run on: one of each source (the two worked
-examples, the real Second HAREM run, a simulated First HAREM run), the Second HAREM one
-in the categories scenario, whose lines differ most from the others'.  The fast paths'
-main passes run on every reference input; a second reading of the same path (tiny chunks,
-or the line-by-line reading under the runs and blocks) needs no more than these."""
+"""The reference inputs the secondary passes run on, one of each source: a worked example,
+the real Second HAREM run (in its categories scenario) and a simulated First HAREM run.
+The fast paths' main passes run on every reference input; a second reading of the same
+path (other options, tiny chunks, the line-by-line reading under the runs and blocks)
+needs no more than these."""
 
 
 def sampled(paths: list[Path]) -> list[Path]:
