@@ -120,6 +120,13 @@ def test_an_omitido_in_a_paragraph_and_a_paragraph_in_an_omitido() -> None:
         _assert_items_number_as_the_tree(RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 1), [])
 
 
+@pytest.mark.parametrize("body", ["<P>a<P>b</P>", "<P>a</P></P>", "<P>a", "<P></P>x"])
+def test_a_paragraph_left_open_closed_twice_or_empty_is_past_the_plain_shape(body: str) -> None:
+    """Neither way takes it (the general reader then numbers the document)."""
+    raw = RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 1)
+    assert _plain_items(raw) is None and _plain_tree(raw) is None
+
+
 _TRICKY = "aZ09 -,.|ãÇ²½Ⅻⅰⓐ\u0345\u0301_ß\n"
 
 
