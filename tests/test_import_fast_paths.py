@@ -191,6 +191,26 @@ def test_alt_blocks_out_of_place_are_left_to_the_parser(piece):
     assert read(piece, fmt) == read(piece, "")
 
 
+@pytest.mark.parametrize("quote", ['"', "'"])
+@pytest.mark.parametrize(
+    ("fmt", "frame"),
+    [
+        (SECOND_HAREM, '<DOC DOCID="d">a <ALT><EM TIPO={0}a<b{0}>x</EM>|y</ALT></DOC>'),
+        (
+            FIRST_HAREM,
+            "<DOC>\n<DOCID>d</DOCID>\n<TEXTO>a <ALT><PESSOA TIPO={0}a<b{0}>x</PESSOA>|y</ALT>"
+            "</TEXTO>\n</DOC>",
+        ),
+    ],
+    ids=["second", "first"],
+)
+def test_a_value_holding_a_tag_start_in_an_alt_block_is_left_to_the_parser(fmt, frame, quote):
+    """The parser refuses the ``<`` (a tag inside a value): so must the reading without it."""
+    piece = frame.format(quote)
+    assert read(piece, fmt) == read(piece, "")
+    assert "expected a tag after '<'" in read(piece, fmt)
+
+
 # ---------------------------------------------------------------------------
 # Entity tags skipped between ALT blocks
 
