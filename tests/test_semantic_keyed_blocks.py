@@ -7,10 +7,11 @@ one expression (:func:`~harem_pipeline.formats.semantic.keyed_lines`),
 look a keyed record line up by its key, copy (Emir) or look at (Ida) the
 blank, ``DOC``, ``EOD`` and ``<ALT>`` lines, and read any other line alone
 as the line reader does.  Here both run on the blocks and on the general
-reader, on generated files and on every reference input (Emir absolute,
-Ida as the file says; Emir's other options, the 2005 views and tiny chunks,
-which cut the blocks anywhere, on a sample of them): the texts written, the
-counts, or the errors raised, must be the same.
+reader, with every Emir option and Ida view, on generated files and on a
+sample of the reference inputs (:data:`~tests.helpers.semantic.SAMPLE`; all
+of them meet the Java's files in test_semantic_reference), at the usual
+chunk size and in tiny chunks: the texts written, the counts, or the errors
+raised, must be the same.
 """
 
 from __future__ import annotations
@@ -80,31 +81,19 @@ def tallies_both_ways(path: Path, all_views: tuple[bool | None, ...] = (None, Tr
 
 
 def reference_cases(paths: list[Path], options: list[str]) -> list[object]:
-    """``(source, chunk size, option)`` to run: every path at the usual chunk size with the
-    first option (Emir's absolute scores, Ida's counts as the file says), and the
-    :func:`sampled` paths with every option, at the usual chunk size and in tiny chunks.
-    The other options change how a line is scored or counted, not how the blocks are
-    read, and the cuts of tiny chunks fall at other places in every file: a few files
-    find what all would."""
-    sample = sampled(paths)
+    """``(source, chunk size, option)``: each :func:`sampled` path with every option, at the
+    usual chunk size and in tiny chunks (which cut the blocks anywhere)."""
     return [
-        *(
-            pytest.param(p, None, options[0], id=f"chunks-{p.parent.name}/{p.name}-{options[0]}")
-            for p in paths
-            if p not in sample
-        ),
-        *(
-            pytest.param(p, size, option, id=f"{name}-{p.parent.name}/{p.name}-{option}")
-            for p in sample
-            for size, name in ((None, "chunks"), (TINY_CHUNK, "tiny-chunks"))
-            for option in options
-        ),
+        pytest.param(p, size, option, id=f"{name}-{p.parent.name}/{p.name}-{option}")
+        for p in sampled(paths)
+        for size, name in ((None, "chunks"), (TINY_CHUNK, "tiny-chunks"))
+        for option in options
     ]
 
 
 @pytest.mark.parametrize(
     ("source", "chunk_size", "stage"),
-    reference_cases(ALTS, ["absolute", *sorted(set(EMIR_STAGES) - {"absolute"})]),
+    reference_cases(ALTS, sorted(EMIR_STAGES)),
 )
 def test_emir_blocks_on_reference_inputs(
     source: Path,

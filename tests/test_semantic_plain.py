@@ -6,8 +6,8 @@ its tags and copies or reuses what it wrote for an earlier line of the same
 key; Emir and Ida read a keyed record line
 (:class:`~harem_pipeline.formats.semantic.KeyedRecord`) by its key alone, the
 others as plain.  In production they read runs and blocks of such lines
-(held to the general reader on every reference input in test_semantic_runs
-and test_semantic_keyed_blocks) and a line alone only outside them.  Here
+(test_semantic_runs, test_semantic_keyed_blocks) and a line alone only
+outside them.  Here
 each stage reads every line alone and by the general reader, on a sample of
 the reference inputs (:data:`~tests.helpers.semantic.SAMPLE`) and on
 generated files full of the unusual (attribute spacing, brackets, ``''``,

@@ -1,9 +1,14 @@
 """Every shipped reference file of the semantic chain, rebuilt line for line.
 
-The expected files are what the official 2010 Java programs print
+Each stage runs as a campaign runs it (``pipeline.semantic``: the runs and
+blocks of its fast path, written by the step) on every reference input.  The
+expected files are what the official 2010 Java programs print
 (``data/reference/``, see ``data/README.md``); ours must be equal after
 dropping ``#`` lines and reading ``]::[`` as ``]:[``.  The ``.ida`` reports
-must begin with every line of the Java's (ours add lines after them).
+must begin with every line of the Java's (ours add lines after them).  The
+general path is held to the fast path byte for byte on a sample of these
+inputs and on generated files (test_semantic_plain, test_semantic_runs,
+test_semantic_keyed_blocks).
 """
 
 from __future__ import annotations
@@ -13,31 +18,24 @@ from pathlib import Path
 
 import pytest
 
-from harem_pipeline.formats.alinhado import Record, format_line, parse_line
+from harem_pipeline.formats.alinhado import Record, format_line
 from harem_pipeline.formats.semantic import (
     format_alts_record,
     format_emir_record,
     parse_alts_record,
     parse_emir_record,
-    parse_semantic_line,
 )
+from harem_pipeline.pipeline.semantic import run_alts, run_altsem, run_emir, run_espurios
 from harem_pipeline.reports.ida import format_ida_text
-from harem_pipeline.stages.alts import organise_alts
-from harem_pipeline.stages.altsem import select_alternatives
-from harem_pipeline.stages.emir import EmirParams, evaluate_lines, parse_weights
-from harem_pipeline.stages.espurios import collect_spurious
-from harem_pipeline.stages.ida import tally_semantic
+from harem_pipeline.stages.emir import EmirParams, parse_weights
+from harem_pipeline.stages.ida import SemanticTally, read_tally
 from tests.helpers.semantic import (
-    EMIR_STAGES,
     REFERENCE,
     assert_same_lines,
     comparable,
     forget_parsed,
-    general_tally,
-    general_written,
     parsed,
     reference_text,
-    rendered,
     sampled,
     text_lines,
     unzipped,
@@ -77,29 +75,29 @@ def test_cases_found() -> None:
     assert len(CASES) >= 8
 
 
-def _general(
-    case: str, suffix: str, folder: Path, stage: Callable, marker: str | None
-) -> list[str]:
-    """The general path's lines of ``stage`` on the reference file, as compared with the Java's.
+def _produced(case: str, suffix: str, folder: Path, step: Callable[[Path, Path], Path]) -> Path:
+    """What the campaign's ``step`` writes for the reference file ``case + suffix``."""
+    return step(unzipped(_need(case, suffix), folder), folder / "ours")
 
-    Worked out by :func:`~tests.helpers.semantic.general_written`, the text the fast paths
-    are held to in the modules that share this one's worker (conftest.SHARED_WORK): each
-    stage runs once per file, and what the Java wrote is then checked on that same text.
-    """
-    parse = parse_semantic_line if ".emir" in suffix else parse_line
-    path = unzipped(_need(case, suffix), folder)
-    return comparable(text_lines(general_written(path, stage, marker, parse)))
+
+def _lines(path: Path) -> list[str]:
+    """A written file's lines as compared with the Java's."""
+    return comparable(text_lines(path.read_bytes().decode("latin-1")))
+
+
+def _report(tally: SemanticTally) -> list[str]:
+    return text_lines(format_ida_text(tally, "sig"))
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_alts(case: str, tmp_path: Path) -> None:
-    ours = _general(case, ".veu", tmp_path, organise_alts, ":")
+    ours = _lines(_produced(case, ".veu", tmp_path, run_alts))
     assert_same_lines(_expect(case, ".veu.alts"), ours, case + ".veu.alts")
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_espurios(case: str, tmp_path: Path) -> None:
-    ours = _general(case, ".veu.alts", tmp_path, collect_spurious, None)
+    ours = _lines(_produced(case, ".veu.alts", tmp_path, run_espurios))
     assert_same_lines(_expect(case, ".veu.alts.espurios"), ours, case + ".espurios")
 
 
@@ -108,13 +106,16 @@ def test_espurios(case: str, tmp_path: Path) -> None:
 def test_emir(case: str, relative: bool, tmp_path: Path) -> None:
     suffix = ".veu.alts.emir_relativo" if relative else ".veu.alts.emir"
     expected = _expect(case, suffix)
-    stage = EMIR_STAGES["relative" if relative else "absolute"]
-    assert_same_lines(expected, _general(case, ".veu.alts", tmp_path, stage, ":"), case + suffix)
+
+    def emir(path: Path, output: Path) -> Path:
+        return run_emir(path, EmirParams(relative=relative), output)
+
+    assert_same_lines(expected, _lines(_produced(case, ".veu.alts", tmp_path, emir)), case + suffix)
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_altrel(case: str, tmp_path: Path) -> None:
-    ours = _general(case, ".veu.alts.emir", tmp_path, select_alternatives, ":")
+    ours = _lines(_produced(case, ".veu.alts.emir", tmp_path, run_altsem))
     expected = _expect(case, ".veu.alts.emir.altrel")
     assert_same_lines(expected, ours, case + ".altrel")
 
@@ -123,19 +124,17 @@ def test_altrel(case: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("case", CASES)
 def test_ida(case: str, source: str, tmp_path: Path) -> None:
     expected = text_lines(reference_text(_path(case, source + ".ida")))
-    tally = general_tally(unzipped(_need(case, source), tmp_path), None)
-    ours = text_lines(format_ida_text(tally, "sig"))
-    assert_same_lines(expected, ours[: len(expected)], case + source + ".ida")
+    _, tally = read_tally(unzipped(_need(case, source), tmp_path))
+    assert_same_lines(expected, _report(tally)[: len(expected)], case + source + ".ida")
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_relative_ida(case: str) -> None:
+def test_relative_ida(case: str, tmp_path: Path) -> None:
     # gabriel ships no .emir_relativo: the report is made from our own relative Emir
     expected = text_lines(reference_text(_path(case, ".veu.alts.emir_relativo.ida")))
-    lines = parsed(_path(case, ".veu.alts"))
-    emir = list(evaluate_lines(lines, EmirParams(relative=True), case))
-    ours = text_lines(format_ida_text(tally_semantic(emir, case), "sig"))
-    assert_same_lines(expected, ours[: len(expected)], case + ".emir_relativo.ida")
+    alts = unzipped(_path(case, ".veu.alts"), tmp_path)
+    _, tally = read_tally(run_emir(alts, EmirParams(relative=True), tmp_path / "ours"))
+    assert_same_lines(expected, _report(tally)[: len(expected)], case + ".emir_relativo.ida")
 
 
 ROUND_TRIP = sorted(
@@ -181,12 +180,11 @@ VARIANT_CASES = sorted(
 
 
 @pytest.mark.parametrize(("case", "variant"), VARIANT_CASES)
-def test_emir_options(case: str, variant: str) -> None:
-    lines = parsed(_path(case, ".veu.alts"))
-    emir = list(evaluate_lines(lines, VARIANTS[variant], case))
+def test_emir_options(case: str, variant: str, tmp_path: Path) -> None:
+    emir = run_emir(unzipped(_path(case, ".veu.alts"), tmp_path), VARIANTS[variant], tmp_path / "o")
     if _path(case, f".{variant}.emir").exists():
         expected = _expect(case, f".{variant}.emir")
-        assert_same_lines(expected, comparable(rendered(emir)), f"{case}.{variant}.emir")
+        assert_same_lines(expected, _lines(emir), f"{case}.{variant}.emir")
     report = text_lines(reference_text(_path(case, f".{variant}.emir.ida")))
-    ours = text_lines(format_ida_text(tally_semantic(emir, case), "sig"))
-    assert_same_lines(report, ours[: len(report)], f"{case}.{variant}.emir.ida")
+    _, tally = read_tally(emir)
+    assert_same_lines(report, _report(tally)[: len(report)], f"{case}.{variant}.emir.ida")

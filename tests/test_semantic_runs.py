@@ -5,8 +5,10 @@ stages whole runs of lines one match checked
 (:class:`~harem_pipeline.formats.semantic.PlainRun`); outside ALT blocks
 they copy them, inside they cut each line at its marks and keep plain
 records as read.  Here each stage runs on the runs and on the general
-reader, on every reference input (with the usual and with tiny chunks, so
-runs are cut anywhere) and on generated files full of ALT blocks of plain
+reader, on a sample of the reference inputs
+(:data:`~tests.helpers.semantic.SAMPLE`, with the usual and with tiny
+chunks, so runs are cut anywhere; all of them meet the Java's files in
+test_semantic_reference) and on generated files full of ALT blocks of plain
 records (merged alternatives, vague entities, spurious records, the same
 entity twice, bad lines, ``''``, CRLF): the texts written, or the errors
 raised, must be the same.

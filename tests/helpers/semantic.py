@@ -97,11 +97,11 @@ EMIRS = sorted(
 )
 
 SAMPLE = ("exemplo1/total_harem", "gabriel/cenario4_categs_muc", "simulated/mini1_PLO_muc")
-"""The reference inputs the secondary passes run on, one of each source: a worked example,
-the real Second HAREM run (in its categories scenario) and a simulated First HAREM run.
-The fast paths' main passes run on every reference input; a second reading of the same
-path (other options, tiny chunks, the line-by-line reading under the runs and blocks)
-needs no more than these."""
+"""The reference inputs the fast paths are held to the general path on, one of each source:
+a worked example, the real Second HAREM run (in its categories scenario) and a simulated
+First HAREM run.  Every reference input is held to the Java's files as a campaign reads it
+(test_semantic_reference); the general path (the reading of a line the fast paths do not
+take) meets its odd lines in the generated files."""
 
 
 def sampled(paths: list[Path]) -> list[Path]:
@@ -120,14 +120,11 @@ def set_chunk_size(size: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def by_chunk_size(paths: list[Path]) -> list[object]:
-    """``(path, chunk size)``: every path at the usual size, the :func:`sampled` ones in tiny
-    chunks too (the cuts fall at other places in every file: a few find what all would)."""
+    """``(path, chunk size)``: the :func:`sampled` paths at the usual size and in tiny chunks."""
     return [
-        *(pytest.param(p, None, id=f"chunks-{p.parent.name}/{p.name}") for p in paths),
-        *(
-            pytest.param(p, TINY_CHUNK, id=f"tiny-chunks-{p.parent.name}/{p.name}")
-            for p in sampled(paths)
-        ),
+        pytest.param(p, size, id=f"{name}-{p.parent.name}/{p.name}")
+        for p in sampled(paths)
+        for size, name in ((None, "chunks"), (TINY_CHUNK, "tiny-chunks"))
     ]
 
 
