@@ -13,7 +13,7 @@ test_semantic_keyed_blocks).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,7 +33,6 @@ from tests.helpers.semantic import (
     REFERENCE,
     assert_same_lines,
     comparable,
-    forget_parsed,
     parsed,
     reference_text,
     sampled,
@@ -45,13 +44,6 @@ CASES = sorted(
     str(path.relative_to(REFERENCE)).removesuffix(".veu.alts.gz")
     for path in REFERENCE.glob("*/*.veu.alts.gz")
 )
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _parsed_files_kept_for_this_module_only() -> Iterator[None]:
-    """The readings shared by this module's tests are let go when it is done."""
-    yield
-    forget_parsed()
 
 
 def _path(case: str, suffix: str) -> Path:
@@ -143,8 +135,8 @@ ROUND_TRIP = sorted(
     for path in sampled(list(REFERENCE.glob(pattern)))
 )
 """The files of a sample of the inputs (tests.helpers.semantic.SAMPLE): every kind of
-record of each source.  The other files hold the same run's records under other veils;
-generated Emir scores round-trip in test_semantic_properties."""
+record of each source.  The other files hold more records of the same shapes, written by
+the same programs; generated Emir scores round-trip in test_semantic_properties."""
 
 
 @pytest.mark.parametrize("name", ROUND_TRIP)

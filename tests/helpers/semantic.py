@@ -44,30 +44,9 @@ def comparable(lines: Iterable[str]) -> list[str]:
     return [line.replace("]::[", "]:[") for line in lines if not line.startswith("#")]
 
 
-def rendered(lines: Iterable[Line]) -> list[str]:
-    """Our parsed lines written back, without line ends."""
-    return [format_line(item) for item in lines]
-
-
 def parsed(path: Path) -> list[Line]:
-    """A reference file's parsed lines (a new list of the same immutable lines each call)."""
-    return list(_parsed_once(path))
-
-
-@functools.lru_cache(maxsize=64)
-def _parsed_once(path: Path) -> tuple[Line, ...]:
-    """Parsed once per process: several tests run stages on each reference file.
-
-    Room for every file of the semantic chain (42, about 300 MB): the tests
-    of one kind go through every file before the next kind starts, so a
-    smaller cache would have let each reading go before its next use.
-    """
-    return tuple(parse_lines(reference_text(path), str(path)))
-
-
-def forget_parsed() -> None:
-    """Let the readings of :func:`parsed` go (once the tests that share them are done)."""
-    _parsed_once.cache_clear()
+    """A reference file's parsed lines."""
+    return list(parse_lines(reference_text(path), str(path)))
 
 
 def assert_same_lines(expected: list[str], actual: list[str], name: str) -> None:
