@@ -42,13 +42,12 @@ from tests.helpers.semantic import (
     EMIR_STAGES,
     EMIRS,
     REFERENCE,
-    TINY_CHUNK,
+    by_chunk_size,
     general_emir,
     general_tally,
     general_written,
     outcome,
     repeated_key_files,
-    sampled,
     set_chunk_size,
     unzipped,
     veu_files,
@@ -80,21 +79,8 @@ def tallies_both_ways(path: Path, all_views: tuple[bool | None, ...] = (None, Tr
         assert outcome(blocks) == outcome(lambda views=views: general_tally(path, views))
 
 
-def reference_cases(paths: list[Path], options: list[str]) -> list[object]:
-    """``(source, chunk size, option)``: each :func:`sampled` path with every option, at the
-    usual chunk size and in tiny chunks (which cut the blocks anywhere)."""
-    return [
-        pytest.param(p, size, option, id=f"{name}-{p.parent.name}/{p.name}-{option}")
-        for p in sampled(paths)
-        for size, name in ((None, "chunks"), (TINY_CHUNK, "tiny-chunks"))
-        for option in options
-    ]
-
-
-@pytest.mark.parametrize(
-    ("source", "chunk_size", "stage"),
-    reference_cases(ALTS, sorted(EMIR_STAGES)),
-)
+@pytest.mark.parametrize("stage", sorted(EMIR_STAGES))
+@pytest.mark.parametrize(("source", "chunk_size"), by_chunk_size(ALTS))
 def test_emir_blocks_on_reference_inputs(
     source: Path,
     chunk_size: int | None,
@@ -106,20 +92,17 @@ def test_emir_blocks_on_reference_inputs(
     emir_both_ways(unzipped(source, tmp_path), stage)
 
 
-IDA_VIEWS = {"as-written": None, "2005-views": True}
-"""Ida's ``first_harem`` by the name of the option."""
-
-
-@pytest.mark.parametrize(("source", "chunk_size", "views"), reference_cases(EMIRS, [*IDA_VIEWS]))
+@pytest.mark.parametrize("views", [None, True], ids=["as-written", "2005-views"])
+@pytest.mark.parametrize(("source", "chunk_size"), by_chunk_size(EMIRS))
 def test_ida_blocks_on_reference_inputs(
     source: Path,
     chunk_size: int | None,
-    views: str,
+    views: bool | None,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     set_chunk_size(chunk_size, monkeypatch)
-    tallies_both_ways(unzipped(source, tmp_path), (IDA_VIEWS[views],))
+    tallies_both_ways(unzipped(source, tmp_path), (views,))
 
 
 @pytest.mark.parametrize(
