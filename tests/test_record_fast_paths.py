@@ -4,8 +4,8 @@ The identification stages read files a chunk of raw lines at a time and copy
 the records ``scan_record`` reads (``formats/alinhado.py``), handing every
 other line to ``parse_line`` and the general code.  These tests hold the
 two paths to the same bytes, counts and errors: on reference record files
-(:data:`AGREEMENT_FILES`), on hand-made odd lines and on generated files of records written in
-canonical and non-canonical ways, good and broken.
+(:data:`AGREEMENT_FILES`), on hand-made odd lines and on generated files of
+records written in canonical and non-canonical ways, good and broken.
 """
 
 from __future__ import annotations

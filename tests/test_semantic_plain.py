@@ -7,13 +7,12 @@ key; Emir and Ida read a keyed record line
 (:class:`~harem_pipeline.formats.semantic.KeyedRecord`) by its key alone, the
 others as plain.  In production they read runs and blocks of such lines
 (test_semantic_runs, test_semantic_keyed_blocks) and a line alone only
-outside them.  Here
-each stage reads every line alone and by the general reader, on a sample of
-the reference inputs (:data:`~tests.helpers.semantic.SAMPLE`) and on
-generated files full of the unusual (attribute spacing, brackets, ``''``,
-``<`` in texts, duplicate entities, vague and First HAREM entities, ALT
-blocks, bad items and counts): the texts written, or the errors raised,
-must be the same.
+outside them.  Here each stage reads every line alone and by the general
+reader, on a sample of the reference inputs
+(:data:`~tests.helpers.semantic.SAMPLE`) and on generated files full of
+the unusual (attribute spacing, brackets, ``''``, ``<`` in texts, duplicate
+entities, vague and First HAREM entities, ALT blocks, bad items and
+counts): the texts written, or the errors raised, must be the same.
 """
 
 from __future__ import annotations
@@ -142,7 +141,7 @@ def test_alts_stages_on_reference_inputs(source: Path, stage: str, tmp_path: Pat
 
 @pytest.mark.parametrize("source", sampled(EMIRS), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_emir_stages_on_reference_inputs(source: Path, tmp_path: Path) -> None:
-    """Ida on every Emir file; ALTina on those it reads in a campaign (absolute ``.emir``)."""
+    """Ida on each Emir file; ALTina on those it reads in a campaign (absolute ``.emir``)."""
     path = unzipped(source, tmp_path)
     if source.name.endswith(".emir.gz"):
         both_ways(path, select_alternatives, ":", emir_input=True)
