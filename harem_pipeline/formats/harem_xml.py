@@ -1036,21 +1036,27 @@ def split_documents(
     """
     chunks = _decoded_chunks(path, encoding, read_size)
     window = ""
+    base = 0  # where the window's unread text starts (what is before it is done with)
 
     def more() -> bool:
-        """Add the next chunk to the window; False at the end of the file."""
-        nonlocal window
+        """Add the next chunk to the window, dropping what is done with; False at the end.
+
+        (The window is cut only here, once a chunk: cutting it after every
+        document copied the rest of the chunk once a document.)
+        """
+        nonlocal window, base
         chunk = next(chunks, None)
         if chunk is None:
             return False
-        window += chunk
+        window = window[base:] + chunk
+        base = 0
         return True
 
     def next_opening() -> re.Match[str] | None:
-        """The window's first document tag, reading on until there is one or the file ends."""
-        opening = _PLAIN_DOC_OPEN.search(window)
+        """The first document tag after ``base``, reading on until there is one or the file ends."""
+        opening = _PLAIN_DOC_OPEN.search(window, base)
         while opening is None and more():
-            opening = _PLAIN_DOC_OPEN.search(window)
+            opening = _PLAIN_DOC_OPEN.search(window, base)
         return opening
 
     opening = next_opening()
@@ -1067,25 +1073,26 @@ def split_documents(
         if docid in seen:
             raise NotPlainCollection("a DOCID used twice")
         seen.add(docid)
-        start = opening.start()
-        close = window.find(_DOC_CLOSE, opening.end())
+        start, after = opening.span()
+        close = window.find(_DOC_CLOSE, after)
         while close < 0:
-            searched = len(window)
+            searched = len(window) - base
+            start, after = start - base, after - base  # where they are once ``more`` cuts
             if not more():
                 raise NotPlainCollection("no </DOC>")
-            close = window.find(_DOC_CLOSE, max(opening.end(), searched - len(_DOC_CLOSE)))
+            close = window.find(_DOC_CLOSE, max(after, searched - len(_DOC_CLOSE)))
         end = close + len(_DOC_CLOSE)
-        if _NOT_IN_PLAIN_DOCUMENT.search(window, opening.end(), close):
+        if _NOT_IN_PLAIN_DOCUMENT.search(window, after, close):
             raise NotPlainCollection("not a plain document")
         yield RawDocument(docid, window[start:end], line)
         line += window.count("\n", start, end)
-        window = window[end:]
+        base = end
         opening = next_opening()
-        gap = window if opening is None else window[: opening.start()]
-        if opening is not None and not _PLAIN_GAP.fullmatch(gap):
+        gap_end = len(window) if opening is None else opening.start()
+        if opening is not None and not _PLAIN_GAP.fullmatch(window, base, gap_end):
             raise NotPlainCollection("text between documents")
-        line += gap.count("\n")
-    end = _PLAIN_GAP.match(window).end()
+        line += window.count("\n", base, gap_end)
+    end = _PLAIN_GAP.match(window, base).end()
     if root is not None:
         if not window.startswith(f"</{root}>", end):
             raise NotPlainCollection("no root end tag")
