@@ -204,9 +204,9 @@ def test_fast_tokens_equal_the_character_rule(text: str, entity: str) -> None:
     assert word_tokens(text) == words
     keys = markable_tokens(entity) + [t.upper() for t in _tokenize_by_character(entity) if t]
     keys = [k for k in keys if k in markable_tokens(entity) or any(c in k for c in "ⅰⓐ\u0345")]
-    fast = number_by_search(text, new_counters(keys))
+    marked, marks = number_by_search(text, new_counters(keys))
     slow = _number_by_search_by_character(text, new_counters(keys))
-    assert (fast.marked, [(m.written, m.count) for m in fast.marks]) == slow
+    assert (marked, [(written, count) for written, _, count in marks]) == slow
 
 
 def test_cased_separators_are_all_of_unicode() -> None:
@@ -238,17 +238,17 @@ def test_markable_tokens_test_stopwords_as_written() -> None:
 
 
 def test_numbering_outside_alt_wraps_the_first_match_even_inside_a_word() -> None:
-    marked = number_by_search("Portugalia e Portugal", new_counters(["PORTUGAL"]))
-    assert marked.marked == "<1>Portugal</1>ia e Portugal"
-    assert [(m.written, m.count) for m in marked.marks] == [("Portugal", 1)]
-    sequential = number_in_sequence("Portugalia e Portugal", new_counters(["PORTUGAL"]))
-    assert sequential.marked == "Portugalia e <1>Portugal</1>"
+    marked, marks = number_by_search("Portugalia e Portugal", new_counters(["PORTUGAL"]))
+    assert marked == "<1>Portugal</1>ia e Portugal"
+    assert marks == (("Portugal", "PORTUGAL", 1),)
+    sequential, _ = number_in_sequence("Portugalia e Portugal", new_counters(["PORTUGAL"]))
+    assert sequential == "Portugalia e <1>Portugal</1>"
 
 
 def test_numbering_is_case_insensitive() -> None:
     counters = new_counters(["UC"])
-    marked = number_by_search("UC, uc e Uc", counters)
-    assert [(m.written, m.count) for m in marked.marks] == [("UC", 1), ("uc", 2), ("Uc", 3)]
+    _, marks = number_by_search("UC, uc e Uc", counters)
+    assert [(written, count) for written, _, count in marks] == [("UC", 1), ("uc", 2), ("Uc", 3)]
     assert counters == {"UC": 3}
 
 

@@ -356,7 +356,14 @@ def _build_document_tree(doc: Document, path: str, xml: bool) -> tuple[_Node, ..
 # as these write them (no character reference in a value), no MORF or OMITIDO
 # attribute.
 _PLAIN_PIECES = re.compile(r"(<[^<>]*>)")
+# An entity tag in the plain shape (one tag, whole), and a search for a tag
+# ``<EM …>`` past it in a whole document (a tag runs to its first ``>``, as
+# that shape does): one search a document, not a match a tag.  The tests hold
+# the two together.
 _PLAIN_ENTITY = re.compile(r'<EM((?: [^\s=<>"\'/]+="[^"<>\t\n\r]*")*)>')
+_NOT_PLAIN_ENTITY = re.compile(
+    r'<EM (?![^\s=<>"\'/]++="[^"<>\t\n\r]*+"(?: [^\s=<>"\'/]++="[^"<>\t\n\r]*+")*+>)'
+)
 _PLAIN_ATTRIBUTE = re.compile(r' ([^=]+)="([^"]*)"')
 
 
@@ -372,10 +379,8 @@ def _plain_text(text: str) -> str:
 
 
 def _plain_entity(tag: str) -> _EntityTag:
-    match = _PLAIN_ENTITY.fullmatch(tag)
-    if match is None:
-        raise _NotPlain
-    return _EntityTag(EM_TAG, tuple(_PLAIN_ATTRIBUTE.findall(match.group(1))))
+    """An entity tag of a plain document (``_plain_pieces`` has checked them all)."""
+    return _EntityTag(EM_TAG, tuple(_PLAIN_ATTRIBUTE.findall(tag[3:-1])))
 
 
 def _plain_alt(pieces: list[str], index: int, omitted: bool) -> tuple[_AltNode, int, int]:
@@ -434,7 +439,7 @@ def _plain_tree(raw: RawDocument) -> tuple[_Node, ...] | None:
 def _plain_pieces(raw: RawDocument) -> list[str] | None:
     """The document's content cut at its tags (text, tag, …, text, ``</DOC>``); None past plain."""
     content = raw.content
-    if "MORF=" in content or "OMITIDO=" in content:
+    if "MORF=" in content or "OMITIDO=" in content or _NOT_PLAIN_ENTITY.search(content):
         return None
     if "\r" in content:
         content = _normalize_text(content, False)
@@ -499,10 +504,12 @@ def _plain_nodes(pieces: list[str]) -> tuple[_Node, ...]:
 class _FlatEntity(NamedTuple):
     """An entity of text alone: its attributes as numbering prints them, its text.
 
-    ``shown`` is the attributes as ``_tag_string`` writes them (`` A="v" B="w"``).
+    ``shown`` is the attributes as ``_tag_string`` writes them (`` A="v" B="w"``);
+    ``attributes`` None when they are read from ``shown`` only if asked for
+    (``_Named.attribute_pairs``): the records are written from ``shown``.
     """
 
-    attributes: tuple[tuple[str, str], ...]
+    attributes: tuple[tuple[str, str], ...] | None
     shown: str
     text: str
 
@@ -527,16 +534,16 @@ def _plain_items(raw: RawDocument) -> list[_Item] | None:
 
 
 def _flat_entity(tag: str, text: str) -> _FlatEntity:
-    """The entity ``<EM A="v" ...>text</EM>`` of a plain document, outside every OMITIDO."""
-    match = _PLAIN_ENTITY.fullmatch(tag)
-    if match is None:
-        raise _NotPlain
-    shown = match.group(1)
-    attributes = tuple(_PLAIN_ATTRIBUTE.findall(shown))
+    """The entity ``<EM A="v" ...>text</EM>`` of a plain document, outside every OMITIDO.
+
+    (``_plain_pieces`` has checked every entity tag of the document.)
+    """
+    shown = tag[3:-1]
     if "&" in shown:  # a value with a reference: as numbering normalises it
+        attributes = tuple(_PLAIN_ATTRIBUTE.findall(shown))
         _, attributes = _entity_attributes(_EntityTag(EM_TAG, attributes), False, True)
-        shown = format_attributes(attributes)
-    return _new_flat_entity((attributes, shown, text))
+        return _new_flat_entity((attributes, format_attributes(attributes), text))
+    return _new_flat_entity((None, shown, text))
 
 
 def _plain_flat(pieces: list[str]) -> list[_Item]:
@@ -639,7 +646,7 @@ class _Named:
     """One entity tag after numbering: what alignment compares and prints."""
 
     tag: str
-    attributes: tuple[tuple[str, str], ...]
+    attributes: tuple[tuple[str, str], ...] | None  # None: read from ``shown`` when asked
     text: str
     marked: str
     marks: tuple[Mark, ...]
@@ -647,8 +654,14 @@ class _Named:
     shown: str  # the attributes as written (``format_attributes``)
     ident: str  # the tag with its numbered text (``_tag_string``): the original's identity
 
+    def attribute_pairs(self) -> tuple[tuple[str, str], ...]:
+        """The attributes, read from ``shown`` on first use for a plain entity (``_FlatEntity``)."""
+        if self.attributes is None:
+            self.attributes = tuple(_PLAIN_ATTRIBUTE.findall(self.shown))
+        return self.attributes
+
     def gold_tag(self) -> Tag:
-        return Tag(self.tag, self.attributes, self.gold_text())
+        return Tag(self.tag, self.attribute_pairs(), self.gold_text())
 
     def gold_text(self) -> str:
         """The text of ``gold_tag``."""
@@ -777,25 +790,35 @@ def _markable_texts(items: Sequence[_Item], texts: list[str]) -> None:
 
 
 def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGroup | None:
-    """Number an ALT block; every alternative starts from the same counts."""
+    """Number an ALT block; every alternative starts from the same counts.
+
+    The counts after the block are the last alternative's.  Each alternative
+    is numbered in ``counters`` itself and the keys it advanced are then set
+    back (every count advanced is a numbered token, so the marks say which
+    and from what): copying the counters for each alternative cost the
+    document's whole vocabulary once an alternative.
+    """
     original = build_alternatives(node.content)
     numbered: list[list[str | _Named]] = []
-    after = counters
-    for alternative in original:
-        clone = dict(counters)
+    start: dict[str, int] = {}  # the block's counts of the keys its alternatives advanced
+    last = len(original) - 1
+    for index, alternative in enumerate(original):
         items: list[str | _Named] = []
         for item in alternative:
             if isinstance(item, str):
-                items.extend(_alt_text_items(number_in_sequence(item, clone).marked))
+                marked, marks = number_in_sequence(item, counters)
+                items.extend(_alt_text_items(marked))
             elif isinstance(item, _AltEntity):
-                marked = number_in_sequence(item.text, clone)
+                marked, marks = number_in_sequence(item.text, counters)
                 tag, attributes = _entity_attributes(item.entity, node.omitted, xml)
-                items.append(
-                    _named(tag, attributes, item.text, marked.marked, marked.marks, node.omitted)
-                )
+                items.append(_named(tag, attributes, item.text, marked, marks, node.omitted))
+            else:
+                continue
+            for _, key, count in marks:
+                start.setdefault(key, count - 1)
         numbered.append(items)
-        after = clone
-    counters.update(after)
+        if index < last:
+            counters.update(start)
     content: list[str | _Named] = []
     for items in numbered:
         if content:
@@ -862,8 +885,7 @@ def _number_nodes(
         if isinstance(node, _TextNode):
             if numbered:
                 _count_unread(unread, counters)
-                marked = number_by_search(node.text, counters)
-                direct.append((marked.marked, marked.marks))
+                direct.append(number_by_search(node.text, counters))
             else:
                 unread.append(node.text)
         elif isinstance(node, _AltNode):
@@ -879,8 +901,8 @@ def _number_nodes(
             if len(children) == 1 and isinstance(children[0], _TextNode):  # text alone: at once
                 _count_unread(unread, counters)
                 text = children[0].text
-                marked = number_by_search(text, counters)
-                out.append(_named(tag, attributes, text, marked.marked, marked.marks, node.omitted))
+                marked, marks = number_by_search(text, counters)
+                out.append(_named(tag, attributes, text, marked, marks, node.omitted))
                 continue
             slot = len(out)
             out.append(None)
@@ -1010,7 +1032,9 @@ def _run_index(run_entities: Sequence[_Aligned]) -> dict[tuple[str, int], list[_
                 continue
             empty += 1
             wrapped = f"<{empty}>{named.marked}</{empty}>"
-            alone = _named(named.tag, named.attributes, named.text, wrapped, (), named.omitted)
+            alone = _named(
+                named.tag, named.attribute_pairs(), named.text, wrapped, (), named.omitted
+            )
             index.setdefault((_SPURIOUS_KEY, empty), []).append(alone)
     return index
 
@@ -1110,7 +1134,7 @@ def _align_numbered(
         if found:
             continue
         entry.values.setdefault("", None)
-        written = {mark.written for mark in entity.marks}
+        written = {mark[0] for mark in entity.marks}  # as written
         for key in potential_faults:
             if key in written:
                 faults.setdefault(entity.ident, (entity, {}))[1][key] = None

@@ -27,11 +27,9 @@ Unicode by the tests); a text holding one is numbered token by token.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Iterator
 from functools import cache
-from typing import NamedTuple
 
 from harem_pipeline.text.stopwords import is_stopword
 
@@ -145,39 +143,19 @@ def markable_tokens(text: str) -> list[str]:
     return [word.upper() for word in word_tokens(text) if not is_stopword(word)]
 
 
-# Marks are named tuples, not frozen dataclasses: one is built per numbered
-# token (tens of thousands a collection) and a tuple costs a third as much.
-class Mark(NamedTuple):
-    """One numbered occurrence of a markable token.
+# One numbered occurrence of a markable token: ``(written, key, count)``, the
+# token as it appears in the text, its upper-case form (the unit counted) and
+# its occurrence number (from 1); ``mark[1:]`` (key, count) is what two
+# occurrences must share to be the same place.  A plain tuple: one is built
+# per numbered token (tens of thousands a collection), and building a named
+# tuple (a Python ``__new__``, or ``tuple.__new__`` through a partial) costs
+# several times a tuple display.
+Mark = tuple[str, str, int]
 
-    ``written`` is the token as it appears in the text, ``key`` its upper-case
-    form (the unit counted) and ``count`` the occurrence number (from 1).
-    """
-
-    written: str
-    key: str
-    count: int
-
-    @property
-    def numbered(self) -> tuple[str, int]:
-        """What two occurrences must share to be the same place: (key, count)."""
-        return (self.key, self.count)
-
-    def render(self) -> str:
-        """The token wrapped in its number, as the original writes it: ``<3>Lisboa</3>``."""
-        return f"<{self.count}>{self.written}</{self.count}>"
-
-
-class MarkedText(NamedTuple):
-    """A text with its markable tokens numbered.
-
-    ``marked`` is the text with every numbered token wrapped (``<n>T</n>``),
-    which the original uses as the identity of an entity; ``marks`` the
-    numbered tokens in text order.
-    """
-
-    marked: str
-    marks: tuple[Mark, ...]
+# A text with its markable tokens numbered: ``(marked, marks)``, the text with
+# every numbered token wrapped (``<n>T</n>``, which the original uses as the
+# identity of an entity) and the numbered tokens in text order.
+MarkedText = tuple[str, tuple[Mark, ...]]
 
 
 def number_in_sequence(text: str, counters: dict[str, int]) -> MarkedText:
@@ -204,13 +182,13 @@ def number_in_sequence(text: str, counters: dict[str, int]) -> MarkedText:
                 continue
             count += 1
             counters[key] = count
-            marks.append(_new_mark((token, key, count)))
+            marks.append((token, key, count))
             start = match.start()
             pieces.append(text[cursor:start])
-            pieces.append(f"<{count}>{token}</{count}>")  # Mark.render
+            pieces.append(f"<{count}>{token}</{count}>")  # the token wrapped in its number
             cursor = start + len(token)
         pieces.append(text[cursor:])
-        return _new_marked(("".join(pieces), tuple(marks)))
+        return "".join(pieces), tuple(marks)
     for token in tokenize(text):
         key = token.upper()
         count = counters.get(key) if token else None
@@ -219,10 +197,9 @@ def number_in_sequence(text: str, counters: dict[str, int]) -> MarkedText:
             continue
         count += 1
         counters[key] = count
-        mark = Mark(token, key, count)
-        marks.append(mark)
-        pieces.append(mark.render())
-    return _new_marked(("".join(pieces), tuple(marks)))
+        marks.append((token, key, count))
+        pieces.append(f"<{count}>{token}</{count}>")
+    return "".join(pieces), tuple(marks)
 
 
 def number_by_search(text: str, counters: dict[str, int]) -> MarkedText:
@@ -238,7 +215,9 @@ def number_by_search(text: str, counters: dict[str, int]) -> MarkedText:
     ``markable_tokens`` gives them), so only word tokens and the cased
     separators can ever be counted.
     """
-    if not MAYBE_ODD.search(text):  # no cased separator, no odd numeric (they are past it)
+    if text.replace(" ", "").isalpha():  # letters and spaces (most entities): no regex
+        tokens = text.split()
+    elif not MAYBE_ODD.search(text):  # no cased separator, no odd numeric (they are past it)
         tokens = _WORD.findall(text)
     elif _CASED_SEPARATOR.search(text):
         tokens = [token for token in tokenize(text) if token]
@@ -258,19 +237,14 @@ def number_by_search(text: str, counters: dict[str, int]) -> MarkedText:
         found = text.find(token, cursor)
         if found < 0:
             continue
-        marks.append(_new_mark((token, key, count)))
+        marks.append((token, key, count))
         pieces.append(text[cursor:found])
-        pieces.append(f"<{count}>{token}</{count}>")  # Mark.render
+        pieces.append(f"<{count}>{token}</{count}>")  # the token wrapped in its number
         cursor = found + len(token)
     if not marks:
-        return _new_marked((text, ()))
+        return text, ()
     pieces.append(text[cursor:])
-    return _new_marked(("".join(pieces), tuple(marks)))
-
-
-# Building the named tuples from a tuple, in C (their own constructor is Python code).
-_new_mark = functools.partial(tuple.__new__, Mark)
-_new_marked = functools.partial(tuple.__new__, MarkedText)
+    return "".join(pieces), tuple(marks)
 
 
 def count_tokens(text: str, counters: dict[str, int]) -> None:
@@ -293,7 +267,7 @@ def count_tokens(text: str, counters: dict[str, int]) -> None:
 # blanks.  Three Latin-1 letters have an upper case that is no Latin-1 letter
 # (ß, ÿ, µ): a text holding one, or a character past Latin-1, is not read so.
 GAP = "\x01"
-_NOT_LATIN_UPPER = re.compile("[^\x00-\xb4\xb6-\xde\xe0-\xfe]")  # ß ÿ µ, past Latin-1
+_NOT_LATIN_UPPER = b"\xdf\xff\xb5"  # ß ÿ µ in Latin-1
 
 
 def _latin_upper_table() -> bytes:
@@ -321,9 +295,13 @@ def upper_words_by_gap(text: str) -> list[str] | None:
     expression.  None when a piece holds a character past Latin-1 or one of
     ß, ÿ, µ (read those with ``word_tokens``).
     """
-    if _NOT_LATIN_UPPER.search(text):
+    try:
+        data = text.encode("latin-1")
+    except UnicodeEncodeError:
         return None
-    data = text.encode("latin-1").translate(_LATIN_UPPER)
+    if any(code in data for code in _NOT_LATIN_UPPER):  # a byte search each: no regex
+        return None
+    data = data.translate(_LATIN_UPPER)
     for alone, apart in _SET_APART:
         data = data.replace(alone, apart)
     return data.decode("latin-1").split()
