@@ -360,10 +360,14 @@ _PLAIN_PIECES = re.compile(r"(<[^<>]*>)")
 # ``<EM …>`` past it in a whole document (a tag runs to its first ``>``, as
 # that shape does): one search a document, not a match a tag.  The tests hold
 # the two together.
-_PLAIN_ENTITY = re.compile(r'<EM((?: [^\s=<>"\'/]+="[^"<>\t\n\r]*")*)>')
-_NOT_PLAIN_ENTITY = re.compile(
-    r'<EM (?![^\s=<>"\'/]++="[^"<>\t\n\r]*+"(?: [^\s=<>"\'/]++="[^"<>\t\n\r]*+")*+>)'
-)
+_PLAIN_ATTRIBUTES = r'(?: [^\s=<>"\'/]+="[^"<>\t\n\r]*")'  # one attribute, as written
+_PLAIN_ENTITY = re.compile(rf"<EM({_PLAIN_ATTRIBUTES}*)>")
+_NOT_PLAIN_ENTITY = re.compile(rf"<EM(?= )(?!{_PLAIN_ATTRIBUTES}+>)")
+# What ``_plain_items`` reads a document's content with, one match a tag: the
+# text before it, then an entity of text alone whose tag is in the plain
+# shape (its attributes as written, its text), or any other tag, or a ``<``
+# that starts no tag, or the end (all groups after the text empty).
+_PLAIN_ITEM = re.compile(rf"([^<]*)(?:<EM({_PLAIN_ATTRIBUTES}+)>([^<]*)</EM>|(<[^<>]*>)|(<)|\Z)")
 _PLAIN_ATTRIBUTE = re.compile(r' ([^=]+)="([^"]*)"')
 
 
@@ -436,13 +440,20 @@ def _plain_tree(raw: RawDocument) -> tuple[_Node, ...] | None:
         return None
 
 
+def _plain_content(raw: RawDocument) -> str | None:
+    """The document's content with its line ends normalised, or None when an attribute
+    (MORF, OMITIDO) puts it past the plain shape."""
+    content = raw.content
+    if "MORF=" in content or "OMITIDO=" in content:
+        return None
+    return _normalize_text(content, False) if "\r" in content else content
+
+
 def _plain_pieces(raw: RawDocument) -> list[str] | None:
     """The document's content cut at its tags (text, tag, …, text, ``</DOC>``); None past plain."""
-    content = raw.content
-    if "MORF=" in content or "OMITIDO=" in content or _NOT_PLAIN_ENTITY.search(content):
+    content = _plain_content(raw)
+    if content is None or _NOT_PLAIN_ENTITY.search(content):
         return None
-    if "\r" in content:
-        content = _normalize_text(content, False)
     pieces = _PLAIN_PIECES.split(content)
     pieces.append("</DOC>")  # a sentinel: the end of the content
     return pieces
@@ -522,23 +533,26 @@ def _plain_items(raw: RawDocument) -> list[_Item] | None:
     """The items of a plain document (``_plain_tree``'s shape), or None past it.
 
     The same documents as ``_plain_tree`` are taken, and numbering the items
-    gives what numbering its tree gives.
+    gives what numbering its tree gives.  The content is read one tag a
+    match (``_PLAIN_ITEM``): an entity of text alone, the most common item,
+    is one match, its tag checked by the match itself.
     """
-    pieces = _plain_pieces(raw)
-    if pieces is None:
+    content = _plain_content(raw)
+    if content is None:
         return None
     try:
-        return _plain_flat(pieces)
+        return _plain_flat(_PLAIN_ITEM.findall(content))
     except (_NotPlain, IndexError, ValueError):
         return None
 
 
-def _flat_entity(tag: str, text: str) -> _FlatEntity:
-    """The entity ``<EM A="v" ...>text</EM>`` of a plain document, outside every OMITIDO.
+# A match of ``_PLAIN_ITEM``: text, entity attributes, entity text, other tag, stray ``<``.
+_ItemMatch = tuple[str, str, str, str, str]
 
-    (``_plain_pieces`` has checked every entity tag of the document.)
-    """
-    shown = tag[3:-1]
+
+def _flat_entity(shown: str, text: str) -> _FlatEntity:
+    """The entity ``<EM A="v" ...>text</EM>`` of a plain document, outside every OMITIDO,
+    from its attributes as written (`` A="v" ...``)."""
     if "&" in shown:  # a value with a reference: as numbering normalises it
         attributes = tuple(_PLAIN_ATTRIBUTE.findall(shown))
         _, attributes = _entity_attributes(_EntityTag(EM_TAG, attributes), False, True)
@@ -546,42 +560,58 @@ def _flat_entity(tag: str, text: str) -> _FlatEntity:
     return _new_flat_entity((None, shown, text))
 
 
-def _plain_flat(pieces: list[str]) -> list[_Item]:
-    """``_plain_nodes`` of ``pieces`` as items; ``_NotPlain`` past the plain shape.
+def _pieces_until(found: list[_ItemMatch], index: int, close: str) -> tuple[list[str], int]:
+    """``_plain_pieces``'s pieces from ``found[index]`` to the first tag ``close``, and the
+    index after it (an ALT or OMITIDO, read by the tree's readers); ``_NotPlain`` past plain."""
+    pieces: list[str] = []
+    while True:
+        text, shown, entity_text, tag, stray = found[index]
+        index += 1
+        pieces.append(text)
+        if shown:
+            pieces += (f"<EM{shown}>", entity_text, "</EM>")
+        elif tag == close:
+            pieces.append(tag)
+            return pieces, index
+        elif not tag or tag.startswith("<EM "):  # a stray <, the end, an entity tag past plain
+            raise _NotPlain
+        else:
+            pieces.append(tag)
 
-    (``_plain_text`` is written out in the loop: it runs once a text piece.)
+
+def _plain_flat(found: list[_ItemMatch]) -> list[_Item]:
+    """The items of ``_PLAIN_ITEM``'s matches over a content; ``_NotPlain`` past the plain shape.
+
+    (``_plain_text`` is written out in the loop: it runs once a text.)
     """
     items: list[_Item] = []
     append = items.append
     paragraph = -1  # where the open P's items start, if one is open
     index = 0
     while True:
-        text = pieces[index]
+        text, shown, entity_text, tag, stray = found[index]
+        index += 1
         if text:
-            if "<" in text:
-                raise _NotPlain
             append(_normalize_text(text, True) if "&" in text else text)
-        tag = pieces[index + 1]
-        index += 2
-        if tag.startswith("<EM "):
-            text = pieces[index]
-            if not text or "<" in text or pieces[index + 1] != "</EM>":
+        if shown:
+            if not entity_text:
                 raise _NotPlain
-            append(_flat_entity(tag, _normalize_text(text, True) if "&" in text else text))
-            index += 2
+            if "&" in entity_text:
+                entity_text = _normalize_text(entity_text, True)
+            append(_flat_entity(shown, entity_text))
         elif tag == "<ALT>":
-            node, index, _ = _plain_alt(pieces, index, False)
+            pieces, index = _pieces_until(found, index, "</ALT>")
+            node, _, _ = _plain_alt(pieces, 0, False)
             append(node)
         elif tag == "<OMITIDO>":
-            close = pieces.index("</OMITIDO>", index)
-            (node,) = _plain_nodes(["", tag, *pieces[index : close + 1], "", "</DOC>"])
+            pieces, index = _pieces_until(found, index, "</OMITIDO>")
+            (node,) = _plain_nodes(["", tag, *pieces, "", "</DOC>"])
             append(node)
-            index = close + 1
         elif tag == "<P>" and paragraph < 0:
             paragraph = len(items)
         elif tag == "</P>" and 0 <= paragraph < len(items):
             paragraph = -1
-        elif tag == "</DOC>" and paragraph < 0:
+        elif not tag and not stray and paragraph < 0:  # the end
             return items
         else:
             raise _NotPlain
