@@ -13,7 +13,9 @@ Inputs are generated, seeded, into a temporary folder (nothing is committed):
 
 Every figure is a whole process (``harem ...`` or the Java program), the
 median of ``--repeat`` runs, with its peak resident memory
-(``ru_maxrss`` of the child).  Stages:
+(``ru_maxrss`` of the child).  Where both sides run, their runs alternate
+(ours, Java, ours, …) and each pair's ratio is printed under the medians,
+so a slow spell of the machine cannot favour one side.  Stages:
 
 * ``align``: ``harem align`` on Second HAREM ×N and, when the official
   programs are there (``HAREM_ORACLE`` or ``~/harem-oracle``), the Java
@@ -150,19 +152,34 @@ def timed_cpu(args: list[str], cwd: Path, stdout: Path | None = None) -> tuple[f
     return elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
-def median_of(repeat: int, run) -> tuple[float, int]:
-    results = [run() for _ in range(repeat)]
-    return statistics.median(t for t, _ in results), max(m for _, m in results)
-
-
-def median_cpu(repeat: int, run) -> tuple[float, int, float]:
-    """Median wall time, largest peak RSS and median CPU time of ``repeat`` runs."""
-    results = [run() for _ in range(repeat)]
-    return (
-        statistics.median(r[0] for r in results),
-        max(r[1] for r in results),
-        statistics.median(r[2] for r in results),
+def summary(results: list[tuple]) -> tuple:
+    """Median wall time, largest peak RSS and (where timed) median CPU time of some runs."""
+    return tuple(
+        max(r[1] for r in results) if i == 1 else statistics.median(r[i] for r in results)
+        for i in range(len(results[0]))
     )
+
+
+def medians(repeat: int, run) -> tuple:
+    """``summary`` of ``repeat`` runs."""
+    return summary([run() for _ in range(repeat)])
+
+
+def interleaved(repeat: int, ours, theirs) -> tuple[tuple, tuple | None, list[float]]:
+    """``summary`` of both sides' runs, alternated (ours, theirs, ours, …), and each
+    pair's wall-time ratio: a slow spell of the machine then hits both sides."""
+    if theirs is None:
+        return medians(repeat, ours), None, []
+    pairs = [(ours(), theirs()) for _ in range(repeat)]
+    mine, others = zip(*pairs, strict=True)
+    return summary(list(mine)), summary(list(others)), [b[0] / a[0] for a, b in pairs]
+
+
+def report_ratios(ratios: list[float]) -> None:
+    """Each interleaved pair's ratio, under the medians' line."""
+    if ratios:
+        shown = ", ".join(f"{r:.2f}" for r in ratios)
+        print(f"{'':34} Java/ours of each interleaved pair: {shown}", flush=True)
 
 
 def report_cpu(
@@ -293,7 +310,7 @@ def record_stages(second: Path, first: Path, size: int, args: argparse.Namespace
             if stage != "ida2id":
                 timed(command, folder)  # an input of a later stage
             continue
-        elapsed, rss, cpu = median_cpu(args.repeat, lambda f=folder, c=command: timed_cpu(c, f))
+        elapsed, rss, cpu = medians(args.repeat, lambda f=folder, c=command: timed_cpu(c, f))
         records = count_records(folder / source)
         print(
             f"{name:<17} x{size:<3} {records:>9,} records {elapsed:7.2f} s "
@@ -429,41 +446,39 @@ def main() -> None:
             if stages & {"align", "chain", "records"}:
                 make_inputs("second", folder, size, args.seed)
             if "align" in stages:
-                aligned = median_cpu(
+                aligned, java_aligned, ratios = interleaved(
                     args.repeat,
                     lambda f=folder: timed_cpu(
                         [*HAREM, "align", "--cd", "cd.xml", "--run", "run.xml", "-o", "r.alinhado"],
                         f,
                     ),
+                    None
+                    if oracle is None
+                    else lambda f=folder: timed_cpu(
+                        java(oracle, "Aligner", "-submissao", "run.xml", "-cd", "cd.xml"),
+                        f,
+                        f / "j.alinhado",
+                    ),
                 )
-                java_aligned = None
-                if oracle is not None:
-                    java_aligned = median_cpu(
-                        args.repeat,
-                        lambda f=folder: timed_cpu(
-                            java(oracle, "Aligner", "-submissao", "run.xml", "-cd", "cd.xml"),
-                            f,
-                            f / "j.alinhado",
-                        ),
-                    )
                 report_cpu(f"align Second HAREM x{size}", aligned, java_aligned)
+                report_ratios(ratios)
             if "chain" in stages:
                 commands = ours_chain(folder)
-                ours = median_of(
-                    args.repeat, lambda f=folder, c=commands: chain_time(c, f, [None] * len(c))
-                )
-                theirs = None
+                jc = None
                 if oracle is not None:
                     jc = [
                         java(oracle, "Aligner", "-submissao", "run.xml", "-cd", "cd.xml"),
                         java(oracle, "IndividualAlignmentEvaluator", "-alinhamento", "j.alinhado"),
                         java(oracle, "GlobalAlignmentEvaluator", "-alinhamento", "j.avalida"),
                     ]
-                    outs = [folder / "j.alinhado", folder / "j.avalida", folder / "j.globalid"]
-                    theirs = median_of(
-                        args.repeat, lambda f=folder, c=jc, o=outs: chain_time(c, f, o)
-                    )
+                outs = [folder / "j.alinhado", folder / "j.avalida", folder / "j.globalid"]
+                ours, theirs, ratios = interleaved(
+                    args.repeat,
+                    lambda f=folder, c=commands: chain_time(c, f, [None] * len(c)),
+                    None if jc is None else lambda f=folder, c=jc, o=outs: chain_time(c, f, o),
+                )
                 report(f"identification chain x{size}", ours, theirs)
+                report_ratios(ratios)
             if "morph" in stages:
                 first = Path(tmp) / f"first-x{size}"
                 make_inputs("first", first, size, args.seed)
@@ -476,14 +491,14 @@ def main() -> None:
                     [*HAREM, "altmor", "r.vz", "-o", "r.altmor"],
                     [*HAREM, "ida2mor", "r.altmor", "-abs", "-o", "r.mor"],
                 ]
-                ours = median_of(args.repeat, lambda f=first, c=morph: chain_time(c, f, [None] * 3))
+                ours = medians(args.repeat, lambda f=first, c=morph: chain_time(c, f, [None] * 3))
                 report(f"morphology First HAREM x{size}", ours, None)
             if "records" in stages:
                 record_stages(folder, Path(tmp) / f"first-x{size}", size, args)
         if "line" in stages and args.line_mb:
             folder = Path(tmp) / "line"
             make_inputs("line", folder, args.line_mb, args.seed)
-            ours = median_of(
+            ours = medians(
                 1,
                 lambda: timed(
                     [*HAREM, "align", "--cd", "cd.xml", "--run", "cd.xml", "-o", "r.alinhado"],
