@@ -378,6 +378,15 @@ def test_the_document_search_finds_an_entity_tag_past_the_plain_one(tags: list) 
     assert (_NOT_PLAIN_ENTITY.search(text) is None) == plain
 
 
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(st.lists(st.tuples(_ENTITY_TAG, st.sampled_from(["x", "", " a "])), min_size=1, max_size=3))
+def test_entity_tags_of_every_shape_read_as_items_as_in_the_tree(tags: list) -> None:
+    # the items' one-match reading of an entity checks its tag's shape as the
+    # tree's pieces do: a tag past the plain one puts both past the plain shape
+    body = "".join(f"{tag}{word}</EM> " for tag, word in tags)
+    _assert_items_number_as_the_tree(RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 1), ["A"])
+
+
 def test_the_odd_character_classes_are_what_they_say() -> None:
     # written as complements (a class up to U+10FFFF is slow to compile at every start)
     # (each class matches one character: its matches in the string of every character,
