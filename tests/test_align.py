@@ -209,6 +209,24 @@ def test_fast_tokens_equal_the_character_rule(text: str, entity: str) -> None:
     assert (marked, [(written, count) for written, _, count in marks]) == slow
 
 
+@settings(derandomize=True, deadline=None, max_examples=200)
+@given(st.text(alphabet="aAçÇßµÿǅ", min_size=1, max_size=6), st.lists(st.sampled_from("aAçÇßµÿǅ")))
+def test_one_word_of_letters_numbers_as_the_character_rule(word: str, letters: list) -> None:
+    # the one-word shortcut (a third of the entities) against the rule
+    keys = [word.upper(), *"".join(letters).upper().split()] if letters else [word.upper()]
+    for chosen in (keys, keys[1:]):
+        counters = new_counters(chosen)
+        marked, marks = number_by_search(word, counters)
+        again = number_by_search(word, counters)
+        slow_counters = new_counters(chosen)
+        slow = _number_by_search_by_character(word, slow_counters)
+        assert (marked, [(w, c) for w, _, c in marks]) == slow
+        slow_again = _number_by_search_by_character(word, slow_counters)
+        assert (again[0], [(w, c) for w, _, c in again[1]]) == slow_again
+        assert all(key == written.upper() for written, key, _ in (*marks, *again[1]))
+        assert counters == slow_counters
+
+
 def test_cased_separators_are_all_of_unicode() -> None:
     # The fast numbering relies on these facts of the Unicode tables in use.
     everything = [chr(code) for code in range(0x110000)]

@@ -215,6 +215,14 @@ def number_by_search(text: str, counters: dict[str, int]) -> MarkedText:
     ``markable_tokens`` gives them), so only word tokens and the cased
     separators can ever be counted.
     """
+    if text.isalpha():  # one word of letters (a third of the entities): itself, found at 0
+        key = text.upper()
+        count = counters.get(key)
+        if count is None:
+            return text, ()
+        count += 1
+        counters[key] = count
+        return f"<{count}>{text}</{count}>", ((text, key, count),)
     if text.replace(" ", "").isalpha():  # letters and spaces (most entities): no regex
         tokens = text.split()
     elif not MAYBE_ODD.search(text):  # no cased separator, no odd numeric (they are past it)
