@@ -12,9 +12,11 @@ error.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import itertools
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, format_line, iter_lines
+from harem_pipeline.formats.alinhado import (
+    MARKER_FIRST_HAREM,
+    block_lines,
+    format_line,
+    iter_lines,
+)
 from harem_pipeline.formats.vizir import (
     SINGLE_RECORD,
     SINGLE_RECORD_START,
@@ -30,13 +37,14 @@ from harem_pipeline.formats.vizir import (
     open_raw_lines,
     single_item,
 )
+from harem_pipeline.pipeline import reporting
+from harem_pipeline.pipeline.reporting import count_altmor_file
 from harem_pipeline.pipeline.steps import run_altmor, run_vizir
 from harem_pipeline.reports.ida2mor import JSON_COUNT_KEYS, json_row
 from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.ida2mor import (
     MorphologyTotals,
     count_morphology,
-    count_raw_morphology,
     morphology_document_rows,
 )
 from harem_pipeline.stages.tally import document_rows, row_names
@@ -102,7 +110,7 @@ def general_counts(path: Path) -> object:
 
 def fast_counts(path: Path) -> object:
     def run() -> object:
-        counts = count_raw_morphology(open_raw_lines(path)[1], str(path))
+        counts = count_altmor_file(path)[1]
         return counts, morphology_document_rows(counts.documents)
 
     return outcome(run)
@@ -339,6 +347,228 @@ def test_random_vizir_files(data: bytes) -> None:
 
 
 # ---------------------------------------------------------------------------
+# A block at a time (pipeline/blocks.py)
+
+
+@contextlib.contextmanager
+def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterator[None]:
+    """Files read in blocks of about ``chunk`` bytes, as on workers.
+
+    Unless ``pooled``, the blocks are read in this process, one after another,
+    by the function each worker would run (fast enough for property tests);
+    without ``fallback``, an error of the run on blocks is not retried as one
+    stream (so a valid file must be cut where it may be).
+    """
+    import harem_pipeline.formats.alinhado as alinhado_format
+    import harem_pipeline.pipeline.blocks as blocks
+    import harem_pipeline.pipeline.steps as steps
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(alinhado_format, "CHUNK_BYTES", chunk)
+        if not pooled:
+            patch.setattr(blocks, "uses_workers", lambda workers=None: workers != 1)
+            patch.setattr(blocks, "ordered_map", lambda func, items, workers=None: map(func, items))
+        if not fallback:
+            direct = lambda run, workers=None: run(workers)  # noqa: E731
+            patch.setattr(steps, "run_with_fallback", direct)
+            patch.setattr(reporting, "run_with_fallback", direct)
+        yield
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(VEUS_FILES, VIZIR_FILES), st.integers(1, 80))
+def test_random_files_a_block_at_a_time(data: bytes, chunk: int) -> None:
+    with blockwise(chunk):
+        check_random(data)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(VIZIR_FILES, st.integers(1, 40))
+def test_altmor_cut_anywhere_still_gives_the_one_stream_outcome(data: bytes, chunk: int) -> None:
+    """Blocks cut inside ALT blocks fail, and the file is read again as one stream."""
+    import harem_pipeline.pipeline.steps as steps
+
+    with blockwise(chunk), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(steps, "cut_outside_alt", lambda blocks: blocks)
+        with tempfile.TemporaryDirectory() as folder:
+            source = Path(folder) / "in.vizir"
+            source.write_bytes(data)
+            assert fast_altmor(source) == general_altmor(source)
+
+
+@functools.cache
+def campaign_veus() -> bytes:
+    """The Véus result of the First HAREM collection against the simulated weak run."""
+    from harem_pipeline.pipeline.steps import run_align, run_avalida, run_veus
+    from tests.helpers.paths import DATA
+
+    with tempfile.TemporaryDirectory() as folder:
+        aligned, _ = run_align(
+            DATA / "first-harem" / "ColeccaoDouradaHAREM.txt",
+            DATA / "campaign" / "sim-weak.txt.gz",
+            Path(folder) / "r.alinhado",
+        )
+        return run_veus(run_avalida(aligned), Path(folder) / "r.veu", style="harem").read_bytes()
+
+
+@pytest.mark.parametrize("chunk", [997, 1 << 14])
+def test_campaign_run_cut_outside_alt_blocks(chunk: int, tmp_path: Path) -> None:
+    """Valid files with many ALT blocks, cut a block at a time with no second reading:
+    the chain's outputs and counts are the general path's."""
+    source = tmp_path / "r.veu"
+    source.write_bytes(campaign_veus())
+    assert source.read_bytes().count(b"\n<ALT>") > 50
+    with blockwise(chunk, fallback=False):
+        check_chain(source)
+
+
+def test_campaign_run_on_two_workers(tmp_path: Path) -> None:
+    """Worker processes write the bytes one stream writes, and count the same."""
+    from harem_pipeline.pipeline.blocks import uses_workers
+    from harem_pipeline.pipeline.reporting import run_ida2mor
+
+    if not uses_workers(2):
+        pytest.skip("worker processes cannot be forked here")
+    source = tmp_path / "r.veu"
+    source.write_bytes(campaign_veus())
+    outputs = {}
+    for workers in (1, 2):
+        folder = tmp_path / f"w{workers}"
+        folder.mkdir()
+        with blockwise(4096, pooled=True, fallback=False):
+            vizir = run_vizir(source, Scenario.ABSOLUTE, folder / "r.vizir", workers=workers)
+            assert vizir.output is not None
+            altmor = run_altmor(vizir.output, folder / "r.altmor", workers=workers)
+            report = run_ida2mor(altmor, Scenario.ABSOLUTE, "s", folder / "r.mor", workers=workers)
+        names = ("r.vizir", "r.altmor", "r.mor", "r.mor.json")
+        outputs[workers] = [(folder / name).read_bytes() for name in names], vizir.scored
+        assert report.counts.total.combinada.total_cd > 0
+    assert outputs[2] == outputs[1]
+
+
+def with_line_inserted(data: bytes, line: str) -> bytes:
+    """``data`` (ISO-8859-1) with ``line`` inserted half-way, before a document line."""
+    lines = data.decode("iso-8859-1").split("\n")
+    middle = next(i for i in range(len(lines) // 2, len(lines)) if lines[i].startswith("HAREM-"))
+    return "\n".join([*lines[:middle], line, *lines[middle:]]).encode("iso-8859-1")
+
+
+def test_an_error_on_workers_is_the_one_stream_error(tmp_path: Path) -> None:
+    veus = tmp_path / "bad.veu"
+    veus.write_bytes(with_line_inserted(campaign_veus(), "<EM>x</EM> ---> [<EM>x</EM>"))
+    (tmp_path / "good.veu").write_bytes(campaign_veus())
+    vizir = general_vizir(tmp_path / "good.veu", Scenario.ABSOLUTE)
+    assert isinstance(vizir, bytes)
+    bad_vizir = tmp_path / "bad.vizir"
+    bad_vizir.write_bytes(with_line_inserted(vizir, "<ALT2>"))  # outside any ALT block
+    (tmp_path / "good.vizir").write_bytes(vizir)
+    altmor = general_altmor(tmp_path / "good.vizir")
+    assert isinstance(altmor, bytes)
+    bad_altmor = tmp_path / "bad.altmor"
+    bad_altmor.write_bytes(with_line_inserted(altmor, "<ALT>"))
+    expected = {
+        veus: 'expected ", " or "]" after an entity, found end of line',
+        bad_vizir: "expected <ALT> before an alternative, found <ALT2>",
+        bad_altmor: "ALT blocks resolved by AltinaMor",
+    }
+    with blockwise(512):
+        found = fast_vizir(veus, Scenario.ABSOLUTE)
+        assert found == general_vizir(veus, Scenario.ABSOLUTE)
+        assert isinstance(found, str) and expected[veus] in found
+        found = fast_altmor(bad_vizir)
+        assert found == general_altmor(bad_vizir)
+        assert isinstance(found, str) and expected[bad_vizir] in found
+        found = fast_counts(bad_altmor)
+        assert found == general_counts(bad_altmor)
+        assert isinstance(found, str) and expected[bad_altmor] in found
+
+
+def test_run_with_fallback_retries_on_one_stream_only_after_workers() -> None:
+    from harem_pipeline.pipeline import blocks
+
+    calls: list[int | None] = []
+
+    def run(workers: int | None) -> str:
+        calls.append(workers)
+        if workers != 1:
+            raise InputError("f", "a block", "a cut ALT block", line=3)
+        return "one stream"
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(blocks, "uses_workers", lambda workers=None: workers != 1)
+        assert blocks.run_with_fallback(run, 2) == "one stream"
+        assert calls == [2, 1]
+        with pytest.raises(InputError):
+            blocks.run_with_fallback(lambda workers: run(5) if workers == 1 else "", 1)
+
+
+def test_standard_output_is_written_by_one_stream(tmp_path: Path, capfdbinary) -> None:
+    """Standard output cannot take back what a failed run on workers wrote there."""
+    import harem_pipeline.pipeline.blocks as blocks
+
+    source = tmp_path / "r.veu"
+    source.write_bytes(campaign_veus())
+    expected = general_vizir(source, Scenario.ABSOLUTE)
+    with blockwise(512), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(blocks, "ordered_map", None)  # any use of workers fails
+        run_vizir(source, Scenario.ABSOLUTE, "-")
+        assert capfdbinary.readouterr().out == expected
+
+
+def _balanced(data: bytes) -> bool:
+    """Whether every ``<ALT>`` line of ``data`` is followed by its ``</ALT>`` line."""
+    depth = 0
+    for line in data.split(b"\n"):
+        depth += line == b"<ALT>"
+        depth -= line == b"</ALT>"
+    return depth == 0
+
+
+ALT_LINES = st.lists(
+    st.sampled_from(["r", "", "HAREM-1 PT Web"])
+    | st.just(["<ALT>", "<ALT1>", "r", "</ALT1>", "<ALT2>", "r", "r", "</ALT2>", "</ALT>"]),
+    max_size=30,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ALT_LINES, st.lists(st.integers(1, 40), min_size=1, max_size=40))
+def test_cut_outside_alt_keeps_the_lines_and_cuts_between_blocks(
+    pieces: list, sizes: list[int]
+) -> None:
+    from harem_pipeline.pipeline.steps import cut_outside_alt
+
+    lines = [line for piece in pieces for line in ([piece] if isinstance(piece, str) else piece)]
+    data = "".join(line + "\n" for line in lines).encode()
+    blocks, at, number = [], 0, 1
+    for size in itertools.cycle(sizes):  # whole lines, about ``size`` bytes a block
+        if at >= len(data):
+            break
+        end = data.find(b"\n", at + size - 1) + 1 or len(data)
+        blocks.append((number, data[at:end]))
+        number += data.count(b"\n", at, end)
+        at = end
+    cut = list(cut_outside_alt(iter(blocks)))
+    assert b"".join(block for _, block in cut) == data
+    assert all(block for _, block in cut)
+    assert [first for first, _ in cut] == [
+        1 + b"".join(block for _, block in cut[:i]).count(b"\n") for i in range(len(cut))
+    ]
+    assert all(_balanced(block) for _, block in cut)
+
+
+def test_cut_outside_alt_worked_example() -> None:
+    from harem_pipeline.pipeline.steps import cut_outside_alt
+
+    blocks = [(1, b"a\n<ALT>\n"), (3, b"<ALT1>\nx\n"), (5, b"</ALT1>\n</ALT>\nb\n"), (8, b"c")]
+    assert list(cut_outside_alt(iter(blocks))) == [
+        (1, b"a\n"),
+        (2, b"<ALT>\n<ALT1>\nx\n</ALT1>\n</ALT>\nb\n"),
+        (8, b"c"),
+    ]
+
+
+# ---------------------------------------------------------------------------
 # The chunked reader
 
 
@@ -351,8 +581,10 @@ def test_random_vizir_files(data: bytes) -> None:
 def test_chunked_reader_reads_lines_as_iter_lines(
     pieces: list[str], encoding: str, chunk: int
 ) -> None:
-    """Lines, numbers and line ends as the line-by-line reader gives them, at any chunk size."""
+    """Lines, numbers and line ends as the line-by-line reader gives them, at any chunk size;
+    the lines of the undecoded blocks (``block_lines`` of each, in order) are the same."""
     import harem_pipeline.formats.alinhado as alinhado_format
+    from harem_pipeline.formats.vizir import open_raw_blocks
 
     data = "".join(pieces).encode(encoding, errors="replace")
     with tempfile.TemporaryDirectory() as folder:
@@ -364,10 +596,14 @@ def test_chunked_reader_reads_lines_as_iter_lines(
         alinhado_format.CHUNK_BYTES = chunk
         try:
             got = list(open_raw_lines(path)[1])
+            found, blocks = open_raw_blocks(path)
+            assert blocks is not None
+            read = [line for block in blocks for line in block_lines(block, str(path), found)]
         finally:
             alinhado_format.CHUNK_BYTES = original
         if expected is not None:
             assert got == expected
+        assert read == got
         assert "".join(text + eol for _, text, eol in got).encode(encoding) == data.removeprefix(
             b"\xef\xbb\xbf" if encoding == "utf-8" else b""
         )

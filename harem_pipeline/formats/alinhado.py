@@ -958,6 +958,39 @@ def iter_numbered_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Num
     return encoding, _numbered(chunks)
 
 
+RawBlock = tuple[int, bytes]
+"""``(number of its first line, bytes)``: consecutive whole lines of a file, undecoded."""
+
+
+def iter_raw_blocks(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawBlock]]:
+    """:func:`iter_line_chunks` left undecoded: the encoding, then blocks of whole lines.
+
+    For a reader that decodes elsewhere (a worker process):
+    :func:`block_lines` of each block, in order, are the lines
+    :func:`iter_numbered_lines` gives.
+    """
+    encoding, _ = iter_line_chunks(path)
+    return encoding, _numbered_blocks(path)
+
+
+def _numbered_blocks(path: str | os.PathLike[str]) -> Iterator[RawBlock]:
+    bar = progress_counter(Path(path).name, "line")
+    number = 1
+    for block in iter_line_blocks(path):
+        yield number, block
+        count = block.count(b"\n") + (not block.endswith(b"\n"))
+        number += count
+        bar.update(count)
+    bar.close()
+
+
+def block_lines(block: RawBlock, path: str, encoding: str) -> Iterator[NumberedLine]:
+    """The ``(number, text, line end)`` lines of a block, decoded as :func:`_iter_chunks` does."""
+    first, data = block
+    whole = codecs.lookup(encoding).name in _CHUNK_ENCODINGS
+    return _numbered([_chunk_of(data, first, path, encoding, whole)])
+
+
 def _numbered(chunks: Iterable[LineChunk]) -> Iterator[NumberedLine]:
     for chunk in chunks:
         first = chunk.first

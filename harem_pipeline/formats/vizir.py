@@ -31,11 +31,13 @@ from harem_pipeline.formats.alinhado import (
     NULL_LIST,
     Evaluation,
     NumberedLine,
+    RawBlock,
     Record,
     format_line,
     format_tag,
     iter_lines,
     iter_numbered_lines,
+    iter_raw_blocks,
     parse_tag,
     strip_semantics,
 )
@@ -252,6 +254,16 @@ def is_canonical_scored(body: str) -> bool:
     one morphological item with no comma, nothing after it.
     """
     return _CANONICAL_SCORED.match(body) is not None and not body.startswith(SPECIAL_LINES)
+
+
+def open_raw_blocks(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawBlock] | None]:
+    """:func:`open_raw_lines` as blocks of whole lines (``block_lines`` reads each).
+
+    None instead of the blocks for an encoding ``open_raw_lines`` reads line
+    by line.
+    """
+    encoding, blocks = iter_raw_blocks(path)
+    return (encoding, blocks) if encoding in RAW_ENCODINGS else (encoding, None)
 
 
 RawLine = NumberedLine

@@ -63,6 +63,12 @@ def _can_fork() -> bool:
     )
 
 
+def uses_workers(workers: int | None = None) -> bool:
+    """Whether :func:`ordered_map` with ``workers`` runs two items or more on worker processes."""
+    count = available_workers() if workers is None else workers
+    return count >= 2 and _can_fork()
+
+
 class _Failure:
     """An ``InputError`` raised in a worker, as plain fields that pickle."""
 

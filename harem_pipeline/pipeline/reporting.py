@@ -9,13 +9,16 @@ text report in its input's encoding, then its JSON twin, each atomically.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from harem_pipeline.formats.vizir import open_raw_lines
+from harem_pipeline.formats.vizir import RawLine
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.morphology import morphology_intervals
+from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
 from harem_pipeline.pipeline.naming import (
     ida2mor_output,
     json_twin,
@@ -30,7 +33,9 @@ from harem_pipeline.pipeline.semantic import (  # noqa: F401 (Ida's step, re-exp
 from harem_pipeline.reports.ida2mor import format_ida2mor_json, format_ida2mor_text
 from harem_pipeline.stages.ida2mor import (
     MorphologyCounts,
-    count_raw_morphology,
+    StretchCounts,
+    count_raw_stretch,
+    join_stretches,
     morphology_document_rows,
 )
 from harem_pipeline.stages.vizir import Scenario
@@ -58,16 +63,17 @@ def run_ida2mor(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     veil: str | None = None,
+    workers: int | None = None,
 ) -> Ida2MorOutputs:
     """Count an ``.altmor`` file in one streaming pass and write ``OUT`` and ``OUT.json``.
 
     The text report is written in the input's encoding (like every HAREM
     report), the JSON in UTF-8 with the intervals of a ``resamples``-draw
-    document bootstrap (0: ``ci95`` null).
+    document bootstrap (0: ``ci95`` null).  A large file is counted a block
+    at a time on ``workers`` processes (default: every core).
     """
     target = Path(output) if output is not None else ida2mor_output(path)
-    encoding, lines = open_raw_lines(path)
-    counts = count_raw_morphology(lines, str(path))
+    encoding, counts = run_with_fallback(functools.partial(count_altmor_file, path), workers)
     text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)
     write_text_atomic(target, text, encoding)
     rows = morphology_document_rows(counts.documents)
@@ -78,3 +84,14 @@ def run_ida2mor(
     json_path = json_twin(target)
     write_text_atomic(json_path, json_text)
     return Ida2MorOutputs(target, json_path, counts)
+
+
+def count_altmor_file(path: PathLike, workers: int | None = None) -> tuple[str, MorphologyCounts]:
+    """The encoding and the counts of an ``.altmor`` file, a block at a time on ``workers``."""
+    stage = functools.partial(_stretches, str(path))
+    encoding, stretches = map_line_blocks(path, stage, workers)
+    return encoding, join_stretches(stretches)
+
+
+def _stretches(path: str, encoding: str, lines: Iterable[RawLine]) -> list[StretchCounts]:
+    return [count_raw_stretch(lines, path)]

@@ -12,8 +12,9 @@ original tools' (``RUN.alinhado``, ``IN.avalida``, ``IN.total``,
 
 from __future__ import annotations
 
-import itertools
+import functools
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,15 +22,18 @@ from typing import TYPE_CHECKING
 from harem_pipeline.errors import HaremError
 from harem_pipeline.formats.alinhado import (
     Header,
+    RawBlock,
+    format_line,
     iter_lines,
-    write_to,
 )
+from harem_pipeline.formats.vizir import RawLine
 from harem_pipeline.pipeline.align_steps import (  # noqa: F401 (the aligner's step, re-exported)
     align_output,
     check_collections_share_documents,
     check_shared_documents,
     run_align,
 )
+from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
 from harem_pipeline.pipeline.record_steps import (  # the identification steps, re-exported
     altida_output as altida_output,
 )
@@ -57,7 +61,7 @@ from harem_pipeline.stages.vizir import (
     scenario_header,
     score_raw_lines,
 )
-from harem_pipeline.text.atomic import atomic_write
+from harem_pipeline.text.atomic import atomic_write, written_in_place
 from harem_pipeline.text.textio import derived_path
 
 if TYPE_CHECKING:
@@ -75,17 +79,85 @@ def altmor_output(path: str | os.PathLike[str]) -> Path:
     return derived_path(path, ".altmor", replaces=".vizir")
 
 
-def run_altmor(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
-    """Resolve the ALT blocks of a ``.vizir`` file into ``output``, in the input's encoding."""
+def run_altmor(
+    path: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+) -> Path:
+    """Resolve the ALT blocks of a ``.vizir`` file into ``output``, in the input's encoding.
 
-    from harem_pipeline.formats.vizir import open_raw_lines
-
+    A large file is read a block at a time on ``workers`` processes (default:
+    every core), blocks cut outside ALT blocks (:func:`cut_outside_alt`).
+    """
     target = Path(output) if output is not None else altmor_output(path)
-    encoding, lines = open_raw_lines(path)
-    with atomic_write(target, "w", encoding=encoding, newline="") as handle:
-        for batch in choose_raw_lines(lines, str(path)):
-            handle.write("".join(batch))
+    if written_in_place(target):  # what is written there cannot be taken back
+        workers = 1
+    return run_with_fallback(functools.partial(_write_altmor, Path(path), target), workers)
+
+
+def _write_altmor(path: Path, target: Path, workers: int | None) -> Path:
+    stage = functools.partial(_altmor_texts, str(path))
+    encoding, texts = map_line_blocks(path, stage, workers, regroup=cut_outside_alt)
+    with atomic_write(target, "wb", encoding=None) as handle:
+        for text in texts:
+            handle.write(text)
     return target
+
+
+def _altmor_texts(path: str, encoding: str, lines: Iterable[RawLine]) -> Iterator[bytes]:
+    for batch in choose_raw_lines(lines, path):
+        yield "".join(batch).encode(encoding)
+
+
+def last_alt_marker(data: bytes) -> tuple[bool, int] | None:
+    """``(closing, offset)`` of the last line of ``data`` starting ``<ALT>`` or ``</ALT>``.
+
+    Where to cut a block (:func:`cut_outside_alt`); a line read some other
+    way by ``parse_line`` can only make the cut fall inside a block.
+    """
+    opening = data.rfind(b"\n<ALT>") + 1
+    closing = data.rfind(b"\n</ALT>") + 1
+    if opening or closing:
+        return (True, closing) if closing > opening else (False, opening)
+    if data.startswith(b"<ALT>"):
+        return False, 0
+    if data.startswith(b"</ALT>"):
+        return True, 0
+    return None
+
+
+def cut_outside_alt(blocks: Iterable[RawBlock]) -> Iterator[RawBlock]:
+    """The same lines in blocks that end outside any ALT block (of a valid file).
+
+    A block that ends inside one (after an ``<ALT>`` line with no ``</ALT>``
+    after it) gives the lines from that ``<ALT>`` on to the next block.  A
+    file that opens its blocks some other way may be cut inside one: its
+    block then fails, and ``run_with_fallback`` reads it as one stream.
+    Each byte is scanned once.
+    """
+    pieces: list[bytes] = []
+    first_line = 0
+    opened: tuple[int, int] | None = None  # (piece, offset) of an <ALT> line not closed yet
+    for first, data in blocks:
+        if not pieces:
+            first_line = first
+        pieces.append(data)
+        last = last_alt_marker(data)
+        if last is not None:
+            closing, offset = last
+            opened = None if closing else (len(pieces) - 1, offset)
+        if opened is None:
+            yield first_line, b"".join(pieces)
+            pieces = []
+        elif opened != (0, 0):
+            index, offset = opened
+            head = b"".join(pieces[:index]) + pieces[index][:offset]
+            yield first_line, head
+            first_line += head.count(b"\n")
+            pieces = [pieces[index][offset:], *pieces[index + 1 :]]
+            opened = (0, 0)
+    if pieces:
+        yield first_line, b"".join(pieces)
 
 
 # ---------------------------------------------------------------------------
@@ -119,6 +191,7 @@ def run_vizir(
     path: str | os.PathLike[str],
     scenario: Scenario,
     output: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
 ) -> VizirResult:
     """Score one Véus result file into ``output`` (default ``FILE.vizir``), streaming.
 
@@ -126,28 +199,64 @@ def run_vizir(
     system entity of the file carries MORF, nothing is written and the
     result's ``output`` is ``None`` (the original Vizir's rule); an output
     left there by an earlier run is removed, so it cannot pass as this one's.
+    A large file is scored a block at a time on ``workers`` processes
+    (default: every core; :mod:`harem_pipeline.pipeline.blocks`).
     """
-
-    from harem_pipeline.formats.vizir import open_raw_lines
-
     target = Path(output) if output is not None else vizir_output(path)
-    encoding, lines = open_raw_lines(path)
+    if written_in_place(target):  # what is written there cannot be taken back
+        workers = 1
+    run = functools.partial(_write_vizir, Path(path), scenario, target)
+    return run_with_fallback(run, workers)
+
+
+def _write_vizir(path: Path, scenario: Scenario, target: Path, workers: int | None) -> VizirResult:
+    stage = functools.partial(_vizir_parts, scenario, str(path))
+    encoding, parts = map_line_blocks(path, stage, workers)
     tally = VizirTally()
     try:
-        with atomic_write(target, "w", encoding=encoding, newline="") as handle:
-            batches = score_raw_lines(lines, scenario, str(path), tally)
-            first = next(batches, None)
-            # The scenario travels in the file (AltinaMor keeps the line, Ida2Mor
-            # reads it), with the line end of the lines after it.
-            write_to(handle, [scenario_header(scenario, "\n" if first is None else first[1])])
-            for batch in itertools.chain([first] if first else [], batches):
-                handle.write("".join(batch))
+        with atomic_write(target, "wb", encoding=None) as handle:
+            header = False
+            for text, first_eol, records, scored, morph_seen in parts:
+                tally.records += records
+                tally.scored += scored
+                tally.system_morph_seen |= morph_seen
+                if first_eol is not None and not header:
+                    # The scenario travels in the file (AltinaMor keeps the line,
+                    # Ida2Mor reads it), with the line end of the lines after it.
+                    handle.write(_header_bytes(scenario, first_eol, encoding))
+                    header = True
+                handle.write(text)
+            if not header:
+                handle.write(_header_bytes(scenario, "\n", encoding))
             if not tally.system_morph_seen:
                 raise _NothingClassified
     except _NothingClassified:
         target.unlink(missing_ok=True)
-        return VizirResult(Path(path), None, tally.records, tally.scored)
-    return VizirResult(Path(path), target, tally.records, tally.scored)
+        return VizirResult(path, None, tally.records, tally.scored)
+    return VizirResult(path, target, tally.records, tally.scored)
+
+
+def _header_bytes(scenario: Scenario, eol: str, encoding: str) -> bytes:
+    header = scenario_header(scenario, eol)
+    return (format_line(header) + header.eol).encode(encoding)
+
+
+VizirPart = tuple[bytes, str | None, int, int, bool]
+"""``.vizir`` text (encoded), the line end of its first line (None: no line), and what it counted:
+records, records scored, whether a system entity carried MORF."""
+
+
+def _vizir_parts(
+    scenario: Scenario, path: str, encoding: str, lines: Iterable[RawLine]
+) -> Iterator[VizirPart]:
+    """``score_raw_lines`` as parts, each with the tally of the lines it read."""
+    tally = VizirTally()
+    records = scored = 0
+    for batch in score_raw_lines(lines, scenario, path, tally):
+        text = "".join(batch).encode(encoding)
+        yield text, batch[1], tally.records - records, tally.scored - scored, False
+        records, scored = tally.records, tally.scored
+    yield b"", None, tally.records - records, tally.scored - scored, tally.system_morph_seen
 
 
 def read_scenario(path: str | os.PathLike[str]) -> Scenario | None:

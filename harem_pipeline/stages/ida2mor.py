@@ -206,7 +206,8 @@ def _document_boundary(item: Line, path: str | None) -> str | None:
 # ---------------------------------------------------------------------------
 # The fast path: ``.altmor`` lines as text
 #
-# ``count_raw_morphology`` gives the counts ``count_morphology`` gives: a
+# ``join_stretches`` of the ``count_raw_stretch`` of a file's lines (read
+# whole, or a block at a time) gives the counts ``count_morphology`` gives: a
 # record as Vizir writes it is reduced to a key (its verdict text and its two
 # totals) counted per document, and a document's row is made once from its
 # keys when it closes; any other line goes through ``parse_line`` and the
@@ -285,8 +286,8 @@ class _KeyCells:
             self.cells.append(tuple(i for i, v in enumerate(row) if v))
         return number
 
-    def document(self, docid: str, numbers: list[int], rows: list[list[int]]) -> DocumentCounts:
-        """A document's counts from its records' key numbers and its general-path rows."""
+    def row(self, numbers: list[int], rows: list[list[int]]) -> list[int]:
+        """A document's count row from its records' key numbers and its general-path rows."""
         total = [0] * (3 * _FIELD_WIDTH)
         cells = self.cells
         for number, n in Counter(numbers).items():
@@ -295,17 +296,59 @@ class _KeyCells:
         for row in rows:
             for i, value in enumerate(row):
                 total[i] += value
-        return DocumentCounts(docid, totals_from_row(total))
+        return total
 
 
-def count_raw_morphology(lines: Iterable[RawLine], path: str) -> MorphologyCounts:
-    """:func:`count_morphology` of raw ``.altmor`` lines (see ``open_raw_lines``)."""
-    keys = _KeyCells()
-    documents: list[DocumentCounts[MorphologyTotals]] = []
-    docid: str | None = None  # None: no document (and no record) yet
+@dataclass(frozen=True, slots=True)
+class StretchCounts:
+    """What consecutive lines of an ``.altmor`` file count, for :func:`join_stretches`.
+
+    ``lead``: the count row of the records before the stretch's first
+    document line (None: none), which belong to the document open where the
+    stretch starts; ``documents``: the DOCID and count row of each document
+    its document lines start, the last one possibly continued by the next
+    stretch.  Plain rows, so that a stretch counted in a worker process
+    travels back cheaply.
+    """
+
+    lead: list[int] | None
+    documents: list[tuple[str, list[int]]]
+
+
+def join_stretches(stretches: Iterable[StretchCounts]) -> MorphologyCounts:
+    """The file's counts from its stretches in order (a lead with no document open: DOCID "")."""
+    documents: list[tuple[str, list[int]]] = []
+    for stretch in stretches:
+        if stretch.lead is not None:
+            if documents:
+                docid, row = documents[-1]
+                documents[-1] = docid, list(map(operator.add, row, stretch.lead))
+            else:
+                documents.append(("", stretch.lead))
+        documents.extend(stretch.documents)
+    total = [0] * (3 * _FIELD_WIDTH)
+    for _, row in documents:
+        for i, value in enumerate(row):
+            total[i] += value
+    counts = tuple(DocumentCounts(docid, totals_from_row(row)) for docid, row in documents)
+    return MorphologyCounts(totals_from_row(total), counts)
+
+
+_KEYS = _KeyCells()
+"""Record keys numbered once per process, so every stretch of a file shares them."""
+_SINGLES: dict[tuple[str, str | None, str, bool], int | None | object] = {}
+"""``_single_key_number`` of the cut of a one-entity line, per process (bounded)."""
+
+
+def count_raw_stretch(lines: Iterable[RawLine], path: str) -> StretchCounts:
+    """The :class:`StretchCounts` of raw ``.altmor`` lines: the whole file, or a block of it."""
+    keys = _KEYS
+    documents: list[tuple[str, list[int]]] = []
+    lead: list[int] | None = None
+    docid: str | None = None  # None: no document line yet in this stretch
     numbers: list[int] = []
     rows: list[list[int]] = []
-    singles: dict[tuple[str, str | None, str, bool], int | None | object] = {}
+    singles = _SINGLES
     single_match = SINGLE_RECORD_START.match
     for number, text, eol in lines:
         if not text:  # a blank line
@@ -332,29 +375,25 @@ def count_raw_morphology(lines: Iterable[RawLine], path: str) -> MorphologyCount
             else:
                 key = keys.number(raw_record_key(text))
             if key is not None:
-                if docid is None:
-                    docid = ""
                 numbers.append(key)  # type: ignore[arg-type]
                 continue
         item = parse_line(text, path, number, eol)
         if isinstance(item, Record):
-            if docid is None:
-                docid = ""
             score = record_morph_score(item, path)
             rows.append(record_row(alignment_from_scored_record(item, path), score))
         else:
             started = _document_boundary(item, path)
             if started is not None:
                 if docid is not None:
-                    documents.append(keys.document(docid, numbers, rows))
+                    documents.append((docid, keys.row(numbers, rows)))
+                elif numbers or rows:
+                    lead = keys.row(numbers, rows)
                 docid, numbers, rows = started, [], []
     if docid is not None:
-        documents.append(keys.document(docid, numbers, rows))
-    total = [0] * (3 * _FIELD_WIDTH)
-    for document in documents:
-        for i, value in enumerate(totals_row(document.counts)):
-            total[i] += value
-    return MorphologyCounts(totals_from_row(total), tuple(documents))
+        documents.append((docid, keys.row(numbers, rows)))
+    elif numbers or rows:
+        lead = keys.row(numbers, rows)
+    return StretchCounts(lead, documents)
 
 
 _UNSEEN = object()

@@ -571,6 +571,14 @@ def single_template(
     return gold.opening, middle, f"{system.closing}]:[{verdict}]", morph_seen
 
 
+_TEMPLATES: dict[bool, dict[tuple[str, str | None, str, bool], SingleTemplate | object]] = {
+    True: {},
+    False: {},
+}
+"""``single_template`` per scenario (absolute?), kept from one call of ``score_raw_lines``
+to the next: a file read a block at a time builds each template once."""
+
+
 def score_raw_lines(
     lines: Iterable[RawLine],
     scenario: Scenario,
@@ -584,7 +592,7 @@ def score_raw_lines(
     errors are the general path's.
     """
     absolute = scenario is Scenario.ABSOLUTE
-    templates: dict[tuple[str, str | None, str, bool], SingleTemplate | object] = {}
+    templates = _TEMPLATES[absolute]
     single_match = SINGLE_RECORD.match
     out: list[str] = []
     for number, text, eol in lines:

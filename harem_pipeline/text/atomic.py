@@ -79,6 +79,12 @@ def atomic_write(
         raise
 
 
+def written_in_place(path: str | os.PathLike[str]) -> bool:
+    """Whether ``atomic_write`` writes ``path`` in place (``-``, a pipe, a device): no
+    temporary file then, so what is written cannot be taken back."""
+    return str(path) == "-" or _written_in_place(Path(path))
+
+
 def _written_in_place(target: Path) -> bool:
     """Whether ``target`` exists and is not a regular file (or is one only through /proc)."""
     try:
