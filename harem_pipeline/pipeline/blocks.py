@@ -53,8 +53,10 @@ def map_line_blocks(
     ``regroup`` (if given) moves the block boundaries, for a stage that may
     not be cut anywhere.  With one worker ``stage`` reads the whole file.
     """
-    encoding, blocks = open_raw_blocks(path)
-    if blocks is None or not uses_workers(workers):
+    blocks = None
+    if uses_workers(workers):
+        encoding, blocks = open_raw_blocks(path)
+    if blocks is None:
         encoding, lines = open_raw_lines(path)
         return encoding, iter(stage(encoding, lines))
     head, blocks = _head_blocks(blocks)
