@@ -116,26 +116,39 @@ def fast_counts(path: Path) -> object:
     return outcome(run)
 
 
-def check_chain(path: Path) -> None:
-    """Vizir (both scenarios), then AltinaMor and Ida2Mor on its output and on the input."""
+GENERAL = (general_vizir, general_altmor, general_counts)
+FAST = (fast_vizir, fast_altmor, fast_counts)
+
+
+def chain_outcomes(path: Path, paths: tuple[Callable, ...]) -> list[object]:
+    """Vizir (both scenarios), then AltinaMor and Ida2Mor on its output and on the input,
+    each by ``paths`` (``GENERAL`` or ``FAST``); an output is read on as the next input."""
+    vizir, altmor, counts = paths
+    outcomes: list[object] = []
+
+    def altmor_and_counts(source: Path) -> None:
+        chosen = altmor(source)
+        outcomes.extend([chosen, counts(source)])
+        if isinstance(chosen, bytes):
+            resolved = source.with_name("chain.altmor")
+            resolved.write_bytes(chosen)
+            outcomes.append(counts(resolved))
+
     for scenario in SCENARIOS:
-        general = general_vizir(path, scenario)
-        assert fast_vizir(path, scenario) == general
-        if isinstance(general, bytes):
-            scored = path.with_name(f"general.{scenario.short}.vizir")
-            scored.write_bytes(general)
-            check_altmor_and_counts(scored)
-    check_altmor_and_counts(path)
+        scored = vizir(path, scenario)
+        outcomes.append(scored)
+        if isinstance(scored, bytes):
+            written = path.with_name(f"chain.{scenario.short}.vizir")
+            written.write_bytes(scored)
+            altmor_and_counts(written)
+    altmor_and_counts(path)
+    return outcomes
 
 
-def check_altmor_and_counts(path: Path) -> None:
-    general = general_altmor(path)
-    assert fast_altmor(path) == general
-    assert fast_counts(path) == general_counts(path)
-    if isinstance(general, bytes):
-        resolved = path.with_name("general.altmor")
-        resolved.write_bytes(general)
-        assert fast_counts(resolved) == general_counts(resolved)
+def check_chain(path: Path, general: list[object] | None = None) -> None:
+    """The fast paths' outcomes are the general path's (``general``: those, known already)."""
+    expected = chain_outcomes(path, GENERAL) if general is None else general
+    assert chain_outcomes(path, FAST) == expected
 
 
 # ---------------------------------------------------------------------------
@@ -165,20 +178,20 @@ def test_cases_fast_equals_general(name: str, data: bytes, tmp_path: Path) -> No
     check_chain(source)
 
 
-def test_campaign_run_fast_equals_general(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[object]]:
+    """The campaign's Véus file and the general path's outcomes on it (worked out once)."""
+    source = tmp_path_factory.mktemp("campaign") / "r.veu"
+    source.write_bytes(campaign_veus())
+    return source, chain_outcomes(source, GENERAL)
+
+
+def test_campaign_run_fast_equals_general(campaign, tmp_path: Path) -> None:
     """The First HAREM collection against the simulated run: Véus output through the chain,
     and its first documents again with CRLF line ends (the last line without one)."""
-    from harem_pipeline.pipeline.steps import run_align, run_avalida, run_veus
-    from tests.helpers.paths import DATA
-
-    aligned, _ = run_align(
-        DATA / "first-harem" / "ColeccaoDouradaHAREM.txt",
-        DATA / "campaign" / "sim-weak.txt.gz",
-        tmp_path / "r.alinhado",
-    )
-    veus = run_veus(run_avalida(aligned), tmp_path / "r.veu", style="harem")
-    check_chain(veus)
-    data = veus.read_bytes()
+    source, general = campaign
+    check_chain(source, general)
+    data = source.read_bytes()
     head = data[: data.index(b"\n\n\n", len(data) // 8) + 3]  # its first documents, whole
     crlf = tmp_path / "crlf.veu"
     crlf.write_bytes(head.replace(b"\n", b"\r\n").removesuffix(b"\r\n"))
@@ -412,14 +425,13 @@ def campaign_veus() -> bytes:
 
 
 @pytest.mark.parametrize("chunk", [997, 1 << 14])
-def test_campaign_run_cut_outside_alt_blocks(chunk: int, tmp_path: Path) -> None:
+def test_campaign_run_cut_outside_alt_blocks(chunk: int, campaign) -> None:
     """Valid files with many ALT blocks, cut a block at a time with no second reading:
     the chain's outputs and counts are the general path's."""
-    source = tmp_path / "r.veu"
-    source.write_bytes(campaign_veus())
+    source, general = campaign
     assert source.read_bytes().count(b"\n<ALT>") > 50
     with blockwise(chunk, fallback=False):
-        check_chain(source)
+        check_chain(source, general)
 
 
 def test_campaign_run_on_two_workers(tmp_path: Path) -> None:
