@@ -64,7 +64,7 @@ from harem_pipeline.text.tokens import (
     upper_words_by_gap,
     word_tokens,
 )
-from tests.helpers.align_documents import ITEM, PLAIN_FILES, SECOND_CD, SECOND_RUN
+from tests.helpers.align_documents import PLAIN_FILES, SECOND_CD, SECOND_RUN, bodies
 from tests.helpers.paths import DATA
 
 FIRST_CD = DATA / "first-harem" / "ColeccaoDouradaHAREM.txt"
@@ -115,7 +115,7 @@ def test_shipped_documents_number_from_items_as_from_their_tree(path: Path) -> N
 
 
 @settings(derandomize=True, deadline=None, max_examples=400)
-@given(st.lists(ITEM, max_size=6).map("".join), st.lists(st.sampled_from(["A", "Ç", "AÇ"])))
+@given(bodies(6), st.lists(st.sampled_from(["A", "Ç", "AÇ"])))
 def test_generated_documents_number_from_items_as_from_their_tree(
     body: str, extra: list[str]
 ) -> None:
@@ -209,7 +209,7 @@ def test_pair_text_is_the_pair_lines_formatted(cd: Path, run: Path, plain: bool)
 
 
 @settings(derandomize=True, deadline=None, max_examples=200)
-@given(st.lists(ITEM, max_size=5).map("".join), st.lists(ITEM, max_size=5).map("".join))
+@given(bodies(5), bodies(5))
 def test_pair_text_of_generated_documents(cd_body: str, run_body: str) -> None:
     cd = RawDocument("d", f'<DOC DOCID="d">{cd_body}</DOC>', 1)
     run = RawDocument("d", f'<DOC DOCID="d">{run_body}</DOC>', 1)
@@ -266,7 +266,7 @@ def test_shipped_documents_number_in_bulk_as_text_by_text(path: Path) -> None:
 
 @settings(derandomize=True, deadline=None, max_examples=300)
 @given(
-    st.lists(ITEM, max_size=6).map("".join),
+    bodies(6),
     st.sampled_from(["a", "ß", "ÿ", "µ", "Ⅻ", "\x01", "²", "1"]),
     st.lists(st.sampled_from(["A", "Ç", "AÇ", "SS", "Ÿ", "1"])),
 )

@@ -33,7 +33,7 @@ from harem_pipeline.pipeline import align_steps
 from harem_pipeline.pipeline.align_steps import run_align
 from harem_pipeline.stages.align import _build_document_tree, _plain_tree
 from harem_pipeline.text.textio import detect_file_encoding
-from tests.helpers.align_documents import ITEM, PLAIN_FILES, SECOND_CD, SECOND_RUN
+from tests.helpers.align_documents import PLAIN_FILES, SECOND_CD, SECOND_RUN, bodies
 from tests.helpers.paths import DATA
 
 
@@ -149,7 +149,7 @@ def test_a_plain_file_is_split_in_any_read_size(tmp_path: Path, text: str, read_
 
 
 @settings(derandomize=True, deadline=None, max_examples=300)
-@given(st.lists(ITEM, max_size=6).map("".join))
+@given(bodies(6))
 def test_the_plain_tree_is_the_general_tree_or_none(body: str) -> None:
     raw = RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 3)
     tree = _plain_tree(raw)
@@ -179,15 +179,15 @@ def _aligned(cd: Path, run: Path, target: Path, general: bool) -> object:
 
 @settings(derandomize=True, deadline=None, max_examples=60)
 @given(
-    st.lists(st.lists(ITEM, max_size=4).map("".join), min_size=1, max_size=3),
-    st.lists(st.lists(ITEM, max_size=4).map("".join), min_size=1, max_size=3),
+    st.lists(bodies(4), min_size=1, max_size=3),
+    st.lists(bodies(4), min_size=1, max_size=3),
 )
 def test_run_align_writes_what_the_general_way_writes(
     tmp_path_factory: pytest.TempPathFactory, cd_bodies: list[str], run_bodies: list[str]
 ) -> None:
     folder = tmp_path_factory.mktemp("plain")
-    for name, bodies in (("cd.xml", cd_bodies), ("run.xml", run_bodies)):
-        docs = "".join(f'<DOC DOCID="D{i}">{b}</DOC>\n' for i, b in enumerate(bodies))
+    for name, texts in (("cd.xml", cd_bodies), ("run.xml", run_bodies)):
+        docs = "".join(f'<DOC DOCID="D{i}">{b}</DOC>\n' for i, b in enumerate(texts))
         (folder / name).write_text(f"<colHAREM>\n{docs}</colHAREM>\n", "utf-8")
     cd, run = folder / "cd.xml", folder / "run.xml"
     general = _aligned(cd, run, folder / "general.alinhado", True)
