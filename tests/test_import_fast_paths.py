@@ -23,6 +23,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.model import FIRST_HAREM, SECOND_HAREM
 from harem_pipeline.tools import predictions
 from harem_pipeline.tools.predictions import TextMap, _chunk_documents
+from tests.helpers.strategies import seeded
 
 # ---------------------------------------------------------------------------
 # TextMap
@@ -254,6 +255,6 @@ def skipped_by_one_expression(chunk: str) -> str:
 
 
 @settings(derandomize=True, max_examples=1500, deadline=None)
-@given(st.lists(st.sampled_from(TAG_PIECES), max_size=14).map("".join))
+@given(seeded(lambda rng: "".join(rng.choices(TAG_PIECES, k=rng.randint(0, 14)))))
 def test_entity_tags_skipped_around_alt_blocks(chunk):
     assert predictions._skip_entity_tags(chunk) == skipped_by_one_expression(chunk)

@@ -96,6 +96,11 @@ def test_two_workers_against_luigid_run_each_task_once(tmp_path: Path) -> None:
             "1",
             "--worker-keep-alive",
             "--no-lock",
+            # a worker with nothing to run yet asks again after 1 to 6 s by default
+            "--worker-wait-interval",
+            "0.1",
+            "--worker-wait-jitter",
+            "0.1",
         ]
         workers = [luigi_worker(shared.parent, *scheduler) for _ in range(2)]
         logs = [w.communicate(timeout=300) for w in workers]

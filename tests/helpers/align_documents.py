@@ -2,9 +2,9 @@
 generated document bodies that mix the plain shape with everything past it (character
 references, CR, empty elements, nesting the plain reading does not take, broken tags).
 
-Hypothesis draws a seed (``bodies``) and the body is built from it in plain
-Python: drawing the same grammar piece by piece cost hypothesis 5–15 ms an
-example, far more than the checks on it.
+Hypothesis draws a seed (``bodies``, ``seeded``) and the body is built from
+it in plain Python: drawing the same grammar piece by piece cost hypothesis
+5–15 ms an example, far more than the checks on it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import random
 from hypothesis import strategies as st
 
 from tests.helpers.paths import DATA
+from tests.helpers.strategies import seeded
 
 SECOND_CD = DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"
 SECOND_RUN = DATA / "second-harem" / "ParticipacaoSegundoHaremReRelEM_t1.xml.gz"
@@ -87,4 +88,4 @@ def random_body(rng: random.Random, max_items: int) -> str:
 
 def bodies(max_items: int) -> st.SearchStrategy[str]:
     """Document bodies of up to ``max_items`` items, each built from a seed hypothesis draws."""
-    return st.integers(0, 2**32 - 1).map(lambda seed: random_body(random.Random(seed), max_items))
+    return seeded(lambda rng: random_body(rng, max_items))
