@@ -16,13 +16,12 @@ raised, must be the same.
 
 from __future__ import annotations
 
-import functools
+import random
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import harem_pipeline.formats.alinhado as alinhado_format
 from harem_pipeline.errors import InputError
@@ -56,6 +55,7 @@ from tests.helpers.semantic import (
     veu_files,
     written,
 )
+from tests.helpers.strategies import seeded
 
 Stage = Callable[[Iterable, str], Iterable]
 
@@ -160,140 +160,105 @@ def test_a_run_line_is_its_plain_record(source: Path, tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------
 # Generated files: ALT blocks of plain records
 
-TEXTS = st.sampled_from(["Lisboa", "Porto", "Rio", "Zona Sul", "Ana", "a, b", "x"])
-ODD_TEXTS = st.sampled_from(["d''Ávila", "a [b]", "x<y", ""])
-CATEGORIES = st.sampled_from(
-    ["PESSOA", "LOCAL", "ORGANIZACAO", "PESSOA|LOCAL", "LOCAL|PESSOA", "OBRA", "", "XPTO"]
-)
-TYPES = st.sampled_from(["INDIVIDUAL", "HUMANO", "GRUPOIND|PAIS", "", "OUTRO|"])
-ITEMS = st.sampled_from(
-    [
-        "Correcto",
-        "Em_Falta",
-        "Parcialmente_Correcto_por_Excesso(0.5; 0.5)",
-        "Parcialmente_Correcto_por_Defeito(0.3333333333333333; 0.6666666666666667)",
-    ]
-)
+# Built from a seed hypothesis draws (``seeded``): drawing each of a file's
+# many choices cost hypothesis more than running every stage on it.
+TEXTS = ["Lisboa", "Porto", "Rio", "Zona Sul", "Ana", "a, b", "x"]
+ODD_TEXTS = ["d''Ávila", "a [b]", "x<y", ""]
+CATEGORIES = ["PESSOA", "LOCAL", "ORGANIZACAO", "PESSOA|LOCAL", "LOCAL|PESSOA", "OBRA", "", "XPTO"]
+TYPES = ["INDIVIDUAL", "HUMANO", "GRUPOIND|PAIS", "", "OUTRO|"]
+ITEMS = [
+    "Correcto",
+    "Em_Falta",
+    "Parcialmente_Correcto_por_Excesso(0.5; 0.5)",
+    "Parcialmente_Correcto_por_Defeito(0.3333333333333333; 0.6666666666666667)",
+]
+TAG_NAMES = ["EM", "EM", "EM", "LOCAL", "PESSOA|ORGANIZACAO"]
+STRAY_LINES = ["DOC X", "", "EOD", "<ALT>", "junk"]
+STRAY_MARKS = ["<ALT03>", "</ALT2>", "<ALT1>", "</ALT>"]
 
 
-TAG_NAMES = st.sampled_from(["EM", "EM", "EM", "LOCAL", "PESSOA|ORGANIZACAO"])
-IDS = st.integers(1, 6)
-SIX = st.integers(0, 5)
-TEN = st.integers(0, 9)
-SPACING = st.integers(0, 40)
-ODD_TEXT = st.integers(0, 30)
-NULL_SYSTEM = st.integers(0, 3)
-TWICE = st.integers(0, 10)
-BAD = st.integers(0, 60)
-ONE_IN_21 = st.integers(0, 20)
-EMPTY_ALTERNATIVE = st.integers(0, 6)
-SPURIOUS_FIRST = st.integers(0, 4)
-STRAY_LINES = st.sampled_from(["DOC X", "", "EOD", "<ALT>", "junk"])
-STRAY_MARKS = st.sampled_from(["<ALT03>", "</ALT2>", "<ALT1>", "</ALT>"])
-SEGMENTATIONS = st.lists(st.lists(TEXTS, min_size=1, max_size=3), min_size=1, max_size=2)
-"""The strategies the composites below draw from, built once (drawing a strategy built
-anew each time costs its construction and checks; the values drawn are the same)."""
+def one_in(rng: random.Random, n: int) -> bool:
+    """True once in ``n`` times."""
+    return rng.randrange(n) == 0
 
 
-@st.composite
-def plain_tags(draw: st.DrawFn, text: str | None = None, spurious: bool = False) -> str:
-    name = draw(TAG_NAMES)
+def plain_tag(rng: random.Random, text: str | None = None, spurious: bool = False) -> str:
+    name = rng.choice(TAG_NAMES)
     attributes = []
-    if draw(SIX):
-        attributes.append(("ID", f"d-{draw(IDS)}"))
+    if not one_in(rng, 6):
+        attributes.append(("ID", f"d-{rng.randint(1, 6)}"))
     if spurious:
         if name == "EM":
             attributes.append(("CATEG", "ESPURIO"))
         else:
             name = "ESPURIO"
     else:
-        if draw(TEN):
-            attributes.append(("CATEG", draw(CATEGORIES)))
-        if draw(st.booleans()):
-            attributes.append(("TIPO", draw(TYPES)))
+        if not one_in(rng, 10):
+            attributes.append(("CATEG", rng.choice(CATEGORIES)))
+        if one_in(rng, 2):
+            attributes.append(("TIPO", rng.choice(TYPES)))
     if text is None:
-        text = draw(ODD_TEXTS) if draw(ODD_TEXT) == 0 else draw(TEXTS)
-    spaces = "  " if draw(SPACING) == 0 else " "
+        text = rng.choice(ODD_TEXTS) if one_in(rng, 31) else rng.choice(TEXTS)
+    spaces = "  " if one_in(rng, 41) else " "
     head = "".join(f'{spaces}{key}="{value}"' for key, value in attributes)
     return f"<{name}{head}>{text}</{name}>"
 
 
-ANY_PLAIN_TAGS = st.lists(plain_tags(), min_size=1, max_size=5)
-GOLD_TAGS = functools.cache(plain_tags)
-"""plain_tags(text, spurious), one strategy for each (text, spurious)."""
-ITEM_LISTS = functools.cache(lambda count: st.lists(ITEMS, min_size=count, max_size=count))
-
-
-@st.composite
-def plain_records(draw: st.DrawFn, text: str | None = None, spurious: bool = False) -> str:
-    gold = draw(GOLD_TAGS(text, spurious))
-    if not spurious and draw(NULL_SYSTEM) == 0:
+def plain_record(rng: random.Random, text: str | None = None, spurious: bool = False) -> str:
+    gold = plain_tag(rng, text, spurious)
+    if not spurious and one_in(rng, 4):
         system, count = "[null]", 1
     else:
-        entities = draw(ANY_PLAIN_TAGS)
-        if draw(TWICE) == 0:
+        entities = [plain_tag(rng) for _ in range(rng.randint(1, 5))]
+        if one_in(rng, 11):
             entities = [entities[0], *entities]  # the same entity twice
         system, count = "[" + ", ".join(entities) + "]", len(entities)
-    if spurious:
-        items = ["Espurio"] * count
-    else:
-        items = draw(ITEM_LISTS(count))
-    bad = draw(BAD)
+    items = ["Espurio"] * count if spurious else rng.choices(ITEMS, k=count)
+    bad = rng.randint(0, 60)
     if bad == 0:
         items.append("Correcto")  # one item too many
     elif bad == 1:
         items[0] = "Corecto"
     elif bad == 2:
         system = "[null]"  # a spurious record without entity, or a count off
-    marker = "::" if draw(ONE_IN_21) == 0 else ":"
-    suffix = "^0.5" if draw(ONE_IN_21) == 0 else ""
+    marker = "::" if one_in(rng, 21) else ":"
+    suffix = "^0.5" if one_in(rng, 21) else ""
     return f"{gold} ---> {system}{marker}[{', '.join(items)}]{suffix}"
 
 
-SPURIOUS_RECORDS = plain_records(spurious=True)
-ANY_RECORDS = plain_records()
-RECORDS_OF = functools.cache(plain_records)
-"""plain_records(text), one strategy for each text."""
-
-
-@st.composite
-def alt_blocks(draw: st.DrawFn) -> list[str]:
-    segmentations = draw(SEGMENTATIONS)
+def alt_block(rng: random.Random) -> list[str]:
+    segmentations = [rng.choices(TEXTS, k=rng.randint(1, 3)) for _ in range(rng.randint(1, 2))]
     lines = ["<ALT>"]
-    for number in range(1, draw(st.integers(1, 4)) + 1):
+    for number in range(1, rng.randint(1, 4) + 1):
         lines.append(f"<ALT{number}>")
-        if draw(EMPTY_ALTERNATIVE):  # else an empty alternative
-            for text in draw(st.sampled_from(segmentations)):
-                if draw(SPURIOUS_FIRST) == 0:
-                    lines.append(draw(SPURIOUS_RECORDS))
-                lines.append(draw(RECORDS_OF(text)))
-        if draw(BAD) == 0:
-            lines.append(draw(STRAY_LINES))
+        if not one_in(rng, 7):  # else an empty alternative
+            for text in rng.choice(segmentations):
+                if one_in(rng, 5):
+                    lines.append(plain_record(rng, spurious=True))
+                lines.append(plain_record(rng, text))
+        if one_in(rng, 61):
+            lines.append(rng.choice(STRAY_LINES))
         lines.append(f"</ALT{number}>")
     lines.append("</ALT>")
     return lines
 
 
-ALT_BLOCKS = alt_blocks()
-
-
-@st.composite
-def plain_veu_files(draw: st.DrawFn) -> str:
+def plain_veu_file(rng: random.Random) -> str:
     lines = ["#PESSOA:LOCAL(HUMANO{PAIS,DIVISAO,RUA}):ORGANIZACAO:OBRA"]
-    for number in range(draw(st.integers(1, 3))):
+    for number in range(rng.randint(1, 3)):
         lines.append(f"DOC D{number}")
-        for _ in range(draw(st.integers(0, 12))):
-            kind = draw(TEN)
+        for _ in range(rng.randint(0, 12)):
+            kind = rng.randint(0, 9)
             if kind < 4:
-                lines.extend(draw(ALT_BLOCKS))
+                lines.extend(alt_block(rng))
             elif kind < 5:
-                lines.append(draw(SPURIOUS_RECORDS))
+                lines.append(plain_record(rng, spurious=True))
             else:
-                lines.append(draw(ANY_RECORDS))
+                lines.append(plain_record(rng))
         lines.extend(["EOD", ""])
-        if draw(ODD_TEXT) == 0:
-            lines.append(draw(STRAY_MARKS))
-    eol = "\r\n" if draw(TWICE) == 0 else "\n"
+        if one_in(rng, 31):
+            lines.append(rng.choice(STRAY_MARKS))
+    eol = "\r\n" if one_in(rng, 11) else "\n"
     return eol.join(lines) + eol
 
 
@@ -303,7 +268,7 @@ SLOW = settings(
 
 
 @SLOW
-@given(text=plain_veu_files())
+@given(text=seeded(plain_veu_file))
 def test_every_stage_on_generated_alt_blocks(text: str, tmp_path: Path) -> None:
     veu = tmp_path / "g.veu"
     veu.write_bytes(text.encode("latin-1"))

@@ -4,9 +4,9 @@ running a stage two ways, and generated record files."""
 from __future__ import annotations
 
 import difflib
-import functools
 import gzip
 import hashlib
+import random
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
@@ -22,6 +22,7 @@ from harem_pipeline.formats.semantic import iter_semantic_lines, parse_semantic_
 from harem_pipeline.stages.alts import organise_alts
 from harem_pipeline.stages.emir import EmirParams, evaluate_lines, parse_weights
 from harem_pipeline.stages.ida import SemanticTally, tally_semantic
+from tests.helpers.strategies import seeded
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 REFERENCE = ROOT / "data" / "reference"
@@ -222,195 +223,181 @@ def general_emir(veu: Path) -> Path | None:
 # ---------------------------------------------------------------------------
 # Generated files: records written in every way the readers must tell apart
 
-NAMES = st.sampled_from(["EM", "EM", "EM", "LOCAL", "PESSOA|ORGANIZACAO", "ESPURIO"])
-CATEGORIES = st.sampled_from(
-    ["PESSOA", "LOCAL", "ORGANIZACAO", "PESSOA|LOCAL", "ESPURIO", "", "OBRA|ESPURIO", "XPTO"]
-)
-TYPES = st.sampled_from(["INDIVIDUAL", "HUMANO", "GRUPOIND|PAIS", "", "OUTRO"])
-SUBTYPES = st.sampled_from(["PAIS", "DIVISAO", "", "OUTRO|RUA"])
-TEXTS = st.sampled_from(
-    ["Lisboa", "Rio de Janeiro", "a [b]", "d''Ávila", "x<y", "", "São Paulo", "1 = 2", "a, b"]
-)
-SPACES = st.sampled_from([" ", " ", " ", " ", "  ", "\t"])
-IDS = st.sampled_from(["1", "2", "3", "9", "a=b"])
-FIVE = st.integers(0, 4)
-SIX = st.integers(0, 5)
-TEN = st.integers(0, 9)
-"""Strategies the composites draw from, built once (built anew at each draw they cost their
-construction and checks each time; the values drawn are the same)."""
+# Built from a seed hypothesis draws (``seeded``): drawing each of a file's
+# many choices cost hypothesis more than the checks on it.
+NAMES = ["EM", "EM", "EM", "LOCAL", "PESSOA|ORGANIZACAO", "ESPURIO"]
+CATEGORIES = [
+    "PESSOA",
+    "LOCAL",
+    "ORGANIZACAO",
+    "PESSOA|LOCAL",
+    "ESPURIO",
+    "",
+    "OBRA|ESPURIO",
+    "XPTO",
+]
+TYPES = ["INDIVIDUAL", "HUMANO", "GRUPOIND|PAIS", "", "OUTRO"]
+SUBTYPES = ["PAIS", "DIVISAO", "", "OUTRO|RUA"]
+TEXTS = ["Lisboa", "Rio de Janeiro", "a [b]", "d''Ávila", "x<y", "", "São Paulo", "1 = 2", "a, b"]
+SPACES = [" ", " ", " ", " ", "  ", "\t"]
+IDS = ["1", "2", "3", "9", "a=b"]
 
 
-@st.composite
-def tags(draw: st.DrawFn) -> str:
-    name = draw(NAMES)
+def one_in(rng: random.Random, n: int) -> bool:
+    """True once in ``n`` times."""
+    return rng.randrange(n) == 0
+
+
+def random_tag(rng: random.Random) -> str:
+    name = rng.choice(NAMES)
     attributes = []
-    if draw(st.booleans()):
-        attributes.append(("ID", draw(IDS)))
-    if draw(FIVE):
-        attributes.append(("CATEG", draw(CATEGORIES)))
-    if draw(st.booleans()):
-        attributes.append(("TIPO", draw(TYPES)))
-    if draw(st.booleans()):
-        attributes.append(("SUBTIPO", draw(SUBTYPES)))
-    if draw(SIX) == 0:
-        attributes.append(("CATEG", draw(CATEGORIES)))  # a second CATEG: the first counts
-    attributes = draw(st.permutations(attributes))
+    if one_in(rng, 2):
+        attributes.append(("ID", rng.choice(IDS)))
+    if not one_in(rng, 5):
+        attributes.append(("CATEG", rng.choice(CATEGORIES)))
+    if one_in(rng, 2):
+        attributes.append(("TIPO", rng.choice(TYPES)))
+    if one_in(rng, 2):
+        attributes.append(("SUBTIPO", rng.choice(SUBTYPES)))
+    if one_in(rng, 6):
+        attributes.append(("CATEG", rng.choice(CATEGORIES)))  # a second CATEG: the first counts
+    rng.shuffle(attributes)
     head = "".join(
-        f'{draw(SPACES)}{key}{"=" if draw(TEN) else " = "}"{value}"' for key, value in attributes
+        f'{rng.choice(SPACES)}{key}{" = " if one_in(rng, 10) else "="}"{value}"'
+        for key, value in attributes
     )
-    return f"<{name}{head}>{draw(TEXTS)}</{name}>"
+    return f"<{name}{head}>{rng.choice(TEXTS)}</{name}>"
 
 
-TAGS = tags()
-SYSTEM_TAGS = st.lists(TAGS, min_size=1, max_size=3)
-KINDS = st.integers(0, 5)
-ONE_IN_13 = st.integers(0, 12)
-ONE_IN_31 = st.integers(0, 30)
-MARKERS = st.sampled_from([":", "::"])
-SUFFIXES = st.sampled_from(["", "", "", "^0.5", "^0.3333333333333333", "^x"])
-
-ITEMS = st.sampled_from(
-    [
-        "Correcto",
-        "Correcto",
-        "Em_Falta",
-        "Espurio",
-        "Parcialmente_Correcto_por_Excesso(0.5; 0.5)",
-        "Parcialmente_Correcto_por_Defeito(0.3333333333333333; 0.6666666666666667)",
-        "Parcialmente_Correcto_por_Defeito(x; y)",
-        "Corecto",
-        "(Género: M) (Número: S) (Combinada: 1)",
-    ]
-)
+MARKERS = [":", "::"]
+SUFFIXES = ["", "", "", "^0.5", "^0.3333333333333333", "^x"]
+ITEMS = [
+    "Correcto",
+    "Correcto",
+    "Em_Falta",
+    "Espurio",
+    "Parcialmente_Correcto_por_Excesso(0.5; 0.5)",
+    "Parcialmente_Correcto_por_Defeito(0.3333333333333333; 0.6666666666666667)",
+    "Parcialmente_Correcto_por_Defeito(x; y)",
+    "Corecto",
+    "(Género: M) (Número: S) (Combinada: 1)",
+]
 
 
-ITEM_LISTS = functools.cache(lambda count: st.lists(ITEMS, min_size=count, max_size=count))
-
-
-@st.composite
-def records(draw: st.DrawFn) -> str:
-    gold = draw(TAGS)
-    kind = draw(KINDS)
+def random_record(rng: random.Random) -> str:
+    gold = random_tag(rng)
+    kind = rng.randint(0, 5)
     if kind == 0:
         system, count = "[null]", 1
     else:
-        chosen = draw(SYSTEM_TAGS)
-        if kind == 1 and chosen:
+        chosen = [random_tag(rng) for _ in range(rng.randint(1, 3))]
+        if kind == 1:
             chosen = [chosen[0], chosen[0]]  # the same entity twice
         system, count = "[" + ", ".join(chosen) + "]", len(chosen)
-    if draw(ONE_IN_13) == 0:
+    if one_in(rng, 13):
         count += 1  # one item too many
-    items = ", ".join(draw(ITEM_LISTS(count)))
-    marker = draw(MARKERS)
-    suffix = draw(SUFFIXES)
-    if draw(ONE_IN_31) == 0:
+    items = ", ".join(rng.choices(ITEMS, k=count))
+    marker, suffix = rng.choice(MARKERS), rng.choice(SUFFIXES)
+    if one_in(rng, 31):
         return f"{gold} --> {system}{marker}[{items}]"
     return f"{gold} ---> {system}{marker}[{items}]{suffix}"
 
 
-RECORDS = records()
-RECORD_LISTS = st.lists(RECORDS, max_size=3)
-DOCUMENT_ENDS = st.sampled_from(["EOD", "", "<ALT03>"])
-LINE_ENDS = st.sampled_from(["\n", "\n", "\r\n"])
+def records() -> st.SearchStrategy[str]:
+    """Record lines of the classic and semantic shapes, and near misses."""
+    return seeded(random_record)
 
 
-@st.composite
-def veu_files(draw: st.DrawFn) -> str:
+def random_veu_file(rng: random.Random) -> str:
     lines = ["#PESSOA:LOCAL(HUMANO{PAIS,DIVISAO,RUA}):ORGANIZACAO"]
-    for number in range(draw(st.integers(1, 4))):
+    for number in range(rng.randint(1, 4)):
         lines.append(f"DOC D{number}")
-        for _ in range(draw(st.integers(0, 6))):
-            if draw(st.integers(0, 3)):
-                lines.append(draw(RECORDS))
+        for _ in range(rng.randint(0, 6)):
+            if not one_in(rng, 4):
+                lines.append(random_record(rng))
                 continue
             lines.append("<ALT>")
-            for alternative in range(1, draw(st.integers(1, 3)) + 1):
+            for alternative in range(1, rng.randint(1, 3) + 1):
                 lines.append(f"<ALT{alternative}>")
-                lines.extend(draw(RECORD_LISTS))
+                lines.extend(random_record(rng) for _ in range(rng.randint(0, 3)))
                 lines.append(f"</ALT{alternative}>")
             lines.append("</ALT>")
-        lines.append(draw(DOCUMENT_ENDS))
-    eol = draw(LINE_ENDS)
+        lines.append(rng.choice(["EOD", "", "<ALT03>"]))
+    eol = rng.choice(["\n", "\n", "\r\n"])
     return eol.join(lines) + eol
+
+
+def veu_files() -> st.SearchStrategy[str]:
+    """``.veu`` files of a few documents of records and ALT blocks, well formed or not."""
+    return seeded(random_veu_file)
 
 
 # ---------------------------------------------------------------------------
 # Generated files of records of a few keys (the keyed readers' cache hits)
 
-KEYED_NAMES = st.sampled_from(["EM", "EM", "LOCAL"])
-KEYED_TEXTS = st.sampled_from(["Lisboa", "Porto", ""])
-ONE_IN_4 = st.integers(0, 3)
-"""Strategies the composites draw from, built once (the values drawn are the same)."""
+KEYED_NAMES = ["EM", "EM", "LOCAL"]
+KEYED_TEXTS = ["Lisboa", "Porto", ""]
+KEYED_SUFFIXES = ["", "", "^0.5"]
+VALID_ITEMS = ["Correcto", "Em_Falta", "Espurio", "Parcialmente_Correcto_por_Excesso(0.5; 0.5)"]
 
 
-@st.composite
-def keyed_tags(draw: st.DrawFn) -> str:
+def keyed_tag(rng: random.Random) -> str:
     """An entity in the keyed shape: ID, CATEG, TIPO, SUBTIPO (each maybe), then others."""
-    name = draw(KEYED_NAMES)
+    name = rng.choice(KEYED_NAMES)
     attributes = [("ID", "1")]
     for key, values in (("CATEG", CATEGORIES), ("TIPO", TYPES), ("SUBTIPO", SUBTYPES)):
-        if draw(ONE_IN_4):
-            attributes.append((key, draw(values)))
-    if draw(st.booleans()):
+        if not one_in(rng, 4):
+            attributes.append((key, rng.choice(values)))
+    if one_in(rng, 2):
         attributes.append(("COMENT", "x"))
     head = "".join(f' {key}="{value}"' for key, value in attributes)
-    return f"<{name}{head}>{draw(KEYED_TEXTS)}</{name}>"
+    return f"<{name}{head}>{rng.choice(KEYED_TEXTS)}</{name}>"
 
 
-KEYED_TAGS = keyed_tags()
-SYSTEM_COUNTS = st.sampled_from([0, 1, 1, 1, 2])
-MARKERS = st.sampled_from([":", "::"])
-SUFFIXES = st.sampled_from(["", "", "^0.5"])
-VALID_ITEMS = st.sampled_from(
-    ["Correcto", "Em_Falta", "Espurio", "Parcialmente_Correcto_por_Excesso(0.5; 0.5)"]
-)
+def keyed_record(rng: random.Random) -> str:
+    gold = keyed_tag(rng)
+    count = rng.choice([0, 1, 1, 1, 2])
+    system = "[null]" if count == 0 else "[" + ", ".join(keyed_tag(rng) for _ in range(count)) + "]"
+    items = ", ".join(rng.choices(VALID_ITEMS, k=max(count, 1)))
+    marker = rng.choice(MARKERS)
+    return f"{gold} ---> {system}{marker}[{items}]{rng.choice(KEYED_SUFFIXES)}"
 
 
-@st.composite
-def keyed_records(draw: st.DrawFn) -> str:
-    gold = draw(KEYED_TAGS)
-    count = draw(SYSTEM_COUNTS)
-    system = (
-        "[null]" if count == 0 else "[" + ", ".join(draw(KEYED_TAGS) for _ in range(count)) + "]"
-    )
-    items = ", ".join(draw(VALID_ITEMS) for _ in range(max(count, 1)))
-    marker = draw(MARKERS)
-    return f"{gold} ---> {system}{marker}[{items}]{draw(SUFFIXES)}"
+OTHER_TEXTS = ["Porto de Mós", "", "d''Ávila", "Faro"]
+CLASSIC_NAMES = ["CATEG", "TIPO", "SUBTIPO"]
 
 
-POOLS = st.lists(keyed_records(), min_size=1, max_size=4)
-OTHER_TEXTS = st.sampled_from(["Porto de Mós", "", "d''Ávila", "Faro"])
-CLASSIC_NAMES = st.sampled_from(["CATEG", "TIPO", "SUBTIPO"])
-CHANGES = st.integers(0, 5)
-
-
-@st.composite
-def repeated_key_files(draw: st.DrawFn) -> str:
+def random_repeated_key_file(rng: random.Random) -> str:
     """``.veu`` files of a few keyed records written again and again with other IDs and
     texts (records of one key, for the keyed readers to find what they worked out),
     some with a classic attribute dropped or moved last, another item or ALT weight
     (another key, or none)."""
-    pool = draw(POOLS)
+    pool = [keyed_record(rng) for _ in range(rng.randint(1, 4))]
     lines = ["#PESSOA:LOCAL(HUMANO{PAIS,DIVISAO,RUA}):ORGANIZACAO"]
-    for number in range(draw(st.integers(1, 3))):
+    for number in range(rng.randint(1, 3)):
         lines.append(f"DOC D{number}")
-        for k in range(draw(st.integers(1, 10))):
-            line = re.sub(r'ID="[^"]*"', f'ID="r{number}-{k}"', draw(st.sampled_from(pool)))
-            if draw(st.booleans()):  # other texts: the same key
-                text = draw(OTHER_TEXTS)
+        for k in range(rng.randint(1, 10)):
+            line = re.sub(r'ID="[^"]*"', f'ID="r{number}-{k}"', rng.choice(pool))
+            if one_in(rng, 2):  # other texts: the same key
+                text = rng.choice(OTHER_TEXTS)
                 line = re.sub(">[^<>]*</", f">{text}</", line)
-            name = draw(CLASSIC_NAMES)
-            change = draw(CHANGES)
+            name = rng.choice(CLASSIC_NAMES)
+            change = rng.randint(0, 5)
             if change == 1:  # one classic attribute fewer: another key
                 line = re.sub(f' {name}="[^"]*"', "", line, count=1)
             elif change == 2:  # written last: the same values, not in the keyed shape
                 moved = f'<([^ >]+)([^>]*?)( {name}="[^"]*")([^>]*)>'
                 line = re.sub(moved, r"<\1\2\4\3>", line, count=1)
             elif change == 3:  # the same entities, another first item: another key
-                item = draw(VALID_ITEMS)
+                item = rng.choice(VALID_ITEMS)
                 line = re.sub(r":\[(?:Correcto|Em_Falta|Espurio|Parcial[^],]*)", f":[{item}", line)
             elif change == 4:  # the same entities and items, another ALT weight
                 line = line.removesuffix("^0.5") if line.endswith("^0.5") else line + "^0.5"
             lines.append(line)
         lines.append("EOD")
     return "\n".join(lines) + "\n"
+
+
+def repeated_key_files() -> st.SearchStrategy[str]:
+    """``random_repeated_key_file``: files of records of a few keys."""
+    return seeded(random_repeated_key_file)
