@@ -35,7 +35,7 @@ from harem_pipeline.stages.tally import DocumentCounts
 from harem_pipeline.stages.vizir import Alignment, Scenario, judge_alignment
 from tests.helpers.cases import read_case
 from tests.helpers.perfect import PerfectChain
-from tests.helpers.strategies import ALIGNMENT
+from tests.helpers.strategies import ALIGNMENT_LISTS
 
 PCD = "Parcialmente_Correcto_por_Defeito"
 PCE = "Parcialmente_Correcto_por_Excesso"
@@ -347,7 +347,7 @@ def tally(alignments: list[Alignment], scenario: Scenario) -> MorphologyCounts:
 
 
 @settings(derandomize=True, deadline=None, max_examples=200)
-@given(st.lists(ALIGNMENT, max_size=12))
+@given(ALIGNMENT_LISTS)
 def test_relative_totals_never_exceed_absolute(alignments: list[Alignment]) -> None:
     absolute = tally(alignments, Scenario.ABSOLUTE)
     relative = tally(alignments, Scenario.RELATIVE)
@@ -368,7 +368,7 @@ def test_relative_totals_never_exceed_absolute(alignments: list[Alignment]) -> N
 
 
 @settings(derandomize=True, deadline=None, max_examples=200)
-@given(st.lists(ALIGNMENT, max_size=12), st.sampled_from(list(Scenario)))
+@given(ALIGNMENT_LISTS, st.sampled_from(list(Scenario)))
 def test_measures_are_proportions(alignments: list[Alignment], scenario: Scenario) -> None:
     counts = tally(alignments, scenario)
     combined = counts.field("combinada")
@@ -384,7 +384,7 @@ def test_measures_are_proportions(alignments: list[Alignment], scenario: Scenari
 
 
 @settings(derandomize=True, deadline=None)
-@given(st.lists(ALIGNMENT, max_size=12))
+@given(ALIGNMENT_LISTS)
 def test_scores_only_take_zero_half_one(alignments: list[Alignment]) -> None:
     for alignment in alignments:
         for scenario in Scenario:

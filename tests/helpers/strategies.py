@@ -26,13 +26,14 @@ def seeded(build: Callable[[random.Random], T]) -> st.SearchStrategy[T]:
 
 
 # The Vizir and Ida2Mor entities and alignments
-GENDER = st.sampled_from(["M", "F", "?"])
-NUMBER = st.sampled_from(["S", "P", "?"])
-MORPH = st.builds(Morf, GENDER, NUMBER)
+GENDERS = ["M", "F", "?"]
+NUMBERS = ["S", "P", "?"]
 # Texts whose first atoms agree or not ("Abril" / "17 de Abril"), so the first-atom rule bites.
-TEXT = st.sampled_from(
-    ["Abril", "17 de Abril", "Reportagem", "a Reportagem", "Reportagem Local", "Lisboa"]
-)
+TEXTS = ["Abril", "17 de Abril", "Reportagem", "a Reportagem", "Reportagem Local", "Lisboa"]
+GENDER = st.sampled_from(GENDERS)
+NUMBER = st.sampled_from(NUMBERS)
+MORPH = st.builds(Morf, GENDER, NUMBER)
+TEXT = st.sampled_from(TEXTS)
 ENTITY = st.builds(SystemEntity, TEXT, st.none() | MORPH, st.booleans())
 ALIGNMENT = st.builds(
     Alignment,
@@ -41,3 +42,23 @@ ALIGNMENT = st.builds(
     st.booleans(),
     st.none() | st.lists(ENTITY, min_size=1, max_size=3).map(tuple),
 )
+
+
+def random_morph(rng: random.Random) -> Morf | None:
+    """``st.none() | MORPH``, from a seeded generator."""
+    return None if rng.random() < 0.5 else Morf(rng.choice(GENDERS), rng.choice(NUMBERS))
+
+
+def random_alignment(rng: random.Random) -> Alignment:
+    """What ``ALIGNMENT`` draws, from a seeded generator."""
+    system = None
+    if rng.random() >= 0.5:
+        system = tuple(
+            SystemEntity(rng.choice(TEXTS), random_morph(rng), rng.random() < 0.5)
+            for _ in range(rng.randint(1, 3))
+        )
+    return Alignment(rng.choice(TEXTS), random_morph(rng), rng.random() < 0.5, system)
+
+
+ALIGNMENT_LISTS = seeded(lambda rng: [random_alignment(rng) for _ in range(rng.randint(0, 12))])
+"""Lists of up to 12 alignments (one seed drawn, not each of their parts)."""
