@@ -97,12 +97,8 @@ def test_report_fits_the_window_width(page: Path, tmp_path: Path, width: int) ->
 
     SHOTS.mkdir(exist_ok=True)
     shot = SHOTS / f"report-{width}.png"
-    result = chromium(
-        tmp_path, f"--window-size={width},2400", f"--screenshot={shot}", page.as_uri()
-    )
-    assert shot.is_file(), result.stderr[-2000:]
-    assert imread(shot).shape[1] == width
-    # Nothing wider than the window: the page scrolls down, never sideways.
+    # The page with a script that writes its widths into its title (which is not drawn):
+    # one launch both takes the screenshot and dumps the DOM.
     probe = tmp_path / "width.html"
     probe.write_text(
         page.read_text(encoding="utf-8").replace(
@@ -114,7 +110,16 @@ def test_report_fits_the_window_width(page: Path, tmp_path: Path, width: int) ->
         ),
         encoding="utf-8",
     )
-    result = chromium(tmp_path, f"--window-size={width},2400", "--dump-dom", probe.as_uri())
+    result = chromium(
+        tmp_path,
+        f"--window-size={width},2400",
+        f"--screenshot={shot}",
+        "--dump-dom",
+        probe.as_uri(),
+    )
+    assert shot.is_file(), result.stderr[-2000:]
+    assert imread(shot).shape[1] == width
+    # Nothing wider than the window: the page scrolls down, never sideways.
     title = result.stdout.split("<title>", 1)[1].split("</title>", 1)[0]
     scroll, charts = (part.split(":", 1)[1] for part in title.split(" "))
     assert int(scroll) <= width, title
