@@ -55,7 +55,7 @@ from tests.helpers.semantic import (
     veu_files,
     written,
 )
-from tests.helpers.strategies import seeded
+from tests.helpers.strategies import one_in, seeded
 
 Stage = Callable[[Iterable, str], Iterable]
 
@@ -175,11 +175,6 @@ ITEMS = [
 TAG_NAMES = ["EM", "EM", "EM", "LOCAL", "PESSOA|ORGANIZACAO"]
 STRAY_LINES = ["DOC X", "", "EOD", "<ALT>", "junk"]
 STRAY_MARKS = ["<ALT03>", "</ALT2>", "<ALT1>", "</ALT>"]
-
-
-def one_in(rng: random.Random, n: int) -> bool:
-    """True once in ``n`` times."""
-    return rng.randrange(n) == 0
 
 
 def plain_tag(rng: random.Random, text: str | None = None, spurious: bool = False) -> str:

@@ -22,7 +22,7 @@ from harem_pipeline.formats.semantic import iter_semantic_lines, parse_semantic_
 from harem_pipeline.stages.alts import organise_alts
 from harem_pipeline.stages.emir import EmirParams, evaluate_lines, parse_weights
 from harem_pipeline.stages.ida import SemanticTally, tally_semantic
-from tests.helpers.strategies import seeded
+from tests.helpers.strategies import one_in, seeded
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 REFERENCE = ROOT / "data" / "reference"
@@ -241,11 +241,6 @@ SUBTYPES = ["PAIS", "DIVISAO", "", "OUTRO|RUA"]
 TEXTS = ["Lisboa", "Rio de Janeiro", "a [b]", "d''Ávila", "x<y", "", "São Paulo", "1 = 2", "a, b"]
 SPACES = [" ", " ", " ", " ", "  ", "\t"]
 IDS = ["1", "2", "3", "9", "a=b"]
-
-
-def one_in(rng: random.Random, n: int) -> bool:
-    """True once in ``n`` times."""
-    return rng.randrange(n) == 0
 
 
 def random_tag(rng: random.Random) -> str:

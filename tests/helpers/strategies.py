@@ -25,6 +25,11 @@ def seeded(build: Callable[[random.Random], T]) -> st.SearchStrategy[T]:
     return st.integers(0, 2**32 - 1).map(lambda seed: build(random.Random(seed)))
 
 
+def one_in(rng: random.Random, n: int) -> bool:
+    """True once in ``n`` times (for the builders ``seeded`` calls)."""
+    return rng.randrange(n) == 0
+
+
 # The Vizir and Ida2Mor entities and alignments
 GENDERS = ["M", "F", "?"]
 NUMBERS = ["S", "P", "?"]
