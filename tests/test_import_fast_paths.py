@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import bisect
-import functools
+import random
 import re
 from itertools import accumulate
 
@@ -23,7 +23,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.model import FIRST_HAREM, SECOND_HAREM
 from harem_pipeline.tools import predictions
 from harem_pipeline.tools.predictions import TextMap, _chunk_documents
-from tests.helpers.strategies import seeded
+from tests.helpers.strategies import one_in, seeded
 
 # ---------------------------------------------------------------------------
 # TextMap
@@ -105,21 +105,24 @@ FIRST_GOOD = [p.replace("EM", "PESSOA") for p in SECOND_GOOD] + [
 FIRST_RISKY = [p.replace("EM", "PESSOA") for p in SECOND_RISKY] + ["<TEXTO>t</TEXTO>"]
 
 
-@functools.cache  # one strategy per format: a new one per example costs more than the example
-def alt_content(good: tuple[str, ...], risky: tuple[str, ...]) -> st.SearchStrategy[str]:
-    """Document contents built of text, entities and ALT blocks, now and then a risky piece."""
-    piece = st.one_of(*[st.sampled_from(good)] * 12, st.sampled_from(risky))
-    alternative = st.lists(piece, max_size=3).map("".join)
-    block = st.lists(alternative, min_size=1, max_size=3).map(
-        lambda alternatives: "<ALT>" + "|".join(alternatives) + "</ALT>"
-    )
-    return st.lists(piece | block, max_size=6).map("".join)
+def alt_content(rng: random.Random, good: list[str], risky: list[str]) -> str:
+    """Document content built of text, entities and ALT blocks, now and then a risky piece."""
+
+    def piece() -> str:
+        return rng.choice(risky) if one_in(rng, 13) else rng.choice(good)
+
+    def alternative() -> str:
+        return "".join(piece() for _ in range(rng.randint(0, 3)))
+
+    def block() -> str:
+        return "<ALT>" + "|".join(alternative() for _ in range(rng.randint(1, 3))) + "</ALT>"
+
+    return "".join(block() if one_in(rng, 2) else piece() for _ in range(rng.randint(0, 6)))
 
 
-@functools.cache
-def around(content: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+def around(rng: random.Random, good: list[str], risky: list[str]) -> str:
     """What comes before and after a document's content: mostly nothing."""
-    return st.just("") | st.just("") | content
+    return alt_content(rng, good, risky) if one_in(rng, 3) else ""
 
 
 def read(piece: str, fmt: str):
@@ -146,14 +149,16 @@ def read(piece: str, fmt: str):
     ],
     ids=["second", "first"],
 )
-# 500 examples: the read-without-the-parser mutants it catches at 800 (a MORF, a "|" in an
-# entity's text, a block of one alternative) it still catches; at 200 it misses the MORF one.
-@settings(derandomize=True, max_examples=500, deadline=None)
-@given(data=st.data())
-def test_alt_blocks_read_as_the_parser_reads_them(fmt, good, risky, frame, data):
-    content = alt_content(tuple(good), tuple(risky))
-    outside = around(content)
-    piece = frame.format(data.draw(outside), data.draw(content), data.draw(outside))
+# 1,500 documents, each built from a seed (drawing each piece cost hypothesis more than
+# reading the document twice): the read-without-the-parser mutants (a MORF, a "|" in
+# an entity's text, a block of one alternative) are caught in both formats; at 1,000
+# the MORF one is missed in one (500 drawn by hypothesis caught it in one format only).
+@settings(derandomize=True, max_examples=1500, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_alt_blocks_read_as_the_parser_reads_them(fmt, good, risky, frame, seed):
+    rng = random.Random(seed)
+    before, content = around(rng, good, risky), alt_content(rng, good, risky)
+    piece = frame.format(before, content, around(rng, good, risky))
     # The empty format name reads no ALT block itself: every one is parsed.
     assert read(piece, fmt) == read(piece, "")
 
