@@ -11,6 +11,7 @@ records written in canonical and non-canonical ways, good and broken.
 from __future__ import annotations
 
 import gzip
+import random
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -45,6 +46,7 @@ from harem_pipeline.stages.veus import apply_veus, apply_veus_chunks
 from harem_pipeline.text.atoms import atoms
 from harem_pipeline.text.tokens import is_letter_or_digit
 from tests.helpers.paths import DATA, one_veil_of_the_real_run
+from tests.helpers.strategies import one_in, seeded
 
 RECORD_FILES = sorted(
     path
@@ -364,95 +366,80 @@ def parsed_lines(path: Path) -> object:
 
 # Generated files: records written canonically or not, with odd tags, lists and verdicts.
 
-TEXTS = st.sampled_from(["a", "A b", "a  b", "", "x<y", "ação", "4000m²", "D.Francisco", "a b"])
-NAMES = st.sampled_from(["EM", "LOCAL", "ESPURIO", "COISA|ESPURIO", "PESSOA"])
-ATTRS = st.lists(
-    st.sampled_from(
-        [
-            ' ID="1"',
-            ' ID="2"',
-            ' CATEG="PESSOA"',
-            ' CATEG="ESPURIO"',
-            ' CATEG="LOCAL|PESSOA"',
-            ' TIPO="HUMANO" SUBTIPO="PAIS"',
-            '  CATEG="LOCAL"',
-            ' MORF="F,S"',
-        ]
-    ),
-    max_size=3,
-)
+# Built from a seed hypothesis draws (``seeded``): drawing each of a file's many
+# choices cost hypothesis more than the checks on it.
+TEXTS = ["a", "A b", "a  b", "", "x<y", "ação", "4000m²", "D.Francisco", "a b"]
+NAMES = ["EM", "LOCAL", "ESPURIO", "COISA|ESPURIO", "PESSOA"]
+ATTRS = [
+    ' ID="1"',
+    ' ID="2"',
+    ' CATEG="PESSOA"',
+    ' CATEG="ESPURIO"',
+    ' CATEG="LOCAL|PESSOA"',
+    ' TIPO="HUMANO" SUBTIPO="PAIS"',
+    '  CATEG="LOCAL"',
+    ' MORF="F,S"',
+]
+SPACES = ["", "", "", " "]
+VERDICTS = [
+    "Correcto",
+    "Em_Falta",
+    "Espurio",
+    "Espúrio",
+    "Parcialmente_Correcto_por_Excesso(0.25; 0.75)",
+    "Parcialmente_Correcto_por_Defeito(0.1; 0.9)",
+    "Parcialmente_Correcto_por_Defeito(0.1;0.9)",
+]
+OTHER_LINES = ["", "EOD", "DOC d2", "# x", "HAREM-9-9 PT Web", "<ALT01>"]
 
 
-SPACES = st.sampled_from(["", "", "", " "])
+def random_tag(rng: random.Random) -> str:
+    name, attrs = rng.choice(NAMES), "".join(rng.choices(ATTRS, k=rng.randint(0, 3)))
+    return f"<{name}{attrs}{rng.choice(SPACES)}>{rng.choice(TEXTS)}</{name}>"
 
 
-@st.composite
-def tags(draw) -> str:
-    name = draw(NAMES)
-    attrs = "".join(draw(ATTRS))
-    space = draw(SPACES)
-    return f"<{name}{attrs}{space}>{draw(TEXTS)}</{name}>"
-
-
-TAGS = tags()
-SYSTEMS = st.one_of(st.just(None), st.lists(TAGS, min_size=0, max_size=3))
-MARKERS = st.sampled_from([":", "::"])
-SUFFIXES = st.sampled_from(["", "^0.5"])
-"""Strategies built once for the composites (drawn the same; not built anew per draw)."""
-
-
-VERDICTS = st.sampled_from(
-    [
-        "Correcto",
-        "Em_Falta",
-        "Espurio",
-        "Espúrio",
-        "Parcialmente_Correcto_por_Excesso(0.25; 0.75)",
-        "Parcialmente_Correcto_por_Defeito(0.1; 0.9)",
-        "Parcialmente_Correcto_por_Defeito(0.1;0.9)",
-    ]
-)
-
-
-@st.composite
-def records(draw) -> str:
-    gold = draw(TAGS)
-    system = draw(SYSTEMS)
+def random_record(rng: random.Random) -> str:
+    gold = random_tag(rng)
+    system = None if one_in(rng, 2) else [random_tag(rng) for _ in range(rng.randint(0, 3))]
     listed = "[null]" if system is None else "[" + ", ".join(system) + "]"
     text = f"{gold} ---> {listed}"
-    if draw(st.booleans()):
+    if one_in(rng, 2):
         wanted = 1 if not system else len(system)
-        count = draw(st.sampled_from([wanted, wanted, wanted, 0, wanted + 1]))
-        items = ", ".join(draw(VERDICTS) for _ in range(count))
-        text += draw(MARKERS) + f"[{items}]" + draw(SUFFIXES)
+        count = rng.choice([wanted, wanted, wanted, 0, wanted + 1])
+        items = ", ".join(rng.choices(VERDICTS, k=count))
+        text += rng.choice([":", "::"]) + f"[{items}]" + rng.choice(["", "^0.5"])
     return text
 
 
-RECORDS = records()
-TWO_RECORDS = st.lists(RECORDS, max_size=2)
-LINE_ENDS = st.sampled_from(["\n", "\r\n"])
+def file_text(rng: random.Random, lines: list[str]) -> str:
+    """The lines and EOD, with LF or CRLF ends, the last line's end now and then left out."""
+    end = rng.choice(["\n", "\r\n"])
+    return end.join([*lines, "EOD"]) + rng.choice([end, ""])
 
 
-OTHER_LINES = st.sampled_from(["", "EOD", "DOC d2", "# x", "HAREM-9-9 PT Web", "<ALT01>"])
-
-
-@st.composite
-def files(draw) -> str:
+def random_file(rng: random.Random) -> str:
     lines = ["# run", "DOC d1"]
-    for _ in range(draw(st.integers(0, 12))):
-        kind = draw(st.integers(0, 9))
+    for _ in range(rng.randint(0, 12)):
+        kind = rng.randint(0, 9)
         if kind < 6:
-            lines.append(draw(RECORDS))
+            lines.append(random_record(rng))
         elif kind < 8:
-            lines.append(draw(OTHER_LINES))
+            lines.append(rng.choice(OTHER_LINES))
         else:
             block = ["<ALT>"]
-            for n in range(1, draw(st.integers(1, 3)) + 1):
-                block += [f"<ALT{n}>", *draw(TWO_RECORDS), f"</ALT{n}>"]
+            for n in range(1, rng.randint(1, 3) + 1):
+                records = [random_record(rng) for _ in range(rng.randint(0, 2))]
+                block += [f"<ALT{n}>", *records, f"</ALT{n}>"]
             lines += [*block, "</ALT>"]
-    lines.append("EOD")
-    end = draw(LINE_ENDS)
-    return end.join(lines) + draw(st.sampled_from([end, ""]))
+    return file_text(rng, lines)
+
+
+def records() -> st.SearchStrategy[str]:
+    return seeded(random_record)
+
+
+def files() -> st.SearchStrategy[str]:
+    return seeded(random_file)
 
 
 @settings(max_examples=150, deadline=None)
@@ -538,62 +525,50 @@ def test_reference_alt_blocks_are_read_raw(path: Path) -> None:
         assert text == format_lines(select_alternatives(lines, str(path)), ":")
 
 
-BLOCK_LINES = st.sampled_from(
-    [
-        "",
-        "# note",
-        "<ALT01>",
-        "<ALT0>",
-        "</ALT1>",
-        "<ALT>",
-        "</ALT>",
-        "DOC d3",
-        "EOD",
-        "HAREM-9-9 PT Web",
-        "<OMITIDO>x</OMITIDO>",
-        '<EM ID="1">a</EM> ---> [null]',
-        "<ALT1>\r",
-    ]
-)
+BLOCK_LINES = [
+    "",
+    "# note",
+    "<ALT01>",
+    "<ALT0>",
+    "</ALT1>",
+    "<ALT>",
+    "</ALT>",
+    "DOC d3",
+    "EOD",
+    "HAREM-9-9 PT Web",
+    "<OMITIDO>x</OMITIDO>",
+    '<EM ID="1">a</EM> ---> [null]',
+    "<ALT1>\r",
+]
 
 
-LABELS = st.lists(st.integers(0, 3), max_size=3)
-
-
-@st.composite
-def alt_blocks(draw) -> list[str]:
+def random_alt_block(rng: random.Random) -> list[str]:
     """A block, mostly well formed: alternatives of evaluated records, and now and then
     a stray line (between or inside alternatives), a bad marker or a missing end."""
     block = ["<ALT>"]
-    labels = draw(LABELS)
-    for n in labels:
-        if draw(st.integers(0, 4)) == 0:
-            block.append(draw(BLOCK_LINES))
+    for n in (rng.randint(0, 3) for _ in range(rng.randint(0, 3))):
+        if one_in(rng, 5):
+            block.append(rng.choice(BLOCK_LINES))
         block.append(f"<ALT{n}>")
-        for _ in range(draw(st.integers(0, 3))):
-            if draw(st.integers(0, 5)) == 0:
-                block.append(draw(BLOCK_LINES))
-            else:
-                block.append(draw(RECORDS))
+        for _ in range(rng.randint(0, 3)):
+            block.append(rng.choice(BLOCK_LINES) if one_in(rng, 6) else random_record(rng))
         block.append(f"</ALT{n}>")
-    if draw(st.integers(0, 6)):
+    if not one_in(rng, 7):
         block.append("</ALT>")
     return block
 
 
-ALT_BLOCKS = alt_blocks()
-
-
-@st.composite
-def alt_files(draw) -> str:
+def random_alt_file(rng: random.Random) -> str:
     lines = ["# run", "DOC d1"]
-    for _ in range(draw(st.integers(1, 5))):
-        if draw(st.booleans()):
-            lines.append(draw(RECORDS))
-        lines += draw(ALT_BLOCKS)
-    lines.append("EOD")
-    end = draw(LINE_ENDS)
-    return end.join(lines) + draw(st.sampled_from([end, ""]))
+    for _ in range(rng.randint(1, 5)):
+        if one_in(rng, 2):
+            lines.append(random_record(rng))
+        lines += random_alt_block(rng)
+    return file_text(rng, lines)
+
+
+def alt_files() -> st.SearchStrategy[str]:
+    return seeded(random_alt_file)
 
 
 @settings(max_examples=200, deadline=None)
