@@ -449,3 +449,10 @@ def test_pairs_go_to_the_workers_in_batches_and_a_reading_error_after_them(
             assert len(batch) <= 4
             read += batch
     assert read == list(range(failing_at))
+
+
+def test_batches_double_up_to_the_largest() -> None:
+    batches = _batched(_reading(40, None), 3, 10)  # type: ignore[arg-type]
+    assert [len(batch) for batch in batches] == [3, 6, 10, 10, 10, 1]
+    assert [len(b) for b in _batched(_reading(4, None), 3, 10)] == [3, 1]  # type: ignore[arg-type]
+    assert sum(_batched(_reading(40, None), 3, 10), []) == list(range(40))  # type: ignore[arg-type]

@@ -109,7 +109,7 @@ def _write_alignment(
     run_docids: list[str] = []
     counted = dataclasses.replace(run, documents=_noting_docids(run.documents, run_docids))
     encode = functools.partial(_encoded_pairs, encoding=cd.encoding)
-    pairs = _batched(document_pairs(cd, counted, warnings), _PAIRS_PER_TASK)
+    pairs = _batched(document_pairs(cd, counted, warnings), _PAIRS_FIRST_TASK, _PAIRS_PER_TASK)
     with atomic_write(target, "wb", encoding=None, newline=None) as handle:
         handle.write(_encoded(header_lines(cd, run), cd.encoding))
         for data in ordered_map(encode, pairs, workers):
@@ -126,9 +126,13 @@ def _encoded(lines: list, encoding: str) -> bytes:
 
 # Document pairs sent to a worker process at a time: each task costs the
 # parent a few hundred microseconds (pickling, a pipe write to wake the pool),
-# about as much as aligning a small pair.  With three tasks a worker in
-# flight, a few dozen pairs are held at once: memory stays flat.
-_PAIRS_PER_TASK = 12
+# about as much as aligning a small pair.  The first tasks are small, so a
+# small collection still spreads over every worker; they double up to the
+# largest, which a large collection mostly goes in.  With three tasks a
+# worker in flight, a few hundred pairs at most are held at once: memory
+# stays flat.
+_PAIRS_FIRST_TASK = 12
+_PAIRS_PER_TASK = 48
 
 
 def _encoded_pairs(pairs: list[DocumentPair], encoding: str) -> bytes:
@@ -136,12 +140,16 @@ def _encoded_pairs(pairs: list[DocumentPair], encoding: str) -> bytes:
     return "".join([pair_text(pair) for pair in pairs]).encode(encoding, errors="replace")
 
 
-def _batched(pairs: Iterator[DocumentPair], size: int) -> Iterator[list[DocumentPair]]:
-    """``pairs`` in lists of ``size``; an error reading one comes after the pairs read before it.
+def _batched(
+    pairs: Iterator[DocumentPair], size: int, largest: int | None = None
+) -> Iterator[list[DocumentPair]]:
+    """``pairs`` in lists of ``size``, each list twice the last up to ``largest`` (default:
+    ``size``); an error reading one comes after the pairs read before it.
 
     (As ``ordered_map`` holds a reading error until every earlier item is
     done, the plain loop's order of errors is kept.)
     """
+    largest = size if largest is None else largest
     batch: list[DocumentPair] = []
     try:
         for pair in pairs:
@@ -149,6 +157,7 @@ def _batched(pairs: Iterator[DocumentPair], size: int) -> Iterator[list[Document
             if len(batch) == size:
                 yield batch
                 batch = []
+                size = min(2 * size, largest)
     except Exception:
         if batch:
             yield batch
