@@ -66,6 +66,7 @@ from harem_pipeline.text.tokens import (
 )
 from tests.helpers.align_documents import PLAIN_FILES, SECOND_CD, SECOND_RUN, bodies
 from tests.helpers.paths import DATA
+from tests.helpers.strategies import seeded
 
 FIRST_CD = DATA / "first-harem" / "ColeccaoDouradaHAREM.txt"
 FIRST_RUN = DATA / "campaign" / "sim-average.txt.gz"
@@ -361,21 +362,8 @@ _TAG_END = ([">"], [" >", "/>", "\t>"])
 _WORDS = ["x", "", " a "]
 
 
-def _mostly(parts: tuple[list[str], list[str]]) -> st.SearchStrategy[str]:
-    plain, misses = parts
-    return st.one_of(st.sampled_from(plain), st.sampled_from(plain), st.sampled_from(misses))
-
-
-_ATTRIBUTE = st.tuples(*map(_mostly, _ATTRIBUTE_PARTS)).map("".join)
-_ENTITY_TAG = st.builds(
-    lambda attributes, end: "<EM" + "".join(attributes) + end,
-    st.lists(_ATTRIBUTE, max_size=4),
-    _mostly(_TAG_END),
-)
-
-
 def _random_entity_tag(rng: random.Random) -> str:
-    """A tag as ``_ENTITY_TAG`` draws them (each part plain two times in three)."""
+    """An entity tag whose every part is the plain one two times in three."""
 
     def part(parts: tuple[list[str], list[str]]) -> str:
         plain, misses = parts
@@ -383,6 +371,11 @@ def _random_entity_tag(rng: random.Random) -> str:
 
     attributes = ("".join(map(part, _ATTRIBUTE_PARTS)) for _ in range(rng.randint(0, 4)))
     return "<EM" + "".join(attributes) + part(_TAG_END)
+
+
+def _random_entity_tags(rng: random.Random) -> list[tuple[str, str]]:
+    """One to three entity tags, each with the word it holds."""
+    return [(_random_entity_tag(rng), rng.choice(_WORDS)) for _ in range(rng.randint(1, 3))]
 
 
 def test_the_document_search_finds_an_entity_tag_past_the_plain_one() -> None:
@@ -394,7 +387,7 @@ def test_the_document_search_finds_an_entity_tag_past_the_plain_one() -> None:
     rng = random.Random(1500)
     seen = set()
     for _ in range(20_000):
-        tags = [(_random_entity_tag(rng), rng.choice(_WORDS)) for _ in range(rng.randint(1, 3))]
+        tags = _random_entity_tags(rng)
         text = "".join(f"{tag}{word}</EM> " for tag, word in tags)
         entity_tags = [tag for tag in re.findall(r"<EM[^<>]*>", text) if tag.startswith("<EM ")]
         plain = all(_PLAIN_ENTITY.fullmatch(tag) for tag in entity_tags)
@@ -404,7 +397,7 @@ def test_the_document_search_finds_an_entity_tag_past_the_plain_one() -> None:
 
 
 @settings(derandomize=True, deadline=None, max_examples=300)
-@given(st.lists(st.tuples(_ENTITY_TAG, st.sampled_from(_WORDS)), min_size=1, max_size=3))
+@given(seeded(_random_entity_tags))
 def test_entity_tags_of_every_shape_read_as_items_as_in_the_tree(tags: list) -> None:
     # the items' one-match reading of an entity checks its tag's shape as the
     # tree's pieces do: a tag past the plain one puts both past the plain shape

@@ -35,27 +35,15 @@ GENDERS = ["M", "F", "?"]
 NUMBERS = ["S", "P", "?"]
 # Texts whose first atoms agree or not ("Abril" / "17 de Abril"), so the first-atom rule bites.
 TEXTS = ["Abril", "17 de Abril", "Reportagem", "a Reportagem", "Reportagem Local", "Lisboa"]
-GENDER = st.sampled_from(GENDERS)
-NUMBER = st.sampled_from(NUMBERS)
-MORPH = st.builds(Morf, GENDER, NUMBER)
-TEXT = st.sampled_from(TEXTS)
-ENTITY = st.builds(SystemEntity, TEXT, st.none() | MORPH, st.booleans())
-ALIGNMENT = st.builds(
-    Alignment,
-    TEXT,
-    st.none() | MORPH,
-    st.booleans(),
-    st.none() | st.lists(ENTITY, min_size=1, max_size=3).map(tuple),
-)
 
 
 def random_morph(rng: random.Random) -> Morf | None:
-    """``st.none() | MORPH``, from a seeded generator."""
+    """No MORF half the time, else a gender and a number (each maybe ``?``)."""
     return None if rng.random() < 0.5 else Morf(rng.choice(GENDERS), rng.choice(NUMBERS))
 
 
 def random_alignment(rng: random.Random) -> Alignment:
-    """What ``ALIGNMENT`` draws, from a seeded generator."""
+    """A CD entity and, half the time, one to three system entities (``None``: missing)."""
     system = None
     if rng.random() >= 0.5:
         system = tuple(
@@ -65,5 +53,6 @@ def random_alignment(rng: random.Random) -> Alignment:
     return Alignment(rng.choice(TEXTS), random_morph(rng), rng.random() < 0.5, system)
 
 
+ALIGNMENT = seeded(random_alignment)
 ALIGNMENT_LISTS = seeded(lambda rng: [random_alignment(rng) for _ in range(rng.randint(0, 12))])
 """Lists of up to 12 alignments (one seed drawn, not each of their parts)."""
