@@ -213,3 +213,223 @@ def test_an_output_folder_beside_the_runs_is_fine(campaign_dir: Path) -> None:
         write(campaign_dir, "collection: cd.txt\nruns: ['runs/*.txt']\noutput: runs/out\n")
     )
     assert [r.name for r in campaign.runs] == ["a", "b"]
+
+
+# ---------------------------------------------------------------------------
+# Hostile or mistaken files: one short line, before anything runs.
+
+BASE = "collection: cd.txt\nruns: [runs/a.txt]\noutput: out\n"
+
+
+def refusal(folder: Path, text: str) -> str:
+    """The one line ``load_campaign`` refuses ``text`` with."""
+    with pytest.raises(ConfigError) as exc:
+        load_campaign(write(folder, text))
+    line = str(exc.value)
+    assert "\n" not in line
+    return line
+
+
+def test_an_alias_bomb_is_refused_in_one_short_line(campaign_dir: Path) -> None:
+    # nine levels of nine aliases: 9**9 (387 million) strings once expanded, in 1 kB
+    levels = ["l0: &l0 [" + ", ".join(["lol"] * 9) + "]"]
+    for i in range(1, 9):
+        levels.append(f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]")
+    text = BASE + "scenarios: [absolute]\nsubsets:\n  " + "\n  ".join(levels) + "\n"
+    assert len(text.encode()) < 1100
+    line = refusal(campaign_dir, text)
+    assert line == (
+        f"{campaign_dir / 'pipeline.yaml'}: (file): holds more than 10000 values, each alias "
+        "counted where it is used (a campaign needs a few hundred: a YAML alias bomb?)"
+    )
+
+
+def test_aliases_a_campaign_may_use_still_work(campaign_dir: Path) -> None:
+    text = (
+        "collection: cd.txt\noutput: out\nruns:\n"
+        "  - {path: runs/a.txt, veil: &mine 'PESSOA:LOCAL'}\n"
+        "  - {path: runs/b.txt, veil: *mine}\n"
+    )
+    campaign = load_campaign(write(campaign_dir, text))
+    assert [run.veil for run in campaign.runs] == ["PESSOA:LOCAL", "PESSOA:LOCAL"]
+
+
+def test_no_message_shows_a_whole_value(campaign_dir: Path) -> None:
+    line = refusal(campaign_dir, BASE + "style: " + "x" * 100_000 + "\n")
+    assert line.startswith(f"{campaign_dir / 'pipeline.yaml'}: style: unknown style 'xxxx")
+    assert "x" * 60 not in line and "…" in line
+    assert len(line) < len(str(campaign_dir)) + 200
+    line = refusal(campaign_dir, BASE + "workers: [" + ", ".join(["1"] * 5_000) + "]\n")
+    assert "workers: expected a whole number, found list [1, 1, 1" in line
+    assert len(line) < len(str(campaign_dir)) + 200
+
+
+def test_a_nesting_too_deep_is_one_line(campaign_dir: Path) -> None:
+    line = refusal(campaign_dir, BASE + "subsets: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    assert "(file): " in line
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (BASE + "1: one\n", "(top): expected setting names, found the int key 1"),
+        (BASE + "true: yes\n", "(top): expected setting names, found the bool key True"),
+        (
+            "collection: cd.txt\noutput: out\nruns: [{path: runs/a.txt, 2: x}]\n",
+            "runs[0]: expected setting names, found the int key 2",
+        ),
+    ],
+)
+def test_keys_that_are_not_names(campaign_dir: Path, text: str, message: str) -> None:
+    assert message in refusal(campaign_dir, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "collection: cd.txt\nruns: [runs/a.txt]\noutput: out\nworkers: 2\noutput: elsewhere\n",
+            "output: given twice, on lines 3 and 5 (YAML would keep the second silently; keep one)",
+        ),
+        (
+            "collection: cd.txt\noutput: out\nruns:\n  - path: runs/a.txt\n    name: x\n"
+            "    path: runs/b.txt\n",
+            "path: given twice, on lines 4 and 6",
+        ),
+    ],
+)
+def test_a_key_given_twice(campaign_dir: Path, text: str, message: str) -> None:
+    assert message in refusal(campaign_dir, text)
+
+
+def test_merge_keys_still_override(campaign_dir: Path) -> None:
+    text = (
+        "collection: cd.txt\noutput: out\nruns:\n"
+        "  - &a {path: runs/a.txt, name: first}\n"
+        "  - {<<: *a, name: second}\n"
+    )
+    assert [run.name for run in load_campaign(write(campaign_dir, text)).runs] == [
+        "first",
+        "second",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("collection_meta: false", "collection_meta: expected a file path, found bool"),
+        ('collection_meta: ""', "collection_meta: expected a file path, found an empty string"),
+        ('grid: ""', "grid: expected a file path, found an empty string"),
+        ("grid: 0", "grid: expected a file path, found int 0"),
+        ('output: ""', "output: expected a folder path, found an empty string"),
+    ],
+)
+def test_empty_or_false_paths_are_not_ignored(campaign_dir: Path, line: str, message: str) -> None:
+    text = "collection: cd.txt\nruns: [runs/a.txt]\n" + (
+        "" if "output" in line else "output: out\n"
+    )
+    assert message in refusal(campaign_dir, text + line + "\n")
+
+
+def test_collection_meta_null_is_no_meta(campaign_dir: Path) -> None:
+    assert (
+        load_campaign(write(campaign_dir, BASE + "collection_meta: null\n")).collection_meta is None
+    )
+
+
+@pytest.mark.parametrize("value", [100_001, 10**9, 10**30])
+def test_bootstrap_has_an_upper_bound(campaign_dir: Path, value: int) -> None:
+    line = refusal(campaign_dir, BASE + f"bootstrap: {value}\n")
+    assert f"bootstrap: expected 0 to 100000, found {value}"[:70] in line
+
+
+def test_the_bound_itself_is_accepted(campaign_dir: Path) -> None:
+    from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
+
+    assert MAX_RESAMPLES == 100_000
+    campaign = load_campaign(write(campaign_dir, BASE + "bootstrap: 100000\n"))
+    assert campaign.bootstrap == MAX_RESAMPLES
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "report.html",
+        "summary.md",
+        "summary.csv",
+        "summary.json",
+        "campaign.manifest.json",
+        "summary.json.manifest.json",
+    ],
+)
+def test_a_run_named_as_a_file_of_the_campaign(campaign_dir: Path, name: str) -> None:
+    text = f"collection: cd.txt\noutput: out\nruns: [{{path: runs/a.txt, name: {name}}}]\n"
+    line = refusal(campaign_dir, text)
+    assert f"runs[0].name: run name '{name}' is the name of a file of the campaign's own" in line
+
+
+def test_a_run_file_named_as_a_file_of_the_campaign(campaign_dir: Path) -> None:
+    (campaign_dir / "runs" / "report.html.txt").write_text("r", encoding="utf-8")
+    line = refusal(campaign_dir, "collection: cd.txt\noutput: out\nruns: [runs/*.txt]\n")
+    assert "runs[2].name: run name 'report.html' is the name of a file" in line
+
+
+def test_a_run_name_too_long_for_the_file_system(campaign_dir: Path) -> None:
+    name = "r" * 300
+    text = f"collection: cd.txt\noutput: out\nruns: [{{path: runs/a.txt, name: {name}}}]\n"
+    line = refusal(campaign_dir, text)
+    # the longest name: NAME.alinhado.avalida.total.alts.emir_relativo.ida.manifest.json
+    longest = 300 + len(".alinhado.avalida.total.alts.emir_relativo.ida.manifest.json")
+    assert longest == 360
+    assert "runs[0].name: run name 'rrrr" in line
+    assert f"makes file names of {longest} bytes" in line
+    assert "the file system takes 255 (a run name of at most 181 bytes)" in line
+    assert len(line) < len(str(campaign_dir)) + 300
+
+
+def test_the_longest_run_name_allowed_builds_its_names(campaign_dir: Path) -> None:
+    # 181 bytes + the longest suffix (60) + what a temporary adds (14) = 255
+    text = f"collection: cd.txt\noutput: out\nruns: [{{path: runs/a.txt, name: {'r' * 181}}}]\n"
+    load_campaign(write(campaign_dir, text))
+    text = text.replace("r" * 181, "r" * 182)
+    assert "at most 181 bytes" in refusal(campaign_dir, text)
+
+
+def test_a_grid_that_is_not_a_grid(campaign_dir: Path) -> None:
+    line = refusal(campaign_dir, BASE + "grid: cd.txt\n")
+    assert line.startswith(f"{campaign_dir / 'pipeline.yaml'}: grid: not a category grid: ")
+    assert "cd.txt, line 1: expected a grid line C:, T:, S:, R:, X: or Y: with a value" in line
+
+
+def test_a_grid_that_is_a_grid(campaign_dir: Path) -> None:
+    from harem_pipeline.formats.veils import DEFAULT_GRID_PATH
+
+    (campaign_dir / "mine.conf").write_bytes(DEFAULT_GRID_PATH.read_bytes())
+    campaign = load_campaign(write(campaign_dir, BASE + "grid: mine.conf\n"))
+    assert campaign.grid == campaign_dir / "mine.conf"
+
+
+def test_a_dangling_link_among_the_runs(campaign_dir: Path) -> None:
+    (campaign_dir / "runs" / "c.txt").symlink_to("gone.txt")
+    line = refusal(campaign_dir, "collection: cd.txt\noutput: out\nruns: [runs/*.txt]\n")
+    assert (
+        "runs[0]: 'runs/*.txt' matches a dangling symbolic link (to 'gone.txt'): runs/c.txt" in line
+    )
+    line = refusal(campaign_dir, "collection: cd.txt\noutput: out\nruns: [{path: runs/c.txt}]\n")
+    assert "runs[0].path: runs/c.txt is a dangling symbolic link (to 'gone.txt')" in line
+
+
+def test_a_fifo_among_the_runs(campaign_dir: Path) -> None:
+    os.mkfifo(campaign_dir / "runs" / "c.txt")
+    line = refusal(campaign_dir, "collection: cd.txt\noutput: out\nruns: [runs/*.txt]\n")
+    assert "runs[0]: 'runs/*.txt' matches a FIFO (named pipe): runs/c.txt" in line
+    line = refusal(campaign_dir, "collection: cd.txt\noutput: out\nruns: [runs/c.txt]\n")
+    assert "runs[0]: 'runs/c.txt' matches a FIFO (named pipe): runs/c.txt" in line
+    line = refusal(campaign_dir, "collection: runs/c.txt\noutput: out\nruns: [runs/a.txt]\n")
+    assert "collection: runs/c.txt is a FIFO (named pipe)" in line
+
+
+def test_a_folder_among_the_runs_is_still_named_so(campaign_dir: Path) -> None:
+    (campaign_dir / "runs" / "d.txt").mkdir()
+    line = refusal(campaign_dir, "collection: cd.txt\noutput: out\nruns: [runs/*.txt]\n")
+    assert "runs[0]: 'runs/*.txt' matches a folder: runs/d.txt" in line

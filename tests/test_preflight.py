@@ -9,6 +9,7 @@ nothing: ``harem run`` exits 2, the ``luigi`` command its
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -77,4 +78,40 @@ def test_harem_run_refuses_a_subset_of_no_document(
     assert main(["run", "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert "subsets[1]: expected " in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_harem_run_refuses_a_key_given_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_campaign(tmp_path, documents=2)
+    config.write_text(config.read_text(encoding="utf-8") + "output: elsewhere\n", "utf-8")
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "pipeline.yaml: output: given twice, on lines 3 and 8" in err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "elsewhere").exists()
+
+
+def test_luigi_command_refuses_a_grid_that_is_not_a_grid(tmp_path: Path) -> None:
+    config = make_campaign(tmp_path, documents=2)
+    replace_line(config, "grid", "grid: cd.txt")  # found only by Emir, after everything else
+    result = luigi_command("FullEvaluation", "--local-scheduler", cwd=tmp_path)
+    assert result.returncode == tasks.RETCODES["unhandled_exception"], result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if "pipeline.yaml" in line]
+    assert len(errors) == 1
+    assert errors[0].startswith("ERROR: pipeline.yaml: grid: not a category grid: ")
+    assert not (tmp_path / "out").exists()
+
+
+def test_harem_run_refuses_a_fifo_as_a_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_campaign(tmp_path, documents=2)
+    os.mkfifo(tmp_path / "runs" / "pipe.txt")
+    assert main(["run", "--config", str(config)]) == 2  # not blocked reading the FIFO
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "runs[0]: 'runs/*.txt' matches a FIFO (named pipe): runs/pipe.txt" in err
     assert not (tmp_path / "out").exists()

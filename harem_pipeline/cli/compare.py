@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from harem_pipeline.cli.options import whole_number
+from harem_pipeline.cli.options import resamples, whole_number
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.tools.compare import (
     compare_reports,
@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("b", metavar="B.json", help="the report compared with it")
     parser.add_argument(
         "--bootstrap",
-        type=whole_number("--bootstrap", 0),
+        type=resamples(),
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples (default {DEFAULT_RESAMPLES}; 0: no p-values)",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harem_pipeline.cli.options import resamples
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline.naming import (
@@ -53,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--bootstrap",
-        type=int,
+        type=resamples(),
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; 0: none)",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harem_pipeline.cli.options import whole_number
+from harem_pipeline.cli.options import resamples
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline.naming import subset_from_name
@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--bootstrap",
-        type=whole_number("--bootstrap", 0),
+        type=resamples(),
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; 0: none, "

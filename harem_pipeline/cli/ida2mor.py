@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harem_pipeline.cli.options import whole_number
+from harem_pipeline.cli.options import resamples
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline import reporting
@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--signature", help="signature line to print (default: computed)")
     parser.add_argument(
         "--bootstrap",
-        type=whole_number("--bootstrap", 0),
+        type=resamples(),
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples of the document bootstrap giving each field's ci95 in the JSON "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harem_pipeline.cli.options import whole_number
+from harem_pipeline.cli.options import resamples
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.jsontext import format_report_json
@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--bootstrap",
-        type=whole_number("--bootstrap", 0),
+        type=resamples(),
         default=DEFAULT_RESAMPLES,
         metavar="N",
         help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; "

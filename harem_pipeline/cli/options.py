@@ -12,26 +12,36 @@ import os
 from collections.abc import Callable
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
 
 # Arguments that name files a command reads (whatever the command).
 INPUT_DESTS = ("input", "file", "cd", "run", "meta", "grid", "predictions")
 
 
-def whole_number(option: str, minimum: int) -> Callable[[str], int]:
-    """An argparse ``type``: an integer of at least ``minimum``."""
+def whole_number(option: str, minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type``: an integer of at least ``minimum`` (and at most ``maximum``)."""
     what = f"a whole number, {minimum} or more"
+    if maximum is not None:
+        what = f"a whole number, {minimum} to {maximum}"
 
     def convert(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise InputError(option, what, repr(text)) from None
-        if value < minimum:
+            shown = repr(text) if len(text) <= 60 else repr(text[:59]) + "…"
+            raise InputError(option, what, shown) from None
+        if value < minimum or (maximum is not None and value > maximum):
             raise InputError(option, what, str(value))
         return value
 
     convert.__name__ = "int"  # argparse names the type in its own messages
     return convert
+
+
+def resamples(option: str = "--bootstrap") -> Callable[[str], int]:
+    """The ``type`` of every command's ``--bootstrap``: 0 to ``MAX_RESAMPLES``, the bound
+    ``pipeline.yaml`` has too."""
+    return whole_number(option, 0, MAX_RESAMPLES)
 
 
 def check_output_not_input(args: argparse.Namespace) -> None:

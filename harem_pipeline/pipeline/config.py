@@ -26,8 +26,9 @@ import fnmatch
 import glob
 import os
 import re
+import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,8 @@ import yaml
 from harem_pipeline.errors import ConfigError, InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.veils import parse_veil, read_grid
-from harem_pipeline.pipeline.manifest import CAMPAIGN_MANIFEST
+from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
+from harem_pipeline.pipeline.manifest import CAMPAIGN_MANIFEST, MANIFEST_SUFFIX
 from harem_pipeline.stages.emir import parse_weights
 from harem_pipeline.tools.predictions import FORMATS as PREDICTION_FORMATS
 
@@ -64,6 +66,18 @@ RUN_KEYS = {"path", "name", "veil", "format", "scheme"}
 _VARIANT = re.compile(r"^[a-z]{2}$")
 _GENRE = re.compile(r"^[a-z_]{3,}$")
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+NAME_MAX = 255
+"""The longest file name, in bytes, that the common file systems take (ext4, XFS, APFS, NTFS)."""
+_TEMPORARY_EXTRA = len(".") + len(".12345678.tmp")
+"""What ``atomic_write`` adds to a name for its temporary (``.NAME.XXXXXXXX.tmp``)."""
+MAX_VALUES = 10_000
+"""The most values (scalars, lists, mappings) a ``pipeline.yaml`` may hold once its aliases
+are expanded.  A real campaign has a few hundred; a few lines of nested aliases expand to
+billions (the "billion laughs"), which a build would walk and an error message print."""
+SHOWN = 60
+"""The most characters of a value any message shows."""
+SHOWN_PATH = 200
+"""The most characters of a path as written in the file that a message shows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +176,64 @@ def _type_name(value: Any) -> str:
     return type(value).__name__ if value is not None else "nothing"
 
 
+def shown(value: Any) -> str:
+    """``repr(value)`` cut to :data:`SHOWN` characters: a message is one short line, whatever
+    the value (a list of a million items, a string of a megabyte)."""
+    if isinstance(value, list | dict) and len(value) > SHOWN:
+        value = value[:SHOWN] if isinstance(value, list) else dict(list(value.items())[:SHOWN])
+    return cut(repr(value))
+
+
+def cut(text: str, limit: int = SHOWN) -> str:
+    """``text`` cut to ``limit`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _count_values(data: Any, limit: int) -> int:
+    """How many values ``data`` holds with its shared parts counted each time they appear
+    (as a walk over it meets them), stopping once past ``limit``."""
+    count = 0
+    pending = [data]
+    while pending and count <= limit:
+        value = pending.pop()
+        count += 1
+        if isinstance(value, Mapping):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return count
+
+
+class _DuplicateKey(Exception):
+    """A mapping of ``pipeline.yaml`` names one key twice (lines counted from 1)."""
+
+    def __init__(self, key: str, first: int, second: int) -> None:
+        super().__init__(key)
+        self.key, self.first, self.second = key, first, second
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping.
+
+    PyYAML keeps the last value silently: ``output: a`` then ``output: b``
+    would build into ``b`` and leave the reader of the file sure of ``a``.
+    Merge keys (``<<: *base``) are YAML's own way to override, and keep it.
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
+                continue
+            key = self.construct_scalar(key_node)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise _DuplicateKey(str(key), seen[key], line)
+            seen[key] = line
+        return super().construct_mapping(node, deep)
+
+
 class _Loader:
     """Validation with the config file's path at hand for every message."""
 
@@ -176,15 +248,24 @@ class _Loader:
         if isinstance(value, bool) and kind in (int, (int,)):
             raise self.fail(key, f"expected {what}, found {_type_name(value)}")
         if not isinstance(value, kind):
-            raise self.fail(key, f"expected {what}, found {_type_name(value)} {value!r}")
+            raise self.fail(key, f"expected {what}, found {_type_name(value)} {shown(value)}")
         return value
 
+    def path_text(self, key: str, value: Any, what: str) -> str:
+        """A path as written: a non-empty string (``""`` would mean the campaign folder)."""
+        text = self.expect(key, value, str, what)
+        if not text:
+            raise self.fail(key, f"expected {what}, found an empty string", "or leave the key out")
+        return text
+
     def existing_file(self, key: str, value: Any) -> Path:
-        text = self.expect(key, value, str, "a file path")
-        path = (self.base / text).resolve()
+        text = self.path_text(key, value, "a file path")
+        path = self.base / text
         if not path.is_file():
-            raise self.fail(key, f"no such file: {text}", f"paths are relative to {self.base}")
-        return path
+            what, written = not_a_file(path), cut(text, SHOWN_PATH)
+            problem = f"no such file: {written}" if what is None else f"{written} is {what}"
+            raise self.fail(key, problem, f"paths are relative to {self.base}")
+        return path.resolve()
 
     def runs(self, value: Any) -> tuple[RunSpec, ...]:
         entries = self.expect("runs", value, list, "a list of run paths, globs or mappings")
@@ -194,17 +275,21 @@ class _Loader:
             if isinstance(entry, str):
                 matches = sorted(glob.glob(str(self.base / entry)))
                 if not matches:
-                    raise self.fail(key, f"no file matches {entry!r}", f"relative to {self.base}")
+                    raise self.fail(
+                        key, f"no file matches {shown(entry)}", f"relative to {self.base}"
+                    )
                 for match in matches:
-                    if not Path(match).is_file():
-                        shown = os.path.relpath(match, self.base)
+                    what = not_a_file(Path(match))
+                    if what is not None:
+                        where = os.path.relpath(match, self.base)
                         raise self.fail(
                             key,
-                            f"{entry!r} matches a folder: {shown}",
-                            "a run is a file; narrow the pattern, e.g. runs/*.xml",
+                            f"{shown(entry)} matches {what}: {where}",
+                            "a run is a regular file; narrow the pattern, e.g. runs/*.xml",
                         )
                 runs.extend(RunSpec(run_name(m), Path(m).resolve()) for m in matches)
             elif isinstance(entry, Mapping):
+                self.key_names(key, entry)
                 unknown = set(entry) - RUN_KEYS
                 if unknown:
                     raise self.fail(
@@ -221,14 +306,14 @@ class _Loader:
                 if fmt is not None and fmt not in PREDICTION_FORMATS:
                     raise self.fail(
                         f"{key}.format",
-                        f"unknown predictions format {fmt!r}",
+                        f"unknown predictions format {shown(fmt)}",
                         f"one of {', '.join(PREDICTION_FORMATS)} (leave it out for a HAREM run)",
                     )
                 scheme = entry.get("scheme", "lenient")
                 if scheme not in SCHEMES:
                     raise self.fail(
                         f"{key}.scheme",
-                        f"unknown tag scheme {scheme!r}",
+                        f"unknown tag scheme {shown(scheme)}",
                         f"one of {', '.join(SCHEMES)}",
                     )
                 runs.append(RunSpec(name, path, veil, fmt, scheme))
@@ -241,8 +326,14 @@ class _Loader:
             if not _RUN_NAME.match(run.name):
                 raise self.fail(
                     f"runs[{i}].name",
-                    f"invalid run name {run.name!r}",
+                    f"invalid run name {shown(run.name)}",
                     "letters, digits, '.', '_' and '-'",
+                )
+            if run.name in CAMPAIGN_FILES:
+                raise self.fail(
+                    f"runs[{i}].name",
+                    f"run name {shown(run.name)} is the name of a file of the campaign's own",
+                    f"the output folder holds {', '.join(sorted(CAMPAIGN_FILES))}; rename the run",
                 )
             if run.name in seen:
                 raise self.fail(
@@ -250,6 +341,59 @@ class _Loader:
                 )
             seen.add(run.name)
         return tuple(runs)
+
+    def key_names(self, key: str, mapping: Mapping) -> None:
+        """Every key of a mapping is a setting's name (YAML also allows ``1:`` or ``true:``)."""
+        for name in mapping:
+            if not isinstance(name, str):
+                raise self.fail(
+                    key, f"expected setting names, found the {_type_name(name)} key {shown(name)}"
+                )
+
+    def check_name_lengths(self, campaign: Campaign) -> None:
+        """Every file the campaign writes has a name the file system takes (its temporary too).
+
+        A run name of 200 characters passes the name pattern, then the file
+        system refuses ``NAME.alinhado.avalida.total.abs.ida2mor.json.manifest.json``
+        halfway through the build.
+        """
+        longest_allowed = NAME_MAX - _TEMPORARY_EXTRA
+        for i, run in enumerate(campaign.runs):
+            folder = campaign.output / run.name
+            names = [p.name for p in output_names(campaign, [run]) if p.parent == folder]
+            longest = max([run.name, *names], key=lambda n: len(n.encode()))
+            size = len(longest.encode())
+            if size > longest_allowed:
+                raise self.fail(
+                    f"runs[{i}].name",
+                    f"run name {shown(run.name)} makes file names of {size} bytes "
+                    f"({shown(longest)}), the file system takes {NAME_MAX}",
+                    f"a run name of at most {longest_allowed - size + len(run.name.encode())} "
+                    "bytes",
+                )
+
+    def bootstrap(self, value: Any) -> int:
+        """The resamples of the reports' bootstrap, 0 to :data:`MAX_RESAMPLES`."""
+        bootstrap = self.expect("bootstrap", value, int, "a whole number")
+        if not 0 <= bootstrap <= MAX_RESAMPLES:
+            raise self.fail(
+                "bootstrap",
+                f"expected 0 to {MAX_RESAMPLES}, found {shown(bootstrap)}",
+                "the default is 1000; 0 turns the intervals off",
+            )
+        return bootstrap
+
+    def grid(self, value: Any) -> Path | None:
+        """The category grid's path, read now: a file that is not a grid fails here, not in
+        the semantic chain after every other stage has run."""
+        if value is None:
+            return None
+        path = self.existing_file("grid", value)
+        try:
+            read_grid(path)
+        except InputError as error:
+            raise self.fail("grid", f"not a category grid: {error}") from None
+        return path
 
     def veil(self, key: str, value: Any) -> str:
         """A veil in the Java syntax, parsed against the shipped grid."""
@@ -262,7 +406,7 @@ class _Loader:
 
     def output(self, value: Any) -> Path:
         """The output folder: a folder (or nothing yet) under a folder this process can write."""
-        text = self.expect("output", value, str, "a folder path")
+        text = self.path_text("output", value, "a folder path")
         output = (self.base / text).resolve()
         if output.exists() and not output.is_dir():
             raise self.fail("output", f"is a file, not a folder: {text}", "name a folder")
@@ -305,7 +449,7 @@ class _Loader:
             if subset is None:
                 raise self.fail(
                     f"subsets[{i}]",
-                    f"invalid subset {name!r}",
+                    f"invalid subset {shown(name)}",
                     "total, a variant (pt), a genre (jornalistico), pt.jornalistico, selectivo",
                 )
             subsets.append(subset)
@@ -322,13 +466,14 @@ class _Loader:
         for i, name in enumerate(names):
             if name not in SCENARIOS:
                 raise self.fail(
-                    f"scenarios[{i}]", f"unknown scenario {name!r}", f"one of {SCENARIOS}"
+                    f"scenarios[{i}]", f"unknown scenario {shown(name)}", f"one of {SCENARIOS}"
                 )
         return tuple(dict.fromkeys(names))
 
     def load(self, data: Any) -> Campaign:
         if not isinstance(data, Mapping):
             raise self.fail("(top)", f"expected a mapping of settings, found {_type_name(data)}")
+        self.key_names("(top)", data)
         unknown = set(data) - TOP_LEVEL_KEYS
         if unknown:
             raise self.fail(sorted(unknown)[0], "unknown key", f"known: {sorted(TOP_LEVEL_KEYS)}")
@@ -338,13 +483,11 @@ class _Loader:
         meta = data.get("collection_meta")
         style = data.get("style", "harem")
         if style not in STYLES:
-            raise self.fail("style", f"unknown style {style!r}", f"one of {STYLES}")
+            raise self.fail("style", f"unknown style {shown(style)}", f"one of {STYLES}")
         workers = self.expect("workers", data.get("workers", 1), int, "a whole number")
         if workers < 1:
             raise self.fail("workers", f"expected at least 1, found {workers}")
-        bootstrap = self.expect("bootstrap", data.get("bootstrap", 1000), int, "a whole number")
-        if bootstrap < 0:
-            raise self.fail("bootstrap", f"expected 0 or more, found {bootstrap}")
+        bootstrap = self.bootstrap(data.get("bootstrap", 1000))
         output = self.output(data["output"])
         weights = data.get("weights")
         if weights is not None:
@@ -352,14 +495,15 @@ class _Loader:
             try:
                 parse_weights(weights, source="weights")
             except InputError as error:
-                raise self.fail("weights", f"invalid weights {weights!r}", str(error)) from None
+                raise self.fail(
+                    "weights", f"invalid weights {shown(weights)}", str(error)
+                ) from None
         penalties = self.expect("penalties", data.get("penalties", False), bool, "true or false")
-        grid = data.get("grid")
         charts = self.expect("charts", data.get("charts", True), bool, "true or false")
         campaign = Campaign(
             source=self.path.resolve(),
             collection=self.existing_file("collection", data["collection"]),
-            collection_meta=self.existing_file("collection_meta", meta) if meta else None,
+            collection_meta=None if meta is None else self.existing_file("collection_meta", meta),
             runs=self.runs(data["runs"]),
             output=output,
             subsets=self.subsets(data.get("subsets", ["total"])),
@@ -370,7 +514,7 @@ class _Loader:
             bootstrap=bootstrap,
             weights=weights,
             penalties=penalties,
-            grid=self.existing_file("grid", grid) if grid else None,
+            grid=self.grid(data.get("grid")),
             charts=charts,
         )
         for i, subset in enumerate(campaign.subsets):
@@ -380,16 +524,51 @@ class _Loader:
                     "a selective subset needs every run's declared veil",
                     "give each run a mapping with a veil",
                 )
+        self.check_name_lengths(campaign)
         self.check_outputs_are_not_runs(data, campaign)
         return campaign
 
 
-def output_names(campaign: Campaign) -> list[Path]:
-    """Every file and folder a build of ``campaign`` may write (the HAREM names, manifests)."""
-    top = ["summary.json", "summary.md", "summary.csv", "report.html"]
-    names = [campaign.output / name for name in top]
+TOP_FILES = ("summary.json", "summary.md", "summary.csv", "report.html")
+"""The campaign's summary and report, at the top of its output folder."""
+CAMPAIGN_FILES = frozenset(
+    {*TOP_FILES, *(f"{name}{MANIFEST_SUFFIX}" for name in TOP_FILES), CAMPAIGN_MANIFEST}
+)
+"""The names of the files a campaign writes at the top of its output folder, beside the
+runs' folders: a run may not be called so."""
+
+
+def not_a_file(path: Path) -> str | None:
+    """What ``path`` is when it is not a regular file (through links), in words; None when
+    it is one."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        if path.is_symlink():
+            return f"a dangling symbolic link (to {shown(os.readlink(path))})"
+        return None if not path.exists() else "unreadable"
+    except OSError as error:
+        return f"unreadable ({error.strerror})"
+    kinds = (
+        (stat.S_ISREG, None),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    )
+    for test, name in kinds:
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> list[Path]:
+    """Every file and folder a build of ``campaign`` may write (the HAREM names, manifests);
+    of ``runs`` alone, when given, besides the campaign's own files."""
+    names = [campaign.output / name for name in TOP_FILES]
     whole = [campaign.output / CAMPAIGN_MANIFEST]
-    for run in campaign.runs:
+    for run in campaign.runs if runs is None else runs:
         folder = campaign.output / run.name
         base = f"{run.name}.alinhado.avalida"
         files = [f"{run.name}.alinhado", f"{run.name}.aligner.stderr", base]
@@ -399,13 +578,18 @@ def output_names(campaign: Campaign) -> list[Path]:
                 veus_names.append(f"{base}.{subset.name}.{campaign.style}")
             for veus in veus_names:
                 files += [veus, f"{veus}.altida", f"{veus}.ida2id", f"{veus}.ida2id.json"]
+            alts = f"{veus_names[-1]}.alts"  # the semantic chain, in the campaign's style
+            emir = [f"{alts}.emir", f"{alts}.emir.altrel", f"{alts}.emir_relativo"]
+            files += [alts, *emir, *(f"{e}.ida" for e in emir), *(f"{e}.ida.json" for e in emir)]
             for suffix in SCENARIO_SUFFIX.values():
                 scored = f"{base}.{subset.name}.{suffix}"
                 files += [f"{scored}.{ext}" for ext in ("vizir", "altmor", "ida2mor")]
                 files.append(f"{scored}.ida2mor.json")
         names.append(folder)
         names += [folder / name for name in files]
-    return [*names, *whole, *(Path(f"{n}.manifest.json") for n in names if n.suffix != "")]
+    anchors = [n for n in names if n.suffix not in ("", ".json", ".stderr")]
+    anchors.append(campaign.output / "summary.json")  # the one JSON that is a stage's anchor
+    return [*names, *whole, *(Path(f"{n}{MANIFEST_SUFFIX}") for n in anchors)]
 
 
 def glob_matches(pattern: str, path: Path) -> bool:
@@ -431,10 +615,26 @@ def load_campaign(path: str | Path) -> Campaign:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), "(file)", f"unreadable: {exc}") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader)
+    except _DuplicateKey as exc:
+        raise ConfigError(
+            str(path),
+            exc.key,
+            f"given twice, on lines {exc.first} and {exc.second}",
+            "YAML would keep the second silently; keep one",
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "(file)"
         problem = getattr(exc, "problem", exc)
         raise ConfigError(str(path), where, f"not valid YAML: {problem}") from None
+    except RecursionError:
+        raise ConfigError(str(path), "(file)", "nested too deep to be a campaign") from None
+    if _count_values(data, MAX_VALUES) > MAX_VALUES:
+        raise ConfigError(
+            str(path),
+            "(file)",
+            f"holds more than {MAX_VALUES} values, each alias counted where it is used",
+            "a campaign needs a few hundred: a YAML alias bomb?",
+        )
     return _Loader(path).load(data)

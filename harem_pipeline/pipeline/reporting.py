@@ -21,10 +21,10 @@ from harem_pipeline.measures.morphology import morphology_intervals
 from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
 from harem_pipeline.pipeline.naming import (
     ida2mor_output,
-    json_twin,
 )
 from harem_pipeline.pipeline.reporting_ida2id import Ida2idOutputs as Ida2idOutputs
 from harem_pipeline.pipeline.reporting_ida2id import run_ida2id as run_ida2id
+from harem_pipeline.pipeline.reporting_ida2id import write_twins
 from harem_pipeline.pipeline.semantic import (  # noqa: F401 (Ida's step, re-exported)
     JAVA_ENCODING,
     IdaOutputs,
@@ -39,7 +39,6 @@ from harem_pipeline.stages.ida2mor import (
     morphology_document_rows,
 )
 from harem_pipeline.stages.vizir import Scenario
-from harem_pipeline.text.atomic import write_text_atomic
 
 PathLike = str | os.PathLike[str]
 
@@ -75,14 +74,12 @@ def run_ida2mor(
     target = Path(output) if output is not None else ida2mor_output(path)
     encoding, counts = run_with_fallback(functools.partial(count_altmor_file, path), workers)
     text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)
-    write_text_atomic(target, text, encoding)
     rows = morphology_document_rows(counts.documents)
     intervals = morphology_intervals(rows, resamples, seed)
     json_text = format_ida2mor_json(
         counts, scenario, signature, run, subset, intervals, veil, document_rows=rows
     )
-    json_path = json_twin(target)
-    write_text_atomic(json_path, json_text)
+    json_path = write_twins(target, text, encoding, json_text)
     return Ida2MorOutputs(target, json_path, counts)
 
 

@@ -22,9 +22,28 @@ from harem_pipeline.pipeline.naming import ida2id_output, json_twin
 from harem_pipeline.reports.ida2id import format_ida2id_json, format_ida2id_text
 from harem_pipeline.stages.ida2id import IdentificationTally, read_tally
 from harem_pipeline.stages.tally import document_rows
-from harem_pipeline.text.atomic import write_text_atomic
+from harem_pipeline.text.atomic import write_text_atomic, written_in_place
 
 PathLike = str | os.PathLike[str]
+
+
+def write_twins(target: Path, text: str, encoding: str, json_text: str) -> Path:
+    """Write a text report and its JSON twin, both or neither; return the twin's path.
+
+    Both are rendered before this is called, so a failure while computing
+    (the bootstrap out of memory, a bad document) leaves no file at all; a
+    failure writing the twin takes the text report back, unless that went to
+    a pipe or a device, which cannot be taken back.
+    """
+    json_path = json_twin(target)
+    write_text_atomic(target, text, encoding=encoding)
+    try:
+        write_text_atomic(json_path, json_text)
+    except BaseException:
+        if not written_in_place(target):
+            target.unlink(missing_ok=True)
+        raise
+    return json_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,10 +76,8 @@ def run_ida2id(
     encoding, tally = read_tally(path)
     measures = measures_from_counts(tally.total)
     text = format_ida2id_text(tally.total, measures, signature, spans, veil)
-    write_text_atomic(target, text, encoding=encoding)
     documents = document_rows(tally.documents)
     ci95 = identification_intervals(documents, resamples, seed)
     json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents, spans, veil)
-    json_path = json_twin(target)
-    write_text_atomic(json_path, json_text)
+    json_path = write_twins(target, text, encoding, json_text)
     return Ida2idOutputs(target, json_path, tally, measures)

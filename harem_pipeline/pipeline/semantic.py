@@ -32,10 +32,9 @@ from harem_pipeline.pipeline.naming import (
     SCENARIO_ABSOLUTE,
     SCENARIO_RELATIVE,
     ida_output,
-    json_twin,
     semantic_kind_from_name,
 )
-from harem_pipeline.text.atomic import atomic_write, write_text_atomic
+from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path, read_bytes
 
 if TYPE_CHECKING:
@@ -222,9 +221,9 @@ def run_ida(
         encoding = JAVA_ENCODING  # nothing says UTF-8: the labels as the Java writes them
     documents = document_rows(tally.documents)
     ci95 = semantic_intervals(documents, resamples, seed)
+    from harem_pipeline.pipeline.reporting_ida2id import write_twins
+
     text = format_ida_text(tally, signature)
-    write_text_atomic(target, text, encoding=encoding)
     json_text = format_ida_json(tally, signature, scenario, alt, ci95, documents)
-    json_path = json_twin(target)
-    write_text_atomic(json_path, json_text)
+    json_path = write_twins(target, text, encoding, json_text)
     return IdaOutputs(target, json_path, tally)
