@@ -9,7 +9,8 @@ calls one library function; no scoring happens here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 from functools import cached_property, wraps
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import luigi.worker
 
 from harem_pipeline.pipeline.config import Campaign, RunSpec, load_campaign
 from harem_pipeline.pipeline.manifest import (
+    Places,
     Stamp,
     add_stamps,
     check_complete,
@@ -68,6 +70,17 @@ class CampaignTask(luigi.Task):
     def campaign(self) -> Campaign:
         return campaign_of(self.config)
 
+    @cached_property
+    def places(self) -> Places:
+        """Where this campaign's manifests name their files from (so a copied or moved
+        campaign is still complete)."""
+        return campaign_places(self.campaign)
+
+
+def campaign_places(campaign: Campaign) -> Places:
+    """The folders of ``campaign``'s ``pipeline.yaml`` and of its outputs."""
+    return Places(campaign.source.parent, campaign.output)
+
 
 class RunTask(CampaignTask):
     """A task about one system run of the campaign."""
@@ -100,6 +113,32 @@ class RunTask(CampaignTask):
         return report_signature(params, cd=cd, run=run).format()
 
 
+def replace_links(root: Path, paths: Iterable[Path]) -> None:
+    """Remove every symbolic link on the way from the output folder ``root`` to ``paths``
+    (the links themselves, never what they lead to), so what a stage then writes there is
+    a real file of the campaign's own.
+
+    The writer follows a link at a target's name (a user's ``-o`` through a
+    link writes where it leads), so a link planted in a campaign's output
+    folder, ``out/a/a.alinhado -> ../../victim.txt``, would have the build
+    overwrite a file outside it.  The output folder is the campaign's: the
+    link is replaced by the real file (a run folder that is a link, by a real
+    folder).  ``root`` itself may be a link (the configuration resolves it).
+    """
+    for path in paths:
+        try:
+            parts = Path(os.path.abspath(path)).relative_to(root).parts
+        except ValueError:
+            continue  # not in the output folder
+        current = root
+        for part in parts:
+            current = current / part
+            if current.is_symlink():
+                current.unlink(missing_ok=True)
+            if not current.is_dir():
+                break  # nothing further down exists yet (or it is the file itself)
+
+
 def remembered(requires: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """``requires`` made once per task instance.
 
@@ -129,6 +168,11 @@ class StageTask(luigi.Task):
         super().__init_subclass__(**kwargs)
         if "requires" in cls.__dict__:
             cls.requires = remembered(cls.__dict__["requires"])
+
+    @property
+    def places(self) -> Places | None:
+        """Where the manifests name files from (a campaign's task says; None: as given)."""
+        return None
 
     def anchor(self) -> Path:
         """The main output; its manifest is the task's Luigi target."""
@@ -186,16 +230,20 @@ class StageTask(luigi.Task):
         for a run without morphology).
         """
         stamps = {str(name): file_stamp(name) for name in self.output_names()}
-        checked = check_complete(self.anchor(), self.stage, self.stage_params(), self.input_paths())
+        checked = check_complete(
+            self.anchor(), self.stage, self.stage_params(), self.input_paths(), self.places
+        )
         if checked is None:
             return None
         add_stamps(stamps, checked)
         return stamps
 
     def run(self) -> None:
+        if self.places is not None:
+            replace_links(self.places.output, [*self.output_names(), manifest_path(self.anchor())])
         for name in self.output_names():
             remove_stale_temporaries(name)
-        inputs = snapshot_inputs(self.anchor(), self.input_paths())
+        inputs = snapshot_inputs(self.anchor(), self.input_paths(), self.places)
         outputs = self.produce()
         write_manifest(
             self.anchor(),
@@ -204,6 +252,7 @@ class StageTask(luigi.Task):
             inputs,
             outputs,
             signature=self.report_signature(),
+            places=self.places,
         )
 
 

@@ -29,6 +29,7 @@ from harem_pipeline.pipeline import chain, preflight
 from harem_pipeline.pipeline.config import SCENARIO_SUFFIX, Campaign
 from harem_pipeline.pipeline.manifest import (
     CAMPAIGN_MANIFEST,
+    Places,
     campaign_manifest_matches,
     file_stamp,
     manifest_path,
@@ -43,7 +44,15 @@ from harem_pipeline.pipeline.params import (
     subset_params,
 )
 from harem_pipeline.stages.emir import EmirParams
-from tasks.base import CampaignTask, RunTask, StageTask, campaign_stamps, reread_campaign
+from tasks.base import (
+    CampaignTask,
+    RunTask,
+    StageTask,
+    campaign_places,
+    campaign_stamps,
+    replace_links,
+    reread_campaign,
+)
 
 
 class ImportRun(RunTask, StageTask):
@@ -353,7 +362,10 @@ class Emir(RunTask, StageTask):
         return [self.requires().anchor(), *chain.existing([self.campaign.grid])]
 
     def stage_params(self) -> dict[str, Any]:
-        return {"emir": asdict(self.params())}
+        params = asdict(self.params())
+        if params["grid_path"] is not None:  # by its place in the campaign, as every input
+            params["grid_path"] = self.places.key(params["grid_path"])
+        return {"emir": params}
 
     def produce(self) -> list[Path]:
         return chain.emir(self.requires().anchor(), self.anchor(), self.params())
@@ -504,6 +516,7 @@ class Summary(CampaignTask, StageTask):
         incomplete, with no manifest (so they never pass as complete)."""
         missing = self.missing_runs()
         folder = self.anchor().parent
+        replace_links(folder, [*self.output_names(), folder / "report.html"])
         (folder / CAMPAIGN_MANIFEST).unlink(missing_ok=True)
         for name in (*self.output_names(), folder / "report.html"):
             manifest_path(name).unlink(missing_ok=True)
@@ -565,10 +578,22 @@ def campaign_settings(campaign: Campaign) -> dict[str, Any]:
         for path in folder.glob("*.py")
     )
     return {
-        "campaign": asdict(campaign),
+        "campaign": _placed(asdict(campaign), campaign_places(campaign)),
         "version": __version__,
         "code": {path: file_stamp(path) for path in code},
     }
+
+
+def _placed(value: Any, places: Places) -> Any:
+    """``value`` with every path in it named by its place in the campaign (``Places.key``):
+    the settings of a copied or moved campaign are those of the original."""
+    if isinstance(value, Path):
+        return places.key(value)
+    if isinstance(value, dict):
+        return {key: _placed(item, places) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_placed(item, places) for item in value]
+    return value
 
 
 class FullEvaluation(CampaignTask):
@@ -600,7 +625,7 @@ class FullEvaluation(CampaignTask):
     def recorded(self) -> bool:
         """Whether the campaign manifest said, when this build started, that every stage
         was complete."""
-        return campaign_manifest_matches(self.record, campaign_settings(self.campaign))
+        return campaign_manifest_matches(self.record, campaign_settings(self.campaign), self.places)
 
     def requires(self) -> Report:
         return Report(config=self.config)
@@ -625,7 +650,8 @@ class FullEvaluation(CampaignTask):
         stamps = campaign_stamps(self.requires())
         if stamps is None:
             return False
-        write_campaign_manifest(self.record, settings, stamps)
+        replace_links(self.campaign.output, [self.record])
+        write_campaign_manifest(self.record, settings, stamps, self.places)
         return True
 
 

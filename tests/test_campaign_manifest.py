@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import tasks.base
 from harem_pipeline.cli import main
 from harem_pipeline.pipeline.manifest import CAMPAIGN_MANIFEST, campaign_manifest_matches
-from tasks.base import campaign_of, campaign_stamps, reread_campaign
+from tasks.base import campaign_of, campaign_places, campaign_stamps, reread_campaign
 from tasks.pipeline import Report, campaign_settings
 from tests.helpers.campaign import build, copy_campaign, make_campaign
 
@@ -47,7 +47,7 @@ def fast_complete(config: Path) -> bool:
     """The campaign manifest's answer, for the campaign as it is now."""
     campaign = reread_campaign(str(config))
     return campaign_manifest_matches(
-        campaign.output / CAMPAIGN_MANIFEST, campaign_settings(campaign)
+        campaign.output / CAMPAIGN_MANIFEST, campaign_settings(campaign), campaign_places(campaign)
     )
 
 
@@ -79,11 +79,16 @@ def test_an_unchanged_rerun_checks_no_stage(
 
 def test_the_manifest_records_every_file_the_stage_checks_read(built: Path) -> None:
     recorded = json.loads((built.parent / "out" / CAMPAIGN_MANIFEST).read_text("utf-8"))
-    files = set(recorded["files"])
-    on_disk = {str(p) for p in campaign_files(built) if p.parent.name != "runs"}
-    on_disk -= {str(built), str(built.parent / "out" / CAMPAIGN_MANIFEST)}
+    files = set(recorded["files"])  # named by their place in the campaign
+    out = built.parent / "out"
+    on_disk = {
+        f"$output/{p.relative_to(out).as_posix()}"
+        for p in campaign_files(built)
+        if p.is_relative_to(out) and p != out / CAMPAIGN_MANIFEST
+    }
     assert on_disk <= files
-    assert {str(p) for p in (built.parent / "runs").iterdir()} <= files
+    assert {f"runs/{p.name}" for p in (built.parent / "runs").iterdir()} <= files
+    assert "cd.txt" in files
     # names a stage may write but did not are recorded as absent
     assert None in recorded["files"].values()
 
@@ -130,7 +135,15 @@ def test_new_code_is_not_the_recorded_campaign(built: Path, tmp_path: Path) -> N
     settings_now = campaign_settings(campaign_of(str(config)))
     source = next(iter(settings_now["code"]))
     settings_now["code"][source] = [1, 2]  # as if that module had been edited
-    assert not campaign_manifest_matches(config.parent / "out" / CAMPAIGN_MANIFEST, settings_now)
+    record = config.parent / "out" / CAMPAIGN_MANIFEST
+    assert campaign_manifest_matches(
+        record,
+        campaign_settings(campaign_of(str(config))),
+        campaign_places(campaign_of(str(config))),
+    )
+    assert not campaign_manifest_matches(
+        record, settings_now, campaign_places(campaign_of(str(config)))
+    )
 
 
 MUTATIONS = ("delete", "append", "same size", "touch", "same bytes and time")

@@ -16,6 +16,13 @@ campaign's settings and the size and mtime of every file those checks read
 write).  While all of them are as recorded, every stage's own check would
 answer "complete" again, so an unchanged campaign is recognised with one
 ``stat`` per file instead of one manifest read and check per stage.
+
+Inside a campaign both kinds of manifest name files by where they are in
+the campaign (:class:`Places`), not by absolute path: a file in the output
+folder relative to that folder, any other relative to the folder of
+``pipeline.yaml``.  A campaign copied or moved elsewhere (``cp -a``), or its
+output folder moved and ``output:`` changed to match, is still complete:
+nothing reruns while the contents are the same.
 """
 
 from __future__ import annotations
@@ -33,6 +40,50 @@ from harem_pipeline.text.atomic import sync_to_disk, write_text_atomic
 
 MANIFEST_SUFFIX = ".manifest.json"
 CAMPAIGN_MANIFEST = "campaign.manifest.json"
+
+OUTPUT_KEY = "$output"
+"""How a campaign manifest names its output folder: ``$output/run/run.alinhado``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Places:
+    """Where a campaign's manifests name their files from: its two folders.
+
+    ``campaign`` is the folder of ``pipeline.yaml`` (the one its paths are
+    relative to), ``output`` the output folder (both absolute).
+    """
+
+    campaign: Path
+    output: Path
+
+    def key(self, path: str | os.PathLike[str]) -> str:
+        """The name a manifest gives ``path``: ``$output/…`` inside the output folder,
+        else relative to the campaign's folder (with ``..`` where needed)."""
+        absolute = os.path.abspath(path)
+        inside = os.path.relpath(absolute, self.output)
+        if inside == ".":
+            return OUTPUT_KEY
+        if inside != ".." and not inside.startswith(".." + os.sep):
+            return f"{OUTPUT_KEY}/{Path(inside).as_posix()}"
+        return Path(os.path.relpath(absolute, self.campaign)).as_posix()
+
+    def path(self, key: str) -> Path:
+        """The file ``key`` names (the inverse of :meth:`key`)."""
+        if key == OUTPUT_KEY:
+            return self.output
+        if key.startswith(OUTPUT_KEY + "/"):
+            return self.output / key.removeprefix(OUTPUT_KEY + "/")
+        return Path(os.path.normpath(self.campaign / key))
+
+
+def _key(places: Places | None, path: str | os.PathLike[str]) -> str:
+    """``path`` as a manifest names it: by :class:`Places`, or as given outside a campaign."""
+    return str(path) if places is None else places.key(path)
+
+
+def _path(places: Places | None, key: str) -> str:
+    return key if places is None else str(places.path(key))
+
 
 Stamp = tuple[int, int] | None
 """A file's size and mtime in nanoseconds, None when there is no such file."""
@@ -119,11 +170,17 @@ def digest_file(path: str | os.PathLike[str], known: FileDigest | None = None) -
 
 
 def digest_inputs(
-    paths: Iterable[str | os.PathLike[str]], previous: Manifest | None = None
+    paths: Iterable[str | os.PathLike[str]],
+    previous: Manifest | None = None,
+    places: Places | None = None,
 ) -> dict[str, FileDigest]:
-    """Digests of every input, keyed by path as given."""
+    """Digests of every input, keyed as a manifest names them (see :class:`Places`)."""
     known = previous.inputs if previous else {}
-    return {str(p): digest_file(p, known.get(str(p))) for p in paths}
+    digests = {}
+    for path in paths:
+        key = _key(places, path)
+        digests[key] = digest_file(path, known.get(key))
+    return digests
 
 
 def _normalise(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -152,12 +209,14 @@ def check_complete(
     stage: str,
     params: Mapping[str, Any],
     inputs: Iterable[str | os.PathLike[str]],
+    places: Places | None = None,
 ) -> dict[str, Stamp] | None:
     """``is_complete``, answering with the stamps of the files it judged (None: not complete).
 
     The stamps are those of the very ``stat`` calls the judgement rests on
     (the manifest's is taken before it is read), so a file that changes
-    afterwards no longer has the stamp recorded here.
+    afterwards no longer has the stamp recorded here.  They are keyed by
+    path, as the files are now.
     """
     try:
         stamps: dict[str, Stamp] = {str(manifest_path(anchor)): file_stamp(manifest_path(anchor))}
@@ -170,20 +229,24 @@ def check_complete(
         return None
     if _normalise(manifest.params) != _normalise(params):
         return None
-    input_paths = [str(p) for p in inputs]
+    input_paths = {_key(places, p): str(p) for p in inputs}
     if sorted(manifest.inputs) != sorted(input_paths):
         return None
     try:
-        current = digest_inputs(input_paths, manifest)
-        if any(current[p].sha256 != manifest.inputs[p].sha256 for p in input_paths):
+        current = digest_inputs(input_paths.values(), manifest, places)
+        if any(current[key].sha256 != manifest.inputs[key].sha256 for key in input_paths):
             return None
-        outputs = {path: digest_file(path, known) for path, known in manifest.outputs.items()}
+        outputs = {
+            key: digest_file(_path(places, key), known) for key, known in manifest.outputs.items()
+        }
     except OSError:
         return None
-    if any(outputs[p].sha256 != known.sha256 for p, known in manifest.outputs.items()):
+    if any(outputs[key].sha256 != known.sha256 for key, known in manifest.outputs.items()):
         return None
-    for path, digest in (*current.items(), *outputs.items()):
-        add_stamps(stamps, {path: (digest.size, digest.mtime_ns)})
+    for key, digest in current.items():
+        add_stamps(stamps, {input_paths[key]: (digest.size, digest.mtime_ns)})
+    for key, digest in outputs.items():
+        add_stamps(stamps, {_path(places, key): (digest.size, digest.mtime_ns)})
     return stamps
 
 
@@ -192,24 +255,27 @@ def is_complete(
     stage: str,
     params: Mapping[str, Any],
     inputs: Iterable[str | os.PathLike[str]],
+    places: Places | None = None,
 ) -> bool:
     """True when ``anchor``'s manifest matches the stage, parameters and input contents now.
 
     Every output listed in the manifest must also still have the recorded
     content: a deleted, truncated or edited output means the stage must run.
     """
-    return check_complete(anchor, stage, params, inputs) is not None
+    return check_complete(anchor, stage, params, inputs, places) is not None
 
 
 def snapshot_inputs(
-    anchor: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]
+    anchor: str | os.PathLike[str],
+    inputs: Iterable[str | os.PathLike[str]],
+    places: Places | None = None,
 ) -> dict[str, FileDigest]:
     """The digests of a stage's inputs, taken *before* it runs.
 
     Taken before, so an input rewritten while the stage runs leaves a
     manifest that no longer matches, and the stage runs again.
     """
-    return digest_inputs(inputs, read_manifest(anchor))
+    return digest_inputs(inputs, read_manifest(anchor), places)
 
 
 def write_manifest(
@@ -219,6 +285,7 @@ def write_manifest(
     inputs: Mapping[str, FileDigest],
     outputs: Iterable[str | os.PathLike[str]],
     signature: str | None = None,
+    places: Places | None = None,
 ) -> Manifest:
     """Record the recipe of a finished stage; call after every output is in place.
 
@@ -233,19 +300,23 @@ def write_manifest(
         params=_normalise(params),
         scoring_version=SCORING_VERSION,
         inputs=dict(inputs),
-        outputs={str(p): digest_file(p) for p in outputs},
+        outputs={_key(places, p): digest_file(p) for p in outputs},
         signature=signature,
     )
     write_text_atomic(manifest_path(anchor), manifest.to_json())
     return manifest
 
 
-def _stamp_json(stamps: Mapping[str, Stamp]) -> dict[str, list[int] | None]:
-    return {path: None if s is None else list(s) for path, s in sorted(stamps.items())}
+def _stamp_json(stamps: Mapping[str, Stamp], places: Places | None) -> dict[str, list[int] | None]:
+    named = {_key(places, path): stamp for path, stamp in stamps.items()}
+    return {key: None if s is None else list(s) for key, s in sorted(named.items())}
 
 
 def write_campaign_manifest(
-    path: str | os.PathLike[str], settings: Mapping[str, Any], stamps: Mapping[str, Stamp]
+    path: str | os.PathLike[str],
+    settings: Mapping[str, Any],
+    stamps: Mapping[str, Stamp],
+    places: Places | None = None,
 ) -> None:
     """Record that the campaign of ``settings`` was complete with its files as ``stamps``.
 
@@ -255,12 +326,14 @@ def write_campaign_manifest(
     data = {
         "scoring_version": SCORING_VERSION,
         "settings": _normalise(settings),
-        "files": _stamp_json(stamps),
+        "files": _stamp_json(stamps, places),
     }
     write_text_atomic(path, json.dumps(data, ensure_ascii=False) + "\n")
 
 
-def campaign_manifest_matches(path: str | os.PathLike[str], settings: Mapping[str, Any]) -> bool:
+def campaign_manifest_matches(
+    path: str | os.PathLike[str], settings: Mapping[str, Any], places: Places | None = None
+) -> bool:
     """True when the campaign manifest at ``path`` has these settings and every file its stamp.
 
     Then every stage of the campaign is complete, as it was when the
@@ -272,7 +345,7 @@ def campaign_manifest_matches(path: str | os.PathLike[str], settings: Mapping[st
         if data["scoring_version"] != SCORING_VERSION or data["settings"] != _normalise(settings):
             return False
         return all(
-            file_stamp(name) == (None if stamp is None else tuple(stamp))
+            file_stamp(_path(places, name)) == (None if stamp is None else tuple(stamp))
             for name, stamp in files.items()
         )
     except (OSError, ValueError, KeyError, TypeError):

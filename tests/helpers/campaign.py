@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import shutil
 import subprocess
 import sys
@@ -103,16 +102,13 @@ def outputs(folder: Path) -> dict[str, bytes]:
 
 
 def copy_campaign(built: Path, folder: Path) -> Path:
-    """A copy of a built campaign (``built`` is its pipeline.yaml) in ``folder``.
+    """A copy of a built campaign (``built`` is its pipeline.yaml) in ``folder``, as
+    ``cp -a`` makes it: links copied as links, file times kept.
 
-    Manifests key their inputs and outputs by absolute path, so the copy's
-    manifests get the new folder in place of the old one; file times are
-    kept.  The copy is then as complete as the original: a build runs nothing.
+    Manifests name files by their place in the campaign, not by absolute path,
+    so the copy is as complete as the original: a build runs nothing.
     """
-    shutil.copytree(built.parent, folder)
-    old, new = (json.dumps(str(p))[1:-1] for p in (built.parent, folder))
-    for manifest in folder.rglob("*.manifest.json"):
-        manifest.write_text(manifest.read_text(encoding="utf-8").replace(old, new), "utf-8")
+    shutil.copytree(built.parent, folder, symlinks=True)
     return folder / built.name
 
 
