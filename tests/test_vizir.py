@@ -386,18 +386,44 @@ def test_folder_scores_only_vei_results(tmp_path: Path, capsys: pytest.CaptureFi
     assert (tmp_path / "run.alinhado.avalida.pt.vizir").read_text(encoding="utf-8") == expected
 
 
-def test_folder_keeps_going_after_a_bad_file(
+def test_a_folder_with_a_bad_file_writes_no_output_at_all(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "a.total").write_text('<EM MORF="Z,S">A</EM> ---> [null]:[Em_Falta]\n')
-    (tmp_path / "b.total").write_text(
-        '<EM MORF="F,S">B</EM> ---> [<EM MORF="F,S">B</EM>]:[Correcto]\n'
-    )
+    good = '<EM MORF="F,S">B</EM> ---> [<EM MORF="F,S">B</EM>]:[Correcto]\n'
+    (tmp_path / "a.total").write_text(good, encoding="utf-8")
+    (tmp_path / "b.total").write_text(good, encoding="utf-8")
+    (tmp_path / "c.total").write_text('<EM MORF="Z,S">A</EM> ---> [null]:[Em_Falta]\n')
+    (tmp_path / "b.total.vizir").write_text("an earlier run's\n", encoding="utf-8")
     assert main(["vizir", str(tmp_path), "-abs"]) == 2
-    assert (tmp_path / "b.total.vizir").exists()
-    assert not (tmp_path / "a.total.vizir").exists()
     err = capsys.readouterr().err
-    assert f"{tmp_path / 'a.total'}, line 1: expected MORF=" in err
+    assert err.count("\n") == 1
+    assert err.startswith(f"harem vizir: error: {tmp_path / 'c.total'}, line 1: expected MORF=")
+    # nothing written for the good files either, the earlier output kept, no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "a.total",
+        "b.total",
+        "b.total.vizir",
+        "c.total",
+    ]
+    assert (tmp_path / "b.total.vizir").read_text(encoding="utf-8") == "an earlier run's\n"
+
+
+def test_a_folder_scored_whole_once_every_file_is_good(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = '<EM MORF="F,S">B</EM> ---> [<EM MORF="F,S">B</EM>]:[Correcto]\n'
+    (tmp_path / "a.total").write_text(good, encoding="utf-8")
+    (tmp_path / "b.total").write_text("<EM>B</EM> ---> [<EM>B</EM>]:[Correcto]\n")  # no MORF
+    (tmp_path / "b.total.vizir").write_text("stale\n", encoding="utf-8")
+    assert main(["vizir", str(tmp_path), "-abs"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.total", "a.total.vizir", "b.total"]
+    assert (tmp_path / "a.total.vizir").read_text(encoding="utf-8") == (
+        "# Cenário: absoluto\n"
+        '<EM MORF="F,S">B</EM> ---> [<EM MORF="F,S">B</EM>]:'
+        "[(Género: Correcto 1) (Número: Correcto 1) (Combinada: Correcto 1)]\n"
+    )
+    err = capsys.readouterr().err
+    assert f"harem vizir: {tmp_path / 'a.total.vizir'} (1 records scored)" in err
 
 
 def test_scenario_is_required(capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,7 +20,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="score the morphological classification (MORF) of a Véus result",
         description=(
             "Score the MORF attributes of a Véus result file (FILE.vizir), or of every "
-            "Véus result of a folder. With no MORF on any system entity nothing is written."
+            "Véus result of a folder (all or nothing: one bad file, and no output is "
+            "written for any). With no MORF on any system entity nothing is written."
         ),
     )
     parser.add_argument("input", metavar="FILE|DIR", help="a Véus result file or a folder")
@@ -47,14 +48,16 @@ def vizir_command(args: argparse.Namespace) -> int:
         if args.output:
             print("harem vizir: error: -o is for one file, not a folder", file=sys.stderr)
             return 2
-        results, failures = run_vizir_folder(source, args.scenario)
+        results, failures = run_vizir_folder(source, args.scenario)  # all or nothing
         for result in results:
             report_result(result)
         for failure in failures:
             print(f"harem vizir: error: {failure.error}", file=sys.stderr)
+        if failures:
+            return 2
         if not results and not failures:
             print(f"harem vizir: no Véus result in {source}", file=sys.stderr)
-        return 2 if failures else 0
+        return 0
     report_result(run_vizir(source, args.scenario, args.output))
     return 0
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
+import tempfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -295,18 +297,38 @@ class FolderFailure:
 def run_vizir_folder(
     folder: str | os.PathLike[str], scenario: Scenario
 ) -> tuple[list[VizirResult], list[FolderFailure]]:
-    """Score every Véus result of ``folder`` (the original ``ACMorf.pl DIR``), in name order.
+    """Score every Véus result of ``folder`` (the original ``ACMorf.pl DIR``), in name order,
+    all or nothing.
 
-    A bad file does not stop the others: it is returned as a failure and
-    leaves no output.
+    Every file is scored into a temporary folder inside ``folder`` first;
+    only when all succeeded are the outputs renamed into place (and the
+    stale output of a file with no MORF removed).  A bad file is returned as
+    a failure, the others are still scored (so every bad file is named), and
+    then nothing at all is written: a folder is never left half scored, with
+    some outputs new and others of an earlier run.
     """
+    folder = Path(folder)
+    inputs = [path for path in sorted(folder.iterdir()) if is_vizir_input(path)]
     results: list[VizirResult] = []
     failures: list[FolderFailure] = []
-    for path in sorted(Path(folder).iterdir()):
-        if not is_vizir_input(path):
-            continue
-        try:
-            results.append(run_vizir(path, scenario))
-        except HaremError as error:
-            failures.append(FolderFailure(path, error))
-    return results, failures
+    pending = Path(tempfile.mkdtemp(prefix=".vizir-", dir=folder))
+    try:
+        for path in inputs:
+            try:
+                results.append(run_vizir(path, scenario, pending / vizir_output(path).name))
+            except HaremError as error:
+                failures.append(FolderFailure(path, error))
+        if failures:
+            return [], failures
+        placed = []
+        for result in results:
+            target = vizir_output(result.input)
+            if result.output is None:
+                target.unlink(missing_ok=True)
+                placed.append(result)
+            else:
+                os.replace(result.output, target)
+                placed.append(replace(result, output=target))
+        return placed, []
+    finally:
+        shutil.rmtree(pending, ignore_errors=True)
