@@ -96,6 +96,20 @@ def test_a_moved_output_folder_reruns_nothing(built: Path, tmp_path: Path) -> No
     assert outputs(config.parent / "results" / "out2") == outputs(built.parent / "out")
 
 
+def test_a_copy_beside_a_shared_collection_reruns_nothing(built: Path, tmp_path: Path) -> None:
+    """A collection outside the campaign folder stays where it is when the campaign moves."""
+    config = cp_a(built, tmp_path / "c")
+    (tmp_path / "shared").mkdir()
+    (config.parent / "cd.txt").rename(tmp_path / "shared" / "cd.txt")
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("collection: cd.txt", f"collection: {tmp_path}/shared/cd.txt"))
+    assert {family for family, _ in build(config)} >= {"Align", "Summary"}  # a new path
+    config = cp_a(config, tmp_path / "else" / "where" / "c2")
+    before = manifests(config.parent)
+    assert build(config) == []
+    assert manifests(config.parent) == before
+
+
 def test_a_copy_whose_run_changed_reruns_that_run(built: Path, tmp_path: Path) -> None:
     config = cp_a(built, tmp_path / "c")
     run = config.parent / "runs" / "weak.txt"
@@ -110,11 +124,12 @@ def test_places_name_files_both_ways(tmp_path: Path) -> None:
     for path, key in [
         (tmp_path / "campaign" / "cd.txt", "cd.txt"),
         (tmp_path / "campaign" / "runs" / "a.txt", "runs/a.txt"),
-        (tmp_path / "shared" / "cd.txt", "../shared/cd.txt"),
+        (tmp_path / "shared" / "cd.txt", str(tmp_path / "shared" / "cd.txt")),
         (tmp_path / "campaign" / "out" / "a" / "a.alinhado", "$output/a/a.alinhado"),
         (tmp_path / "campaign" / "out", "$output"),
         (tmp_path / "campaign" / "outside.txt", "outside.txt"),
         (tmp_path / "campaign" / "out.txt", "out.txt"),
+        (tmp_path / "scratch" / "out" / "a", str(tmp_path / "scratch" / "out" / "a")),
     ]:
         assert places.key(path) == key
         assert places.path(key) == path

@@ -433,3 +433,24 @@ def test_a_folder_among_the_runs_is_still_named_so(campaign_dir: Path) -> None:
     (campaign_dir / "runs" / "d.txt").mkdir()
     line = refusal(campaign_dir, "collection: cd.txt\noutput: out\nruns: [runs/*.txt]\n")
     assert "runs[0]: 'runs/*.txt' matches a folder: runs/d.txt" in line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "k" * 100_000 + ": 1",  # an unknown key
+        "veil: 'PESSOA(" + "X" * 100_000 + ")'",
+        "output: " + "o" * 100_000 + "/x",  # a name the file system refuses
+        "collection: " + "c" * 300,
+    ],
+)
+def test_long_keys_and_values_are_cut_in_every_message(campaign_dir: Path, line: str) -> None:
+    (campaign_dir / ("o" * 200)).write_text("a file", encoding="utf-8")
+    text = "collection: cd.txt\nruns: [runs/a.txt]\n" + (
+        "" if "output" in line else "output: out\n"
+    )
+    with pytest.raises(ConfigError) as exc:
+        load_campaign(write(campaign_dir, text + line + "\n"))
+    message = str(exc.value)
+    assert "\n" not in message
+    assert len(message) < len(str(campaign_dir)) * 2 + 400, message[:500]

@@ -229,7 +229,7 @@ class _StrictLoader(yaml.SafeLoader):
             key = self.construct_scalar(key_node)
             line = key_node.start_mark.line + 1
             if key in seen:
-                raise _DuplicateKey(str(key), seen[key], line)
+                raise _DuplicateKey(cut(str(key)), seen[key], line)
             seen[key] = line
         return super().construct_mapping(node, deep)
 
@@ -256,6 +256,13 @@ class _Loader:
         text = self.expect(key, value, str, what)
         if not text:
             raise self.fail(key, f"expected {what}, found an empty string", "or leave the key out")
+        longest = max(Path(text).parts, key=lambda part: len(part.encode()), default="")
+        if len(longest.encode()) > NAME_MAX:
+            raise self.fail(
+                key,
+                f"expected {what}, found a name of {len(longest.encode())} bytes ({cut(longest)})",
+                f"the file system takes {NAME_MAX}",
+            )
         return text
 
     def existing_file(self, key: str, value: Any) -> Path:
@@ -293,7 +300,9 @@ class _Loader:
                 unknown = set(entry) - RUN_KEYS
                 if unknown:
                     raise self.fail(
-                        f"{key}.{sorted(unknown)[0]}", "unknown key", f"known: {sorted(RUN_KEYS)}"
+                        f"{key}.{cut(sorted(unknown)[0])}",
+                        "unknown key",
+                        f"known: {sorted(RUN_KEYS)}",
                     )
                 if "path" not in entry:
                     raise self.fail(f"{key}.path", "missing", "each run mapping needs a path")
@@ -337,7 +346,9 @@ class _Loader:
                 )
             if run.name in seen:
                 raise self.fail(
-                    f"runs[{i}]", f"duplicate run name {run.name!r}", "give the runs distinct names"
+                    f"runs[{i}]",
+                    f"duplicate run name {shown(run.name)}",
+                    "give the runs distinct names",
                 )
             seen.add(run.name)
         return tuple(runs)
@@ -401,7 +412,9 @@ class _Loader:
         try:
             parse_veil(text, read_grid(), None)
         except InputError as exc:
-            raise self.fail(key, f"expected {exc.expected}, found {exc.found}") from None
+            raise self.fail(
+                key, f"expected {exc.expected}, found {cut(str(exc.found), 120)}"
+            ) from None
         return text
 
     def output(self, value: Any) -> Path:
@@ -409,17 +422,21 @@ class _Loader:
         text = self.path_text("output", value, "a folder path")
         output = (self.base / text).resolve()
         if output.exists() and not output.is_dir():
-            raise self.fail("output", f"is a file, not a folder: {text}", "name a folder")
+            raise self.fail(
+                "output", f"is a file, not a folder: {cut(text, SHOWN_PATH)}", "name a folder"
+            )
         existing = output
         while not existing.exists():
             existing = existing.parent
         if not existing.is_dir():
-            raise self.fail("output", f"cannot make {text} under the file {existing}")
+            raise self.fail(
+                "output", f"cannot make {cut(text, SHOWN_PATH)} under the file {existing}"
+            )
         try:
             with tempfile.TemporaryFile(dir=existing):
                 pass
         except OSError as exc:
-            problem = f"cannot write in {text}"
+            problem = f"cannot write in {cut(text, SHOWN_PATH)}"
             raise self.fail("output", problem, f"{exc.strerror}: {existing}") from None
         return output
 
@@ -432,11 +449,12 @@ class _Loader:
             pattern = str(self.base / entry)
             for path in written:
                 if glob_matches(pattern, path):
-                    shown = os.path.relpath(path, self.base)
+                    where = os.path.relpath(path, self.base)
+                    output = cut(data["output"], SHOWN_PATH)
                     raise self.fail(
                         "output",
-                        f"outputs written in {data['output']} would be read as runs "
-                        f"(runs[{i}] {entry!r} matches {shown})",
+                        f"outputs written in {output} would be read as runs "
+                        f"(runs[{i}] {shown(entry)} matches {where})",
                         "put the output folder out of the runs' patterns",
                     )
 
@@ -476,7 +494,9 @@ class _Loader:
         self.key_names("(top)", data)
         unknown = set(data) - TOP_LEVEL_KEYS
         if unknown:
-            raise self.fail(sorted(unknown)[0], "unknown key", f"known: {sorted(TOP_LEVEL_KEYS)}")
+            raise self.fail(
+                cut(sorted(unknown)[0]), "unknown key", f"known: {sorted(TOP_LEVEL_KEYS)}"
+            )
         for required in ("collection", "runs", "output"):
             if required not in data:
                 raise self.fail(required, "missing", "collection, runs and output are required")
@@ -637,4 +657,8 @@ def load_campaign(path: str | Path) -> Campaign:
             f"holds more than {MAX_VALUES} values, each alias counted where it is used",
             "a campaign needs a few hundred: a YAML alias bomb?",
         )
-    return _Loader(path).load(data)
+    try:
+        return _Loader(path).load(data)
+    except OSError as exc:  # a path the checks could not even look at (permissions, a loop)
+        where = cut(str(exc.filename), SHOWN_PATH) if exc.filename else "a path"
+        raise ConfigError(str(path), "(paths)", f"cannot look at {where}: {exc.strerror}") from None

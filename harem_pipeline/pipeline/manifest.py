@@ -19,10 +19,12 @@ answer "complete" again, so an unchanged campaign is recognised with one
 
 Inside a campaign both kinds of manifest name files by where they are in
 the campaign (:class:`Places`), not by absolute path: a file in the output
-folder relative to that folder, any other relative to the folder of
-``pipeline.yaml``.  A campaign copied or moved elsewhere (``cp -a``), or its
-output folder moved and ``output:`` changed to match, is still complete:
-nothing reruns while the contents are the same.
+folder relative to that folder, one in the folder of ``pipeline.yaml``
+relative to it (a file outside both, a shared collection, by its absolute
+path: it stays where it is when the campaign moves).  A campaign copied or
+moved elsewhere (``cp -a``), or its output folder moved and ``output:``
+changed to match, is still complete: nothing reruns while the contents are
+the same.
 """
 
 from __future__ import annotations
@@ -58,14 +60,16 @@ class Places:
 
     def key(self, path: str | os.PathLike[str]) -> str:
         """The name a manifest gives ``path``: ``$output/…`` inside the output folder,
-        else relative to the campaign's folder (with ``..`` where needed)."""
-        absolute = os.path.abspath(path)
-        inside = os.path.relpath(absolute, self.output)
-        if inside == ".":
+        relative inside the campaign's folder, absolute outside both (a shared collection
+        stays where it is when the campaign moves)."""
+        absolute = Path(os.path.abspath(path))
+        if absolute == self.output:
             return OUTPUT_KEY
-        if inside != ".." and not inside.startswith(".." + os.sep):
-            return f"{OUTPUT_KEY}/{Path(inside).as_posix()}"
-        return Path(os.path.relpath(absolute, self.campaign)).as_posix()
+        if absolute.is_relative_to(self.output):
+            return f"{OUTPUT_KEY}/{absolute.relative_to(self.output).as_posix()}"
+        if absolute.is_relative_to(self.campaign):
+            return absolute.relative_to(self.campaign).as_posix()
+        return str(absolute)
 
     def path(self, key: str) -> Path:
         """The file ``key`` names (the inverse of :meth:`key`)."""
@@ -73,7 +77,7 @@ class Places:
             return self.output
         if key.startswith(OUTPUT_KEY + "/"):
             return self.output / key.removeprefix(OUTPUT_KEY + "/")
-        return Path(os.path.normpath(self.campaign / key))
+        return self.campaign / key  # an absolute key stays itself
 
 
 def _key(places: Places | None, path: str | os.PathLike[str]) -> str:
