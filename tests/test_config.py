@@ -266,7 +266,13 @@ def test_no_message_shows_a_whole_value(campaign_dir: Path) -> None:
 
 def test_a_nesting_too_deep_is_one_line(campaign_dir: Path) -> None:
     line = refusal(campaign_dir, BASE + "subsets: " + "[" * 100_000 + "]" * 100_000 + "\n")
-    assert "(file): " in line
+    assert "(file): nested too deep to be a campaign" in line
+
+
+def test_a_number_too_long_for_python_is_one_line(campaign_dir: Path) -> None:
+    line = refusal(campaign_dir, BASE + "workers: " + "9" * 5000 + "\n")
+    assert "(file): not valid YAML: Exceeds the limit (4300 digits)" in line
+    assert len(line) < len(str(campaign_dir)) + 200
 
 
 @pytest.mark.parametrize(

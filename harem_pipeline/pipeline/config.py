@@ -365,7 +365,7 @@ class _Loader:
         """Every file the campaign writes has a name the file system takes (its temporary too).
 
         A run name of 200 characters passes the name pattern, then the file
-        system refuses ``NAME.alinhado.avalida.total.abs.ida2mor.json.manifest.json``
+        system refuses ``NAME.alinhado.avalida.total.alts.emir_relativo.ida.manifest.json``
         halfway through the build.
         """
         longest_allowed = NAME_MAX - _TEMPORARY_EXTRA
@@ -650,6 +650,8 @@ def load_campaign(path: str | Path) -> Campaign:
         raise ConfigError(str(path), where, f"not valid YAML: {problem}") from None
     except RecursionError:
         raise ConfigError(str(path), "(file)", "nested too deep to be a campaign") from None
+    except ValueError as exc:  # a number of more digits than Python converts (4,300)
+        raise ConfigError(str(path), "(file)", f"not valid YAML: {cut(str(exc), 120)}") from None
     if _count_values(data, MAX_VALUES) > MAX_VALUES:
         raise ConfigError(
             str(path),
