@@ -366,6 +366,7 @@ def test_the_bound_itself_is_accepted(campaign_dir: Path) -> None:
         "summary.json",
         "campaign.manifest.json",
         "summary.json.manifest.json",
+        "Report.HTML",
     ],
 )
 def test_a_run_named_as_a_file_of_the_campaign(campaign_dir: Path, name: str) -> None:
@@ -460,3 +461,9 @@ def test_long_keys_and_values_are_cut_in_every_message(campaign_dir: Path, line:
     message = str(exc.value)
     assert "\n" not in message
     assert len(message) < len(str(campaign_dir)) * 2 + 400, message[:500]
+
+
+def test_an_output_that_is_a_fifo_says_so(campaign_dir: Path) -> None:
+    os.mkfifo(campaign_dir / "out")
+    line = refusal(campaign_dir, BASE)
+    assert "output: is a FIFO (named pipe), not a folder: out (name a folder)" in line

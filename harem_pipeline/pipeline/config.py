@@ -338,7 +338,7 @@ class _Loader:
                     f"invalid run name {shown(run.name)}",
                     "letters, digits, '.', '_' and '-'",
                 )
-            if run.name in CAMPAIGN_FILES:
+            if run.name.lower() in CAMPAIGN_FILES:  # a file system may ignore case
                 raise self.fail(
                     f"runs[{i}].name",
                     f"run name {shown(run.name)} is the name of a file of the campaign's own",
@@ -422,8 +422,9 @@ class _Loader:
         text = self.path_text("output", value, "a folder path")
         output = (self.base / text).resolve()
         if output.exists() and not output.is_dir():
+            what = not_a_file(output) or "a file"
             raise self.fail(
-                "output", f"is a file, not a folder: {cut(text, SHOWN_PATH)}", "name a folder"
+                "output", f"is {what}, not a folder: {cut(text, SHOWN_PATH)}", "name a folder"
             )
         existing = output
         while not existing.exists():
