@@ -129,6 +129,7 @@ def test_places_name_files_both_ways(tmp_path: Path) -> None:
         (tmp_path / "campaign" / "out", "$output"),
         (tmp_path / "campaign" / "outside.txt", "outside.txt"),
         (tmp_path / "campaign" / "out.txt", "out.txt"),
+        (tmp_path / "campaign" / "$output" / "a.txt", "./$output/a.txt"),  # not the output
         (tmp_path / "scratch" / "out" / "a", str(tmp_path / "scratch" / "out" / "a")),
     ]:
         assert places.key(path) == key

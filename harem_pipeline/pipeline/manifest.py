@@ -68,7 +68,8 @@ class Places:
         if absolute.is_relative_to(self.output):
             return f"{OUTPUT_KEY}/{absolute.relative_to(self.output).as_posix()}"
         if absolute.is_relative_to(self.campaign):
-            return absolute.relative_to(self.campaign).as_posix()
+            relative = absolute.relative_to(self.campaign).as_posix()
+            return f"./{relative}" if relative.startswith(OUTPUT_KEY) else relative
         return str(absolute)
 
     def path(self, key: str) -> Path:
