@@ -166,7 +166,9 @@ RELATIVE_NOTE = (
     "to the correct entities and 1 to the golden total (Ida counts each system entity, "
     "but each golden entity once), so recall, and F with it, exceed 1 "
     "whenever the system splits entities. Read it as system entities per golden entity "
-    "found, not as a share; the classification F of the relative rows is a proportion."
+    "found, not as a share; the classification F of the relative rows is a proportion. "
+    "The same count can lift a per-category identification recall of the absolute scenario "
+    "above 1 too, for a category with few missing entities."
 )
 """Why a relative row's identification may exceed 1 (the summary, the HTML report, the README)."""
 
