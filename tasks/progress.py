@@ -15,6 +15,7 @@ they count and draw, nothing else.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import shutil
@@ -122,11 +123,11 @@ class Progress:
         with self.lock:
             self._write(CLEAR)
 
-    def finish(self) -> None:
+    def finish(self, succeeded: bool = True) -> None:
         """Leave the final count on its own line, with the time the build took."""
         with self.lock:
-            elapsed = f"done in {time.monotonic() - self.started:.0f} s"
-            self.draw(elapsed, end="\n")
+            seconds = f"{time.monotonic() - self.started:.0f} s"
+            self.draw(f"done in {seconds}" if succeeded else f"stopped after {seconds}", "\n")
 
     def _write(self, text: str) -> None:
         stream = self.stream or sys.stderr
@@ -141,18 +142,34 @@ _ACTIVE: Progress | None = None
 """The progress of the build under way in this process (or in its parent, when forked)."""
 
 
+class _ClearBeforeLogging(logging.Filter):
+    """Luigi logs a failure (its one line) before it tells the handlers: erase the progress
+    line first, so the message starts a line of its own."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if _ACTIVE is not None:
+            _ACTIVE.clear()
+        return True
+
+
+_CLEAR_FILTER = _ClearBeforeLogging()
+
+
 def start(root: luigi.Task, stream: Any = None) -> Progress:
     """Count the stages ``root`` needs and draw their line on ``stream`` (standard error)."""
     global _ACTIVE
     _ACTIVE = Progress.of(campaign_tasks(root), stream)
+    logging.getLogger("luigi-interface").addFilter(_CLEAR_FILTER)
     _ACTIVE.draw()
     return _ACTIVE
 
 
-def stop() -> None:
+def stop(succeeded: bool = True) -> None:
+    """Leave the final count (when a line was drawn) and stop drawing."""
     global _ACTIVE
     if _ACTIVE is not None:
-        _ACTIVE.finish()
+        _ACTIVE.finish(succeeded)
+    logging.getLogger("luigi-interface").removeFilter(_CLEAR_FILTER)
     _ACTIVE = None
 
 

@@ -64,9 +64,9 @@ def read_all(fd: int, process: subprocess.Popen[bytes]) -> bytes:
     return b"".join(chunks)
 
 
-def test_on_a_terminal_harem_run_shows_its_progress_line(tmp_path: Path) -> None:
-    config = make_campaign(tmp_path, documents=2, extra="workers: 2\n")
-    (tmp_path / "runs" / "third.txt").write_bytes((tmp_path / "runs" / "weak.txt").read_bytes())
+def run_on_a_terminal(config: Path) -> tuple[int, str, str]:
+    """``harem run`` with its standard error on a pseudo-terminal: the exit status, what the
+    terminal got, and standard output."""
     master, slave = pty.openpty()
     environment = {k: v for k, v in os.environ.items() if k != "HAREM_QUIET"}
     environment["TERM"] = "xterm"
@@ -79,8 +79,16 @@ def test_on_a_terminal_harem_run_shows_its_progress_line(tmp_path: Path) -> None
     os.close(slave)
     terminal = read_all(master, process).decode("ascii")
     stdout = process.stdout.read().decode() if process.stdout else ""
-    assert process.wait(timeout=300) == 0
+    status = process.wait(timeout=300)
     os.close(master)
+    return status, terminal, stdout
+
+
+def test_on_a_terminal_harem_run_shows_its_progress_line(tmp_path: Path) -> None:
+    config = make_campaign(tmp_path, documents=2, extra="workers: 2\n")
+    (tmp_path / "runs" / "third.txt").write_bytes((tmp_path / "runs" / "weak.txt").read_bytes())
+    status, terminal, stdout = run_on_a_terminal(config)
+    assert status == 0
     # 3 runs x 13 stages (total subset, absolute scenario), then the summary and report;
     # the runs' chains were built in two processes, the rest by Luigi's worker
     assert "harem run: 0/41 stages, 0/3 runs complete" in terminal
@@ -91,6 +99,20 @@ def test_on_a_terminal_harem_run_shows_its_progress_line(tmp_path: Path) -> None
     done = [int(count.split(": ")[1].split("/")[0]) for count in counts]
     assert done == sorted(done)  # never counts back, whichever process draws
     assert stdout.splitlines()[-1] == f"Report:  {tmp_path / 'out' / 'report.html'}"
+
+
+def test_on_a_terminal_a_failure_gets_a_line_of_its_own(tmp_path: Path) -> None:
+    config = make_campaign(tmp_path, documents=2)
+    break_run(tmp_path / "runs" / "weak.txt")
+    status, terminal, stdout = run_on_a_terminal(config)
+    assert status == 1
+    # the progress line is erased before Luigi's one line, not written over by it
+    errors = [part for part in terminal.split(progress.CLEAR) if "ERROR: " in part]
+    assert len(errors) == 1 and errors[0].startswith("ERROR: "), terminal
+    assert "weak.txt, line " in errors[0]
+    final = terminal.rsplit(progress.CLEAR, 1)[1]
+    assert final.startswith("harem run: 13/28 stages, 1/2 runs complete (stopped after ")
+    assert stdout.splitlines()[-2].startswith("Incomplete summary: ")
 
 
 def test_the_progress_line_fits_its_terminal() -> None:

@@ -88,15 +88,17 @@ def run_campaign(args: argparse.Namespace) -> int:
             log_level="WARNING",
             **scheduler,
         )
-    finally:
-        progress.stop()
-    logging.shutdown()
-    if args.verbose:
-        print(result.summary_text)
+    except BaseException:
+        progress.stop(succeeded=False)
+        raise
     succeeded = result.status in (
         luigi.execution_summary.LuigiStatusCode.SUCCESS,
         luigi.execution_summary.LuigiStatusCode.SUCCESS_WITH_RETRY,
     )
+    progress.stop(succeeded)
+    logging.shutdown()
+    if args.verbose:
+        print(result.summary_text)
     if succeeded:
         print(f"Summary: {campaign.output / 'summary.md'}")
         print(f"Report:  {campaign.output / 'report.html'}")

@@ -411,13 +411,12 @@ def render_legend(reports: Sequence[Mapping[str, Any]], morphology: bool) -> str
     text = LEGEND + (MORPHOLOGY_LEGEND if morphology else "") + LEGEND_END
     parts = [f"<p>{escape(text)}</p>"]
     if any(r.get("scenario") == "relative" and r.get("classification") for r in reports):
-        parts.append(f"<p><strong>Cenário relativo.</strong> {escape(_plain(RELATIVE_NOTE))}</p>")
+        parts.append(f"<p><strong>Cenário relativo.</strong> {escape(RELATIVE_NOTE_HTML)}</p>")
     return '<div id="legenda" class="muted">' + "".join(parts) + "</div>"
 
 
-def _plain(markdown: str) -> str:
-    """A Markdown sentence's text without its code marks."""
-    return markdown.replace("`", "")
+RELATIVE_NOTE_HTML = RELATIVE_NOTE.replace("`", "").replace("Id. F (Ida)", "Identificação F (Ida)")
+"""The summary's note on the relative identification, in the page's labels."""
 
 
 def _chart(chart_id: str, title: str, svg: str, caption: str) -> tuple[str, str, str]:
