@@ -74,7 +74,10 @@ def test_labels_are_portuguese(page: str) -> None:
         assert english not in page
     for label in ("<h2>Resultados globais</h2>", "<h2>Gráficos</h2>", "<h2>Índice</h2>"):
         assert label in page
-    assert "Labels are in Portuguese, as the HAREM reports have them." in page
+    assert "<h1>Relatório da campanha HAREM</h1>" in page
+    assert "are in Portuguese, as the HAREM reports have them; notes and explanations are in" in (
+        page
+    )
 
 
 def test_a_table_of_contents_links_every_section_chart_and_run(page: str) -> None:
@@ -193,7 +196,7 @@ def test_incomplete_and_no_morphology_are_said_once() -> None:
     summary["notes"] = ["INCOMPLETE: the chain of real failed.", "The collection has no MORF."]
     page = render_report(summary)
     assert page.count("INCOMPLETE: the chain of real failed.") == 1
-    assert "<title>HAREM campaign report (INCOMPLETE)</title>" in page
+    assert "<title>Relatório da campanha HAREM (INCOMPLETO)</title>" in page
     assert page.count("The collection has no MORF.") == 1
     assert "Morfologia: Medida F" not in page and "Morfologia: resultados" not in page
     assert "o sistema não classificou" not in page  # said once at the top, not per table

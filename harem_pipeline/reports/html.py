@@ -401,7 +401,8 @@ MORPHOLOGY_LEGEND = "Morfologia / Morf.: Ida2Mor's combined (gender and number) 
 LEGEND_END = (
     "± is the half-width of the 95 % document-bootstrap interval. Each figure's signature "
     "(Assinatura) pins what made it: the leaderboard's is the strict Ida report's, with its "
-    "subset, scenario and ALT. Labels are in Portuguese, as the HAREM reports have them."
+    "subset, scenario and ALT. Labels (headings, column headers, chart titles and axes) are in "
+    "Portuguese, as the HAREM reports have them; notes and explanations are in English."
 )
 
 
@@ -540,7 +541,7 @@ def _contents(charts_shown: Sequence[tuple[str, str]], runs: Sequence[str]) -> s
     )
 
 
-def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign report") -> str:
+def render_report(summary: Mapping[str, Any], title: str = "Relatório da campanha HAREM") -> str:
     """The whole page from the campaign summary data."""
     reports = list(summary.get("reports") or [])
     simulated = sorted({r["run"] for r in reports if r.get("simulated")})
@@ -559,7 +560,7 @@ def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign repor
         for note in summary.get("notes") or []
     )
     if summary.get("incomplete"):
-        title += " (INCOMPLETE)"
+        title += " (INCOMPLETO)"
     ranked = [r["run"] for r in _leaderboard_entries(reports)]
     sections = []
     for run in ranked:
