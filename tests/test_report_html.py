@@ -101,10 +101,11 @@ def test_every_run_is_a_collapsed_details_block(page: str) -> None:
 
 
 def test_run_anchors_are_distinct_and_valid() -> None:
-    names = ["a b", "a_b", "a.b", "a-b", "ção"]
+    names = ["a b", "a_b", "a.b", "a-b", "ção", "a.2E.b", "\u0100A", "\u100a"]
     anchors = [run_anchor(name) for name in names]
     assert len(set(anchors)) == len(names)
     assert all(re.fullmatch(r"saida-[A-Za-z0-9_.-]+", a) for a in anchors)
+    assert run_anchor("a.b") == "saida-a.2E.b"
 
 
 def test_the_relative_identification_above_one_is_explained(page: str) -> None:

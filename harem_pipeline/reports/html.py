@@ -220,8 +220,9 @@ def _run_label(report: Mapping[str, Any]) -> str:
 
 def run_anchor(run: str) -> str:
     """The id of a run's block: ``saida-`` and the name, any character but letters, digits,
-    ``_`` and ``-`` written as ``.XX`` (its code point), so every name gives its own id."""
-    safe = re.sub(r"[^A-Za-z0-9_-]", lambda m: f".{ord(m.group()):X}", run)
+    ``_`` and ``-`` written as ``.XX.`` (its code point between dots), so every name gives
+    its own id."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", lambda m: f".{ord(m.group()):X}.", run)
     return f"saida-{safe}"
 
 
