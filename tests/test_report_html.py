@@ -158,9 +158,10 @@ def test_axes_span_the_figures_and_say_so(page: str) -> None:
     # The classification F of the fake runs lies between 0.35 and 0.75, intervals ±0.01.
     caption = re.findall(r"<figcaption>(.*?)</figcaption>", page)[0]
     assert "eixo vertical de 0.30 a 0.80 (não começa em 0)" in caption
-    assert charts.axis_range([0.61, 0.69]) == (0.6, 0.7)
+    assert charts.axis_range([0.61, 0.69]) == (0.55, 0.75)
     assert charts.axis_range([0.6, 0.7]) == (0.55, 0.75)
-    assert charts.axis_range([0.01, 0.99]) == (0.0, 1.0)
+    assert charts.axis_range([0.01, 0.99]) == (0.0, 1.05)
+    assert charts.axis_range([0.63, 0.67]) == (0.6, 0.7)
     assert charts.axis_range([0.8, 0.8]) == (0.75, 0.85)
     assert charts.axis_range([0.9, 1.0131]) == (0.85, 1.05)  # relative figures above 1 fit
     assert charts.axis_range([None, float("nan")]) == (0.0, 1.0)

@@ -102,8 +102,9 @@ def _errors(values: Sequence[float | None], intervals: Sequence[list[float] | No
 
 
 def axis_range(values: Iterable[float | None]) -> tuple[float, float]:
-    """The range an axis needs to show ``values`` apart: from a multiple of :data:`STEP` below
-    the smallest to one above the largest, at least two steps wide, never below 0.
+    """The range an axis needs to show ``values`` apart: from a multiple of :data:`STEP` at
+    least 0.4 step (0.02) below the smallest, so no marker sits on the frame, to one as far
+    above the largest; at least two steps wide, never below 0.
 
     Runs that all score between 0.6 and 0.7 drawn on 0–1 all look alike; drawn on
     0.55–0.75 their differences show.  The chart says its range (see ``describe_range``).
@@ -111,8 +112,8 @@ def axis_range(values: Iterable[float | None]) -> tuple[float, float]:
     shown = [v for v in values if v is not None and math.isfinite(v)]
     if not shown:
         return 0.0, 1.0
-    low = max(0.0, math.floor(round(min(shown) / STEP - 0.2, 9)) * STEP)
-    high = math.ceil(round(max(shown) / STEP + 0.2, 9)) * STEP
+    low = max(0.0, math.floor(round(min(shown) / STEP - 0.4, 9)) * STEP)
+    high = math.ceil(round(max(shown) / STEP + 0.4, 9)) * STEP
     if high - low < 2 * STEP:
         high = low + 2 * STEP
     return round(low, 2), round(high, 2)
@@ -223,8 +224,8 @@ def precision_recall(
     """Precision against recall: one colour per run, one marker shape per measure family;
     returns the SVG and the ranges of the recall and precision axes.
 
-    No text beside the markers (runs close together made their names overlap): two
-    legends, runs by colour and families by shape, sit beside the axes.
+    No text beside the markers (runs close together made their names overlap): one legend
+    below the axes gives the families by shape, then the runs by colour.
     """
     from matplotlib.lines import Line2D
 
@@ -263,11 +264,13 @@ def precision_recall(
                color="#888", markeredgecolor="#222", label=family)
         for i, family in enumerate(shown)
     ]  # fmt: skip
-    first = axes.legend(
-        handles=run_handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="saída"
-    )
-    axes.add_artist(first)
+    # One legend below the axes, not beside them: the figure keeps its width (so its text
+    # its size), and the measures (by shape) and the runs (by colour) cannot overlap.
     axes.legend(
-        handles=family_handles, loc="lower left", bbox_to_anchor=(1.01, 0.0), title="medida"
+        handles=[*family_handles, *run_handles],
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.14),
+        ncol=3,
+        title="medida (forma) e saída (cor)",
     )
     return _to_svg(figure), recall_range, precision_range
