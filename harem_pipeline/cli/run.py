@@ -7,8 +7,8 @@ when every task succeeded.  With several workers and a local scheduler the
 runs' chains are first built in shares, a process each
 (``tasks.build.build_runs_apart``): the same tasks, far fewer processes.
 
-What it prints: on a terminal, one line on standard error counting the
-stages and runs done as they finish (``tasks.progress``); Luigi's execution
+What it prints: on a terminal, with a local scheduler, one line on standard
+error counting the stages and runs done as they finish (``tasks.progress``); Luigi's execution
 summaries only with ``--verbose``; last, on standard output, the two paths
 that matter (the summary and the report).
 """
@@ -64,7 +64,11 @@ def run_campaign(args: argparse.Namespace) -> int:
 
     config = Path(args.config).resolve()
     campaign = load_campaign(config)
-    show_progress = not (args.quiet or is_quiet()) and progress.is_terminal(sys.stderr)
+    # With a central scheduler other machines run some of the stages, which no count here
+    # would see: the line is drawn for a local build only.
+    show_progress = not (args.quiet or is_quiet() or args.scheduler_url) and progress.is_terminal(
+        sys.stderr
+    )
     if args.quiet or show_progress:
         set_quiet()  # the campaign's line stands for the stages' own bars
     workers = args.workers or campaign.workers
