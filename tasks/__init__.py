@@ -5,6 +5,12 @@ Importing this package (which ``luigi --module harem_pipeline`` does through
 ``luigi`` command exits non-zero when a task fails or cannot run without any
 configuration file in the working folder, and stops user-input errors from
 being logged with a traceback.
+
+It also sets Luigi's default log level to WARNING (Luigi's own default,
+DEBUG, logs some sixty lines before a campaign's one-line error): the
+failures and our one-line errors still show.  ``--log-level DEBUG`` (or
+INFO, which adds Luigi's execution summary) on the command line, or
+``[core] log_level`` in a ``luigi.cfg``, gives Luigi's logging back.
 """
 
 from __future__ import annotations
@@ -27,6 +33,21 @@ RETCODES = {
     "scheduling_error": 35,
     "unhandled_exception": 40,
 }
+
+
+LOG_LEVEL = "WARNING"
+"""The ``luigi`` command's log level unless the command line or a ``luigi.cfg`` says."""
+
+
+def configure_log_level() -> None:
+    """Set ``[core] log_level`` unless the user's own Luigi configuration already did.
+
+    The ``luigi`` command imports this package (``--module``) before it reads
+    its own parameters, so ``--log-level`` given on the command line still wins.
+    """
+    config = luigi.configuration.get_config()
+    if not config.has_option("core", "log_level") and not config.has_option("core", "log-level"):
+        config.set("core", "log_level", LOG_LEVEL)
 
 
 def configure_retcodes() -> None:
@@ -61,6 +82,7 @@ def install_log_filter() -> None:
 
 
 configure_retcodes()
+configure_log_level()
 install_log_filter()
 
 from tasks.pipeline import FullEvaluation  # noqa: E402  (registers every task)

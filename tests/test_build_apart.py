@@ -41,7 +41,7 @@ def test_shares_write_what_one_worker_writes(
     two = make_campaign(tmp_path / "two", documents=3)
     assert main(["--quiet", "run", "--config", str(one), "--workers", "1"]) == 0
     assert "built in a process of its own" not in capsys.readouterr().out
-    assert main(["--quiet", "run", "--config", str(two), "--workers", "2"]) == 0
+    assert main(["--quiet", "run", "--verbose", "--config", str(two), "--workers", "2"]) == 0
     printed = capsys.readouterr().out
     assert printed.count("A share of the runs, built in a process of its own:") == 2
     assert "Align(" in printed  # each share's own Luigi summary says what ran there

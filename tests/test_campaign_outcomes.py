@@ -43,7 +43,21 @@ def test_a_collection_without_morf_runs_and_charts_no_morphology(tmp_path: Path)
     rows = [line for line in summary.splitlines() if line.startswith("| Participacao")]
     # one row per scenario (the semantic chain's absolute and relative), morphology undefined
     assert [row.split(" | ")[2] for row in rows] == ["absolute", "relative"]
-    assert all(row.split(" | ")[12:15] == ["-", "-", "-"] for row in rows)
+    # no Morf. columns at all: the run, subset, scenario, nine figures and the signature
+    assert "Morf." not in summary
+    assert all(len(row.replace("\\|", "").split(" | ")) == 13 for row in rows)
+    # Each row is signed by its own Ida report (the figure it ranks by): the absolute and
+    # the relative rows differ in classification F, so they never share a signature.
+    signatures = [row.rsplit(" | ", 1)[1].strip("` |").replace("\\|", "|") for row in rows]
+    ida = out / "ParticipacaoSegundoHaremReRelEM_t1"
+    strict, relative = (
+        json.loads(next(ida.glob(f"*.total.alts.{name}.ida.json")).read_text(encoding="utf-8"))
+        for name in ("emir", "emir_relativo")
+    )
+    assert signatures == [strict["signature"], relative["signature"]]
+    assert "|scenario:abs|" in signatures[0] and "|scenario:rel|" in signatures[1]
+    assert all("|alt:strict|" in signature for signature in signatures)
+    assert rows[0].split(" | ")[3] != rows[1].split(" | ")[3]
     # the official Second HAREM figure of this run (reference total_harem.veu.alts.emir.ida,
     # "Medida F" of the identification block): 0.6561…
     assert rows[0].split(" | ")[5] == "0.6561"

@@ -101,6 +101,10 @@ def test_two_workers_against_luigid_run_each_task_once(tmp_path: Path) -> None:
             "0.1",
             "--worker-wait-jitter",
             "0.1",
+            # Luigi's "running" lines, which say what each worker ran (the package's
+            # default level is WARNING)
+            "--log-level",
+            "INFO",
         ]
         workers = [luigi_worker(shared.parent, *scheduler) for _ in range(2)]
         logs = [w.communicate(timeout=300) for w in workers]

@@ -84,3 +84,47 @@ def test_notes_come_once_under_the_title() -> None:
     markdown = format_markdown(rows, notes=["No MORF in the collection."])
     assert markdown.count("No MORF in the collection.") == 1
     assert markdown.index("No MORF") < markdown.index("| Run |")
+
+
+STRICT_IDA = {
+    "signature": "harem:x|run:aaa|scenario:abs|alt:strict",
+    "classificacao": {"medida_f": 0.4},
+    "identificacao": {"medida_f": 0.6},
+}
+RELATIVE_IDA = {
+    "signature": "harem:x|run:aaa|scenario:rel|alt:strict",
+    "classificacao": {"medida_f": 0.5},
+    # reference total_harem.emir_relativo.ida's kind of figure: not a proportion
+    "identificacao": {"medida_f": 1.0131},
+}
+
+
+def test_a_row_is_signed_by_the_ida_report_it_ranks_by() -> None:
+    # Without morphology the two scenarios share their Ida2ID report; their Ida reports
+    # (and classification F) differ, and so must their signatures.
+    absolute = build_row("sys", "total", "absolute", IDENTIFICATION, None, STRICT_IDA)
+    relative = build_row("sys", "total", "relative", IDENTIFICATION, None, RELATIVE_IDA)
+    assert absolute.signature == "harem:x|run:aaa|scenario:abs|alt:strict"
+    assert relative.signature == "harem:x|run:aaa|scenario:rel|alt:strict"
+    # the Ida's signature wins over the morphology's too
+    with_morphology = build_row("sys", "total", "absolute", IDENTIFICATION, MORPHOLOGY, STRICT_IDA)
+    assert with_morphology.signature == STRICT_IDA["signature"]
+
+
+def test_the_relative_identification_above_one_is_explained_once() -> None:
+    absolute = build_row("sys", "total", "absolute", IDENTIFICATION, None, STRICT_IDA)
+    relative = build_row("sys", "total", "relative", IDENTIFICATION, None, RELATIVE_IDA)
+    markdown = format_markdown([absolute, relative])
+    assert "| 1.0131 |" in markdown  # the official figure, kept as printed
+    assert markdown.count("is not a proportion and may exceed 1") == 1
+    assert "is not a proportion" not in format_markdown([absolute])
+
+
+def test_without_morf_the_markdown_has_no_morphology_columns() -> None:
+    rows = [build_row("sys", "total", "absolute", IDENTIFICATION, None, STRICT_IDA)]
+    markdown = format_markdown(rows, morphology=False)
+    header = next(line for line in markdown.splitlines() if line.startswith("| Run |"))
+    assert "Morf." not in markdown
+    assert header.count("|") == len(COLUMNS) - 3 + 1
+    # the CSV keeps every column (a stable schema for scripts)
+    assert "morf_f" in format_csv(rows).splitlines()[0]

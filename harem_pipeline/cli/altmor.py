@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from harem_pipeline.pipeline.steps import run_altmor
 
@@ -23,6 +22,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def altmor_command(args: argparse.Namespace) -> int:
-    target = run_altmor(args.input, args.output)
-    print(f"harem altmor: {target}", file=sys.stderr)
+    run_altmor(args.input, args.output)
     return 0

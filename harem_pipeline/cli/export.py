@@ -56,10 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    """Export; print what was written; return the exit status."""
+    """Export; print what was exported (quiet on success otherwise); return the exit status."""
     output, summary = run_export(
         args.cd, args.format, args.output, args.scenario, args.alt, args.scheme, args.types
     )
     sys.stderr.write(summary.format())
-    print(f"written to {output}", file=sys.stderr)
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from harem_pipeline.cli.options import resamples
@@ -83,8 +82,7 @@ def run_ida2mor(args: argparse.Namespace) -> int:
         bootstrap=max(args.bootstrap, 0),
     )
     signature = args.signature or file_signature(args.input, params).format()
-    outputs = reporting.run_ida2mor(
+    reporting.run_ida2mor(
         args.input, scenario, signature, args.output, run, subset, params.bootstrap, params.seed
     )
-    print(f"harem ida2mor: {outputs.text} and {outputs.json}", file=sys.stderr)
     return 0

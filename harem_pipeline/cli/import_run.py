@@ -60,5 +60,4 @@ def handle(args: argparse.Namespace) -> int:
     """Import, write the run, print the summary; return the exit status."""
     output, summary = run_import(args.predictions, args.format, args.cd, args.output, args.scheme)
     sys.stderr.write(summary.format())
-    print(f"run written to {output}", file=sys.stderr)
     return 0

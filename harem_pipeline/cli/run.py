@@ -6,17 +6,23 @@ the workers taken from the file unless given, and the exit status 0 only
 when every task succeeded.  With several workers and a local scheduler the
 runs' chains are first built in shares, a process each
 (``tasks.build.build_runs_apart``): the same tasks, far fewer processes.
+
+What it prints: on a terminal, with a local scheduler, one line on standard
+error counting the stages and runs done as they finish (``tasks.progress``); Luigi's execution
+summaries only with ``--verbose``; last, on standard output, the two paths
+that matter (the summary and the report).
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from pathlib import Path
 
 from harem_pipeline.cli.options import whole_number
 from harem_pipeline.pipeline.config import load_campaign
-from harem_pipeline.text.progress import set_quiet
+from harem_pipeline.text.progress import is_quiet, set_quiet
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,44 +45,64 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--scheduler-url",
         help="a central luigid scheduler (e.g. http://host:8082); default: a local scheduler",
     )
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--quiet", action="store_true", help="no progress line or bars")
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also print Luigi's execution summaries (what ran, what was found complete)",
+    )
     parser.set_defaults(func=run_campaign)
 
 
 def run_campaign(args: argparse.Namespace) -> int:
     import luigi
 
-    from tasks import FullEvaluation
+    from tasks import FullEvaluation, progress
     from tasks.base import BuildSchedulerFactory
     from tasks.build import build_runs_apart
     from tasks.pipeline import Summary
 
     config = Path(args.config).resolve()
     campaign = load_campaign(config)
-    if args.quiet:
-        set_quiet()
+    # With a central scheduler other machines run some of the stages, which no count here
+    # would see: the line is drawn for a local build only.
+    show_progress = not (args.quiet or is_quiet() or args.scheduler_url) and progress.is_terminal(
+        sys.stderr
+    )
+    if args.quiet or show_progress:
+        set_quiet()  # the campaign's line stands for the stages' own bars
     workers = args.workers or campaign.workers
     luigi.task_register.Register.clear_instance_cache()  # read the campaign as it is now
+    root = FullEvaluation(config=str(config))
     scheduler = (
         {"scheduler_url": args.scheduler_url} if args.scheduler_url else {"local_scheduler": True}
     )
-    if not args.scheduler_url:
-        for share in build_runs_apart(str(config), workers):
-            print("A share of the runs, built in a process of its own:", share, sep="\n")
-    result = luigi.build(
-        [FullEvaluation(config=str(config))],
-        worker_scheduler_factory=BuildSchedulerFactory(),
-        workers=workers,
-        detailed_summary=True,
-        log_level="WARNING",
-        **scheduler,
-    )
-    logging.shutdown()
-    print(result.summary_text)
+    if show_progress and not root.recorded:
+        progress.start(root)
+    try:
+        if not args.scheduler_url:
+            for share in build_runs_apart(str(config), workers):
+                if args.verbose:
+                    print("A share of the runs, built in a process of its own:", share, sep="\n")
+        result = luigi.build(
+            [root],
+            worker_scheduler_factory=BuildSchedulerFactory(),
+            workers=workers,
+            detailed_summary=True,
+            log_level="WARNING",
+            **scheduler,
+        )
+    except BaseException:
+        progress.stop(succeeded=False)
+        raise
     succeeded = result.status in (
         luigi.execution_summary.LuigiStatusCode.SUCCESS,
         luigi.execution_summary.LuigiStatusCode.SUCCESS_WITH_RETRY,
     )
+    progress.stop(succeeded)
+    logging.shutdown()
+    if args.verbose:
+        print(result.summary_text)
     if succeeded:
         print(f"Summary: {campaign.output / 'summary.md'}")
         print(f"Report:  {campaign.output / 'report.html'}")

@@ -63,12 +63,11 @@ def vizir_command(args: argparse.Namespace) -> int:
 
 
 def report_result(result: VizirResult) -> None:
-    """One line on stderr: where the output went, or why there is none."""
+    """Nothing when the output was written (quiet on success, as every command); one line
+    on stderr when there is none, and why."""
     if result.output is None:
         print(
             f"harem vizir: {result.input}: the system classified no entity morphologically "
             "(no MORF attribute); no output written",
             file=sys.stderr,
         )
-    else:
-        print(f"harem vizir: {result.output} ({result.scored} records scored)", file=sys.stderr)

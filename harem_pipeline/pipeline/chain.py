@@ -325,7 +325,9 @@ def summary(
     if incomplete:
         notes.insert(0, incomplete_note(incomplete))
     markdown, table = folder / "summary.md", folder / "summary.csv"
-    write_text_atomic(markdown, summary_stage.format_markdown(rows, notes=notes))
+    write_text_atomic(
+        markdown, summary_stage.format_markdown(rows, notes=notes, morphology=morphology)
+    )
     write_text_atomic(table, summary_stage.format_csv(rows))
     data = json.loads(summary_stage.format_json(rows))
     data["campaign"] = {

@@ -1,15 +1,19 @@
 """Charts of the campaign report, drawn with matplotlib as inline SVG.
 
-Each function takes plain numbers and returns an ``<svg>`` element as text,
+Each function takes plain numbers and returns an ``<svg>`` element as text
+(with the ranges of the axes that follow the figures, for the caption to say),
 ready to be placed in the HTML page: no file, no network resource.  The SVG
-is made reproducible (fixed hash salt, no date) so the same campaign gives
-the same report bytes.
+keeps matplotlib's ``viewBox``, so the page scales it to its width, and its
+text is real text at :data:`FONT_SIZE`.  It is made reproducible (fixed hash
+salt, no date) so the same campaign gives the same report bytes.  Labels are
+in Portuguese, as in the HAREM reports.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -26,10 +30,14 @@ SERIES_COLOURS = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
     "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#8c6d31",
 )  # fmt: skip
-WIDTH = 11.0
-"""Figure width in inches: the page shows every chart at its full width."""
-LEGEND_SIZE = 10
-"""Legend and annotation font size in points, legible at the page width."""
+WIDTH = 8.0
+"""Figure width in inches (768 px at 96 dpi): the page shows a chart at most 60rem wide, so
+at an 800 px window a chart is drawn at about its natural size."""
+FONT_SIZE = 12
+"""Every text of a chart in points (16 px at natural size): at least 11 px on the page at an
+800 px window, where a chart with its legend beside it is scaled to about 0.75."""
+STEP = 0.05
+"""Axis ranges are whole multiples of this step."""
 
 
 def series_colour(i: int, n: int) -> str:
@@ -55,6 +63,17 @@ def _pyplot() -> Any:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    plt.rcParams.update(
+        {
+            "font.size": FONT_SIZE,
+            "axes.titlesize": FONT_SIZE,
+            "axes.labelsize": FONT_SIZE,
+            "xtick.labelsize": FONT_SIZE,
+            "ytick.labelsize": FONT_SIZE,
+            "legend.fontsize": FONT_SIZE,
+            "figure.titlesize": FONT_SIZE,
+        }
+    )
     return plt
 
 
@@ -82,36 +101,83 @@ def _errors(values: Sequence[float | None], intervals: Sequence[list[float] | No
     return [lower, upper]
 
 
-def grouped_bars(
+def axis_range(values: Iterable[float | None]) -> tuple[float, float]:
+    """The range an axis needs to show ``values`` apart: from a multiple of :data:`STEP` at
+    least 0.4 step (0.02) below the smallest, so no marker sits on the frame, to one as far
+    above the largest; at least two steps wide, never below 0.
+
+    Runs that all score between 0.6 and 0.7 drawn on 0–1 all look alike; drawn on
+    0.55–0.75 their differences show.  The chart says its range (see ``describe_range``).
+    """
+    shown = [v for v in values if v is not None and math.isfinite(v)]
+    if not shown:
+        return 0.0, 1.0
+    low = max(0.0, math.floor(round(min(shown) / STEP - 0.4, 9)) * STEP)
+    high = math.ceil(round(max(shown) / STEP + 0.4, 9)) * STEP
+    if high - low < 2 * STEP:
+        high = low + 2 * STEP
+    return round(low, 2), round(high, 2)
+
+
+def describe_range(axis: str, bounds: tuple[float, float]) -> str:
+    """``eixo vertical de 0.55 a 0.75 (não começa em 0)``: what a reader must know of an axis."""
+    low, high = bounds
+    text = f"eixo {axis} de {low:.2f} a {high:.2f}"
+    return text + (" (não começa em 0)" if low > 0 else "")
+
+
+def _ends(
+    values: Sequence[float | None], intervals: Sequence[Sequence[float] | None] | None
+) -> list[float | None]:
+    """The values and the ends of their intervals: everything an axis must show."""
+    ends: list[float | None] = list(values)
+    for interval in intervals or ():
+        if interval:
+            ends.extend(interval)
+    return ends
+
+
+def grouped_points(
     title: str,
     groups: Sequence[str],
     series: Mapping[str, Sequence[float | None]],
     intervals: Mapping[str, Sequence[list[float] | None]] | None = None,
     ylabel: str = "F",
-) -> str:
-    """Bars of one value per group and series, with 95 % error bars when given."""
+) -> tuple[str, tuple[float, float]]:
+    """One marker per group and series, with its 95 % error bar when given; returns the SVG
+    and the vertical axis range.
+
+    Markers, not bars: the axis starts where the figures are (``axis_range``), and a bar
+    cut off at its foot would mislead about the ratio of two figures.
+    """
     width = 0.8 / max(1, len(series))
+    bounds = axis_range(
+        v
+        for name, values in series.items()
+        for v in _ends(values, intervals.get(name) if intervals else None)
+    )
     figure, axes = _pyplot().subplots(figsize=(WIDTH, 4.0))
     for i, (name, values) in enumerate(series.items()):
-        xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
-        heights = [v if v is not None else 0.0 for v in values]
-        yerr = _errors(values, intervals[name]) if intervals and name in intervals else None
-        axes.bar(
-            xs,
-            heights,
-            width,
-            label=name,
-            color=series_colour(i, len(series)),
-            yerr=yerr,
-            capsize=3 if yerr else 0,
-        )
+        shown = [(g, v) for g, v in enumerate(values) if v is not None]
+        xs = [g + (i - (len(series) - 1) / 2) * width for g, _ in shown]
+        ys = [v for _, v in shown]
+        yerr = None
+        if intervals and name in intervals:
+            kept = [intervals[name][g] for g, _ in shown]
+            yerr = _errors(ys, kept)
+        axes.errorbar(
+            xs, ys, yerr=yerr, fmt="o", markersize=7, capsize=4,
+            label=name, color=series_colour(i, len(series)),
+        )  # fmt: skip
     axes.set_xticks(range(len(groups)), groups, rotation=20, ha="right")
-    axes.set_ylim(0, 1.05)
+    axes.set_xlim(-0.5, len(groups) - 0.5)
+    axes.set_ylim(*bounds)
     axes.set_ylabel(ylabel)
-    axes.set_title(title)
-    axes.legend(fontsize=LEGEND_SIZE, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    if title:
+        axes.set_title(title, loc="left")
+    axes.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), title="subconjunto")
     axes.grid(axis="y", alpha=0.3)
-    return _to_svg(figure)
+    return _to_svg(figure), bounds
 
 
 def stacked_outcomes(
@@ -135,39 +201,76 @@ def stacked_outcomes(
             shares = [c.get(outcome, 0) / t for c, t in zip(counts, totals, strict=True)]
             axes.bar(range(len(runs)), shares, 0.6, bottom=bottoms, label=outcome, color=colour)
             bottoms = [b + s for b, s in zip(bottoms, shares, strict=True)]
-        axes.set_xticks(range(len(runs)), runs, rotation=20, ha="right")
+        axes.set_xticks(range(len(runs)), runs, rotation=40, ha="right", rotation_mode="anchor")
         axes.set_ylim(0, 1)
         axes.set_title(title)
-    axes_row[0][0].set_ylabel("share of records")
+    axes_row[0][0].set_ylabel("parte dos registos")
     handles, labels = axes_row[0][0].get_legend_handles_labels()
     # Below the panels, in rows: the panels keep the page's width, the legend stays legible.
     figure.legend(
-        handles, labels, fontsize=LEGEND_SIZE, loc="upper center", ncol=4,
-        bbox_to_anchor=(0.5, 0.02), frameon=False,
+        handles, labels, loc="upper center", ncol=3,
+        bbox_to_anchor=(0.5, -0.08), frameon=False,
     )  # fmt: skip
     return _to_svg(figure)
 
 
+MARKERS = ("o", "s", "^", "D", "v", "P")
+"""One marker shape per measure family of the precision–recall chart."""
+
+
 def precision_recall(
     title: str, points: Mapping[str, Mapping[str, tuple[float | None, float | None]]]
-) -> str:
-    """Precision against recall: one marker per run, one colour per measure family."""
+) -> tuple[str, tuple[float, float], tuple[float, float]]:
+    """Precision against recall: one colour per run, one marker shape per measure family;
+    returns the SVG and the ranges of the recall and precision axes.
+
+    No text beside the markers (runs close together made their names overlap): one legend
+    below the axes gives the families by shape, then the runs by colour.
+    """
+    from matplotlib.lines import Line2D
+
+    runs = list(dict.fromkeys(run for family in points.values() for run in family))
+    colours = {run: series_colour(i, len(runs)) for i, run in enumerate(runs)}
+    shown = {
+        family: [(r, p, rc) for r, (p, rc) in by_run.items() if p is not None and rc is not None]
+        for family, by_run in points.items()
+    }
+    recall_range = axis_range(rc for pts in shown.values() for _, _, rc in pts)
+    precision_range = axis_range(p for pts in shown.values() for _, p, _ in pts)
     figure, axes = _pyplot().subplots(figsize=(WIDTH, 5.0))
-    for i, (family, runs) in enumerate(points.items()):
-        colour = series_colour(i, len(points))
-        shown = [(r, p, rc) for r, (p, rc) in runs.items() if p is not None and rc is not None]
+    for i, pts in enumerate(shown.values()):
         axes.scatter(
-            [rc for _, _, rc in shown], [p for _, p, _ in shown], label=family, color=colour
+            [rc for _, _, rc in pts],
+            [p for _, p, _ in pts],
+            c=[colours[r] for r, _, _ in pts],
+            marker=MARKERS[i % len(MARKERS)],
+            s=70,
+            edgecolors="#222",
+            linewidths=0.6,
         )
-        for run, p, rc in shown:
-            axes.annotate(
-                run, (rc, p), fontsize=LEGEND_SIZE, xytext=(3, 3), textcoords="offset points"
-            )
-    axes.set_xlim(0, 1.05)
-    axes.set_ylim(0, 1.05)
-    axes.set_xlabel("recall (Abrangência)")
-    axes.set_ylabel("precision (Precisão)")
-    axes.set_title(title)
+    axes.set_xlim(*recall_range)
+    axes.set_ylim(*precision_range)
+    axes.set_xlabel("Abrangência")
+    axes.set_ylabel("Precisão")
+    if title:
+        axes.set_title(title, loc="left")
     axes.grid(alpha=0.3)
-    axes.legend(fontsize=LEGEND_SIZE, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    return _to_svg(figure)
+    run_handles = [
+        Line2D([], [], linestyle="", marker="o", markersize=9, color=colours[r], label=r)
+        for r in runs
+    ]
+    family_handles = [
+        Line2D([], [], linestyle="", marker=MARKERS[i % len(MARKERS)], markersize=9,
+               color="#888", markeredgecolor="#222", label=family)
+        for i, family in enumerate(shown)
+    ]  # fmt: skip
+    # One legend below the axes, not beside them: the figure keeps its width (so its text
+    # its size), and the measures (by shape) and the runs (by colour) cannot overlap.
+    axes.legend(
+        handles=[*family_handles, *run_handles],
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.14),
+        ncol=3,
+        title="medida (forma) e saída (cor)",
+    )
+    return _to_svg(figure), recall_range, precision_range

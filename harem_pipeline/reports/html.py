@@ -3,13 +3,23 @@
 Built from the campaign summary data (``summary.json``: every report's JSON
 twin), never from text reports.  Everything is inline — CSS, the sorting
 script and the charts (SVG from ``reports.charts``) — so the file can be
-mailed or archived and opens without any network.  Every table shows the
-signature of the numbers in it, and simulated runs are labelled as such.
+mailed or archived and opens without any network.  Every figure is shown
+with the signature of the report it comes from, and simulated runs are
+labelled as such.
+
+What an organiser reads first comes first and fits a 1400 px window: a
+table of contents, a compact leaderboard (the official figures; every other
+measure and the signatures one click away, in a ``<details>``), the legend,
+the charts (axes that span the figures, their range said), then one
+collapsed ``<details>`` block per run with all its tables.  Labels are in
+Portuguese, as the HAREM reports have them; the explanations are in English,
+like the rest of the package.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -17,7 +27,7 @@ from typing import Any
 
 from harem_pipeline import __version__
 from harem_pipeline.reports import charts
-from harem_pipeline.reports.summary import dig
+from harem_pipeline.reports.summary import RELATIVE_NOTE, dig, row_signature
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_json_object
 
@@ -32,19 +42,34 @@ OUTCOME_KEYS = (
     ("parcialmente_sobre_especificado", "Parcialmente sobre especificado"),
 )
 SPAN_MEASURES = (("exact", "Exacta"), ("overlap", "Sobreposição"), ("intersection", "Intersecção"))
+SCENARIO_NAMES = {"absolute": "absoluto", "relative": "relativo"}
 
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:2rem auto;padding:0 1rem;color:#222;max-width:80rem}
-h1{margin-bottom:.2rem} .muted{color:#666;font-size:.9rem}
+body{font-family:system-ui,sans-serif;margin:1.5rem auto;padding:0 1rem;color:#222;max-width:80rem;
+line-height:1.4}
+h1{margin-bottom:.2rem} h2{margin-top:2rem;border-bottom:1px solid #ddd}
+.muted{color:#666;font-size:.9rem}
 .note{background:#fff8e1;border-left:4px solid #f9a825;padding:.5rem 1rem}
 .note.incomplete{background:#ffebee;border-left-color:#c62828;font-weight:bold}
+nav#indice{background:#f7f7f7;border:1px solid #e3e3e3;padding:.25rem 1rem;font-size:.95rem}
+nav#indice h2{margin:.5rem 0;border:0;font-size:1.1rem} nav#indice ol{margin:.25rem 0}
+nav#indice ol ol{columns:2;font-size:.9rem}
 .scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;margin:.5rem 0 1rem 0;font-size:.9rem}
-th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}
-th{background:#f3f3f3} td.name,th.name{text-align:left}
+th,td{border:1px solid #ddd;padding:.25rem .45rem;text-align:right;vertical-align:top}
+th{background:#f3f3f3;font-weight:600} td.name,th.name{text-align:left}
+table#leaderboard{font-size:1rem} table#leaderboard th{max-width:10rem}
+table#leaderboard td.name{white-space:nowrap}
+@media (max-width:900px){table#leaderboard{font-size:.8rem} table#leaderboard th{max-width:7rem}}
 table.sortable th{cursor:pointer} table.sortable th:after{content:" \\2195";color:#aaa}
+.ci{color:#666;font-size:.8em;white-space:nowrap}
 code.sig{font-size:.75rem;color:#555;word-break:break-all}
-.charts figure{margin:0 0 1.5rem 0;width:100%}
+ul.sigs{font-size:.85rem;padding-left:1.2rem}
+details{margin:.5rem 0} details>summary{cursor:pointer;padding:.25rem 0}
+details.run{border:1px solid #ddd;border-radius:4px;padding:.25rem .75rem}
+details.run>summary{font-size:1.1rem;font-weight:600}
+details.run[open]>summary{border-bottom:1px solid #eee;margin-bottom:.5rem}
+.charts figure{margin:0 0 2rem 0;max-width:60rem}
 .charts svg{width:100%;height:auto;display:block}
 .charts figcaption{font-size:.9rem;color:#444;margin-top:.25rem}
 .sim{color:#8d6e00;font-weight:normal;font-size:.8rem}
@@ -69,22 +94,30 @@ document.querySelectorAll('table.sortable').forEach(function (table) {
     });
   });
 });
+function openTarget() {
+  var id = decodeURIComponent(location.hash.slice(1));
+  for (var el = id && document.getElementById(id); el; el = el.parentElement) {
+    if (el.tagName === 'DETAILS') { el.open = true; }
+  }
+}
+window.addEventListener('hashchange', openTarget);
+openTarget();
 """
+"""Sorting by a header's click; a link to a block inside a closed ``<details>`` opens it."""
 
 
-def _number(value: float | None, interval: Sequence[float] | None = None) -> str:
-    """``0.7036 ± 0.0123`` (half-width of the 95 % interval), ``-`` when undefined."""
-    if value is None:
-        return "-"
-    text = f"{value:.4f}"
-    if interval:
-        text += f" ± {(interval[1] - interval[0]) / 2:.4f}"
-    return text
+def _number(value: float | None) -> str:
+    """``0.7036``; ``-`` when undefined."""
+    return "-" if value is None else f"{value:.4f}"
 
 
 def _cell(value: float | None, interval: Sequence[float] | None = None) -> str:
+    """A figure's cell: its value, and the half-width of its 95 % interval (``± 0.0123``)."""
     sort_value = "" if value is None else repr(value)
-    return f'<td data-value="{sort_value}">{escape(_number(value, interval))}</td>'
+    text = escape(_number(value))
+    if value is not None and interval:
+        text += f' <span class="ci">± {(interval[1] - interval[0]) / 2:.4f}</span>'
+    return f'<td data-value="{sort_value}">{text}</td>'
 
 
 def _headline(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -126,6 +159,12 @@ LEADERBOARD_COLUMNS = (
     ("class_f", "Classificação F (ALT estrito)"),
     ("class_f_relaxed", "Classificação F (ALT relaxado)"),
     ("id_f_official", "Identificação F (Ida)"),
+    ("id_f", "Identificação F (Ida2ID)"),
+    ("morf_f", "Morfologia F (Combinada)"),
+)
+"""The compact leaderboard: the official figures, and one figure per other family."""
+
+DETAIL_COLUMNS = (
     ("id_p", "Id. Precisão"),
     ("id_r", "Id. Abrangência"),
     ("id_f", "Id. Medida F"),
@@ -136,6 +175,14 @@ LEADERBOARD_COLUMNS = (
     ("morf_r", "Morf. Abrangência"),
     ("morf_f", "Morf. Medida F"),
 )
+"""The leaderboard's other measures, one click away."""
+
+MORPHOLOGY_KEYS = frozenset({"morf_p", "morf_r", "morf_f"})
+
+
+def _columns(columns: Sequence[tuple[str, str]], morphology: bool) -> list[tuple[str, str]]:
+    """``columns`` without the morphology ones for a collection with no MORF."""
+    return [(k, label) for k, label in columns if morphology or k not in MORPHOLOGY_KEYS]
 
 
 def _leaderboard_entries(reports: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -167,43 +214,78 @@ def _leaderboard_entries(reports: Sequence[Mapping[str, Any]]) -> list[Mapping[s
 def _run_label(report: Mapping[str, Any]) -> str:
     label = escape(report["run"])
     if report.get("simulated"):
-        label += ' <span class="sim">(simulated)</span>'
+        label += ' <span class="sim">(simulada)</span>'
     return label
 
 
-def render_leaderboard(reports: Sequence[Mapping[str, Any]]) -> str:
+def run_anchor(run: str) -> str:
+    """The id of a run's block: ``saida-`` and the name, any character but letters, digits,
+    ``_`` and ``-`` written as ``.XX.`` (its code point between dots), so every name gives
+    its own id."""
+    safe = re.sub(r"[^A-Za-z0-9_-]", lambda m: f".{ord(m.group()):X}.", run)
+    return f"saida-{safe}"
+
+
+def _where(subset: str | None, scenario: str | None) -> str:
+    """``subconjunto total, cenário absoluto`` (the scenario left out when there is none)."""
+    parts = [f"subconjunto {subset}"] if subset else []
+    if scenario:
+        parts.append(f"cenário {SCENARIO_NAMES.get(scenario, scenario)}")
+    return ", ".join(parts)
+
+
+def render_leaderboard(reports: Sequence[Mapping[str, Any]], morphology: bool = True) -> str:
+    """The compact leaderboard (fits a 1400 px window), and in a ``<details>`` the other
+    measures of the same reports with every signature."""
     entries = _leaderboard_entries(reports)
-    head = '<th class="name">Run</th><th class="name">Subset</th><th class="name">Scenario</th>'
-    head += "".join(f"<th>{escape(label)}</th>" for _, label in LEADERBOARD_COLUMNS)
-    rows = []
-    for report in entries:
-        figures = _headline(report)
-        cells = "".join(_cell(*figures[key]) for key, _ in LEADERBOARD_COLUMNS)
-        rows.append(
-            f'<tr><td class="name" data-value="{escape(report["run"])}">{_run_label(report)}</td>'
-            f'<td class="name">{escape(str(report.get("subset")))}</td>'
-            f'<td class="name">{escape(str(report.get("scenario")))}</td>{cells}</tr>'
+    main = _columns(LEADERBOARD_COLUMNS, morphology)
+    detail = _columns(DETAIL_COLUMNS, morphology)
+
+    def table(table_id: str, columns: Sequence[tuple[str, str]], ranked: bool) -> str:
+        head = ("<th>#</th>" if ranked else "") + '<th class="name">Saída</th>'
+        head += "".join(f"<th>{escape(label)}</th>" for _, label in columns)
+        rows = []
+        for position, report in enumerate(entries, 1):
+            figures = _headline(report)
+            cells = "".join(_cell(*figures[key]) for key, _ in columns)
+            rank = f'<td data-value="{position}">{position}</td>' if ranked else ""
+            rows.append(
+                f"<tr>{rank}"
+                f'<td class="name" data-value="{escape(report["run"])}">'
+                f'<a href="#{run_anchor(report["run"])}">{_run_label(report)}</a></td>'
+                f"{cells}</tr>"
+            )
+        return (
+            f'<div class="scroll"><table id="{table_id}" class="sortable"><thead><tr>{head}'
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         )
+
+    shown = ", ".join(dict.fromkeys(_where(r.get("subset"), r.get("scenario")) for r in entries))
     signatures = "".join(
-        f'<li><code class="sig">{escape(str(_signature(r)))}</code></li>' for r in entries
+        f'<li>{escape(r["run"])}: <code class="sig">{escape(_signature(r))}</code></li>'
+        for r in entries
     )
     return (
-        '<div class="scroll"><table id="leaderboard" class="sortable"><thead><tr>'
-        + head
-        + "</tr></thead><tbody>"
-        + "".join(rows)
-        + f'</tbody></table></div><p class="muted">Signatures:</p><ul>{signatures}</ul>'
+        f'<p class="muted">{escape(shown)}; ordenado pela Classificação F (ALT estrito), '
+        "como o HAREM ordenou os sistemas (clicar num cabeçalho ordena por ele).</p>"
+        + table("leaderboard", main, ranked=True)
+        + '<details id="todas-as-medidas"><summary>Todas as medidas e assinaturas</summary>'
+        + table("leaderboard-details", detail, ranked=False)
+        + f'<p class="muted">Assinaturas (do relatório Ida estrito):</p>'
+        f'<ul class="sigs">{signatures}</ul></details>'
     )
 
 
 def _signature(report: Mapping[str, Any]) -> str:
-    return (
-        dig(report, "morphology", "signature") or dig(report, "identification", "signature") or ""
+    """The signature of the figure the entry ranks by (see ``summary.row_signature``)."""
+    return row_signature(
+        report.get("identification"), report.get("morphology"), report.get("classification")
     )
 
 
 def render_categories(semantic: Mapping[str, Any] | None) -> str:
-    """The per-category table of an Ida report (the Sultão tables): P, R, F of both blocks."""
+    """The per-category table of an Ida report (the Sultão tables): P, R, F of both blocks,
+    collapsed (one click away)."""
     categories = (semantic or {}).get("por_categoria") or {}
     if not categories:
         return ""
@@ -220,11 +302,22 @@ def render_categories(semantic: Mapping[str, Any] | None) -> str:
             for key in ("precisao", "abrangencia", "medida_f")
         )
         rows.append(f'<tr><td class="name">{escape(category)}</td>{cells}</tr>')
-    return f'<div class="scroll"><table class="categories">{"".join(rows)}</table></div>'
+    return (
+        "<details><summary>Por categoria (Ida estrito)</summary>"
+        f'<div class="scroll"><table class="categories">{"".join(rows)}</table></div></details>'
+    )
+
+
+REPORT_NAMES = (
+    ("classification", "Ida, ALT estrito"),
+    ("relaxed", "Ida, ALT relaxado"),
+    ("identification", "Ida2ID"),
+    ("morphology", "Ida2Mor"),
+)
 
 
 def render_run_tables(report: Mapping[str, Any], collection_morphology: bool = True) -> str:
-    """Every measure of one run × subset × scenario, with the table's signature.
+    """Every measure of one run × subset × scenario, with the signature of each report.
 
     Without ``collection_morphology`` (a collection with no MORF, said once at the top
     of the page) the table has no morphology rows at all.
@@ -254,7 +347,7 @@ def render_run_tables(report: Mapping[str, Any], collection_morphology: bool = T
             data["ci95"] = dig(semantic, "ci95", block)
             if semantic:
                 add(f"{label} (Ida, ALT {name})", data, "precisao", "abrangencia", "medida_f")
-    add("Identificação (HAREM)", ident, "precisao", "abrangencia", "medida_f")
+    add("Identificação (Ida2ID)", ident, "precisao", "abrangencia", "medida_f")
     labelled = dig(ident, "measures", "labelled") or {}
     for key, name in SPAN_MEASURES:
         add(f"Identificação, medida {name}", labelled.get(key), "precision", "recall", "f1")
@@ -274,57 +367,97 @@ def render_run_tables(report: Mapping[str, Any], collection_morphology: bool = T
             "morfologicamente nenhuma EM (no morphology report)</td></tr>"
         )
     scenario = report.get("scenario")
-    title = f"{report.get('subset')} — {scenario}" if scenario else str(report.get("subset"))
+    subset = str(report.get("subset"))
+    title = f"{subset} — {SCENARIO_NAMES.get(scenario, scenario)}" if scenario else subset
+    relative = (
+        '<p class="muted">Relative scenario: the identification of the Ida report is not a '
+        'proportion and may exceed 1 (see <a href="#legenda">the legend</a>).</p>'
+        if scenario == "relative" and report.get("classification")
+        else ""
+    )
+    signatures = "".join(
+        f'<li>{label}: <code class="sig">{escape(str(report[key]["signature"]))}</code></li>'
+        for key, label in REPORT_NAMES
+        if isinstance(report.get(key), Mapping) and report[key].get("signature")
+    )
     return (
         f'<h4>{escape(title)}</h4><div class="scroll"><table>{"".join(rows)}</table></div>'
+        + relative
         + render_categories(report.get("classification"))
-        + f'<p class="muted">Signature: <code class="sig">{escape(_signature(report))}</code></p>'
+        + f'<p class="muted">Assinaturas:</p><ul class="sigs">{signatures}</ul>'
     )
 
 
-SCENARIO_NAMES = {"absolute": "absoluto", "relative": "relativo"}
 LEGEND = (
     "Classificação F (ALT estrito / relaxado): the semantic classification F (CSC) of the "
     "official Ida reports .emir.ida / .emir.altrel.ida (relative rows: .emir_relativo.ida), "
     "what HAREM ranked systems by; Identificação F (Ida): the identification F of the same "
     ".emir.ida, the figure the official tables show. "
-    "Id. Precisão, Abrangência, Medida F: Ida2ID's identification measures with partial "
-    "credit (a partly identified entity counts for its share of the tokens), in the "
-    "campaign's style; not the figures the official HAREM result tables show. "
+    "Identificação F (Ida2ID), Id. Precisão, Abrangência, Medida F: Ida2ID's identification "
+    "measures with partial credit (a partly identified entity counts for its share of the "
+    "tokens), in the campaign's style; not the figures the official HAREM result tables show. "
     "F exacta, sobreposição, intersecção: the labelled span measures of the same documents. "
-    "Morf.: Ida2Mor's combined (gender and number) field."
+)
+MORPHOLOGY_LEGEND = "Morfologia / Morf.: Ida2Mor's combined (gender and number) field. "
+LEGEND_END = (
+    "± is the half-width of the 95 % document-bootstrap interval. Each figure's signature "
+    "(Assinatura) pins what made it: the leaderboard's is the strict Ida report's, with its "
+    "subset, scenario and ALT. Labels (headings, column headers, chart titles and axes) are in "
+    "Portuguese, as the HAREM reports have them; notes and explanations are in English."
 )
 
 
-def _where(subset: str | None, scenario: str | None) -> str:
-    """``subconjunto total, cenário absoluto`` (the scenario left out when there is none)."""
-    parts = [f"subconjunto {subset}"] if subset else []
-    if scenario:
-        parts.append(f"cenário {SCENARIO_NAMES.get(scenario, scenario)}")
-    return ", ".join(parts)
+def render_legend(reports: Sequence[Mapping[str, Any]], morphology: bool) -> str:
+    """What the columns are; why a relative row's identification may exceed 1 (when the page
+    shows relative rows)."""
+    text = LEGEND + (MORPHOLOGY_LEGEND if morphology else "") + LEGEND_END
+    parts = [f"<p>{escape(text)}</p>"]
+    if any(r.get("scenario") == "relative" and r.get("classification") for r in reports):
+        parts.append(f"<p><strong>Cenário relativo.</strong> {escape(RELATIVE_NOTE_HTML)}</p>")
+    return '<div id="legenda" class="muted">' + "".join(parts) + "</div>"
 
 
-def render_charts(reports: Sequence[Mapping[str, Any]], morphology: bool = True) -> str:
-    """F per run and subset, outcome distributions per field, precision against recall.
+RELATIVE_NOTE_HTML = RELATIVE_NOTE.replace("`", "").replace("Id. F (Ida)", "Identificação F (Ida)")
+"""The summary's note on the relative identification, in the page's labels."""
 
-    Each chart's title and caption say which subset(s) and scenario it shows;
-    without ``morphology`` only the identification charts are drawn.
+
+def _chart(chart_id: str, title: str, svg: str, caption: str) -> tuple[str, str, str]:
+    return (
+        chart_id,
+        title,
+        (
+            f'<figure id="{chart_id}"><h3>{escape(title)}</h3>{svg}'
+            f"<figcaption>{escape(caption)}</figcaption></figure>"
+        ),
+    )
+
+
+def chart_blocks(
+    reports: Sequence[Mapping[str, Any]], morphology: bool = True
+) -> list[tuple[str, str, str]]:
+    """(id, title, ``<figure>``) of every chart: F per run and subset, outcome distributions
+    per field, precision against recall.
+
+    Each chart's title and caption say which subset(s) and scenario it shows, and the range
+    of every axis that does not span 0–1; without ``morphology`` only the identification and
+    classification charts are drawn.
     """
     if not reports:
-        return ""
+        return []
     subsets = list(dict.fromkeys(str(r.get("subset")) for r in reports))
-    runs = sorted({r["run"] for r in reports})
+    runs = [r["run"] for r in _leaderboard_entries(reports)]  # the leaderboard's order
     absolute = [r for r in reports if r.get("scenario") in ("absolute", None)] or list(reports)
     shown_scenario = absolute[0].get("scenario")
     by_key = {(r["run"], str(r.get("subset"))): r for r in absolute}
-    parts: list[tuple[str, str]] = []
+    blocks: list[tuple[str, str, str]] = []
     families = [
-        ("class_f", "Classificação semântica: Medida F (ALT estrito)"),
-        ("id_f", "Identificação: Medida F"),
+        ("class_f", "grafico-classificacao", "Classificação semântica: Medida F (ALT estrito)"),
+        ("id_f", "grafico-identificacao", "Identificação (Ida2ID): Medida F"),
     ]
     if morphology:
-        families.append(("morf_f", "Morfologia: Medida F"))
-    for family, label in families:
+        families.append(("morf_f", "grafico-morfologia", "Morfologia: Medida F"))
+    where = _where(", ".join(subsets), shown_scenario).replace("subconjunto", "subconjuntos")
+    for family, chart_id, label in families:
         series, intervals = {}, {}
         for subset in subsets:
             figures = [
@@ -333,13 +466,14 @@ def render_charts(reports: Sequence[Mapping[str, Any]], morphology: bool = True)
             ]
             series[subset] = [f[family][0] if f else None for f in figures]
             intervals[subset] = [f[family][1] if f else None for f in figures]
-        where = _where(", ".join(subsets), shown_scenario).replace("subconjunto", "subconjuntos")
-        title = f"{label} por run e subconjunto ({_where(None, shown_scenario) or 'identificação'})"
-        parts.append(
-            (
-                charts.grouped_bars(title, runs, series, intervals),
-                f"{label}, por run; uma barra por subconjunto ({where}); "
-                "barras de erro: intervalo de 95 %.",
+        svg, bounds = charts.grouped_points("", runs, series, intervals)
+        blocks.append(
+            _chart(
+                chart_id,
+                f"{label}, por saída e subconjunto",
+                svg,
+                f"{label}, por saída; um ponto por subconjunto ({where}); barras de erro: "
+                f"intervalo de 95 %; {charts.describe_range('vertical', bounds)}.",
             )
         )
     leader = _leaderboard_entries(reports)
@@ -356,14 +490,17 @@ def render_charts(reports: Sequence[Mapping[str, Any]], morphology: bool = True)
                 counts.append({label: raw.get(k, 0) for k, label in OUTCOME_KEYS})
             panels.append((name, names, counts))
         if any(sum(c.values()) for _, _, counts in panels for c in counts):
-            parts.append(
-                (
-                    charts.stacked_outcomes(panels, f"Morfologia: resultados ({leader_where})"),
-                    f"Morfologia: parte de cada resultado por campo e run ({leader_where}).",
+            blocks.append(
+                _chart(
+                    "grafico-resultados-morfologia",
+                    "Morfologia: resultados por campo",
+                    charts.stacked_outcomes(panels),
+                    f"Morfologia: parte de cada resultado por campo e saída ({leader_where}); "
+                    "eixo vertical de 0 a 1.",
                 )
             )
     points = {
-        "Identificação": {
+        "Identificação (Ida2ID)": {
             r["run"]: (_headline(r)["id_p"][0], _headline(r)["id_r"][0]) for r in leader
         },
     }
@@ -371,22 +508,41 @@ def render_charts(reports: Sequence[Mapping[str, Any]], morphology: bool = True)
         points["Morfologia (Combinada)"] = {
             r["run"]: (_headline(r)["morf_p"][0], _headline(r)["morf_r"][0]) for r in leader
         }
-    parts.append(
-        (
-            charts.precision_recall(f"Precisão contra abrangência ({leader_where})", points),
-            f"Precisão contra abrangência de cada run ({leader_where}).",
+    svg, recall_range, precision_range = charts.precision_recall("", points)
+    blocks.append(
+        _chart(
+            "grafico-precisao-abrangencia",
+            "Precisão contra abrangência",
+            svg,
+            f"Precisão contra abrangência de cada saída ({leader_where}): a cor diz a saída, "
+            f"a forma a medida; {charts.describe_range('horizontal', recall_range)}, "
+            f"{charts.describe_range('vertical', precision_range)}.",
         )
     )
-    return "".join(
-        f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
-        for svg, caption in parts
-    )
+    return blocks
 
 
 NO_CHARTS = "Not drawn: the campaign says charts: false."
 
 
-def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign report") -> str:
+def _contents(charts_shown: Sequence[tuple[str, str]], runs: Sequence[str]) -> str:
+    """The table of contents: every section, chart and run block, each a link."""
+    chart_items = "".join(
+        f'<li><a href="#{chart_id}">{escape(title)}</a></li>' for chart_id, title in charts_shown
+    )
+    run_items = "".join(f'<li><a href="#{run_anchor(run)}">{escape(run)}</a></li>' for run in runs)
+    return (
+        '<nav id="indice"><h2>Índice</h2><ol>'
+        '<li><a href="#resultados">Resultados globais</a> '
+        '(<a href="#todas-as-medidas">todas as medidas</a>, <a href="#legenda">legenda</a>)</li>'
+        f'<li><a href="#graficos">Gráficos</a>{f"<ol>{chart_items}</ol>" if chart_items else ""}'
+        "</li>"
+        f'<li><a href="#saidas">Saídas, uma a uma</a><ol>{run_items}</ol></li>'
+        "</ol></nav>"
+    )
+
+
+def render_report(summary: Mapping[str, Any], title: str = "Relatório da campanha HAREM") -> str:
     """The whole page from the campaign summary data."""
     reports = list(summary.get("reports") or [])
     simulated = sorted({r["run"] for r in reports if r.get("simulated")})
@@ -405,28 +561,45 @@ def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign repor
         for note in summary.get("notes") or []
     )
     if summary.get("incomplete"):
-        title += " (INCOMPLETE)"
+        title += " (INCOMPLETO)"
+    ranked = [r["run"] for r in _leaderboard_entries(reports)]
     sections = []
-    for run in sorted({r["run"] for r in reports}):
+    for run in ranked:
         mine = [r for r in reports if r["run"] == run]
         body = "".join(render_run_tables(r, morphology) for r in mine)
-        sections.append(f"<section><h3>{_run_label(mine[0])}</h3>{body}</section>")
+        subsets = len({r.get("subset") for r in mine})
+        scenarios = len({r.get("scenario") for r in mine})
+        where = f"{subsets} subconjunto(s) × {scenarios} cenário(s)"
+        sections.append(
+            f'<details class="run" id="{run_anchor(run)}"><summary>{_run_label(mine[0])} '
+            f'<span class="muted">— {len(mine)} tabelas ({where})</span></summary>'
+            f"{body}</details>"
+        )
     about = escape(str(campaign.get("collection", "")))
-    charts = (
-        f'<div class="charts">{render_charts(reports, morphology)}</div>'
-        if campaign.get("charts", True) is not False
+    drawn = campaign.get("charts", True) is not False
+    blocks = chart_blocks(reports, morphology) if drawn else []
+    charts_html = (
+        f'<div class="charts">{"".join(block for _, _, block in blocks)}</div>'
+        if drawn
         else f'<p class="muted">{escape(NO_CHARTS)}</p>'
     )
     return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<!DOCTYPE html><html lang="pt"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
         f"<h1>{escape(title)}</h1>"
         f'<p class="muted">harem-pipeline {escape(__version__)} · golden collection: {about}'
         " · intervals are 95 % document bootstrap (±: half-width)</p>"
-        f"{notes}{note}<h2>Leaderboard</h2>{render_leaderboard(reports)}"
-        f'<p class="muted">{escape(LEGEND)}</p>'
-        f"<h2>Charts</h2>{charts}"
-        f"<h2>Runs</h2>{''.join(sections)}"
+        f"{notes}{note}"
+        + _contents([(chart_id, t) for chart_id, t, _ in blocks], ranked)
+        + '<section id="resultados"><h2>Resultados globais</h2>'
+        + render_leaderboard(reports, morphology)
+        + render_legend(reports, morphology)
+        + "</section>"
+        f'<section id="graficos"><h2>Gráficos</h2>{charts_html}</section>'
+        '<section id="saidas"><h2>Saídas, uma a uma</h2>'
+        '<p class="muted">Every table of each run, by subset and scenario (click a run to '
+        f"open it).</p>{''.join(sections)}</section>"
         f"<script>{SORT_SCRIPT}</script></body></html>\n"
     )
 

@@ -84,10 +84,13 @@ def build_row(
     ``.globalid``), the span measures and the morphology.  A run whose system
     classified no entity morphologically has no Ida2Mor report: its
     morphology columns are undefined (None), not zero.
+
+    The row's signature is :func:`row_signature`'s: that of the figure the
+    row ranks by.
     """
     combined = dig(morphology, "fields", "combinada")
     labelled = dig(identification, "measures", "labelled")
-    signature = (morphology or {}).get("signature") or identification.get("signature") or ""
+    signature = row_signature(identification, morphology, classification)
     return SummaryRow(
         run=run,
         subset=subset,
@@ -108,6 +111,27 @@ def build_row(
     )
 
 
+def row_signature(
+    identification: Mapping[str, Any] | None,
+    morphology: Mapping[str, Any] | None,
+    classification: Mapping[str, Any] | None,
+) -> str:
+    """The signature of the strict Ida report (``.emir.ida``; relative rows:
+    ``.emir_relativo.ida``), whose classification F ranks the row.
+
+    Its signature carries the scenario and the ALT choice, so the absolute and
+    the relative row of one run and subset never share a signature even where
+    no morphology report tells them apart.  A row without an Ida report (an
+    incomplete campaign) falls back to the morphology's, then the
+    identification's signature.
+    """
+    for report in (classification, morphology, identification):
+        signature = (report or {}).get("signature")
+        if signature:
+            return str(signature)
+    return ""
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return "-"
@@ -116,6 +140,7 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+MORPHOLOGY_LEGEND = "Morf. P, R, F: Ida2Mor's combined (gender and number) field. "
 LEGEND = (
     "Class. F: semantic classification F (CSC) of the official strict-ALT Ida report "
     "(`.emir.ida`; relative rows: `.emir_relativo.ida`); Class. F relax.: the relaxed-ALT "
@@ -124,10 +149,28 @@ LEGEND = (
     "identification measures with partial credit (a partly identified entity counts for its "
     "share of the tokens, `soma_parciais_correctos`; the First HAREM `.globalid`), not the "
     "figures the official HAREM result tables show. Exact, Overlap, Inters. F1: the labelled "
-    "span measures of the same documents. Morf. P, R, F: Ida2Mor's combined (gender and "
-    "number) field."
+    "span measures of the same documents. "
+    + MORPHOLOGY_LEGEND
+    + "Signature: that of the strict Ida report, whose Class. F ranks the row (its "
+    "scenario and ALT included)."
 )
 """What the columns are, printed under every Markdown summary (and in the HTML report)."""
+
+RELATIVE_NOTE = (
+    "In the relative scenario, the identification of the Ida report (Id. F (Ida), its "
+    "precision and recall, and the same per category) is not a proportion and may exceed 1, "
+    "as the official programs print it: the relative report (`.emir_relativo.ida`) keeps "
+    "only the records where the system found the golden entity (the missing and the "
+    "spurious ones are dropped), so every system entity it keeps counts as correctly "
+    "identified (precision 1); but a golden entity the system split into n pieces adds n "
+    "to the correct entities and 1 to the golden total (Ida counts each system entity, "
+    "but each golden entity once), so recall, and F with it, exceed 1 "
+    "whenever the system splits entities. Read it as system entities per golden entity "
+    "found, not as a share; the classification F of the relative rows is a proportion. "
+    "The same count can lift a per-category identification recall of the absolute scenario "
+    "above 1 too, for a category with few missing entities."
+)
+"""Why a relative row's identification may exceed 1 (the summary, the HTML report, the README)."""
 
 
 def _markdown_cell(text: str) -> str:
@@ -135,27 +178,41 @@ def _markdown_cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+MORPHOLOGY_COLUMNS = frozenset({"morf_precision", "morf_recall", "morf_f"})
+
+
 def format_markdown(
     rows: Iterable[SummaryRow],
     title: str = "HAREM campaign summary",
     notes: Iterable[str] = (),
+    morphology: bool = True,
 ) -> str:
     """A Markdown table; undefined values show as ``-``.
 
     ``notes`` are paragraphs between the title and the table (what was not
-    run, what is missing); the column legend follows the table.
+    run, what is missing); the column legend follows the table, and, when a
+    row is of the relative scenario, why its identification may exceed 1.
+    Without ``morphology`` (a collection with no MORF, said in the notes)
+    the table has no Morf. columns; the CSV and JSON keep every column.
     """
+    rows = list(rows)
+    columns = [
+        (key, label) for key, label in COLUMNS if morphology or key not in MORPHOLOGY_COLUMNS
+    ]
     lines = [f"# {title}", ""]
     for note in notes:
         lines += [note, ""]
-    lines.append("| " + " | ".join(label for _, label in COLUMNS) + " |")
-    lines.append("|" + "|".join("---" for _ in COLUMNS) + "|")
+    lines.append("| " + " | ".join(label for _, label in columns) + " |")
+    lines.append("|" + "|".join("---" for _ in columns) + "|")
     for row in rows:
         values = asdict(row)
-        cells = [_cell(values[key]) for key, _ in COLUMNS]
+        cells = [_cell(values[key]) for key, _ in columns]
         cells[-1] = f"`{cells[-1]}`" if values["signature"] else "-"
         lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
-    lines += ["", LEGEND]
+    legend = LEGEND if morphology else LEGEND.replace(MORPHOLOGY_LEGEND, "")
+    lines += ["", legend]
+    if any(row.scenario == "relative" for row in rows):
+        lines += ["", RELATIVE_NOTE]
     return "\n".join(lines) + "\n"
 
 

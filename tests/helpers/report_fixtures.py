@@ -22,11 +22,34 @@ def fake_report(run: str, subset: str, scenario: str, f: float, simulated: bool)
         "counts": counts,
         "ci95": {"precisao": [f - 0.01, f + 0.01], "abrangencia": None, "medida_f": None},
     }
+    short = scenario[:3]
+
+    def ida(alt: str, class_f: float, id_f: float) -> dict[str, Any]:
+        """An Ida report's JSON: both blocks, an interval on the classification F."""
+        return {
+            "signature": f"harem:x|run:{run}|subset:{subset}|scenario:{short}|alt:{alt}",
+            "identificacao": {"precisao": 1.0, "abrangencia": id_f, "medida_f": id_f},
+            "classificacao": {"precisao": class_f, "abrangencia": class_f, "medida_f": class_f},
+            "ci95": {"classificacao": {"medida_f": [class_f - 0.01, class_f + 0.01]}},
+            "por_categoria": {
+                "PESSOA": {
+                    "identificacao": {"precisao": 1.0, "abrangencia": id_f, "medida_f": id_f},
+                    "classificacao": {"precisao": 0.5, "abrangencia": 0.5, "medida_f": 0.5},
+                }
+            },
+        }
+
+    relative = scenario == "relative"
+    # The relative Ida's identification is not a proportion: 1.0131 as in the default campaign.
     return {
         "run": run,
         "subset": subset,
         "scenario": scenario,
         "simulated": simulated,
+        "classification": ida(
+            "strict", f - 0.15 + (0.05 if relative else 0), 1.0131 if relative else f
+        ),
+        "relaxed": None if relative else ida("relaxed", f - 0.14, f),
         "identification": {
             "precisao": f,
             "abrangencia": f - 0.1,
