@@ -7,6 +7,7 @@ they were made); every line after the ``#`` lines must be equal.
 
 from __future__ import annotations
 
+import difflib
 import gzip
 from pathlib import Path
 
@@ -15,7 +16,6 @@ import pytest
 from harem_pipeline.cli import main
 from harem_pipeline.pipeline.align_steps import run_align
 from harem_pipeline.tools.simulate import simulated_run_bytes
-from tests.test_align import _assert_same_lines, _without_file_names
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 TOKENS = DATA / "reference" / "etiquetas"
@@ -35,6 +35,16 @@ CASES = {
 
 def _lines(data: bytes) -> list[str]:
     return data.decode("iso8859-1").removesuffix("\n").split("\n")
+
+
+def _without_file_names(lines: list[str]) -> list[str]:
+    return [line for line in lines if not line.startswith("#")]
+
+
+def _assert_same_lines(expected: list[str], found: list[str], what: str) -> None:
+    if expected != found:
+        diff = difflib.unified_diff(expected, found, "official", "ours", lineterm="", n=2)
+        pytest.fail(f"{what} differs from the official output:\n" + "\n".join(list(diff)[:80]))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
