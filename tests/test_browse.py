@@ -298,3 +298,30 @@ def test_browse_needs_a_run_folder_or_cd_run_and_output(tmp_path: Path, capsys) 
     status = main(["browse", "--cd", "x.xml"])
     err = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and len(err) == 1 and "--cd CD --run RUN -o DIR" in err[0]
+
+
+def test_system_entities_are_moved_into_the_collection_text_by_shared_words() -> None:
+    from harem_pipeline.reports.browse import SYSTEM, Mark, _moved, moved_offsets
+
+    run = "No  Pacífico, em Lisboa."
+    cd = "No oceano Pacífico\n, na Lisboa ."
+    shared = moved_offsets(run, cd)
+    assert shared is not None
+    # "No", "Pacífico", ",", "Lisboa", "." are shared; "em" (run) and "na" (cd) are not
+    assert [(run[s : s + n], cd[t : t + n]) for s, t, n in shared] == [
+        ("No", "No"),
+        ("Pacífico", "Pacífico"),
+        (",", ","),
+        ("Lisboa", "Lisboa"),
+        (".", "."),
+    ]
+
+    def moved(start: int, end: int) -> str:
+        mark = _moved(Mark(SYSTEM, start, end, "EM", ("LOCAL",), ()), shared)
+        return cd[mark.start : mark.end]
+
+    assert moved(run.index("Pacífico"), run.index(",")) == "Pacífico"
+    assert moved(run.index(" Pac"), run.index(",")) == "Pacífico"  # a blank first: next word
+    assert moved(run.index("em"), run.index(".")) == "Lisboa"  # "em" is not in the CD
+    assert moved(run.index("Pac") + 1, run.index("Pac") + 4) == "ací"  # inside a word
+    assert moved_offsets("uma frase", "outra coisa") is None  # nothing shared: shown apart

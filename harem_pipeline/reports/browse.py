@@ -541,6 +541,59 @@ def render_text(text: str, marks: Sequence[tuple[str, Mark]], xml: bool) -> str:
     return "".join(out)
 
 
+_WORD_RUN = re.compile(r"\w+|[^\w\s]")
+
+
+def moved_offsets(source: str, target: str) -> list[tuple[int, int, int]] | None:
+    """Where the words (and signs) of ``source`` are in ``target``: ``(source start, target start, length)``
+    of each word the two texts share (``difflib`` over their words), in order.
+
+    None when they share fewer than half of ``source``'s words: then the texts
+    are shown apart.  A real run's text often differs from the collection's
+    by a few characters (sentences split, words rewritten), and showing the
+    system's entities in the collection's text needs its offsets moved.
+    """
+    import difflib
+
+    words = [(m.start(), m.group()) for m in _WORD_RUN.finditer(source)]
+    other = [(m.start(), m.group()) for m in _WORD_RUN.finditer(target)]
+    matcher = difflib.SequenceMatcher(
+        None, [w for _, w in words], [w for _, w in other], autojunk=False
+    )
+    shared = [
+        (words[i + k][0], other[j + k][0], len(words[i + k][1]))
+        for i, j, size in matcher.get_matching_blocks()
+        for k in range(size)
+    ]
+    if 2 * len(shared) < len(words):
+        return None
+    return shared
+
+
+def _moved(mark: Mark, shared: list[tuple[int, int, int]]) -> Mark:
+    """``mark`` with its offsets moved into the target text (see ``moved_offsets``).
+
+    A start inside a shared word keeps its place in it; one outside moves to
+    the next shared word, an end to the end of the last shared word before it.
+    """
+    import bisect
+    import dataclasses
+
+    starts = [source for source, _, _ in shared]
+    at = bisect.bisect_right(starts, mark.start) - 1
+    if at >= 0 and mark.start < shared[at][0] + shared[at][2]:
+        start = shared[at][1] + mark.start - shared[at][0]
+    else:
+        start = shared[at + 1][1] if at + 1 < len(shared) else shared[-1][1] + shared[-1][2]
+    at = bisect.bisect_left(starts, mark.end) - 1
+    if at >= 0:
+        source, target, size = shared[at]
+        end = target + min(mark.end - source, size)
+    else:
+        end = start
+    return dataclasses.replace(mark, start=start, end=max(start, end))
+
+
 def _controls(categories: Sequence[str], index: bool = False) -> str:
     options = "".join(f'<option value="{escape(c)}">{escape(c)}</option>' for c in categories)
     select = (
@@ -567,8 +620,18 @@ def render_document_page(
 ) -> str:
     """The page of one document (``docs/NNNNN.html``)."""
     idents = [(f"{'g' if m.side == GOLD else 's'}{i}", m) for i, m in enumerate(doc.marks)]
+    moved = None if doc.shared_text else moved_offsets(doc.system_text, doc.gold_text)
     if doc.shared_text:
         texts = render_text(doc.gold_text, idents, doc.xml)
+    elif moved is not None:
+        placed = [
+            (ident, mark if mark.side == GOLD else _moved(mark, moved)) for ident, mark in idents
+        ]
+        texts = (
+            "<h2>O texto do sistema difere do da CD: as suas entidades são mostradas no "
+            "texto da CD, nas palavras que os dois textos partilham</h2>"
+            + render_text(doc.gold_text, placed, doc.xml)
+        )
     else:
         gold = [item for item in idents if item[1].side == GOLD]
         system = [item for item in idents if item[1].side == SYSTEM]
