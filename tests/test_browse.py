@@ -301,7 +301,7 @@ def test_browse_needs_a_run_folder_or_cd_run_and_output(tmp_path: Path, capsys) 
 
 
 def test_system_entities_are_moved_into_the_collection_text_by_shared_words() -> None:
-    from harem_pipeline.reports.browse import SYSTEM, Mark, _moved, moved_offsets
+    from harem_pipeline.stages.browse import SYSTEM, Mark, moved, moved_offsets
 
     run = "No  Pacífico, em Lisboa."
     cd = "No oceano Pacífico\n, na Lisboa ."
@@ -316,12 +316,12 @@ def test_system_entities_are_moved_into_the_collection_text_by_shared_words() ->
         (".", "."),
     ]
 
-    def moved(start: int, end: int) -> str:
-        mark = _moved(Mark(SYSTEM, start, end, "EM", ("LOCAL",), ()), shared)
+    def placed(start: int, end: int) -> str:
+        mark = moved(Mark(SYSTEM, start, end, "EM", ("LOCAL",), ()), shared)
         return cd[mark.start : mark.end]
 
-    assert moved(run.index("Pacífico"), run.index(",")) == "Pacífico"
-    assert moved(run.index(" Pac"), run.index(",")) == "Pacífico"  # a blank first: next word
-    assert moved(run.index("em"), run.index(".")) == "Lisboa"  # "em" is not in the CD
-    assert moved(run.index("Pac") + 1, run.index("Pac") + 4) == "ací"  # inside a word
+    assert placed(run.index("Pacífico"), run.index(",")) == "Pacífico"
+    assert placed(run.index(" Pac"), run.index(",")) == "Pacífico"  # a blank first: next word
+    assert placed(run.index("em"), run.index(".")) == "Lisboa"  # "em" is not in the CD
+    assert placed(run.index("Pac") + 1, run.index("Pac") + 4) == "ací"  # inside a word
     assert moved_offsets("uma frase", "outra coisa") is None  # nothing shared: shown apart

@@ -36,6 +36,7 @@ from harem_pipeline.reports import browse
 from harem_pipeline.stages.align import DocumentPair, _pair_documents, document_pairs, pair_lines
 from harem_pipeline.stages.align_tokens import pair_token_text
 from harem_pipeline.stages.avalida import evaluate_lines
+from harem_pipeline.stages.browse import BrowseDocument, link_document
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.java import java_trim
 
@@ -135,14 +136,14 @@ def _write_pages(
     rows: list[browse.IndexRow] = []
     largest = 0
     (folder / "docs").mkdir()
-    pages: list[tuple[browse.BrowseDocument, int]] = []
+    pages: list[tuple[BrowseDocument, int]] = []
     for position, pair in enumerate(document_pairs(cd, run, warnings)):
         cd_doc, run_doc, _ = _pair_documents(pair)
         run_docids.append(run_doc.docid)
         numbered = [line for line in parse_lines(pair_token_text(pair)) if isinstance(line, Record)]
         records = _evaluated_records(pair, evaluated, avalida, cd_doc.docid, len(numbered))
         emir_records = (semantic.take(cd_doc.docid) if semantic is not None else None) or []
-        doc = browse.link_document(cd_doc, run_doc, pair.xml, records, numbered, emir_records)
+        doc = link_document(cd_doc, run_doc, pair.xml, records, numbered, emir_records)
         rows.append(browse.index_row(doc, position))
         pages.append((doc, position))
         if len(pages) == 2:  # a page is written once the next one is known to exist
@@ -196,7 +197,7 @@ def _evaluated_records(
 
 def _write_page(
     folder: Path,
-    doc: browse.BrowseDocument,
+    doc: BrowseDocument,
     position: int,
     name: str,
     total: int | None,
