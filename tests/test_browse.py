@@ -173,6 +173,37 @@ def test_token_numbers_are_in_the_text_for_the_toggle(hand: Path) -> None:
     assert re.findall(r'Silva(?:</span>)*<sup class="n">(\d)</sup>', html) == ["1"]
 
 
+def test_an_emir_given_beside_cd_and_run_gives_the_csc(hand: Path, tmp_path: Path) -> None:
+    cd, run = hand.parent / "cd.xml", hand.parent / "run.xml"
+    x = tmp_path / "x"
+    for command in (
+        ["align", "--cd", str(cd), "--run", str(run), "-o", f"{x}.alinhado"],
+        ["avalida", f"{x}.alinhado", "-o", f"{x}.avalida"],
+        ["veus", f"{x}.avalida", "--style", "harem", "-o", f"{x}.veu"],
+        ["alts", f"{x}.veu", "-o", f"{x}.alts"],
+        ["emir", f"{x}.alts", "-o", f"{x}.emir"],
+    ):
+        assert main(["-q", *command]) == 0, command
+    pages = tmp_path / "pages"
+    assert (
+        main(
+            ["browse", "--cd", str(cd), "--run", str(run), "--emir", f"{x}.emir", "-o", str(pages)]
+        )
+        == 0
+    )
+    found = [
+        (e["text"], float(e["data-csc"]))
+        for e in sorted(
+            _page(pages / "docs" / "00000.html").entities.values(),
+            key=lambda e: int(e["data-id"][1:]),
+        )
+        if e["data-side"] == "gold" and "data-csc" in e
+    ]
+    # the CSC of the .emir's records (CSC(0.0), CSC(1.9), CSC(1.9), CSC(1.0)), in text
+    # order: the first "Lisboa" is missing, "Porto" has the wrong category
+    assert found == [("Lisboa", 0.0), ("Lisboa", 1.9), ("Ana Maria Silva", 1.9), ("Porto", 1.0)]
+
+
 def test_the_index_lists_every_document_with_its_error_counts(hand: Path) -> None:
     documents = json.loads((hand / "documents.json").read_text(encoding="utf-8"))
     assert documents == [
