@@ -153,13 +153,36 @@ def _best(outcomes: Iterable[str]) -> str:
     return min(outcomes, key=_RANK.__getitem__, default=NO_RECORD)
 
 
-def _drawn_entities(doc: Document) -> tuple[list[Entity], list[Entity]]:
-    """The entities drawn in the text (plain and first ALT alternative) and the omitted ones."""
-    drawn = list(doc.entities)
+_Drawn = tuple[Entity, int, int]
+"""An entity and where it is drawn in the running text."""
+
+
+def _drawn_entities(doc: Document) -> tuple[list[_Drawn], list[_Drawn]]:
+    """The entities drawn in the running text, in text order, and the omitted ones.
+
+    Those of an ALT block's other alternatives are drawn too, moved by the
+    words their alternative's text shares with the first one's (``moved_span``;
+    the usual ``<ALT><EM>A B</EM> | <EM>A</EM> <EM>B</EM></ALT>`` differs by
+    blanks only); an entity met in two alternatives at one place is drawn once.
+    """
+    drawn = [(e, e.start, e.end) for e in doc.entities]
     for block in doc.alt_blocks:
-        drawn.extend(block.alternatives[0] if block.alternatives else ())
-    drawn.sort(key=lambda e: (e.start, -e.end))
-    return drawn, sorted(doc.omitted_entities, key=lambda e: (e.start, -e.end))
+        first = block.alternative_texts[0]
+        drawn.extend((e, e.start, e.end) for e in block.alternatives[0])
+        for entities, text in zip(block.alternatives[1:], block.alternative_texts[1:], strict=True):
+            shared = moved_offsets(text, first) if text != first else None
+            if text != first and shared is None:
+                continue
+            for e in entities:
+                start, end = e.start, e.end
+                if shared is not None:
+                    start, end = moved_span(start - block.start, end - block.start, shared)
+                    start, end = start + block.start, end + block.start
+                drawn.append((e, start, end))
+    unique = {(e.tag, e.attributes, start, end): (e, start, end) for e, start, end in drawn}
+    ordered = sorted(unique.values(), key=lambda item: (item[1], -item[2]))
+    omitted = sorted(((e, e.start, e.end) for e in doc.omitted_entities), key=lambda i: i[1:])
+    return ordered, omitted
 
 
 def link_document(
@@ -206,8 +229,8 @@ def link_document(
     for side, doc, variants in ((GOLD, cd_doc, gold_variants), (SYSTEM, run_doc, system_variants)):
         drawn, omitted = _drawn_entities(doc)
         marks.extend(_place(side, drawn, variants, xml))
-        for entity in omitted:
-            mark = _mark(side, entity)
+        for entity, start, end in omitted:
+            mark = _mark(side, entity, start, end)
             mark.outcome = OMITTED
             marks.append(mark)
     shared = cd_doc.text == run_doc.text
@@ -222,13 +245,13 @@ def link_document(
     )
 
 
-def _mark(side: str, entity: Entity) -> Mark:
-    return Mark(side, entity.start, entity.end, entity.tag, entity.categories, entity.types)
+def _mark(side: str, entity: Entity, start: int, end: int) -> Mark:
+    return Mark(side, start, end, entity.tag, entity.categories, entity.types)
 
 
 def _place(
     side: str,
-    entities: Sequence[Entity],
+    entities: Sequence[_Drawn],
     variants: dict[_Key, dict[str, list[tuple[int, str]]]],
     xml: bool,
 ) -> list[Mark]:
@@ -239,11 +262,11 @@ def _place(
         key: sorted(found.items(), key=lambda item: numbers_of(item[0]))
         for key, found in variants.items()
     }
-    for entity in entities:
+    for entity, start, end in entities:
         key = _entity_key(entity, xml)
         k = seen.get(key, 0)
         seen[key] = k + 1
-        mark = _mark(side, entity)
+        mark = _mark(side, entity, start, end)
         ordered = ordered_of.get(key, ())
         if k < len(ordered):
             text, holding = ordered[k]
@@ -321,22 +344,28 @@ def moved_offsets(source: str, target: str) -> list[tuple[int, int, int]] | None
     return shared
 
 
-def moved(mark: Mark, shared: list[tuple[int, int, int]]) -> Mark:
-    """``mark`` with its offsets moved into the target text (see ``moved_offsets``).
+def moved_span(start: int, end: int, shared: list[tuple[int, int, int]]) -> tuple[int, int]:
+    """``start..end`` moved into the target text (see ``moved_offsets``).
 
     A start inside a shared word keeps its place in it; one outside moves to
     the next shared word, an end to the end of the last shared word before it.
     """
     starts = [source for source, _, _ in shared]
-    at = bisect.bisect_right(starts, mark.start) - 1
-    if at >= 0 and mark.start < shared[at][0] + shared[at][2]:
-        start = shared[at][1] + mark.start - shared[at][0]
+    at = bisect.bisect_right(starts, start) - 1
+    if at >= 0 and start < shared[at][0] + shared[at][2]:
+        new_start = shared[at][1] + start - shared[at][0]
     else:
-        start = shared[at + 1][1] if at + 1 < len(shared) else shared[-1][1] + shared[-1][2]
-    at = bisect.bisect_left(starts, mark.end) - 1
+        new_start = shared[at + 1][1] if at + 1 < len(shared) else shared[-1][1] + shared[-1][2]
+    at = bisect.bisect_left(starts, end) - 1
     if at >= 0:
         source, target, size = shared[at]
-        end = target + min(mark.end - source, size)
+        new_end = target + min(end - source, size)
     else:
-        end = start
-    return dataclasses.replace(mark, start=start, end=max(start, end))
+        new_end = new_start
+    return new_start, max(new_start, new_end)
+
+
+def moved(mark: Mark, shared: list[tuple[int, int, int]]) -> Mark:
+    """``mark`` with its offsets moved into the target text (``moved_span``)."""
+    start, end = moved_span(mark.start, mark.end, shared)
+    return dataclasses.replace(mark, start=start, end=end)
