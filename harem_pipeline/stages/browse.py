@@ -25,6 +25,7 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from harem_pipeline.formats.alinhado import (
     EVAL_CORRECT,
@@ -138,6 +139,8 @@ def numbers_of(text: str) -> tuple[int, ...]:
 
 
 _Key = tuple[str, tuple[tuple[str, str], ...], str]
+_Held = tuple[int, str, float | None]
+"""A numbered tag's place in a record: the record's index, its verdict, its pair's CSC."""
 
 
 def _tag_key(tag: Tag) -> _Key:
@@ -202,28 +205,29 @@ def link_document(
     """
     csc = _EmirPairs(emir)
     records: list[RecordView] = []
-    gold_variants: dict[_Key, dict[str, list[tuple[int, str]]]] = {}
-    system_variants: dict[_Key, dict[str, list[tuple[int, str]]]] = {}
+    gold_variants: dict[_Key, dict[str, list[_Held]]] = {}
+    system_variants: dict[_Key, dict[str, list[_Held]]] = {}
     for index, (record, tokens) in enumerate(zip(evaluated, numbered, strict=True)):
         kinds = [item.kind for item in record.evaluation or ()]
-        emir_lines: list[str] = []
+        emir_lines: dict[str, None] = {}
+        scores: list[float] = []
+        for position, tag in enumerate(record.system or (None,)):
+            found = csc.pop_pair(record.gold, tag)
+            if found is not None:
+                scores.append(found[0])
+                emir_lines[found[1]] = None
+            if tag is not None:
+                kind = kinds[position] if position < len(kinds) else NO_RECORD
+                numbered_tag = cast(tuple[Tag, ...], tokens.system)[position]
+                system_variants.setdefault(_tag_key(numbered_tag), {}).setdefault(
+                    numbered_tag.text, []
+                ).append((index, kind, found[0] if found is not None else None))
         if not record.is_spurious:
             outcome = EVAL_MISSING if record.system is None else _best(kinds)
+            best = max(scores) if scores else None
             gold_variants.setdefault(_tag_key(tokens.gold), {}).setdefault(
                 tokens.gold.text, []
-            ).append((index, outcome))
-        for position, tag in enumerate(tokens.system or ()):
-            kind = kinds[position] if position < len(kinds) else NO_RECORD
-            system_variants.setdefault(_tag_key(tag), {}).setdefault(tag.text, []).append(
-                (index, kind)
-            )
-            score = csc.pop_pair(record.gold, record.system[position] if record.system else None)
-            if score is not None:
-                emir_lines.append(score[1])
-        if record.system is None:
-            score = csc.pop_pair(record.gold, None)
-            if score is not None:
-                emir_lines.append(score[1])
+            ).append((index, outcome, best))
         records.append(RecordView(format_line(record), format_line(tokens), tuple(emir_lines)))
     marks: list[Mark] = []
     for side, doc, variants in ((GOLD, cd_doc, gold_variants), (SYSTEM, run_doc, system_variants)):
@@ -238,7 +242,6 @@ def link_document(
         if mark.outcome == NO_RECORD and (mark.side == GOLD or shared):
             if any(s < mark.end and mark.start < e for s, e in cd_doc.omitted):
                 mark.outcome = OMITTED
-    _attach_csc(marks, records)
     marks.sort(key=lambda m: (m.start, -m.end, m.side))
     return BrowseDocument(
         cd_doc.docid, cd_doc.text, run_doc.text, xml, tuple(marks), tuple(records)
@@ -252,7 +255,7 @@ def _mark(side: str, entity: Entity, start: int, end: int) -> Mark:
 def _place(
     side: str,
     entities: Sequence[_Drawn],
-    variants: dict[_Key, dict[str, list[tuple[int, str]]]],
+    variants: dict[_Key, dict[str, list[_Held]]],
     xml: bool,
 ) -> list[Mark]:
     """Marks for ``entities``: the k-th entity of a key takes the k-th numbered variant."""
@@ -271,8 +274,10 @@ def _place(
         if k < len(ordered):
             text, holding = ordered[k]
             mark.numbered = text
-            mark.records = sorted({index for index, _ in holding})
-            mark.outcome = _best(kind for _, kind in holding)
+            mark.records = sorted({index for index, _, _ in holding})
+            mark.outcome = _best(kind for _, kind, _ in holding)
+            scores = [score for _, _, score in holding if score is not None]
+            mark.csc = max(scores) if scores else None
         marks.append(mark)
     return marks
 
@@ -298,21 +303,6 @@ class _EmirPairs:
 def _pair_text(tag: Tag) -> str:
     prefix = "ESPURIO:" if tag.is_spurious else ""
     return prefix + java_trim(tag.text)
-
-
-_CSC = re.compile(r"CSC\(([^()]+)\)")
-
-
-def _attach_csc(marks: Iterable[Mark], records: Sequence[RecordView]) -> None:
-    """Each mark's best CSC over the ``.emir`` lines of its records."""
-    for mark in marks:
-        scores = [
-            float(value)
-            for index in mark.records
-            for line in records[index].emir
-            for value in _CSC.findall(line)
-        ]
-        mark.csc = max(scores) if scores else None
 
 
 _WORD_RUN = re.compile(r"\w+|[^\w\s]")
