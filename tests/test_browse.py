@@ -356,3 +356,48 @@ def test_system_entities_are_moved_into_the_collection_text_by_shared_words() ->
     assert placed(run.index("em"), run.index(".")) == "Lisboa"  # "em" is not in the CD
     assert placed(run.index("Pac") + 1, run.index("Pac") + 4) == "ací"  # inside a word
     assert moved_offsets("uma frase", "outra coisa") is None  # nothing shared: shown apart
+
+
+def test_a_missing_collection_or_a_file_in_the_way_is_one_line(tmp_path: Path, capsys) -> None:
+    run = DATA / "lampada2/exemplo0/participacao.xml"
+    status = main(
+        [
+            "browse",
+            "--cd",
+            str(tmp_path / "nada.xml"),
+            "--run",
+            str(run),
+            "-o",
+            str(tmp_path / "pages"),
+        ]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1 and "nada.xml" in err[0]
+    assert not (tmp_path / "pages").exists()
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    status = main(
+        [
+            "browse",
+            "--cd",
+            str(DATA / "lampada2/exemplo0/cd.xml"),
+            "--run",
+            str(run),
+            "-o",
+            str(tmp_path / "file"),
+        ]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1 and "a file" in err[0]
+    assert (tmp_path / "file").read_text(encoding="utf-8") == "x"
+
+
+def test_writing_again_replaces_the_pages_whole(tmp_path: Path) -> None:
+    pages = tmp_path / "pages"
+    ex1 = DATA / "lampada2/exemplo1"
+    first = write_browse(ex1 / "CDexemplo.xml", ex1 / "ficheiro.xml", pages)
+    assert first.documents > 2
+    ex0 = DATA / "lampada2/exemplo0"
+    second = write_browse(ex0 / "cd.xml", ex0 / "participacao.xml", pages)
+    assert second.documents == 2
+    assert sorted(p.name for p in (pages / "docs").iterdir()) == ["00000.html", "00001.html"]
+    assert [p.name for p in tmp_path.iterdir()] == ["pages"]  # no temporary folder left

@@ -104,6 +104,8 @@ def write_browse(
     ``InputError`` naming the document).
     """
     target = Path(output)
+    if target.exists() and not target.is_dir():
+        raise InputError(str(target), "a folder for the pages (or no file there)", "a file")
     name = run_name or Path(run_path).name
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
