@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from harem_pipeline.cli import main
 from harem_pipeline.pipeline.align_steps import run_align
 from harem_pipeline.tools.simulate import simulated_run_bytes
+from tests.helpers.campaign import campaign_files
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 TOKENS = DATA / "reference" / "etiquetas"
@@ -126,3 +128,28 @@ def test_show_tokens_refuses_a_cd_with_docids_equal_once_trimmed(tmp_path: Path,
     assert status == 2
     assert len(err) == 1 and str(cd) in err[0] and "'d1'" in err[0]
     assert not out.exists()
+
+
+def test_first_harem_token_view_is_the_plain_alignment_numbered(tmp_path: Path) -> None:
+    # No official aligner read the 2005 format; there the token view is checked
+    # against our own plain output: the same lines once the numbers are taken out
+    # (and the blanks at the ends of an entity's text, which the view keeps).
+    files = dict(campaign_files(40))  # the first 40 documents and a weak simulated run
+    cd, run = tmp_path / "cd.txt", tmp_path / "run.txt"
+    cd.write_bytes(files["cd.txt"])
+    run.write_bytes(files["runs/weak.txt"])
+    tokens, plain = tmp_path / "tokens.alinhado", tmp_path / "plain.alinhado"
+    run_align(cd, run, tokens, workers=1, show_tokens=True)
+    run_align(cd, run, plain, workers=1)
+    numbered = _lines(tokens.read_bytes())
+    expected = _lines(plain.read_bytes())
+
+    def bare(line: str) -> str:
+        line = re.sub(r"<(\d+)>([^<]*)</\1>", r"\2", line)
+        return re.sub(r"\s+(</)|(>)\s+", r"\1\2", line)
+
+    assert len(numbered) == len(expected)
+    assert [bare(line) for line in numbered] == [bare(line) for line in expected]
+    records = [line for line in numbered if " ---> " in line]
+    numbered_records = [line for line in records if re.search(r"<(\d+)>\w+</\1>", line)]
+    assert len(numbered_records) > 0.9 * len(records) > 500  # nearly all hold a number
