@@ -401,3 +401,14 @@ def test_writing_again_replaces_the_pages_whole(tmp_path: Path) -> None:
     assert second.documents == 2
     assert sorted(p.name for p in (pages / "docs").iterdir()) == ["00000.html", "00001.html"]
     assert [p.name for p in tmp_path.iterdir()] == ["pages"]  # no temporary folder left
+
+
+def test_a_simulated_run_is_labelled_on_every_page(campaign: Path) -> None:
+    run_dir = campaign / "strong"  # the campaign's runs are harem simulate's
+    assert main(["browse", str(run_dir), "-o", str(run_dir / "again")]) == 0
+    for page in [run_dir / "again" / "index.html", *(run_dir / "again" / "docs").glob("*.html")]:
+        assert "SIMULATED run (harem simulate)" in page.read_text(encoding="utf-8"), page.name
+
+
+def test_a_real_run_is_not_labelled_simulated(hand: Path) -> None:
+    assert "SIMULATED" not in (hand / "index.html").read_text(encoding="utf-8")

@@ -95,18 +95,23 @@ def write_browse(
     avalida: PathLike | None = None,
     emir: PathLike | None = None,
     run_name: str | None = None,
-    note: str = "",
+    note: str | None = None,
 ) -> BrowseWritten:
     """Write ``output/index.html``, ``output/docs/NNNNN.html`` and their stylesheet and scripts.
 
-    ``avalida`` None aligns and evaluates here; otherwise its records must
-    be those of aligning ``cd_path`` with ``run_path`` (a mismatch is an
-    ``InputError`` naming the document).
+    ``note`` (default: the simulated-run warning when the run file says it
+    is one) is shown on every page.  ``avalida`` None aligns and evaluates
+    here; otherwise its records must be those of aligning ``cd_path`` with
+    ``run_path`` (a mismatch is an ``InputError`` naming the document).
     """
     target = Path(output)
     if target.exists() and not target.is_dir():
         raise InputError(str(target), "a folder for the pages (or no file there)", "a file")
     name = run_name or Path(run_path).name
+    if note is None:
+        from harem_pipeline.pipeline.chain import is_simulated  # the campaign's own test
+
+        note = browse.SIMULATED_NOTE if is_simulated(run_path) else ""
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:

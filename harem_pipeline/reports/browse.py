@@ -74,7 +74,8 @@ table{border-collapse:collapse;font-size:.85rem;background:#fff}
 th,td{border:1px solid #ddd;padding:.2rem .5rem;text-align:right}
 th{background:#f3f3f3;position:sticky;top:0} td.name,th.name{text-align:left}
 .page{padding:1rem} nav a{margin-right:1rem}
-.sim{color:#8d6e00;font-size:.8rem}
+.note{background:#fff8e1;border-left:4px solid #f9a825;padding:.2rem .6rem;margin:.2rem 0;
+font-size:.85rem}
 """
 
 SCRIPT = """
@@ -271,6 +272,13 @@ def render_text(text: str, marks: Sequence[tuple[str, Mark]], xml: bool) -> str:
     return "".join(out)
 
 
+SIMULATED_NOTE = "SIMULATED run (harem simulate): not any real system's output."
+
+
+def _note(note: str) -> str:
+    return f'<div class="note">{escape(note)}</div>' if note else ""
+
+
 def _controls(categories: Sequence[str], index: bool = False) -> str:
     options = "".join(f'<option value="{escape(c)}">{escape(c)}</option>' for c in categories)
     select = (
@@ -336,7 +344,7 @@ def render_document_page(
         f"<header><h1>{escape(doc.docid)} <small>({escape(run)})</small></h1>"
         f"<nav>{''.join(nav)}</nav>"
         f'<div class="muted">CD: {counts[GOLD]} EM, sistema: {counts[SYSTEM]} EM; {escape(summary)}'
-        f"{escape(note)}</div>{_controls(categories)}{LEGEND}</header>\n"
+        f"</div>{_note(note)}{_controls(categories)}{LEGEND}</header>\n"
         f'<main><div class="text" id="text">{texts}</div>'
         '<aside id="panel"><p>Clique numa entidade para ver os seus registos.</p></aside></main>\n'
         f'<script type="application/json" id="records">{records}</script>'
@@ -394,7 +402,8 @@ def render_index(rows: Sequence[IndexRow], run: str, note: str = "") -> str:
     totals = "".join(f"<td>{total[c]}</td>" for c in columns)
     body = (
         f'<div class="page"><h1>Alinhamentos de {escape(run)}</h1>'
-        f'<p class="muted">{len(rows)} documentos{escape(note)}. Cada página mostra o texto com as '
+        f"{_note(note)}"
+        f'<p class="muted">{len(rows)} documentos. Cada página mostra o texto com as '
         "entidades da CD (sublinhadas) e do sistema (tracejadas), coloridas pelo veredicto do "
         "AvalIDa; um clique mostra os registos.</p>"
         f"{_controls(categories, index=True)}"
