@@ -405,11 +405,12 @@ def render_index(rows: Sequence[IndexRow], run: str, note: str = "") -> str:
         f"{_note(note)}"
         f'<p class="muted">{len(rows)} documentos. Cada página mostra o texto com as '
         "entidades da CD (sublinhadas) e do sistema (tracejadas), coloridas pelo veredicto do "
-        "AvalIDa; um clique mostra os registos.</p>"
+        "AvalIDa; um clique mostra os registos. Erros: as entidades, da CD e do sistema, "
+        "parcialmente correctas, em falta ou espúrias (uma parcial conta nos dois lados).</p>"
         f"{_controls(categories, index=True)}"
-        f'<table id="documents"><thead><tr>{head}</tr></thead><tbody>{"".join(body_rows)}</tbody>'
+        f'<div style="overflow-x:auto"><table id="documents"><thead><tr>{head}</tr></thead><tbody>{"".join(body_rows)}</tbody>'
         f'<tfoot><tr><td class="name">Total</td>{totals}'
-        f"<td>{sum(total[c] for c in ERRORS)}</td></tr></tfoot></table></div>"
+        f"<td>{sum(total[c] for c in ERRORS)}</td></tr></tfoot></table></div></div>"
     )
     return _page(f"Alinhamentos — {run}", body, "browse-index.js", depth=0)
 
