@@ -408,7 +408,8 @@ def render_index(rows: Sequence[IndexRow], run: str, note: str = "") -> str:
         "AvalIDa; um clique mostra os registos. Erros: as entidades, da CD e do sistema, "
         "parcialmente correctas, em falta ou espúrias (uma parcial conta nos dois lados).</p>"
         f"{_controls(categories, index=True)}"
-        f'<div style="overflow-x:auto"><table id="documents"><thead><tr>{head}</tr></thead><tbody>{"".join(body_rows)}</tbody>'
+        f'<div style="overflow-x:auto"><table id="documents"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body_rows)}</tbody>"
         f'<tfoot><tr><td class="name">Total</td>{totals}'
         f"<td>{sum(total[c] for c in ERRORS)}</td></tr></tfoot></table></div></div>"
     )
