@@ -25,17 +25,17 @@ from harem_pipeline.formats.alinhado import EVAL_CORRECT, EVAL_MISSING, EVAL_SPU
 from harem_pipeline.stages.browse import (
     ERRORS,
     GOLD,
+    MOVED,
     NO_RECORD,
     OMITTED,
     OUTCOMES,
     PARTIAL_DEFECT,
     PARTIAL_EXCESS,
+    SHARED,
     SYSTEM,
     BrowseDocument,
     Mark,
     expand_references,
-    moved,
-    moved_offsets,
     numbered_tokens,
 )
 
@@ -305,17 +305,13 @@ def render_document_page(
 ) -> str:
     """The page of one document (``docs/NNNNN.html``)."""
     idents = [(f"{'g' if m.side == GOLD else 's'}{i}", m) for i, m in enumerate(doc.marks)]
-    shifts = None if doc.shared_text else moved_offsets(doc.system_text, doc.gold_text)
-    if doc.shared_text:
+    if doc.placement == SHARED:
         texts = render_text(doc.gold_text, idents, doc.xml)
-    elif shifts is not None:
-        placed = [
-            (ident, mark if mark.side == GOLD else moved(mark, shifts)) for ident, mark in idents
-        ]
+    elif doc.placement == MOVED:
         texts = (
             "<h2>O texto do sistema difere do da CD: as suas entidades são mostradas no "
             "texto da CD, nas palavras que os dois textos partilham</h2>"
-            + render_text(doc.gold_text, placed, doc.xml)
+            + render_text(doc.gold_text, idents, doc.xml)
         )
     else:
         gold = [item for item in idents if item[1].side == GOLD]

@@ -42,6 +42,12 @@ from harem_pipeline.model import Document, Entity
 from harem_pipeline.stages.align import _normalize_text
 from harem_pipeline.text.java import java_trim
 
+SHARED = "shared"
+"""The run's text is the collection's: both sides are marked in it."""
+MOVED = "moved"
+"""The run's text differs: its entities were moved into the collection's (``moved_offsets``)."""
+APART = "apart"
+"""The texts share too little: each side is marked in its own text."""
 GOLD = "gold"
 SYSTEM = "system"
 NO_RECORD = "sem_registo"
@@ -91,11 +97,7 @@ class BrowseDocument:
     xml: bool
     marks: tuple[Mark, ...]
     records: tuple[RecordView, ...]
-
-    @property
-    def shared_text(self) -> bool:
-        """True when both sides are drawn in one text (the run's text is the collection's)."""
-        return self.gold_text == self.system_text
+    placement: str = "shared"  # SHARED, MOVED (system marks moved into the CD text) or APART
 
     def counts(self) -> dict[str, int]:
         """Entities by side and outcome: ``{"gold": n, "system": n, outcome: n, ...}``."""
@@ -238,13 +240,17 @@ def link_document(
             mark.outcome = OMITTED
             marks.append(mark)
     shared = cd_doc.text == run_doc.text
+    shifts = None if shared else moved_offsets(run_doc.text, cd_doc.text)
+    placement = SHARED if shared else APART if shifts is None else MOVED
+    if shifts is not None:
+        marks = [moved(mark, shifts) if mark.side == SYSTEM else mark for mark in marks]
     for mark in marks:  # no record, inside OMITIDO: left out of the evaluation
-        if mark.outcome == NO_RECORD and (mark.side == GOLD or shared):
+        if mark.outcome == NO_RECORD and (mark.side == GOLD or placement != APART):
             if any(s < mark.end and mark.start < e for s, e in cd_doc.omitted):
                 mark.outcome = OMITTED
     marks.sort(key=lambda m: (m.start, -m.end, m.side))
     return BrowseDocument(
-        cd_doc.docid, cd_doc.text, run_doc.text, xml, tuple(marks), tuple(records)
+        cd_doc.docid, cd_doc.text, run_doc.text, xml, tuple(marks), tuple(records), placement
     )
 
 
