@@ -412,3 +412,38 @@ def test_a_simulated_run_is_labelled_on_every_page(campaign: Path) -> None:
 
 def test_a_real_run_is_not_labelled_simulated(hand: Path) -> None:
     assert "SIMULATED" not in (hand / "index.html").read_text(encoding="utf-8")
+
+
+def test_an_avalida_whose_records_name_other_entities_is_refused(
+    hand: Path, tmp_path: Path, capsys
+) -> None:
+    # as many records as the alignment gives, but one names another entity
+    cd, run = hand.parent / "cd.xml", hand.parent / "run.xml"
+    run_dir = tmp_path / "mine"
+    run_dir.mkdir()
+    assert (
+        main(
+            [
+                "-q",
+                "align",
+                "--cd",
+                str(cd),
+                "--run",
+                str(run),
+                "-o",
+                str(run_dir / "mine.alinhado"),
+            ]
+        )
+        == 0
+    )
+    assert main(["-q", "avalida", str(run_dir / "mine.alinhado")]) == 0
+    avalida = run_dir / "mine.alinhado.avalida"
+    avalida.write_bytes(avalida.read_bytes().replace(b">Porto</EM> --->", b">Braga</EM> --->"))
+    (run_dir / "mine.alinhado.manifest.json").write_text(
+        json.dumps({"inputs": {str(cd): {}, str(run): {}}}), encoding="utf-8"
+    )
+    status = main(["browse", str(run_dir)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1
+    assert "mine.alinhado.avalida, line 7" in err[0] and "'Porto'" in err[0] and "'Braga'" in err[0]
+    assert not (run_dir / "browse").exists()

@@ -36,7 +36,7 @@ from harem_pipeline.reports import browse
 from harem_pipeline.stages.align import DocumentPair, _pair_documents, document_pairs, pair_lines
 from harem_pipeline.stages.align_tokens import pair_token_text
 from harem_pipeline.stages.avalida import evaluate_lines
-from harem_pipeline.stages.browse import BrowseDocument, link_document
+from harem_pipeline.stages.browse import BrowseDocument, link_document, unnumbered
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.java import java_trim
 
@@ -148,7 +148,7 @@ def _write_pages(
         cd_doc, run_doc, _ = _pair_documents(pair)
         run_docids.append(run_doc.docid)
         numbered = [line for line in parse_lines(pair_token_text(pair)) if isinstance(line, Record)]
-        records = _evaluated_records(pair, evaluated, avalida, cd_doc.docid, len(numbered))
+        records = _evaluated_records(pair, evaluated, avalida, cd_doc.docid, numbered)
         emir_records = (semantic.take(cd_doc.docid) if semantic is not None else None) or []
         doc = link_document(cd_doc, run_doc, pair.xml, records, numbered, emir_records)
         rows.append(browse.index_row(doc, position))
@@ -181,9 +181,10 @@ def _evaluated_records(
     evaluated: _InStep | None,
     avalida: PathLike | None,
     docid: str,
-    expected: int,
+    numbered: list[Record],
 ) -> list[Record]:
-    """The document's ``.avalida`` records: read in step, or made here."""
+    """The document's ``.avalida`` records: read in step (checked against the token
+    view's: as many, the same gold texts), or made here."""
     if evaluated is None:
         lines = evaluate_lines(pair_lines(pair))
         return [line for line in lines if isinstance(line, Record)]
@@ -192,13 +193,22 @@ def _evaluated_records(
         raise InputError(
             str(avalida), f"the records of document {docid} (next in the alignment)", "none"
         )
-    if len(found) != expected:
+    if len(found) != len(numbered):
         raise InputError(
             str(avalida),
-            f"{expected} records (as aligning the CD with the run gives)",
+            f"{len(numbered)} records (as aligning the CD with the run gives)",
             f"{len(found)}",
             docid=docid,
         )
+    for record, tokens in zip(found, numbered, strict=True):
+        expected = java_trim(unnumbered(tokens.gold.text))
+        if java_trim(record.gold.text) != expected:
+            raise InputError(
+                str(avalida),
+                f"the record of {expected!r} (as aligning the CD with the run gives)",
+                repr(record.gold.text),
+                line=record.line or None,
+            )
     return found
 
 
