@@ -24,12 +24,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--cd", required=True, help="the golden collection (CD)")
     parser.add_argument("--run", required=True, help="the system run (participation)")
     parser.add_argument("-o", "--output", help="output file (default: RUN.alinhado)")
+    parser.add_argument(
+        "--show-tokens",
+        action="store_true",
+        help=(
+            "write every entity with the occurrence numbers of its markable tokens "
+            "(<EM ...><1>Vila</1> <1>Real</1></EM>), as the official Aligner's "
+            "'-etiquetas sim' does: the same records, showing why entities were aligned"
+        ),
+    )
     parser.set_defaults(func=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
     """Align, print the warnings, write the records; return the exit status."""
-    _, result = run_align(args.cd, args.run, args.output)
+    _, result = run_align(args.cd, args.run, args.output, show_tokens=args.show_tokens)
     for warning in result.warnings:
         print(warning, file=sys.stderr)
     return 0

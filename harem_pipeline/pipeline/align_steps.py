@@ -56,6 +56,7 @@ def run_align(
     output: str | os.PathLike[str] | None = None,
     meta_path: str | os.PathLike[str] | None = None,
     workers: int | None = None,
+    show_tokens: bool = False,
 ) -> tuple[Path, AlignmentWritten]:
     """Align the run with the CD, write ``output`` atomically; return it and the warnings.
 
@@ -72,6 +73,10 @@ def run_align(
     processes.  A file that proves not plain, or any error, starts the
     general way over (reading in this process), so outputs and error
     messages are the general way's.
+
+    ``show_tokens`` writes the token view (``stages.align_tokens``, the
+    official ``-etiquetas sim``): the same records with every entity's
+    markable tokens numbered.
     """
     target = Path(output) if output is not None else align_output(run_path)
     try:
@@ -79,15 +84,21 @@ def run_align(
             if meta_path is not None:
                 read_meta(meta_path)  # its errors, as the general reader gives them
             plain = open_plain_collection(cd_path), open_plain_collection(run_path)
-            return target, _write_alignment(*plain, target, workers)
+            return target, _write_alignment(*plain, target, workers, show_tokens)
         except (NotPlainCollection, InputError):  # the general reader names the file's fault
             cd, run = open_collection(cd_path, meta_path), open_collection(run_path)
             if cd.format != run.format:
                 raise InputError(
                     run.path, f"a run in the {cd.format} format of the CD", run.format
                 ) from None
-            return target, _write_alignment(cd, run, target, workers)
-    except DuplicateTrimmedDocid:
+            return target, _write_alignment(cd, run, target, workers, show_tokens)
+    except DuplicateTrimmedDocid as duplicate:
+        if show_tokens:
+            raise InputError(
+                str(cd_path),
+                "DOCIDs that differ once trimmed (needed for --show-tokens)",
+                f"two DOCIDs {str(duplicate)!r}",
+            ) from None
         whole_cd, whole_run = read_collection(cd_path, meta_path), read_collection(run_path)
         check_collections_share_documents(whole_cd, whole_run)
         result = align_collections(whole_cd, whole_run)
@@ -101,6 +112,7 @@ def _write_alignment(
     run: CollectionStream | PlainCollectionStream,
     target: Path,
     workers: int | None,
+    show_tokens: bool = False,
 ) -> AlignmentWritten:
     """Align two streams of documents into ``target``, pair after pair, on ``workers`` processes."""
     from harem_pipeline.pipeline.parallel import ordered_map
@@ -108,7 +120,9 @@ def _write_alignment(
     warnings: list[str] = []
     run_docids: list[str] = []
     counted = dataclasses.replace(run, documents=_noting_docids(run.documents, run_docids))
-    encode = functools.partial(_encoded_pairs, encoding=cd.encoding)
+    encode = functools.partial(
+        _encoded_token_pairs if show_tokens else _encoded_pairs, encoding=cd.encoding
+    )
     pairs = _batched(document_pairs(cd, counted, warnings), _PAIRS_FIRST_TASK, _PAIRS_PER_TASK)
     with atomic_write(target, "wb", encoding=None, newline=None) as handle:
         handle.write(_encoded(header_lines(cd, run), cd.encoding))
@@ -138,6 +152,13 @@ _PAIRS_PER_TASK = 48
 def _encoded_pairs(pairs: list[DocumentPair], encoding: str) -> bytes:
     """Document pairs aligned and encoded, one after the other (what a worker process returns)."""
     return "".join([pair_text(pair) for pair in pairs]).encode(encoding, errors="replace")
+
+
+def _encoded_token_pairs(pairs: list[DocumentPair], encoding: str) -> bytes:
+    """``_encoded_pairs`` in the token view (``stages.align_tokens``)."""
+    from harem_pipeline.stages.align_tokens import pair_token_text
+
+    return "".join([pair_token_text(pair) for pair in pairs]).encode(encoding, errors="replace")
 
 
 def _batched(

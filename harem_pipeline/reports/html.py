@@ -608,3 +608,15 @@ def write_report_html(summary_json: str | os.PathLike[str], output: str | os.Pat
     """Render the campaign summary at ``summary_json`` into the page ``output``, atomically."""
     write_text_atomic(output, render_report(read_json_object(summary_json)))
     return Path(output)
+
+
+# ---------------------------------------------------------------------------
+# Link to the pages of ``harem browse OUT/<run>`` (written to OUT/<run>/browse/):
+# for a run's cell, and a run's category cell (the index opens filtered on it).
+
+
+def run_browse_link(run: str, category: str | None = None) -> str:
+    """The ``href``, relative to ``report.html``, of a run's alignment pages."""
+    from harem_pipeline.reports.browse import browse_href
+
+    return browse_href(run, category)

@@ -77,7 +77,7 @@ import os
 import pickle
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import IO, NamedTuple, Protocol, cast
@@ -683,6 +683,7 @@ class _Named:
     omitted: bool
     shown: str  # the attributes as written (``format_attributes``)
     ident: str  # the tag with its numbered text (``_tag_string``): the original's identity
+    in_alt: bool = False  # numbered inside an ALT block (the original trims its numbered text)
 
     def attribute_pairs(self) -> tuple[tuple[str, str], ...]:
         """The attributes, read from ``shown`` on first use for a plain entity (``_FlatEntity``)."""
@@ -709,10 +710,11 @@ def _named(
     marked: str,
     marks: tuple[Mark, ...],
     omitted: bool,
+    in_alt: bool = False,
 ) -> _Named:
     shown = format_attributes(attributes)
     ident = _tag_string(tag, shown, marked)
-    return _Named(tag, attributes, text, marked, marks, omitted, shown, ident)
+    return _Named(tag, attributes, text, marked, marks, omitted, shown, ident, in_alt)
 
 
 @dataclass(slots=True)
@@ -841,7 +843,9 @@ def _number_alt(node: _AltNode, counters: dict[str, int], xml: bool) -> _AltGrou
             elif isinstance(item, _AltEntity):
                 marked, marks = number_in_sequence(item.text, counters)
                 tag, attributes = _entity_attributes(item.entity, node.omitted, xml)
-                items.append(_named(tag, attributes, item.text, marked, marks, node.omitted))
+                items.append(
+                    _named(tag, attributes, item.text, marked, marks, node.omitted, in_alt=True)
+                )
             else:
                 continue
             for _, key, count in marks:
@@ -1089,7 +1093,7 @@ def _comparable(entity: _Named, values: Sequence[_Named | None]) -> list[_Named]
 
 
 def _alt_lines(
-    group: _AltGroup, values: list[_Named | None], xml: bool
+    group: _AltGroup, values: list[_Named | None], xml: bool, marked: bool = False
 ) -> Iterator[_RecordItem | Line]:
     yield AltOpen(None)
     missing = None in values
@@ -1102,7 +1106,8 @@ def _alt_lines(
         if not named and not missing:
             for value in values:
                 if value is not None:
-                    gold = _spurious_tag(java_trim(value.text).replace("\n", " "), xml)
+                    text = java_trim(value.marked if marked else value.text)
+                    gold = _spurious_tag(text.replace("\n", " "), xml)
                     yield gold, _comparable(value, values)
         yield AltClose(number)
     yield AltClose(None)
@@ -1195,8 +1200,14 @@ def _spurious_ident(marked: str) -> str:
     return _tag_string(EM_TAG, _SPURIOUS_SHOWN, marked)
 
 
-def _record_items(alignment: _DocumentAlignment, xml: bool) -> Iterator[_RecordItem | Line]:
-    """The document's records in order (ALT blocks with their ALT lines)."""
+def _record_items(
+    alignment: _DocumentAlignment, xml: bool, marked: bool = False
+) -> Iterator[_RecordItem | Line]:
+    """The document's records in order (ALT blocks with their ALT lines).
+
+    ``marked`` keeps the numbered text of spurious records (``<1>Ele</1>``,
+    the official ``-etiquetas sim``; see ``stages/align_tokens.py``).
+    """
     texts = alignment.spurious_texts
     for entry in alignment.entries:
         key = entry.key
@@ -1210,11 +1221,11 @@ def _record_items(alignment: _DocumentAlignment, xml: bool) -> Iterator[_RecordI
         if omitted or not values:
             continue
         if isinstance(key, _AltGroup):
-            yield from _alt_lines(key, values, xml)
+            yield from _alt_lines(key, values, xml, marked)
         elif isinstance(key, _Named):
             yield key, _system(values)
         else:
-            text = _strip_marks(texts[key])
+            text = texts[key] if marked else _strip_marks(texts[key])
             yield _spurious_tag(text.replace("\n", " "), xml), _system(values)
 
 
@@ -1225,11 +1236,16 @@ def _strip_marks(marked: str) -> str:
     return java_trim(_MARK_RE.sub(lambda m: m.group(2), marked))
 
 
-def _manual_check(faults: Sequence[tuple[_Aligned, tuple[str, ...]]]) -> ManualCheck:
+def _manual_check(
+    faults: Sequence[tuple[_Aligned, tuple[str, ...]]],
+    numbered: Callable[[_Aligned], str] | None = None,
+) -> ManualCheck:
     body = " "
     for entity, keys in faults:
         shown = (
-            entity.plain_string()
+            numbered(entity)
+            if numbered is not None
+            else entity.plain_string()
             if isinstance(entity, _AltGroup)
             else format_tag(entity.gold_tag())
         )
@@ -1260,8 +1276,14 @@ def _body_items(
     cd_path: str,
     run_path: str,
     check_counts: bool,
+    numbered: Callable[[_Aligned], str] | None = None,
 ) -> list[_RecordItem | Line]:
-    """``align_documents``'s lines, its records not yet written (``_as_line``, ``_as_text``)."""
+    """``align_documents``'s lines, its records not yet written (``_as_line``, ``_as_text``).
+
+    ``numbered`` (the token view, ``stages/align_tokens.py``) writes the
+    entities of the manual-check line; spurious records then keep their
+    numbered text.
+    """
     cd_nodes = _document_items(cd_doc, cd_path, xml)
     run_nodes = _document_items(run_doc, run_path, xml)
     keys: dict[str, None] = {}
@@ -1278,8 +1300,8 @@ def _body_items(
     alignment = _align_numbered(cd_entities, run_entities, potential)
     lines: list[_RecordItem | Line] = []
     if alignment.faults:
-        lines.append(_manual_check(alignment.faults))
-    lines.extend(_record_items(alignment, xml))
+        lines.append(_manual_check(alignment.faults, numbered))
+    lines.extend(_record_items(alignment, xml, numbered is not None))
     return lines
 
 

@@ -1,0 +1,283 @@
+"""``harem browse``: write a run's alignments as static HTML pages (``reports.browse``).
+
+The collection and the run are read a document at a time and paired as the
+aligner pairs them (``stages.align.document_pairs``); each pair's token view
+(``stages.align_tokens``) names every entity's numbered tokens, and its
+``.avalida`` records are either read from the campaign's file or made here
+(AlinhEM then AvalIDa, in memory).  The ``.emir``, when given, is read in
+step (same document order; it may lack documents).  Pages are written into
+a fresh folder renamed onto the output at the end, so a failed run leaves
+the previous pages (or none), never half of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import (
+    DocStart,
+    DocumentLine,
+    Line,
+    Record,
+    iter_lines,
+    parse_lines,
+)
+from harem_pipeline.formats.harem_xml import open_collection
+from harem_pipeline.formats.semantic import iter_semantic_lines
+from harem_pipeline.pipeline.align_steps import check_shared_documents
+from harem_pipeline.reports import browse
+from harem_pipeline.stages.align import DocumentPair, _pair_documents, document_pairs, pair_lines
+from harem_pipeline.stages.align_tokens import pair_token_text
+from harem_pipeline.stages.avalida import evaluate_lines
+from harem_pipeline.stages.browse import BrowseDocument, link_document, unnumbered
+from harem_pipeline.text.atomic import write_text_atomic
+from harem_pipeline.text.java import java_trim
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True, slots=True)
+class BrowseWritten:
+    """What ``write_browse`` made: the index page, how many pages, the largest page's bytes."""
+
+    index: Path
+    documents: int
+    largest_page: int
+    warnings: tuple[str, ...]
+
+
+def _documents_of(lines: Iterator[Line]) -> Iterator[tuple[str, list[Record]]]:
+    """``(docid, records)`` of each document of a record file, in order."""
+    docid: str | None = None
+    records: list[Record] = []
+    for line in lines:
+        if isinstance(line, (DocStart, DocumentLine)):
+            if docid is not None:
+                yield docid, records
+            docid, records = line.docid, []
+        elif isinstance(line, Record) and docid is not None:
+            records.append(line)
+    if docid is not None:
+        yield docid, records
+
+
+class _InStep:
+    """A record file's documents taken in step with the pairs: ``take(docid)`` or nothing."""
+
+    def __init__(self, documents: Iterator[tuple[str, list[Record]]]) -> None:
+        self._documents = documents
+        self._next = next(documents, None)
+
+    def take(self, docid: str) -> list[Record] | None:
+        """The records of ``docid`` when it is the next document (DOCIDs compared trimmed)."""
+        if self._next is not None and java_trim(self._next[0]) == java_trim(docid):
+            found = self._next[1]
+            self._next = next(self._documents, None)
+            return found
+        return None
+
+    def left(self) -> str | None:
+        """The DOCID of the next document not taken, if any."""
+        return None if self._next is None else self._next[0]
+
+
+def write_browse(
+    cd_path: PathLike,
+    run_path: PathLike,
+    output: PathLike,
+    avalida: PathLike | None = None,
+    emir: PathLike | None = None,
+    run_name: str | None = None,
+    note: str | None = None,
+) -> BrowseWritten:
+    """Write ``output/index.html``, ``output/docs/NNNNN.html`` and their stylesheet and scripts.
+
+    ``note`` (default: the simulated-run warning when the run file says it
+    is one) is shown on every page.  ``avalida`` None aligns and evaluates
+    here; otherwise its records must be those of aligning ``cd_path`` with
+    ``run_path`` (a mismatch is an ``InputError`` naming the document).
+    """
+    target = Path(output)
+    if target.exists() and not target.is_dir():
+        raise InputError(str(target), "a folder for the pages (or no file there)", "a file")
+    name = run_name or Path(run_path).name
+    if note is None:
+        from harem_pipeline.pipeline.chain import is_simulated  # the campaign's own test
+
+        note = browse.SIMULATED_NOTE if is_simulated(run_path) else ""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        work.chmod(0o755)  # a folder like any other (mkdtemp makes it private)
+        written = _write_pages(cd_path, run_path, work, avalida, emir, name, note)
+        _replace_folder(work, target)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return BrowseWritten(target / "index.html", *written)
+
+
+def _write_pages(
+    cd_path: PathLike,
+    run_path: PathLike,
+    folder: Path,
+    avalida: PathLike | None,
+    emir: PathLike | None,
+    name: str,
+    note: str,
+) -> tuple[int, int, tuple[str, ...]]:
+    cd, run = open_collection(cd_path), open_collection(run_path)
+    if cd.format != run.format:
+        raise InputError(run.path, f"a run in the {cd.format} format of the CD", run.format)
+    evaluated = _InStep(_documents_of(iter_lines(avalida)[1])) if avalida is not None else None
+    semantic = _InStep(_documents_of(iter_semantic_lines(emir)[1])) if emir is not None else None
+    warnings: list[str] = []
+    run_docids: list[str] = []
+    rows: list[browse.IndexRow] = []
+    largest = 0
+    (folder / "docs").mkdir()
+    pages: list[tuple[BrowseDocument, int]] = []
+    for position, pair in enumerate(document_pairs(cd, run, warnings)):
+        cd_doc, run_doc, _ = _pair_documents(pair)
+        run_docids.append(run_doc.docid)
+        numbered = [line for line in parse_lines(pair_token_text(pair)) if isinstance(line, Record)]
+        records = _evaluated_records(pair, evaluated, avalida, cd_doc.docid, numbered)
+        emir_records = (semantic.take(cd_doc.docid) if semantic is not None else None) or []
+        doc = link_document(cd_doc, run_doc, pair.xml, records, numbered, emir_records)
+        rows.append(browse.index_row(doc, position))
+        pages.append((doc, position))
+        if len(pages) == 2:  # a page is written once the next one is known to exist
+            largest = max(largest, _write_page(folder, *pages.pop(0), name, None, note))
+    if not rows:
+        check_shared_documents(str(cd_path), str(run_path), run_docids, 0)
+    for doc, position in pages:
+        largest = max(largest, _write_page(folder, doc, position, name, len(rows), note))
+    if evaluated is not None and evaluated.left() is not None:
+        raise InputError(
+            str(avalida),
+            "only the documents of aligning the CD with the run",
+            f"document {evaluated.left()} besides",
+        )
+    write_text_atomic(folder / "index.html", browse.render_index(rows, name, note))
+    write_text_atomic(folder / "browse.css", browse.STYLE)
+    write_text_atomic(folder / "browse.js", browse.SCRIPT)
+    write_text_atomic(folder / "browse-index.js", browse.INDEX_SCRIPT)
+    write_text_atomic(
+        folder / "documents.json",
+        json.dumps([{"docid": r.docid, "page": r.page, "counts": r.counts} for r in rows]),
+    )
+    return len(rows), largest, tuple(warnings)
+
+
+def _evaluated_records(
+    pair: DocumentPair,
+    evaluated: _InStep | None,
+    avalida: PathLike | None,
+    docid: str,
+    numbered: list[Record],
+) -> list[Record]:
+    """The document's ``.avalida`` records: read in step (checked against the token
+    view's: as many, the same gold texts), or made here."""
+    if evaluated is None:
+        lines = evaluate_lines(pair_lines(pair))
+        return [line for line in lines if isinstance(line, Record)]
+    found = evaluated.take(docid)
+    if found is None:
+        raise InputError(
+            str(avalida), f"the records of document {docid} (next in the alignment)", "none"
+        )
+    if len(found) != len(numbered):
+        raise InputError(
+            str(avalida),
+            f"{len(numbered)} records (as aligning the CD with the run gives)",
+            f"{len(found)}",
+            docid=docid,
+        )
+    for record, tokens in zip(found, numbered, strict=True):
+        expected = java_trim(unnumbered(tokens.gold.text))
+        if java_trim(record.gold.text) != expected:
+            raise InputError(
+                str(avalida),
+                f"the record of {expected!r} (as aligning the CD with the run gives)",
+                repr(record.gold.text),
+                line=record.line or None,
+            )
+    return found
+
+
+def _write_page(
+    folder: Path,
+    doc: BrowseDocument,
+    position: int,
+    name: str,
+    total: int | None,
+    note: str,
+) -> int:
+    """Write one document's page; return its size in bytes.
+
+    ``total`` None: a later page exists (the page links to it).
+    """
+    known = position + 2 if total is None else total
+    text = browse.render_document_page(doc, name, position, known, note)
+    data = text.encode("utf-8")
+    write_text_atomic(folder / "docs" / browse.page_name(position), text)
+    return len(data)
+
+
+def _replace_folder(new: Path, target: Path) -> None:
+    """Put the folder ``new`` at ``target``, removing what was there."""
+    if target.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+        os.rename(target, old / "x")
+        os.rename(new, target)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(new, target)
+
+
+def campaign_inputs(run_dir: PathLike) -> tuple[Path, Path, Path, Path | None, str]:
+    """A campaign run's folder (``OUT/<run>``): its CD, run, ``.avalida``, ``.emir`` and name.
+
+    The CD and the run are the inputs the aligner's manifest records (the
+    ``.alinhado``'s ``#`` lines say which is which); the ``.emir`` is the
+    subset ``total``'s, when the campaign made one.
+    """
+    folder = Path(run_dir)
+    name = folder.name
+    manifest = folder / f"{name}.alinhado.manifest.json"
+    avalida = folder / f"{name}.alinhado.avalida"
+    for needed in (manifest, avalida):
+        if not needed.is_file():
+            raise InputError(
+                str(folder),
+                "a campaign run's folder (OUT/<run>, made by harem run)",
+                f"no {needed.name}",
+            )
+    inputs = list(json.loads(manifest.read_text(encoding="utf-8")).get("inputs", {}))
+    run_base, cd_base = _header_names(folder / f"{name}.alinhado")
+    by_name = {Path(path).name: Path(path) for path in inputs}
+    if run_base not in by_name or cd_base not in by_name:
+        raise InputError(
+            str(manifest),
+            f"the inputs {run_base} and {cd_base} of the alignment",
+            ", ".join(by_name),
+        )
+    emir = folder / f"{name}.alinhado.avalida.total.alts.emir"
+    return by_name[cd_base], by_name[run_base], avalida, emir if emir.is_file() else None, name
+
+
+def _header_names(alinhado: Path) -> tuple[str, str]:
+    """The run's and the CD's base names from the two ``#`` lines of an ``.alinhado``."""
+    with alinhado.open("rb") as handle:
+        first, second = handle.readline(), handle.readline()
+    return (
+        first.decode("latin-1").removeprefix("#").strip(),
+        second.decode("latin-1").removeprefix("#").strip(),
+    )
