@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Record
 from harem_pipeline.formats.semantic import (
     parse_emir_record,
@@ -385,6 +386,13 @@ def check_emir_line(text: str, path: str | None, number: int) -> None:
 
     The line is read by :mod:`harem_pipeline.formats.semantic` (an Emir record's every
     item is read; a ``.tempo`` record's appended block is a suffix, refused)."""
+    if "]::[{MaxCSC_CD=" in text or "MaxCSC_CD=MaxCSC_CD_class(" in text:
+        raise InputError(
+            path,
+            "an Emir record (.emir or .altrel)",
+            "a record with AvalTEMPO's block",
+            line=number,
+        )
     plain = read_plain_emir_record(text, number)
     if plain is not None:
         for item in plain.items:
