@@ -461,12 +461,32 @@ class Summary(CampaignTask, StageTask):
                     )
         return rows
 
+    @cached_property
+    def tempo_modes(self) -> tuple[int, ...]:
+        """The TEMPO track's modes (none unless the collection has TEMPO attributes)."""
+        from tasks.tempo import tempo_modes
+
+        return tempo_modes(self.campaign)
+
+    def tempo_reports(self, run: str, subset: str) -> list[luigi.Task]:
+        """The TEMPO track's Ida reports of a run's subset (``tasks.tempo``)."""
+        from tasks.tempo import tempo_reports
+
+        return tempo_reports(self.config, run, subset, self.tempo_modes)
+
     def requires(self) -> list[luigi.Task]:
-        tasks = (task for row in self.reports() for task in row if task is not None)
+        tasks = [task for row in self.reports() for task in row if task is not None]
+        for run in self.campaign.runs:
+            for subset in self.campaign.subsets:
+                tasks += self.tempo_reports(run.name, subset.name)
         return list(dict.fromkeys(tasks))
 
     def stage_params(self) -> dict[str, Any]:
-        return {"morphology": self.morphology, "charts": self.campaign.charts}
+        return {
+            "morphology": self.morphology,
+            "charts": self.campaign.charts,
+            "tempo": list(self.tempo_modes),
+        }
 
     def report_files(self, missing: frozenset[str] = frozenset()) -> list[chain.ReportFiles]:
         """Where every report is; none for the ``missing`` runs (what is there is stale)."""
@@ -484,6 +504,12 @@ class Summary(CampaignTask, StageTask):
                 None
                 if relaxed is None or ida2id.run_name in missing
                 else chain.json_twin(relaxed.anchor()),
+                tempo=()
+                if relaxed is None or ida2id.run_name in missing
+                else tuple(
+                    (task.mode, task.kind, chain.json_twin(task.anchor()))
+                    for task in self.tempo_reports(ida2id.run_name, ida2id.subset)
+                ),
             )
             for ida2id, ida2mor, strict, relaxed in self.reports()
         ]

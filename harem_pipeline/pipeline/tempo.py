@@ -12,13 +12,14 @@ the output, so a bad input leaves neither half written.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from harem_pipeline.formats.alinhado import iter_numbered_lines
-from harem_pipeline.stages.tempo import check_emir_line, is_copied, score_lines
+from harem_pipeline.stages.tempo import MODE_NAMES, check_emir_line, is_copied, score_lines
 from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.text.textio import derived_path
+from harem_pipeline.text.textio import derived_path, read_bytes
 
 PathLike = str | os.PathLike[str]
 
@@ -83,3 +84,77 @@ def run_tempo(
     with atomic_write(side, "w", encoding=encoding, newline="") as handle:
         handle.write("".join(line + "\n" for line in found))
     return TempoOutputs(target, side, len(found))
+
+
+# ---------------------------------------------------------------------------
+# The campaign's TEMPO track
+
+TEMPO_MODES = tuple(MODE_NAMES)
+"""The modes a campaign runs by default: all three, as the official order does."""
+_MODE_WORDS = {name.removeprefix("estendido_"): mode for mode, name in MODE_NAMES.items()}
+_TEMPO_ATTRIBUTE = re.compile(rb"<EM [^>]*\b(?:TEMPO_REF|SENTIDO|VAL_NORM|VAL_DELTA)=")
+
+
+def tempo_modes_setting(value: object) -> tuple[int, ...] | None:
+    """``tempo:`` of ``pipeline.yaml``: ``{modes: [1, 2, 3]}`` (or the names ``completo``,
+    ``semnorm``, ``sonorm``), ``false`` for none; None (the key left out) is the default,
+    every mode when the collection has TEMPO attributes.  A wrong value is a ValueError
+    whose text says what was expected."""
+    if value is None or value is True:
+        return None
+    if value is False:
+        return ()
+    if not isinstance(value, dict) or set(value) - {"modes"}:
+        raise ValueError("expected false or a mapping {modes: [1, 2, 3]}")
+    modes = value.get("modes", list(TEMPO_MODES))
+    if not isinstance(modes, list):
+        raise ValueError("modes: expected a list of 1, 2, 3 (completo, semnorm, sonorm)")
+    chosen: list[int] = []
+    for item in modes:
+        mode = _MODE_WORDS.get(item, item) if isinstance(item, str) else item
+        if isinstance(mode, bool) or mode not in MODE_NAMES:
+            raise ValueError(f"modes: expected 1, 2, 3 (completo, semnorm, sonorm), found {item!r}")
+        chosen.append(mode)  # type: ignore[arg-type]
+    return tuple(dict.fromkeys(chosen))
+
+
+def collection_has_tempo(path: PathLike) -> bool:
+    """Whether a golden collection has TEMPO attributes (else the track has nothing to score)."""
+    return _TEMPO_ATTRIBUTE.search(read_bytes(path)) is not None
+
+
+def campaign_tempo_modes(setting: tuple[int, ...] | None, collection: PathLike) -> tuple[int, ...]:
+    """The modes a campaign runs: its ``tempo:`` setting, or every mode when the collection
+    has TEMPO attributes and none when it has not."""
+    if setting is not None:
+        return setting
+    return TEMPO_MODES if collection_has_tempo(collection) else ()
+
+
+def tempo_names(emir: PathLike, mode: int) -> tuple[Path, Path]:
+    """A campaign's ``.tempo`` of an Emir file in ``mode`` and its side file:
+    ``X.emir.estendido_completo.tempo``, ``X.emir.estendido_completo.ERROS.txt`` (one
+    side file per mode: the official one, shared by the three, keeps only the last)."""
+    emir = Path(emir)
+    stem = f"{emir.name}.{MODE_NAMES[mode]}"
+    return emir.with_name(stem + ".tempo"), emir.with_name(stem + ERRORS_SUFFIX)
+
+
+def tempo_step(source: PathLike, mode: int) -> list[Path]:
+    """The campaign's step: :func:`run_tempo` to :func:`tempo_names`, an older side file
+    removed first (it would otherwise outlive a run that has no error)."""
+    output, errors = tempo_names(source, mode)
+    errors.unlink(missing_ok=True)
+    written = run_tempo(source, mode, output, errors)
+    return [written.path] + ([] if written.errors_path is None else [written.errors_path])
+
+
+def tempo_output_names(veus: str, setting: tuple[int, ...] | None) -> list[str]:
+    """The names the TEMPO track may write for a subset's Véus file name ``veus`` (for the
+    campaign's check that no output matches a run pattern; the setting None: every mode)."""
+    names = []
+    for mode in TEMPO_MODES if setting is None else setting:
+        for emir in (f"{veus}.alts.emir", f"{veus}.alts.emir.altrel"):
+            tempo, errors = tempo_names(emir, mode)
+            names += [tempo.name, errors.name, f"{tempo.name}.ida", f"{tempo.name}.ida.json"]
+    return names

@@ -18,6 +18,7 @@ from typing import Any
 from harem_pipeline import __version__
 from harem_pipeline.reports import charts
 from harem_pipeline.reports.summary import dig
+from harem_pipeline.reports.tempo import render_tempo_section
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_json_object
 
@@ -425,6 +426,7 @@ def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign repor
         " · intervals are 95 % document bootstrap (±: half-width)</p>"
         f"{notes}{note}<h2>Leaderboard</h2>{render_leaderboard(reports)}"
         f'<p class="muted">{escape(LEGEND)}</p>'
+        f"{render_tempo_section(summary)}"
         f"<h2>Charts</h2>{charts}"
         f"<h2>Runs</h2>{''.join(sections)}"
         f"<script>{SORT_SCRIPT}</script></body></html>\n"
