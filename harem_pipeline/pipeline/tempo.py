@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harem_pipeline.formats.alinhado import iter_numbered_lines
-from harem_pipeline.stages.tempo import MODE_NAMES, check_emir_line, is_copied, score_lines
+from harem_pipeline.stages.tempo import MODE_NAMES, EmirCheck, is_copied, score_lines
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path, read_bytes
 
@@ -63,10 +63,12 @@ def run_tempo(
     name = str(path)
     encoding, numbered = iter_numbered_lines(path)
 
+    check = EmirCheck(name)
+
     def lines():
         for number, text, eol in numbered:
             if not is_copied(text):
-                check_emir_line(text, name, number)
+                check(text, number)
             yield number, (text + "\r" if eol == "\r\n" else text)  # gawk keeps the \r
 
     found: list[str] = []

@@ -28,6 +28,7 @@ from harem_pipeline.formats.semantic import (
     parse_emir_record,
     parse_semantic_line,
     parse_semantic_score,
+    read_keyed_record,
     read_plain_emir_record,
 )
 from harem_pipeline.formats.tempo import (
@@ -253,6 +254,8 @@ def rewrite(text: str, sums: _Line) -> TempoLine:
 def score_line(text: str, mode: int, state: DeltaState) -> TempoLine | None:
     """AvalTEMPO's rules on one line other than ``#``, ``DOC`` and empty lines (``MODO`` =
     ``mode``): the rewritten TEMPO record, or None for a line it copies as read."""
+    if "TEMPO" not in text and "SENTIDO" not in text and "VAL_" not in text:
+        return None  # no golden rule can match (each needs one of these words)
     fields = text.split(FIELD_SEPARATOR)
     gold, system = fields[0], fields[1] if len(fields) > 1 else ""
     attributes = mode in (MODE_COMPLETE, MODE_ATTRIBUTES)
@@ -380,24 +383,45 @@ def score_lines(
             yield TempoOutput(text)
 
 
-def check_emir_line(text: str, path: str | None, number: int) -> None:
-    """Raise the reader's error when a line is not one of an Emir file (``.emir`` or
+class EmirCheck:
+    """Raises the reader's error when a line is not one of an Emir file (``.emir`` or
     ``.altrel``): AvalTEMPO would rewrite anything, so a wrong input is caught here.
 
-    The line is read by :mod:`harem_pipeline.formats.semantic` (an Emir record's every
-    item is read; a ``.tempo`` record's appended block is a suffix, refused)."""
-    if "]::[{MaxCSC_CD=" in text or "MaxCSC_CD=MaxCSC_CD_class(" in text:
-        raise InputError(
-            path,
-            "an Emir record (.emir or .altrel)",
-            "a record with AvalTEMPO's block",
-            line=number,
-        )
-    plain = read_plain_emir_record(text, number)
-    if plain is not None:
-        for item in plain.items:
-            parse_semantic_score(item, path, number)
-        return
-    line = parse_semantic_line(text, path, number)
-    if isinstance(line, Record):
-        parse_emir_record(line, path)
+    A line is read by :mod:`harem_pipeline.formats.semantic` (every item of an Emir
+    record is read; a ``.tempo`` record's appended block is refused).  A record in the
+    keyed shape is read once per key (:func:`~harem_pipeline.formats.semantic.read_keyed_record`:
+    the key holds all the reading depends on), so a large file is checked at the speed
+    of one match a line.
+    """
+
+    _LIMIT = 100_000
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.keys: set[tuple[str | None, ...]] = set()
+
+    def __call__(self, text: str, number: int) -> None:
+        if "]::[{MaxCSC_CD=" in text or "MaxCSC_CD=MaxCSC_CD_class(" in text:
+            raise InputError(
+                self.path,
+                "an Emir record (.emir or .altrel)",
+                "a record with AvalTEMPO's block",
+                line=number,
+            )
+        keyed = read_keyed_record(text, number)
+        if keyed is not None and keyed.key in self.keys:
+            return
+        self.read(text, number)
+        if keyed is not None and len(self.keys) < self._LIMIT:
+            self.keys.add(keyed.key)
+
+    def read(self, text: str, number: int) -> None:
+        """Read the line whole (its items too), as Ida would."""
+        plain = read_plain_emir_record(text, number)
+        if plain is not None:
+            for item in plain.items:
+                parse_semantic_score(item, self.path, number)
+            return
+        line = parse_semantic_line(text, self.path, number)
+        if isinstance(line, Record):
+            parse_emir_record(line, self.path)
