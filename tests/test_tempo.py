@@ -322,3 +322,21 @@ def test_ida_of_a_broken_block_is_one_line(emir: Path, capsys: pytest.CaptureFix
     tempo.write_text(text, encoding="latin-1")
     assert main(["ida", str(tempo), "--bootstrap", "0"]) == 2
     assert "run.emir.tempo, line 3: expected AvalTEMPO's block" in _one_line(capsys, "ida")
+
+
+def test_the_side_file_is_never_the_input(emir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = emir.read_bytes()
+    assert main(["tempo", str(emir), "--mode", "1", "--errors", str(emir)]) == 2
+    assert "--errors: expected a file other than the input" in _one_line(capsys, "tempo")
+    assert emir.read_bytes() == before and not emir.with_name("run.emir.tempo").exists()
+
+
+def test_to_standard_output_the_side_file_is_beside_the_input(
+    emir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert main(["tempo", str(emir), "--mode", "2", "-o", "-"]) == 0
+    assert "TempoRef(Correcto:[] Em_Falta:[ABSOLUTO])" in capsys.readouterr().out
+    assert emir.with_name("run.emir.ERROS.txt").is_file() and not list(elsewhere.iterdir())

@@ -64,5 +64,8 @@ def run_command(args: argparse.Namespace) -> int:
     """Write the ``.tempo`` file (and its side file); return the exit status."""
     if not Path(args.input).is_file():
         raise InputError(args.input, "an existing file", "no such file")
+    errors = Path(args.errors) if args.errors else None
+    if errors is not None and errors.exists() and errors.samefile(args.input):
+        raise InputError("--errors", "a file other than the input", repr(args.errors))
     run_tempo(args.input, args.mode, args.output, args.errors, args.tempo_only)
     return 0

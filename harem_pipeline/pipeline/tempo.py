@@ -33,8 +33,10 @@ def tempo_output(path: PathLike) -> Path:
 
 def tempo_errors_output(path: PathLike, output: PathLike) -> Path:
     """The side file beside ``output``, named after the input as AvalTEMPO names it
-    (``FILENAME.ERROS.txt``: ``X.emir.ERROS.txt`` beside ``X.emir.tempo``)."""
-    return Path(output).with_name(Path(path).name.removesuffix(".gz") + ERRORS_SUFFIX)
+    (``FILENAME.ERROS.txt``: ``X.emir.ERROS.txt`` beside ``X.emir.tempo``); beside the
+    input when the output is standard output (``-``)."""
+    beside = Path(path) if str(output) == "-" else Path(output)
+    return beside.with_name(Path(path).name.removesuffix(".gz") + ERRORS_SUFFIX)
 
 
 @dataclass(frozen=True, slots=True)
