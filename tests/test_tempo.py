@@ -204,6 +204,40 @@ def test_an_empty_gold_delta_stops_the_line_before_val_norm() -> None:
 
 
 # ---------------------------------------------------------------------------
+# The opt-in corrections (documented departures from the 2008 program)
+
+
+def test_the_missing_correction_scores_a_missing_value_zero() -> None:
+    right = record(' VAL_DELTA="A0M0S0D1H0M0S0"', ' VAL_DELTA="A0M0S0D1H0M0S0"')
+    bare = record(' VAL_DELTA="A0M0S0D3H0M0S0"', "")
+    out = list(score_lines([(1, right), (2, bare)], 3, corrections=["missing"]))
+    assert points(out[1].text) == ("1", "0", "0")
+    assert out[1].errors == ("2:ValDelta(Correcto:[] Em_Falta:[A0M0S0D3H0M0S0]) ",)
+
+
+def test_the_cut_off_correction_works_out_each_comparison_alone() -> None:
+    first = record(' VAL_DELTA="A0M0S0D1H0M0S0"', ' VAL_DELTA="A0M0S0D2H0M0S0"')
+    later = record(' VAL_DELTA="A0M0S0D1H0M0S0"', ' VAL_DELTA="A0M0S0D1H5M0S0"')
+    out = list(score_lines([(1, first), (2, later)], 1, corrections=["cut-off"]))
+    assert points(out[1].text)[2] == "0"  # five hours more is another delta
+
+
+def test_the_empty_delta_correction_scores_val_norm_too() -> None:
+    both = ' VAL_DELTA="" VAL_NORM="+2002----T----E--LM-"'
+    line = record(both, both)
+    (out,) = score_lines([(1, line)], 1, corrections=["empty-delta"])
+    assert points(out.text) == ("2", "2", "2")
+    assert labels(out.text) == (
+        'ValDelta(Correcto:[""] Em_Falta:[]) ValNorm(Correcto:[+2002----T----E--LM-] Em_Falta:[]) '
+    )
+
+
+def test_an_unknown_correction_is_one_line(emir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tempo", str(emir), "--mode", "1", "--correct", "all"]) == 2
+    assert "--correct: expected one of missing, cut-off, empty-delta" in _one_line(capsys, "tempo")
+
+
+# ---------------------------------------------------------------------------
 # Modes, other records, the rewrite
 
 

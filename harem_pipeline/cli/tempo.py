@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.pipeline.tempo import run_tempo
-from harem_pipeline.stages.tempo import MODE_NAMES
+from harem_pipeline.stages.tempo import CORRECTIONS, MODE_NAMES
 
 _MODES = ", ".join(
     f"{mode} ({name.removeprefix('estendido_')})" for mode, name in MODE_NAMES.items()
@@ -22,6 +22,13 @@ def tempo_mode(text: str) -> int:
 
 
 tempo_mode.__name__ = "int"
+
+
+def correction(text: str) -> str:
+    """An argparse ``type``: the name of one of the opt-in corrections."""
+    if text not in CORRECTIONS:
+        raise InputError("--correct", f"one of {', '.join(CORRECTIONS)}", repr(text))
+    return text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,6 +64,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="write only the TEMPO records and the #, DOC and empty lines (TODOS=0)",
     )
+    parser.add_argument(
+        "--correct",
+        action="append",
+        default=[],
+        type=correction,
+        metavar="NAME",
+        help="an opt-in departure from the 2008 program, repeatable: "
+        + "; ".join(f"{name}: {what}" for name, what in CORRECTIONS.items()),
+    )
     parser.set_defaults(func=run_command)
 
 
@@ -67,5 +83,6 @@ def run_command(args: argparse.Namespace) -> int:
     errors = Path(args.errors) if args.errors else None
     if errors is not None and errors.exists() and errors.samefile(args.input):
         raise InputError("--errors", "a file other than the input", repr(args.errors))
-    run_tempo(args.input, args.mode, args.output, args.errors, args.tempo_only)
+    corrections = tuple(dict.fromkeys(args.correct))
+    run_tempo(args.input, args.mode, args.output, args.errors, args.tempo_only, corrections)
     return 0

@@ -55,11 +55,13 @@ def run_tempo(
     output: PathLike | None = None,
     errors: PathLike | None = None,
     tempo_only: bool = False,
+    corrections: tuple[str, ...] = (),
 ) -> TempoOutputs:
     """Score the TEMPO attributes of the Emir file ``path`` in ``mode`` (1, 2 or 3) into
     ``output`` (default ``IN.tempo``) and the side file ``errors`` (default
     :func:`tempo_errors_output`); ``tempo_only`` keeps only the TEMPO records (and the
-    ``#``, ``DOC`` and empty lines), as the official ``TODOS=0``."""
+    ``#``, ``DOC`` and empty lines), as the official ``TODOS=0``; ``corrections`` the
+    opt-in departures from the 2008 program (:data:`~harem_pipeline.stages.tempo.CORRECTIONS`)."""
     target = Path(output) if output is not None else tempo_output(path)
     side = Path(errors) if errors is not None else tempo_errors_output(path, target)
     name = str(path)
@@ -76,7 +78,7 @@ def run_tempo(
     found: list[str] = []
     with atomic_write(target, "w", encoding=encoding, newline="") as handle:
         batch: list[str] = []
-        for item in score_lines(lines(), mode, tempo_only):
+        for item in score_lines(lines(), mode, tempo_only, corrections):
             batch.append(item.text + "\n")
             found.extend(item.errors)
             if len(batch) >= 4096:

@@ -109,6 +109,15 @@ _VALUES = (
 )
 
 
+CORRECTIONS = {
+    "missing": "a system without a VAL_DELTA or duration VAL_NORM scores 0 (no reuse)",
+    "cut-off": "the unit cut-off is worked out for each comparison",
+    "empty-delta": "VAL_NORM is scored too when the golden VAL_DELTA is empty",
+}
+"""Documented departures from AvalTEMPO, each opt-in (``docs/spec/tempo.md``, "Decimal
+point and locale"): the name, and what it changes."""
+
+
 @dataclass(slots=True)
 class DeltaState:
     """The awk's globals that outlive a line: ``val_match`` (the last comparison's result
@@ -117,6 +126,8 @@ class DeltaState:
 
     val_match: float | None = None
     cut_off: int = 0
+    corrections: frozenset[str] = frozenset()
+    """The opt-in corrections of :data:`CORRECTIONS` (none: the 2008 program)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,12 +173,15 @@ def analyse_delta(gold: Groups, system: Groups, state: DeltaState) -> int:
     """
     gold_value = system_value = 0.0
     if not awk_equal(_at(gold, 0), _at(system, 0)):
+        cut_off = 0 if "cut-off" in state.corrections else state.cut_off
         i = 7
-        while i >= 1 and state.cut_off == 0:
+        while i >= 1 and cut_off == 0:
             if awk_strtonum(_at(gold, i)) != 0 or awk_strtonum(_at(system, i)) != 0:
-                state.cut_off = i
+                cut_off = i
             i -= 1
-        for i in range(1, state.cut_off + 1):
+        if "cut-off" not in state.corrections:
+            state.cut_off = cut_off
+        for i in range(1, cut_off + 1):
             unit = UNITS[i - 1]
             if i != 3:
                 gold_value = (gold_value + awk_strtonum(_at(gold, i))) * unit
@@ -299,13 +313,22 @@ def score_line(text: str, mode: int, state: DeltaState) -> TempoLine | None:
 
 def _score_norm(text: str, gold: str, system: str, sums: _Line, state: DeltaState) -> bool:
     """Rules 3–9 (modes 1 and 3): True when one of them scored the line (it is printed)."""
-    if _GOLD_EMPTY_DELTA.search(text):
+    empty_delta = _GOLD_EMPTY_DELTA.search(text) is not None
+    if empty_delta:
         sums.gold += WEIGHTS["VAL_DELTA"]
         right = _EMPTY_DELTA.search(system) is not None
         if right:
             sums.csc += WEIGHTS["VAL_DELTA"] * 1
         sums.label("ValDelta", right, '""')
-        return True
+        if "empty-delta" not in state.corrections:
+            return True
+    return _score_values(text, gold, system, sums, state, empty_delta) or empty_delta
+
+
+def _score_values(
+    text: str, gold: str, system: str, sums: _Line, state: DeltaState, empty_delta: bool
+) -> bool:
+    """Rules 4–9 (the VAL_DELTA rule 6 left out when rule 3 scored an empty one)."""
     if _GOLD_EMPTY_NORM.search(text):
         sums.gold += _points(_at(_groups(_EMPTY_NORM, gold), 1))
         theirs = _groups(_EMPTY_NORM, system)
@@ -324,11 +347,15 @@ def _score_norm(text: str, gold: str, system: str, sums: _Line, state: DeltaStat
         (_GOLD_DELTA, _DELTA, "ValDelta", "VAL_DELTA"),
         (_GOLD_DURATION, _DURATION, "ValNorm", "VAL_NORM"),
     ):
+        if attribute == "VAL_DELTA" and empty_delta:
+            continue
         if rule.search(text):
             sums.gold += WEIGHTS["VAL_DELTA" if attribute == "VAL_DELTA" else "DURACAO"]
             ours, theirs = _groups(pattern, gold), _groups(pattern, system)
             if theirs:
                 state.val_match = analyse_delta(ours, theirs, state)
+            elif "missing" in state.corrections:
+                state.val_match = 0
             right = state.val_match == 1
             if right:
                 sums.csc += 1 * state.val_match  # type: ignore[operator]
@@ -364,14 +391,21 @@ class TempoOutput:
 
 
 def score_lines(
-    lines: Iterable[tuple[int, str]], mode: int, tempo_only: bool = False
+    lines: Iterable[tuple[int, str]],
+    mode: int,
+    tempo_only: bool = False,
+    corrections: Iterable[str] = (),
 ) -> Iterator[TempoOutput]:
     """AvalTEMPO over a file's ``(line number, text)`` lines, in order: each output line
     (a line it drops with ``tempo_only``, the official ``TODOS=0``, gives none) and the
-    ``NR:<labels>`` side-file lines of its wrong attributes."""
+    ``NR:<labels>`` side-file lines of its wrong attributes; ``corrections`` names the
+    opt-in departures (:data:`CORRECTIONS`) applied."""
     if mode not in MODE_NAMES:
         raise ValueError(f"AvalTEMPO mode {mode!r}: 1, 2 or 3")
-    state = DeltaState()
+    unknown = set(corrections) - set(CORRECTIONS)
+    if unknown:
+        raise ValueError(f"unknown AvalTEMPO corrections {sorted(unknown)}")
+    state = DeltaState(corrections=frozenset(corrections))
     for number, text in lines:
         if is_copied(text):
             yield TempoOutput(text)
