@@ -266,6 +266,17 @@ def test_other_records_are_copied_or_dropped_with_tempo_only() -> None:
     assert kept == ["#TEMPO", "DOC x", ""]
 
 
+def test_rules_1_and_2_write_errors_even_on_a_line_they_do_not_rewrite() -> None:
+    # A golden entity that is not TEMPO but has a TEMPO_REF (not in the collections, but
+    # the awk's first rules look at any line): copied as read, its error still written.
+    line = record(' TEMPO_REF="ABSOLUTO"', "").replace('CATEG="TEMPO"', 'CATEG="LOCAL"')
+    (out,) = score_lines([(7, line)], 2)
+    assert out.text == line
+    assert out.errors == ("7:TempoRef(Correcto:[] Em_Falta:[ABSOLUTO]) ",)
+    (dropped,) = score_lines([(7, line)], 2, tempo_only=True)
+    assert dropped.text is None and dropped.errors == out.errors
+
+
 def test_awk_numbers() -> None:
     assert awk_strtonum("2,4875") == 2.4875
     assert awk_strtonum("2.4875") == 2  # the locale's point is the comma

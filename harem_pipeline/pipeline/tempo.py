@@ -79,7 +79,8 @@ def run_tempo(
     with atomic_write(target, "w", encoding=encoding, newline="") as handle:
         batch: list[str] = []
         for item in score_lines(lines(), mode, tempo_only, corrections):
-            batch.append(item.text + "\n")
+            if item.text is not None:
+                batch.append(item.text + "\n")
             found.extend(item.errors)
             if len(batch) >= 4096:
                 handle.write("".join(batch))

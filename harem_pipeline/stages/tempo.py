@@ -122,7 +122,8 @@ point and locale"): the name, and what it changes."""
 class DeltaState:
     """The awk's globals that outlive a line: ``val_match`` (the last comparison's result
     of rules 6–9, reused when the system has no value; None before the first) and
-    ``max`` (the unit cut-off set by the file's first differing comparison, 0 before)."""
+    ``cut_off`` (the awk's ``max``: the unit cut-off set by the file's first differing
+    comparison, 0 before)."""
 
     val_match: float | None = None
     cut_off: int = 0
@@ -132,9 +133,9 @@ class DeltaState:
 
 @dataclass(frozen=True, slots=True)
 class TempoLine:
-    """What AvalTEMPO prints for one TEMPO record, and its error lines' texts."""
+    """What AvalTEMPO prints for one line (None: the line as read) and its error lines."""
 
-    text: str
+    text: str | None
     errors: tuple[str, ...] = field(default=())
     """``<labels so far>`` of each wrong attribute (the side file adds ``NR:``)."""
 
@@ -267,7 +268,8 @@ def rewrite(text: str, sums: _Line) -> TempoLine:
 
 def score_line(text: str, mode: int, state: DeltaState) -> TempoLine | None:
     """AvalTEMPO's rules on one line other than ``#``, ``DOC`` and empty lines (``MODO`` =
-    ``mode``): the rewritten TEMPO record, or None for a line it copies as read."""
+    ``mode``): the rewritten TEMPO record (text None for a line it copies as read, with the
+    errors rules 1–2 may still have written), or None for a line no rule touches."""
     if "TEMPO" not in text and "SENTIDO" not in text and "VAL_" not in text:
         return None  # no golden rule can match (each needs one of these words)
     fields = text.split(FIELD_SEPARATOR)
@@ -308,7 +310,7 @@ def score_line(text: str, mode: int, state: DeltaState) -> TempoLine | None:
             return rewrite(text, sums)
     if _GOLD_TEMPO.search(text):
         return rewrite(text, sums)
-    return None
+    return TempoLine(None, tuple(sums.errors)) if sums.errors else None
 
 
 def _score_norm(text: str, gold: str, system: str, sums: _Line, state: DeltaState) -> bool:
@@ -384,9 +386,9 @@ def is_copied(text: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class TempoOutput:
-    """One output line of :func:`score_lines` and the side file's lines it adds."""
+    """One output line of :func:`score_lines` (None: none) and the side file's lines it adds."""
 
-    text: str
+    text: str | None
     errors: tuple[str, ...] = ()
 
 
@@ -411,10 +413,13 @@ def score_lines(
             yield TempoOutput(text)
             continue
         scored = score_line(text, mode, state)
-        if scored is not None:
-            yield TempoOutput(scored.text, tuple(f"{number}:{e}" for e in scored.errors))
+        errors = () if scored is None else tuple(f"{number}:{e}" for e in scored.errors)
+        if scored is not None and scored.text is not None:
+            yield TempoOutput(scored.text, errors)
         elif not tempo_only:
-            yield TempoOutput(text)
+            yield TempoOutput(text, errors)
+        elif errors:
+            yield TempoOutput(None, errors)
 
 
 class EmirCheck:
