@@ -71,8 +71,8 @@ def _first_difference(expected: bytes, found: bytes, encoding: str) -> str:
 def test_reference_record_files_are_all_found() -> None:
     # 13 exemplo0 + 26 exemplo1 + 44 gabriel files, of which 5 + 10 + 17 are reports;
     # simulated/ (bench/oracle_semantic.py): 21 files, of which 12 are .ida reports;
-    # tempo/: 39 Emir and .tempo files (beside their .ida reports and ERROS.txt side files).
-    assert len(RECORD_FILES) == 8 + 16 + 27 + 9 + 39
+    # tempo/: 47 Emir and .tempo files (beside their .ida reports and ERROS.txt side files).
+    assert len(RECORD_FILES) == 8 + 16 + 27 + 9 + 47
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,10 @@ ISO-8859-1 locale with the decimal point honoured, ``docs/spec/tempo.md``,
 "Decimal point and locale"), in the three modes, and what the official
 ``GlobalSemanticEvaluator`` printed for each ``.tempo``: Linguateca's worked
 example ``exemplo1`` and four runs on the TEMPO collection (the collection
-itself and three with edited time attributes, through the official chain).
+itself and three with edited time attributes, through the official chain), and
+two files of made-up records drawn by ``random_tempo.py`` (seeds 2026 and 7: odd
+dates, durations in several units, missing and empty values, several or no
+system entities, spurious golden sides, classic values such as ``1.0E-4``).
 Ours must be equal byte for byte (the ``.tempo`` and its ``ERROS.txt``), and
 our Ida report must begin with every line of the Java's.
 """
@@ -25,9 +28,11 @@ from tests.helpers.semantic import REFERENCE, reference_text, text_lines, unzipp
 
 TEMPO = REFERENCE / "tempo"
 RUNS = ("gold", "edit1", "edit2", "edit3")
-INPUTS = ["exemplo1.emir"] + [
-    f"{run}.veu.alts.{kind}" for run in RUNS for kind in ("emir", "emir.altrel")
-]
+INPUTS = (
+    ["exemplo1.emir"]
+    + [f"{run}.veu.alts.{kind}" for run in RUNS for kind in ("emir", "emir.altrel")]
+    + ["random1.emir", "random2.emir"]
+)
 CASES = [
     (name, mode)
     for name in INPUTS
@@ -42,7 +47,7 @@ def _input(name: str, folder: Path) -> Path:
 
 
 def test_every_input_has_its_three_modes() -> None:
-    assert len(CASES) == 3 * len(INPUTS) == 27
+    assert len(CASES) == 3 * len(INPUTS) == 33
 
 
 @pytest.mark.parametrize(("name", "mode"), CASES, ids=[f"{n}-m{m}" for n, m in CASES])
