@@ -27,7 +27,7 @@ from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Line, Record, parse_line
-from harem_pipeline.text.textio import read_bytes
+from harem_pipeline.text.textio import open_binary
 
 BLOCK_MARK = "::[{"
 """What starts AvalTEMPO's block, right after the Emir evaluation list."""
@@ -90,8 +90,14 @@ def is_tempo_file(path: str | os.PathLike[str]) -> bool:
     """A ``.tempo`` file: its name says so (``.gz`` aside), or it holds an AvalTEMPO block."""
     if Path(path).name.removesuffix(".gz").endswith(".tempo"):
         return True
-    data = read_bytes(path)
-    return b"}]::[{" in data and b"MaxCSC_CD=MaxCSC_CD_class(" in data
+    mark = b"MaxCSC_CD=MaxCSC_CD_class("
+    tail = b""
+    with open_binary(path) as handle:  # a chunk at a time: memory stays flat
+        while chunk := handle.read(1 << 20):
+            if mark in tail + chunk:
+                return True
+            tail = chunk[-len(mark) :]
+    return False
 
 
 def parse_tempo_line(
