@@ -96,6 +96,19 @@ def test_the_summary_has_the_tempo_table(built: Path) -> None:
     assert "<h2>The TEMPO track</h2>" in html and "estendido_semnorm" in html
 
 
+def test_changing_the_modes_reruns_only_what_they_reach(tmp_path: Path) -> None:
+    config = _tempo_campaign(tmp_path, "tempo: {modes: [1]}\n")
+    first = {family for family, _ in build(config)}
+    assert {"Tempo", "TempoIda", "Emir"} <= first
+    assert build(config) == []  # unchanged: nothing runs
+    text = config.read_text(encoding="utf-8").replace("modes: [1]", "modes: [1, 3]")
+    config.write_text(text, encoding="utf-8")
+    again = build(config)
+    # The new mode's four tasks per run (strict and relaxed), then the summary and report.
+    assert sorted({family for family, _ in again}) == ["Report", "Summary", "Tempo", "TempoIda"]
+    assert sum(family == "Tempo" for family, _ in again) == 2 * 2
+
+
 def test_a_collection_without_tempo_attributes_runs_no_tempo_task(tmp_path: Path) -> None:
     config = make_campaign(tmp_path, documents=2)
     families = {family for family, _ in build(config)}
