@@ -490,29 +490,40 @@ class Summary(CampaignTask, StageTask):
 
     def report_files(self, missing: frozenset[str] = frozenset()) -> list[chain.ReportFiles]:
         """Where every report is; none for the ``missing`` runs (what is there is stale)."""
-        return [
-            chain.ReportFiles(
-                ida2id.run_name,
-                ida2id.run_spec.path,
-                ida2id.subset,
-                ida2id_scenario(ida2mor, strict),
-                None if ida2id.run_name in missing else chain.json_twin(ida2id.anchor()),
-                None
-                if ida2mor is None or ida2id.run_name in missing
-                else chain.json_twin(ida2mor.anchor()),
-                None if ida2id.run_name in missing else chain.json_twin(strict.anchor()),
-                None
-                if relaxed is None or ida2id.run_name in missing
-                else chain.json_twin(relaxed.anchor()),
-                tempo=()
-                if relaxed is None or ida2id.run_name in missing
-                else tuple(
-                    (task.mode, task.kind, chain.json_twin(task.anchor()))
-                    for task in self.tempo_reports(ida2id.run_name, ida2id.subset)
-                ),
+        rows = self.reports()
+        seen: set[Ida2ID] = set()
+        files = []
+        for ida2id, ida2mor, strict, relaxed in rows:
+            first = ida2id not in seen  # the TEMPO reports go with a run's subset's first row
+            seen.add(ida2id)
+            files.append(
+                chain.ReportFiles(
+                    ida2id.run_name,
+                    ida2id.run_spec.path,
+                    ida2id.subset,
+                    ida2id_scenario(ida2mor, strict),
+                    None if ida2id.run_name in missing else chain.json_twin(ida2id.anchor()),
+                    None
+                    if ida2mor is None or ida2id.run_name in missing
+                    else chain.json_twin(ida2mor.anchor()),
+                    None if ida2id.run_name in missing else chain.json_twin(strict.anchor()),
+                    None
+                    if relaxed is None or ida2id.run_name in missing
+                    else chain.json_twin(relaxed.anchor()),
+                    tempo=self.tempo_files(ida2id)
+                    if first and ida2id.run_name not in missing
+                    else (),
+                )
             )
-            for ida2id, ida2mor, strict, relaxed in self.reports()
-        ]
+        return files
+
+    def tempo_files(self, ida2id: Ida2ID) -> tuple[tuple[int, str, Path], ...]:
+        """The TEMPO reports ``(mode, ALT, JSON)`` of a run's subset (whatever the row's
+        scenario: the track reads the absolute ``.emir`` and its ``.altrel``)."""
+        return tuple(
+            (task.mode, task.kind, chain.json_twin(task.anchor()))
+            for task in self.tempo_reports(ida2id.run_name, ida2id.subset)
+        )
 
     def missing_runs(self, runs: Iterable[str] | None = None) -> frozenset[str]:
         """The runs (of ``runs``; None: all) some report of which is not complete."""
