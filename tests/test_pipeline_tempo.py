@@ -109,6 +109,20 @@ def test_changing_the_modes_reruns_only_what_they_reach(tmp_path: Path) -> None:
     assert sum(family == "Tempo" for family, _ in again) == 2 * 2
 
 
+def test_a_relative_only_campaign_keeps_its_tempo_table(tmp_path: Path) -> None:
+    config = _tempo_campaign(tmp_path, "tempo: {modes: [2]}\n")
+    text = config.read_text(encoding="utf-8").replace("[absolute]", "[relative]")
+    config.write_text(text, encoding="utf-8")
+    build(config)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert [(r["run"], r["mode"], r["alt"]) for r in summary["tempo"]] == [
+        ("average", "estendido_semnorm", "strict"),
+        ("average", "estendido_semnorm", "relaxed"),
+        ("gold", "estendido_semnorm", "strict"),
+        ("gold", "estendido_semnorm", "relaxed"),
+    ]
+
+
 def test_a_collection_without_tempo_attributes_runs_no_tempo_task(tmp_path: Path) -> None:
     config = make_campaign(tmp_path, documents=2)
     families = {family for family, _ in build(config)}
