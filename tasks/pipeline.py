@@ -473,32 +473,69 @@ class Summary(CampaignTask, StageTask):
                     )
         return rows
 
+    @cached_property
+    def tempo_modes(self) -> tuple[int, ...]:
+        """The TEMPO track's modes (none unless the collection has TEMPO attributes)."""
+        from tasks.tempo import tempo_modes
+
+        return tempo_modes(self.campaign)
+
+    def tempo_reports(self, run: str, subset: str) -> list[luigi.Task]:
+        """The TEMPO track's Ida reports of a run's subset (``tasks.tempo``)."""
+        from tasks.tempo import tempo_reports
+
+        return tempo_reports(self.config, run, subset, self.tempo_modes)
+
     def requires(self) -> list[luigi.Task]:
-        tasks = (task for row in self.reports() for task in row if task is not None)
+        tasks = [task for row in self.reports() for task in row if task is not None]
+        for run in self.campaign.runs:
+            for subset in self.campaign.subsets:
+                tasks += self.tempo_reports(run.name, subset.name)
         return list(dict.fromkeys(tasks))
 
     def stage_params(self) -> dict[str, Any]:
-        return {"morphology": self.morphology, "charts": self.campaign.charts}
+        return {
+            "morphology": self.morphology,
+            "charts": self.campaign.charts,
+            "tempo": list(self.tempo_modes),
+        }
 
     def report_files(self, missing: frozenset[str] = frozenset()) -> list[chain.ReportFiles]:
         """Where every report is; none for the ``missing`` runs (what is there is stale)."""
-        return [
-            chain.ReportFiles(
-                ida2id.run_name,
-                ida2id.run_spec.path,
-                ida2id.subset,
-                ida2id_scenario(ida2mor, strict),
-                None if ida2id.run_name in missing else chain.json_twin(ida2id.anchor()),
-                None
-                if ida2mor is None or ida2id.run_name in missing
-                else chain.json_twin(ida2mor.anchor()),
-                None if ida2id.run_name in missing else chain.json_twin(strict.anchor()),
-                None
-                if relaxed is None or ida2id.run_name in missing
-                else chain.json_twin(relaxed.anchor()),
+        rows = self.reports()
+        seen: set[Ida2ID] = set()
+        files = []
+        for ida2id, ida2mor, strict, relaxed in rows:
+            first = ida2id not in seen  # the TEMPO reports go with a run's subset's first row
+            seen.add(ida2id)
+            files.append(
+                chain.ReportFiles(
+                    ida2id.run_name,
+                    ida2id.run_spec.path,
+                    ida2id.subset,
+                    ida2id_scenario(ida2mor, strict),
+                    None if ida2id.run_name in missing else chain.json_twin(ida2id.anchor()),
+                    None
+                    if ida2mor is None or ida2id.run_name in missing
+                    else chain.json_twin(ida2mor.anchor()),
+                    None if ida2id.run_name in missing else chain.json_twin(strict.anchor()),
+                    None
+                    if relaxed is None or ida2id.run_name in missing
+                    else chain.json_twin(relaxed.anchor()),
+                    tempo=self.tempo_files(ida2id)
+                    if first and ida2id.run_name not in missing
+                    else (),
+                )
             )
-            for ida2id, ida2mor, strict, relaxed in self.reports()
-        ]
+        return files
+
+    def tempo_files(self, ida2id: Ida2ID) -> tuple[tuple[int, str, Path], ...]:
+        """The TEMPO reports ``(mode, ALT, JSON)`` of a run's subset (whatever the row's
+        scenario: the track reads the absolute ``.emir`` and its ``.altrel``)."""
+        return tuple(
+            (task.mode, task.kind, chain.json_twin(task.anchor()))
+            for task in self.tempo_reports(ida2id.run_name, ida2id.subset)
+        )
 
     def missing_runs(self, runs: Iterable[str] | None = None) -> frozenset[str]:
         """The runs (of ``runs``; None: all) some report of which is not complete."""

@@ -47,7 +47,7 @@ from harem_pipeline.formats.alinhado import (
 from tests.helpers.paths import DATA, one_veil_of_the_real_run
 
 CASES = Path(__file__).resolve().parent / "cases" / "records"
-REPORT_SUFFIXES = (".ida.gz", ".globalid.gz", ".stderr.gz")
+REPORT_SUFFIXES = (".ida.gz", ".globalid.gz", ".stderr.gz", ".ERROS.txt.gz")
 RECORD_FILES = sorted(
     p for p in (DATA / "reference").glob("**/*.gz") if not p.name.endswith(REPORT_SUFFIXES)
 )
@@ -70,8 +70,9 @@ def _first_difference(expected: bytes, found: bytes, encoding: str) -> str:
 
 def test_reference_record_files_are_all_found() -> None:
     # 13 exemplo0 + 26 exemplo1 + 44 gabriel files, of which 5 + 10 + 17 are reports;
-    # simulated/ (bench/oracle_semantic.py): 21 files, of which 12 are .ida reports.
-    assert len(RECORD_FILES) == 8 + 16 + 27 + 9
+    # simulated/ (bench/oracle_semantic.py): 21 files, of which 12 are .ida reports;
+    # tempo/: 47 Emir and .tempo files (beside their .ida reports and ERROS.txt side files).
+    assert len(RECORD_FILES) == 8 + 16 + 27 + 9 + 47
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,7 @@ COMMAND_MODULES = (
     "emir",
     "altsem",
     "ida",
+    "tempo",
     "vizir",
     "altmor",
     "ida2mor",

@@ -1,4 +1,4 @@
-"""``harem ida X.emir|X.altrel|X.emir_relativo [-o OUT] [--bootstrap N]``: the Ida report."""
+"""``harem ida X.emir|X.altrel|X.emir_relativo|X.tempo [-o OUT] [--bootstrap N]``: Ida."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "ida",
         help="global semantic report (identification and classification) of an Emir file",
         description=(
-            "Count an .emir, .altrel or .emir_relativo file and write the report OUTPUT "
+            "Count an .emir, .altrel, .emir_relativo or .tempo (harem tempo) file and write "
+            "the report OUTPUT "
             "(default INPUT.ida) as the official GlobalSemanticEvaluator prints it, then a "
             "per-category table (and the First HAREM 2005 views for First HAREM files) and "
             "the signature; OUTPUT.json adds 95%% document-bootstrap intervals and the "

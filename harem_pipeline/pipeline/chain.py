@@ -36,6 +36,7 @@ from harem_pipeline.pipeline.steps import (
 )
 from harem_pipeline.reports import summary as summary_stage
 from harem_pipeline.reports.html import write_report_html
+from harem_pipeline.reports.tempo import format_tempo_markdown, tempo_rows
 from harem_pipeline.stages.emir import EmirParams
 from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.atomic import write_text_atomic
@@ -258,6 +259,8 @@ class ReportFiles:
     """The strict Ida report (``.emir.ida``, or ``.emir_relativo.ida`` for the relative rows)."""
     relaxed: Path | None = None
     """The relaxed Ida report (``.emir.altrel.ida``; absolute rows only)."""
+    tempo: tuple[tuple[int, str, Path], ...] = ()
+    """The TEMPO track's Ida reports ``(mode, strict|relaxed, JSON)`` (absolute rows only)."""
 
 
 def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
@@ -273,9 +276,17 @@ def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
             "morphology": _load(f.morphology),
             "classification": _load(f.classification) if f.classification else None,
             "relaxed": _load(f.relaxed) if f.relaxed else None,
+            **({"tempo": _tempo_reports(f.tempo)} if f.tempo else {}),
         }
         for f in files
     ]
+
+
+def _tempo_reports(files: Sequence[tuple[int, str, Path]]) -> list[dict[str, Any]]:
+    """The TEMPO track's Ida JSONs of one row: mode (its official name), ALT scoring, report."""
+    from harem_pipeline.stages.tempo import MODE_NAMES
+
+    return [{"mode": MODE_NAMES[m], "alt": alt, "ida": _load(path)} for m, alt, path in files]
 
 
 def no_morphology_note(collection: str) -> str:
@@ -325,9 +336,9 @@ def summary(
     if incomplete:
         notes.insert(0, incomplete_note(incomplete))
     markdown, table = folder / "summary.md", folder / "summary.csv"
-    write_text_atomic(
-        markdown, summary_stage.format_markdown(rows, notes=notes, morphology=morphology)
-    )
+    tempo = tempo_rows(reports)
+    text = summary_stage.format_markdown(rows, notes=notes, morphology=morphology)
+    write_text_atomic(markdown, text + format_tempo_markdown(tempo))
     write_text_atomic(table, summary_stage.format_csv(rows))
     data = json.loads(summary_stage.format_json(rows))
     data["campaign"] = {
@@ -340,6 +351,8 @@ def summary(
     if incomplete:
         data["incomplete"] = list(incomplete)
     data["notes"] = notes
+    if tempo:
+        data["tempo"] = tempo
     data["reports"] = reports
     anchor = folder / "summary.json"
     write_text_atomic(anchor, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

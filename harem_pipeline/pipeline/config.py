@@ -40,6 +40,7 @@ from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
 from harem_pipeline.pipeline.manifest import CAMPAIGN_MANIFEST, MANIFEST_SUFFIX
+from harem_pipeline.pipeline.tempo import tempo_modes_setting, tempo_output_names
 from harem_pipeline.stages.emir import parse_weights
 from harem_pipeline.tools.predictions import FORMATS as PREDICTION_FORMATS
 
@@ -61,6 +62,7 @@ TOP_LEVEL_KEYS = {
     "penalties",
     "grid",
     "charts",
+    "tempo",
 }
 RUN_KEYS = {"path", "name", "veil", "format", "scheme"}
 _VARIANT = re.compile(r"^[a-z]{2}$")
@@ -128,6 +130,9 @@ class Campaign:
     charts: bool = True
     """Draw the HTML report's charts.  They change no figure; without them a build spends
     no time in matplotlib (about a second per report), which a run in CI may not need."""
+    tempo: tuple[int, ...] | None = None
+    """The TEMPO track's modes (``tempo: {modes: [...]}``; ``()``: off); None: every mode
+    when the collection has TEMPO attributes (``pipeline.tempo.campaign_tempo_modes``)."""
 
     def run(self, name: str) -> RunSpec:
         """The run called ``name`` (a ConfigError naming the known ones otherwise)."""
@@ -521,6 +526,10 @@ class _Loader:
                 ) from None
         penalties = self.expect("penalties", data.get("penalties", False), bool, "true or false")
         charts = self.expect("charts", data.get("charts", True), bool, "true or false")
+        try:
+            tempo = tempo_modes_setting(data.get("tempo"))
+        except ValueError as exc:
+            raise self.fail("tempo", str(exc), "e.g. tempo: {modes: [1, 2, 3]}") from None
         campaign = Campaign(
             source=self.path.resolve(),
             collection=self.existing_file("collection", data["collection"]),
@@ -537,6 +546,7 @@ class _Loader:
             penalties=penalties,
             grid=self.grid(data.get("grid")),
             charts=charts,
+            tempo=tempo,
         )
         for i, subset in enumerate(campaign.subsets):
             if subset.selective and not all(run.veil for run in campaign.runs):
@@ -602,6 +612,7 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
             alts = f"{veus_names[-1]}.alts"  # the semantic chain, in the campaign's style
             emir = [f"{alts}.emir", f"{alts}.emir.altrel", f"{alts}.emir_relativo"]
             files += [alts, *emir, *(f"{e}.ida" for e in emir), *(f"{e}.ida.json" for e in emir)]
+            files += tempo_output_names(veus_names[-1], campaign.tempo)
             for suffix in SCENARIO_SUFFIX.values():
                 scored = f"{base}.{subset.name}.{suffix}"
                 files += [f"{scored}.{ext}" for ext in ("vizir", "altmor", "ida2mor")]

@@ -87,6 +87,8 @@ class ReportParams(Params):
     grid: str | None = None
     bootstrap: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
+    tempo: str | None = None
+    """The TEMPO track's mode of an Ida report of a ``.tempo`` file (``estendido_completo``…)."""
 
     def signature_fields(self) -> dict[str, str | None]:
         """Every field, in the signature's order (None values are left out when printed).
@@ -109,6 +111,7 @@ class ReportParams(Params):
             "grid": self.grid,
             "boot": str(self.bootstrap),
             "seed": str(self.seed),
+            "tempo": self.tempo,
         }
 
 

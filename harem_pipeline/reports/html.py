@@ -28,6 +28,7 @@ from typing import Any
 from harem_pipeline import __version__
 from harem_pipeline.reports import charts
 from harem_pipeline.reports.summary import RELATIVE_NOTE, dig, row_signature
+from harem_pipeline.reports.tempo import render_tempo_section
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_json_object
 
@@ -525,7 +526,9 @@ def chart_blocks(
 NO_CHARTS = "Not drawn: the campaign says charts: false."
 
 
-def _contents(charts_shown: Sequence[tuple[str, str]], runs: Sequence[str]) -> str:
+def _contents(
+    charts_shown: Sequence[tuple[str, str]], runs: Sequence[str], tempo: bool = False
+) -> str:
     """The table of contents: every section, chart and run block, each a link."""
     chart_items = "".join(
         f'<li><a href="#{chart_id}">{escape(title)}</a></li>' for chart_id, title in charts_shown
@@ -535,7 +538,8 @@ def _contents(charts_shown: Sequence[tuple[str, str]], runs: Sequence[str]) -> s
         '<nav id="indice"><h2>Índice</h2><ol>'
         '<li><a href="#resultados">Resultados globais</a> '
         '(<a href="#todas-as-medidas">todas as medidas</a>, <a href="#legenda">legenda</a>)</li>'
-        f'<li><a href="#graficos">Gráficos</a>{f"<ol>{chart_items}</ol>" if chart_items else ""}'
+        + ('<li><a href="#tempo">Pista TEMPO</a></li>' if tempo else "")
+        + f'<li><a href="#graficos">Gráficos</a>{f"<ol>{chart_items}</ol>" if chart_items else ""}'
         "</li>"
         f'<li><a href="#saidas">Saídas, uma a uma</a><ol>{run_items}</ol></li>'
         "</ol></nav>"
@@ -591,12 +595,15 @@ def render_report(summary: Mapping[str, Any], title: str = "Relatório da campan
         f'<p class="muted">harem-pipeline {escape(__version__)} · golden collection: {about}'
         " · intervals are 95 % document bootstrap (±: half-width)</p>"
         f"{notes}{note}"
-        + _contents([(chart_id, t) for chart_id, t, _ in blocks], ranked)
+        + _contents(
+            [(chart_id, t) for chart_id, t, _ in blocks], ranked, bool(summary.get("tempo"))
+        )
         + '<section id="resultados"><h2>Resultados globais</h2>'
         + render_leaderboard(reports, morphology)
         + render_legend(reports, morphology)
         + "</section>"
-        f'<section id="graficos"><h2>Gráficos</h2>{charts_html}</section>'
+        + render_tempo_section(summary)
+        + f'<section id="graficos"><h2>Gráficos</h2>{charts_html}</section>'
         '<section id="saidas"><h2>Saídas, uma a uma</h2>'
         '<p class="muted">Every table of each run, by subset and scenario (click a run to '
         f"open it).</p>{''.join(sections)}</section>"

@@ -54,12 +54,14 @@ from harem_pipeline.formats.semantic import (
     PlainRecord,
     SemanticScore,
     iter_keyed_blocks,
+    iter_plain_lines,
     keyed_lines,
     parse_emir_record,
     parse_semantic_line,
     parse_semantic_score,
     read_plain_emir_record,
 )
+from harem_pipeline.formats.tempo import is_tempo_file, parse_tempo_line
 from harem_pipeline.stages.altsem import scores_by_entity
 from harem_pipeline.stages.emir import (
     ClassicKey,
@@ -446,11 +448,24 @@ def tally_semantic(
     )
 
 
+def _no_plain_record(text: str, line: int = 0, eol: str = "\n") -> None:
+    """A plain reader that reads no line as plain: every line goes to the line parser."""
+    return None
+
+
 def read_tally(
     path: str | os.PathLike[str],
     grid_path: str | os.PathLike[str] | None = None,
     first_harem: bool | None = None,
 ) -> tuple[str, SemanticTally]:
-    """Stream an Emir file and count it; its encoding with the tally."""
+    """Stream an Emir file and count it; its encoding with the tally.
+
+    A ``.tempo`` file (the TEMPO track, ``docs/spec/tempo.md``) is read a line at a
+    time by :func:`~harem_pipeline.formats.tempo.parse_tempo_line`: its records count as
+    the Emir records whose values AvalTEMPO raised.
+    """
+    if is_tempo_file(path):
+        encoding, lines = iter_plain_lines(path, _no_plain_record, parse_tempo_line)
+        return encoding, tally_semantic(lines, str(path), grid_path, first_harem)
     encoding, lines = iter_keyed_blocks(path, read_plain_emir_record, parse_semantic_line)
     return encoding, tally_semantic(lines, str(path), grid_path, first_harem)

@@ -46,6 +46,15 @@ An error drawn for an entity it cannot apply to (a one-word entity cannot
 shrink) is carried over to the next entity it can apply to, so the rates hold
 over a whole collection, not only over the entities each error fits.
 
+TEMPO attributes (the Second HAREM TEMPO track: ``TEMPO_REF``, ``SENTIDO``,
+``VAL_NORM``, ``VAL_DELTA``) are kept on every entity still labelled TEMPO,
+and a share of those entities (``TEMPO_ERROR_RATES``: perfect 0, strong
+0.10, average 0.25, weak 0.50) gets one value near the gold, chosen evenly
+among those it allows: the year of ``VAL_NORM`` shifted by one, another
+``SENTIDO``, another ``TEMPO_REF``, ``VAL_DELTA`` dropped
+(:func:`tempo_attributes`).  Those draws come from a generator of their own,
+so a collection without TEMPO attributes gives the same run as before.
+
 A run looks like a real system's output: each ``<ALT>`` block is resolved to
 one alternative (the first for ``perfect``, otherwise one drawn from the
 seed), ``<OMITIDO>`` tags are dropped (their text, and the entities in it,
@@ -578,6 +587,7 @@ class _State:
     with_morf: bool
     debt: dict[str, int] = field(default_factory=dict)
     new_ids: int = 0
+    tempo_rng: random.Random | None = None
 
     def owe(self, kind: str) -> None:
         self.debt[kind] = self.debt.get(kind, 0) + 1
@@ -595,6 +605,7 @@ def simulate_collection(cd: Collection, profile: Profile | str, seed: int) -> Co
         profile=profile,
         fmt=cd.format,
         with_morf=any(e.morf is not None for d in cd.documents for e in d.all_entities),
+        tempo_rng=random.Random(seed_for(f"{profile.name}:tempo", seed)),
     )
     documents = tuple(_simulate_document(doc, state) for doc in cd.documents)
     # ``version`` names a golden collection's release; a run is not one.
@@ -769,6 +780,7 @@ def _make_entity(
             "MORF": str(label.morf) if label.morf else "",
         }
         attributes = tuple((k, v) for k, v in values.items() if v)
+        attributes += tempo_attributes(gold, label, state)
     return Entity(
         id=entity_id,
         categories=label.categories,
@@ -849,3 +861,62 @@ def simulated_run_bytes(
     cd = read_collection(cd_path)
     data = render_run(cd, profile, seed, Path(cd_path).name).encode(cd.encoding)
     return gzip.compress(data, compresslevel=9, mtime=0) if gzip_it else data
+
+
+# ---------------------------------------------------------------------------
+# The TEMPO track's attributes
+
+TEMPO_ATTRIBUTES = ("TEMPO_REF", "SENTIDO", "VAL_NORM", "VAL_DELTA")
+TEMPO_ERROR_RATES = {"perfect": 0.0, "strong": 0.10, "average": 0.25, "weak": 0.50}
+"""The share of TEMPO entities with attributes that get one wrong value, per profile."""
+TEMPO_REFS = ("ABSOLUTO", "TEXTUAL", "ENUNCIACAO")
+SENTIDOS = ("ANTERIOR", "POSTERIOR", "SIMULT", "ANTERIOR_OU_SIMULT", "POSTERIOR_OU_SIMULT")
+_YEAR = re.compile(r"\A([+-])([0-9]{4})")
+
+
+def tempo_attributes(
+    gold: Entity | None, label: Label, state: _State
+) -> tuple[tuple[str, str], ...]:
+    """The golden entity's TEMPO attributes as the run gives them (empty values kept:
+    ``VAL_DELTA=""`` is a value the track scores): none unless the label is still
+    TEMPO; for a share of the entities (:data:`TEMPO_ERROR_RATES`) one of them
+    perturbed (:func:`perturb_tempo`)."""
+    if gold is None or "TEMPO" not in label.categories or state.tempo_rng is None:
+        return ()
+    kept = tuple((k, v) for k, v in gold.attributes if k in TEMPO_ATTRIBUTES)
+    if not kept:
+        return ()
+    rng = state.tempo_rng
+    if rng.random() >= TEMPO_ERROR_RATES.get(state.profile.name, state.profile.type):
+        return kept
+    return perturb_tempo(kept, rng)
+
+
+def perturb_tempo(
+    attributes: tuple[tuple[str, str], ...], rng: random.Random
+) -> tuple[tuple[str, str], ...]:
+    """One value near the gold: a year shifted by one, another SENTIDO or TEMPO_REF, or
+    VAL_DELTA dropped, drawn evenly among those ``attributes`` allow (as they are if none)."""
+    values = dict(attributes)
+    kinds = []
+    year = _YEAR.match(values.get("VAL_NORM", ""))
+    if year is not None and year.group(2) != "9999":  # not the unknown value
+        kinds.append("year")
+    if "SENTIDO" in values:
+        kinds.append("sentido")
+    if "TEMPO_REF" in values:
+        kinds.append("ref")
+    if "VAL_DELTA" in values:
+        kinds.append("delta")
+    if not kinds:
+        return attributes
+    kind = rng.choice(kinds)
+    if kind == "delta":
+        return tuple((k, v) for k, v in attributes if k != "VAL_DELTA")
+    if kind == "year":
+        shifted = int(year.group(2)) + rng.choice((-1, 1))  # type: ignore[union-attr]
+        values["VAL_NORM"] = f"{year.group(1)}{shifted:04d}" + values["VAL_NORM"][5:]  # type: ignore[union-attr]
+    else:
+        key, choices = ("SENTIDO", SENTIDOS) if kind == "sentido" else ("TEMPO_REF", TEMPO_REFS)
+        values[key] = rng.choice([v for v in choices if v != values[key]])
+    return tuple((k, values[k]) for k, _ in attributes)

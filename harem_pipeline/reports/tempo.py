@@ -1,0 +1,115 @@
+"""The TEMPO track in the campaign summary and the HTML report: one small table.
+
+One row per run × subset × mode × ALT scoring, from the JSON twins of the
+Ida reports of the ``.tempo`` files (``docs/spec/tempo.md``, "Invocation and
+files"): the classification precision, recall and F with the TEMPO points
+added (Ida's ``Precisão Máxima do Sistema``, ``Abrangência Máxima na CD``,
+``Medida F``).  The official pages of the track
+(``resultados_TEMPO_<modo>_<cenário>.html``) belong to the official grid, not
+to this table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from html import escape
+from typing import Any
+
+from harem_pipeline.reports.summary import dig
+
+TEMPO_COLUMNS = (
+    ("run", "Run"),
+    ("subset", "Subset"),
+    ("mode", "Mode"),
+    ("alt", "ALT"),
+    ("precision", "TEMPO P"),
+    ("recall", "TEMPO R"),
+    ("f", "TEMPO F"),
+    ("signature", "Signature"),
+)
+TEMPO_LEGEND = (
+    "TEMPO P, R, F: the classification precision, recall and F of Ida on the TEMPO "
+    "track's .tempo file (AvalTEMPO, 2008 settings), the CSC raised by the credit for "
+    "TEMPO_REF and SENTIDO (mode estendido_semnorm), VAL_NORM and VAL_DELTA "
+    "(estendido_sonorm) or all four (estendido_completo); ALT strict: the .emir.tempo, "
+    "relaxed: the .emir.altrel.tempo."
+)
+
+
+def tempo_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The table's rows from the summary's report entries (those with a ``tempo`` part)."""
+    rows = []
+    for report in reports:
+        for item in report.get("tempo") or ():
+            ida = item.get("ida") or {}
+            rows.append(
+                {
+                    "run": report["run"],
+                    "simulated": bool(report.get("simulated")),
+                    "subset": report["subset"],
+                    "mode": item["mode"],
+                    "alt": item["alt"],
+                    "precision": dig(ida, "classificacao", "precisao"),
+                    "recall": dig(ida, "classificacao", "abrangencia"),
+                    "f": dig(ida, "classificacao", "medida_f"),
+                    "signature": ida.get("signature") or "",
+                }
+            )
+    return rows
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
+
+
+def format_tempo_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The summary's TEMPO section (nothing when the campaign ran no TEMPO track)."""
+    if not rows:
+        return ""
+    lines = ["", "## The TEMPO track", ""]
+    lines.append("| " + " | ".join(label for _, label in TEMPO_COLUMNS) + " |")
+    lines.append("|" + "---|" * len(TEMPO_COLUMNS))
+    for row in rows:
+        cells = [_text(row[key]) for key, _ in TEMPO_COLUMNS[:-1]]
+        cells.append(f"`{row['signature']}`")
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join([*lines, "", TEMPO_LEGEND, ""])
+
+
+def render_tempo_section(summary: Mapping[str, Any]) -> str:
+    """The HTML report's TEMPO section (empty when the summary has no TEMPO rows)."""
+    rows = summary.get("tempo") or []
+    if not rows:
+        return ""
+    head = "".join(
+        f'<th class="name">{escape(label)}</th>'
+        if key in ("run", "subset", "mode", "alt")
+        else f"<th>{escape(label)}</th>"
+        for key, label in TEMPO_COLUMNS
+    )
+    body = []
+    for row in rows:
+        cells = []
+        for key, _ in TEMPO_COLUMNS:
+            value = row.get(key)
+            if key == "signature":
+                cells.append(f'<td class="name"><code class="sig">{escape(str(value))}</code></td>')
+            elif key in ("run", "subset", "mode", "alt"):
+                mark = (
+                    ' <span class="sim">simulated</span>'
+                    if key == "run" and row.get("simulated")
+                    else ""
+                )
+                shown = escape(str(value))
+                cells.append(f'<td class="name" data-value="{shown}">{shown}{mark}</td>')
+            else:
+                cells.append(f'<td data-value="{escape(_text(value))}">{escape(_text(value))}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        '<section id="tempo"><h2>Pista TEMPO</h2>'
+        f'<div class="scroll"><table class="sortable"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+        f'<p class="muted">{escape(TEMPO_LEGEND)}</p></section>'
+    )
