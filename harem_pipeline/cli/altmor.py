@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
+from harem_pipeline.cli import say
 from harem_pipeline.pipeline.steps import run_altmor
 
 
@@ -24,5 +24,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def altmor_command(args: argparse.Namespace) -> int:
     target = run_altmor(args.input, args.output)
-    print(f"harem altmor: {target}", file=sys.stderr)
+    say(f"harem altmor: {target}")
     return 0

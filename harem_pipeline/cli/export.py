@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from harem_pipeline.cli import say
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.tools.export import ALT_CHOICES, SCENARIOS, run_export
 from harem_pipeline.tools.predictions import FORMATS
@@ -61,5 +62,5 @@ def handle(args: argparse.Namespace) -> int:
         args.cd, args.format, args.output, args.scenario, args.alt, args.scheme, args.types
     )
     sys.stderr.write(summary.format())
-    print(f"written to {output}", file=sys.stderr)
+    say(f"written to {output}")
     return 0

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from harem_pipeline.cli import say
 from harem_pipeline.cli.options import whole_number
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
@@ -86,5 +86,5 @@ def run_ida2mor(args: argparse.Namespace) -> int:
     outputs = reporting.run_ida2mor(
         args.input, scenario, signature, args.output, run, subset, params.bootstrap, params.seed
     )
-    print(f"harem ida2mor: {outputs.text} and {outputs.json}", file=sys.stderr)
+    say(f"harem ida2mor: {outputs.text} and {outputs.json}")
     return 0

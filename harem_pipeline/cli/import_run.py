@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from harem_pipeline.cli import say
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.tools.predictions import DEFAULT_SCHEME, FORMATS, run_import
 
@@ -60,5 +61,5 @@ def handle(args: argparse.Namespace) -> int:
     """Import, write the run, print the summary; return the exit status."""
     output, summary = run_import(args.predictions, args.format, args.cd, args.output, args.scheme)
     sys.stderr.write(summary.format())
-    print(f"run written to {output}", file=sys.stderr)
+    say(f"run written to {output}")
     return 0

@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from harem_pipeline.cli import say
 from harem_pipeline.pipeline.steps import VizirResult, run_vizir, run_vizir_folder
 from harem_pipeline.stages.vizir import Scenario
 
@@ -45,15 +46,15 @@ def vizir_command(args: argparse.Namespace) -> int:
     source = Path(args.input)
     if source.is_dir():
         if args.output:
-            print("harem vizir: error: -o is for one file, not a folder", file=sys.stderr)
+            say("harem vizir: error: -o is for one file, not a folder")
             return 2
         results, failures = run_vizir_folder(source, args.scenario)
         for result in results:
             report_result(result)
         for failure in failures:
-            print(f"harem vizir: error: {failure.error}", file=sys.stderr)
+            say(f"harem vizir: error: {failure.error}")
         if not results and not failures:
-            print(f"harem vizir: no Véus result in {source}", file=sys.stderr)
+            say(f"harem vizir: no Véus result in {source}")
         return 2 if failures else 0
     report_result(run_vizir(source, args.scenario, args.output))
     return 0
@@ -68,4 +69,4 @@ def report_result(result: VizirResult) -> None:
             file=sys.stderr,
         )
     else:
-        print(f"harem vizir: {result.output} ({result.scored} records scored)", file=sys.stderr)
+        say(f"harem vizir: {result.output} ({result.scored} records scored)")
