@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harem_pipeline.text.atomic import written_in_place
 from harem_pipeline.text.textio import derived_path
 
 if TYPE_CHECKING:
@@ -69,7 +70,14 @@ def ida2mor_output(path: PathLike) -> Path:
 
 
 def json_twin(path: PathLike) -> Path:
-    """``report`` → ``report.json``."""
+    """``report`` → ``report.json``; standard output, a pipe or a device has none.
+
+    A text report sent to ``-``, a FIFO or ``/dev/stdout`` is the one thing
+    the reader asked for: its JSON twin would be a stray ``-.json`` in the
+    working folder, or a file made in ``/dev``.  It goes to ``/dev/null``.
+    """
+    if written_in_place(path):
+        return Path(os.devnull)
     path = Path(path)
     return path.with_name(path.name + ".json")
 
