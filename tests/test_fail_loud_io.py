@@ -10,6 +10,8 @@ the grid lacks, a file of the wrong stage, a NUL byte in an attribute.
 
 from __future__ import annotations
 
+import gzip
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +130,126 @@ def test_a_warning_quoting_an_input_is_escaped(
     assert main(["align", "--cd", str(cd), "--run", str(run), "-o", str(tmp_path / "a")]) == 0
     err = capfd.readouterr().err
     assert "d\\x1b[2J" in err and "\x1b" not in err
+
+
+# ---------------------------------------------------------------------------
+# A corrupt or cut gzip member; a device or a pipe as input
+
+
+def corrupt_gzip(target: Path, cut: bool) -> Path:
+    data = gzip.compress(FIRST_CD.read_bytes())
+    if cut:
+        data = data[: len(data) // 2]
+    else:  # flip bits in the middle of the deflate stream
+        middle = len(data) // 2
+        data = (
+            data[:middle]
+            + bytes(b ^ 0x55 for b in data[middle : middle + 64])
+            + data[middle + 64 :]
+        )
+    target.write_bytes(data)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("cut", "found"),
+    [
+        (False, "corrupt data ("),
+        (True, "one cut short"),
+    ],
+)
+@pytest.mark.parametrize("command", ["stats", "align", "avalida", "export"])
+def test_a_corrupt_gzip_member_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, cut: bool, found: str
+) -> None:
+    bad = corrupt_gzip(tmp_path / "cd.txt.gz", cut)
+    out = tmp_path / "out"
+    argv = {
+        "stats": ["stats", str(bad)],
+        "align": ["align", "--cd", str(bad), "--run", str(FIRST_CD), "-o", str(out)],
+        "avalida": ["avalida", str(bad), "-o", str(out)],
+        "export": ["export", str(bad), "--format", "harem-json", "-o", str(out)],
+    }[command]
+    assert main(argv) == 2
+    err = one_error_line(capsys, command)
+    assert err.startswith(
+        f"harem {command}: error: {bad}: expected a whole gzip file, found {found}"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("device", "kind"), [("/dev/zero", "a character device"), ("/dev/null", "a character device")]
+)
+@pytest.mark.parametrize("command", ["stats", "avalida", "vizir"])
+def test_a_device_as_input_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, device: str, kind: str, command: str
+) -> None:
+    argv = [command, device] + ([] if command == "stats" else ["-o", str(tmp_path / "out")])
+    argv += ["-abs"] if command == "vizir" else []
+    assert main(argv) == 2
+    assert one_error_line(capsys, command) == (
+        f"harem {command}: error: {device}: expected a regular file (an input is read more "
+        f"than once), found {kind}\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_pipe_as_input_is_refused_not_read_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its encoding read first, its lines then: the second reading would find it empty.
+    fifo = tmp_path / "in.alinhado"
+    os.mkfifo(fifo)
+    assert main(["avalida", str(fifo), "-o", str(tmp_path / "out")]) == 2
+    assert one_error_line(capsys, "avalida").endswith("found a pipe\n")
+
+
+# ---------------------------------------------------------------------------
+# JSON nested 10^5 deep, for every JSON reader
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("command", "name", "text", "line"),
+    [
+        ("check", "r.json", DEEP, ""),
+        ("compare", "r.json", DEEP, ""),
+        ("report", "summary.json", DEEP, ""),
+        ("import", "p.json", DEEP, ", line 1"),
+        ("import", "p.json", f"[\n{DEEP}]", ", line 2"),
+        ("import", "p.jsonl", DEEP + "\n", ", line 1"),
+        (
+            "measures",
+            "m.jsonl",
+            '{"tokens": [], "gold": [], "system": []}\n' + DEEP + "\n",
+            ", line 2",
+        ),
+    ],
+)
+def test_json_nested_too_deep_is_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    name: str,
+    text: str,
+    line: str,
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    fmt = "jsonl" if name.endswith(".jsonl") else "harem-json"
+    argv = {
+        "check": ["check", str(path), "--min", "medida_f=0"],
+        "compare": ["compare", str(path), str(path)],
+        "report": ["report", str(tmp_path)],
+        "import": ["import", str(path), "--format", fmt, "--cd", str(FIRST_CD), "-o", str(out)],
+        "measures": ["measures", str(path), "--format", "jsonl", "-o", str(out)],
+    }[command]
+    assert main(argv) == 2
+    assert one_error_line(capsys, command) == (
+        f"harem {command}: error: {path}{line}: expected JSON nested a few hundred levels "
+        "deep at most, found deeper nesting\n"
+    )
+    assert not out.exists() and not (tmp_path / "report.html").exists()
