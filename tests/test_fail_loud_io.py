@@ -253,3 +253,85 @@ def test_json_nested_too_deep_is_one_line(
         "deep at most, found deeper nesting\n"
     )
     assert not out.exists() and not (tmp_path / "report.html").exists()
+
+
+# ---------------------------------------------------------------------------
+# Empty intermediate files, predictions of no document, a summary of {}
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["avalida", "run.alinhado"], "an .alinhado file (AlinhEM's records)"),
+        (["altida", "run.veu"], "a Véus result (evaluated records)"),
+        (["vizir", "run.veu", "-abs"], "a Véus result (evaluated records)"),
+        (["ida2id", "run.altida"], "an .altida file (AltinaID's records)"),
+        (["altmor", "run.vizir"], "a .vizir file (Vizir's scored records)"),
+        (["ida2mor", "run.altmor", "-abs"], "an .altmor file (AltinaMor's records)"),
+        (["avalida", "run.alinhado.gz"], "an .alinhado file (AlinhEM's records)"),
+    ],
+)
+def test_an_empty_intermediate_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], expected: str
+) -> None:
+    empty = tmp_path / argv[1]
+    empty.write_bytes(gzip.compress(b"") if empty.suffix == ".gz" else b"")
+    out = tmp_path / "out"
+    assert main([argv[0], str(empty), *argv[2:], "-o", str(out)]) == 2
+    assert one_error_line(capsys, argv[0]) == (
+        f"harem {argv[0]}: error: {empty}: expected {expected}, found an empty file\n"
+    )
+    assert not out.exists() and not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "fmt"),
+    [("p.json", "[]\n", "harem-json"), ("p.jsonl", "", "jsonl"), ("p.conll", "", "conll")],
+)
+def test_predictions_of_no_document_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str, fmt: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    out = tmp_path / "run.txt"
+    assert main(["import", str(path), "--format", fmt, "--cd", str(FIRST_CD), "-o", str(out)]) == 2
+    assert one_error_line(capsys, "import") == (
+        f"harem import: error: {path}: expected at least one predicted document, found none\n"
+    )
+    assert not out.exists()
+
+
+def test_a_summary_of_an_empty_object_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "summary.json").write_text("{}\n", encoding="utf-8")
+    assert main(["report", str(tmp_path)]) == 2
+    assert one_error_line(capsys, "report") == (
+        f"harem report: error: {tmp_path / 'summary.json'}: expected the campaign summary "
+        "harem run writes (keys rows, campaign, reports), found an empty object\n"
+    )
+    assert not (tmp_path / "report.html").exists()
+
+
+@pytest.mark.parametrize("command", ["check", "compare"])
+def test_a_report_of_an_empty_object_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    path = tmp_path / "summary.json"
+    path.write_text("{}\n", encoding="utf-8")
+    argv = (
+        ["check", str(path), "--min", "medida_f=0"]
+        if command == "check"
+        else [
+            "compare",
+            str(path),
+            str(path),
+        ]
+    )
+    assert main(argv) == 2
+    expected = {
+        "check": "expected the key 'medida_f', found an empty object",
+        "compare": "expected the JSON of harem ida2id, ida2mor or measures, found another JSON "
+        "document",
+    }[command]
+    assert one_error_line(capsys, command) == f"harem {command}: error: {path}: {expected}\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harem_pipeline.text.atomic import written_in_place
-from harem_pipeline.text.textio import derived_path
+from harem_pipeline.text.textio import check_not_empty, derived_path
 
 if TYPE_CHECKING:
     from harem_pipeline.stages.vizir import Scenario
@@ -67,6 +67,22 @@ def ida2id_output(path: PathLike) -> Path:
 def ida2mor_output(path: PathLike) -> Path:
     """``FILE.altmor`` → ``FILE.ida2mor`` (any other name gets ``.ida2mor`` appended)."""
     return derived_path(path, ".ida2mor", replaces=".altmor")
+
+
+STAGE_INPUTS = {
+    "avalida": "an .alinhado file (AlinhEM's records)",
+    "altida": "a Véus result (evaluated records)",
+    "vizir": "a Véus result (evaluated records)",
+    "ida2id": "an .altida file (AltinaID's records)",
+    "altmor": "a .vizir file (Vizir's scored records)",
+    "ida2mor": "an .altmor file (AltinaMor's records)",
+}
+"""What each record stage reads, as its error for an empty file names it."""
+
+
+def check_stage_input(stage: str, path: PathLike) -> None:
+    """Refuse an empty input of ``stage`` (:func:`~harem_pipeline.text.textio.check_not_empty`)."""
+    check_not_empty(path, STAGE_INPUTS[stage])
 
 
 def json_twin(path: PathLike) -> Path:

@@ -34,6 +34,7 @@ from harem_pipeline.pipeline.align_steps import (  # noqa: F401 (the aligner's s
     run_align,
 )
 from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
+from harem_pipeline.pipeline.naming import check_stage_input
 from harem_pipeline.pipeline.record_steps import (  # the identification steps, re-exported
     altida_output as altida_output,
 )
@@ -90,6 +91,7 @@ def run_altmor(
     every core), blocks cut outside ALT blocks (:func:`cut_outside_alt`).
     """
     target = Path(output) if output is not None else altmor_output(path)
+    check_stage_input("altmor", path)
     return run_with_fallback(functools.partial(_write_altmor, Path(path), target), workers)
 
 
@@ -201,6 +203,7 @@ def run_vizir(
     (default: every core; :mod:`harem_pipeline.pipeline.blocks`).
     """
     target = Path(output) if output is not None else vizir_output(path)
+    check_stage_input("vizir", path)
     run = functools.partial(_write_vizir, Path(path), scenario, target)
     return run_with_fallback(run, workers)
 

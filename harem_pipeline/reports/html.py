@@ -17,7 +17,7 @@ from typing import Any
 
 from harem_pipeline import __version__
 from harem_pipeline.reports import charts
-from harem_pipeline.reports.summary import dig
+from harem_pipeline.reports.summary import check_campaign_summary, dig
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_json_object
 
@@ -433,5 +433,6 @@ def render_report(summary: Mapping[str, Any], title: str = "HAREM campaign repor
 
 def write_report_html(summary_json: str | os.PathLike[str], output: str | os.PathLike[str]) -> Path:
     """Render the campaign summary at ``summary_json`` into the page ``output``, atomically."""
-    write_text_atomic(output, render_report(read_json_object(summary_json)))
+    summary = check_campaign_summary(read_json_object(summary_json), str(summary_json))
+    write_text_atomic(output, render_report(summary))
     return Path(output)

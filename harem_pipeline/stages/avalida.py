@@ -33,6 +33,7 @@ from harem_pipeline.formats.alinhado import (
     EVAL_SPURIOUS,
     MARKER_FIRST_HAREM,
     Evaluation,
+    Header,
     Line,
     LineChunk,
     Record,
@@ -131,9 +132,17 @@ def evaluate_record(record: Record, path: str | None = None) -> Record:
 
 
 def evaluate_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
-    """Evaluate every record of an alignment file, lazily; other lines pass through."""
-    for item in lines:
-        yield evaluate_record(item, path) if isinstance(item, Record) else item
+    """Evaluate every record of an alignment file, lazily; other lines pass through
+    (a ``#`` line only where :func:`check_header_place` allows it)."""
+    opened_by_header = False
+    for number, item in enumerate(lines, 1):
+        if isinstance(item, Record):
+            yield evaluate_record(item, path)
+            continue
+        if isinstance(item, Header):
+            check_header_place(number, opened_by_header, "#" + item.text, path)
+            opened_by_header = number == 1
+        yield item
 
 
 _MISSING_TEXT = format_evaluation(EVAL_MISSING).text

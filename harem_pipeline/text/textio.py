@@ -125,6 +125,17 @@ def read_head(path: str | os.PathLike[str], size: int) -> bytes:
             raise _unreadable(path, exc) from None
 
 
+def check_not_empty(path: str | os.PathLike[str], expected: str) -> None:
+    """``InputError`` when ``path`` holds no byte (of content, for ``.gz``).
+
+    An intermediate file of no byte (a stage killed before the atomic
+    writes, a ``: > file``) would be read as a file of no document and
+    give a report of zeros with exit status 0.
+    """
+    if not read_head(path, 1):
+        raise InputError(str(path), expected, "an empty file")
+
+
 def detect_file_encoding(path: str | os.PathLike[str]) -> str:
     """The encoding of a file by the rule above, reading it in chunks (memory stays flat).
 
