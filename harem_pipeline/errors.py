@@ -67,6 +67,20 @@ class InputError(HaremError):
         return escape_controls(f"{where}: expected {self.expected}, found {found}")
 
 
+class OutputError(HaremError):
+    """An output that cannot be written: a full disk, a closed standard output.
+
+    Not a traceback: the data already there is safe (outputs are renamed
+    into place whole, see :mod:`harem_pipeline.text.atomic`), and the line
+    names the file and what went wrong.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(escape_controls(f"{path}: {problem}"))
+
+
 class ConfigError(HaremError):
     """A problem in ``pipeline.yaml``: names the key path and gives a hint."""
 

@@ -11,14 +11,23 @@ the grid lacks, a file of the wrong stage, a NUL byte in an attribute.
 from __future__ import annotations
 
 import gzip
+import http.server
+import logging
 import os
+import socket
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from harem_pipeline.cli import main
+from harem_pipeline.errors import HaremError
+from harem_pipeline.text import atomic
+from tests.helpers.campaign import make_campaign
 from tests.helpers.paths import DATA, ROOT
 
 FIRST_CD = DATA / "first-harem" / "ColeccaoDouradaHAREM.txt"
@@ -335,3 +344,134 @@ def test_a_report_of_an_empty_object_is_one_line(
         "document",
     }[command]
     assert one_error_line(capsys, command) == f"harem {command}: error: {path}: {expected}\n"
+
+
+# ---------------------------------------------------------------------------
+# A dead scheduler, a full disk
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then let go)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class _NotFound(http.server.BaseHTTPRequestHandler):
+    def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
+        self.send_error(404)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def not_a_scheduler() -> Iterator[str]:
+    """An HTTP server on loopback that answers 404 to everything (not a luigid)."""
+    server = http.server.HTTPServer(("127.0.0.1", 0), _NotFound)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_dead_scheduler_is_one_line_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_campaign(tmp_path)
+    url = f"http://127.0.0.1:{closed_port()}"
+    started = time.monotonic()
+    assert main(["run", "--config", str(config), "--scheduler-url", url]) == 2
+    assert time.monotonic() - started < 10  # Luigi's retries took 62 s
+    assert one_error_line(capsys, "run") == (
+        f"harem run: error: --scheduler-url: expected a luigid answering at {url}, "
+        "found none (Connection refused)\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_server_that_is_not_a_scheduler_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], not_a_scheduler: str
+) -> None:
+    config = make_campaign(tmp_path)
+    url = not_a_scheduler.replace("//", "//user:secret@")
+    assert main(["run", "--config", str(config), "--scheduler-url", url]) == 2
+    # (the credentials are never printed)
+    assert one_error_line(capsys, "run") == (
+        f"harem run: error: --scheduler-url: expected a luigid answering at {not_a_scheduler}, "
+        "found none (Not Found)\n"
+    )  # the credentials are never printed
+
+
+def test_a_scheduler_url_that_is_no_address_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = make_campaign(tmp_path)
+    assert main(["run", "--config", str(config), "--scheduler-url", "luigid:8082"]) == 2
+    assert one_error_line(capsys, "run") == (
+        "harem run: error: --scheduler-url: expected an http://HOST:PORT address of a luigid, "
+        "found 'luigid:8082'\n"
+    )
+
+
+@pytest.fixture
+def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file atomic_write opens is written to /dev/full: ENOSPC from the kernel."""
+    real_fdopen = os.fdopen
+
+    def fdopen(fd: int, mode: str = "r", *args: object, **kwargs: object) -> object:
+        if "w" not in mode:
+            return real_fdopen(fd, mode, *args, **kwargs)
+        os.close(fd)  # the temporary file stays empty; /dev/full takes the bytes
+        return open("/dev/full", mode, *args, **kwargs)  # noqa: SIM115
+
+    monkeypatch.setattr(atomic.os, "fdopen", fdopen)
+
+
+@pytest.mark.usefixtures("full_disk")
+def test_a_full_disk_is_one_line_and_keeps_the_old_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "run.alinhado"
+    source.write_text("# r\n# c\nDOC d\nEOD\n", encoding="utf-8")
+    target = tmp_path / "run.avalida"
+    target.write_text("the previous output\n", encoding="utf-8")
+    assert main(["avalida", str(source), "-o", str(target)]) == 2
+    assert one_error_line(capsys, "avalida") == (
+        f"harem avalida: error: {target}: not written (No space left on device); what was "
+        "there before is unchanged\n"
+    )
+    assert target.read_text(encoding="utf-8") == "the previous output\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.alinhado", "run.avalida"]
+
+
+def test_a_full_device_as_output_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", str(FIRST_CD), "--format", "harem-json", "-o", "/dev/full"]) == 2
+    assert one_error_line(capsys, "export") == (
+        "harem export: error: /dev/full: not written (No space left on device)\n"
+    )
+
+
+def test_a_full_disk_in_a_campaign_task_is_one_line_not_a_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The Luigi layer logs a HaremError as its one line: an OutputError is one.
+    from tasks import _UserErrorWithoutTraceback
+
+    try:
+        with atomic.atomic_write("/dev/full") as handle:
+            handle.write("x")
+    except HaremError as exc:
+        error = exc
+    record = logging.LogRecord(
+        "luigi-interface", logging.ERROR, __file__, 1, "[pid 1] Worker failed", (), None
+    )
+    record.exc_info = (type(error), error, None)
+    assert _UserErrorWithoutTraceback().filter(record)
+    assert record.exc_info is None
+    assert record.getMessage() == (
+        "[pid 1] Worker failed: /dev/full: not written (No space left on device)"
+    )

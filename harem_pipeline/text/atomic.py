@@ -41,6 +41,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+from harem_pipeline.errors import OutputError
+
 
 @contextmanager
 def atomic_write(
@@ -54,11 +56,42 @@ def atomic_write(
     ``newline=""`` by default so that the text written is the text stored:
     HAREM files keep whatever line ends the caller writes.
     """
-    if str(path) == "-" or _written_in_place(Path(path)):
-        with _buffered_in_place(str(path), mode, encoding, newline) as handle:
+    with _full_disk_named(path):
+        if str(path) == "-" or _written_in_place(Path(path)):
+            with _buffered_in_place(str(path), mode, encoding, newline) as handle:
+                yield handle
+            return
+        with _replaced(Path(path), mode, encoding, newline) as handle:
             yield handle
-        return
-    target = Path(path)
+
+
+# A disk or a quota that is full, a file too large for it: the output
+# cannot be written, whatever the command.
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+@contextmanager
+def _full_disk_named(path: str | os.PathLike[str]) -> Iterator[None]:
+    """An ``OSError`` of a full disk while writing ``path`` as an ``OutputError`` naming it.
+
+    (The bare error of a ``write`` names no file; the campaign's tasks
+    would each print a traceback.)  Whatever was there before is unchanged.
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in _NO_ROOM:
+            raise
+        if written_in_place(path):
+            where = "standard output" if str(path) == "-" else str(path)
+            raise OutputError(where, f"not written ({exc.strerror})") from None
+        problem = f"not written ({exc.strerror}); what was there before is unchanged"
+        raise OutputError(str(path), problem) from None
+
+
+@contextmanager
+def _replaced(target: Path, mode: str, encoding: str | None, newline: str | None) -> Iterator[IO]:
+    """A temporary sibling of ``target``, renamed over it when the writer is done."""
     if target.is_symlink():
         target = Path(os.path.realpath(target))  # replace the file the link points to
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -153,7 +186,7 @@ def _buffered_in_place(
 def standard_output() -> IO[bytes]:
     """The binary standard output; an ``OSError`` naming it when it is closed (``>&-``)."""
     if sys.stdout is None or getattr(sys.stdout, "buffer", None) is None:
-        raise OSError(errno.EBADF, "expected an open standard output, found it closed", "-")
+        raise OutputError("-", "expected an open standard output, found it closed")
     return sys.stdout.buffer
 
 
