@@ -475,3 +475,49 @@ def test_a_full_disk_in_a_campaign_task_is_one_line_not_a_traceback(
     assert record.getMessage() == (
         "[pid 1] Worker failed: /dev/full: not written (No space left on device)"
     )
+
+
+# ---------------------------------------------------------------------------
+# A golden category the grid lacks
+
+
+def test_a_golden_category_the_grid_lacks_is_said_before_the_campaign(tmp_path: Path) -> None:
+    from harem_pipeline.pipeline.config import load_campaign
+    from harem_pipeline.pipeline.preflight import campaign_warnings
+
+    config = make_campaign(tmp_path)
+    cd = tmp_path / "cd.txt"
+    data = cd.read_bytes()
+    first = data.index(b"<PESSOA ")
+    typo = data[:first] + b"<PESOA " + data[first + 8 :]
+    close = typo.index(b"</PESSOA>", first)
+    cd.write_bytes(typo[:close] + b"</PESOA>" + typo[close + 9 :])
+    line = typo[:first].count(b"\n") + 1
+    docid = typo[:first].rsplit(b"<DOCID>", 1)[1].split(b"<", 1)[0].decode()
+    assert campaign_warnings(load_campaign(config)) == [
+        f"{cd}, line {line}, document {docid}: warning: category 'PESOA' is not in the grid "
+        "harem2005.conf (1 entities); it is scored as the grid lacking it"
+    ]
+
+
+def test_the_shipped_collections_use_their_grid_s_categories() -> None:
+    from harem_pipeline.formats.harem_xml import read_collection
+    from harem_pipeline.model import FIRST_HAREM
+    from harem_pipeline.stages.emir import choose_grid
+    from harem_pipeline.stages.gold import category_uses, unknown_category_warnings
+
+    found = {}
+    for path in sorted(DATA.glob("**/*")):
+        if path.name.startswith(("cd", "CD", "Coleccao", "Segundo")) and "meta" not in path.name:
+            collection = read_collection(path)
+            grid = choose_grid(collection.format == FIRST_HAREM, None)
+            found[path.name] = unknown_category_warnings(category_uses(collection), grid, "x")
+    assert len(found) >= 6
+    # The one exception is the official LÂMPADA 2.0 file: six entities under the First
+    # HAREM's earlier name of COISA (see harem_pipeline/stages/gold.py).
+    assert {name: lines for name, lines in found.items() if lines} == {
+        "CDPrimeiroHAREMprimeiroevento.xml.gz": [
+            "x, line 2823, document HAREM-594-08181: warning: category 'OBJECTO' is not in the "
+            "grid harem.conf (6 entities); it is scored as the grid lacking it"
+        ]
+    }
