@@ -521,3 +521,79 @@ def test_the_shipped_collections_use_their_grid_s_categories() -> None:
             "grid harem.conf (6 entities); it is scored as the grid lacking it"
         ]
     }
+
+
+# ---------------------------------------------------------------------------
+# A file of the wrong stage; a NUL byte in an attribute
+
+EXEMPLO0 = DATA / "lampada2" / "exemplo0"
+
+
+@pytest.fixture(scope="module")
+def alinhado(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("aligned") / "run.alinhado"
+    cd, run = EXEMPLO0 / "cd.xml", EXEMPLO0 / "participacao.xml"
+    assert main(["align", "--cd", str(cd), "--run", str(run), "-o", str(target)]) == 0
+    return target
+
+
+@pytest.mark.parametrize("command", ["altida", "alts"])
+def test_an_alinhado_given_to_a_stage_of_veus_results_is_refused(
+    alinhado: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    capsys.readouterr()
+    out = tmp_path / "out"
+    assert main([command, str(alinhado), "-o", str(out)]) == 2
+    assert one_error_line(capsys, command) == (
+        f"harem {command}: error: {alinhado}, line 6: expected a Véus result (evaluated "
+        "records): records with their evaluation (harem avalida, then harem veus), found a "
+        "record without one (an .alinhado file?)\n"
+    )
+    assert not out.exists()
+
+
+def test_a_collection_given_as_metadata_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    cd = DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"
+    assert main(["stats", "--meta", str(cd)]) == 2
+    assert one_error_line(capsys, "stats") == (
+        f"harem stats: error: {cd}, line 4, document H2-dftre765: expected collection "
+        "metadata, a <VARIANTE> in every <DOC> (colSegundoHAREM-meta.xml), found a DOC "
+        "without one (a collection?)\n"
+    )
+
+
+@pytest.mark.parametrize("side", ["cd", "run"])
+def test_a_nul_byte_in_an_attribute_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], side: str
+) -> None:
+    files = {"cd": EXEMPLO0 / "cd.xml", "run": EXEMPLO0 / "participacao.xml"}
+    data = files[side].read_bytes()
+    at = data.index(b'CATEG="') + len(b'CATEG="')
+    bad = tmp_path / files[side].name
+    bad.write_bytes(data[:at] + b"\x00" + data[at:])
+    files[side] = bad
+    line = data[:at].count(b"\n") + 1
+    out = tmp_path / "out.alinhado"
+    assert (
+        main(["align", "--cd", str(files["cd"]), "--run", str(files["run"]), "-o", str(out)]) == 2
+    )
+    err = one_error_line(capsys, "align")
+    assert err.startswith(
+        f"harem align: error: {bad}, line {line}: expected a tag without NUL characters, found <EM "
+    )
+    assert 'CATEG="\\x00' in err and "\x00" not in err
+    assert not out.exists()
+
+
+def test_a_nul_byte_in_a_first_harem_attribute_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = FIRST_CD.read_bytes()
+    at = data.index(b'TIPO="') + len(b'TIPO="')
+    bad = tmp_path / "cd.txt"
+    bad.write_bytes(data[:at] + b"\x00" + data[at:])
+    assert main(["stats", str(bad)]) == 2
+    line = data[:at].count(b"\n") + 1
+    assert one_error_line(capsys, "stats").startswith(
+        f"harem stats: error: {bad}, line {line}: expected a tag without NUL characters"
+    )

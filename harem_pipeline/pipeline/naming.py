@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harem_pipeline.errors import InputError
 from harem_pipeline.text.atomic import written_in_place
 from harem_pipeline.text.textio import check_not_empty, derived_path
 
@@ -76,6 +77,7 @@ STAGE_INPUTS = {
     "ida2id": "an .altida file (AltinaID's records)",
     "altmor": "a .vizir file (Vizir's scored records)",
     "ida2mor": "an .altmor file (AltinaMor's records)",
+    "alts": "a Véus result (evaluated records)",
 }
 """What each record stage reads, as its error for an empty file names it."""
 
@@ -83,6 +85,34 @@ STAGE_INPUTS = {
 def check_stage_input(stage: str, path: PathLike) -> None:
     """Refuse an empty input of ``stage`` (:func:`~harem_pipeline.text.textio.check_not_empty`)."""
     check_not_empty(path, STAGE_INPUTS[stage])
+
+
+def check_records_evaluated(stage: str, path: PathLike) -> None:
+    """Refuse an input of ``stage`` whose first record has no evaluation (an ``.alinhado``).
+
+    AltinaID and alts read Véus results; an ``.alinhado`` has the same
+    lines without the ``:[…]`` evaluations, and outside ALT blocks both
+    stages copy records as they are: it went through with exit status 0.
+    Only the first record is read (a file is of one kind).
+    """
+    from harem_pipeline.formats.alinhado import Record, iter_numbered_lines, parse_line
+
+    _, lines = iter_numbered_lines(path)
+    for number, text, eol in lines:
+        if text[:1] != "<":
+            continue
+        item = parse_line(text, str(path), number, eol)
+        if not isinstance(item, Record):
+            continue
+        if item.evaluation is None:
+            raise InputError(
+                str(path),
+                f"{STAGE_INPUTS[stage]}: records with their evaluation (harem avalida, then "
+                "harem veus)",
+                "a record without one (an .alinhado file?)",
+                line=number,
+            )
+        return
 
 
 def json_twin(path: PathLike) -> Path:
