@@ -597,3 +597,12 @@ def test_a_nul_byte_in_a_first_harem_attribute_is_refused(
     assert one_error_line(capsys, "stats").startswith(
         f"harem stats: error: {bad}, line {line}: expected a tag without NUL characters"
     )
+
+
+def test_a_usage_error_quoting_an_argument_is_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["stats", str(FIRST_CD), "\x1b[2J\x1b[31mFORGED"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.endswith("harem: error: unrecognized arguments: \\x1b[2J\\x1b[31mFORGED\n")
+    assert "\x1b" not in err

@@ -15,6 +15,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from harem_pipeline import __version__
 from harem_pipeline.cli.options import check_output_not_input
@@ -56,13 +57,21 @@ EXIT_FAILED_CHECK = 1
 EXIT_USAGE = 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its usage errors (which quote the arguments) escaped as ours are."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, escape_controls(f"{self.prog}: error: {message}") + "\n")
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The top-level parser with every available subcommand registered.
 
     ``only`` registers that one subcommand: running a command then imports
     only its own module, so one stage's heavy imports never slow another.
     """
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="harem",
         description="HAREM named-entity evaluation: the classic stages and span measures.",
     )
