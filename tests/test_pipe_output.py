@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import os
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -208,3 +209,15 @@ def test_a_failing_command_sends_nothing_and_lets_the_fifo_reader_go(tmp_path: P
     with read_in_thread(str(fifo)) as received:
         assert main(["avalida", str(bad), "-o", str(fifo)]) == 2
     assert received == [b""]
+
+
+def test_dev_stdout_on_a_real_pipe_gets_the_file_s_bytes(tmp_path: Path) -> None:
+    # A process of its own, its standard output a pipe: -o /dev/stdout and -o - as the
+    # shell gives them, on the First HAREM (where the aligner starts over).
+    chain = build_chain(tmp_path, "first")
+    argv = ["align", "--cd", str(chain.cd), "--run", str(chain.run)]
+    command = [sys.executable, "-m", "harem_pipeline", "--quiet", *argv]
+    for target in ("/dev/stdout", "-"):
+        done = subprocess.run([*command, "-o", target], capture_output=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == Path(chain.alinhado).read_bytes()
