@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -129,11 +130,32 @@ def read_in_thread(path: str | int) -> Iterator[list[bytes]]:
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
+    if isinstance(path, str):
+        wait_until_opening(reader)
     try:
         yield received
     finally:
         reader.join(timeout=60)
         assert not reader.is_alive(), "the reader never saw the end of the output"
+
+
+def wait_until_opening(reader: threading.Thread) -> None:
+    """Wait until ``reader`` waits in ``open`` for a FIFO's writer (Linux: its ``wchan``).
+
+    A command that fails lets the FIFO's reader go at once; a reader that
+    had not opened the FIFO yet would then wait for ever, in a test as for
+    a user.  (Where the kernel does not say, a short wait instead.)
+    """
+    wchan = Path(f"/proc/self/task/{reader.native_id}/wchan")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            if wchan.read_text() == "wait_for_partner":
+                return
+        except OSError:
+            time.sleep(0.2)
+            return
+        time.sleep(0.005)
 
 
 @contextmanager
@@ -221,3 +243,17 @@ def test_dev_stdout_on_a_real_pipe_gets_the_file_s_bytes(tmp_path: Path) -> None
         done = subprocess.run([*command, "-o", target], capture_output=True, timeout=300)
         assert done.returncode == 0, done.stderr
         assert done.stdout == Path(chain.alinhado).read_bytes()
+
+
+def test_vizir_writing_nothing_leaves_a_fifo_in_place_and_lets_its_reader_go(
+    tmp_path: Path,
+) -> None:
+    # No system MORF: Vizir writes no output and removes a stale one, but never the
+    # FIFO (or device, or file named "-") it was given.
+    source = Path(__file__).parent / "cases" / "vizir" / "no-system-morph.txt"
+    fifo = tmp_path / "out.vizir"
+    os.mkfifo(fifo)
+    with read_in_thread(str(fifo)) as received:
+        assert main(["vizir", str(source), "-abs", "-o", str(fifo)]) == 0
+    assert received == [b""]
+    assert fifo.exists() and not fifo.is_file()
