@@ -190,12 +190,12 @@ def test_a_corrupt_gzip_member_is_one_line(
 @pytest.mark.parametrize(
     ("device", "kind"), [("/dev/zero", "a character device"), ("/dev/null", "a character device")]
 )
-@pytest.mark.parametrize("command", ["stats", "avalida", "vizir"])
+@pytest.mark.parametrize("command", ["stats", "avalida", "vizir", "ida", "ida2id", "ida2mor"])
 def test_a_device_as_input_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, device: str, kind: str, command: str
 ) -> None:
     argv = [command, device] + ([] if command == "stats" else ["-o", str(tmp_path / "out")])
-    argv += ["-abs"] if command == "vizir" else []
+    argv += ["-abs"] if command in ("vizir", "ida2mor") else []
     assert main(argv) == 2
     assert one_error_line(capsys, command) == (
         f"harem {command}: error: {device}: expected a regular file (an input is read more "

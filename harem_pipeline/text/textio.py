@@ -65,6 +65,11 @@ _FILE_KINDS = (
 )
 
 
+def check_input_file(path: str | os.PathLike[str]) -> None:
+    """``InputError`` unless ``path`` names a regular file, as :func:`open_binary` says it."""
+    open_binary(path).close()
+
+
 def check_readable_kind(path: str | os.PathLike[str]) -> None:
     """``InputError`` unless ``path`` (through links) is a regular file."""
     mode = os.stat(path).st_mode  # FileNotFoundError: the caller's line
