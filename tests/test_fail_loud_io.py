@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import http.server
-import logging
 import os
 import socket
 import subprocess
@@ -25,7 +24,6 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.cli import main
-from harem_pipeline.errors import HaremError
 from harem_pipeline.text import atomic
 from tests.helpers.campaign import make_campaign
 from tests.helpers.paths import DATA, ROOT
@@ -455,26 +453,21 @@ def test_a_full_device_as_output_is_one_line(capsys: pytest.CaptureFixture[str])
     )
 
 
-def test_a_full_disk_in_a_campaign_task_is_one_line_not_a_traceback(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+@pytest.mark.usefixtures("full_disk")
+def test_a_full_disk_in_a_campaign_is_a_line_per_task_not_a_traceback(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    # The Luigi layer logs a HaremError as its one line: an OutputError is one.
-    from tasks import _UserErrorWithoutTraceback
-
-    try:
-        with atomic.atomic_write("/dev/full") as handle:
-            handle.write("x")
-    except HaremError as exc:
-        error = exc
-    record = logging.LogRecord(
-        "luigi-interface", logging.ERROR, __file__, 1, "[pid 1] Worker failed", (), None
+    config = make_campaign(tmp_path)
+    assert main(["run", "--config", str(config), "--workers", "1"]) == 2
+    err = capfd.readouterr().err
+    assert "Traceback" not in err
+    alinhado = tmp_path / "out" / "strong" / "strong.alinhado"
+    assert f"{alinhado}: not written (No space left on device); what was there" in err
+    assert err.endswith(
+        f"harem run: error: {tmp_path / 'out' / 'summary.md'}: not written (No space left on "
+        "device); what was there before is unchanged\n"
     )
-    record.exc_info = (type(error), error, None)
-    assert _UserErrorWithoutTraceback().filter(record)
-    assert record.exc_info is None
-    assert record.getMessage() == (
-        "[pid 1] Worker failed: /dev/full: not written (No space left on device)"
-    )
+    assert not alinhado.exists()
 
 
 # ---------------------------------------------------------------------------
