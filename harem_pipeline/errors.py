@@ -8,6 +8,28 @@ without a traceback; the library itself never exits or logs.
 
 from __future__ import annotations
 
+import re
+
+# C0 and C1 controls (ESC among them), DEL, the line and paragraph separators
+# and the bidirectional overrides: shown raw, an input's text could clear the
+# terminal, colour or forge lines of a log, or reorder what is read.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character written as an escape (ESC as ``\\x1b``).
+
+    Every message that may quote an input goes through it before it reaches
+    a terminal or a log; a message with none is unchanged, and escaping
+    twice changes nothing more.
+    """
+    return _CONTROLS.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
 
 class HaremError(Exception):
     """Base class of every error the library raises on purpose."""
@@ -42,7 +64,21 @@ class InputError(HaremError):
         found = " ".join(str(self.found).split())
         if len(found) > 120:
             found = found[:117] + "..."
-        return f"{where}: expected {self.expected}, found {found}"
+        return escape_controls(f"{where}: expected {self.expected}, found {found}")
+
+
+class OutputError(HaremError):
+    """An output that cannot be written: a full disk, a closed standard output.
+
+    Not a traceback: the data already there is safe (outputs are renamed
+    into place whole, see :mod:`harem_pipeline.text.atomic`), and the line
+    names the file and what went wrong.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(escape_controls(f"{path}: {problem}"))
 
 
 class ConfigError(HaremError):
@@ -56,4 +92,4 @@ class ConfigError(HaremError):
         text = f"{path}: {key}: {problem}"
         if hint:
             text += f" ({hint})"
-        super().__init__(text)
+        super().__init__(escape_controls(text))

@@ -39,6 +39,7 @@ from harem_pipeline.formats.vizir import (
     single_item,
 )
 from harem_pipeline.pipeline import reporting
+from harem_pipeline.pipeline.naming import check_stage_input
 from harem_pipeline.pipeline.reporting import count_altmor_file
 from harem_pipeline.pipeline.steps import run_altmor, run_vizir
 from harem_pipeline.reports.ida2mor import JSON_COUNT_KEYS, json_row
@@ -69,6 +70,7 @@ def general_vizir(path: Path, scenario: Scenario) -> object:
     """The ``.vizir`` bytes the general path writes (None: no output, the no-MORF rule)."""
 
     def run() -> object:
+        check_stage_input("vizir", path)  # a file's rule, before its lines
         encoding, lines = iter_lines(path)
         tally = VizirTally()
         scored = list(score_lines(lines, scenario, str(path), tally))
@@ -91,6 +93,7 @@ def fast_vizir(path: Path, scenario: Scenario) -> object:
 
 def general_altmor(path: Path) -> object:
     def run() -> object:
+        check_stage_input("altmor", path)
         encoding, lines = iter_lines(path)
         chosen = choose_lines(lines, str(path))
         return "".join(format_line(x, MARKER_FIRST_HAREM) + x.eol for x in chosen).encode(encoding)
@@ -486,17 +489,28 @@ def test_run_with_fallback_retries_on_one_stream_only_after_workers() -> None:
             blocks.run_with_fallback(lambda workers: run(5) if workers == 1 else "", 1)
 
 
-def test_standard_output_is_written_by_one_stream(tmp_path: Path, capfdbinary) -> None:
-    """Standard output cannot take back what a failed run on workers wrote there."""
+def test_standard_output_gets_only_the_run_that_succeeds(tmp_path: Path, capfdbinary) -> None:
+    """What a run on workers wrote before failing never reaches standard output: the
+    one-process run after it is all there is (written once, at the end)."""
     import harem_pipeline.pipeline.blocks as blocks
 
     source = tmp_path / "r.veu"
     source.write_bytes(campaign_veus())
     expected = general_vizir(source, Scenario.ABSOLUTE)
+    assert isinstance(expected, bytes)
+
+    calls: list[int] = []
+
+    def failing_late(function, items, workers):  # type: ignore[no-untyped-def]
+        calls.append(workers)
+        yield function(next(iter(items)))  # the first block's output, then an input error
+        raise InputError(str(source), "a block the workers read", "a failure")
+
     with blockwise(512), pytest.MonkeyPatch.context() as patch:
-        patch.setattr(blocks, "ordered_map", None)  # any use of workers fails
-        run_vizir(source, Scenario.ABSOLUTE, "-")
+        patch.setattr(blocks, "ordered_map", failing_late)
+        run_vizir(source, Scenario.ABSOLUTE, "-", workers=2)
         assert capfdbinary.readouterr().out == expected
+    assert calls == [2]  # the workers' run did start, and write its first block
 
 
 def _balanced(data: bytes) -> bool:

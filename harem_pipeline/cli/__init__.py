@@ -12,12 +12,15 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from harem_pipeline import __version__
 from harem_pipeline.cli.options import check_output_not_input
-from harem_pipeline.errors import HaremError
+from harem_pipeline.errors import HaremError, escape_controls
+from harem_pipeline.text.atomic import release_abandoned
 from harem_pipeline.text.progress import set_quiet
 
 # Subcommand modules, in the order ``harem --help`` lists them.  A module that
@@ -56,13 +59,21 @@ EXIT_FAILED_CHECK = 1
 EXIT_USAGE = 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its usage errors (which quote the arguments) escaped as ours are."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, escape_controls(f"{self.prog}: error: {message}") + "\n")
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The top-level parser with every available subcommand registered.
 
     ``only`` registers that one subcommand: running a command then imports
     only its own module, so one stage's heavy imports never slow another.
     """
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="harem",
         description="HAREM named-entity evaluation: the classic stages and span measures.",
     )
@@ -97,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except HaremError as exc:  # an option out of range (see ``cli.options``)
-        print(f"harem {command}: error: {exc}", file=sys.stderr)
+        say_error(str(command), str(exc))
         return EXIT_USAGE
     if args.global_quiet:
         set_quiet()
@@ -108,17 +119,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_output_not_input(args)
         return int(args.func(args) or 0)
     except HaremError as exc:
-        print(f"harem {args.command}: error: {exc}", file=sys.stderr)
+        say_error(args.command, str(exc))
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print(f"harem {args.command}: interrupted", file=sys.stderr)
+        say(f"harem {args.command}: interrupted")
         return 130
     except BrokenPipeError:
         return 0
     except OSError as exc:  # an output folder that cannot be written, a disk full...
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"harem {args.command}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        say_error(args.command, f"{where}{exc.strerror or exc}")
         return EXIT_USAGE
+    finally:
+        release_abandoned()  # a FIFO given to -o and never written: its reader sees the end
+
+
+def say_error(command: str, message: str) -> None:
+    """The one line of a failed command: ``harem CMD: error: MESSAGE``."""
+    say(f"harem {command}: error: {message}")
+
+
+def say(line: str) -> None:
+    """Print one line on stderr, its control characters escaped (it may quote an input).
+
+    The command line's one way to speak to the user: an input's ``ESC[2J``
+    cannot clear the terminal nor forge a line.  A closed stderr is no error.
+    """
+    if sys.stderr is not None:
+        print(escape_controls(line), file=sys.stderr)
 
 
 COLLECTOR_THRESHOLDS = (20_000, 50, 100)
@@ -137,4 +165,24 @@ bounded; nothing is written differently.
 def run() -> None:
     """Console-script entry point."""
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
+    hold_closed_descriptors()
     sys.exit(main())
+
+
+def hold_closed_descriptors() -> None:
+    """Put ``/dev/null`` on a standard descriptor (0, 1, 2) that was closed (``>&-``).
+
+    Else the first file the command opens takes that number, and whatever
+    writes to it (a library, a child process) writes into that file.
+    Python has already set ``sys.stdout`` (or stdin, stderr) to ``None``:
+    writing there is still refused with one line
+    (:func:`~harem_pipeline.text.atomic.standard_output`).
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            held = os.open(os.devnull, os.O_RDWR)
+            if held != fd:
+                os.dup2(held, fd)
+                os.close(held)

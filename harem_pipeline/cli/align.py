@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
+from harem_pipeline.cli import say
 from harem_pipeline.pipeline.align_steps import run_align
 
 
@@ -40,5 +40,5 @@ def run_command(args: argparse.Namespace) -> int:
     """Align, print the warnings, write the records; return the exit status."""
     _, result = run_align(args.cd, args.run, args.output, show_tokens=args.show_tokens)
     for warning in result.warnings:
-        print(warning, file=sys.stderr)
+        say(warning)
     return 0

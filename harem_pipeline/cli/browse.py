@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from harem_pipeline.cli import say
 from harem_pipeline.errors import InputError
 
 
@@ -51,6 +51,6 @@ def run_command(args: argparse.Namespace) -> int:
             raise InputError(None, "OUT/<run>, or --cd CD --run RUN -o DIR", "neither")
         written = write_browse(args.cd, args.run, args.output, emir=args.emir)
     for warning in written.warnings:
-        print(warning, file=sys.stderr)
+        say(warning)
     print(f"{written.index} ({written.documents} documents)")
     return 0

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
+from harem_pipeline.cli import say
 from harem_pipeline.text.textio import read_json_object
 from harem_pipeline.tools.gate import check_bounds, parse_bound
 
@@ -41,7 +41,7 @@ def run_check(args: argparse.Namespace) -> int:
     bounds = [parse_bound(text, "min") for text in args.min]
     bounds += [parse_bound(text, "max") for text in args.max]
     if not bounds:
-        print("harem check: error: give at least one --min or --max", file=sys.stderr)
+        say("harem check: error: give at least one --min or --max")
         return 2
     failures = check_bounds(read_json_object(args.report), bounds, args.report)
     for line in failures:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from harem_pipeline.cli.options import resamples, whole_number
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.tools.compare import (
     compare_reports,
     comparison_json,
@@ -60,7 +60,7 @@ def run_compare(args: argparse.Namespace) -> int:
         load_report(args.a), load_report(args.b), args.bootstrap, args.seed
     )
     if args.json:
-        sys.stdout.write(json.dumps(comparison_json(comparison), indent=2) + "\n")
+        write_text_atomic("-", json.dumps(comparison_json(comparison), indent=2) + "\n")
     else:
-        sys.stdout.write(format_comparison_text(comparison))
+        write_text_atomic("-", format_comparison_text(comparison))
     return 0

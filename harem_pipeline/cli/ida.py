@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from harem_pipeline.cli.options import resamples
-from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline.naming import (
     ALT_RELAXED,
@@ -18,6 +16,7 @@ from harem_pipeline.pipeline.naming import (
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.pipeline.semantic import run_ida
 from harem_pipeline.pipeline.signature import file_signature
+from harem_pipeline.text.textio import check_input_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,8 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Write the report and its JSON twin; return the exit status."""
-    if not Path(args.input).is_file():
-        raise InputError(args.input, "an existing file", "no such file")
+    check_input_file(args.input)
     scenario, alt = semantic_kind_from_name(args.input)
     scenario, alt = args.scenario or scenario, args.alt or alt
     params = ReportParams(

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from harem_pipeline.cli.options import resamples
-from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline.naming import subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.reporting_ida2id import run_ida2id
 from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.stages.veus import STYLES
+from harem_pipeline.text.textio import check_input_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -56,8 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Write the report and its JSON twin; return the exit status."""
-    if not Path(args.input).is_file():
-        raise InputError(args.input, "an existing file", "no such file")
+    check_input_file(args.input)
     params = ReportParams(
         subset=args.subset or subset_from_name(args.input),
         evaluation=SubsetParams(style=args.style, veil=args.veil),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from harem_pipeline.cli.options import resamples
 from harem_pipeline.errors import InputError
@@ -14,6 +13,7 @@ from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.pipeline.steps import read_scenario
 from harem_pipeline.stages.vizir import Scenario
+from harem_pipeline.text.textio import check_input_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -64,8 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_ida2mor(args: argparse.Namespace) -> int:
-    if not Path(args.input).is_file():
-        raise InputError(args.input, "an existing file", "no such file")
+    check_input_file(args.input)
     scenario = args.scenario or read_scenario(args.input) or scenario_from_name(args.input)
     if scenario is None:
         raise InputError(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from harem_pipeline.cli.options import resamples
 from harem_pipeline.errors import InputError
@@ -94,10 +93,7 @@ def run_measures(args: argparse.Namespace) -> int:
         text = format_report_json(measures_json(report))
     else:
         text = format_measures_text(report)
-    if args.output:
-        write_text_atomic(args.output, text)
-    else:
-        sys.stdout.write(text)
+    write_text_atomic(args.output or "-", text)
     return 0
 
 

@@ -16,12 +16,19 @@ that matter (the summary and the report).
 from __future__ import annotations
 
 import argparse
+import base64
+import json
 import logging
 import sys
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
+from harem_pipeline.cli import say
 from harem_pipeline.cli.options import whole_number
+from harem_pipeline.errors import InputError
 from harem_pipeline.pipeline.config import load_campaign
+from harem_pipeline.pipeline.preflight import campaign_warnings
 from harem_pipeline.text.progress import is_quiet, set_quiet
 
 
@@ -72,6 +79,10 @@ def run_campaign(args: argparse.Namespace) -> int:
     if args.quiet or show_progress:
         set_quiet()  # the campaign's line stands for the stages' own bars
     workers = args.workers or campaign.workers
+    for warning in campaign_warnings(campaign):
+        say(warning)
+    if args.scheduler_url:
+        check_scheduler(args.scheduler_url)
     luigi.task_register.Register.clear_instance_cache()  # read the campaign as it is now
     root = FullEvaluation(config=str(config))
     scheduler = (
@@ -113,3 +124,38 @@ def run_campaign(args: argparse.Namespace) -> int:
         print(f"Incomplete summary: {campaign.output / 'summary.md'}")
         print(f"Incomplete report:  {campaign.output / 'report.html'}")
     return 0 if succeeded else 1
+
+
+SCHEDULER_TIMEOUT = 3.0
+"""Seconds to wait for a central scheduler's answer before giving up."""
+
+
+def check_scheduler(url: str, timeout: float = SCHEDULER_TIMEOUT) -> None:
+    """Refuse a ``--scheduler-url`` where no luigid answers, before any task is scheduled.
+
+    Luigi would retry for about a minute, then print a traceback per
+    attempt (206 lines for a dead scheduler).  One read-only request (the
+    list of running tasks, as Luigi's own client asks it) says it in a line.
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError("--scheduler-url", "an http://HOST:PORT address of a luigid", repr(url))
+    netloc = parts.netloc.rsplit("@", 1)[-1]  # credentials go in a header
+    api = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+    body = urllib.parse.urlencode({"data": json.dumps({"status": "RUNNING"})}).encode()
+    request = urllib.request.Request(f"{api}/api/task_list", data=body)
+    if parts.username:
+        token = base64.b64encode(f"{parts.username}:{parts.password or ''}".encode()).decode()
+        request.add_header("Authorization", f"Basic {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            answer = json.loads(response.read().decode("utf-8"))
+        if not isinstance(answer, dict) or "response" not in answer:
+            raise ValueError("not a luigid answer")
+    except (OSError, ValueError) as exc:  # URLError, HTTPError, a timeout, not JSON
+        reason = getattr(exc, "reason", None) or exc
+        if isinstance(reason, OSError) and reason.strerror:
+            reason = reason.strerror
+        raise InputError(
+            "--scheduler-url", f"a luigid answering at {api}", f"none ({reason})"
+        ) from None

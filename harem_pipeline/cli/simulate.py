@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from harem_pipeline.text.atomic import write_bytes_atomic
 from harem_pipeline.tools.simulate import PROFILES, format_profile_table, simulated_run_bytes
@@ -53,9 +52,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     gzip_it = args.output is not None and args.output.endswith(".gz")
     data = simulated_run_bytes(args.cd, args.profile, args.seed, gzip_it)
-    if args.output is None:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-    else:
-        write_bytes_atomic(args.output, data)
+    write_bytes_atomic(args.output or "-", data)
     return 0

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.harem_xml import read_collection, read_meta
 from harem_pipeline.stages.veus import document_infos
+from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.tools.stats import count_collection, count_meta, format_stats_text
 
 
@@ -45,7 +45,7 @@ def run_stats(args: argparse.Namespace) -> int:
     else:
         stats = count_collection(read_collection(args.file, args.meta))
     if args.json:
-        sys.stdout.write(json.dumps(stats, ensure_ascii=False, indent=2) + "\n")
+        write_text_atomic("-", json.dumps(stats, ensure_ascii=False, indent=2) + "\n")
     else:
-        sys.stdout.write(format_stats_text(stats))
+        write_text_atomic("-", format_stats_text(stats))
     return 0

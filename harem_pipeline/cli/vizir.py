@@ -7,9 +7,9 @@ like ``ACMorf.pl DIR (-abs|-rel)`` and scores every Véus result in it.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from harem_pipeline.cli import say
 from harem_pipeline.pipeline.steps import VizirResult, run_vizir, run_vizir_folder
 from harem_pipeline.stages.vizir import Scenario
 
@@ -46,18 +46,16 @@ def vizir_command(args: argparse.Namespace) -> int:
     source = Path(args.input)
     if source.is_dir():
         if args.output:
-            print("harem vizir: error: -o is for one file, not a folder", file=sys.stderr)
+            say("harem vizir: error: -o is for one file, not a folder")
             return 2
         results, failures = run_vizir_folder(source, args.scenario)  # all or nothing
         for result in results:
             report_result(result)
         for failure in failures:
-            print(f"harem vizir: error: {failure.error}", file=sys.stderr)
-        if failures:
-            return 2
+            say(f"harem vizir: error: {failure.error}")
         if not results and not failures:
-            print(f"harem vizir: no Véus result in {source}", file=sys.stderr)
-        return 0
+            say(f"harem vizir: no Véus result in {source}")
+        return 2 if failures else 0
     report_result(run_vizir(source, args.scenario, args.output))
     return 0
 
@@ -66,8 +64,7 @@ def report_result(result: VizirResult) -> None:
     """Nothing when the output was written (quiet on success, as every command); one line
     on stderr when there is none, and why."""
     if result.output is None:
-        print(
+        say(
             f"harem vizir: {result.input}: the system classified no entity morphologically "
-            "(no MORF attribute); no output written",
-            file=sys.stderr,
+            "(no MORF attribute); no output written"
         )

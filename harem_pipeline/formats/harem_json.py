@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.text.textio import loads_json, too_deep
 
 _CHUNK_CHARS = 1 << 20
 _DECODER = json.JSONDecoder()
@@ -80,7 +81,7 @@ def parse_span_jsonl(lines: Iterable[str], path: str | None = None) -> Iterator[
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = loads_json(line, path, lineno)
         except json.JSONDecodeError as exc:
             raise InputError(
                 path, "a JSON object", f"invalid JSON ({exc.msg}, column {exc.colno})", line=lineno
@@ -275,6 +276,8 @@ class _ListReader:
                 raise InputError(
                     self.path, "valid JSON", f"{exc.msg}", line=self._line_at(exc.pos)
                 ) from None
+            except RecursionError:
+                raise too_deep(self.path, self._line_at(self.pos)) from None
             if end == len(self.buffer) and not self.eof and self._more():
                 continue  # a number may go on in the next chunk
             self.pos = end

@@ -219,6 +219,8 @@ def _complete(raw: str) -> bool:
 
 
 def _read_tag(raw: str, line: int, source: _Source) -> _Tag:
+    if "\x00" in raw:  # no XML allows it; in an attribute it became part of the category
+        raise source.error("a tag without NUL characters", raw, line)
     plain = _PLAIN_TAG.fullmatch(raw)
     if plain is not None:
         closing = plain.group(1) == "/"
@@ -753,6 +755,14 @@ def parse_meta(data: bytes | str, path: str) -> dict[str, tuple[str | None, str 
         if not docid:
             raise InputError(path, '<DOC DOCID="...">', "a DOC without DOCID", line=doc.sourceline)
         variant = doc.findtext("VARIANTE")
+        if variant is None:  # required by the file's DTD; a collection's DOC has none
+            raise InputError(
+                path,
+                "collection metadata, a <VARIANTE> in every <DOC> (colSegundoHAREM-meta.xml)",
+                "a DOC without one (a collection?)",
+                line=doc.sourceline,
+                docid=docid,
+            )
         genres = [(g.text or "").strip() for g in doc.iter("TIPO_TEXTO")]
         result[docid] = (variant.strip() if variant else None, "|".join(genres) or None)
     if not result:
@@ -1016,7 +1026,7 @@ _PLAIN_PROLOGUE = re.compile(
 _PLAIN_GAP = re.compile(_BLANKS, re.DOTALL)
 _PLAIN_DOC_OPEN = re.compile(r"<DOC DOCID=\"([^\"<>&]+)\">")
 _DOC_CLOSE = "</DOC>"
-_NOT_IN_PLAIN_DOCUMENT = re.compile(r"<DOC[\s>/]|<[!?]")
+_NOT_IN_PLAIN_DOCUMENT = re.compile(r"<DOC[\s>/]|<[!?]|\x00")  # a NUL: the general reader's error
 
 
 def split_documents(

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.model import Span, make_span
+from harem_pipeline.text.textio import loads_json
 
 _SPAN_EXPECTED = "a span [start, end, label] with 0 <= start < end <= {n} and a non-empty label"
 
@@ -47,7 +48,7 @@ def parse_jsonl(lines: Iterable[str], path: str | None = None) -> Iterator[Jsonl
 def parse_document(line: str, path: str | None, lineno: int) -> JsonlDocument:
     """One JSON line as a document."""
     try:
-        obj = json.loads(line)
+        obj = loads_json(line, path, lineno)
     except json.JSONDecodeError as exc:
         raise InputError(path, "a JSON object", f"invalid JSON ({exc.msg})", line=lineno) from None
     if not isinstance(obj, dict):

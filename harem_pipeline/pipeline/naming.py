@@ -12,7 +12,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harem_pipeline.text.textio import derived_path
+from harem_pipeline.errors import InputError
+from harem_pipeline.text.atomic import written_in_place
+from harem_pipeline.text.textio import check_not_empty, derived_path
 
 if TYPE_CHECKING:
     from harem_pipeline.stages.vizir import Scenario
@@ -68,8 +70,60 @@ def ida2mor_output(path: PathLike) -> Path:
     return derived_path(path, ".ida2mor", replaces=".altmor")
 
 
+STAGE_INPUTS = {
+    "avalida": "an .alinhado file (AlinhEM's records)",
+    "altida": "a Véus result (evaluated records)",
+    "vizir": "a Véus result (evaluated records)",
+    "ida2id": "an .altida file (AltinaID's records)",
+    "altmor": "a .vizir file (Vizir's scored records)",
+    "ida2mor": "an .altmor file (AltinaMor's records)",
+    "alts": "a Véus result (evaluated records)",
+}
+"""What each record stage reads, as its error for an empty file names it."""
+
+
+def check_stage_input(stage: str, path: PathLike) -> None:
+    """Refuse an empty input of ``stage`` (:func:`~harem_pipeline.text.textio.check_not_empty`)."""
+    check_not_empty(path, STAGE_INPUTS[stage])
+
+
+def check_records_evaluated(stage: str, path: PathLike) -> None:
+    """Refuse an input of ``stage`` whose first record has no evaluation (an ``.alinhado``).
+
+    AltinaID and alts read Véus results; an ``.alinhado`` has the same
+    lines without the ``:[…]`` evaluations, and outside ALT blocks both
+    stages copy records as they are: it went through with exit status 0.
+    Only the first record is read (a file is of one kind).
+    """
+    from harem_pipeline.formats.alinhado import Record, iter_numbered_lines, parse_line
+
+    _, lines = iter_numbered_lines(path)
+    for number, text, eol in lines:
+        if text[:1] != "<":
+            continue
+        item = parse_line(text, str(path), number, eol)
+        if not isinstance(item, Record):
+            continue
+        if item.evaluation is None:
+            raise InputError(
+                str(path),
+                f"{STAGE_INPUTS[stage]}: records with their evaluation (harem avalida, then "
+                "harem veus)",
+                "a record without one (an .alinhado file?)",
+                line=number,
+            )
+        return
+
+
 def json_twin(path: PathLike) -> Path:
-    """``report`` → ``report.json``."""
+    """``report`` → ``report.json``; standard output, a pipe or a device has none.
+
+    A text report sent to ``-``, a FIFO or ``/dev/stdout`` is the one thing
+    the reader asked for: its JSON twin would be a stray ``-.json`` in the
+    working folder, or a file made in ``/dev``.  It goes to ``/dev/null``.
+    """
+    if written_in_place(path):
+        return Path(os.devnull)
     path = Path(path)
     return path.with_name(path.name + ".json")
 

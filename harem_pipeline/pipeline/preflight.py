@@ -6,7 +6,9 @@ collection read lives here and runs once per build (``harem run`` and the
 ``FullEvaluation`` task of the ``luigi`` command call it): every subset's
 variant and genre must name documents of the collection, the valid names
 listed when one does not; and whether the collection carries MORF at all,
-which decides if the morphology chain has anything to score.
+which decides if the morphology chain has anything to score; and the
+golden categories its grid lacks (:mod:`harem_pipeline.stages.gold`),
+said before the campaign runs.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from pathlib import Path
 
 from harem_pipeline.errors import ConfigError
 from harem_pipeline.formats.harem_xml import read_collection
-from harem_pipeline.model import Collection
+from harem_pipeline.model import FIRST_HAREM, Collection
 from harem_pipeline.pipeline.config import Campaign
+from harem_pipeline.stages.gold import CategoryUse, category_uses, unknown_category_warnings
 from harem_pipeline.stages.veus import DocumentInfo, genre_key, subset_problem, variant_key
 
 PathLike = str | os.PathLike[str]
@@ -31,6 +34,8 @@ class CollectionFacts:
 
     documents: tuple[DocumentInfo, ...]
     has_morphology: bool
+    categories: tuple[CategoryUse, ...] = ()
+    first_harem: bool = False
 
 
 def document_infos_of(collection: Collection) -> tuple[DocumentInfo, ...]:
@@ -55,7 +60,12 @@ def has_morphology(collection: Collection) -> bool:
 @lru_cache(maxsize=8)
 def _facts(path: Path, meta: Path | None, size: int, mtime: int) -> CollectionFacts:
     collection = read_collection(path, meta)
-    return CollectionFacts(document_infos_of(collection), has_morphology(collection))
+    return CollectionFacts(
+        document_infos_of(collection),
+        has_morphology(collection),
+        category_uses(collection),
+        collection.format == FIRST_HAREM,
+    )
 
 
 def collection_facts(path: PathLike, meta: PathLike | None = None) -> CollectionFacts:
@@ -84,3 +94,16 @@ def check_campaign(campaign: Campaign) -> CollectionFacts:
                 f"from {campaign.collection.name}; harem stats lists them",
             )
     return facts
+
+
+def campaign_warnings(campaign: Campaign) -> list[str]:
+    """The lines to say before the campaign runs: each golden category its grid lacks.
+
+    The grid is the campaign's ``grid:``, else the one Emir picks for the
+    collection's format (:func:`~harem_pipeline.stages.emir.choose_grid`).
+    """
+    from harem_pipeline.stages.emir import choose_grid
+
+    facts = collection_facts(campaign.collection, campaign.collection_meta)
+    grid = choose_grid(facts.first_harem, campaign.grid)
+    return unknown_category_warnings(facts.categories, grid, str(campaign.collection))

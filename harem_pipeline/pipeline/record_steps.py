@@ -14,6 +14,7 @@ from pathlib import Path
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_line_chunks, write_texts
 from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.pipeline.naming import check_records_evaluated, check_stage_input
 from harem_pipeline.text.textio import derived_path
 
 # ---------------------------------------------------------------------------
@@ -32,6 +33,8 @@ def run_altida(path: str | os.PathLike[str], output: str | os.PathLike[str] | No
     from harem_pipeline.stages.altida import select_alternatives_chunks
 
     target = Path(output) if output is not None else altida_output(path)
+    check_stage_input("altida", path)
+    check_records_evaluated("altida", path)
     encoding, chunks = iter_line_chunks(path)
     write_texts(target, select_alternatives_chunks(chunks, str(path)), encoding)
     return target
@@ -56,6 +59,7 @@ def run_avalida(path: str | os.PathLike[str], output: str | os.PathLike[str] | N
     from harem_pipeline.stages.avalida import evaluate_chunks
 
     target = Path(output) if output is not None else avalida_output(path)
+    check_stage_input("avalida", path)
     encoding, chunks = iter_line_chunks(path)
     write_texts(target, evaluate_chunks(chunks, str(path)), encoding)
     return target

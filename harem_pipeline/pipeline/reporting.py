@@ -20,6 +20,7 @@ from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.morphology import morphology_intervals
 from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
 from harem_pipeline.pipeline.naming import (
+    check_stage_input,
     ida2mor_output,
 )
 from harem_pipeline.pipeline.reporting_ida2id import Ida2idOutputs as Ida2idOutputs
@@ -72,6 +73,7 @@ def run_ida2mor(
     at a time on ``workers`` processes (default: every core).
     """
     target = Path(output) if output is not None else ida2mor_output(path)
+    check_stage_input("ida2mor", path)
     encoding, counts = run_with_fallback(functools.partial(count_altmor_file, path), workers)
     text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)
     rows = morphology_document_rows(counts.documents)

@@ -18,7 +18,7 @@ from harem_pipeline.measures.identification import (
     measures_from_counts,
 )
 from harem_pipeline.measures.spans import MeasuresReport
-from harem_pipeline.pipeline.naming import ida2id_output, json_twin
+from harem_pipeline.pipeline.naming import check_stage_input, ida2id_output, json_twin
 from harem_pipeline.reports.ida2id import format_ida2id_json, format_ida2id_text
 from harem_pipeline.stages.ida2id import IdentificationTally, read_tally
 from harem_pipeline.stages.tally import document_rows
@@ -73,6 +73,7 @@ def run_ida2id(
     bootstrap (0: ``ci95`` null) and the per-document counts.
     """
     target = Path(output) if output is not None else ida2id_output(path)
+    check_stage_input("ida2id", path)
     encoding, tally = read_tally(path)
     measures = measures_from_counts(tally.total)
     text = format_ida2id_text(tally.total, measures, signature, spans, veil)

@@ -31,6 +31,7 @@ from harem_pipeline.pipeline.naming import (
     ALT_STRICT,
     SCENARIO_ABSOLUTE,
     SCENARIO_RELATIVE,
+    check_records_evaluated,
     ida_output,
     semantic_kind_from_name,
 )
@@ -90,6 +91,7 @@ def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
     from harem_pipeline.stages.alts import organise_alts
 
     target = Path(output) if output is not None else alts_output(path)
+    check_records_evaluated("alts", path)
     encoding, lines = iter_plain_runs(path)
     write_stage_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target

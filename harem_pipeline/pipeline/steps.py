@@ -36,6 +36,7 @@ from harem_pipeline.pipeline.align_steps import (  # noqa: F401 (the aligner's s
     run_align,
 )
 from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
+from harem_pipeline.pipeline.naming import check_stage_input
 from harem_pipeline.pipeline.record_steps import (  # the identification steps, re-exported
     altida_output as altida_output,
 )
@@ -92,8 +93,7 @@ def run_altmor(
     every core), blocks cut outside ALT blocks (:func:`cut_outside_alt`).
     """
     target = Path(output) if output is not None else altmor_output(path)
-    if written_in_place(target):  # what is written there cannot be taken back
-        workers = 1
+    check_stage_input("altmor", path)
     return run_with_fallback(functools.partial(_write_altmor, Path(path), target), workers)
 
 
@@ -205,8 +205,7 @@ def run_vizir(
     (default: every core; :mod:`harem_pipeline.pipeline.blocks`).
     """
     target = Path(output) if output is not None else vizir_output(path)
-    if written_in_place(target):  # what is written there cannot be taken back
-        workers = 1
+    check_stage_input("vizir", path)
     run = functools.partial(_write_vizir, Path(path), scenario, target)
     return run_with_fallback(run, workers)
 
@@ -233,7 +232,8 @@ def _write_vizir(path: Path, scenario: Scenario, target: Path, workers: int | No
             if not tally.system_morph_seen:
                 raise _NothingClassified
     except _NothingClassified:
-        target.unlink(missing_ok=True)
+        if not written_in_place(target):  # never a pipe, a device or a file named "-"
+            target.unlink(missing_ok=True)
         return VizirResult(path, None, tally.records, tally.scored)
     return VizirResult(path, target, tally.records, tally.scored)
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from harem_pipeline import __version__
 from harem_pipeline.reports import charts
-from harem_pipeline.reports.summary import RELATIVE_NOTE, dig, row_signature
+from harem_pipeline.reports.summary import RELATIVE_NOTE, check_campaign_summary, dig, row_signature
 from harem_pipeline.reports.tempo import render_tempo_section
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_json_object
@@ -613,7 +613,8 @@ def render_report(summary: Mapping[str, Any], title: str = "Relatório da campan
 
 def write_report_html(summary_json: str | os.PathLike[str], output: str | os.PathLike[str]) -> Path:
     """Render the campaign summary at ``summary_json`` into the page ``output``, atomically."""
-    write_text_atomic(output, render_report(read_json_object(summary_json)))
+    summary = check_campaign_summary(read_json_object(summary_json), str(summary_json))
+    write_text_atomic(output, render_report(summary))
     return Path(output)
 
 

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from harem_pipeline.errors import InputError
+
 COLUMNS = (
     ("run", "Run"),
     ("subset", "Subset"),
@@ -225,6 +227,28 @@ def format_csv(rows: Iterable[SummaryRow]) -> str:
         values = asdict(row)
         writer.writerow(["" if values[key] is None else values[key] for key, _ in COLUMNS])
     return buffer.getvalue()
+
+
+SUMMARY_KEYS = ("rows", "campaign", "reports")
+"""What every ``summary.json`` that ``harem run`` writes holds (complete or not)."""
+
+
+def check_campaign_summary(data: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+    """``data`` when it is a campaign summary; else an ``InputError`` naming what lacks.
+
+    A ``{}`` (or another JSON object) would otherwise become a report page
+    of no run, with exit status 0.
+    """
+    missing = [key for key in SUMMARY_KEYS if key not in data]
+    if missing:
+        raise InputError(
+            path,
+            "the campaign summary harem run writes (keys rows, campaign, reports)",
+            "an empty object" if not data else f"no {', '.join(missing)}",
+        )
+    if not isinstance(data["reports"], list) or not isinstance(data["campaign"], dict):
+        raise InputError(path, "a list of reports and a campaign object", "other values")
+    return data
 
 
 def format_json(rows: Iterable[SummaryRow]) -> str:

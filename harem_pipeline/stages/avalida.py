@@ -33,6 +33,7 @@ from harem_pipeline.formats.alinhado import (
     EVAL_SPURIOUS,
     MARKER_FIRST_HAREM,
     Evaluation,
+    Header,
     Line,
     LineChunk,
     Record,
@@ -131,9 +132,17 @@ def evaluate_record(record: Record, path: str | None = None) -> Record:
 
 
 def evaluate_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
-    """Evaluate every record of an alignment file, lazily; other lines pass through."""
-    for item in lines:
-        yield evaluate_record(item, path) if isinstance(item, Record) else item
+    """Evaluate every record of an alignment file, lazily; other lines pass through
+    (a ``#`` line only where :func:`check_header_place` allows it)."""
+    opened_by_header = False
+    for number, item in enumerate(lines, 1):
+        if isinstance(item, Record):
+            yield evaluate_record(item, path)
+            continue
+        if isinstance(item, Header):
+            check_header_place(number, opened_by_header, "#" + item.text, path)
+            opened_by_header = number == 1
+        yield item
 
 
 _MISSING_TEXT = format_evaluation(EVAL_MISSING).text
@@ -154,8 +163,10 @@ def evaluate_chunks(chunks: Iterable[LineChunk], path: str | None = None) -> Ite
     writes it and not yet evaluated is judged in place (its text, then
     ``:[…]``); blank, ``#``, ``DOC`` and ``EOD`` lines are copied; any other
     line goes through :func:`parse_line` and :func:`evaluate_record`, so the
-    bytes and the errors are theirs.
+    bytes and the errors are theirs.  A ``#`` line anywhere but in the two
+    that open the file is refused (:func:`check_header_place`).
     """
+    opened_by_header = False
     for chunk in chunks:
         out: list[str] = []
         append = out.append
@@ -174,6 +185,9 @@ def evaluate_chunks(chunks: Iterable[LineChunk], path: str | None = None) -> Ite
                     append(f"{body}:[{verdicts}]{eol}")
                     continue
             if is_verbatim(body):
+                if body[:1] == "#":
+                    check_header_place(chunk.first + index, opened_by_header, body, path)
+                    opened_by_header = chunk.first + index == 1
                 append(body + eol)
                 continue
             item = parse_line(body, path, chunk.first + index, eol)
@@ -181,3 +195,21 @@ def evaluate_chunks(chunks: Iterable[LineChunk], path: str | None = None) -> Ite
                 item = evaluate_record(item, path)
             append(format_line(item) + item.eol)
         yield "".join(out)
+
+
+def check_header_place(line: int, opened_by_header: bool, body: str, path: str | None) -> None:
+    """Refuse a ``#`` line that is not one of the two opening an ``.alinhado``.
+
+    AlinhEM writes the run's and the collection's names on lines 1 and 2,
+    and nothing else starts with ``#``: a ``#`` line further on is a file
+    written twice into one (a header heard twice on a pipe, two files
+    concatenated), which would be scored as one silently.
+    """
+    if line == 1 or (line == 2 and opened_by_header):
+        return
+    raise InputError(
+        path,
+        "the two # header lines (run, collection) on lines 1 and 2 only",
+        f"another one: {body}",
+        line=line,
+    )

@@ -15,7 +15,6 @@ the units' counts and the repairs the CoNLL reader made; the measures are
 from __future__ import annotations
 
 import codecs
-import gzip
 import io
 import os
 from collections.abc import Iterable, Iterator
@@ -195,8 +194,7 @@ def open_text(path: str | os.PathLike[str]) -> Iterator[TextIO]:
 
 def _bad_line(path: str, encoding: str) -> int | None:
     """The first line of ``path`` that does not decode (read only on that error)."""
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as handle:
+    with open_binary(path) as handle:
         decoder = codecs.getincrementaldecoder(encoding)()
         for lineno, line in enumerate(handle, 1):
             try:

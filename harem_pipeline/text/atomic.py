@@ -16,16 +16,23 @@ Only a regular file (or a name not taken yet) is replaced so.  A symbolic
 link is kept: the file it points to is the one replaced, atomically, in
 its own folder.  A target that is not a regular file (a FIFO, a character
 device such as ``/dev/null``, ``/dev/stdout`` and whatever lives under
-``/proc``) is opened and written in place, as a plain ``open`` would, and
-``-`` means standard output: renaming a file over those would turn a pipe
-or a device into a file.
+``/proc``) is written in place, and ``-`` means standard output: renaming
+a file over those would turn a pipe or a device into a file.  What goes
+there is first written to an anonymous temporary file and copied once the
+writer is done, so a pipe gets what a file would, byte for byte: nothing
+from a writer that fails (a FIFO's reader then sees the end at once), and
+a writer that starts over (a stage's fast path falling back to its general
+reader) is not heard twice.  The target is opened once, at the end: a FIFO
+opened twice would leave the writer waiting for a reader that has gone.
 """
 
 from __future__ import annotations
 
+import errno
 import glob
 import io
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -33,6 +40,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
+
+from harem_pipeline.errors import OutputError
 
 
 @contextmanager
@@ -47,15 +56,42 @@ def atomic_write(
     ``newline=""`` by default so that the text written is the text stored:
     HAREM files keep whatever line ends the caller writes.
     """
-    if str(path) == "-":
-        with _standard_output(mode, encoding, newline) as handle:
+    with _full_disk_named(path):
+        if str(path) == "-" or _written_in_place(Path(path)):
+            with _buffered_in_place(str(path), mode, encoding, newline) as handle:
+                yield handle
+            return
+        with _replaced(Path(path), mode, encoding, newline) as handle:
             yield handle
-        return
-    target = Path(path)
-    if _written_in_place(target):
-        with _open_in_place(target, mode, encoding, newline) as handle:
-            yield handle
-        return
+
+
+# A disk or a quota that is full, a file too large for it: the output
+# cannot be written, whatever the command.
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+@contextmanager
+def _full_disk_named(path: str | os.PathLike[str]) -> Iterator[None]:
+    """An ``OSError`` of a full disk while writing ``path`` as an ``OutputError`` naming it.
+
+    (The bare error of a ``write`` names no file; the campaign's tasks
+    would each print a traceback.)  Whatever was there before is unchanged.
+    """
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in _NO_ROOM:
+            raise
+        if written_in_place(path):
+            where = "standard output" if str(path) == "-" else str(path)
+            raise OutputError(where, f"not written ({exc.strerror})") from None
+        problem = f"not written ({exc.strerror}); what was there before is unchanged"
+        raise OutputError(str(path), problem) from None
+
+
+@contextmanager
+def _replaced(target: Path, mode: str, encoding: str | None, newline: str | None) -> Iterator[IO]:
+    """A temporary sibling of ``target``, renamed over it when the writer is done."""
     if target.is_symlink():
         target = Path(os.path.realpath(target))  # replace the file the link points to
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -80,8 +116,8 @@ def atomic_write(
 
 
 def written_in_place(path: str | os.PathLike[str]) -> bool:
-    """Whether ``atomic_write`` writes ``path`` in place (``-``, a pipe, a device): no
-    temporary file then, so what is written cannot be taken back."""
+    """Whether ``atomic_write`` writes ``path`` in place (``-``, a pipe, a device), not
+    by renaming a file over it: such a target is never to be removed."""
     return str(path) == "-" or _written_in_place(Path(path))
 
 
@@ -112,30 +148,67 @@ def _through_descriptors(target: Path) -> bool:
 
 
 @contextmanager
-def _open_in_place(target: Path, mode: str, encoding: str | None, newline: str | None):
-    if "b" in mode:
-        with open(target, mode) as handle:
+def _buffered_in_place(
+    target: str, mode: str, encoding: str | None, newline: str | None
+) -> Iterator[IO]:
+    """A temporary file to write; copied to ``target`` (``-``: standard output) on success.
+
+    On failure nothing reaches the target; a FIFO is noted, and its waiting
+    reader let go by :func:`release_abandoned` once the command has given
+    up (not at once: a writer may start over and write it after all).
+    """
+    with tempfile.TemporaryFile() as spool:
+        if "b" in mode:
+            handle: IO = spool
+        else:
+            handle = io.TextIOWrapper(spool, encoding=encoding, newline=newline)
+        try:
             yield handle
-    else:
-        with open(target, mode, encoding=encoding, newline=newline) as handle:
-            yield handle
+            handle.flush()
+        except BaseException:
+            _abandoned.add(target)
+            raise
+        finally:
+            if handle is not spool:
+                handle.detach()  # the spool is closed by its own ``with``
+        spool.seek(0)
+        _abandoned.discard(target)
+        if target == "-":
+            destination = standard_output()
+            sys.stdout.flush()
+            shutil.copyfileobj(spool, destination)
+            destination.flush()
+        else:
+            with open(target, "wb") as destination:
+                shutil.copyfileobj(spool, destination)
 
 
-@contextmanager
-def _standard_output(mode: str, encoding: str | None, newline: str | None):
-    """Standard output as a binary or text handle in ``encoding``, left open afterwards."""
-    sys.stdout.flush()
-    raw = sys.stdout.buffer
-    if "b" in mode:
-        yield raw
-        raw.flush()
-        return
-    handle = io.TextIOWrapper(raw, encoding=encoding, newline=newline, write_through=True)
-    try:
-        yield handle
-        handle.flush()
-    finally:
-        handle.detach()  # standard output stays open
+def standard_output() -> IO[bytes]:
+    """The binary standard output; an ``OSError`` naming it when it is closed (``>&-``)."""
+    if sys.stdout is None or getattr(sys.stdout, "buffer", None) is None:
+        raise OutputError("-", "expected an open standard output, found it closed")
+    return sys.stdout.buffer
+
+
+_abandoned: set[str] = set()
+"""In-place targets whose writer failed, not written since (see :func:`release_abandoned`)."""
+
+
+def release_abandoned() -> None:
+    """Let the reader of every FIFO whose writer failed see the end of the file.
+
+    A FIFO is opened only to be written, at the end; when a command fails
+    it never is, and a reader waiting on it would wait for ever.  Opening
+    it without waiting and closing it gives that reader the end of the
+    file; with no reader there, nothing is done.
+    """
+    for target in sorted(_abandoned):
+        try:
+            if target != "-" and stat.S_ISFIFO(os.stat(target).st_mode):
+                os.close(os.open(target, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass  # no reader (ENXIO), or gone
+    _abandoned.clear()
 
 
 def _umask() -> int:

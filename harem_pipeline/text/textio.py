@@ -10,10 +10,13 @@ so outputs can be written in the input's encoding.
 from __future__ import annotations
 
 import codecs
+import functools
 import gzip
 import json
 import os
 import re
+import stat
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -32,16 +35,77 @@ class DecodedText:
 
 
 def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
-    """Open a file for reading bytes, transparently un-gzipping ``*.gz`` files."""
+    """Open a file for reading bytes, transparently un-gzipping ``*.gz`` files.
+
+    Only a regular file is read: a device such as ``/dev/zero`` never ends
+    and would be read until memory runs out, and a pipe (a FIFO,
+    ``/dev/stdin``, ``<(zcat …)``) can be read only once, while an input is
+    read twice (its encoding first, then its lines: the second reading of a
+    pipe would find it empty).  A corrupt or truncated gzip member is an
+    ``InputError`` naming the file, wherever it is met while reading.
+    """
     p = Path(path)
     try:
-        return gzip.open(p, "rb") if p.suffix == ".gz" else open(p, "rb")  # type: ignore[return-value]
+        check_readable_kind(path)
+        return _CheckedGzipFile(p, "rb") if p.suffix == ".gz" else open(p, "rb")  # type: ignore[return-value]
     except FileNotFoundError:
         raise InputError(str(path), "an existing file", "no such file") from None
     except IsADirectoryError:
         raise InputError(str(path), "a file", "a directory") from None
     except OSError as exc:
         raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
+
+
+_FILE_KINDS = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISFIFO, "a pipe"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def check_input_file(path: str | os.PathLike[str]) -> None:
+    """``InputError`` unless ``path`` names a regular file, as :func:`open_binary` says it."""
+    open_binary(path).close()
+
+
+def check_readable_kind(path: str | os.PathLike[str]) -> None:
+    """``InputError`` unless ``path`` (through links) is a regular file."""
+    mode = os.stat(path).st_mode  # FileNotFoundError: the caller's line
+    if stat.S_ISREG(mode):
+        return
+    kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+    raise InputError(str(path), "a regular file (an input is read more than once)", kind)
+
+
+def _gzip_errors(method):  # type: ignore[no-untyped-def]
+    """``method`` of a gzip file, its corrupt or cut data an ``InputError`` naming the file."""
+
+    @functools.wraps(method)
+    def checked(self, *args):  # type: ignore[no-untyped-def]
+        try:
+            return method(self, *args)
+        except (zlib.error, gzip.BadGzipFile) as exc:
+            raise InputError(self.path, "a whole gzip file", f"corrupt data ({exc})") from None
+        except EOFError:
+            raise InputError(self.path, "a whole gzip file", "one cut short") from None
+
+    return checked
+
+
+class _CheckedGzipFile(gzip.GzipFile):
+    """A gzip file whose every read turns a decompression error into an ``InputError``."""
+
+    def __init__(self, path: Path, mode: str) -> None:
+        super().__init__(path, mode)
+        self.path = str(path)
+
+    read = _gzip_errors(gzip.GzipFile.read)
+    read1 = _gzip_errors(gzip.GzipFile.read1)
+    readinto = _gzip_errors(gzip.GzipFile.readinto)
+    readline = _gzip_errors(gzip.GzipFile.readline)
+    peek = _gzip_errors(gzip.GzipFile.peek)
 
 
 def _unreadable(path: str | os.PathLike[str], exc: BaseException) -> InputError:
@@ -64,6 +128,17 @@ def read_head(path: str | os.PathLike[str], size: int) -> bytes:
             return handle.read(size)
         except (OSError, EOFError) as exc:
             raise _unreadable(path, exc) from None
+
+
+def check_not_empty(path: str | os.PathLike[str], expected: str) -> None:
+    """``InputError`` when ``path`` holds no byte (of content, for ``.gz``).
+
+    An intermediate file of no byte (a stage killed before the atomic
+    writes, a ``: > file``) would be read as a file of no document and
+    give a report of zeros with exit status 0.
+    """
+    if not read_head(path, 1):
+        raise InputError(str(path), expected, "an empty file")
 
 
 def detect_file_encoding(path: str | os.PathLike[str]) -> str:
@@ -148,11 +223,34 @@ def derived_path(path: str | os.PathLike[str], suffix: str, replaces: str | None
     return Path(path).with_name(name + suffix)
 
 
+def too_deep(path: str | os.PathLike[str] | None, line: int | None = None) -> InputError:
+    """The error for JSON nested past what Python's decoder can follow (``RecursionError``).
+
+    Every JSON reader catches it: ``[`` repeated 10^5 times is a few bytes
+    of input, not a traceback.
+    """
+    return InputError(
+        None if path is None else str(path),
+        "JSON nested a few hundred levels deep at most",
+        "deeper nesting",
+        line=line,
+    )
+
+
+def loads_json(text: str, path: str | os.PathLike[str] | None, line: int | None = None) -> object:
+    """``json.loads(text)``; nesting too deep is :func:`too_deep` (syntax errors stay
+    ``json.JSONDecodeError`` for the caller to word)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise too_deep(path, line) from None
+
+
 def read_json_object(path: str | os.PathLike[str], what: str = "a JSON report") -> dict:
     """Read a JSON object (a report, a summary); anything else is the user's bad input."""
     raw = read_bytes(path)
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = loads_json(raw.decode("utf-8"), path)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         line = getattr(exc, "lineno", None)
         raise InputError(str(path), what, f"invalid JSON ({exc})", line=line) from None

@@ -57,8 +57,11 @@ def lookup(data: Any, key: str, path: str) -> float | None:
         elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
             current = current[int(part)]
         else:
-            found = ", ".join(sorted(current)) if isinstance(current, Mapping) else "no keys"
-            raise InputError(path, f"the key {'.'.join(walked)!r}", f"only: {found}")
+            if isinstance(current, Mapping) and current:
+                found = "only: " + ", ".join(sorted(current))
+            else:
+                found = "an empty object" if isinstance(current, Mapping) else "no keys"
+            raise InputError(path, f"the key {'.'.join(walked)!r}", found)
     if current is None:
         return None
     if isinstance(current, bool) or not isinstance(current, int | float):

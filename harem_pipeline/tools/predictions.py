@@ -1319,5 +1319,7 @@ def run_import(
         out.write(head)
         for item in import_documents(cd_documents, predictions, summary, scheme, name, named):
             out.write(render_document(item, info.format, info.newline))
+        if not summary.predicted:  # a run of the collection's text alone scores nothing
+            raise InputError(name, "at least one predicted document", "none")
         out.write(tail)
     return Path(output), summary
