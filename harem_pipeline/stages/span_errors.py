@@ -1,0 +1,127 @@
+"""Error listings and the confusion of the span measures, kept off the heap.
+
+Every span that is not ``correct`` on the labelled view is one error entry
+(see :class:`~harem_pipeline.stages.spans.Listing`)::
+
+    {"kind": "boundary_error", "side": "system", "label": "PER",
+     "start": 3, "end": 5, "text": "Vila Real", "document": ..., "sentence": ...,
+     "other": [[3, 4, "PER"]]}
+
+``start``/``end`` are token positions (``end`` exclusive) in the sentence
+(CoNLL), the document (JSON lines) or the CD document's running text
+(HAREM); ``other`` lists the spans of the other side that share a token
+with it.  For each kind and side the number of entries is the labelled
+category count of the report.
+
+A file of any size has any number of errors, so they are not kept in
+memory: each is encoded as one JSON object text and appended to an
+unnamed temporary file as it is found, and read back in order when the
+report is written (:meth:`ErrorSpill.lines`).  Memory holds one
+document's errors.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from harem_pipeline.formats.jsonl import format_label
+from harem_pipeline.stages.spans import (
+    BOUNDARY_KEY,
+    MISSING_KEY,
+    SPURIOUS_KEY,
+    Listing,
+)
+
+ERROR_FIELDS = ("kind", "side", "label", "start", "end", "text", "document", "sentence", "other")
+"""The keys of an error entry, in the order of the JSON objects and of the TSV columns."""
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+_EXTRA_KEYS = (MISSING_KEY, SPURIOUS_KEY, BOUNDARY_KEY)
+
+
+class ErrorSpill:
+    """The errors of a report, spilled to a temporary file as they are found.
+
+    The reader calls :meth:`flush` after each document with where the
+    document is and how to show a token range; the tally's
+    :class:`Listing` (``listing``) supplies the errors and the confusion.
+    ``kinds`` counts the entries per ``(kind, side)``.
+    """
+
+    __slots__ = ("listing", "kinds", "_file", "_count")
+
+    def __init__(self) -> None:
+        self.listing = Listing()
+        self.kinds: Counter[tuple[str, str]] = Counter()
+        self._file = tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def flush(self, document: Any, sentence: Any, text: Callable[[int, int], str]) -> None:
+        """Write the pending errors of the document just added."""
+        found = self.listing.take()
+        if not found:
+            return
+        write = self._file.write
+        kinds = self.kinds
+        for kind, side, (start, end, labels), others in found:
+            kinds[kind, side] += 1
+            other = [[s, e, format_label(ls)] for s, e, ls in others]
+            entry = (kind, side, format_label(labels), start, end, text(start, end))
+            write(
+                _ENCODE(dict(zip(ERROR_FIELDS, (*entry, document, sentence, other), strict=True)))
+            )
+            write("\n")
+        self._count += len(found)
+
+    def lines(self) -> Iterator[str]:
+        """The encoded entries in the order they were found (one JSON object text each)."""
+        self._file.flush()
+        self._file.seek(0)
+        for line in self._file:
+            yield line.rstrip("\n")
+        self._file.seek(0, 2)
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """The entries as dicts."""
+        for line in self.lines():
+            yield json.loads(line)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def confusion(self) -> dict[str, dict[str, int]]:
+        """``{gold key: {system key: n}}`` (see :class:`Listing`), keys as labels are written."""
+        return confusion_table(self.listing.confusion)
+
+
+def confusion_table(cells: Counter[tuple[object, object]]) -> dict[str, dict[str, int]]:
+    """Confusion cells as nested dicts: label rows sorted, then ``(spurious)``/``(boundary)``.
+
+    Labels are written as in the files (``A|B`` for a vague set); each row
+    lists its label columns sorted, then ``(boundary)`` and ``(missing)``.
+    """
+    table: dict[str, dict[str, int]] = {}
+    for (gold, system), n in cells.items():
+        row = table.setdefault(_key(gold), {})
+        column = _key(system)
+        row[column] = row.get(column, 0) + n
+    return {
+        row: dict(sorted(table[row].items(), key=_key_order))
+        for row in sorted(table, key=_key_order)
+    }
+
+
+def _key(key: object) -> str:
+    return key if isinstance(key, str) else format_label(key)  # type: ignore[arg-type]
+
+
+def _key_order(item: str | tuple[str, Any]) -> tuple[int, str]:
+    key = item if isinstance(item, str) else item[0]
+    return (1 + _EXTRA_KEYS.index(key), "") if key in _EXTRA_KEYS else (0, key)
