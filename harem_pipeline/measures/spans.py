@@ -265,8 +265,8 @@ def unit_measures(
     """Every measure of each bootstrap unit on its own (the JSON's ``per_document``).
 
     One :func:`span_figures` call over a column per count (one value per
-    unit), nested like the report's measures; undefined is None.  Labels a
-    unit does not have are left out of its ``per_label``.
+    unit), nested like the report's measures; undefined is None.  Labels
+    with no span in a unit are left out of its ``per_label``.
     """
     if not units:
         return []
@@ -274,21 +274,48 @@ def unit_measures(
     figures = span_figures(Columns(names, matrix))
     keys = list(figures)
     table = np.stack([np.asarray(figures[k], dtype=float) for k in keys], axis=1)
+    values = np.where(np.isnan(table), None, table).tolist()
+    index = {name: i for i, name in enumerate(names)}
+    plan = []  # (parent path, row name, first column, label or None), one per P/R/F triple
+    for i in range(0, len(keys), 3):
+        parent, _, row = keys[i].rpartition(".")[0].rpartition(".")
+        label = None
+        if parent.startswith(PER_LABEL + "."):
+            label = parent[len(PER_LABEL) + 1 :]
+            path: tuple[str, ...] = (PER_LABEL, label)
+        else:
+            path = tuple(parent.split("."))
+        plan.append((path, row, i, label))
+    present = {
+        label: _spans_column(matrix, index, label)
+        for label in {label for *_, label in plan if label is not None}
+    }
     out = []
-    for (name, mapping), row in zip(units, table.tolist(), strict=True):
-        present = _labels(list(mapping))
-        flat = {
-            key: (None if value != value else value)
-            for key, value in zip(keys, row, strict=True)
-            if not key.startswith(PER_LABEL + ".") or _label_of(key) in present
-        }
-        out.append((name, _nest(flat)))
+    for u, ((name, _), row_values) in enumerate(zip(units, values, strict=True)):
+        unit: dict[str, Any] = {}
+        for path, row, i, label in plan:
+            if label is not None and not present[label][u]:
+                continue
+            node = unit
+            for part in path:
+                node = node.setdefault(part, {})
+            node[row] = {
+                "precision": row_values[i],
+                "recall": row_values[i + 1],
+                "f1": row_values[i + 2],
+            }
+        out.append((name, unit))
     return out
 
 
-def _label_of(key: str) -> str:
-    """The label of a ``per_label.<label>.<row>.<measure>`` figure key."""
-    return key[len(PER_LABEL) + 1 :].rpartition(".")[0].rpartition(".")[0]
+def _spans_column(matrix: np.ndarray, index: Mapping[str, int], label: str) -> list[bool]:
+    """Whether each unit has a span of ``label`` on either side."""
+    total = np.zeros(matrix.shape[0])
+    for side in ("gold", "system"):
+        column = index.get(f"{PER_LABEL}.{label}.{side}")
+        if column is not None:
+            total = total + matrix[:, column]
+    return (total > 0).tolist()
 
 
 @dataclass(frozen=True, slots=True)

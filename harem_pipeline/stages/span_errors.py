@@ -26,6 +26,7 @@ import json
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
+from json.encoder import encode_basestring
 from typing import Any
 
 from harem_pipeline.formats.jsonl import format_label
@@ -39,7 +40,26 @@ from harem_pipeline.stages.spans import (
 ERROR_FIELDS = ("kind", "side", "label", "start", "end", "text", "document", "sentence", "other")
 """The keys of an error entry, in the order of the JSON objects and of the TSV columns."""
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+_string = encode_basestring
+"""A string as JSON text (``json.dumps(x, ensure_ascii=False)`` for a ``str``, in C)."""
+_LABELS: dict[frozenset[str], str] = {}
+
+
+def _label(labels: frozenset[str]) -> str:
+    """A label set as JSON text, ``"A|B"`` (made once per set)."""
+    text = _LABELS.get(labels)
+    if text is None:
+        text = _LABELS[labels] = _string(format_label(labels))
+    return text
+
+
+def _value(value: Any) -> str:
+    """A document or sentence name as JSON text (a line number, an id, or null)."""
+    if value is None:
+        return "null"
+    return _string(value) if isinstance(value, str) else str(int(value))
+
+
 _EXTRA_KEYS = (MISSING_KEY, SPURIOUS_KEY, BOUNDARY_KEY)
 
 
@@ -68,16 +88,18 @@ class ErrorSpill:
         found = self.listing.take()
         if not found:
             return
-        write = self._file.write
         kinds = self.kinds
+        place = f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['
+        lines = []
         for kind, side, (start, end, labels), others in found:
             kinds[kind, side] += 1
-            other = [[s, e, format_label(ls)] for s, e, ls in others]
-            entry = (kind, side, format_label(labels), start, end, text(start, end))
-            write(
-                _ENCODE(dict(zip(ERROR_FIELDS, (*entry, document, sentence, other), strict=True)))
+            other = ", ".join(f"[{s}, {e}, {_label(ls)}]" for s, e, ls in others)
+            lines.append(
+                f'{{"kind": "{kind}", "side": "{side}", "label": {_label(labels)}, '
+                f'"start": {start}, "end": {end}, "text": {_string(text(start, end))}'
+                f"{place}{other}]}}\n"
             )
-            write("\n")
+        self._file.write("".join(lines))
         self._count += len(found)
 
     def lines(self) -> Iterator[str]:
