@@ -282,12 +282,16 @@ def _error_lines(errors, limit: int) -> list[str]:
 
 
 def short_error(entry: Mapping) -> str:
-    """``boundary_error system PER 3-5 "Vila Real" (line 12) ~ 3-4 PER``: one entry on one line."""
+    """``boundary_error system PER 3-5 "Vila Real" (line 12) ~ 3-4 PER``: one entry on one line.
+
+    ``sentence`` is a file line (where a CoNLL sentence or a JSON-lines document
+    starts); ``document`` a CoNLL ``-DOCSTART-`` line, a JSON-lines id or a DOCID.
+    """
     where = []
     if entry["document"] is not None:
         where.append(f"document {entry['document']}")
     if entry["sentence"] is not None:
-        where.append(f"sentence {entry['sentence']}")
+        where.append(f"line {entry['sentence']}")
     place = f" ({', '.join(where)})" if where else ""
     other = "; ".join(f"{s}-{e} {label}" for s, e, label in entry["other"]) or "nothing"
     text = " ".join(str(entry["text"]).split())

@@ -124,10 +124,10 @@ class ErrorSpill:
 
 
 def confusion_table(cells: Counter[tuple[object, object]]) -> dict[str, dict[str, int]]:
-    """Confusion cells as nested dicts: label rows sorted, then ``(spurious)``/``(boundary)``.
+    """Confusion cells as nested dicts: label rows sorted, then ``(spurious)`` and ``(boundary)``.
 
     Labels are written as in the files (``A|B`` for a vague set); each row
-    lists its label columns sorted, then ``(boundary)`` and ``(missing)``.
+    lists its label columns sorted, then ``(missing)`` and ``(boundary)``.
     """
     table: dict[str, dict[str, int]] = {}
     for (gold, system), n in cells.items():

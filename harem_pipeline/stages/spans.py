@@ -338,7 +338,7 @@ class Listing:
             self.confusion[labels, labels] += k
 
     def take(self) -> list[tuple[str, str, Span, tuple[Span, ...]]]:
-        """The pending errors in span order (gold before system at equal spans); emptied."""
+        """The pending errors by start, gold before system at one start; emptied."""
         found = self.pending
         if not found:
             return found
@@ -349,7 +349,7 @@ class Listing:
 
 def _error_order(error: tuple[str, str, Span, tuple[Span, ...]]) -> tuple:
     _kind, side, (start, end, labels), _others = error
-    return start, end, side != "gold", sorted(labels)
+    return start, side != "gold", end, sorted(labels)
 
 
 def count_documents(documents: Iterable[tuple[Sequence[Span], Sequence[Span]]]) -> SpanCounts:
