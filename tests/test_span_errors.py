@@ -4,6 +4,8 @@ tags, label filters and the minimum overlap of ``harem measures``."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -14,8 +16,9 @@ from hypothesis import strategies as st
 from harem_pipeline.cli import main
 from harem_pipeline.formats.conll import decode_tags
 from harem_pipeline.model import Span, make_span
-from harem_pipeline.pipeline.spans import measure_file
+from harem_pipeline.pipeline.spans import HAREM_FORMAT, measure_file
 from harem_pipeline.reports.measures import measures_json
+from harem_pipeline.stages.harem_spans import FORMAT
 from harem_pipeline.stages.span_errors import ERROR_FIELDS
 from harem_pipeline.stages.spans import (
     KIND_NAMES,
@@ -458,3 +461,17 @@ def test_errors_table_must_not_replace_the_input(capsys, small: Path) -> None:
     assert main(["measures", str(small), "--format", "conll", "--errors", str(small)]) == 2
     assert "--errors: expected a file other than the inputs" in capsys.readouterr().err
     assert small.read_bytes() == before
+
+
+def test_scoring_a_file_loads_no_harem_reader() -> None:
+    # the CoNLL and JSON-lines path starts fast: no collection reader, aligner or chain
+    code = (
+        "import sys, harem_pipeline.cli.measures\n"
+        "print(' '.join(m for m in sys.modules if m.startswith('harem_pipeline')))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout.split()
+    for heavy in ("formats.harem_xml", "formats.alinhado", "stages.align", "pipeline.params"):
+        assert f"harem_pipeline.{heavy}" not in loaded
+    assert HAREM_FORMAT == FORMAT

@@ -14,27 +14,23 @@ import os
 from typing import TYPE_CHECKING
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import iter_lines
-from harem_pipeline.formats.harem_xml import read_collection
-from harem_pipeline.formats.veils import Veil, format_veil, parse_veil, read_grid
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.spans import MeasuresReport, span_report
-from harem_pipeline.model import Collection
 from harem_pipeline.pipeline.signature import Signature, short_digest
-from harem_pipeline.pipeline.steps import check_collections_share_documents
-from harem_pipeline.stages.harem_spans import (
-    FORMAT,
-    AltChoices,
-    choose_alternatives,
-    count_collections,
-    read_alt_choices,
-)
 from harem_pipeline.stages.span_measures import count_file
 from harem_pipeline.stages.span_units import UNIT_LIMIT
 from harem_pipeline.stages.spans import LabelFilter
 
-if TYPE_CHECKING:  # only an annotation: the measures command need not load the Emir stage
+# The HAREM functions import the collection reader, the aligner and the
+# chain's steps when called: scoring a CoNLL file loads none of them.
+if TYPE_CHECKING:
+    from harem_pipeline.formats.veils import Veil
+    from harem_pipeline.model import Collection
     from harem_pipeline.pipeline.params import SubsetParams
+    from harem_pipeline.stages.harem_spans import AltChoices
+
+HAREM_FORMAT = "harem"
+"""``harem_pipeline.stages.harem_spans.FORMAT`` (a test checks they agree)."""
 
 PathLike = str | os.PathLike[str]
 
@@ -101,9 +97,11 @@ def harem_signature(
 ) -> Signature:
     """``…|measures:spans|format:harem|cd:<sha12>|run:<sha12>|veil:…|alt:best|boot:N|seed:S``
     (``selective:yes``, ``labels:``, ``ignore:`` and ``overlap:`` when set)."""
+    from harem_pipeline.formats.veils import format_veil
+
     return Signature.build(
         measures="spans",
-        format=FORMAT,
+        format=HAREM_FORMAT,
         cd=short_digest(cd_path),
         run=short_digest(run_path),
         veil=None if veil is None or veil.everything else format_veil(veil),
@@ -129,10 +127,12 @@ def measure_collections(
     errors: bool = False,
 ) -> MeasuresReport:
     """The span measures of ``run`` against ``cd`` (already read), with per-document counts."""
+    from harem_pipeline.stages.harem_spans import count_collections
+
     counted = count_collections(
         cd, run, alt_choices, veil, min_overlap=min_overlap, labels=labels, errors=errors
     )
-    signature = signature or Signature.build(measures="spans", format=FORMAT)
+    signature = signature or Signature.build(measures="spans", format=HAREM_FORMAT)
     return span_report(counted, signature.format(), resamples, seed)
 
 
@@ -154,6 +154,11 @@ def measure_harem(
     scenario (:meth:`SubsetParams.evaluation_veil`: a selective run is
     scored on the categories it declared); None scores every category.
     """
+    from harem_pipeline.formats.harem_xml import read_collection
+    from harem_pipeline.formats.veils import parse_veil, read_grid
+    from harem_pipeline.pipeline.steps import check_collections_share_documents
+    from harem_pipeline.stages.harem_spans import choose_alternatives
+
     veil = None
     if evaluation is not None:
         if evaluation.selective and not evaluation.system_veil:
@@ -193,6 +198,10 @@ def measure_evaluated(
     Its documents (a Véus subset's) and its ALT choices are the ones
     measured; ``veil`` is the subset's category veil.
     """
+    from harem_pipeline.formats.alinhado import iter_lines
+    from harem_pipeline.formats.harem_xml import read_collection
+    from harem_pipeline.stages.harem_spans import read_alt_choices
+
     _, lines = iter_lines(evaluated_path)
     choices = read_alt_choices(lines)
     signature = harem_signature(cd_path, run_path, veil, resamples, seed)

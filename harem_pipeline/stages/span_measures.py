@@ -142,6 +142,7 @@ def measure_conll(
         units = SpanUnits()
     add = units.tally.add_document  # the same tally all along (cleared per unit)
     end_source = units.end_source
+    pending = [] if spill is None else spill.listing.pending  # filled by ``add``
     gold_repairs = system_repairs = sentences = tokens = equal = 0
     documents = 0
     previous = marked = None
@@ -162,7 +163,7 @@ def measure_conll(
             add(sentence.gold, sentence.system)
         else:
             add(labels(sentence.gold), labels(sentence.system))
-        if spill is not None:
+        if pending:
             spill.flush(sentence.document or None, sentence.line, sentence.words)
         if not by_document:
             end_source(sentence.line)

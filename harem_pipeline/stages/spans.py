@@ -338,12 +338,12 @@ class Listing:
             self.confusion[labels, labels] += k
 
     def take(self) -> list[tuple[str, str, Span, tuple[Span, ...]]]:
-        """The pending errors by start, gold before system at one start; emptied."""
-        found = self.pending
-        if not found:
-            return found
-        self.pending = []
-        found.sort(key=_error_order)
+        """The pending errors by start, gold before system at one start.
+
+        ``pending`` is emptied in place (a reader may hold it to test it cheaply).
+        """
+        found = sorted(self.pending, key=_error_order)
+        self.pending.clear()
         return found
 
 
