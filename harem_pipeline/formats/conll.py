@@ -78,6 +78,7 @@ _ALLOWED = {
 _RAW_PREFIXES = {"bilou": "BILUO", "iobes": "BIESO", "io": "IO"}
 _NORMALISE = {"B": "B", "I": "I", "E": "E", "S": "S", "L": "E", "U": "S"}
 _NOT_O = "O".__ne__
+_FIRST = itemgetter(0)
 _GOLD = itemgetter(-2)
 _SYSTEM = itemgetter(-1)
 # One or more blank (whitespace-only) lines: the sentence separator.
@@ -110,7 +111,7 @@ class ConllSentence:
 
     def words(self, start: int, end: int) -> str:
         """The first column of tokens ``start:end``, joined by spaces."""
-        return " ".join(row[0] for row in self.rows[start:end])
+        return " ".join(map(_FIRST, self.rows[start:end]))
 
 
 class _TagTable:

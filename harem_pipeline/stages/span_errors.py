@@ -69,14 +69,12 @@ class ErrorSpill:
     The reader calls :meth:`flush` after each document with where the
     document is and how to show a token range; the tally's
     :class:`Listing` (``listing``) supplies the errors and the confusion.
-    ``kinds`` counts the entries per ``(kind, side)``.
     """
 
-    __slots__ = ("listing", "kinds", "_file", "_count")
+    __slots__ = ("listing", "_file", "_count")
 
     def __init__(self) -> None:
         self.listing = Listing()
-        self.kinds: Counter[tuple[str, str]] = Counter()
         self._file = tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
         self._count = 0
 
@@ -88,11 +86,9 @@ class ErrorSpill:
         found = self.listing.take()
         if not found:
             return
-        kinds = self.kinds
         place = f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['
         lines = []
         for kind, side, (start, end, labels), others in found:
-            kinds[kind, side] += 1
             other = ", ".join(f"[{s}, {e}, {_label(ls)}]" for s, e, ls in others)
             lines.append(
                 f'{{"kind": "{kind}", "side": "{side}", "label": {_label(labels)}, '

@@ -313,7 +313,7 @@ class Listing:
     ``pending`` holds the errors of the documents added since it was last
     emptied, as ``(kind, side, span, others)``: ``kind`` a name of
     ``KIND_NAMES``, ``side`` ``"gold"`` or ``"system"``, ``others`` the
-    spans of the other side that share a token with ``span`` (sorted).  The
+    spans of the other side that share a token with ``span`` (a sorted list).  The
     reader empties it after each document, adding where the document is.
 
     ``confusion`` counts ``(gold key, system key)`` pairs, a key a label set
@@ -329,7 +329,7 @@ class Listing:
     __slots__ = ("pending", "confusion")
 
     def __init__(self) -> None:
-        self.pending: list[tuple[str, str, Span, tuple[Span, ...]]] = []
+        self.pending: list[tuple[str, str, Span, list[Span]]] = []
         self.confusion: Counter[tuple[object, object]] = Counter()
 
     def absorb(self, tally: SpanTally) -> None:
@@ -337,7 +337,7 @@ class Listing:
         for labels, k in tally.identical_labels.items():
             self.confusion[labels, labels] += k
 
-    def take(self) -> list[tuple[str, str, Span, tuple[Span, ...]]]:
+    def take(self) -> list[tuple[str, str, Span, list[Span]]]:
         """The pending errors by start, gold before system at one start.
 
         ``pending`` is emptied in place (a reader may hold it to test it cheaply).
@@ -347,7 +347,7 @@ class Listing:
         return found
 
 
-def _error_order(error: tuple[str, str, Span, tuple[Span, ...]]) -> tuple:
+def _error_order(error: tuple[str, str, Span, list[Span]]) -> tuple:
     _kind, side, (start, end, labels), _others = error
     return start, side != "gold", end, sorted(labels)
 
@@ -560,7 +560,7 @@ def _list_span(
     if category == CORRECT:
         return
     start = span[0]
-    touching = tuple(o for o in others[lo:hi] if o[1] > start)
+    touching = [o for o in others[lo:hi] if o[1] > start]
     listing.pending.append((_KINDS_BY_SIDE[gold_side][category], _SIDES[gold_side], span, touching))
 
 
