@@ -475,3 +475,31 @@ def test_scoring_a_file_loads_no_harem_reader() -> None:
     for heavy in ("formats.harem_xml", "formats.alinhado", "stages.align", "pipeline.params"):
         assert f"harem_pipeline.{heavy}" not in loaded
     assert HAREM_FORMAT == FORMAT
+
+
+def test_json_lines_errors_name_the_document_and_its_line(capsys, tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    lines = [
+        {"id": "a", "tokens": ["x"], "gold": [], "system": []},
+        {
+            "id": "b",
+            "tokens": ["Sergei", "Lazarev", "cantou"],
+            "gold": [[0, 2, "PER"]],
+            "system": [[0, 1, "PER"], [2, 3, "LOC|MISC"]],
+        },
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    out = run_json(capsys, str(path), "--format", "jsonl")
+    assert out["errors"] == [
+        entry("boundary_error", "gold", "PER", 0, 2, "Sergei Lazarev", 2, [[0, 1, "PER"]], "b"),
+        entry("boundary_error", "system", "PER", 0, 1, "Sergei", 2, [[0, 2, "PER"]], "b"),
+        entry("spurious", "system", "LOC|MISC", 2, 3, "cantou", 2, [], "b"),
+    ]
+    assert out["confusion"] == {
+        "PER": {"(boundary)": 1},
+        "(spurious)": {"LOC|MISC": 1},
+        "(boundary)": {"PER": 1},
+    }
+    # tokens: x (no span either side), Sergei (B-PER both), Lazarev (I-PER / none),
+    # cantou (none / B-LOC|MISC): 2 of 4 agree
+    assert out["token_accuracy"] == 2 / 4
