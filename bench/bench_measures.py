@@ -196,9 +196,9 @@ def main() -> None:
         if args.conlleval is not None:
             commands["conlleval.pl"] = (["perl", str(args.conlleval)], big)
         results = rounds(commands, args.repeat)
+        big_json = out.stat().st_size / 1e6
         small_cmd = [harem, "measures", str(small), "--format", "conll", "--json", "-o", str(out)]
         _, _, small_rss = run(small_cmd)
-        big_json = out.stat().st_size / 1e6 if out.exists() else 0.0
 
         print("| tool | median wall (s) | median CPU (s) | tokens/s (wall) | peak RSS (MiB) |")
         print("|---|---:|---:|---:|---:|")
