@@ -3,6 +3,7 @@ tags, label filters and the minimum overlap of ``harem measures``."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
 from harem_pipeline.formats.conll import decode_tags
+from harem_pipeline.formats.jsontext import write_report_json
 from harem_pipeline.model import Span, make_span
 from harem_pipeline.pipeline.spans import HAREM_FORMAT, measure_file
 from harem_pipeline.reports.measures import measures_json
@@ -503,3 +505,17 @@ def test_json_lines_errors_name_the_document_and_its_line(capsys, tmp_path: Path
     # tokens: x (no span either side), Sergei (B-PER both), Lazarev (I-PER / none),
     # cantou (none / B-LOC|MISC): 2 of 4 agree
     assert out["token_accuracy"] == 2 / 4
+
+
+@pytest.mark.parametrize("items", [0, 1, 5000])
+@pytest.mark.parametrize("head", [{}, {"a": [0.5, 1.0]}])
+def test_streamed_arrays_are_written_as_json(items, head) -> None:
+    out = io.StringIO()
+    lines = (json.dumps({"n": i}) for i in range(items))
+    obj = {**head, "documents": {"d": {"x": 1}}}
+    write_report_json(out, obj, {"errors": lines})
+    text = out.getvalue()
+    assert json.loads(text) == {**head, "errors": [{"n": i} for i in range(items)], **obj}
+    assert list(json.loads(text)) == [*head, "errors", "documents"]
+    if items:
+        assert text.count('\n    {"n": ') == items  # one entry a line

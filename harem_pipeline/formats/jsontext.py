@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TextIO
 
 DOCUMENTS_KEY = "documents"
@@ -58,18 +58,29 @@ def write_report_json(
     for key, items in streams.items():
         handle.write(",\n  " if members else "\n  ")
         handle.write(json.dumps(key) + ": [")
-        first = True
-        for item in items:
-            handle.write("\n    " if first else ",\n    ")
-            handle.write(item)
-            first = False
-        handle.write("]" if first else "\n  ]")
+        empty = True
+        for batch in _batches(items):
+            handle.write(("\n    " if empty else ",\n    ") + ",\n    ".join(batch))
+            empty = False
+        handle.write("]" if empty else "\n  ]")
         members += 1
     for key in tails:
         handle.write(",\n  " if members else "\n  ")
         handle.write(json.dumps(key) + ": " + _lines_object(obj[key]))
         members += 1
     handle.write("\n}\n")
+
+
+def _batches(items: Iterable[str], size: int = 4096) -> Iterator[list[str]]:
+    """``items`` in lists of ``size`` (one write per list, memory for one list)."""
+    batch: list[str] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _lines_object(entries: Mapping[str, Any]) -> str:
