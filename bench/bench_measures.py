@@ -1,4 +1,4 @@
-"""Benchmark of ``harem measures`` against seqeval and nervaluate on one CoNLL file.
+"""Benchmark of ``harem measures`` against conlleval.pl, seqeval and nervaluate on one CoNLL file.
 
 Generates (seeded, into a temporary folder that is removed afterwards) a
 CoNLL file of ``--tokens`` tokens with IOB2 gold tags and a noisy system
@@ -9,13 +9,21 @@ and prints its report -- and prints the medians:
   measure at once);
 * seqeval's ``classification_report`` (default mode), after reading the file
   into lists of tags;
-* nervaluate's ``Evaluator(...).evaluate()`` (list loader).
+* nervaluate's ``Evaluator(...).evaluate()`` (list loader);
+* with ``--conlleval PATH``, the Perl ``conlleval`` (``perl PATH < FILE``).
+  It is not shipped here: seqeval's source distribution has one in
+  ``tests/conlleval.pl`` (``pip download --no-binary :all: --no-deps seqeval``).
+
+The tools take turns (one run of each, then the next round), so a load that
+comes and goes on a shared machine falls on all of them alike; the table
+gives the median wall time and the median CPU time (user + system) of the
+rounds, and the ratios are taken on both.
 
 It also reports the peak resident memory of ``harem measures`` on a file a
 quarter that size, to show memory does not grow with the file.  Needs the
 ``bench`` extra: ``pip install -e '.[bench]'``.  Not part of the test suite.
 
-Usage: ``python bench/bench_measures.py [--tokens 1000000] [--repeat 3]``
+Usage: ``python bench/bench_measures.py [--tokens 1000000] [--repeat 3] [--conlleval PATH]``
 """
 
 from __future__ import annotations
@@ -110,23 +118,40 @@ def generate(path: Path, n_tokens: int, seed: int) -> None:
             written += n
 
 
-def run(argv: list[str]) -> tuple[float, int]:
-    """Run a command to completion; its wall time (s) and peak RSS (KiB)."""
+def run(argv: list[str], stdin: Path | None = None) -> tuple[float, float, int]:
+    """Run a command to completion; its wall time (s), CPU time (s) and peak RSS (KiB)."""
+    handle = stdin.open("rb") if stdin is not None else subprocess.DEVNULL
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, stdin=handle, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _pid, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
+    if stdin is not None:
+        handle.close()
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode() if proc.stderr else ""
     proc.stderr.close()
     if proc.returncode:
         raise SystemExit(f"{argv[0]} failed ({proc.returncode}): {err}")
-    return elapsed, usage.ru_maxrss
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-def median_run(argv: list[str], repeat: int) -> tuple[float, int]:
-    results = [run(argv) for _ in range(repeat)]
-    return statistics.median(t for t, _ in results), max(m for _, m in results)
+def rounds(
+    commands: dict[str, tuple[list[str], Path | None]], repeat: int
+) -> dict[str, tuple[float, float, int]]:
+    """Each command's median wall time, median CPU time and largest RSS over ``repeat``
+    rounds, the commands taking turns within each round."""
+    results: dict[str, list[tuple[float, float, int]]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, (argv, stdin) in commands.items():
+            results[name].append(run(argv, stdin))
+    return {
+        name: (
+            statistics.median(r[0] for r in runs),
+            statistics.median(r[1] for r in runs),
+            max(r[2] for r in runs),
+        )
+        for name, runs in results.items()
+    }
 
 
 def main() -> None:
@@ -135,45 +160,63 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=2013)
     parser.add_argument("--skip-nervaluate", action="store_true")
+    parser.add_argument("--conlleval", type=Path, help="path of conlleval.pl (run with perl)")
     args = parser.parse_args()
 
     harem = shutil.which("harem", path=str(Path(sys.executable).parent)) or shutil.which("harem")
     if not harem:
         raise SystemExit("the harem command is not installed (pip install -e '.[bench]')")
+    if args.conlleval is not None and not args.conlleval.is_file():
+        raise SystemExit(f"{args.conlleval}: no such file")
     with tempfile.TemporaryDirectory(prefix="bench-measures-") as tmp:
         big = Path(tmp) / "big.conll"
         small = Path(tmp) / "small.conll"
+        out = Path(tmp) / "out.json"
         generate(big, args.tokens, args.seed)
         generate(small, args.tokens // 4, args.seed)
         size_mb = big.stat().st_size / 1e6
         print(
             f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-            f"Python {platform.python_version()}"
+            f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}"
         )
-        print(f"file: {args.tokens:,} tokens, {size_mb:.1f} MB; medians of {args.repeat} runs\n")
-
-        ours_cmd = [harem, "measures", str(big), "--format", "conll", "--json"]
-        ours, ours_rss = median_run(ours_cmd, args.repeat)
-        small_cmd = [harem, "measures", str(small), "--format", "conll", "--json"]
-        _, small_rss = median_run(small_cmd, 1)
-        seq, seq_rss = median_run([sys.executable, "-c", SEQEVAL, str(big)], args.repeat)
-        rows = [
-            ("harem measures (all measures)", ours, ours_rss),
-            ("seqeval classification_report", seq, seq_rss),
-        ]
+        print(
+            f"file: {args.tokens:,} tokens, {size_mb:.1f} MB; medians of {args.repeat} rounds "
+            "(the tools take turns)\n"
+        )
+        ours = "harem measures (all measures, errors, --json)"
+        commands: dict[str, tuple[list[str], Path | None]] = {
+            ours: (
+                [harem, "measures", str(big), "--format", "conll", "--json", "-o", str(out)],
+                None,
+            ),
+            "seqeval classification_report": ([sys.executable, "-c", SEQEVAL, str(big)], None),
+        }
         if not args.skip_nervaluate:
-            ner, ner_rss = median_run([sys.executable, "-c", NERVALUATE, str(big)], args.repeat)
-            rows.append(("nervaluate Evaluator", ner, ner_rss))
+            commands["nervaluate Evaluator"] = ([sys.executable, "-c", NERVALUATE, str(big)], None)
+        if args.conlleval is not None:
+            commands["conlleval.pl"] = (["perl", str(args.conlleval)], big)
+        results = rounds(commands, args.repeat)
+        big_json = out.stat().st_size / 1e6
+        small_cmd = [harem, "measures", str(small), "--format", "conll", "--json", "-o", str(out)]
+        _, _, small_rss = run(small_cmd)
 
-        print("| tool | median wall time (s) | tokens/s | peak RSS (MiB) |")
-        print("|---|---:|---:|---:|")
-        for name, seconds, rss in rows:
-            print(f"| {name} | {seconds:.2f} | {args.tokens / seconds:,.0f} | {rss / 1024:.0f} |")
-        print(f"\nharem / seqeval time: {ours / seq:.3f} (target <= 0.2)")
-        print(f"harem tokens/s: {args.tokens / ours:,.0f} (target >= 500,000)")
+        print("| tool | median wall (s) | median CPU (s) | tokens/s (wall) | peak RSS (MiB) |")
+        print("|---|---:|---:|---:|---:|")
+        for name, (wall, cpu, rss) in results.items():
+            rate = args.tokens / wall
+            print(f"| {name} | {wall:.2f} | {cpu:.2f} | {rate:,.0f} | {rss / 1024:.0f} |")
+        wall, cpu, ours_rss = results[ours]
+        print()
+        for name, (other_wall, other_cpu, _) in results.items():
+            if name != ours:
+                print(
+                    f"{name} / harem: {other_wall / wall:.2f}x wall, {other_cpu / cpu:.2f}x CPU"
+                    " (target >= 5)"
+                )
+        print(f"harem tokens/s: {args.tokens / wall:,.0f} (target >= 500,000)")
         print(
             f"harem peak RSS: {small_rss / 1024:.0f} MiB at {args.tokens // 4:,} tokens, "
-            f"{ours_rss / 1024:.0f} MiB at {args.tokens:,} tokens"
+            f"{ours_rss / 1024:.0f} MiB at {args.tokens:,} tokens; its JSON {big_json:.1f} MB"
         )
 
 

@@ -142,6 +142,20 @@ def test_weighted_sum_has_the_bits_of_a_sum_in_document_order(documents, counts,
     assert np.array_equal(weighted_sum(weights, matrix), _sum_in_row_order(weights, matrix))
 
 
+@settings(derandomize=True, deadline=None, max_examples=40)
+@given(st.integers(1, 60), st.lists(st.booleans(), min_size=2, max_size=6), st.integers(0, 2**32))
+def test_weighted_sum_of_mixed_columns_keeps_the_bits_of_each(documents, whole, seed):
+    """Whole-number columns beside fractional ones (the span measures' exact counts beside
+    their coverages): each column has the bits of its own row-order sum."""
+    rng = np.random.default_rng(seed)
+    matrix = rng.integers(0, 7, (documents, len(whole))).astype(float)
+    for column, is_whole in enumerate(whole):
+        if not is_whole:
+            matrix[:, column] /= rng.choice([3.0, 7.0, 10.0], size=documents)
+    weights = rng.integers(0, 4, (5, documents)).astype(float)
+    assert np.array_equal(weighted_sum(weights, matrix), _sum_in_row_order(weights, matrix))
+
+
 def test_resampled_totals_of_fractional_counts_are_row_order_sums():
     """The 387-document case whose totals differed between one and two BLAS threads."""
     rng = np.random.default_rng(1)

@@ -279,7 +279,9 @@ def test_span_array_measures_equal_compute_measures(data_dir: Path) -> None:
     for label, lm in measures.per_label:
         for row in ("exact", "overlap", "intersection"):
             expected[f"per_label.{label}.{row}"] = getattr(lm, row)
-    assert len(arrays) == 3 * len(expected) == 3 * (14 + 6 * 3)
+    for row in ("exact", "overlap", "intersection"):
+        expected[f"macro.{row}"] = getattr(measures.macro, row)
+    assert len(arrays) == 3 * len(expected) == 3 * (14 + 6 * 3 + 3)
     for path, prf in expected.items():
         for key in SPAN_KEYS:
             assert same_number(float(arrays[f"{path}.{key}"][0]), getattr(prf, key)), path

@@ -44,10 +44,18 @@ def test_json_shape_and_conlleval_figures(capsys, data_dir: Path) -> None:
         "labelled",
         "unlabelled",
         "per_label",
+        "macro",
+        "token_accuracy",
+        "confusion",
+        "errors",
+        "per_document",
         "repairs",
         "signature",
         "documents",
     }
+    # conlleval-output.txt: accuracy 84.08% (808 of the 961 tokens have equal tags)
+    assert round(100 * out["token_accuracy"], 2) == 84.08
+    assert out["token_accuracy"] == 808 / 961
     check_view(out["labelled"])
     check_view(out["unlabelled"])
     exact = out["labelled"]["exact"]
@@ -180,7 +188,8 @@ def test_help_explains_each_measure_in_one_line(capsys) -> None:
             "prefix.conll",
             "a X B-A B-A\nb X I-A Z-A\n",
             "conll",
-            "prefix.conll, line 2: expected a tag O or B-/I-/E-/S-/L-/U- followed by a type, "
+            "prefix.conll, line 2: expected a tag O, or B/I/E/S/L/U alone or followed by - "
+            "and a type, "
             "found Z-A",
         ),
     ],

@@ -175,12 +175,27 @@ def sentence_spans(draw):
 def test_encode_then_decode_is_identity_in_every_scheme(sentence, scheme) -> None:
     n, spans = sentence
     tags = encode_spans(spans, n, scheme)
-    assert decode_tags(tags, scheme) == (spans, 0)
+    # IO cannot mark where a span of one type ends and the next of that type begins
+    expected = merge_adjacent(spans) if scheme == "io" else spans
+    assert decode_tags(tags, scheme) == (expected, 0)
+
+
+def merge_adjacent(spans):
+    """Spans with every run of touching same-label spans made one (what IO tags can say)."""
+    merged = []
+    for start, end, labels in sorted(spans):
+        if merged and merged[-1][1] == start and merged[-1][2] == labels:
+            merged[-1] = (merged[-1][0], end, labels)
+        else:
+            merged.append((start, end, labels))
+    return merged
 
 
 @SETTINGS
 @given(st.lists(sentence_spans(), min_size=1, max_size=4), st.sampled_from(SCHEMES))
 def test_parse_of_format_is_identity(sentences, scheme) -> None:
+    if scheme == "io":  # IO has no way to write two touching spans of one type
+        sentences = [(n, merge_adjacent(gold)) for n, gold in sentences]
     docs = [ConllSentence(0, n, tuple(gold), tuple(gold[::2])) for n, gold in sentences]
     text = format_conll(docs, scheme)
     back = list(parse_conll(text.splitlines(keepends=True), "x.conll", scheme))
@@ -243,7 +258,7 @@ def tag_pairs(n: int) -> st.SearchStrategy[tuple[list[str], list[str]]]:
 @SETTINGS
 @given(st.lists(st.integers(1, 12).flatmap(tag_pairs), min_size=1, max_size=6))
 def test_exact_measure_equals_seqeval_on_random_tag_sequences(sentences) -> None:
-    counts, _repairs, number, _tokens, documents = measure_conll(
+    counts, _repairs, number, _tokens, documents, _equal = measure_conll(
         to_lines(sentences), "random.conll"
     )
     assert (number, documents) == (len(sentences), 0)  # sentences, no -DOCSTART- line
@@ -318,7 +333,7 @@ def test_non_ascii_labels_in_latin1_file(tmp_path: Path) -> None:
         (["a X B-A B-A\n", "b B-A\n"], "f.conll, line 2: expected at least 3 columns"),
         (
             ["a X B-A B-A\n", "\n", "b X Q-A O\n"],
-            "f.conll, line 3: expected a tag O or B-/I-/E-/S-/L-/U-",
+            "f.conll, line 3: expected a tag O, or B/I/E/S/L/U alone",
         ),
         (["a X B- O\n"], "f.conll, line 1: expected a tag O"),
         (["a X O PER\n"], "f.conll, line 1: expected a tag O"),

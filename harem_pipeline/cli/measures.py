@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from harem_pipeline.cli.options import resamples
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
-from harem_pipeline.formats.jsontext import format_report_json
+from harem_pipeline.formats.jsontext import write_report_json
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline.spans import measure_file, measure_harem
-from harem_pipeline.reports.measures import format_measures_text, measures_json
+from harem_pipeline.reports.measures import (
+    format_errors_tsv,
+    format_measures_text,
+    measures_json,
+    measures_streams,
+)
 from harem_pipeline.stages.span_measures import FORMATS
-from harem_pipeline.text.atomic import write_text_atomic
+from harem_pipeline.stages.spans import LabelFilter, check_min_overlap
+from harem_pipeline.text.atomic import atomic_write
 
 DESCRIPTION = """\
 Span measures of gold against system spans, labelled and unlabelled, overall
@@ -31,7 +38,15 @@ CoNLL files: token per line, gold and system tags in the last two columns,
 blank or -DOCSTART- lines between sentences.  JSON lines: {"id", "tokens",
 "gold": [[start, end, label], ...], "system": [...]}, end exclusive.
 HAREM: --cd CD --run RUN, aligner's tokens, A|B = label set, ALT as AltinaID
-ci95 units: -DOCSTART- documents (2+) else sentences, lines, DOCIDs; blocks past 2,000"""
+ci95 units: -DOCSTART- documents (2+) else sentences, lines, DOCIDs; blocks past 2,000
+
+Also reported: macro averages (mean over labels of the per-label P/R/F),
+token accuracy (tokens whose two tags are equal, conlleval's 'accuracy'),
+the confusion of labels over same-boundary pairs (with (missing), (spurious)
+and (boundary) rows/columns), and every span that is not correct: its kind,
+side, label, tokens, text, place and the spans it was compared with (the
+text report shows the first ones; --json and --errors all of them).
+--json also has per_document: every measure of each ci95 unit."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,6 +76,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "way and counted (default: lenient, read like conlleval, nothing counted)",
     )
     parser.add_argument(
+        "--labels",
+        type=label_list("--labels"),
+        metavar="A,B",
+        help="score only these labels (spans of other labels are left out on both sides)",
+    )
+    parser.add_argument(
+        "--ignore",
+        type=label_list("--ignore"),
+        metavar="C,D",
+        help="leave these labels out on both sides",
+    )
+    parser.add_argument(
+        "--min-overlap",
+        type=share("--min-overlap"),
+        default=0.0,
+        metavar="F",
+        help="overlap measure: a pair counts when it covers this share of the gold span's "
+        "tokens (0 to 1; default: any token)",
+    )
+    parser.add_argument(
+        "--errors",
+        metavar="FILE.tsv",
+        help="also write every error entry as a tab-separated table",
+    )
+    parser.add_argument(
+        "--veil",
+        help="HAREM mode: the evaluation veil (Java syntax, e.g. PESSOA:LOCAL; default '*')",
+    )
+    parser.add_argument(
+        "--system-veil",
+        help="HAREM mode: the veil the run declared it handles (for --selective)",
+    )
+    parser.add_argument(
+        "--selective",
+        action="store_true",
+        help="HAREM mode: score only the categories of --system-veil (the 'selectivo' scenario)",
+    )
+    parser.add_argument(
         "--json",
         action="store_true",
         help="print JSON instead of a table: each P/R/F triple has a ci95 object (95%% "
@@ -85,16 +138,76 @@ def run_measures(args: argparse.Namespace) -> int:
         raise InputError(None, "--cd CD --run RUN (and no FILE or --format)", _given(args))
     if not harem and (args.file is None or args.format is None):
         raise InputError(None, "FILE --format FORMAT, or --cd CD --run RUN", _given(args))
+    if not harem and (args.veil or args.system_veil or args.selective):
+        raise InputError(None, "--veil/--system-veil/--selective only with --cd and --run", "FILE")
+    if args.selective and args.veil:
+        raise InputError(None, "either --veil or --selective", "both")
+    _check_errors_path(args)
+    labels = None
+    if args.labels is not None or args.ignore:
+        labels = LabelFilter(args.labels, args.ignore or ())
+    options = {"min_overlap": args.min_overlap, "labels": labels, "errors": True}
     if harem:
-        report = measure_harem(args.cd, args.run, args.meta, resamples)
+        from harem_pipeline.pipeline.params import EVERYTHING, SubsetParams
+
+        evaluation = SubsetParams(
+            veil=args.veil or EVERYTHING, system_veil=args.system_veil, selective=args.selective
+        )
+        report = measure_harem(
+            args.cd, args.run, args.meta, resamples, evaluation=evaluation, **options
+        )
     else:
-        report = measure_file(args.file, args.format, args.scheme, resamples, documents=args.json)
-    if args.json:
-        text = format_report_json(measures_json(report))
-    else:
-        text = format_measures_text(report)
-    write_text_atomic(args.output or "-", text)
+        report = measure_file(
+            args.file, args.format, args.scheme, resamples, documents=args.json, **options
+        )
+    try:
+        if args.errors:
+            with atomic_write(args.errors) as handle:
+                handle.writelines(format_errors_tsv(report.errors.records()))
+        with atomic_write(args.output or "-") as handle:
+            if args.json:
+                write_report_json(handle, measures_json(report), measures_streams(report))
+            else:
+                handle.write(format_measures_text(report))
+    finally:
+        report.errors.close()
     return 0
+
+
+def label_list(option: str):
+    """An argparse ``type``: labels separated by commas, none empty."""
+
+    def convert(text: str) -> frozenset[str]:
+        names = text.split(",")
+        if not all(name.strip() for name in names):
+            raise InputError(option, "labels separated by commas (A,B)", repr(text))
+        return frozenset(name.strip() for name in names)
+
+    convert.__name__ = "labels"
+    return convert
+
+
+def share(option: str):
+    """An argparse ``type``: a number from 0 to 1."""
+
+    def convert(text: str) -> float:
+        try:
+            return check_min_overlap(float(text))
+        except ValueError:
+            raise InputError(option, "a number from 0 to 1", repr(text)) from None
+
+    convert.__name__ = "float"
+    return convert
+
+
+def _check_errors_path(args: argparse.Namespace) -> None:
+    """``--errors`` must not name an input or the report itself."""
+    path = args.errors
+    if not path or not os.path.exists(path):
+        return
+    for other in (args.file, args.cd, args.run, args.meta, args.output):
+        if other and os.path.exists(other) and os.path.samefile(other, path):
+            raise InputError("--errors", "a file other than the inputs and the report", repr(path))
 
 
 def _given(args: argparse.Namespace) -> str:

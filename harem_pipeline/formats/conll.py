@@ -10,7 +10,10 @@ ever held in memory.
 
 Tags are ``O`` or ``P-TYPE`` with the prefix ``P`` one of ``B I E S`` (IOB1,
 IOB2, IOE1, IOE2, IOBES) or ``L U`` (BILOU's names for ``E S``); the type is
-everything after the first ``-``.  Any other prefix is an input error.
+everything after the first ``-``.  A prefix alone (``B``, ``I``, ``E``,
+``S``, ``L``, ``U``: *typeless* tags, as chunkers without types write them)
+is a tag of the one type ``_`` (seqeval's name for it), in every scheme.  Any
+other prefix is an input error.
 
 Decoding -- the same for every scheme -- is ``conlleval``'s reading, in the
 IOBES-aware form that ``seqeval`` uses by default:
@@ -29,6 +32,8 @@ end of the sentence).  What each scheme calls invalid:
 
 * ``iob1``: a prefix other than ``B I O``; ``B-X`` not right after ``B-X``/``I-X``.
 * ``iob2``: a prefix other than ``B I O``; ``I-X`` not right after ``B-X``/``I-X``.
+* ``io``: a prefix other than ``I O``.  A run of ``I-X`` tokens is one span
+  (the reading above), so two adjacent spans of one type cannot be told apart.
 * ``ioe1``: a prefix other than ``I E O``; ``E-X`` not right before ``I-X``/``E-X``.
 * ``ioe2``: a prefix other than ``I E O``; ``I-X`` not right before ``I-X``/``E-X``.
 * ``iobes`` (``bilou``): a prefix other than ``B I E S O`` (``B I L U O``);
@@ -48,18 +53,21 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice
-from operator import itemgetter
+from operator import eq, itemgetter
 from typing import TextIO
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.model import Span
 
-SCHEMES = ("lenient", "iob1", "iob2", "ioe1", "ioe2", "iobes", "bilou")
+SCHEMES = ("lenient", "io", "iob1", "iob2", "ioe1", "ioe2", "iobes", "bilou")
+TYPELESS = "_"
+"""The type of a tag without one (``B``, ``I``, …)."""
 DOCSTART = "-DOCSTART-"
 
 # The prefixes each scheme allows, after mapping BILOU's L/U to E/S.
 _ALLOWED = {
     "lenient": "BIESO",
+    "io": "IO",
     "iob1": "BIO",
     "iob2": "BIO",
     "ioe1": "IEO",
@@ -67,16 +75,17 @@ _ALLOWED = {
     "iobes": "BIESO",
     "bilou": "BIESO",
 }
-_RAW_PREFIXES = {"bilou": "BILUO", "iobes": "BIESO"}
+_RAW_PREFIXES = {"bilou": "BILUO", "iobes": "BIESO", "io": "IO"}
 _NORMALISE = {"B": "B", "I": "I", "E": "E", "S": "S", "L": "E", "U": "S"}
 _NOT_O = "O".__ne__
+_FIRST = itemgetter(0)
 _GOLD = itemgetter(-2)
 _SYSTEM = itemgetter(-1)
 # One or more blank (whitespace-only) lines: the sentence separator.
 _SEPARATOR = re.compile(r"\n(?:[ \t\r\f\v]*\n)+")
 _CHUNK_CHARS = 1 << 20
 _CHUNK_LINES = 8192
-_TAG_EXPECTED = "a tag O or B-/I-/E-/S-/L-/U- followed by a type"
+_TAG_EXPECTED = "a tag O, or B/I/E/S/L/U alone or followed by - and a type"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +93,10 @@ class ConllSentence:
     """One sentence: its spans in both columns and the repairs made reading them.
 
     ``line`` is the file line of the sentence's first token; ``document`` the
-    line of the last ``-DOCSTART-`` before it (0: none).
+    line of the last ``-DOCSTART-`` before it (0: none).  ``equal_tags``
+    counts the tokens whose two tags are the same string (conlleval's
+    ``accuracy``); ``rows`` are the split lines of the sentence's tokens,
+    kept (not copied) so that an error listing can show their words.
     """
 
     line: int
@@ -94,6 +106,12 @@ class ConllSentence:
     gold_repairs: int = 0
     system_repairs: int = 0
     document: int = 0
+    equal_tags: int = 0
+    rows: Sequence[Sequence[str]] = ()
+
+    def words(self, start: int, end: int) -> str:
+        """The first column of tokens ``start:end``, joined by spaces."""
+        return " ".join(map(_FIRST, self.rows[start:end]))
 
 
 class _TagTable:
@@ -117,7 +135,9 @@ class _TagTable:
             info = ("O", None, None, True)
         else:
             raw, dash, kind = tag.partition("-")
-            prefix = _NORMALISE.get(raw) if dash and kind else None
+            if not dash:
+                kind = TYPELESS
+            prefix = _NORMALISE.get(raw) if kind else None
             if prefix is None:
                 raise InputError(self.path, _TAG_EXPECTED, tag, line=line)
             labels = self.labels.setdefault(kind, frozenset((kind,)))
@@ -202,6 +222,8 @@ def _invalid(
     """Whether the boundary ``prev -> prefix`` breaks ``scheme`` (see the module docstring)."""
     if not allowed:
         return True
+    if scheme == "io":
+        return False
     continues = prev != "O" and kind == prev_kind
     if scheme == "iob1":
         return prefix == "B" and not continues
@@ -266,15 +288,15 @@ def _read_block(block: str, line: int, table: _TagTable) -> Iterator[ConllSenten
     if DOCSTART not in block and min(map(len, rows)) >= 3:
         gold = list(map(_GOLD, rows))
         system = list(map(_SYSTEM, rows))
-        yield _sentence(gold, system, table, line)
+        yield _sentence(gold, system, table, line, rows)
         return
-    gold, system = [], []
+    gold, system, kept = [], [], []
     first = line
     for lineno, fields in enumerate(rows, line):
         if not fields or fields[0] == DOCSTART:
             if gold:
-                yield _sentence(gold, system, table, first)
-                gold, system = [], []
+                yield _sentence(gold, system, table, first, kept)
+                gold, system, kept = [], [], []
             if fields:
                 table.document = lineno
             continue
@@ -289,26 +311,32 @@ def _read_block(block: str, line: int, table: _TagTable) -> Iterator[ConllSenten
             first = lineno
         gold.append(fields[-2])
         system.append(fields[-1])
+        kept.append(fields)
     if gold:
-        yield _sentence(gold, system, table, first)
+        yield _sentence(gold, system, table, first, kept)
 
 
-def _sentence(gold: list[str], system: list[str], table: _TagTable, first: int) -> ConllSentence:
+def _sentence(
+    gold: list[str], system: list[str], table: _TagTable, first: int, rows: list[list[str]]
+) -> ConllSentence:
     gold_spans, gold_repairs = _decode(gold, table, first)
+    n = len(gold)
     if system == gold:  # common case: decode once, and the tally's fast path sees equal tuples
         spans = tuple(gold_spans)
         return ConllSentence(
-            first, len(gold), spans, spans, gold_repairs, gold_repairs, table.document
+            first, n, spans, spans, gold_repairs, gold_repairs, table.document, n, rows
         )
     system_spans, system_repairs = _decode(system, table, first)
     return ConllSentence(
         first,
-        len(gold),
+        n,
         tuple(gold_spans),
         tuple(system_spans),
         gold_repairs,
         system_repairs,
         table.document,
+        sum(map(eq, gold, system)),
+        rows,
     )
 
 

@@ -1,4 +1,4 @@
-"""Report JSON as text: indented, with the per-document counts one document a line.
+"""Report JSON as text: indented, with the per-document objects one document a line.
 
 ``documents`` (a report's per-document counts, what ``harem compare``
 resamples) holds one small object per document; indenting each count on its
@@ -9,12 +9,15 @@ own line would make it most of the file.  Everything else is indented as
 
 from __future__ import annotations
 
+import io
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, TextIO
 
 DOCUMENTS_KEY = "documents"
+LINE_KEYS = ("per_document", DOCUMENTS_KEY)
+"""Objects written one entry a line, last and in this order (when present)."""
 _NUMBER = r"-?\d[\d.eE+-]*"
 _PAIR = re.compile(rf"\[\s+({_NUMBER}),\s+({_NUMBER})\s+\]")
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
@@ -23,20 +26,67 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 def format_report_json(obj: Mapping[str, Any]) -> str:
     """``obj`` as indented JSON text with ``documents`` (if any) last, one document a line."""
-    documents = obj.get(DOCUMENTS_KEY)
-    rest = {key: value for key, value in obj.items() if key != DOCUMENTS_KEY}
+    out = io.StringIO()
+    write_report_json(out, obj)
+    return out.getvalue()
+
+
+def write_report_json(
+    handle: TextIO, obj: Mapping[str, Any], streams: Mapping[str, Iterable[str]] | None = None
+) -> None:
+    """Write ``obj`` as :func:`format_report_json` formats it, piece by piece.
+
+    ``streams`` are arrays too long to hold as objects (an error listing):
+    key → the items' JSON texts, written one a line after the other keys
+    and before the ``LINE_KEYS`` objects, so the whole text never needs to
+    be in memory.
+    """
+    streams = streams or {}
+    rest = {key: value for key, value in obj.items() if key not in LINE_KEYS}
     # newlines inside strings are escaped, so the pattern only meets real arrays
     head = _PAIR.sub(r"[\1, \2]", json.dumps(rest, ensure_ascii=False, indent=2))
-    if DOCUMENTS_KEY not in obj:
-        return head + "\n"
-    if documents:
-        encode = _ENCODER.encode
-        rows = ",\n".join(
-            f"    {encode(docid)}: {encode(counts)}" for docid, counts in documents.items()
-        )
-        body = "{\n" + rows + "\n  }"
+    tails = [key for key in LINE_KEYS if key in obj]
+    if not streams and not tails:
+        handle.write(head + "\n")
+        return
+    members = 0
+    if rest:
+        handle.write(head[:-2])
+        members = len(rest)
     else:
-        body = json.dumps(documents)
-    if not rest:
-        return "{\n  " + json.dumps(DOCUMENTS_KEY) + ": " + body + "\n}\n"
-    return head[:-2] + ",\n  " + json.dumps(DOCUMENTS_KEY) + ": " + body + "\n}\n"
+        handle.write("{")
+    for key, items in streams.items():
+        handle.write(",\n  " if members else "\n  ")
+        handle.write(json.dumps(key) + ": [")
+        empty = True
+        for batch in _batches(items):
+            handle.write(("\n    " if empty else ",\n    ") + ",\n    ".join(batch))
+            empty = False
+        handle.write("]" if empty else "\n  ]")
+        members += 1
+    for key in tails:
+        handle.write(",\n  " if members else "\n  ")
+        handle.write(json.dumps(key) + ": " + _lines_object(obj[key]))
+        members += 1
+    handle.write("\n}\n")
+
+
+def _batches(items: Iterable[str], size: int = 4096) -> Iterator[list[str]]:
+    """``items`` in lists of ``size`` (one write per list, memory for one list)."""
+    batch: list[str] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _lines_object(entries: Mapping[str, Any]) -> str:
+    """A mapping written one entry a line (indented as a member of the top object)."""
+    if not entries:
+        return json.dumps(entries)
+    encode = _ENCODER.encode
+    rows = ",\n".join(f"    {encode(key)}: {encode(value)}" for key, value in entries.items())
+    return "{\n" + rows + "\n  }"

@@ -115,15 +115,21 @@ def weighted_sum(weights: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     BLAS orders its sums by its thread count and processor, so a product of
     fractional counts (Emir's scores) can differ in its last bits from one
     machine to the next, and with them an interval.  Whole numbers are
-    summed exactly in any order (below 2**53), so whole-number counts keep
-    the fast product; any other matrix is summed document by document, in
-    its row order, which every IEEE machine rounds alike.
+    summed exactly in any order (below 2**53), so the columns of whole-number
+    counts keep the fast product; the other columns are summed document by
+    document, in their row order, which every IEEE machine rounds alike
+    (each column on its own: the split changes no bit of either part).
     """
-    if np.array_equal(matrix, np.trunc(matrix)):
+    whole = np.all(matrix == np.trunc(matrix), axis=0)
+    if whole.all():
         return weights @ matrix
-    total = np.zeros((weights.shape[0], matrix.shape[1]))
-    for row in range(matrix.shape[0]):
-        total += weights[:, row, None] * matrix[row]
+    total = np.empty((weights.shape[0], matrix.shape[1]))
+    total[:, whole] = weights @ matrix[:, whole]
+    fractional = matrix[:, ~whole]
+    summed = np.zeros((weights.shape[0], fractional.shape[1]))
+    for row in range(fractional.shape[0]):
+        summed += weights[:, row, None] * fractional[row]
+    total[:, ~whole] = summed
     return total
 
 

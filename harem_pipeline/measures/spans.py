@@ -16,8 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, interval_table
-from harem_pipeline.measures.core import Columns, RowColumns, harmonic, ratio, scalar
+from harem_pipeline.measures.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Columns,
+    count_matrix,
+    interval_table,
+)
+from harem_pipeline.measures.core import RowColumns, harmonic, ratio, scalar
 from harem_pipeline.stages.spans import (
     _CATEGORY_FIELDS,
     MATCH_ROWS,
@@ -74,11 +80,13 @@ class ViewMeasures:
 
 @dataclass(frozen=True, slots=True)
 class SpanMeasures:
-    """Labelled and unlabelled measures overall, and labelled ones per label."""
+    """Labelled and unlabelled measures overall, labelled ones per label, and their
+    macro averages (the mean over labels of each per-label P, R and F)."""
 
     labelled: ViewMeasures
     unlabelled: ViewMeasures
     per_label: tuple[tuple[str, LabelMeasures], ...]
+    macro: LabelMeasures | None = None
 
 
 def _labels(keys: Sequence[str]) -> list[str]:
@@ -126,7 +134,8 @@ def span_figures(columns: Columns) -> dict[str, np.ndarray]:
         s_type = c("system_correct") + c("system_boundary_error")
         g_type = c("gold_correct") + c("gold_boundary_error")
         _prf(out, f"{semeval}.type", s_type, system, g_type, gold)
-    for label in _labels(list(columns)):
+    labels = _labels(list(columns))
+    for label in labels:
 
         def m(name: str, label: str = label) -> np.ndarray:
             return columns[f"{PER_LABEL}.{label}.{name}"]
@@ -134,7 +143,30 @@ def span_figures(columns: Columns) -> dict[str, np.ndarray]:
         for row in MATCH_ROWS:
             path = f"{PER_LABEL}.{label}.{row}"
             _prf(out, path, m(f"{row}_system"), m("system"), m(f"{row}_gold"), m("gold"))
+    for row in MATCH_ROWS:
+        for key in PRF_KEYS:
+            values = [out[f"{PER_LABEL}.{label}.{row}.{key}"] for label in labels]
+            out[f"{MACRO}.{row}.{key}"] = _defined_mean(values, columns)
     return out
+
+
+MACRO = "macro"
+"""Key of the macro averages: per measure, the mean of the per-label P, R and F."""
+
+
+def _defined_mean(values: Sequence[np.ndarray], columns: Columns) -> np.ndarray:
+    """Row by row, the mean of the values that are defined; NaN where none is.
+
+    A label whose P (say) is undefined -- it has no system spans -- is left
+    out of the macro P rather than counted as 0 or 1.
+    """
+    if not values:
+        return np.full(np.shape(columns["labelled.gold"]), np.nan)
+    stacked = np.stack([np.asarray(v, dtype=float) for v in values])
+    defined = ~np.isnan(stacked)
+    count = defined.sum(axis=0)
+    total = np.where(defined, stacked, 0.0).sum(axis=0)
+    return ratio(total, count)
 
 
 def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
@@ -218,11 +250,72 @@ def compute_measures(counts: SpanCounts) -> SpanMeasures:
         )
         for label, _ in counts.per_label
     )
+    macro = LabelMeasures(*(_prf_at(figures, f"{MACRO}.{row}") for row in MATCH_ROWS))
     return SpanMeasures(
         view("labelled", counts.labelled.categories),
         view("unlabelled", counts.unlabelled.categories),
         per_label,
+        macro,
     )
+
+
+def unit_measures(
+    units: Sequence[tuple[str, Mapping[str, float]]],
+) -> list[tuple[str, dict[str, Any]]]:
+    """Every measure of each bootstrap unit on its own (the JSON's ``per_document``).
+
+    One :func:`span_figures` call over a column per count (one value per
+    unit), nested like the report's measures; undefined is None.  Labels
+    with no span in a unit are left out of its ``per_label``.
+    """
+    if not units:
+        return []
+    names, matrix = count_matrix([m for _, m in units])
+    figures = span_figures(Columns(names, matrix))
+    keys = list(figures)
+    table = np.stack([np.asarray(figures[k], dtype=float) for k in keys], axis=1)
+    values = np.where(np.isnan(table), None, table).tolist()
+    index = {name: i for i, name in enumerate(names)}
+    plan = []  # (parent path, row name, first column, label or None), one per P/R/F triple
+    for i in range(0, len(keys), 3):
+        parent, _, row = keys[i].rpartition(".")[0].rpartition(".")
+        label = None
+        if parent.startswith(PER_LABEL + "."):
+            label = parent[len(PER_LABEL) + 1 :]
+            path: tuple[str, ...] = (PER_LABEL, label)
+        else:
+            path = tuple(parent.split("."))
+        plan.append((path, row, i, label))
+    present = {
+        label: _spans_column(matrix, index, label)
+        for label in {label for *_, label in plan if label is not None}
+    }
+    out = []
+    for u, ((name, _), row_values) in enumerate(zip(units, values, strict=True)):
+        unit: dict[str, Any] = {}
+        for path, row, i, label in plan:
+            if label is not None and not present[label][u]:
+                continue
+            node = unit
+            for part in path:
+                node = node.setdefault(part, {})
+            node[row] = {
+                "precision": row_values[i],
+                "recall": row_values[i + 1],
+                "f1": row_values[i + 2],
+            }
+        out.append((name, unit))
+    return out
+
+
+def _spans_column(matrix: np.ndarray, index: Mapping[str, int], label: str) -> list[bool]:
+    """Whether each unit has a span of ``label`` on either side."""
+    total = np.zeros(matrix.shape[0])
+    for side in ("gold", "system"):
+        column = index.get(f"{PER_LABEL}.{label}.{side}")
+        if column is not None:
+            total = total + matrix[:, column]
+    return (total > 0).tolist()
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +337,12 @@ class MeasuresReport:
     """95 % bootstrap intervals (:func:`mapping_intervals`); None when not computed."""
     sentences: int | None = None
     """A CoNLL file's sentences (``CountedSpans.sentences``); None for other formats."""
+    token_accuracy: float | None = None
+    """Tokens whose two tags agree, over all tokens (``CountedSpans.equal_tags``)."""
+    errors: Any = None
+    """The error listing and confusion (``CountedSpans.errors``), None when not collected."""
+    per_document: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """Every measure of each bootstrap unit (:func:`unit_measures`), empty when not kept."""
 
 
 def span_report(
@@ -254,8 +353,11 @@ def span_report(
 ) -> MeasuresReport:
     """The measures of counted spans, with intervals from their units (none without units)."""
     intervals = None
+    per_document: tuple = ()
     if counted.units is not None:
         intervals = mapping_intervals([m for _, m in counted.units], resamples, seed)
+        per_document = tuple(unit_measures(counted.units))
+    accuracy = scalar(ratio(counted.equal_tags, counted.tokens))
     return MeasuresReport(
         counted.path,
         counted.format,
@@ -269,4 +371,7 @@ def span_report(
         counted.units or (),
         intervals,
         counted.sentences,
+        accuracy,
+        counted.errors,
+        per_document,
     )

@@ -16,9 +16,12 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harem_pipeline import SCORING_VERSION, __version__
-from harem_pipeline.pipeline.params import ReportParams
+
+if TYPE_CHECKING:  # an annotation only: signing a file report need not load the stages
+    from harem_pipeline.pipeline.params import ReportParams
 
 DIGEST_LENGTH = 12
 

@@ -11,24 +11,26 @@ signature that pins its numbers to the inputs.  Rendering is
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from harem_pipeline.formats.alinhado import iter_lines
-from harem_pipeline.formats.harem_xml import read_collection
-from harem_pipeline.formats.veils import Veil, format_veil
+from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.spans import MeasuresReport, span_report
-from harem_pipeline.model import Collection
 from harem_pipeline.pipeline.signature import Signature, short_digest
-from harem_pipeline.pipeline.steps import check_collections_share_documents
-from harem_pipeline.stages.harem_spans import (
-    FORMAT,
-    AltChoices,
-    choose_alternatives,
-    count_collections,
-    read_alt_choices,
-)
 from harem_pipeline.stages.span_measures import count_file
 from harem_pipeline.stages.span_units import UNIT_LIMIT
+from harem_pipeline.stages.spans import LabelFilter
+
+# The HAREM functions import the collection reader, the aligner and the
+# chain's steps when called: scoring a CoNLL file loads none of them.
+if TYPE_CHECKING:
+    from harem_pipeline.formats.veils import Veil
+    from harem_pipeline.model import Collection
+    from harem_pipeline.pipeline.params import SubsetParams
+    from harem_pipeline.stages.harem_spans import AltChoices
+
+HAREM_FORMAT = "harem"
+"""``harem_pipeline.stages.harem_spans.FORMAT`` (a test checks they agree)."""
 
 PathLike = str | os.PathLike[str]
 
@@ -41,23 +43,46 @@ def measure_file(
     seed: int = DEFAULT_SEED,
     documents: bool = True,
     unit_limit: int = UNIT_LIMIT,
+    *,
+    min_overlap: float = 0.0,
+    labels: LabelFilter | None = None,
+    errors: bool = False,
 ) -> MeasuresReport:
     """``harem measures FILE``: all span measures of a ``conll`` or ``jsonl`` file.
 
     With ``documents`` the bootstrap units' counts are kept and give the
     intervals of a ``resamples``-draw bootstrap (0: none); see
-    :func:`harem_pipeline.stages.span_measures.count_file`.
+    :func:`harem_pipeline.stages.span_measures.count_file` for the others.
+    The report's ``errors`` (when asked for) live in a temporary file:
+    close them (``report.errors.close()``) once written.
     """
-    counted = count_file(path, fmt, scheme, documents, unit_limit)
+    counted = count_file(
+        path,
+        fmt,
+        scheme,
+        documents,
+        unit_limit,
+        min_overlap=min_overlap,
+        labels=labels,
+        errors=errors,
+    )
     signature = Signature.build(
         measures="spans",
         file=short_digest(path),
         format=fmt,
         scheme=counted.scheme,
+        **_restrictions(labels, min_overlap),
         boot=str(resamples) if documents else None,
         seed=str(seed) if documents else None,
     )
     return span_report(counted, signature.format(), resamples, seed)
+
+
+def _restrictions(labels: LabelFilter | None, min_overlap: float) -> dict[str, str | None]:
+    """Signature fields of the label restriction and the overlap threshold (None: default)."""
+    fields = labels.signature() if labels is not None else {"labels": None, "ignore": None}
+    fields["overlap"] = f"{min_overlap:g}" if min_overlap else None
+    return fields
 
 
 def harem_signature(
@@ -66,14 +91,22 @@ def harem_signature(
     veil: Veil | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    labels: LabelFilter | None = None,
+    min_overlap: float = 0.0,
+    selective: bool = False,
 ) -> Signature:
-    """``…|measures:spans|format:harem|cd:<sha12>|run:<sha12>|veil:…|alt:best|boot:N|seed:S``."""
+    """``…|measures:spans|format:harem|cd:<sha12>|run:<sha12>|veil:…|alt:best|boot:N|seed:S``
+    (``selective:yes``, ``labels:``, ``ignore:`` and ``overlap:`` when set)."""
+    from harem_pipeline.formats.veils import format_veil
+
     return Signature.build(
         measures="spans",
-        format=FORMAT,
+        format=HAREM_FORMAT,
         cd=short_digest(cd_path),
         run=short_digest(run_path),
         veil=None if veil is None or veil.everything else format_veil(veil),
+        selective="yes" if selective else None,
+        **_restrictions(labels, min_overlap),
         alt="best",
         boot=str(resamples),
         seed=str(seed),
@@ -88,10 +121,18 @@ def measure_collections(
     signature: Signature | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    *,
+    min_overlap: float = 0.0,
+    labels: LabelFilter | None = None,
+    errors: bool = False,
 ) -> MeasuresReport:
     """The span measures of ``run`` against ``cd`` (already read), with per-document counts."""
-    counted = count_collections(cd, run, alt_choices, veil)
-    signature = signature or Signature.build(measures="spans", format=FORMAT)
+    from harem_pipeline.stages.harem_spans import count_collections
+
+    counted = count_collections(
+        cd, run, alt_choices, veil, min_overlap=min_overlap, labels=labels, errors=errors
+    )
+    signature = signature or Signature.build(measures="spans", format=HAREM_FORMAT)
     return span_report(counted, signature.format(), resamples, seed)
 
 
@@ -101,18 +142,45 @@ def measure_harem(
     meta_path: PathLike | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    *,
+    evaluation: SubsetParams | None = None,
+    min_overlap: float = 0.0,
+    labels: LabelFilter | None = None,
+    errors: bool = False,
 ) -> MeasuresReport:
-    """``harem measures --cd CD --run RUN``: read both, let AltinaID choose, measure."""
+    """``harem measures --cd CD --run RUN``: read both, let AltinaID choose, measure.
+
+    ``evaluation`` gives the campaign's evaluation veil and selective
+    scenario (:meth:`SubsetParams.evaluation_veil`: a selective run is
+    scored on the categories it declared); None scores every category.
+    """
+    from harem_pipeline.formats.harem_xml import read_collection
+    from harem_pipeline.formats.veils import parse_veil, read_grid
+    from harem_pipeline.pipeline.steps import check_collections_share_documents
+    from harem_pipeline.stages.harem_spans import choose_alternatives
+
+    veil = None
+    if evaluation is not None:
+        if evaluation.selective and not evaluation.system_veil:
+            raise InputError(None, "--system-veil for --selective", "none")
+        veil = parse_veil(evaluation.evaluation_veil(), read_grid(), "--veil")
     cd = read_collection(cd_path, meta_path)
     run = read_collection(run_path)
     check_collections_share_documents(cd, run)
+    selective = evaluation is not None and evaluation.selective
     return measure_collections(
         cd,
         run,
         choose_alternatives(cd, run),
-        signature=harem_signature(cd_path, run_path, None, resamples, seed),
+        veil,
+        signature=harem_signature(
+            cd_path, run_path, veil, resamples, seed, labels, min_overlap, selective
+        ),
         resamples=resamples,
         seed=seed,
+        min_overlap=min_overlap,
+        labels=labels,
+        errors=errors,
     )
 
 
@@ -130,6 +198,10 @@ def measure_evaluated(
     Its documents (a Véus subset's) and its ALT choices are the ones
     measured; ``veil`` is the subset's category veil.
     """
+    from harem_pipeline.formats.alinhado import iter_lines
+    from harem_pipeline.formats.harem_xml import read_collection
+    from harem_pipeline.stages.harem_spans import read_alt_choices
+
     _, lines = iter_lines(evaluated_path)
     choices = read_alt_choices(lines)
     signature = harem_signature(cd_path, run_path, veil, resamples, seed)

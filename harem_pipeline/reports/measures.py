@@ -18,6 +18,9 @@ document's id, a HAREM unit by its DOCID.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import islice
+
 from harem_pipeline.measures.spans import (
     PRF,
     LabelMeasures,
@@ -25,6 +28,7 @@ from harem_pipeline.measures.spans import (
     ViewMeasures,
     triple_interval,
 )
+from harem_pipeline.stages.span_errors import ERROR_FIELDS
 from harem_pipeline.stages.spans import CategoryCounts, SpanCounts, span_counts_as_mapping
 
 MEASURE_ROWS = ("exact", "overlap", "intersection")
@@ -78,12 +82,14 @@ def view_json(view: ViewMeasures, intervals: dict | None = None, name: str = "la
     }
 
 
-def label_json(measures: LabelMeasures, intervals: dict | None = None, label: str = "") -> dict:
-    """One label's triples with their intervals (from ``span_intervals``)."""
+def label_json(
+    measures: LabelMeasures, intervals: dict | None = None, label: str | None = ""
+) -> dict:
+    """One label's triples with their intervals (from ``span_intervals``); ``label``
+    None: the macro averages."""
+    path = ("macro",) if label is None else ("per_label", label)
     return {
-        name: prf_json(
-            getattr(measures, name), triple_interval(intervals, "per_label", label, name)
-        )
+        name: prf_json(getattr(measures, name), triple_interval(intervals, *path, name))
         for name in MEASURE_ROWS
     }
 
@@ -94,16 +100,50 @@ def _flat(counts: SpanCounts | dict[str, float]) -> dict[str, float]:
 
 
 def measures_json(report: MeasuresReport) -> dict:
-    """The report as the JSON object ``harem measures --json`` prints."""
+    """The report as the JSON object ``harem measures --json`` prints (but ``errors``,
+    which :func:`measures_streams` gives; ``per_document`` only with units)."""
     m, intervals = report.measures, report.intervals
-    return {
+    out = {
         "labelled": view_json(m.labelled, intervals, "labelled"),
         "unlabelled": view_json(m.unlabelled, intervals, "unlabelled"),
         "per_label": {label: label_json(lm, intervals, label) for label, lm in m.per_label},
+        "macro": None if m.macro is None else label_json(m.macro, intervals, MACRO_PATH),
+        "token_accuracy": report.token_accuracy,
+        "confusion": None if report.errors is None else report.errors.confusion(),
         "repairs": {"gold": report.repairs.gold, "system": report.repairs.system},
         "signature": report.signature,
-        "documents": {docid: _flat(counts) for docid, counts in report.document_counts},
     }
+    if report.per_document:
+        out["per_document"] = dict(report.per_document)
+    out["documents"] = {docid: _flat(counts) for docid, counts in report.document_counts}
+    return out
+
+
+MACRO_PATH = None
+"""``label_json``'s label for the macro averages: their intervals are at ``macro``."""
+
+
+def measures_streams(report: MeasuresReport) -> dict:
+    """The JSON arrays written piece by piece: ``errors`` (one JSON text per entry)."""
+    return {} if report.errors is None else {"errors": report.errors.lines()}
+
+
+def format_errors_tsv(records: Iterable[Mapping]) -> Iterator[str]:
+    """The error listing as a table: a header, then one tab-separated line per entry.
+
+    Columns are the JSON keys; ``other`` is written ``start-end LABEL`` joined
+    by ``; ``, an absent document or sentence as an empty cell, and blanks
+    inside the text (a HAREM text may span lines) as one space.
+    """
+    yield "\t".join(ERROR_FIELDS) + "\n"
+    for entry in records:
+        cells = []
+        for key in ERROR_FIELDS:
+            value = entry[key]
+            if key == "other":
+                value = "; ".join(f"{s}-{e} {label}" for s, e, label in value)
+            cells.append("" if value is None else " ".join(str(value).split()))
+        yield "\t".join(cells) + "\n"
 
 
 def percent(value: float | None) -> str:
@@ -159,6 +199,9 @@ def format_measures_text(report: MeasuresReport) -> str:
                 *_prf_cells(getattr(m.unlabelled.semeval, name)),
             ]
         )
+    if m.macro is not None and m.per_label:
+        for name in MEASURE_ROWS:
+            rows.append([f"macro {name}", *_prf_cells(getattr(m.macro, name)), "", "", ""])
     out += _table(rows)
     out.append("")
     rows = [
@@ -197,8 +240,62 @@ def format_measures_text(report: MeasuresReport) -> str:
                 ]
             )
         out += _table(rows)
+    if report.errors is not None:
+        out += _confusion_lines(report.errors.confusion())
+        out += _error_lines(report.errors, TEXT_ERRORS)
     out.append("")
+    out.append(f"token accuracy: {percent(report.token_accuracy)}")
     scheme = f" (scheme {report.scheme})" if report.scheme else ""
     out.append(f"repairs{scheme}: gold {report.repairs.gold}, system {report.repairs.system}")
     out.append(f"signature: {report.signature}")
     return "\n".join(out) + "\n"
+
+
+TEXT_ERRORS = 20
+"""Error entries the text report shows (the JSON and ``--errors`` have them all)."""
+
+
+def _confusion_lines(table: dict[str, dict[str, int]]) -> list[str]:
+    """The confusion as a table: gold keys down, system keys across (empty cells blank)."""
+    if not table:
+        return []
+    columns: list[str] = []
+    for row in table.values():
+        columns += [key for key in row if key not in columns]
+    labels = sorted(k for k in columns if not k.startswith("("))
+    columns = labels + sorted((k for k in columns if k.startswith("(")), reverse=True)
+    rows = [["gold \\ system", *columns]]
+    for gold, row in table.items():
+        rows.append([gold, *(str(row[c]) if c in row else "" for c in columns)])
+    return ["", "confusion (same boundaries; rows gold, columns system)", *_table(rows)]
+
+
+def _error_lines(errors, limit: int) -> list[str]:
+    """The first ``limit`` errors in short form, and how many there are."""
+    total = len(errors)
+    if not total:
+        return ["", "errors: none"]
+    out = ["", f"errors: {total} (the first {min(limit, total)}; all in --json and --errors)"]
+    for entry in islice(errors.records(), limit):
+        out.append("  " + short_error(entry))
+    return out
+
+
+def short_error(entry: Mapping) -> str:
+    """``boundary_error system PER 3-5 "Vila Real" (line 12) ~ 3-4 PER``: one entry on one line.
+
+    ``sentence`` is a file line (where a CoNLL sentence or a JSON-lines document
+    starts); ``document`` a CoNLL ``-DOCSTART-`` line, a JSON-lines id or a DOCID.
+    """
+    where = []
+    if entry["document"] is not None:
+        where.append(f"document {entry['document']}")
+    if entry["sentence"] is not None:
+        where.append(f"line {entry['sentence']}")
+    place = f" ({', '.join(where)})" if where else ""
+    other = "; ".join(f"{s}-{e} {label}" for s, e, label in entry["other"]) or "nothing"
+    text = " ".join(str(entry["text"]).split())
+    return (
+        f"{entry['kind']} {entry['side']} {entry['label']} {entry['start']}-{entry['end']} "
+        f'"{text}"{place} ~ {other}'
+    )

@@ -59,8 +59,17 @@ from harem_pipeline.model import AltBlock, Collection, Document, Entity
 from harem_pipeline.stages.align import align_collections
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.avalida import evaluate_lines
+from harem_pipeline.stages.span_errors import ErrorSpill
 from harem_pipeline.stages.span_units import document_units
-from harem_pipeline.stages.spans import CountedSpans, Span, SpanCounts, count_document, sum_counts
+from harem_pipeline.stages.spans import (
+    CountedSpans,
+    LabelFilter,
+    Span,
+    SpanCounts,
+    count_document,
+    equal_token_tags,
+    sum_counts,
+)
 from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.tokens import markable_tokens, tokenize
 
@@ -368,13 +377,31 @@ def document_spans(
     path: str = "",
 ) -> tuple[DocumentSpans, int]:
     """One document's spans and its number of token positions."""
+    spans, tokens = document_spans_tokens(cd_doc, run_doc, choices, veil, path)
+    return spans, len(tokens)
+
+
+def document_spans_tokens(
+    cd_doc: Document,
+    run_doc: Document | None,
+    choices: Sequence[AltChoice] | None = None,
+    veil: Veil | None = None,
+    path: str = "",
+) -> tuple[DocumentSpans, list[Token]]:
+    """One document's spans and its tokens (the positions, with their characters)."""
     cuts = tag_offsets(cd_doc)
     if run_doc is not None and run_doc.text == cd_doc.text:
         cuts |= tag_offsets(run_doc)
     tokens = text_tokens(cd_doc.text, cuts=cuts)
     gold = gold_spans(cd_doc, tokens, choices, veil, path)
     system = [] if run_doc is None else system_spans(cd_doc, tokens, run_doc, veil)
-    return DocumentSpans(cd_doc.docid, tuple(gold), tuple(system)), len(tokens)
+    return DocumentSpans(cd_doc.docid, tuple(gold), tuple(system)), tokens
+
+
+def token_text(text: str, tokens: Sequence[Token], start: int, end: int) -> str:
+    """The characters of positions ``start:end`` (fresh positions past the text: empty)."""
+    inside = tokens[start : min(end, len(tokens))]
+    return text[inside[0].start : inside[-1].end] if inside else ""
 
 
 def _pairs(
@@ -400,8 +427,16 @@ def _pairs(
 def _document_spans_all(
     cd: Collection, run: Collection, alt_choices: AltChoices | None, veil: Veil | None
 ) -> Iterator[tuple[DocumentSpans, int]]:
+    for spans, tokens, _text in _document_spans_text(cd, run, alt_choices, veil):
+        yield spans, len(tokens)
+
+
+def _document_spans_text(
+    cd: Collection, run: Collection, alt_choices: AltChoices | None, veil: Veil | None
+) -> Iterator[tuple[DocumentSpans, list[Token], str]]:
     for cd_doc, run_doc, choices in _pairs(cd, run, alt_choices):
-        yield document_spans(cd_doc, run_doc, choices, veil, cd.path)
+        spans, tokens = document_spans_tokens(cd_doc, run_doc, choices, veil, cd.path)
+        yield spans, tokens, cd_doc.text
 
 
 def spans_from_collections(
@@ -426,21 +461,48 @@ def count_collections(
     run: Collection,
     alt_choices: AltChoices | None = None,
     veil: Veil | None = None,
+    *,
+    min_overlap: float = 0.0,
+    labels: LabelFilter | None = None,
+    errors: bool = False,
 ) -> CountedSpans:
     """The span counts of ``run`` against ``cd``, with per-document counts.
 
     Documents and gold alternatives as in :func:`spans_from_collections`;
     the per-document counts are the bootstrap's units (one per document
-    below 2,000 documents).
+    below 2,000 documents).  ``min_overlap``, ``labels`` and ``errors`` as
+    for :func:`harem_pipeline.stages.span_measures.count_file`; an error is
+    placed by its DOCID and its CD token positions (no sentence), its text
+    the CD's characters.  Token accuracy compares the positions' span tags
+    (:func:`~harem_pipeline.stages.spans.equal_token_tags`) after the veil.
     """
     per_document: dict[str, SpanCounts] = {}
-    documents = tokens = 0
-    for spans, size in _document_spans_all(cd, run, alt_choices, veil):
-        counts = count_document(spans.gold, spans.system)
+    documents = tokens = equal = 0
+    spill = ErrorSpill() if errors else None
+    listing = None if spill is None else spill.listing
+    for spans, cd_tokens, text in _document_spans_text(cd, run, alt_choices, veil):
+        gold, system = spans.gold, spans.system
+        size = len(cd_tokens)
+        equal += equal_token_tags(gold, system, size)
+        if labels is not None:
+            gold, system = labels(gold), labels(system)
+        counts = count_document(gold, system, min_overlap, listing)
+        if spill is not None:
+            spill.flush(spans.docid, None, lambda a, b, t=text, k=cd_tokens: token_text(t, k, a, b))
         earlier = per_document.get(spans.docid)
         per_document[spans.docid] = counts if earlier is None else earlier + counts
         documents += 1
         tokens += size
     counts = sum_counts(per_document.values())
     units = document_units(per_document.items())
-    return CountedSpans(run.path, FORMAT, None, documents, tokens, counts, units=tuple(units))
+    return CountedSpans(
+        run.path,
+        FORMAT,
+        None,
+        documents,
+        tokens,
+        counts,
+        units=tuple(units),
+        equal_tags=equal,
+        errors=spill,
+    )

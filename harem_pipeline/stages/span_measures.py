@@ -24,8 +24,15 @@ from typing import TextIO
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES, parse_conll
 from harem_pipeline.formats.jsonl import parse_jsonl
+from harem_pipeline.stages.span_errors import ErrorSpill
 from harem_pipeline.stages.span_units import UNIT_LIMIT, SpanUnits
-from harem_pipeline.stages.spans import CountedSpans, Repairs, SpanCounts
+from harem_pipeline.stages.spans import (
+    CountedSpans,
+    LabelFilter,
+    Repairs,
+    SpanCounts,
+    equal_token_tags,
+)
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 FORMATS = ("conll", "jsonl")
@@ -37,28 +44,48 @@ def count_file(
     scheme: str = "lenient",
     documents: bool = True,
     unit_limit: int = UNIT_LIMIT,
+    *,
+    min_overlap: float = 0.0,
+    labels: LabelFilter | None = None,
+    errors: bool = False,
 ) -> CountedSpans:
     """The span counts of a ``conll`` or ``jsonl`` file (``.gz`` allowed).
 
     ``scheme`` is the CoNLL tagging scheme (see ``formats.conll``); JSON
     lines carry spans, so it is ignored there.  With ``documents`` the
     counts of the bootstrap units are kept (at most ``unit_limit``, see
-    :mod:`harem_pipeline.stages.span_units`).  Either way the file is
-    streamed and memory does not grow with it.
+    :mod:`harem_pipeline.stages.span_units`).  ``min_overlap`` is the
+    overlap measure's threshold (:func:`~harem_pipeline.stages.spans.check_min_overlap`),
+    ``labels`` restricts the labels scored, and ``errors`` collects the
+    error listing and the confusion (an
+    :class:`~harem_pipeline.stages.span_errors.ErrorSpill`, on disk).
+    Either way the file is streamed and memory does not grow with it.
     """
     name = str(path)
     if fmt not in FORMATS:
         raise InputError(name, f"a format among {', '.join(FORMATS)}", fmt)
     if fmt == "conll" and scheme not in SCHEMES:
         raise InputError(name, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
-    units = SpanUnits(unit_limit)
+    spill = ErrorSpill() if errors else None
+    units = SpanUnits(unit_limit, min_overlap, None if spill is None else spill.listing)
     sentences = None
-    with open_text(path) as lines:
-        if fmt == "conll":
-            counts, repairs, sentences, tokens, number = measure_conll(lines, name, scheme, units)
-        else:
-            counts, repairs, number, tokens = measure_jsonl(lines, name, units)
+    try:
+        with open_text(path) as lines:
+            if fmt == "conll":
+                counts, repairs, sentences, tokens, number, equal = measure_conll(
+                    lines, name, scheme, units, labels, spill
+                )
+            else:
+                counts, repairs, number, tokens, equal = measure_jsonl(
+                    lines, name, units, labels, spill
+                )
+    except BaseException:
+        if spill is not None:
+            spill.close()
+        raise
     if not tokens:
+        if spill is not None:
+            spill.close()
         # Measures of nothing would be a table of undefined ratios: say so instead.
         what = "token lines" if fmt == "conll" else "documents with tokens"
         raise InputError(name, f"at least one token ({fmt}: {what})", "none")
@@ -70,7 +97,17 @@ def count_file(
         )
     used_scheme = scheme if fmt == "conll" else None
     return CountedSpans(
-        name, fmt, used_scheme, number, tokens, counts, repairs, kept, sentences=sentences
+        name,
+        fmt,
+        used_scheme,
+        number,
+        tokens,
+        counts,
+        repairs,
+        kept,
+        sentences=sentences,
+        equal_tags=equal,
+        errors=spill,
     )
 
 
@@ -79,8 +116,11 @@ def measure_conll(
     path: str | None = None,
     scheme: str = "lenient",
     units: SpanUnits | None = None,
-) -> tuple[SpanCounts, Repairs, int, int, int]:
-    """Counts, repairs, sentence, token and ``-DOCSTART-`` document numbers of CoNLL ``lines``.
+    labels: LabelFilter | None = None,
+    spill: ErrorSpill | None = None,
+) -> tuple[SpanCounts, Repairs, int, int, int, int]:
+    """Counts, repairs, sentence, token, ``-DOCSTART-`` document numbers and equal tags
+    of CoNLL ``lines``.
 
     The documents are those holding at least one sentence (sentences before
     the first ``-DOCSTART-`` make one more); 0 when the file has no
@@ -92,13 +132,17 @@ def measure_conll(
     top, as many files have, does not make one unit of the whole file).
     Reading streams, so this is only known when the second document starts:
     the sentences so far then become its first source unit.  ``units`` is
-    finished here: its ``kept`` units are the bootstrap's.
+    finished here: its ``kept`` units are the bootstrap's.  ``labels``
+    restricts the spans; ``spill`` (whose listing is the units' tally's)
+    receives each sentence's errors, placed by the ``-DOCSTART-`` line
+    (None: none) and the sentence's first line.
     """
     if units is None:
         units = SpanUnits()
     add = units.tally.add_document  # the same tally all along (cleared per unit)
     end_source = units.end_source
-    gold_repairs = system_repairs = sentences = tokens = 0
+    pending = [] if spill is None else spill.listing.pending  # filled by ``add``
+    gold_repairs = system_repairs = sentences = tokens = equal = 0
     documents = 0
     previous = marked = None
     by_document = False
@@ -114,13 +158,19 @@ def measure_conll(
             units.collapse()  # the sentences so far are the first document
             by_document = True
             current, source_line = sentence.document, sentence.line
-        add(sentence.gold, sentence.system)
+        if labels is None:
+            add(sentence.gold, sentence.system)
+        else:
+            add(labels(sentence.gold), labels(sentence.system))
+        if pending:
+            spill.flush(sentence.document or None, sentence.line, sentence.words)
         if not by_document:
             end_source(sentence.line)
         gold_repairs += sentence.gold_repairs
         system_repairs += sentence.system_repairs
         sentences += 1
         tokens += sentence.tokens
+        equal += sentence.equal_tags
         if sentence.document != previous:
             documents += 1
             previous = sentence.document
@@ -129,29 +179,43 @@ def measure_conll(
         end_source(source_line)
     counts = units.finish()
     repairs = Repairs(gold_repairs, system_repairs)
-    return counts, repairs, sentences, tokens, documents if marked else 0
+    return counts, repairs, sentences, tokens, documents if marked else 0, equal
 
 
 def measure_jsonl(
     lines: Iterable[str],
     path: str | None = None,
     units: SpanUnits | None = None,
-) -> tuple[SpanCounts, Repairs, int, int]:
-    """Counts, (no) repairs, document and token numbers of JSON ``lines``.
+    labels: LabelFilter | None = None,
+    spill: ErrorSpill | None = None,
+) -> tuple[SpanCounts, Repairs, int, int, int]:
+    """Counts, (no) repairs, document, token numbers and equal tags of JSON ``lines``.
 
     ``units``, when given, receives each document (line) as a source unit,
     named ``(id, line)`` (see :func:`unit_names`); it is finished here.
+    ``labels`` and ``spill`` as for :func:`measure_conll`; errors are placed
+    by the document's id and line.  Token tags are those of
+    :func:`~harem_pipeline.stages.spans.equal_token_tags`, before any label
+    restriction.
     """
     if units is None:
         units = SpanUnits()
-    documents = tokens = 0
+    documents = tokens = equal = 0
     for document in parse_jsonl(lines, path):
-        units.add_document(document.gold, document.system)
+        gold, system = document.gold, document.system
+        size = len(document.tokens)
+        equal += equal_token_tags(gold, system, size)
+        if labels is not None:
+            gold, system = labels(gold), labels(system)
+        units.add_document(gold, system)
+        if spill is not None:
+            words = document.tokens
+            spill.flush(document.id, document.line, lambda a, b, w=words: " ".join(w[a:b]))
         units.end_source((document.id, document.line))
         documents += 1
-        tokens += len(document.tokens)
+        tokens += size
     counts = units.finish()
-    return counts, Repairs(), documents, tokens
+    return counts, Repairs(), documents, tokens, equal
 
 
 def unit_names(ids: Iterable[object]) -> list[str]:

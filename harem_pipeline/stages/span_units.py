@@ -36,6 +36,7 @@ from harem_pipeline.stages.spans import (
     PER_LABEL,
     VIEWS,
     CategoryCounts,
+    Listing,
     MatchCounts,
     Span,
     SpanCounts,
@@ -294,10 +295,12 @@ class SpanUnits:
 
     __slots__ = ("layout", "units", "tally", "kept", "_open", "_open_id")
 
-    def __init__(self, limit: int = UNIT_LIMIT) -> None:
+    def __init__(
+        self, limit: int = UNIT_LIMIT, min_overlap: float = 0.0, listing: Listing | None = None
+    ) -> None:
         self.layout = CountLayout()
         self.units = BoundedUnits(limit)
-        self.tally = SpanTally()
+        self.tally = SpanTally(min_overlap, listing)
         self.kept: list[Unit] = []
         """The final units, once ``finish`` has run."""
         self._open = 0  # source units in the unit being filled
@@ -343,7 +346,11 @@ class SpanUnits:
 
 
 def clear_tally(tally: SpanTally) -> None:
-    """Reset ``tally`` to zero in place (cheaper than a new one per unit)."""
+    """Reset ``tally`` to zero in place (cheaper than a new one per unit).
+
+    Its identical spans go to its listing's confusion first."""
+    if tally.listing is not None:
+        tally.listing.absorb(tally)
     tally.labelled[:] = _ZEROS
     tally.unlabelled[:] = _ZEROS
     tally.per_label.clear()

@@ -61,6 +61,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
 from operator import itemgetter, le
+from typing import Any
 
 from harem_pipeline.model import Span
 
@@ -196,9 +197,21 @@ class SpanTally:
     on real data most spans are right, and this keeps them off the slow path.
     """
 
-    __slots__ = ("labelled", "unlabelled", "per_label", "identical", "identical_labels")
+    __slots__ = (
+        "labelled",
+        "unlabelled",
+        "per_label",
+        "identical",
+        "identical_labels",
+        "min_overlap",
+        "listing",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, min_overlap: float = 0.0, listing: Listing | None = None) -> None:
+        """``min_overlap``: see :func:`check_min_overlap`; ``listing`` collects the
+        errors and the confusion (None: counts only)."""
+        self.min_overlap = min_overlap
+        self.listing = listing
         self.labelled = [0] * (2 * _VIEW_WIDTH)
         self.unlabelled = [0] * (2 * _VIEW_WIDTH)
         self.per_label: dict[str, list] = {}
@@ -251,11 +264,92 @@ def _freeze_view(t: list) -> ViewCounts:
     return ViewCounts(match, CategoryCounts(*s[3:8], *g[3:8]))
 
 
-def count_document(gold: Sequence[Span], system: Sequence[Span]) -> SpanCounts:
-    """The counts of one document: its gold spans against its system spans."""
-    tally = SpanTally()
+def count_document(
+    gold: Sequence[Span],
+    system: Sequence[Span],
+    min_overlap: float = 0.0,
+    listing: Listing | None = None,
+) -> SpanCounts:
+    """The counts of one document: its gold spans against its system spans.
+
+    With ``listing``, the document's errors are left in ``listing.pending``
+    and its spans added to the confusion.
+    """
+    tally = SpanTally(min_overlap, listing)
     tally.add_document(gold, system)
+    if listing is not None:
+        listing.absorb(tally)
     return tally.counts()
+
+
+def check_min_overlap(value: float) -> float:
+    """The overlap measure's threshold: a share of the gold span's tokens, in [0, 1].
+
+    0 (the default) counts a pair that shares any token; ``F`` > 0 needs
+    ``|s ∩ g| >= F·|g|`` for a system span ``s`` and a gold span ``g`` of the
+    same label (nervaluate's minimum-overlap reading).  Only the overlap
+    measure changes: categories and intersection do not depend on it.
+    """
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"a minimum overlap between 0 and 1, not {value}")
+    return value
+
+
+# --------------------------------------------------------------------------
+# Errors and confusion
+
+KIND_NAMES = CATEGORY_NAMES[1:]
+"""The kinds of error a span can be (every category but ``correct``)."""
+MISSING_KEY, SPURIOUS_KEY, BOUNDARY_KEY = "(missing)", "(spurious)", "(boundary)"
+"""Confusion keys beside the labels: a gold span no system span overlaps (column
+``(missing)``), a system span no gold span overlaps (row ``(spurious)``), and a
+span whose overlapping spans all have other boundaries (column or row
+``(boundary)``)."""
+
+
+class Listing:
+    """What the slow path of a tally found about individual spans: errors and confusion.
+
+    ``pending`` holds the errors of the documents added since it was last
+    emptied, as ``(kind, side, span, others)``: ``kind`` a name of
+    ``KIND_NAMES``, ``side`` ``"gold"`` or ``"system"``, ``others`` the
+    spans of the other side that share a token with ``span`` (a sorted list).  The
+    reader empties it after each document, adding where the document is.
+
+    ``confusion`` counts ``(gold key, system key)`` pairs, a key a label set
+    (or one of the keys above): each gold span pairs with the system span of
+    the same boundaries (a matching one first) or with a column key; each
+    system span without a same-boundary gold span pairs with a row key.
+    Spans found on both sides are folded in by :meth:`absorb` from the
+    tally's ``identical_labels`` before the tally is cleared.  When neither
+    side repeats a boundary pair (always so for CoNLL data), each label's
+    row adds up to its gold spans and its column to its system spans.
+    """
+
+    __slots__ = ("pending", "confusion")
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[str, str, Span, list[Span]]] = []
+        self.confusion: Counter[tuple[object, object]] = Counter()
+
+    def absorb(self, tally: SpanTally) -> None:
+        """Add the tally's identical spans to the diagonal (call before clearing it)."""
+        for labels, k in tally.identical_labels.items():
+            self.confusion[labels, labels] += k
+
+    def take(self) -> list[tuple[str, str, Span, list[Span]]]:
+        """The pending errors by start, gold before system at one start.
+
+        ``pending`` is emptied in place (a reader may hold it to test it cheaply).
+        """
+        found = sorted(self.pending, key=_error_order)
+        self.pending.clear()
+        return found
+
+
+def _error_order(error: tuple[str, str, Span, list[Span]]) -> tuple:
+    _kind, side, (start, end, labels), _others = error
+    return start, side != "gold", end, sorted(labels)
 
 
 def count_documents(documents: Iterable[tuple[Sequence[Span], Sequence[Span]]]) -> SpanCounts:
@@ -308,10 +402,15 @@ def _tally_side(tally: SpanTally, spans: Sequence[Span], others: Sequence[Span],
     """Score each span of one side against the sorted spans of the other side.
 
     ``side`` is 0 for system spans (precision) and ``_VIEW_WIDTH`` for gold
-    spans (recall); the per-label offset follows from it.
+    spans (recall); the per-label offset follows from it.  With a minimum
+    overlap, a pair counts for the overlap measure only when it covers that
+    share of the gold span (see :func:`check_min_overlap`).
     """
     lab = tally.labelled
     unl = tally.unlabelled
+    threshold = tally.min_overlap
+    listing = tally.listing
+    gold_side = side != 0
     label_side = 0 if side == 0 else _LABEL_WIDTH
     starts = list(map(_START, others))
     max_length = max((o[1] - o[0] for o in others), default=0)
@@ -321,6 +420,7 @@ def _tally_side(tally: SpanTally, spans: Sequence[Span], others: Sequence[Span],
         lo = bisect_left(starts, start - max_length + 1)
         hi = bisect_left(starts, end, lo)
         same = same_match = overlap_match = overlap_any = False
+        same_labels = None
         covered = covered_until = 0
         covered_any = covered_any_until = 0
         for i in range(lo, hi):
@@ -331,7 +431,11 @@ def _tally_side(tally: SpanTally, spans: Sequence[Span], others: Sequence[Span],
             match = o_labels is labels or not labels.isdisjoint(o_labels)
             if o_start == start and o_end == end:
                 same = True
-                same_match = same_match or match
+                if match and not same_match:
+                    same_match = True
+                    same_labels = o_labels
+                elif same_labels is None:
+                    same_labels = o_labels
             a = o_start if o_start > start else start
             b = o_end if o_end < end else end
             if covered_any_until > a:
@@ -348,6 +452,10 @@ def _tally_side(tally: SpanTally, spans: Sequence[Span], others: Sequence[Span],
                 if b > a:
                     covered += b - a
                     covered_until = b
+        if threshold:
+            overlap_ok, overlap_any_ok = _thresholded(span, others, lo, hi, threshold, gold_side)
+        else:
+            overlap_ok, overlap_any_ok = overlap_match, overlap_any
         if same_match:
             category = CORRECT
         elif same:
@@ -361,8 +469,9 @@ def _tally_side(tally: SpanTally, spans: Sequence[Span], others: Sequence[Span],
         lab[side + SPANS] += 1
         lab[side + CATEGORY + category] += 1
         unl[side + SPANS] += 1
-        if overlap_match:
+        if overlap_ok:
             lab[side + OVERLAP] += 1
+        if overlap_match:
             lab[side + COVERAGE] += covered / length
         if same:
             unl[side + CATEGORY + CORRECT] += 1
@@ -370,26 +479,105 @@ def _tally_side(tally: SpanTally, spans: Sequence[Span], others: Sequence[Span],
             unl[side + CATEGORY + BOUNDARY_ERROR] += 1
         else:
             unl[side + CATEGORY + UNMATCHED] += 1
-        if overlap_any:
+        if overlap_any_ok:
             unl[side + OVERLAP] += 1
+        if overlap_any:
             unl[side + COVERAGE] += covered_any / length
+        if listing is not None:
+            _list_span(listing, span, category, same_labels, others, lo, hi, gold_side)
         if len(labels) == 1:
             row = _label_tally(tally, next(iter(labels)))
             row[label_side + L_SPANS] += 1
             if category == CORRECT:
                 row[label_side + L_EXACT] += 1
-            if overlap_match:
+            if overlap_ok:
                 row[label_side + L_OVERLAP] += 1
+            if overlap_match:
                 row[label_side + L_COVERAGE] += covered / length
         else:
             for label in sorted(labels):  # labels get their rows in a fixed order
-                _tally_label(_label_tally(tally, label), label_side, span, label, others, lo, hi)
+                _tally_label(
+                    _label_tally(tally, label),
+                    label_side,
+                    span,
+                    label,
+                    others,
+                    lo,
+                    hi,
+                    threshold,
+                    gold_side,
+                )
 
 
-def _tally_label(row: list, offset: int, span: Span, label: str, others, lo: int, hi: int) -> None:
+def _thresholded(
+    span: Span, others: Sequence[Span], lo: int, hi: int, threshold: float, gold_side: bool
+) -> tuple[bool, bool]:
+    """Whether some pair of ``span`` reaches the minimum overlap: same label, any label."""
+    start, end, labels = span
+    ok = ok_any = False
+    for i in range(lo, hi):
+        o_start, o_end, o_labels = others[i]
+        if o_end <= start:
+            continue
+        shared = min(o_end, end) - max(o_start, start)
+        gold_length = (end - start) if gold_side else (o_end - o_start)
+        if shared >= threshold * gold_length:
+            ok_any = True
+            if not labels.isdisjoint(o_labels):
+                ok = True
+                break
+    return ok, ok_any
+
+
+_SIDES = ("system", "gold")
+_KINDS_BY_SIDE = (
+    (None, "label_error", "boundary_error", "label_boundary_error", "spurious"),
+    (None, "label_error", "boundary_error", "label_boundary_error", "missing"),
+)
+
+
+def _list_span(
+    listing: Listing,
+    span: Span,
+    category: int,
+    same_labels: frozenset[str] | None,
+    others: Sequence[Span],
+    lo: int,
+    hi: int,
+    gold_side: bool,
+) -> None:
+    """Record one span of the slow path: its error (if any) and its confusion cell."""
+    labels = span[2]
+    if gold_side:
+        if category <= LABEL_ERROR:
+            key = same_labels
+        else:
+            key = MISSING_KEY if category == UNMATCHED else BOUNDARY_KEY
+        listing.confusion[labels, key] += 1
+    elif category > LABEL_ERROR:
+        key = SPURIOUS_KEY if category == UNMATCHED else BOUNDARY_KEY
+        listing.confusion[key, labels] += 1
+    if category == CORRECT:
+        return
+    start = span[0]
+    touching = [o for o in others[lo:hi] if o[1] > start]
+    listing.pending.append((_KINDS_BY_SIDE[gold_side][category], _SIDES[gold_side], span, touching))
+
+
+def _tally_label(
+    row: list,
+    offset: int,
+    span: Span,
+    label: str,
+    others,
+    lo: int,
+    hi: int,
+    threshold: float = 0.0,
+    gold_side: bool = False,
+) -> None:
     """Per-label counts of a vague span: only other spans carrying ``label`` match."""
     start, end, _labels = span
-    exact = overlap = False
+    exact = overlap = overlap_ok = False
     covered = covered_until = 0
     for i in range(lo, hi):
         o_start, o_end, o_labels = others[i]
@@ -397,6 +585,9 @@ def _tally_label(row: list, offset: int, span: Span, label: str, others, lo: int
             continue
         overlap = True
         exact = exact or (o_start == start and o_end == end)
+        gold_length = (end - start) if gold_side else (o_end - o_start)
+        if min(o_end, end) - max(o_start, start) >= threshold * gold_length:
+            overlap_ok = True
         a = max(o_start, start, covered_until)
         b = min(o_end, end)
         if b > a:
@@ -404,7 +595,7 @@ def _tally_label(row: list, offset: int, span: Span, label: str, others, lo: int
             covered_until = b
     row[offset + L_SPANS] += 1
     row[offset + L_EXACT] += exact
-    row[offset + L_OVERLAP] += overlap
+    row[offset + L_OVERLAP] += overlap and overlap_ok
     row[offset + L_COVERAGE] += covered / (end - start)
 
 
@@ -509,3 +700,78 @@ class CountedSpans:
     sentences: int | None = None
     """A CoNLL file's sentences (``documents`` is then its ``-DOCSTART-`` documents, 0
     without any); None for other formats, whose ``documents`` are their own."""
+    equal_tags: int = 0
+    """Tokens whose two tags agree (token accuracy's numerator): the tag strings of a
+    CoNLL file, the span tags of :func:`equal_token_tags` elsewhere."""
+    errors: Any = None
+    """The error listing and confusion (an ``ErrorSpill``), None when not collected."""
+
+
+# --------------------------------------------------------------------------
+# Restricting the labels, and tokens' tags of span formats
+
+
+class LabelFilter:
+    """``--labels A,B`` / ``--ignore C``: the labels a report scores.
+
+    A span keeps the labels of its set that are in ``labels`` (all when
+    None) and not in ``ignore``; a span left with none is dropped, on both
+    sides alike, so totals, per-label tables and error listings all leave
+    it out (as a category veil does for HAREM).  Each label set is filtered
+    once and shared, like the readers' own label sets.
+    """
+
+    __slots__ = ("labels", "ignore", "_cache")
+
+    def __init__(self, labels: Collection[str] | None = None, ignore: Collection[str] = ()) -> None:
+        self.labels = None if labels is None else frozenset(labels)
+        self.ignore = frozenset(ignore)
+        self._cache: dict[frozenset[str], frozenset[str] | None] = {}
+
+    def __call__(self, spans: Sequence[Span]) -> tuple[Span, ...]:
+        """The spans kept, with their kept labels."""
+        cache = self._cache
+        kept = []
+        for start, end, labels in spans:
+            shown = cache.get(labels, False)
+            if shown is False:
+                shown = cache[labels] = self._shown(labels)
+            if shown is not None:
+                kept.append((start, end, shown))
+        return tuple(kept)
+
+    def _shown(self, labels: frozenset[str]) -> frozenset[str] | None:
+        shown = labels if self.labels is None else labels & self.labels
+        shown = shown - self.ignore
+        if not shown:
+            return None
+        return labels if shown == labels else shown
+
+    def signature(self) -> dict[str, str | None]:
+        """The signature fields that say what was restricted (None: nothing)."""
+        return {
+            "labels": None if self.labels is None else ",".join(sorted(self.labels)),
+            "ignore": ",".join(sorted(self.ignore)) or None,
+        }
+
+
+def equal_token_tags(gold: Sequence[Span], system: Sequence[Span], tokens: int) -> int:
+    """Tokens whose tags agree, for formats that carry spans rather than tags.
+
+    A token's tag is the set of ``(label set, begins here)`` of the spans
+    covering it (the empty set outside every span): IOB2's tag for flat
+    spans, and still defined for nested ones.
+    """
+    if gold == system:
+        return tokens
+    differing = _token_tags(gold, tokens) ^ _token_tags(system, tokens)
+    return tokens - len({t for t, _ in differing})
+
+
+def _token_tags(spans: Sequence[Span], tokens: int) -> set[tuple[int, frozenset]]:
+    """``(token, tag)`` of every token inside a span (a token outside all has no entry)."""
+    tags: dict[int, set] = {}
+    for start, end, labels in spans:
+        for t in range(start, min(end, tokens)):
+            tags.setdefault(t, set()).add((labels, t == start))
+    return {(t, frozenset(tag)) for t, tag in tags.items()}

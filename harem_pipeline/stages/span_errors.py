@@ -1,0 +1,145 @@
+"""Error listings and the confusion of the span measures, kept off the heap.
+
+Every span that is not ``correct`` on the labelled view is one error entry
+(see :class:`~harem_pipeline.stages.spans.Listing`)::
+
+    {"kind": "boundary_error", "side": "system", "label": "PER",
+     "start": 3, "end": 5, "text": "Vila Real", "document": ..., "sentence": ...,
+     "other": [[3, 4, "PER"]]}
+
+``start``/``end`` are token positions (``end`` exclusive) in the sentence
+(CoNLL), the document (JSON lines) or the CD document's running text
+(HAREM); ``other`` lists the spans of the other side that share a token
+with it.  For each kind and side the number of entries is the labelled
+category count of the report.
+
+A file of any size has any number of errors, so they are not kept in
+memory: each is encoded as one JSON object text and appended to an
+unnamed temporary file as it is found, and read back in order when the
+report is written (:meth:`ErrorSpill.lines`).  Memory holds one
+document's errors.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from json.encoder import encode_basestring
+from typing import Any
+
+from harem_pipeline.formats.jsonl import format_label
+from harem_pipeline.stages.spans import (
+    BOUNDARY_KEY,
+    MISSING_KEY,
+    SPURIOUS_KEY,
+    Listing,
+)
+
+ERROR_FIELDS = ("kind", "side", "label", "start", "end", "text", "document", "sentence", "other")
+"""The keys of an error entry, in the order of the JSON objects and of the TSV columns."""
+
+_string = encode_basestring
+"""A string as JSON text (``json.dumps(x, ensure_ascii=False)`` for a ``str``, in C)."""
+_LABELS: dict[frozenset[str], str] = {}
+
+
+def _label(labels: frozenset[str]) -> str:
+    """A label set as JSON text, ``"A|B"`` (made once per set)."""
+    text = _LABELS.get(labels)
+    if text is None:
+        text = _LABELS[labels] = _string(format_label(labels))
+    return text
+
+
+def _value(value: Any) -> str:
+    """A document or sentence name as JSON text (a line number, an id, or null)."""
+    if value is None:
+        return "null"
+    return _string(value) if isinstance(value, str) else str(int(value))
+
+
+_EXTRA_KEYS = (MISSING_KEY, SPURIOUS_KEY, BOUNDARY_KEY)
+
+
+class ErrorSpill:
+    """The errors of a report, spilled to a temporary file as they are found.
+
+    The reader calls :meth:`flush` after each document with where the
+    document is and how to show a token range; the tally's
+    :class:`Listing` (``listing``) supplies the errors and the confusion.
+    """
+
+    __slots__ = ("listing", "_file", "_count")
+
+    def __init__(self) -> None:
+        self.listing = Listing()
+        self._file = tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def flush(self, document: Any, sentence: Any, text: Callable[[int, int], str]) -> None:
+        """Write the pending errors of the document just added."""
+        found = self.listing.take()
+        if not found:
+            return
+        place = f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['
+        lines = []
+        for kind, side, (start, end, labels), others in found:
+            other = ", ".join(f"[{s}, {e}, {_label(ls)}]" for s, e, ls in others)
+            lines.append(
+                f'{{"kind": "{kind}", "side": "{side}", "label": {_label(labels)}, '
+                f'"start": {start}, "end": {end}, "text": {_string(text(start, end))}'
+                f"{place}{other}]}}\n"
+            )
+        self._file.write("".join(lines))
+        self._count += len(found)
+
+    def lines(self) -> Iterator[str]:
+        """The encoded entries in the order they were found (one JSON object text each)."""
+        self._file.flush()
+        self._file.seek(0)
+        for line in self._file:
+            yield line.rstrip("\n")
+        self._file.seek(0, 2)
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """The entries as dicts."""
+        for line in self.lines():
+            yield json.loads(line)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def confusion(self) -> dict[str, dict[str, int]]:
+        """``{gold key: {system key: n}}`` (see :class:`Listing`), keys as labels are written."""
+        return confusion_table(self.listing.confusion)
+
+
+def confusion_table(cells: Counter[tuple[object, object]]) -> dict[str, dict[str, int]]:
+    """Confusion cells as nested dicts: label rows sorted, then ``(spurious)`` and ``(boundary)``.
+
+    Labels are written as in the files (``A|B`` for a vague set); each row
+    lists its label columns sorted, then ``(missing)`` and ``(boundary)``.
+    """
+    table: dict[str, dict[str, int]] = {}
+    for (gold, system), n in cells.items():
+        row = table.setdefault(_key(gold), {})
+        column = _key(system)
+        row[column] = row.get(column, 0) + n
+    return {
+        row: dict(sorted(table[row].items(), key=_key_order))
+        for row in sorted(table, key=_key_order)
+    }
+
+
+def _key(key: object) -> str:
+    return key if isinstance(key, str) else format_label(key)  # type: ignore[arg-type]
+
+
+def _key_order(item: str | tuple[str, Any]) -> tuple[int, str]:
+    key = item if isinstance(item, str) else item[0]
+    return (1 + _EXTRA_KEYS.index(key), "") if key in _EXTRA_KEYS else (0, key)
