@@ -385,21 +385,23 @@ def test_a_run_name_too_long_for_the_file_system(campaign_dir: Path) -> None:
     name = "r" * 300
     text = f"collection: cd.txt\noutput: out\nruns: [{{path: runs/a.txt, name: {name}}}]\n"
     line = refusal(campaign_dir, text)
-    # the longest name: NAME.alinhado.avalida.total.alts.emir_relativo.ida.manifest.json
-    longest = 300 + len(".alinhado.avalida.total.alts.emir_relativo.ida.manifest.json")
-    assert longest == 360
+    # the longest name, a TEMPO report's manifest:
+    # NAME.alinhado.avalida.total.alts.emir.altrel.estendido_completo.tempo.ida.manifest.json
+    suffix = ".alinhado.avalida.total.alts.emir.altrel.estendido_completo.tempo.ida.manifest.json"
+    longest = 300 + len(suffix)
+    assert longest == 383
     assert "runs[0].name: run name 'rrrr" in line
     assert f"makes file names of {longest} bytes" in line
-    assert "the file system takes 255 (a run name of at most 181 bytes)" in line
+    assert "the file system takes 255 (a run name of at most 158 bytes)" in line
     assert len(line) < len(str(campaign_dir)) + 300
 
 
 def test_the_longest_run_name_allowed_builds_its_names(campaign_dir: Path) -> None:
-    # 181 bytes + the longest suffix (60) + what a temporary adds (14) = 255
-    text = f"collection: cd.txt\noutput: out\nruns: [{{path: runs/a.txt, name: {'r' * 181}}}]\n"
+    # 158 bytes + the longest suffix (83, a TEMPO report's manifest) + a temporary's 14 = 255
+    text = f"collection: cd.txt\noutput: out\nruns: [{{path: runs/a.txt, name: {'r' * 158}}}]\n"
     load_campaign(write(campaign_dir, text))
-    text = text.replace("r" * 181, "r" * 182)
-    assert "at most 181 bytes" in refusal(campaign_dir, text)
+    text = text.replace("r" * 158, "r" * 159)
+    assert "at most 158 bytes" in refusal(campaign_dir, text)
 
 
 def test_a_grid_that_is_not_a_grid(campaign_dir: Path) -> None:
