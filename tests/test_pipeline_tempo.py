@@ -93,7 +93,7 @@ def test_the_summary_has_the_tempo_table(built: Path) -> None:
     markdown = (built / "summary.md").read_text(encoding="utf-8")
     assert "## The TEMPO track" in markdown and "| gold | total | estendido_sonorm |" in markdown
     html = (built / "report.html").read_text(encoding="utf-8")
-    assert "<h2>The TEMPO track</h2>" in html and "estendido_semnorm" in html
+    assert "<h2>Pista TEMPO</h2>" in html and "estendido_semnorm" in html
 
 
 def test_changing_the_modes_reruns_only_what_they_reach(tmp_path: Path) -> None:
