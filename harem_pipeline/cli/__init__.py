@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from harem_pipeline import __version__
 from harem_pipeline.cli.options import check_output_not_input
-from harem_pipeline.errors import HaremError
+from harem_pipeline.errors import HaremError, install_warning_line
 from harem_pipeline.text.progress import set_quiet
 
 # Subcommand modules, in the order ``harem --help`` lists them.  A module that
@@ -88,6 +88,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``harem`` with ``argv``; return the exit status."""
+    install_warning_line()
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((arg for arg in argv if not arg.startswith("-")), None)
     module = COMMAND_ALIASES.get(command or "", command)
