@@ -15,8 +15,9 @@ longer match the collection's and the scores drop with nothing said.  Such
 a file is read as UTF-8 and a ``StaleDeclarationWarning`` names it.  A
 genuine Latin-1 text is practically never valid UTF-8 with multi-byte
 sequences (an accented letter would have to be followed by a byte of
-0x80-0xBF, a C1 control or a symbol such as ``§``), and a pure ASCII file is
-the same text in both, so the rule cannot misread a correctly declared file.
+0x80-0xBF, a C1 control or a symbol such as ``§``, at every accented letter
+of the file), and a pure ASCII file is the same text in both, so a correctly
+declared file is practically never misread.
 """
 
 from __future__ import annotations
