@@ -82,9 +82,11 @@ _BARE_AMPERSAND = re.compile(rb"&(?!amp;|lt;|gt;|quot;|apos;|#)")
 def make_parseable(path: Path) -> None:
     """Make a simulated run well-formed XML for the official aligner (a real XML parser).
 
-    Drops the ``<!-- simulated run ... -->`` line (its ``--cd`` is not allowed in
-    an XML comment) and escapes the bare ``&`` the simulator can leave next to an
-    entity it moved.  The text (what the aligner compares) is unchanged.
+    Drops the ``<!-- simulated run ... -->`` line and escapes any bare ``&``: the
+    simulator's runs used to hold a ``--cd`` in that comment and a tag cut
+    inside a reference (``&amp</EM>;``); they are well-formed now, and the step
+    is kept so the recorded references are remade as they were made.  The text
+    (what the aligner compares) is unchanged.
     """
     lines = path.read_bytes().split(b"\n")
     kept = [line for line in lines if not line.lstrip().startswith(b"<!-- simulated run")]

@@ -22,7 +22,10 @@ __version__ = "0.1.0"
 # 3: signatures carry every stage parameter (veils, bootstrap, seed).
 # 3: .vizir/.altmor files open with a "# Cenário:" line; span counts no longer
 # depend on the hash seed (a last digit may differ from version 2's).
-SCORING_VERSION = "3"
+# 4: from the .avalida on, system entity texts lose [ and ], and '' is ' (as the Java
+# reads them back); a UTF-8 file under a stale ISO-8859-1 declaration is read as UTF-8;
+# a spurious record in an ALT alternative lists its own entity only.
+SCORING_VERSION = "4"
 
 
 if "luigi" in sys.modules and "tasks" not in sys.modules:  # pragma: no cover - `luigi --module`

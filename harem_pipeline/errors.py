@@ -3,7 +3,9 @@
 Every bad input becomes one ``InputError`` whose ``str()`` is a single line
 naming the file, the line or DOCID, what was expected and what was found.
 The command line and the Luigi layer turn it into a non-zero exit status
-without a traceback; the library itself never exits or logs.
+without a traceback; the library itself never exits or logs.  What it
+handles but a user should know is a ``HaremWarning`` (``warnings.warn``),
+shown by both as its one line.
 """
 
 from __future__ import annotations
@@ -93,3 +95,50 @@ class ConfigError(HaremError):
         if hint:
             text += f" ({hint})"
         super().__init__(escape_controls(text))
+
+
+class HaremWarning(UserWarning):
+    """Something in a user's input that the library handled but the user should know.
+
+    Issued with ``warnings.warn``; its text is one line naming the file.
+    The command line and the Luigi layer show it as that one line
+    (:func:`show_warning_line`), not Python's two-line default.
+    """
+
+
+class StaleDeclarationWarning(HaremWarning):
+    """A file declares a single-byte encoding but its bytes are UTF-8 (read as UTF-8)."""
+
+    @classmethod
+    def about(cls, path: str | None, declared: str) -> StaleDeclarationWarning:
+        where = str(path) if path else "<input>"
+        return cls(
+            f"{where}: warning: the XML declaration says {declared} but the bytes are "
+            "UTF-8 (multi-byte sequences, all valid): read as UTF-8"
+        )
+
+
+def install_warning_line() -> None:
+    """Show every ``HaremWarning`` as its one line on standard error; others as before.
+
+    Python's default shows a warning on two lines with the library's source
+    line; a user needs the message only.  Calling it again changes nothing.
+    """
+    import sys
+    import warnings
+
+    previous = warnings.showwarning
+    if getattr(previous, "harem_one_line", False):
+        return
+
+    def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+        if not issubclass(category, HaremWarning):
+            previous(message, category, filename, lineno, file, line)
+            return
+        try:
+            (file or sys.stderr).write(f"{escape_controls(str(message))}\n")
+        except (OSError, ValueError, AttributeError):  # a closed or absent stderr
+            pass
+
+    show.harem_one_line = True  # type: ignore[attr-defined]
+    warnings.showwarning = show

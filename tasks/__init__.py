@@ -19,7 +19,7 @@ import logging
 
 import luigi.configuration
 
-from harem_pipeline.errors import HaremError
+from harem_pipeline.errors import HaremError, install_warning_line
 
 # Luigi's documented recommendation for every failure.  ``already_running``
 # and ``not_run`` stay 0: with a central scheduler they mean "run by, or left
@@ -84,6 +84,7 @@ def install_log_filter() -> None:
 configure_retcodes()
 configure_log_level()
 install_log_filter()
+install_warning_line()
 
 from tasks.pipeline import FullEvaluation  # noqa: E402  (registers every task)
 

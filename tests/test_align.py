@@ -63,6 +63,12 @@ REFERENCE_CASES = {
         "exemplo1/total_muc.alinhado.gz",
         "exemplo1/total_muc.aligner.stderr.gz",
     ),
+    "brackets": (  # entity texts with [ ] and '' (data/reference/brackets/README.md)
+        "reference/brackets/cd.xml",
+        "reference/brackets/run.xml",
+        "brackets/total_harem.alinhado.gz",
+        "brackets/total_harem.aligner.stderr.gz",
+    ),
     "gabriel": (
         "second-harem/SegundoHaremReRelEM_t1.xml.gz",
         "second-harem/ParticipacaoSegundoHaremReRelEM_t1.xml.gz",

@@ -78,7 +78,8 @@ def test_reference_record_files_are_all_found() -> None:
     # 13 exemplo0 + 26 exemplo1 + 44 gabriel files, of which 5 + 10 + 17 are reports;
     # simulated/ (bench/oracle_semantic.py): 21 files, of which 12 are .ida reports;
     # tempo/: 47 Emir and .tempo files (beside their .ida reports and ERROS.txt side files).
-    assert len(RECORD_FILES) == 8 + 16 + 27 + 9 + 47
+    # brackets/: 43 files, of which 12 .ida, 1 .globalid and 1 .stderr.
+    assert len(RECORD_FILES) == 8 + 16 + 27 + 9 + 47 + 29
 
 
 @pytest.mark.parametrize(

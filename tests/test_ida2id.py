@@ -41,6 +41,7 @@ REFERENCE_CASES = [
     ("exemplo1", "total_muc"),
     ("exemplo1", "total_harem"),
     ("gabriel", "run"),
+    ("brackets", "total_harem"),  # entity texts with [ ] and '' (see its README)
 ]
 
 

@@ -313,7 +313,7 @@ def test_any_run_keeps_the_text_and_never_overlaps(
     text = render_run(small_cd, name, seed, "cd.txt")
     assert text.startswith(
         f"<!-- simulated run, not a real system's output: harem simulate "
-        f"--cd cd.txt --profile {name} --seed {seed} -->\r\n"
+        f"with cd cd.txt, profile {name}, seed {seed} -->\r\n"
     )
     run = parse_collection(text, "run", small_cd.encoding)
     assert run.format == small_cd.format and run.newline == "\r\n"
@@ -349,6 +349,55 @@ def test_second_harem_run_keeps_text_and_declaration_first(second_harem_cd: Coll
     new_ids = [i for i in ids if i not in golden_ids]
     assert new_ids and all(re.fullmatch(r".+-sim\d+", i) for i in new_ids)
     assert len(ids) == len(set(ids))  # the golden IDs are unique, and so are the new ones
+
+
+# Every Second HAREM XML collection shipped, as a strict XML parser (and so the
+# official aligner) must read each simulated run of it.
+XML_COLLECTIONS = (
+    SECOND_CD_PATH,
+    ROOT / "data" / "lampada2" / "CDPrimeiroHAREMMiniHAREM.xml.gz",
+    ROOT / "data" / "lampada2" / "CDPrimeiroHAREMprimeiroevento.xml.gz",
+    ROOT / "data" / "lampada2" / "exemplo0" / "cd.xml",
+    ROOT / "data" / "lampada2" / "exemplo1" / "CDexemplo.xml",
+)
+
+
+def _with_references(cd: Collection) -> Collection:
+    """The documents whose text holds a character reference (``&amp;``), the first two besides.
+
+    Where a shrink or a split could cut a reference; a sample, so that every
+    profile and several seeds stay fast.
+    """
+    chosen = [d for i, d in enumerate(cd.documents) if i < 2 or "&" in d.text]
+    return Collection(
+        cd.path, cd.format, cd.encoding, tuple(chosen), cd.newline, cd.root, cd.version
+    )
+
+
+@pytest.mark.parametrize("path", XML_COLLECTIONS, ids=lambda p: p.name)
+def test_every_simulated_xml_run_is_well_formed(path: Path) -> None:
+    from lxml import etree
+
+    strict = etree.XMLParser(recover=False, load_dtd=False, no_network=True, huge_tree=True)
+    cd = _with_references(shipped_collection(path))
+    for name in PROFILES:
+        for seed in (1, 2, 4) if name != "perfect" else (1,):
+            text = render_run(cd, name, seed, "a--b-.xml")
+            data = text.encode(cd.encoding)
+            try:
+                root = etree.fromstring(data, strict)
+            except etree.XMLSyntaxError as error:
+                raise AssertionError(f"{path.name} {name} seed {seed}: {error}") from None
+            comment = root.getprevious()
+            while comment is not None and not isinstance(comment, etree._Comment):
+                comment = comment.getprevious()
+            assert comment is not None and comment.text == (
+                f" simulated run, not a real system's output: "
+                f"harem simulate with cd a- -b-.xml, profile {name}, seed {seed} "
+            )
+            # the text the aligner pairs is the collection's, reference by reference
+            run = parse_collection(text, "run", cd.encoding)
+            assert [d.text for d in run.documents] == [d.text for d in cd.documents]
 
 
 def test_second_harem_perfect_run_identifies_everything(

@@ -62,6 +62,15 @@ REFERENCE_CASES = [
     ("exemplo1/total_muc.alinhado.avalida.gz", "exemplo1/total_muc.veu.gz", "muc", None, None),
     ("exemplo1/total_harem.alinhado.avalida.gz", "exemplo1/total_harem.veu.gz", "harem",
      None, None),
+    # entity texts with [ ] and '' (data/reference/brackets/README.md)
+    ("brackets/total_harem.alinhado.avalida.gz", "brackets/total_harem.veu.gz", "harem",
+     None, None),
+    ("brackets/total_harem.alinhado.avalida.gz", "brackets/total_muc.veu.gz", "muc", None, None),
+    ("brackets/total_harem.alinhado.avalida.gz", "brackets/total_relaxado.veu.gz", "relaxado",
+     None, None),
+    # texts as the run wrote them: Véus reads them back as AvalIDa does
+    ("brackets/unread.alinhado.avalida.gz", "brackets/unread_harem.veu.gz", "harem", None, None),
+    ("brackets/unread.alinhado.avalida.gz", "brackets/unread_muc.veu.gz", "muc", None, None),
 ]  # fmt: skip
 
 

@@ -19,7 +19,7 @@ from typing import NoReturn
 
 from harem_pipeline import __version__
 from harem_pipeline.cli.options import check_output_not_input
-from harem_pipeline.errors import HaremError, escape_controls
+from harem_pipeline.errors import HaremError, escape_controls, install_warning_line
 from harem_pipeline.text.atomic import release_abandoned
 from harem_pipeline.text.progress import set_quiet
 
@@ -101,6 +101,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``harem`` with ``argv``; return the exit status."""
+    install_warning_line()
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((arg for arg in argv if not arg.startswith("-")), None)
     module = COMMAND_ALIASES.get(command or "", command)

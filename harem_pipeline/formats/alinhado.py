@@ -40,7 +40,7 @@ import codecs
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
@@ -1239,6 +1239,69 @@ def raw_is_spurious(tag: RawTag) -> bool:
     if SPURIOUS_TAG not in name and SPURIOUS_TAG not in attrs:
         return False
     return raw_tag(tag).is_spurious
+
+
+# ---------------------------------------------------------------------------
+# Entity texts as the Java programs read them back
+
+
+def java_entity_text(text: str, system: bool) -> str:
+    """An entity's text as every official program after the aligner reads and writes it.
+
+    The Java reads a record's entities back with ``NamedEntity``: the system
+    list through ``toNamedEntityList``, which removes every ``[`` and ``]``
+    of the list before cutting it into entities (those inside entity texts
+    too), and each entity through ``replaceInvalidXMLChars2``, which escapes
+    two apostrophes as one ``&apos;`` (so ``''`` is read as ``'``).  The gold
+    side keeps its brackets.  AvalIDa is the first program to do it, scores
+    the entities so read and writes them so; every later program reads them
+    the same way again (the rule is idempotent).  See
+    ``docs/spec/identification.md``, "Entity texts after the aligner".
+    """
+    if system and ("[" in text or "]" in text):
+        text = text.replace("[", "").replace("]", "")
+    if "''" in text:
+        text = text.replace("''", "'")
+    return text
+
+
+def reprint_tag(tag: Tag, system: bool = False) -> Tag:
+    """``tag`` with its text as the Java reads it back (:func:`java_entity_text`)."""
+    text = java_entity_text(tag.text, system)
+    if text == tag.text:
+        return tag
+    return Tag(tag.name, tag.attributes, text)
+
+
+def reprint_system(system: tuple[Tag, ...] | None) -> tuple[Tag, ...] | None:
+    """:func:`reprint_tag` over a system list (``[null]`` stays None)."""
+    if system is None:
+        return None
+    return tuple(reprint_tag(tag, system=True) for tag in system)
+
+
+def reprint_record(record: Record) -> Record:
+    """``record`` with both sides as the Java reads them back (itself when nothing changes)."""
+    gold = reprint_tag(record.gold)
+    system = reprint_system(record.system)
+    if gold is record.gold and (
+        system is None or all(a is b for a, b in zip(system, record.system or (), strict=True))
+    ):
+        return record
+    return replace(record, gold=gold, system=system)
+
+
+def raw_needs_reprint(gold: RawTag, system: tuple[RawTag, ...] | None) -> bool:
+    """Whether :func:`reprint_record` would change the scanned record ``gold ---> system``.
+
+    For the stages' fast paths, which copy a record's text: such a record
+    goes through the general path instead.
+    """
+    if "''" in gold[2]:
+        return True
+    return system is not None and any(
+        "''" in text or "[" in text or "]" in text for _, _, text in system
+    )
 
 
 _CANONICAL_ALT = re.compile(r"</?ALT(?:0|[1-9][0-9]*)?>\Z")

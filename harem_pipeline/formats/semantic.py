@@ -306,37 +306,6 @@ def format_emir_record(item: EmirRecord) -> Record:
 
 
 # ---------------------------------------------------------------------------
-# Entities written back by the Java
-
-
-def reprint_tag(tag: Tag, system: bool = False) -> Tag:
-    """``tag`` as the Java programs write back an entity they parsed (JDOM, then ``toString``).
-
-    Two changes can happen to the text: a system entity read from a list
-    ``[…, …]`` loses every ``[`` and ``]`` (``NamedEntity.toNamedEntityList``
-    removes all brackets of the list, those inside entity texts too), and
-    ``''`` becomes ``'`` (``replaceInvalidXMLChars2`` escapes two
-    apostrophes as one ``&apos;``).  Records the Java copies verbatim keep
-    their text; records it rebuilds go through here.
-    """
-    text = tag.text
-    if system and ("[" in text or "]" in text):
-        text = text.replace("[", "").replace("]", "")
-    if "''" in text:
-        text = text.replace("''", "'")
-    if text is tag.text:
-        return tag
-    return Tag(tag.name, tag.attributes, text)
-
-
-def reprint_system(system: tuple[Tag, ...] | None) -> tuple[Tag, ...] | None:
-    """:func:`reprint_tag` over a system list (``[null]`` stays None)."""
-    if system is None:
-        return None
-    return tuple(reprint_tag(tag, system=True) for tag in system)
-
-
-# ---------------------------------------------------------------------------
 # Reading Emir files fast
 
 _EMIR_MARKERS = ("]::[{", "]:[{")
@@ -408,8 +377,8 @@ class PlainRecord(NamedTuple):
     item per entity.  Such a line is exactly what
     :func:`~harem_pipeline.formats.alinhado.format_line` writes back for
     its parse, and the Java writes its entities back unchanged
-    (:func:`reprint_tag` is the identity on them), so a stage may copy its
-    parts as written.  Any other line is read by the general reader.
+    (:func:`~harem_pipeline.formats.alinhado.reprint_tag` is the identity on
+    them), so a stage may copy its parts as written.  Any other line is read by the general reader.
     """
 
     text: str

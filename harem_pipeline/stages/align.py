@@ -63,6 +63,17 @@ Deliberate differences from the original, with reasons:
 * The original re-reads numbered texts with a small parser, which goes
   wrong when an entity's own text contains ``<digits>...</digits>``; we
   keep the numbered tokens as data and never re-parse.
+* In an alternative of a CD ``ALT`` block with no entity, each run entity
+  aligned to the block is a spurious record; the original lists on it every
+  run entity that shares a token with it, we list the spurious entity
+  alone.  The two differ only when run entities overlap, which a run does
+  only when it holds ``ALT`` blocks itself (a collection scored against
+  itself: the aligner takes every alternative's entities as the run's, as
+  the official worked example ``exemplo0`` shows).  On such a record the
+  original's AvalIDa writes one ``Espurio`` for several entities, and its
+  Véus and Ida2ID then stop with an exception (``NoSuchElementException``
+  in ``IdentificationEvaluatedAlignmentProcessor``): a spurious record is
+  one spurious entity, and written so every stage reads it.
 * First HAREM (2005) collections were aligned by a lost Perl program: for
   them a document starts with the line ``DOCID ORIGEM GENERO``
   (``HAREM-251-04443 PT Web``) and has no ``EOD``, entities keep their
@@ -1108,7 +1119,7 @@ def _alt_lines(
                 if value is not None:
                     text = java_trim(value.marked if marked else value.text)
                     gold = _spurious_tag(text.replace("\n", " "), xml)
-                    yield gold, _comparable(value, values)
+                    yield gold, [value]  # the original: _comparable(value, values)
         yield AltClose(number)
     yield AltClose(None)
 

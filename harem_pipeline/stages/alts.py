@@ -24,7 +24,7 @@ The states are the Java's: ``<ALT>`` (state 1), ``<ALTn>`` (2), ``</ALTn>`` (3),
 ``</ALT>`` back to 0; only ``<ALT1>``…``<ALT9>`` are alternatives for it, and a
 line it does not expect in states 1 and 3 is treated as outside any block.
 Records the Java rebuilds (those inside blocks) are written as it writes
-them back (:func:`~harem_pipeline.formats.semantic.reprint_tag`).
+them back (:func:`~harem_pipeline.formats.alinhado.reprint_tag`).
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ from harem_pipeline.formats.alinhado import (
     Record,
     Tag,
     raw_tag,
+    reprint_system,
+    reprint_tag,
 )
 from harem_pipeline.formats.semantic import (
     AltsRecord,
@@ -58,8 +60,6 @@ from harem_pipeline.formats.semantic import (
     not_a_record_in_alt,
     read_plain_record,
     read_run,
-    reprint_system,
-    reprint_tag,
 )
 from harem_pipeline.stages.emir import (
     attribute_tuple_set,

@@ -13,6 +13,12 @@ each record, exactly as the 2010 Java ``IndividualAlignmentEvaluator`` does
   ``…_por_Excesso(w; 1-w)`` when the system entity has at least as many
   atoms as the CD entity and ``…_por_Defeito(w; 1-w)`` otherwise.
 
+Entities are judged and written as the Java reads them back
+(:func:`~harem_pipeline.formats.alinhado.java_entity_text`): the system
+entities' texts without ``[``/``]``, ``''`` as ``'`` on both sides.  The
+``.alinhado`` keeps the texts as the run wrote them; from the ``.avalida``
+on, every file of the chain has them so.
+
 Every other line (headers, ``DOC``, ``EOD``, ``<ALT…>``, manual checks,
 blank lines) is copied unchanged.  Records inside ALT blocks are evaluated
 like any other: choosing an alternative is AltinaID's job.
@@ -43,6 +49,8 @@ from harem_pipeline.formats.alinhado import (
     is_verbatim,
     parse_line,
     raw_is_spurious,
+    raw_needs_reprint,
+    reprint_record,
     scan_record,
 )
 from harem_pipeline.text.atoms import atoms
@@ -115,8 +123,10 @@ def evaluate_record(record: Record, path: str | None = None) -> Record:
     """``record`` with its identification evaluation (an existing one is replaced).
 
     An empty system list ``[]`` is neither ``[null]`` nor an alignment: the
-    Java aborts on it, we report it.
+    Java aborts on it, we report it.  The record's entities are read as
+    the Java reads them (:func:`~harem_pipeline.formats.alinhado.reprint_record`).
     """
+    record = reprint_record(record)
     if record.system is None:
         evaluation: tuple[Evaluation, ...] = (format_evaluation(EVAL_MISSING),)
     elif not record.system:
@@ -160,7 +170,8 @@ def evaluate_chunks(chunks: Iterable[LineChunk], path: str | None = None) -> Ite
     """:func:`evaluate_lines` on raw lines: the output text of each chunk, lazily.
 
     A record written as :func:`~harem_pipeline.formats.alinhado.format_line`
-    writes it and not yet evaluated is judged in place (its text, then
+    writes it and not yet evaluated, whose texts the Java reads back as
+    written, is judged in place (its text, then
     ``:[…]``); blank, ``#``, ``DOC`` and ``EOD`` lines are copied; any other
     line goes through :func:`parse_line` and :func:`evaluate_record`, so the
     bytes and the errors are theirs.  A ``#`` line anywhere but in the two
@@ -174,7 +185,11 @@ def evaluate_chunks(chunks: Iterable[LineChunk], path: str | None = None) -> Ite
             eol = chunk.eols[index]
             if body[:1] == "<":
                 scanned = scan_record(body)
-                if scanned is not None and scanned[4] is None:
+                if (
+                    scanned is not None
+                    and scanned[4] is None
+                    and not raw_needs_reprint(scanned[0], scanned[1])
+                ):
                     gold, system = scanned[0], scanned[1]
                     if system is None:
                         verdicts = _MISSING_TEXT

@@ -59,6 +59,8 @@ from harem_pipeline.formats.alinhado import (
     format_line,
     parse_evaluation,
     parse_line,
+    reprint_system,
+    reprint_tag,
 )
 from harem_pipeline.formats.semantic import (
     KEY_GROUPS,
@@ -76,8 +78,6 @@ from harem_pipeline.formats.semantic import (
     parse_alts_record,
     read_plain_record,
     replace_keyed_lines,
-    reprint_system,
-    reprint_tag,
 )
 from harem_pipeline.formats.veils import EVERYTHING, Grid, format_veil, parse_veil, read_grid
 from harem_pipeline.stages.veus import is_name_categorised
@@ -794,7 +794,7 @@ def _plain_emir_tail(
     """What :func:`evaluate_record` gives a plain record, written from its evaluation
     marker to its line end (None: dropped), from its entities' classic values (``gold``,
     ``systems``): a plain record's entities are written back unchanged
-    (:func:`~harem_pipeline.formats.semantic.reprint_tag` is the identity on them), its
+    (:func:`~harem_pipeline.formats.alinhado.reprint_tag` is the identity on them), its
     items are valid identification items, one per entity, and only its suffix is left to
     check."""
     tail = plain.tail

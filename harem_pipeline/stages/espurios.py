@@ -18,13 +18,13 @@ from harem_pipeline.formats.alinhado import (
     Line,
     Record,
     SpuriousListLine,
+    reprint_system,
 )
 from harem_pipeline.formats.semantic import (
     PlainRecord,
     PlainRun,
     lines_holding,
     read_plain_record,
-    reprint_system,
 )
 from harem_pipeline.stages.emir import (
     is_plain_spurious,

@@ -67,6 +67,8 @@ from harem_pipeline.formats.alinhado import (
     format_tag,
     is_verbatim,
     parse_line,
+    raw_needs_reprint,
+    reprint_record,
     scan_record,
 )
 from harem_pipeline.formats.veils import (
@@ -603,7 +605,7 @@ class VeusSubset:
             yield replace(line, eol=_EOL)
             return
         self.memory.next_record()
-        alignment: Alignment | None = _alignment_of(line, self.source)
+        alignment: Alignment | None = _alignment_of(reprint_record(line), self.source)
         if not self.veil.everything:
             alignment = filter_alignment(alignment, self.veil, self.system_veil)
         if alignment is None:
@@ -669,7 +671,8 @@ def apply_veus_chunks(
     :func:`~harem_pipeline.formats.alinhado.format_line` writes it, with one
     identification verdict per entity, that the style keeps as it is (any in
     ``harem``; a single one in ``relaxado``; a single ``Correcto`` or
-    ``Em_Falta`` in ``muc``) is copied, its marker made ``:``; every other
+    ``Em_Falta`` in ``muc``) and whose texts the Java reads back as written
+    is copied, its marker made ``:``; every other
     line goes through :func:`parse_line` and :class:`VeusSubset`, so the
     bytes and the errors are theirs.
     """
@@ -686,6 +689,7 @@ def apply_veus_chunks(
                 scanned is not None
                 and scanned[4] is not None
                 and whole
+                and not raw_needs_reprint(scanned[0], scanned[1])
                 and (
                     style == STYLE_HAREM
                     or len(scanned[4]) == 1

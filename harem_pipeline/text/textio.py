@@ -5,6 +5,19 @@ declaration's ``encoding`` wins when present; otherwise UTF-8 if the bytes
 decode as UTF-8; otherwise ISO-8859-1 (which decodes any byte string, so it
 is only chosen when UTF-8 fails).  The chosen encoding travels with the text
 so outputs can be written in the input's encoding.
+
+One exception, for a stale declaration: a file that declares a single-byte
+Latin encoding (ISO-8859-1, ISO-8859-15, windows-1252) but whose bytes are
+valid UTF-8 *with at least one multi-byte sequence* was re-saved as UTF-8
+and kept its old declaration (an editor or ``iconv`` does that).  Read as
+declared, every accented letter becomes two characters, its words no
+longer match the collection's and the scores drop with nothing said.  Such
+a file is read as UTF-8 and a ``StaleDeclarationWarning`` names it.  A
+genuine Latin-1 text is practically never valid UTF-8 with multi-byte
+sequences (an accented letter would have to be followed by a byte of
+0x80-0xBF, a C1 control or a symbol such as ``§``, at every accented letter
+of the file), and a pure ASCII file is the same text in both, so a correctly
+declared file is practically never misread.
 """
 
 from __future__ import annotations
@@ -16,14 +29,18 @@ import json
 import os
 import re
 import stat
+import warnings
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from harem_pipeline.errors import InputError
+from harem_pipeline.errors import InputError, StaleDeclarationWarning
 
 _XML_DECL = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+# Declarations a UTF-8 re-save leaves stale (codecs names, after ``codecs.lookup``).
+_SINGLE_BYTE_LATIN = frozenset({"iso8859-1", "iso8859-15", "cp1252"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,43 +161,74 @@ def check_not_empty(path: str | os.PathLike[str], expected: str) -> None:
 def detect_file_encoding(path: str | os.PathLike[str]) -> str:
     """The encoding of a file by the rule above, reading it in chunks (memory stays flat).
 
-    An XML declaration naming an encoding, or a BOM, decides at once;
-    otherwise the whole file is checked as UTF-8, else it is ISO-8859-1.
+    A BOM, or an XML declaration naming any encoding but a single-byte
+    Latin one, decides at once; otherwise the whole file is checked as
+    UTF-8 (a Latin-1 file usually fails at its first accented letter).
     """
     with open_binary(path) as handle:
         try:
             head = handle.read(200)
-            if _XML_DECL.match(head) or head.startswith(codecs.BOM_UTF8):
+            declared = _declared(head, str(path))
+            if head.startswith(codecs.BOM_UTF8) or (
+                declared is not None and declared not in _SINGLE_BYTE_LATIN
+            ):
                 return detect_encoding(head, str(path))
             decoder = codecs.getincrementaldecoder("utf-8")()
+            multibyte = False
             chunk = head
             while chunk:
                 decoder.decode(chunk)
+                multibyte = multibyte or not chunk.isascii()
                 chunk = handle.read(1 << 16)
             decoder.decode(b"", final=True)
         except UnicodeDecodeError:
-            return "iso8859-1"
+            return declared or "iso8859-1"
         except (OSError, EOFError) as exc:
             raise _unreadable(path, exc) from None
-    return "utf-8"
+    return _utf8_over(declared, multibyte, str(path))
+
+
+def _declared(head: bytes, path: str | None) -> str | None:
+    """The codecs name of the encoding an XML declaration at the start names, if any."""
+    match = _XML_DECL.match(head[:200])
+    if not match:
+        return None
+    name = match.group(1).decode("ascii")
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        raise InputError(path, "a known encoding in the XML declaration", name) from None
+
+
+def _utf8_over(declared: str | None, multibyte: bool, path: str | None) -> str:
+    """The encoding of bytes that are valid UTF-8, given what the file declares.
+
+    With a single-byte Latin declaration and some multi-byte sequence the
+    declaration is stale (module docstring): UTF-8, with the warning; with
+    no multi-byte sequence the bytes read the same either way and the
+    declaration stands.
+    """
+    if declared is None:
+        return "utf-8"
+    if multibyte and declared in _SINGLE_BYTE_LATIN:
+        # One call site: Python shows a message once per place, so once per file.
+        warnings.warn(StaleDeclarationWarning.about(path, declared), stacklevel=1)
+        return "utf-8"
+    return declared
 
 
 def detect_encoding(data: bytes, path: str | None = None) -> str:
     """Return the encoding of ``data`` by the rule in the module docstring."""
-    match = _XML_DECL.match(data[:200])
-    if match:
-        name = match.group(1).decode("ascii")
-        try:
-            return codecs.lookup(name).name
-        except LookupError:
-            raise InputError(path, "a known encoding in the XML declaration", name) from None
-    if data.startswith(codecs.BOM_UTF8):
+    declared = _declared(data, path)
+    if declared is not None and declared not in _SINGLE_BYTE_LATIN:
+        return declared
+    if declared is None and data.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
-        return "iso8859-1"
-    return "utf-8"
+        return declared or "iso8859-1"
+    return _utf8_over(declared, not data.isascii(), path)
 
 
 def decode(data: bytes, path: str | None = None) -> DecodedText:

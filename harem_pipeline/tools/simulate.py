@@ -238,10 +238,19 @@ def format_profile_table() -> str:
 
 
 def simulation_header(cd_name: str, profile: str, seed: int) -> str:
-    """The comment that opens every simulated run: says what it is and how to remake it."""
+    """The comment that opens every simulated run: says what it is and how to remake it.
+
+    XML forbids ``--`` inside a comment (a strict parser, the official
+    aligner's among them, refuses the file), so the command's options are
+    named without their dashes, and a ``--`` in the collection's name is
+    written ``- -``.
+    """
+    name = cd_name
+    while "--" in name:
+        name = name.replace("--", "- -")
     return (
         f"<!-- simulated run, not a real system's output: "
-        f"harem simulate --cd {cd_name} --profile {profile} --seed {seed} -->"
+        f"harem simulate with cd {name}, profile {profile}, seed {seed} -->"
     )
 
 
@@ -268,14 +277,17 @@ def render_run(cd: Collection, profile: Profile | str, seed: int, cd_name: str) 
 
 def find_words(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Whole words of ``text[start:end]`` as absolute spans, none inside a ``&...;`` reference."""
-    in_reference = overlap_test(
-        m.span() for m in _REFERENCE.finditer(text, max(0, start - 10), end + 10)
-    )
+    in_reference = _reference_test(text, start, end)
     return [
         (m.start(), m.end())
         for m in _WORD.finditer(text, start, end)
         if not in_reference(m.start(), m.end()) and _is_word_edge(text, m.start(), m.end())
     ]
+
+
+def _reference_test(text: str, start: int, end: int) -> Callable[[int, int], bool]:
+    """Whether a span overlaps a character reference of ``text`` near ``start..end``."""
+    return overlap_test(m.span() for m in _REFERENCE.finditer(text, max(0, start - 10), end + 10))
 
 
 def overlap_test(spans: Iterable[tuple[int, int]]) -> Callable[[int, int], bool]:
@@ -486,8 +498,14 @@ def can_merge(text: str, first: Slot, second: Slot) -> bool:
 
 
 def _words_inside(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Words of the span, cut at its edges (an entity may begin inside a word)."""
-    return [m.span() for m in _WORD.finditer(text, start, end)]
+    """Words of the span, cut at its edges (an entity may begin inside a word).
+
+    The letters of a character reference (``amp`` of ``&amp;``) are no word:
+    a shrink or a split cut after one would put a tag inside the reference
+    (``Barnes &amp</EM>;``), which no XML parser reads.
+    """
+    in_reference = _reference_test(text, start, end)
+    return [m.span() for m in _WORD.finditer(text, start, end) if not in_reference(*m.span())]
 
 
 # ---------------------------------------------------------------------------
