@@ -45,6 +45,7 @@ COMMAND_MODULES = (
     "compare",
     "import_run",
     "export",
+    "rerelem",
 )
 # Commands whose module is named otherwise (``import`` is a Python keyword).
 COMMAND_ALIASES = {"import": "import_run"}
