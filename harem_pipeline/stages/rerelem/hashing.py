@@ -55,12 +55,13 @@ class JavaHashMap(Generic[K, V]):
     a key already present replaces its value in place, as Java does.
     """
 
-    __slots__ = ("_hash_of", "_items", "_hashes", "_capacity", "_chains", "_order")
+    __slots__ = ("_hash_of", "_items", "_hashes", "_buckets", "_capacity", "_chains", "_order")
 
     def __init__(self, hash_of: Callable[[K], int], initial: int | None = None) -> None:
         self._hash_of = hash_of
         self._items: dict[K, V] = {}
         self._hashes: dict[K, int] = {}
+        self._buckets: dict[K, int] = {}
         self._capacity = DEFAULT_CAPACITY if initial is None else table_size_for(initial)
         self._chains: dict[int, int] = {}
         self._order: list[K] | None = []
@@ -70,10 +71,12 @@ class JavaHashMap(Generic[K, V]):
 
     def _resize(self) -> None:
         self._capacity *= 2
+        mask = self._capacity - 1
+        buckets = {key: spread & mask for key, spread in self._hashes.items()}
         chains: dict[int, int] = {}
-        for spread in self._hashes.values():
-            bucket = self._bucket(spread)
+        for bucket in buckets.values():
             chains[bucket] = chains.get(bucket, 0) + 1
+        self._buckets = buckets
         self._chains = chains
 
     def put(self, key: K, value: V) -> bool:
@@ -86,6 +89,7 @@ class JavaHashMap(Generic[K, V]):
         self._items[key] = value
         self._hashes[key] = spread
         bucket = self._bucket(spread)
+        self._buckets[key] = bucket
         chain = self._chains.get(bucket, 0) + 1
         self._chains[bucket] = chain
         if chain > TREEIFY_THRESHOLD and self._capacity < MIN_TREEIFY_CAPACITY:
@@ -108,9 +112,7 @@ class JavaHashMap(Generic[K, V]):
     def keys(self) -> list[K]:
         """The keys in Java iteration order (bucket by bucket, chains in insertion order)."""
         if self._order is None:
-            mask = self._capacity - 1
-            hashes = self._hashes
-            self._order = sorted(self._items, key=lambda key: hashes[key] & mask)
+            self._order = sorted(self._items, key=self._buckets.__getitem__)
         return self._order
 
     def values(self) -> list[V]:
