@@ -271,14 +271,26 @@ class Expansion:
         self.graph = graph
         self.types = types
         self.fresh: set[Rel] = {rel for node in graph.values() for rel in node}
+        self.incoming: dict[str, list[Rel]] = {}
+        self.incoming_idents: dict[str, list[Rel]] = {}
+        for rel in self.fresh:
+            self._index(rel)
+        self._keys: list[str] = []
+        self._where: dict[Rel, tuple[int, int]] = {}
         self.results: set[Rel] = set()
         self.missing: dict[Rel, None] = {}
         self.templates: dict[tuple[str, str, Pattern], Template] = {}
         self.viable: dict[tuple[str, str, tuple[Pattern, ...]], bool] = {}
 
+    def _index(self, rel: Rel) -> None:
+        self.incoming.setdefault(rel.b, []).append(rel)
+        if rel.type == IDENT:
+            self.incoming_idents.setdefault(rel.b, []).append(rel)
+
     def add(self, node: Node, rel: Rel) -> bool:
         if node.add(rel):
             self.fresh.add(rel)
+            self._index(rel)
             return True
         return False
 
@@ -298,14 +310,8 @@ class Expansion:
         self, lists: list[list[Rel]], seeds: Iterable[tuple[int, int]]
     ) -> dict[Rel, tuple[int, int, int, int]]:
         """Each result of the pairs holding a seed relation, at its first (left, right, i, j)."""
-        position = {lists_key: index for index, lists_key in enumerate(self._keys)}
-        pointing: dict[str, dict[str, list[tuple[int, int]]]] = {}
-        idents: dict[str, list[tuple[int, int]]] = {}
-        for node_index, rels in enumerate(lists):
-            for i, rel in enumerate(rels):
-                pointing.setdefault(rel.b, {}).setdefault(rel.type, []).append((node_index, i))
-                if rel.type == IDENT:
-                    idents.setdefault(rel.b, []).append((node_index, i))
+        position = {key: index for index, key in enumerate(self._keys)}
+        where = self._where
         pairs: set[tuple[int, int, int, int]] = set()
         kinds: dict[int, dict[str, list[int]]] = {}
         for p, i in seeds:
@@ -323,17 +329,16 @@ class Expansion:
                             pairs.update((p, q, i, j) for j in places)
                     elif self._viable(kind, rel.type, _SEED_SECOND):
                         pairs.update((q, p, j, i) for j in places)
-            for kind, ends in pointing.get(self._keys[p], {}).items():
-                as_first = self._viable(rel.type, kind, _SEED_SECOND)
-                as_second = self._viable(kind, rel.type, _SEED_FIRST)
-                for q, j in ends:
-                    if p < q:
-                        if as_first:
-                            pairs.add((p, q, i, j))
-                    elif as_second:
-                        pairs.add((q, p, j, i))
+            for other in self.incoming.get(self._keys[p], ()):
+                q, j = where[other]
+                if p < q:
+                    if self._viable(rel.type, other.type, _SEED_SECOND):
+                        pairs.add((p, q, i, j))
+                elif self._viable(other.type, rel.type, _SEED_FIRST):
+                    pairs.add((q, p, j, i))
             if rel.type == IDENT:
-                for q, j in idents.get(rel.b, ()):
+                for other in self.incoming_idents.get(rel.b, ()):
+                    q, j = where[other]
                     if q != p:
                         pairs.add((p, q, i, j) if p < q else (q, p, j, i))
         places: dict[Rel, tuple[int, int, int, int]] = {}
@@ -375,6 +380,7 @@ class Expansion:
         self._keys = [node.key for node in nodes]
         lists = [list(node) for node in nodes]
         where = {rel: (n, i) for n, rels in enumerate(lists) for i, rel in enumerate(rels)}
+        self._where = where
         seeds = [where[rel] for rel in self.fresh if rel in where]
         self.fresh = set()
         places = self._first_places(lists, seeds)
