@@ -51,7 +51,8 @@ class Rel(NamedTuple):
 
 def relation_hash(rel: Rel) -> int:
     """Java ``Relation.hashCode``: ``31³ + 31²·h(A) + 31·h(B) + h(type)`` as an ``int``."""
-    return int32(31 * (31 * (31 + string_hash(rel.a)) + string_hash(rel.b)) + string_hash(rel.type))
+    a, b, kind = rel  # a plain (a, b, type) tuple hashes the same
+    return int32(31 * (31 * (31 + string_hash(a)) + string_hash(b)) + string_hash(kind))
 
 
 def is_basic(kind: str) -> bool:
@@ -329,13 +330,21 @@ class Expansion:
                             pairs.update((p, q, i, j) for j in places)
                     elif self._viable(kind, rel.type, _SEED_SECOND):
                         pairs.update((q, p, j, i) for j in places)
+            viable = self.viable
             for other in self.incoming.get(self._keys[p], ()):
                 q, j = where[other]
                 if p < q:
-                    if self._viable(rel.type, other.type, _SEED_SECOND):
+                    ok = viable.get((rel.type, other.type, _SEED_SECOND))
+                    if ok is None:
+                        ok = self._viable(rel.type, other.type, _SEED_SECOND)
+                    if ok:
                         pairs.add((p, q, i, j))
-                elif self._viable(other.type, rel.type, _SEED_FIRST):
-                    pairs.add((q, p, j, i))
+                else:
+                    ok = viable.get((other.type, rel.type, _SEED_FIRST))
+                    if ok is None:
+                        ok = self._viable(other.type, rel.type, _SEED_FIRST)
+                    if ok:
+                        pairs.add((q, p, j, i))
             if rel.type == IDENT:
                 for other in self.incoming_idents.get(rel.b, ()):
                     q, j = where[other]
@@ -352,7 +361,8 @@ class Expansion:
             if template is None:
                 continue
             ends = (r1.a, r1.b, r2.a, r2.b)
-            result = Rel(ends[template[0]], ends[template[1]], template[2])
+            # a plain tuple: equal to, and hashed as, the Rel it stands for
+            result = (ends[template[0]], ends[template[1]], template[2])
             known = places.get(result)
             if known is None or place < known:
                 places[result] = place
@@ -384,7 +394,7 @@ class Expansion:
         seeds = [where[rel] for rel in self.fresh if rel in where]
         self.fresh = set()
         places = self._first_places(lists, seeds)
-        total = len(self.results | places.keys())
+        total = len(self.results) + sum(1 for rel in places if rel not in self.results)
         if total <= self.SMALL:
             places = self._first_places(lists, list(where.values()))
             ordered = JavaHashSet(relation_hash)
@@ -405,7 +415,7 @@ class Expansion:
             pending = sorted(new, key=bucket)
         self.results.update(places)
         added = False
-        for rel in pending:
+        for rel in map(Rel._make, pending):
             node = self.graph.get(rel.a)
             if node is None:
                 self.missing[rel] = None
