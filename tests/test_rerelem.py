@@ -78,6 +78,29 @@ def test_hash_set_and_sized_map_iterate_as_java() -> None:
     assert facets.keys() == ["ID PESSOA", "ID ORGANIZACAO", "ID LOCAL"]
 
 
+TREE_KEYS = (
+    "e0,e32,e1,e2,e3,e76,e4,e5,e6,e121,e7,e8,e9,e165,e10,e11,e12,e242,e13,e14,e15,e286,e16,e17,"
+    "e18,e363,e19,e20,e21,e440,e22,e23,e24,e484,e25,e26,e27,e561,e28,e29,e30,e682,e31,e33,e34,e"
+    "880,e35,e36,e37,e1032,e38,e39,e40,e1076,e41,e42,e43,e44,e45,e46,e47,e48,e49,e50"
+)
+"""64 keys, 14 of them in one bucket (``spread & 127 == 5``): a tree bin in Java 8."""
+TREE_ORDER = (
+    "e31,e30,e33,e165,e32,e76,e121,e242,e286,e363,e440,e484,e561,e682,e880,e1032,e1076,e35,e34,"
+    "e37,e36,e39,e38,e40,e42,e41,e44,e43,e46,e45,e48,e47,e49,e50,e11,e10,e13,e12,e15,e14,e17,e1"
+    "6,e19,e18,e20,e22,e21,e24,e23,e26,e25,e28,e0,e27,e1,e2,e29,e3,e4,e5,e6,e7,e8,e9"
+)
+"""Java 17's iteration of a ``HashSet<String>`` fed ``TREE_KEYS`` in order."""
+
+
+def test_a_long_chain_becomes_a_tree_bin_as_in_java() -> None:
+    # the shipped run's retyped variant has such a bin (9 relations of one node in
+    # one bucket of 64); Java moves the tree's root to the front of the bin
+    keys = JavaHashSet(string_hash)
+    for key in TREE_KEYS.split(","):
+        keys.add(key)
+    assert ",".join(keys) == TREE_ORDER
+
+
 # ---------------------------------------------------------------------------
 # The shipped chain, step by step
 
