@@ -346,6 +346,22 @@ def test_corels_are_relation_counts_unless_unique() -> None:
     ]
 
 
+def test_the_graph_view_draws_each_documents_relations(tmp_path: Path) -> None:
+    path = tmp_path / "t.triplas"
+    path.write_text(
+        "#LOCAL\n\nDOC d1\n[CD]\na LOCAL ident b LOCAL\na LOCAL natural_de c LOCAL\n"
+        "[Part]\na LOCAL ident b LOCAL\nEOD\n\nDOC d2\n[CD]\n[Part]\nEOD\n",
+        encoding="iso-8859-1",
+    )
+    assert main(["rerelem", "graph", str(path)]) == 0
+    page = (tmp_path / "t.triplas.html").read_text()
+    assert page.count("<svg") == 1 and 'id="d1"' in page and 'id="d2"' not in page
+    assert page.count("<line") == 3 and page.count("<circle") == 3
+    assert page.count('stroke-dasharray="6 4"') == 1
+    assert page.count('stroke="#1f77b4"') == 2 and page.count('stroke="#7f7f7f"') == 1
+    assert "<title>a LOCAL natural_de c LOCAL</title>" in page
+
+
 # ---------------------------------------------------------------------------
 # Bad input: one line, exit 2, nothing written
 

@@ -4,7 +4,7 @@ Steps and files as the official chain (docs/spec/rerelem.md): ``convert``
 (t2→t1, ``_t1.xml``), ``expand`` (``.expandido``), ``select`` (``.selec``),
 ``normalize`` (``.normalizado``), ``triples`` (``.triplas``), ``filter``
 (``.filtrado``), ``evaluate`` (``.avaliado``), ``summary`` (``.resumo`` and
-``.resumo.json``).
+``.resumo.json``); ``graph`` draws a triples file's relations (``.html``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ STEPS = {
     "filter": "the relations of a scenario's types (INPUT.filtrado)",
     "evaluate": "each system relation scored against the golden ones (INPUT.avaliado)",
     "summary": "CORELs, relations and the ReRelEM score (INPUT.resumo, INPUT.resumo.json)",
+    "graph": "relation-graph view of a triples file, one SVG per document (INPUT.html)",
 }
 
 
@@ -119,8 +120,10 @@ def run_command(args: argparse.Namespace) -> int:
         result = steps.run_evaluate(
             args.input, args.output, args.fix_target_match, args.unique_corels
         )
-    else:
+    elif step == "summary":
         result = steps.run_summary(args.input, args.output)
+    else:
+        result = steps.run_graph(args.input, args.output)
     if args.warnings:
         for line in result.warnings:
             print(line, file=sys.stderr)

@@ -21,6 +21,7 @@ from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.veils import DEFAULT_GRID_PATH, Grid, read_grid
 from harem_pipeline.measures.rerelem import RerelemFigures, rerelem_figures
 from harem_pipeline.reports.rerelem import format_summary, summary_json
+from harem_pipeline.reports.rerelem_graph import format_graph_page, read_graphs
 from harem_pipeline.stages.rerelem import chain, scoring
 from harem_pipeline.stages.rerelem.convert import convert_t2_to_t1
 from harem_pipeline.stages.rerelem.relations import RelationTypes, parse_relation_types
@@ -229,6 +230,16 @@ def run_summary(path: PathLike, output: PathLike | None = None) -> StepResult:
     write_lines(target, text, _official(encoding))
     with atomic_write(json_target, "w", encoding="utf-8") as handle:
         handle.write(format_report_json(report))
+    return StepResult(target)
+
+
+def run_graph(path: PathLike, output: PathLike | None = None) -> StepResult:
+    """The relation-graph view of a triples file: ``IN.html``, one SVG per document."""
+    target = _target(path, output, ".html")
+    _, lines = read_plain_lines(path)
+    page = format_graph_page(Path(path).name, read_graphs(lines))
+    with atomic_write(target, "w", encoding="utf-8") as handle:
+        handle.write(page)
     return StepResult(target)
 
 
