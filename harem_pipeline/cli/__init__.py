@@ -50,6 +50,7 @@ COMMAND_MODULES = (
     "import_run",
     "export",
     "browse",
+    "rerelem",
 )
 # Commands whose module is named otherwise (``import`` is a Python keyword).
 COMMAND_ALIASES = {"import": "import_run"}

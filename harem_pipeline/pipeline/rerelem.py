@@ -1,0 +1,306 @@
+"""ReRelEM's steps file to file: each reads its input, calls its stage, writes atomically.
+
+File names are the official chain's (docs/spec/rerelem.md): ``.expandido``,
+``.selec``, ``.normalizado``, ``.triplas``, ``.filtrado``, ``.avaliado``,
+``.resumo`` (+ ``.resumo.json``), each the input's name plus the suffix.
+Outputs keep the input's encoding (ISO-8859-1 for the official files),
+lines end in LF as the Java writes them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from harem_pipeline.formats.alinhado import iter_lines
+from harem_pipeline.formats.jsontext import format_report_json
+from harem_pipeline.formats.veils import DEFAULT_GRID_PATH, Grid, read_grid
+from harem_pipeline.measures.rerelem import RerelemFigures, rerelem_figures
+from harem_pipeline.reports.rerelem import format_summary, summary_json
+from harem_pipeline.reports.rerelem_graph import format_graph_page, read_graphs
+from harem_pipeline.stages.rerelem import chain, scoring
+from harem_pipeline.stages.rerelem.convert import convert_t2_to_t1
+from harem_pipeline.stages.rerelem.relations import RelationTypes, parse_relation_types
+from harem_pipeline.text.atomic import atomic_write
+from harem_pipeline.text.textio import derived_path, detect_file_encoding, read_bytes, read_text
+
+PathLike = str | os.PathLike[str]
+
+EXPANDED = ".expandido"
+SELECTED = ".selec"
+NORMALIZED = ".normalizado"
+TRIPLES = ".triplas"
+FILTERED = ".filtrado"
+EVALUATED = ".avaliado"
+SUMMARY = ".resumo"
+SUMMARY_JSON = ".resumo.json"
+CONVERTED = "_t1.xml"
+
+
+@cache
+def relation_types(path: PathLike | None = None) -> RelationTypes:
+    """The ``R:`` types of ``harem.conf`` (the shipped one by default)."""
+    target = DEFAULT_GRID_PATH if path is None else Path(path)
+    return parse_relation_types(read_text(target).text.splitlines())
+
+
+@cache
+def _grid() -> Grid:
+    return read_grid()
+
+
+@dataclass(slots=True)
+class StepResult:
+    """What a step wrote and the warnings the official program prints on stderr."""
+
+    output: Path
+    warnings: list[str] = field(default_factory=list)
+
+
+def _target(path: PathLike, output: PathLike | None, suffix: str) -> Path:
+    return Path(output) if output is not None else derived_path(path, suffix)
+
+
+def _encoding(path: PathLike) -> str:
+    encoding = detect_file_encoding(path)
+    return "utf-8" if encoding == "utf-8-sig" else encoding
+
+
+def write_lines(target: Path, lines: Iterable[str], encoding: str) -> None:
+    """Write ``lines`` (no line ends) each followed by LF, atomically; nothing left on error."""
+    with atomic_write(target, "w", encoding=encoding, newline="") as handle:
+        for line in lines:
+            handle.write(line)
+            handle.write("\n")
+
+
+def _official(encoding: str) -> str:
+    """ISO-8859-1, the official programs' encoding, for files whose labels are Portuguese.
+
+    A triples file is plain ASCII (so it reads as UTF-8); its evaluation and
+    summary are written as the Java writes them.
+    """
+    return "iso-8859-1" if encoding in ("utf-8", "ascii", "latin-1", "iso-8859-1") else encoding
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def read_plain_lines(path: PathLike) -> tuple[str, list[str]]:
+    """A text file's encoding and lines, split as Java's ``readLine`` splits them."""
+    decoded = read_text(path)
+    lines = _LINE_END.split(decoded.text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    encoding = "utf-8" if decoded.encoding == "utf-8-sig" else decoded.encoding
+    return encoding, lines
+
+
+def _documents(path: PathLike) -> tuple[str, chain.AltsDocuments]:
+    encoding, lines = iter_lines(path)
+    return encoding, chain.read_documents(lines, str(path), _grid())
+
+
+def run_expand(
+    path: PathLike, output: PathLike | None = None, expand_system: bool = True
+) -> StepResult:
+    """``RelationExpanderM2 -exptudo sim`` (``nao``: ``expand_system`` False): ``IN.expandido``."""
+    target = _target(path, output, EXPANDED)
+    encoding, source = _documents(path)
+    warnings: list[str] = []
+    lines = chain.expand_documents(source, relation_types(), warnings, expand_system, str(path))
+    write_lines(target, lines, encoding)
+    return StepResult(target, warnings)
+
+
+def run_select(path: PathLike, output: PathLike | None = None) -> StepResult:
+    """``AlignmentSelector``: ``IN.selec``."""
+    target = _target(path, output, SELECTED)
+    encoding, source = _documents(path)
+    write_lines(target, chain.select_documents(source), encoding)
+    return StepResult(target)
+
+
+def run_normalize(path: PathLike, output: PathLike | None = None) -> StepResult:
+    """``IDNormalizer``: ``IN.normalizado``."""
+    target = _target(path, output, NORMALIZED)
+    encoding, source = _documents(path)
+    warnings: list[str] = []
+    write_lines(target, chain.normalize_documents(source, warnings, str(path)), encoding)
+    return StepResult(target, warnings)
+
+
+def run_triples(
+    path: PathLike, output: PathLike | None = None, normalize_types: bool = False
+) -> StepResult:
+    """``AlignmentsToTriples [-normaliza_tipos]``: ``IN.triplas``."""
+    target = _target(path, output, TRIPLES)
+    encoding, source = _documents(path)
+    warnings: list[str] = []
+    lines = chain.triples_documents(source, warnings, normalize_types, str(path))
+    write_lines(target, lines, encoding)
+    return StepResult(target, warnings)
+
+
+def scenario_filter(scenario: str | None, filter_text: str | None) -> list[str] | None:
+    """The filter's types: ``--filter 't1;t2'`` or a named scenario (``todas``, ``ident``…)."""
+    if filter_text is not None:
+        return scoring.parse_filter(filter_text, relation_types())
+    if scenario is None:
+        return None
+    types = scoring.SCENARIOS[scenario]
+    return None if types is None else list(types)
+
+
+def run_filter(
+    path: PathLike,
+    output: PathLike | None = None,
+    types: list[str] | None = None,
+    strict: bool = False,
+    keep_spurious: bool = False,
+) -> StepResult:
+    """``RelationsFilter [-filtro t1;t2]``: ``IN.filtrado``."""
+    target = _target(path, output, FILTERED)
+    encoding, lines = read_plain_lines(path)
+    write_lines(target, scoring.filter_lines(lines, types, strict, keep_spurious), encoding)
+    return StepResult(target)
+
+
+def run_evaluate(
+    path: PathLike,
+    output: PathLike | None = None,
+    fix_target_match: bool = False,
+    unique_corels: bool = False,
+) -> StepResult:
+    """``RelationsEvaluatorM2``: ``IN.avaliado``."""
+    target = _target(path, output, EVALUATED)
+    encoding, lines = read_plain_lines(path)
+    evaluated = scoring.evaluate_lines(lines, fix_target_match, unique_corels, str(path))
+    write_lines(target, evaluated, _official(encoding))
+    return StepResult(target)
+
+
+def summary_figures(counts: scoring.SummaryCounts) -> RerelemFigures:
+    """The three blocks of the summary from its counts."""
+    return rerelem_figures(
+        counts.total("corels_gold"),
+        counts.total("corels_system"),
+        counts.total("corels_correct"),
+        counts.total("rels_gold"),
+        counts.total("rels_system"),
+        counts.label(scoring.RELATION_CORRECT),
+        counts.label(scoring.COREL_CORRECT) + counts.label(scoring.SPURIOUS),
+        counts.label(scoring.MISSING),
+        counts.max_gold,
+        counts.max_system,
+        counts.score,
+    )
+
+
+def _document_rows(counts: scoring.SummaryCounts) -> dict[str, dict]:
+    return {
+        d.docid: {
+            "rels_gold": d.rels_gold,
+            "rels_system": d.rels_system,
+            "corels_gold": d.corels_gold,
+            "corels_system": d.corels_system,
+            "corels_correct": d.corels_correct,
+            "correct": d.labels[scoring.RELATION_CORRECT],
+            "corel_correct": d.labels[scoring.COREL_CORRECT],
+            "spurious": d.labels[scoring.SPURIOUS],
+            "missing": d.labels[scoring.MISSING],
+        }
+        for d in counts.documents
+    }
+
+
+def run_summary(path: PathLike, output: PathLike | None = None) -> StepResult:
+    """``GlobalRelationsEvaluatorM2``: ``IN.resumo`` and its JSON twin ``IN.resumo.json``."""
+    target = _target(path, output, SUMMARY)
+    encoding, lines = read_plain_lines(path)
+    counts = scoring.summary_counts(lines, str(path))
+    figures = summary_figures(counts)
+    text = format_summary(counts.veil, counts.scenario, figures)
+    report = summary_json(counts.veil, counts.scenario, figures, _document_rows(counts))
+    json_target = target.with_name(target.name + ".json")
+    write_lines(target, text, _official(encoding))
+    with atomic_write(json_target, "w", encoding="utf-8") as handle:
+        handle.write(format_report_json(report))
+    return StepResult(target)
+
+
+def run_graph(path: PathLike, output: PathLike | None = None) -> StepResult:
+    """The relation-graph view of a triples file: ``IN.html``, one SVG per document."""
+    target = _target(path, output, ".html")
+    _, lines = read_plain_lines(path)
+    page = format_graph_page(Path(path).name, read_graphs(lines))
+    with atomic_write(target, "w", encoding="utf-8") as handle:
+        handle.write(page)
+    return StepResult(target)
+
+
+def run_convert(path: PathLike, output: PathLike | None = None) -> StepResult:
+    """``RerelemChangeNotationM2 -t2t1``: ``IN_t1.xml`` (``IN`` without ``.xml``)."""
+    source = Path(path)
+    if output is not None:
+        target = Path(output)
+    else:
+        name = source.name[:-4] if source.name.endswith(".xml") else source.name
+        target = source.with_name(name + CONVERTED)
+    data = read_bytes(path)
+    warnings: list[str] = []
+    converted = convert_t2_to_t1(data, str(path), warnings)
+    with atomic_write(target, "wb", encoding=None, newline=None) as handle:
+        handle.write(converted)
+    return StepResult(target, warnings)
+
+
+@dataclass(slots=True)
+class ChainResult:
+    """The files of one chain run: the shared record stages, then one summary per scenario."""
+
+    expanded: Path
+    triples: Path
+    summaries: dict[str, Path]
+    warnings: list[str]
+
+
+def run_chain(
+    alts: PathLike,
+    scenarios: Iterable[str] = tuple(scoring.SCENARIOS),
+    folder: PathLike | None = None,
+    fix_target_match: bool = False,
+    strict_filter: bool = False,
+    unique_corels: bool = False,
+) -> ChainResult:
+    """The whole chain from an ``.alts``: expand … triples once, filter … summary per scenario.
+
+    Scenario ``s`` writes ``TRIPLES.s.filtrado`` and what follows in ``folder``
+    (default: beside the input).
+    """
+    base = Path(folder) / Path(alts).name if folder is not None else Path(alts)
+    expanded = run_expand(alts, str(base) + EXPANDED)
+    selected = run_select(expanded.output)
+    normalized = run_normalize(selected.output)
+    triples = run_triples(normalized.output)
+    summaries: dict[str, Path] = {}
+    for scenario in scenarios:
+        filtered = run_filter(
+            triples.output,
+            str(triples.output) + f".{scenario}{FILTERED}",
+            scenario_filter(scenario, None),
+            strict_filter,
+        )
+        evaluated = run_evaluate(filtered.output, None, fix_target_match, unique_corels)
+        summaries[scenario] = run_summary(evaluated.output).output
+    warnings = expanded.warnings + normalized.warnings + triples.warnings
+    return ChainResult(expanded.output, triples.output, summaries, warnings)
+
+
+def iter_nonheader(lines: Iterable[str]) -> Iterator[str]:
+    """Lines without the ``#`` ones (how the reference outputs are compared)."""
+    return (line for line in lines if not line.startswith("#"))
