@@ -39,11 +39,11 @@ from harem_pipeline.reports.html import write_report_html
 from harem_pipeline.stages.emir import EmirParams
 from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.atomic import write_text_atomic
-from harem_pipeline.text.textio import read_head, read_json_object
+from harem_pipeline.text.textio import read_json_object
 from harem_pipeline.tools.predictions import run_import
+from harem_pipeline.tools.simulate import is_simulated
 
 PathLike = str | os.PathLike[str]
-SIMULATED_MARK = b"simulated run"
 
 
 # What the steps import only when they run (so that one command loads only its
@@ -221,11 +221,6 @@ def ida(
         grid_path=grid,
     )
     return [outputs.text_path, outputs.json_path]
-
-
-def is_simulated(path: PathLike) -> bool:
-    """True when the run file says it is a simulated run (``harem simulate``'s header)."""
-    return SIMULATED_MARK in read_head(path, 1024)
 
 
 def _load(path: Path | None) -> dict[str, Any] | None:
