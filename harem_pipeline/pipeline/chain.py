@@ -63,6 +63,7 @@ LAZY_MODULES = (
     "harem_pipeline.stages.veus",
     "harem_pipeline.formats.vizir",
     "harem_pipeline.pipeline.parallel",
+    "harem_pipeline.pipeline.browse",
     "numpy.random",  # the bootstraps' generator, which numpy itself loads lazily
 )
 
@@ -296,11 +297,13 @@ def summary(
     *,
     morphology: bool = True,
     incomplete: Sequence[str] = (),
+    browsed: Sequence[str] = (),
 ) -> list[Path]:
     """``summary.md``, ``summary.csv`` and ``summary.json`` (JSON last: it is the anchor).
 
     Without ``morphology`` (a collection with no MORF) the summary says so
-    once; ``incomplete`` names the runs whose reports are missing.
+    once; ``incomplete`` names the runs whose reports are missing, ``browsed``
+    those whose alignment pages (``browse``) are written, which the report links.
     """
     folder = Path(folder)
     reports = collect_reports(files)
@@ -331,6 +334,7 @@ def summary(
         "runs": [run.name for run in campaign.runs],
         "morphology": morphology,
         "charts": campaign.charts,
+        "browse": list(browsed),
     }
     if incomplete:
         data["incomplete"] = list(incomplete)
@@ -345,6 +349,22 @@ def is_incomplete_summary(path: PathLike) -> bool:
     """Whether the summary at ``path`` was written after a failure (``incomplete`` in it)."""
     path = Path(path)
     return path.is_file() and "incomplete" in read_json_object(path)
+
+
+def browse(
+    cd: PathLike,
+    run: PathLike,
+    output: PathLike,
+    avalida: PathLike,
+    emir: PathLike | None,
+    run_name: str,
+) -> list[Path]:
+    """``harem browse`` of a campaign run: its pages in the folder ``output``, replaced whole;
+    every file written (the manifest pins each page)."""
+    from harem_pipeline.pipeline.browse import write_browse
+
+    write_browse(cd, run, output, avalida, emir, run_name)
+    return sorted(path for path in Path(output).rglob("*") if path.is_file())
 
 
 def report(summary_json: PathLike, output: PathLike) -> list[Path]:

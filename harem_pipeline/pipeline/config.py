@@ -61,6 +61,7 @@ TOP_LEVEL_KEYS = {
     "penalties",
     "grid",
     "charts",
+    "browse",
 }
 RUN_KEYS = {"path", "name", "veil", "format", "scheme"}
 _VARIANT = re.compile(r"^[a-z]{2}$")
@@ -128,6 +129,10 @@ class Campaign:
     charts: bool = True
     """Draw the HTML report's charts.  They change no figure; without them a build spends
     no time in matplotlib (about a second per report), which a run in CI may not need."""
+    browse: bool = True
+    """Write every run's alignment pages (``harem browse``) to ``<output>/<run>/browse/``,
+    linked from the report.  They change no figure; without them a build spends no time
+    aligning each run a second time for its token view (a few seconds per run)."""
 
     def run(self, name: str) -> RunSpec:
         """The run called ``name`` (a ConfigError naming the known ones otherwise)."""
@@ -521,6 +526,7 @@ class _Loader:
                 ) from None
         penalties = self.expect("penalties", data.get("penalties", False), bool, "true or false")
         charts = self.expect("charts", data.get("charts", True), bool, "true or false")
+        browse = self.expect("browse", data.get("browse", True), bool, "true or false")
         campaign = Campaign(
             source=self.path.resolve(),
             collection=self.existing_file("collection", data["collection"]),
@@ -537,6 +543,7 @@ class _Loader:
             penalties=penalties,
             grid=self.grid(data.get("grid")),
             charts=charts,
+            browse=browse,
         )
         for i, subset in enumerate(campaign.subsets):
             if subset.selective and not all(run.veil for run in campaign.runs):
@@ -606,6 +613,8 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
                 scored = f"{base}.{subset.name}.{suffix}"
                 files += [f"{scored}.{ext}" for ext in ("vizir", "altmor", "ida2mor")]
                 files.append(f"{scored}.ida2mor.json")
+        if campaign.browse:  # the alignment pages: a folder, its manifest beside it
+            files += ["browse", f"browse{MANIFEST_SUFFIX}"]
         names.append(folder)
         names += [folder / name for name in files]
     anchors = [n for n in names if n.suffix not in ("", ".json", ".stderr")]
