@@ -154,3 +154,17 @@ def test_a_link_to_a_run_opens_its_block(page: Path, tmp_path: Path) -> None:
     assert "<title>saida-sim-strong:false,saida-real:true,saida-sim-weak:false</title>" in (
         result.stdout
     )
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_links_to_the_alignment_pages_keep_the_leaderboard_in_its_box(
+    tmp_path: Path, width: int
+) -> None:
+    summary = fake_summary()
+    summary["campaign"]["browse"] = ["sim-strong", "sim-weak", "real"]
+    page = tmp_path / "report.html"
+    page.write_text(render_report(summary), encoding="utf-8")
+    found = measure(page, tmp_path, width)
+    assert found["page"] <= width, found
+    scroll, box = found["board"]
+    assert scroll <= box, found

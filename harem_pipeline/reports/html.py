@@ -73,7 +73,7 @@ details.run[open]>summary{border-bottom:1px solid #eee;margin-bottom:.5rem}
 .charts svg{width:100%;height:auto;display:block}
 .charts figcaption{font-size:.9rem;color:#444;margin-top:.25rem}
 .sim{color:#8d6e00;font-weight:normal;font-size:.8rem}
-a.browse{font-size:.8rem;font-weight:normal;white-space:nowrap}
+a.browse{font-size:.8rem;font-weight:normal;white-space:nowrap} td.name a.browse{display:block}
 """
 
 SORT_SCRIPT = """
