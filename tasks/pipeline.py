@@ -441,6 +441,47 @@ def ida2id_scenario(ida2mor: Ida2Mor | None, strict: Ida) -> str:
     return "relative" if strict.kind == "relative" else "absolute"
 
 
+class Browse(RunTask, StageTask):
+    """``harem browse``: the run's alignments as static pages in ``<run>/browse/``, which
+    the report links; the CSC from subset ``total``'s Emir file when the campaign has it.
+
+    Its anchor is the folder (the manifest, ``browse.manifest.json``, beside
+    it), and its manifest pins every page, so a page edited or deleted
+    rebuilds the folder, whole.
+    """
+
+    stage = "browse"
+
+    def emir(self) -> Emir | None:
+        if not any(subset.name == "total" for subset in self.campaign.subsets):
+            return None
+        return Emir(config=self.config, run_name=self.run_name, subset="total")
+
+    def requires(self) -> list[luigi.Task]:
+        emir = self.emir()
+        return [Avalida(config=self.config, run_name=self.run_name), *([emir] if emir else [])]
+
+    def anchor(self) -> Path:
+        return self.folder / "browse"
+
+    def output_names(self) -> list[Path]:
+        return [self.anchor()]
+
+    def input_paths(self) -> list[Path]:
+        return [self.campaign.collection, self.harem_run, *(t.anchor() for t in self.requires())]
+
+    def produce(self) -> list[Path]:
+        emir = self.emir()
+        return chain.browse(
+            self.campaign.collection,
+            self.harem_run,
+            self.anchor(),
+            self.requires()[0].anchor(),
+            None if emir is None else emir.anchor(),
+            self.run_name,
+        )
+
+
 class Summary(CampaignTask, StageTask):
     """The campaign summary (Markdown, CSV, JSON) over every run, subset and scenario."""
 
@@ -491,13 +532,20 @@ class Summary(CampaignTask, StageTask):
         for run in self.campaign.runs:
             for subset in self.campaign.subsets:
                 tasks += self.tempo_reports(run.name, subset.name)
-        return list(dict.fromkeys(tasks))
+        return [*dict.fromkeys(tasks), *self.browse()]
+
+    def browse(self) -> list[Browse]:
+        """Every run's alignment pages (none with ``browse: false``)."""
+        if not self.campaign.browse:
+            return []
+        return [Browse(config=self.config, run_name=run.name) for run in self.campaign.runs]
 
     def stage_params(self) -> dict[str, Any]:
         return {
             "morphology": self.morphology,
             "charts": self.campaign.charts,
             "tempo": list(self.tempo_modes),
+            "browse": self.campaign.browse,
         }
 
     def report_files(self, missing: frozenset[str] = frozenset()) -> list[chain.ReportFiles]:
@@ -564,6 +612,9 @@ class Summary(CampaignTask, StageTask):
             folder,
             morphology=self.morphology,
             incomplete=incomplete,
+            browsed=[
+                t.run_name for t in self.browse() if t.run_name not in missing and t.complete()
+            ],
         )
         chain.report(self.anchor(), folder / "report.html")
 
@@ -576,14 +627,22 @@ class Summary(CampaignTask, StageTask):
     def input_paths(self) -> list[Path]:
         return chain.existing(
             [
-                *(chain.json_twin(t.anchor()) for t in self.requires()),
+                *(
+                    chain.json_twin(t.anchor())
+                    for t in self.requires()
+                    if not isinstance(t, Browse)
+                ),
                 *(run.path for run in self.campaign.runs),
             ]
         )
 
     def produce(self) -> list[Path]:
         return chain.summary(
-            self.campaign, self.report_files(), self.anchor().parent, morphology=self.morphology
+            self.campaign,
+            self.report_files(),
+            self.anchor().parent,
+            morphology=self.morphology,
+            browsed=[task.run_name for task in self.browse()],
         )
 
 
@@ -707,9 +766,10 @@ def refresh_an_incomplete_summary(task: RunTask) -> None:
     The incomplete summary shows the runs whose reports are all complete, so it
     changes only when a run's last report (identification, morphology or
     semantic, whichever finishes last) is written: it is refreshed then, once
-    per run, not redrawn after every report of a campaign of many subsets.
+    per run, not redrawn after every report of a campaign of many subsets
+    (and once more when the run's alignment pages are, for the report's links).
     """
-    if not isinstance(task, Ida2ID | Ida2Mor | Ida):
+    if not isinstance(task, Ida2ID | Ida2Mor | Ida | Browse):
         return
     if not chain.is_incomplete_summary(task.campaign.output / "summary.json"):
         return

@@ -25,7 +25,7 @@ from tests.helpers.campaign import build, make_campaign, outputs
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     config = make_campaign(tmp_path_factory.mktemp("campaign"), documents=3)
-    assert len(build(config)) == 28  # 2 runs × 13 stages, the summary and the report
+    assert len(build(config)) == 30  # 2 runs × 14 stages (the pages too), summary, report
     yield config
 
 
@@ -44,7 +44,7 @@ def cp_a(built: Path, folder: Path) -> Path:
 
 def test_no_manifest_holds_an_absolute_path(built: Path) -> None:
     texts = [p.read_text("utf-8") for p in built.parent.rglob("*.manifest.json")]
-    assert len(texts) == 28 + 1
+    assert len(texts) == 30 + 1
     assert not any(str(built.parent) in text for text in texts)
     align = json.loads((built.parent / "out/strong/strong.alinhado.manifest.json").read_text())
     assert sorted(align["inputs"]) == ["cd.txt", "runs/strong.txt"]

@@ -38,6 +38,7 @@ def test_minimal_campaign_gets_the_defaults(campaign_dir: Path) -> None:
     assert campaign.style == "harem"
     assert campaign.workers == 1
     assert campaign.charts is True
+    assert campaign.browse is True
 
 
 def test_paths_are_relative_to_the_file_not_the_working_folder(
@@ -97,6 +98,10 @@ def test_paths_are_relative_to_the_file_not_the_working_folder(
         (
             "collection: cd.txt\nruns: [runs/a.txt]\noutput: out\ncharts: no charts\n",
             "charts: expected true or false, found str",
+        ),
+        (
+            "collection: cd.txt\nruns: [runs/a.txt]\noutput: out\nbrowse: 0\n",
+            "browse: expected true or false, found int",
         ),
         ("- just\n- a list\n", "(top): expected a mapping"),
         ("collection: [unclosed\n", "not valid YAML"),

@@ -7,46 +7,17 @@ reason, never passed silently.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from harem_pipeline.reports.html import render_report
+from tests.helpers.chromium import CHROMIUM, chromium, console_messages, title_of
 from tests.helpers.report_fixtures import fake_summary
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (Debian package 'chromium')"
 )
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--enable-logging=stderr",
-    "--log-level=0",
-]
-
-
-def chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    profile = tmp_path / "profile"
-    return subprocess.run(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
-def console_messages(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
 
 
 @pytest.fixture(scope="module")
@@ -128,8 +99,7 @@ def measure(page: Path, tmp_path: Path, width: int, shot: Path | None = None) ->
         args.insert(1, f"--screenshot={shot}")
     result = chromium(tmp_path, *args)
     assert console_messages(result.stderr) == []
-    title = result.stdout.split("<title>", 1)[1].split("</title>", 1)[0]
-    return json.loads(title.replace("&quot;", '"').replace("&amp;", "&"))
+    return json.loads(title_of(result.stdout).replace("&quot;", '"').replace("&amp;", "&"))
 
 
 @pytest.mark.parametrize("width", [1400, 800])
@@ -184,3 +154,17 @@ def test_a_link_to_a_run_opens_its_block(page: Path, tmp_path: Path) -> None:
     assert "<title>saida-sim-strong:false,saida-real:true,saida-sim-weak:false</title>" in (
         result.stdout
     )
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_links_to_the_alignment_pages_keep_the_leaderboard_in_its_box(
+    tmp_path: Path, width: int
+) -> None:
+    summary = fake_summary()
+    summary["campaign"]["browse"] = ["sim-strong", "sim-weak", "real"]
+    page = tmp_path / "report.html"
+    page.write_text(render_report(summary), encoding="utf-8")
+    found = measure(page, tmp_path, width)
+    assert found["page"] <= width, found
+    scroll, box = found["board"]
+    assert scroll <= box, found

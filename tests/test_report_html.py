@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
 from harem_pipeline.reports import charts
 from harem_pipeline.reports.html import NO_CHARTS, render_report, run_anchor
+from tests.helpers.campaign import build, make_campaign
 from tests.helpers.report_fixtures import fake_summary
 
 
@@ -207,3 +211,57 @@ def test_incomplete_and_no_morphology_are_said_once() -> None:
         page, "leaderboard-details"
     )
     assert "Ida2Mor&#x27;s combined" not in page
+
+
+def browse_links(page: str) -> list[str]:
+    """Every link of the page to alignment pages (``<run>/browse/…``)."""
+    return re.findall(r'href="([^"#]*/browse/[^"]*)"', page)
+
+
+def test_runs_and_their_categories_link_the_pages_the_campaign_wrote() -> None:
+    summary = fake_summary()
+    summary["campaign"]["browse"] = ["real"]
+    page = render_report(summary)
+    # the name in the leaderboard and in its details table, and in the run's block; a
+    # category cell in each of the run's 4 tables of strict Ida figures (2 subsets × 2
+    # scenarios); the other runs' pages were not written, so not linked
+    assert (
+        sorted(browse_links(page))
+        == ["real/browse/index.html"] * 3 + ["real/browse/index.html#cat=PESSOA"] * 4
+    )
+    assert leaderboard(page).count('class="browse" href="real/browse/index.html"') == 1
+    block = page.split(f'id="{run_anchor("real")}"')[1].split("</summary>")[0]
+    assert 'href="real/browse/index.html"' in block
+    # the run's name still leads to its block on this page
+    assert f'<a href="#{run_anchor("real")}">real</a>' in leaderboard(page)
+
+
+def test_no_links_to_pages_a_campaign_did_not_write(page: str) -> None:
+    assert browse_links(page) == []
+    assert 'class="browse"' not in page
+
+
+def test_a_campaign_links_every_run_to_its_pages_and_they_exist(tmp_path: Path) -> None:
+    config = make_campaign(tmp_path, documents=3)
+    build(config)
+    out = tmp_path / "out"
+    page = (out / "report.html").read_text(encoding="utf-8")
+    links = browse_links(page)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["campaign"]["browse"] == ["strong", "weak"]
+    categories = {r["run"]: list(r["classification"]["por_categoria"]) for r in summary["reports"]}
+    assert categories["strong"]  # the per-category table is there to link
+    for run in ("strong", "weak"):
+        assert links.count(f"{run}/browse/index.html") == 3
+        assert sorted(link for link in links if link.startswith(f"{run}/browse/index.html#")) == [
+            f"{run}/browse/index.html#cat={c}" for c in sorted(categories[run])
+        ]
+    for link in links:
+        target = out / unquote(link.split("#")[0])
+        assert target.is_file(), link
+    # the index filters by the names the report links: each category with errors there
+    # is one of the Ida report's
+    index = (out / "strong" / "browse" / "index.html").read_text(encoding="utf-8")
+    filtered = {c for cats in re.findall(r'data-cats="([^"]*)"', index) for c in cats.split()}
+    assert filtered and filtered <= set(categories["strong"]), filtered
+    assert len(list((out / "strong" / "browse" / "docs").glob("*.html"))) == 3

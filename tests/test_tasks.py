@@ -29,9 +29,10 @@ from tests.helpers.campaign import (
 )
 
 CHAIN = {"Align", "Avalida", "Veus", "AltinaID", "Ida2ID", "Vizir", "AltinaMor", "Ida2Mor"}
-CHAIN |= {"Alts", "Emir", "AltSem", "Ida"}
-STAGES = 13
-"""Tasks per run in the test campaign (one subset, the absolute scenario): the Ida twice."""
+CHAIN |= {"Alts", "Emir", "AltSem", "Ida", "Browse"}
+STAGES = 14
+"""Tasks per run in the test campaign (one subset, the absolute scenario): the Ida twice,
+and the alignment pages."""
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +103,46 @@ def test_drawing_the_charts_reruns_the_summary_and_report_only(campaign: Path) -
     assert "<svg" in report.read_text(encoding="utf-8")
     summary = json.loads((campaign.parent / "out" / "summary.json").read_text(encoding="utf-8"))
     assert summary["campaign"]["charts"] is True
+
+
+def test_the_alignment_pages_rerun_when_the_emir_does_and_go_with_browse_false(
+    campaign: Path,
+) -> None:
+    out = campaign.parent / "out"
+    pages = out / "strong" / "browse" / "index.html"
+    manifest = json.loads((out / "strong" / "browse.manifest.json").read_text(encoding="utf-8"))
+    assert manifest["stage"] == "browse"
+    assert sorted(manifest["inputs"]) == [
+        "$output/strong/strong.alinhado.avalida",
+        "$output/strong/strong.alinhado.avalida.total.alts.emir",
+        "cd.txt",
+        "runs/strong.txt",
+    ]
+    assert "$output/strong/browse/index.html" in manifest["outputs"]
+    assert len([k for k in manifest["outputs"] if "/browse/docs/" in k]) == 6  # a page each
+    text = campaign.read_text(encoding="utf-8")
+    # Other Emir weights: new .emir files, so the pages (their CSC) are written again.
+    campaign.write_text(text + 'weights: "1;1;0.5;0.5"\n', encoding="utf-8")
+    ran = build(campaign)
+    assert sorted(name for family, name in ran if family == "Browse") == ["strong", "weak"]
+    # Without the pages: the summary and the report only, which no longer link them.
+    campaign.write_text(text + "browse: false\n", encoding="utf-8")
+    ran = build(campaign)
+    assert "Browse" not in {family for family, _ in ran} and "Emir" in {f for f, _ in ran}
+    assert "browse/index.html" not in (out / "report.html").read_text(encoding="utf-8")
+    assert (
+        json.loads((out / "summary.json").read_text(encoding="utf-8"))["campaign"]["browse"] == []
+    )
+    # Back on: the pages of the same inputs are complete; the report links them again.
+    campaign.write_text(text, encoding="utf-8")
+    ran = build(campaign)
+    assert "Browse" not in {family for family, _ in ran}
+    assert "strong/browse/index.html" in (out / "report.html").read_text(encoding="utf-8")
+    # An edited page is rebuilt (the manifest pins every page), and what follows it.
+    page = out / "strong" / "browse" / "docs" / "00000.html"
+    page.write_text("edited", encoding="utf-8")
+    assert build(campaign) == [("Browse", "strong"), ("Summary", None), ("Report", None)]
+    assert page.read_text(encoding="utf-8") != "edited" and pages.is_file()
 
 
 def test_changing_the_collection_reruns_everything(campaign: Path) -> None:

@@ -32,13 +32,15 @@ from harem_pipeline.formats.alinhado import (
 from harem_pipeline.formats.harem_xml import open_collection
 from harem_pipeline.formats.semantic import iter_semantic_lines
 from harem_pipeline.pipeline.align_steps import check_shared_documents
+from harem_pipeline.pipeline.manifest import OUTPUT_KEY, Places, digest_file
 from harem_pipeline.reports import browse
-from harem_pipeline.stages.align import DocumentPair, _pair_documents, document_pairs, pair_lines
+from harem_pipeline.stages.align import DocumentPair, document_pairs, pair_documents, pair_lines
 from harem_pipeline.stages.align_tokens import pair_token_text
 from harem_pipeline.stages.avalida import evaluate_lines
 from harem_pipeline.stages.browse import BrowseDocument, link_document, unnumbered
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.java import java_trim
+from harem_pipeline.tools.simulate import is_simulated
 
 PathLike = str | os.PathLike[str]
 
@@ -109,8 +111,6 @@ def write_browse(
         raise InputError(str(target), "a folder for the pages (or no file there)", "a file")
     name = run_name or Path(run_path).name
     if note is None:
-        from harem_pipeline.pipeline.chain import is_simulated  # the campaign's own test
-
         note = browse.SIMULATED_NOTE if is_simulated(run_path) else ""
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
@@ -145,7 +145,7 @@ def _write_pages(
     (folder / "docs").mkdir()
     pages: list[tuple[BrowseDocument, int]] = []
     for position, pair in enumerate(document_pairs(cd, run, warnings)):
-        cd_doc, run_doc, _ = _pair_documents(pair)
+        cd_doc, run_doc, _ = pair_documents(pair)
         run_docids.append(run_doc.docid)
         numbered = [line for line in parse_lines(pair_token_text(pair)) if isinstance(line, Record)]
         records = _evaluated_records(pair, evaluated, avalida, cd_doc.docid, numbered)
@@ -260,17 +260,44 @@ def campaign_inputs(run_dir: PathLike) -> tuple[Path, Path, Path, Path | None, s
                 "a campaign run's folder (OUT/<run>, made by harem run)",
                 f"no {needed.name}",
             )
-    inputs = list(json.loads(manifest.read_text(encoding="utf-8")).get("inputs", {}))
+    inputs = json.loads(manifest.read_text(encoding="utf-8")).get("inputs", {})
     run_base, cd_base = _header_names(folder / f"{name}.alinhado")
-    by_name = {Path(path).name: Path(path) for path in inputs}
+    by_name = {Path(key).name: key for key in inputs}
     if run_base not in by_name or cd_base not in by_name:
         raise InputError(
             str(manifest),
             f"the inputs {run_base} and {cd_base} of the alignment",
             ", ".join(by_name),
         )
+    cd, run = (
+        _input_file(manifest, by_name[base], inputs[by_name[base]].get("sha256"), folder.parent)
+        for base in (cd_base, run_base)
+    )
     emir = folder / f"{name}.alinhado.avalida.total.alts.emir"
-    return by_name[cd_base], by_name[run_base], avalida, emir if emir.is_file() else None, name
+    return cd, run, avalida, emir if emir.is_file() else None, name
+
+
+def _input_file(manifest: Path, key: str, sha256: str | None, output: Path) -> Path:
+    """The file a campaign manifest's ``key`` names (``Places``): in the output folder, by
+    its absolute path, or relative to the folder of ``pipeline.yaml``, which the output
+    folder does not record: the working folder or one above the output folder, the first
+    that holds a file of the recorded content."""
+    if key == OUTPUT_KEY or key.startswith(OUTPUT_KEY + "/"):
+        return Places(output, output).path(key)
+    if Path(key).is_absolute():
+        return Path(key)
+    for base in (Path.cwd(), *Path(os.path.abspath(output)).parents):
+        candidate = base / key
+        try:
+            if digest_file(candidate).sha256 == sha256:
+                return candidate
+        except OSError:
+            continue
+    raise InputError(
+        str(manifest),
+        f"the input {key} of the alignment, in the working folder or above the output folder",
+        "no file of its recorded content",
+    )
 
 
 def _header_names(alinhado: Path) -> tuple[str, str]:

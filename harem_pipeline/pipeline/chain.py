@@ -40,11 +40,11 @@ from harem_pipeline.reports.tempo import format_tempo_markdown, tempo_rows
 from harem_pipeline.stages.emir import EmirParams
 from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.atomic import write_text_atomic
-from harem_pipeline.text.textio import read_head, read_json_object
+from harem_pipeline.text.textio import read_json_object
 from harem_pipeline.tools.predictions import run_import
+from harem_pipeline.tools.simulate import is_simulated
 
 PathLike = str | os.PathLike[str]
-SIMULATED_MARK = b"simulated run"
 
 
 # What the steps import only when they run (so that one command loads only its
@@ -64,6 +64,7 @@ LAZY_MODULES = (
     "harem_pipeline.stages.veus",
     "harem_pipeline.formats.vizir",
     "harem_pipeline.pipeline.parallel",
+    "harem_pipeline.pipeline.browse",
     "numpy.random",  # the bootstraps' generator, which numpy itself loads lazily
 )
 
@@ -224,11 +225,6 @@ def ida(
     return [outputs.text_path, outputs.json_path]
 
 
-def is_simulated(path: PathLike) -> bool:
-    """True when the run file says it is a simulated run (``harem simulate``'s header)."""
-    return SIMULATED_MARK in read_head(path, 1024)
-
-
 def _load(path: Path | None) -> dict[str, Any] | None:
     """A report's JSON without its per-document counts (those stay in the report itself)."""
     if path is None or not path.is_file():
@@ -312,11 +308,13 @@ def summary(
     *,
     morphology: bool = True,
     incomplete: Sequence[str] = (),
+    browsed: Sequence[str] = (),
 ) -> list[Path]:
     """``summary.md``, ``summary.csv`` and ``summary.json`` (JSON last: it is the anchor).
 
     Without ``morphology`` (a collection with no MORF) the summary says so
-    once; ``incomplete`` names the runs whose reports are missing.
+    once; ``incomplete`` names the runs whose reports are missing, ``browsed``
+    those whose alignment pages (``browse``) are written, which the report links.
     """
     folder = Path(folder)
     reports = collect_reports(files)
@@ -347,6 +345,7 @@ def summary(
         "runs": [run.name for run in campaign.runs],
         "morphology": morphology,
         "charts": campaign.charts,
+        "browse": list(browsed),
     }
     if incomplete:
         data["incomplete"] = list(incomplete)
@@ -363,6 +362,22 @@ def is_incomplete_summary(path: PathLike) -> bool:
     """Whether the summary at ``path`` was written after a failure (``incomplete`` in it)."""
     path = Path(path)
     return path.is_file() and "incomplete" in read_json_object(path)
+
+
+def browse(
+    cd: PathLike,
+    run: PathLike,
+    output: PathLike,
+    avalida: PathLike,
+    emir: PathLike | None,
+    run_name: str,
+) -> list[Path]:
+    """``harem browse`` of a campaign run: its pages in the folder ``output``, replaced whole;
+    every file written (the manifest pins each page)."""
+    from harem_pipeline.pipeline.browse import write_browse
+
+    write_browse(cd, run, output, avalida, emir, run_name)
+    return sorted(path for path in Path(output).rglob("*") if path.is_file())
 
 
 def report(summary_json: PathLike, output: PathLike) -> list[Path]:

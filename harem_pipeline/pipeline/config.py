@@ -63,6 +63,7 @@ TOP_LEVEL_KEYS = {
     "grid",
     "charts",
     "tempo",
+    "browse",
 }
 RUN_KEYS = {"path", "name", "veil", "format", "scheme"}
 _VARIANT = re.compile(r"^[a-z]{2}$")
@@ -133,6 +134,10 @@ class Campaign:
     tempo: tuple[int, ...] | None = None
     """The TEMPO track's modes (``tempo: {modes: [...]}``; ``()``: off); None: every mode
     when the collection has TEMPO attributes (``pipeline.tempo.campaign_tempo_modes``)."""
+    browse: bool = True
+    """Write every run's alignment pages (``harem browse``) to ``<output>/<run>/browse/``,
+    linked from the report.  They change no figure; without them a build spends no time
+    aligning each run a second time for its token view (a few seconds per run)."""
 
     def run(self, name: str) -> RunSpec:
         """The run called ``name`` (a ConfigError naming the known ones otherwise)."""
@@ -530,6 +535,7 @@ class _Loader:
             tempo = tempo_modes_setting(data.get("tempo"))
         except ValueError as exc:
             raise self.fail("tempo", str(exc), "e.g. tempo: {modes: [1, 2, 3]}") from None
+        browse = self.expect("browse", data.get("browse", True), bool, "true or false")
         campaign = Campaign(
             source=self.path.resolve(),
             collection=self.existing_file("collection", data["collection"]),
@@ -547,6 +553,7 @@ class _Loader:
             grid=self.grid(data.get("grid")),
             charts=charts,
             tempo=tempo,
+            browse=browse,
         )
         for i, subset in enumerate(campaign.subsets):
             if subset.selective and not all(run.veil for run in campaign.runs):
@@ -617,6 +624,8 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
                 scored = f"{base}.{subset.name}.{suffix}"
                 files += [f"{scored}.{ext}" for ext in ("vizir", "altmor", "ida2mor")]
                 files.append(f"{scored}.ida2mor.json")
+        if campaign.browse:  # the alignment pages: a folder, its manifest beside it
+            files += ["browse", f"browse{MANIFEST_SUFFIX}"]
         names.append(folder)
         names += [folder / name for name in files]
     anchors = [n for n in names if n.suffix not in ("", ".json", ".stderr")]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -74,6 +74,7 @@ details.run[open]>summary{border-bottom:1px solid #eee;margin-bottom:.5rem}
 .charts svg{width:100%;height:auto;display:block}
 .charts figcaption{font-size:.9rem;color:#444;margin-top:.25rem}
 .sim{color:#8d6e00;font-weight:normal;font-size:.8rem}
+a.browse{font-size:.8rem;font-weight:normal;white-space:nowrap} td.name a.browse{display:block}
 """
 
 SORT_SCRIPT = """
@@ -235,9 +236,26 @@ def _where(subset: str | None, scenario: str | None) -> str:
     return ", ".join(parts)
 
 
-def render_leaderboard(reports: Sequence[Mapping[str, Any]], morphology: bool = True) -> str:
+def _browse_link(run: str, browsed: Collection[str]) -> str:
+    """A link to ``run``'s alignment pages beside its name (none when the campaign wrote
+    none for it): the name itself leads to the run's block on this page."""
+    if run not in browsed:
+        return ""
+    return (
+        f' <a class="browse" href="{escape(run_browse_link(run))}" '
+        'title="Os alinhamentos da saída, documento a documento (harem browse)">'
+        "alinhamentos</a>"
+    )
+
+
+def render_leaderboard(
+    reports: Sequence[Mapping[str, Any]],
+    morphology: bool = True,
+    browsed: Collection[str] = (),
+) -> str:
     """The compact leaderboard (fits a 1400 px window), and in a ``<details>`` the other
-    measures of the same reports with every signature."""
+    measures of the same reports with every signature; each run linked to its alignment
+    pages when it is one of ``browsed``."""
     entries = _leaderboard_entries(reports)
     main = _columns(LEADERBOARD_COLUMNS, morphology)
     detail = _columns(DETAIL_COLUMNS, morphology)
@@ -253,7 +271,8 @@ def render_leaderboard(reports: Sequence[Mapping[str, Any]], morphology: bool = 
             rows.append(
                 f"<tr>{rank}"
                 f'<td class="name" data-value="{escape(report["run"])}">'
-                f'<a href="#{run_anchor(report["run"])}">{_run_label(report)}</a></td>'
+                f'<a href="#{run_anchor(report["run"])}">{_run_label(report)}</a>'
+                f"{_browse_link(report['run'], browsed)}</td>"
                 f"{cells}</tr>"
             )
         return (
@@ -284,9 +303,10 @@ def _signature(report: Mapping[str, Any]) -> str:
     )
 
 
-def render_categories(semantic: Mapping[str, Any] | None) -> str:
+def render_categories(semantic: Mapping[str, Any] | None, browse_run: str | None = None) -> str:
     """The per-category table of an Ida report (the Sultão tables): P, R, F of both blocks,
-    collapsed (one click away)."""
+    collapsed (one click away); with ``browse_run``, each category links to that run's
+    alignment pages filtered on it."""
     categories = (semantic or {}).get("por_categoria") or {}
     if not categories:
         return ""
@@ -302,7 +322,11 @@ def render_categories(semantic: Mapping[str, Any] | None) -> str:
             for block in ("identificacao", "classificacao")
             for key in ("precisao", "abrangencia", "medida_f")
         )
-        rows.append(f'<tr><td class="name">{escape(category)}</td>{cells}</tr>')
+        name = escape(category)
+        if browse_run is not None:
+            href = escape(run_browse_link(browse_run, category))
+            name = f'<a href="{href}" title="Os alinhamentos desta categoria">{name}</a>'
+        rows.append(f'<tr><td class="name">{name}</td>{cells}</tr>')
     return (
         "<details><summary>Por categoria (Ida estrito)</summary>"
         f'<div class="scroll"><table class="categories">{"".join(rows)}</table></div></details>'
@@ -317,11 +341,14 @@ REPORT_NAMES = (
 )
 
 
-def render_run_tables(report: Mapping[str, Any], collection_morphology: bool = True) -> str:
+def render_run_tables(
+    report: Mapping[str, Any], collection_morphology: bool = True, browsed: bool = False
+) -> str:
     """Every measure of one run × subset × scenario, with the signature of each report.
 
     Without ``collection_morphology`` (a collection with no MORF, said once at the top
-    of the page) the table has no morphology rows at all.
+    of the page) the table has no morphology rows at all; ``browsed``: the run's
+    alignment pages exist, and its categories link to them.
     """
     ident = report.get("identification") or {}
     rows = [
@@ -384,7 +411,7 @@ def render_run_tables(report: Mapping[str, Any], collection_morphology: bool = T
     return (
         f'<h4>{escape(title)}</h4><div class="scroll"><table>{"".join(rows)}</table></div>'
         + relative
-        + render_categories(report.get("classification"))
+        + render_categories(report.get("classification"), report["run"] if browsed else None)
         + f'<p class="muted">Assinaturas:</p><ul class="sigs">{signatures}</ul>'
     )
 
@@ -567,16 +594,18 @@ def render_report(summary: Mapping[str, Any], title: str = "Relatório da campan
     if summary.get("incomplete"):
         title += " (INCOMPLETO)"
     ranked = [r["run"] for r in _leaderboard_entries(reports)]
+    browsed = frozenset(campaign.get("browse") or ())
     sections = []
     for run in ranked:
         mine = [r for r in reports if r["run"] == run]
-        body = "".join(render_run_tables(r, morphology) for r in mine)
+        body = "".join(render_run_tables(r, morphology, run in browsed) for r in mine)
         subsets = len({r.get("subset") for r in mine})
         scenarios = len({r.get("scenario") for r in mine})
         where = f"{subsets} subconjunto(s) × {scenarios} cenário(s)"
         sections.append(
             f'<details class="run" id="{run_anchor(run)}"><summary>{_run_label(mine[0])} '
-            f'<span class="muted">— {len(mine)} tabelas ({where})</span></summary>'
+            f'<span class="muted">— {len(mine)} tabelas ({where})</span>'
+            f"{_browse_link(run, browsed)}</summary>"
             f"{body}</details>"
         )
     about = escape(str(campaign.get("collection", "")))
@@ -599,7 +628,7 @@ def render_report(summary: Mapping[str, Any], title: str = "Relatório da campan
             [(chart_id, t) for chart_id, t, _ in blocks], ranked, bool(summary.get("tempo"))
         )
         + '<section id="resultados"><h2>Resultados globais</h2>'
-        + render_leaderboard(reports, morphology)
+        + render_leaderboard(reports, morphology, browsed)
         + render_legend(reports, morphology)
         + "</section>"
         + render_tempo_section(summary)

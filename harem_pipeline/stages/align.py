@@ -174,7 +174,7 @@ def _expand_reference(match: re.Match[str]) -> str:
         return match.group(0)
 
 
-def _normalize_text(raw: str, xml: bool) -> str:
+def normalize_text(raw: str, xml: bool) -> str:
     """Character data as an XML parser hands it over: LF line ends, references expanded."""
     if "\r" not in raw and (not xml or "&" not in raw):
         return raw
@@ -318,14 +318,14 @@ def _alt_content(block: AltBlock, xml: bool) -> tuple[str | _AltEntity, ...]:
             local = entity.start - block.start
             pending += text[cursor:local]
             if pending:
-                content.append(_normalize_text(pending, xml))
+                content.append(normalize_text(pending, xml))
                 pending = ""
             tagged = _EntityTag(entity.tag, entity.attributes)
-            content.append(_AltEntity(tagged, _normalize_text(entity.text, xml)))
+            content.append(_AltEntity(tagged, normalize_text(entity.text, xml)))
             cursor = local + len(entity.text)
         pending += text[cursor:]
     if pending:
-        content.append(_normalize_text(pending, xml))
+        content.append(normalize_text(pending, xml))
     return tuple(content)
 
 
@@ -341,7 +341,7 @@ def _build_nodes(
     cursor = start
     for region, children in forest:
         if region.start > cursor:
-            nodes.append(_TextNode(_normalize_text(doc.text[cursor : region.start], xml)))
+            nodes.append(_TextNode(normalize_text(doc.text[cursor : region.start], xml)))
         cursor = max(cursor, region.end)
         if isinstance(region.payload, AltBlock):
             nodes.append(_AltNode(_alt_content(region.payload, xml), omitted))
@@ -354,7 +354,7 @@ def _build_nodes(
         kids = _build_nodes(doc, children, region.start, region.end, inside, xml)
         nodes.append(_ElementNode(region.kind, entity, inside, kids))
     if end > cursor:
-        nodes.append(_TextNode(_normalize_text(doc.text[cursor:end], xml)))
+        nodes.append(_TextNode(normalize_text(doc.text[cursor:end], xml)))
     return tuple(nodes)
 
 
@@ -387,10 +387,10 @@ class _NotPlain(Exception):
 
 
 def _plain_text(text: str) -> str:
-    """A text between two tags, as ``_normalize_text`` gives it (line ends already are)."""
+    """A text between two tags, as ``normalize_text`` gives it (line ends already are)."""
     if "<" in text:
         raise _NotPlain
-    return _normalize_text(text, True)
+    return normalize_text(text, True)
 
 
 def _plain_entity(tag: str) -> _EntityTag:
@@ -457,7 +457,7 @@ def _plain_content(raw: RawDocument) -> str | None:
     content = raw.content
     if "MORF=" in content or "OMITIDO=" in content:
         return None
-    return _normalize_text(content, False) if "\r" in content else content
+    return normalize_text(content, False) if "\r" in content else content
 
 
 def _plain_pieces(raw: RawDocument) -> list[str] | None:
@@ -603,12 +603,12 @@ def _plain_flat(found: list[_ItemMatch]) -> list[_Item]:
         text, shown, entity_text, tag, stray = found[index]
         index += 1
         if text:
-            append(_normalize_text(text, True) if "&" in text else text)
+            append(normalize_text(text, True) if "&" in text else text)
         if shown:
             if not entity_text:
                 raise _NotPlain
             if "&" in entity_text:
-                entity_text = _normalize_text(entity_text, True)
+                entity_text = normalize_text(entity_text, True)
             append(_flat_entity(shown, entity_text))
         elif tag == "<ALT>":
             pieces, index = _pieces_until(found, index, "</ALT>")
@@ -1529,21 +1529,21 @@ def _document_items(doc: Document | RawDocument, path: str, xml: bool) -> Sequen
 
 def pair_lines(pair: DocumentPair) -> list[Line]:
     """The ``.alinhado`` block of one document pair (document line, records, blank lines)."""
-    cd_doc, run_doc, check_counts = _pair_documents(pair)
+    cd_doc, run_doc, check_counts = pair_documents(pair)
     body = _body_items(cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path, check_counts)
     return _document_block(cd_doc, run_doc, pair.xml, list(map(_as_line, body)))
 
 
 def pair_text(pair: DocumentPair) -> str:
     """``format_lines(pair_lines(pair))``, its records written without building their lines."""
-    cd_doc, run_doc, check_counts = _pair_documents(pair)
+    cd_doc, run_doc, check_counts = pair_documents(pair)
     body = _body_items(cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path, check_counts)
     first, *rest = _document_block(cd_doc, run_doc, pair.xml, [])
     records = "".join([_as_text(item) + "\n" for item in body])  # every line ends in LF
     return format_lines([first]) + records + format_lines(rest)
 
 
-def _pair_documents(
+def pair_documents(
     pair: DocumentPair,
 ) -> tuple[Document | RawDocument, Document | RawDocument, bool]:
     """The pair's two documents, and whether their counts are compared (a run document)."""

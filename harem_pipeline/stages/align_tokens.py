@@ -32,8 +32,8 @@ from harem_pipeline.stages.align import (
     _body_items,
     _document_block,
     _Named,
-    _pair_documents,
     _RecordItem,
+    pair_documents,
 )
 from harem_pipeline.text.java import java_trim
 
@@ -71,7 +71,7 @@ def token_text(item: _RecordItem | Line) -> str:
 
 def pair_token_text(pair: DocumentPair) -> str:
     """The token view of one document pair: its document line, records and blank lines."""
-    cd_doc, run_doc, check_counts = _pair_documents(pair)
+    cd_doc, run_doc, check_counts = pair_documents(pair)
     body = _body_items(
         cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path, check_counts, numbered_aligned
     )

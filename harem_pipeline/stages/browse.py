@@ -39,7 +39,7 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.semantic import parse_emir_record
 from harem_pipeline.model import Document, Entity
-from harem_pipeline.stages.align import _normalize_text
+from harem_pipeline.stages.align import normalize_text
 from harem_pipeline.text.java import java_trim
 
 SHARED = "shared"
@@ -122,7 +122,7 @@ def expand_references(text: str, xml: bool = True) -> str:
     (The aligner's own rule, ``stages.align``, so a document entity's text and
     its record's compare equal.)
     """
-    return _normalize_text(text, xml)
+    return normalize_text(text, xml)
 
 
 def unnumbered(text: str) -> str:

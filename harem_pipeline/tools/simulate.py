@@ -89,6 +89,7 @@ from harem_pipeline.model import (
     Entity,
     Morf,
 )
+from harem_pipeline.text.textio import read_head
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +238,10 @@ def format_profile_table() -> str:
     )
 
 
+SIMULATED_MARK = "simulated run"
+"""What the header of every simulated run says (``is_simulated`` looks for it)."""
+
+
 def simulation_header(cd_name: str, profile: str, seed: int) -> str:
     """The comment that opens every simulated run: says what it is and how to remake it.
 
@@ -249,9 +254,15 @@ def simulation_header(cd_name: str, profile: str, seed: int) -> str:
     while "--" in name:
         name = name.replace("--", "- -")
     return (
-        f"<!-- simulated run, not a real system's output: "
+        f"<!-- {SIMULATED_MARK}, not a real system's output: "
         f"harem simulate with cd {name}, profile {profile}, seed {seed} -->"
     )
+
+
+def is_simulated(path: str | os.PathLike[str]) -> bool:
+    """True when the run file says it is a simulated run (``simulation_header``), in its
+    first kilobyte (the header opens the file, after an XML declaration at most)."""
+    return SIMULATED_MARK.encode("ascii") in read_head(path, 1024)
 
 
 def render_run(cd: Collection, profile: Profile | str, seed: int, cd_name: str) -> str:

@@ -1,7 +1,5 @@
-"""Headless Chromium for the page tests: the binary, its flags, one launch, its console.
-
-(The same launch as ``tests/test_report_browser.py``'s, for the pages of ``harem browse``.)
-"""
+"""Headless Chromium for the page tests (``report.html``, the pages of ``harem browse``):
+the binary, its flags, one launch, its console."""
 
 from __future__ import annotations
 
