@@ -29,7 +29,7 @@ def write_jsonl(path: Path, documents: int, right: int) -> Path:
 def measures_report(tmp_path: Path, name: str, documents: int, right: int) -> Path:
     source = write_jsonl(tmp_path / f"{name}.jsonl", documents, right)
     out = tmp_path / f"{name}.json"
-    argv = ["measures", str(source), "--format", "jsonl", "--json", "-o", str(out)]
+    argv = ["measures", str(source), "--format", "tokens-jsonl", "--json", "-o", str(out)]
     assert main(argv) == 0
     return out
 
@@ -72,7 +72,9 @@ def test_close_systems_get_a_middle_p_value(capsys, tmp_path: Path) -> None:
     rows[0] = write_jsonl(tmp_path / "one.jsonl", 1, 3).read_text().strip()
     b_source.write_text("\n".join(rows) + "\n")
     b = tmp_path / "b.json"
-    assert main(["measures", str(b_source), "--format", "jsonl", "--json", "-o", str(b)]) == 0
+    assert (
+        main(["measures", str(b_source), "--format", "tokens-jsonl", "--json", "-o", str(b)]) == 0
+    )
     result = compare_json(capsys, str(a), str(b), "--bootstrap", "500")
     f1 = result["measures"]["labelled.exact.f1"]
     assert f1["difference"] == pytest.approx(81 / 160 - 80 / 160)
@@ -145,7 +147,15 @@ def test_seed_changes_only_the_draws(capsys, tmp_path: Path) -> None:
     b_rows[0] = write_jsonl(tmp_path / "one.jsonl", 1, 3).read_text().strip()
     (tmp_path / "b.jsonl").write_text("\n".join(b_rows) + "\n")
     b = tmp_path / "b.json"
-    argv = ["measures", str(tmp_path / "b.jsonl"), "--format", "jsonl", "--json", "-o", str(b)]
+    argv = [
+        "measures",
+        str(tmp_path / "b.jsonl"),
+        "--format",
+        "tokens-jsonl",
+        "--json",
+        "-o",
+        str(b),
+    ]
     assert main(argv) == 0
     one = compare_json(capsys, str(a), str(b), "--seed", "1", "--bootstrap", "300")
     same = compare_json(capsys, str(a), str(b), "--seed", "1", "--bootstrap", "300")

@@ -16,11 +16,14 @@ of entities per document, the collection's text verbatim (UTF-8):
   harem-json  [{"doc_id", "doc_text", "entities": [{"entity_id", "text",
               "label", "start_offset", "end_offset"}]}]
   jsonl       one {"id", "text", "spans": [{"start", "end", "label"}]} per line
-  conll       -DOCSTART- DOCID, then "token tag" lines, sentences apart
+  conll       -DOCSTART- DOCID O, then "token tag" lines, sentences apart;
+              tokens and sentences from the text alone (an entity crossing a
+              sentence end is left out, one inside a token widened: counted)
 
 ALT blocks: --alt first (the running text's alternative) or best (the one
 with most entities).  A vague category A|B is written A; entities inside
 OMITIDO stay, as in a participant's run (the evaluation leaves them out).
+White space at an entity's edges is trimmed.
 --scenario selective keeps PESSOA, ORGANIZACAO, LOCAL, TEMPO and VALOR.
 'harem import' reads every one of these back."""
 

@@ -12,7 +12,7 @@ from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline.spans import measure_file, measure_harem
 from harem_pipeline.reports.measures import format_measures_text, measures_json
-from harem_pipeline.stages.span_measures import FORMATS
+from harem_pipeline.stages.span_measures import ALIASES, FORMATS, alias_warning
 from harem_pipeline.text.atomic import write_text_atomic
 
 DESCRIPTION = """\
@@ -29,8 +29,9 @@ mean; an undefined ratio (0/0) prints as '-' (null in JSON).
   categories     correct, label/boundary/label+boundary error, missing, spurious
 
 CoNLL files: token per line, gold and system tags in the last two columns,
-blank or -DOCSTART- lines between sentences.  JSON lines: {"id", "tokens",
-"gold": [[start, end, label], ...], "system": [...]}, end exclusive.
+blank or -DOCSTART- lines between sentences.  tokens-jsonl (old name jsonl):
+{"id", "tokens", "gold": [[start, end, label], ...], "system": [...]}, token
+offsets, end exclusive.
 HAREM: --cd CD --run RUN, aligner's tokens, A|B = label set, ALT as AltinaID
 ci95 units: -DOCSTART- documents (2+) else sentences, lines, DOCIDs; blocks past 2,000"""
 
@@ -46,7 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "file", metavar="FILE", nargs="?", help="the input file (.gz allowed), with --format"
     )
-    parser.add_argument("--format", choices=FORMATS, help="input format of FILE")
+    parser.add_argument(
+        "--format",
+        choices=(*FORMATS, *ALIASES),
+        help="input format of FILE (jsonl: the old name of tokens-jsonl)",
+    )
     parser.add_argument(
         "--cd",
         help="HAREM mode: the golden collection; with --run, measures the run's entities "
@@ -86,6 +91,9 @@ def run_measures(args: argparse.Namespace) -> int:
         raise InputError(None, "--cd CD --run RUN (and no FILE or --format)", _given(args))
     if not harem and (args.file is None or args.format is None):
         raise InputError(None, "FILE --format FORMAT, or --cd CD --run RUN", _given(args))
+    warning = alias_warning(args.format) if args.format else None
+    if warning:
+        print(warning, file=sys.stderr)
     if harem:
         report = measure_harem(args.cd, args.run, args.meta, resamples)
     else:

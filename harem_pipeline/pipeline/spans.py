@@ -27,7 +27,7 @@ from harem_pipeline.stages.harem_spans import (
     count_collections,
     read_alt_choices,
 )
-from harem_pipeline.stages.span_measures import count_file
+from harem_pipeline.stages.span_measures import count_file, format_name
 from harem_pipeline.stages.span_units import UNIT_LIMIT
 
 PathLike = str | os.PathLike[str]
@@ -42,12 +42,13 @@ def measure_file(
     documents: bool = True,
     unit_limit: int = UNIT_LIMIT,
 ) -> MeasuresReport:
-    """``harem measures FILE``: all span measures of a ``conll`` or ``jsonl`` file.
+    """``harem measures FILE``: all span measures of a ``conll`` or ``tokens-jsonl`` file.
 
     With ``documents`` the bootstrap units' counts are kept and give the
     intervals of a ``resamples``-draw bootstrap (0: none); see
     :func:`harem_pipeline.stages.span_measures.count_file`.
     """
+    fmt = format_name(fmt)  # an old name signs as the current one: the same file, the same figures
     counted = count_file(path, fmt, scheme, documents, unit_limit)
     signature = Signature.build(
         measures="spans",
