@@ -28,7 +28,7 @@ from harem_pipeline.tools.export import (
     format_conll_document,
     resolved_collection,
 )
-from harem_pipeline.tools.predictions import build_run, read_predictions
+from harem_pipeline.tools.predictions import build_run, decode_references, read_predictions
 from tests.helpers.predictions import D1_TEXT, identification, write_tiny_cd
 from tests.helpers.shipped import shipped_collection
 
@@ -178,7 +178,7 @@ def test_conll_tokens_and_sentences_come_from_the_text_alone():
     )
     (doc,) = export_documents(cd)
     tokens = [doc.text[s:e] for s, e in document_tokens(doc)]
-    assert tokens[:5] == ["naEuropa", "e", "AT", "&amp;", "T"]
+    assert tokens[:5] == ["naEuropa", "e", "AT", "&", "T"]  # the text's references read
     summary = ExportSummary()
     text = "".join(export_text([doc], "conll", "iobes", summary.left_out))
     # the entity inside a token is widened to it; an initial or an abbreviation before
@@ -284,15 +284,19 @@ def test_round_trip_preserves_spans(cd, fmt, types):
             for e in d.entities
         ]
 
+    def types_of(entity: Entity) -> tuple[str, ...]:
+        return entity.types[:1] if types else ()
+
     if fmt == "conll":  # exactly the entities the CoNLL layout wrote (text-only tokens)
         expected = [
             (doc.docid, start, end, label)
             for doc in export_documents(cd, types=types)
             for start, end, label in conll_layout(doc).entities()
         ]
-        got = [
-            (d.docid, e.start, e.end, ":".join(e.categories[:1] + (e.types[:1] if types else ())))
+        got = [  # on the exported text, whose character references are read
+            (d.docid, where[e.start], where[e.end], ":".join(e.categories[:1] + types_of(e)))
             for d in run.documents
+            for where in [decode_references(d.text)[1]]
             for e in d.entities
         ]
         assert got == expected

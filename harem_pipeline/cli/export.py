@@ -11,7 +11,8 @@ from harem_pipeline.tools.predictions import FORMATS
 
 DESCRIPTION = """\
 Write the golden collection in the formats NER models read, one flat layer
-of entities per document, the collection's text verbatim (UTF-8):
+of entities per document, the collection's text with its character
+references read (Net&amp;Tek is Net&Tek, as the published files have it; UTF-8):
 
   harem-json  [{"doc_id", "doc_text", "entities": [{"entity_id", "text",
               "label", "start_offset", "end_offset"}]}]

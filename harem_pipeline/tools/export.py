@@ -27,10 +27,11 @@ beyond that layer is resolved so:
   aligner numbers the words of a run with them there).
 
 Labels are the category (``LOCAL``), or with ``types`` ``CAT:TIPO``.  Text is
-the collection's running text verbatim (character references such as
-``&amp;`` included), so offsets are the collection's own and ``harem
-import`` lays them back exactly.  CoNLL tokens are runs of letters and
-digits, single other characters and whole ``&...;`` references, cut into
+the collection's running text with its character references read once
+(``Net&amp;Tek`` is ``Net&Tek``, as the published BERTimbau files have it),
+offsets on that text; ``harem import`` lays them back onto the collection's
+text exactly.  CoNLL tokens are runs of letters and digits and single other
+characters, cut into
 sentences by ``sentence_ends``: both from the text alone, never from the entities, so the
 file hands a model no gold boundary; an entity is written on the tokens it
 touches, and one that crosses a sentence end is left out (counted).  Each
@@ -59,14 +60,14 @@ from harem_pipeline.formats.harem_json import (
 from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
 from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.tools.predictions import FORMATS, TextMap
+from harem_pipeline.tools.predictions import FORMATS, TextMap, decode_references
 
 SCENARIOS = ("total", "selective")
 SELECTIVE = frozenset({"PESSOA", "ORGANIZACAO", "LOCAL", "TEMPO", "VALOR"})
 ALT_CHOICES = ("first", "best")
 NO_CATEGORY = "OUTRO"
 
-_TOKEN = re.compile(r"&#?\w+;|[^\W_]+|\S")
+_TOKEN = re.compile(r"[^\W_]+|\S")
 
 
 TRIMMED = "white space trimmed from an edge"
@@ -226,19 +227,18 @@ def export_document(
 ) -> CharDocument:
     """One collection document as a character-offset document."""
     left_out = Counter() if left_out is None else left_out
+    text, where = decode_references(doc.text)
     entities = []
     for entity in resolved_entities(doc, alt, left_out):
         label = entity_label(entity, types, SELECTIVE if scenario == "selective" else None)
         if not label:
             left_out["outside the selective scenario"] += 1
             continue
-        start, end = trimmed(doc.text, entity.start, entity.end)
-        shown = entity.text
-        if (start, end) != (entity.start, entity.end):
+        start, end = trimmed(text, where[entity.start], where[entity.end])
+        if (start, end) != (where[entity.start], where[entity.end]):
             left_out[TRIMMED] += 1
-            shown = doc.text[start:end]
-        entities.append(CharEntity(start, end, label, shown))
-    return CharDocument(doc.docid, doc.text, tuple(entities), doc.line)
+        entities.append(CharEntity(start, end, label, text[start:end]))
+    return CharDocument(doc.docid, text, tuple(entities), doc.line)
 
 
 def export_documents(

@@ -462,6 +462,22 @@ def _drop(summary: ImportSummary, why: tuple[str, str], docid: str, shown: str) 
     summary.drop(reason, f"{docid}: {shown} {words}")
 
 
+def _decoded_view(text: str, source: TextMap) -> tuple[TextMap, list[int]] | None:
+    """When the predictions' text is the collection's with its character references read
+    (the published HAREM JSON files; white space may differ): that text's map, and for
+    each of its offsets the collection's.  None otherwise."""
+    if "&" not in text:
+        return None
+    plain, where = decode_references(text)
+    plain_map = TextMap(plain)
+    if plain_map.dense != source.dense:
+        return None
+    inverse = [0] * (len(plain) + 1)
+    for raw, offset in enumerate(where):
+        inverse[offset] = raw  # the last: after a whole reference, not inside it
+    return plain_map, inverse
+
+
 def place_char_document(
     doc: Document, pred: CharDocument, summary: ImportSummary, path: str | None = None
 ) -> list[Placed]:
@@ -474,6 +490,9 @@ def place_char_document(
         alignment = (
             None if source.dense == target.dense else align_dense(source.dense, target.dense)
         )
+    decoded = None if alignment is None else _decoded_view(doc.text, source)
+    if decoded is not None:
+        alignment = None  # the text with its references read: mapped exactly
     text = doc.text if pred.text is None else pred.text
     boundaries = _boundaries(doc)
     placed: list[Placed] = []
@@ -494,7 +513,12 @@ def place_char_document(
         if stop <= first:
             summary.drop("blank", f"{pred.docid}: {shown} holds no visible character")
             continue
-        if alignment is not None:
+        if decoded is not None:
+            plain, inverse = decoded
+            raw_start = inverse[plain.to_text(first)]
+            raw_end = inverse[plain.to_text(stop - 1) + 1]
+            first, last = target.to_dense(raw_start), target.to_dense(raw_end) - 1
+        elif alignment is not None:
             mapped_first = alignment.first_at_or_after(first, stop)
             mapped_last = alignment.last_before(stop, first)
             if mapped_first is None or mapped_last is None or mapped_last < mapped_first:
@@ -517,6 +541,41 @@ def place_char_document(
 # CoNLL: tokens and tags
 
 
+def decode_references(text: str) -> tuple[str, list[int]]:
+    """``text`` with its character references read once (``&amp;`` → ``&``, ``&amp;amp;``
+    → ``&amp;``: what an XML parser gives, and the published HAREM JSON files hold),
+    and where each offset of ``text`` (``len(text) + 1`` of them) lands in it.
+
+    An offset inside a reference lands after its character.
+    """
+    pieces: list[str] = []
+    where: list[int] = []
+    pos = size = 0
+    for match in _REFERENCE.finditer(text):
+        plain = text[pos : match.start()]
+        where.extend(range(size, size + len(plain)))
+        size += len(plain)
+        character = html.unescape(match.group())
+        where.append(size)
+        where.extend([size + len(character)] * (len(match.group()) - 1))
+        pieces += [plain, character]
+        size += len(character)
+        pos = match.end()
+    rest = text[pos:]
+    where.extend(range(size, size + len(rest) + 1))
+    return "".join(pieces) + rest, where
+
+
+def _cuts_reference(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` ends inside a character reference (``Net&`` of
+    ``Net&amp;Tek``): then a token ``&`` stands for the whole reference."""
+    amp = text.rfind("&", start, end)
+    if amp < 0:
+        return False
+    ref = _REFERENCE.match(text, amp)
+    return ref is not None and ref.end() > end
+
+
 def _match_token(text: str, pos: int, token: str) -> tuple[int, int] | None:
     """Where ``token`` stands at ``pos`` (blanks skipped), reading references as characters.
 
@@ -527,7 +586,7 @@ def _match_token(text: str, pos: int, token: str) -> tuple[int, int] | None:
     size = len(text)
     while pos < size and text[pos].isspace():
         pos += 1
-    if text.startswith(token, pos):
+    if text.startswith(token, pos) and not _cuts_reference(text, pos, pos + len(token)):
         return pos, pos + len(token)
     start, i = pos, 0
     while i < len(token):
