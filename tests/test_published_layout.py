@@ -122,3 +122,25 @@ def test_the_export_reproduces_the_published_first_harem_development_documents()
         "HAREM-281-01176",
         "HAREM-367-06201",
     ]
+
+
+def test_the_published_gold_as_predictions_scores_one_on_every_span_measure(
+    tmp_path: Path,
+) -> None:
+    from dataclasses import replace
+
+    import harem_pipeline
+    from harem_pipeline.formats.harem_xml import format_collection
+    from tests.helpers.shipped import shipped_collection
+
+    full = shipped_collection(FIRST_HAREM)
+    ids = [doc["doc_id"] for doc in json.loads(SAMPLE.read_text("utf-8"))]
+    subset = replace(full, documents=tuple(full.document(i) for i in ids))
+    cd = tmp_path / "cd.xml"
+    cd.write_text(format_collection(subset), encoding=subset.encoding, newline="")
+    result = harem_pipeline.evaluate(SAMPLE, cd, ceiling=False)
+    for family in ("exact", "overlap", "intersection"):
+        assert result[family]["f1"] == 1.0, family
+        assert result["measures"]["unlabelled"][family]["f1"] == 1.0, family
+    assert result["measures"]["labelled"]["semeval"]["strict"]["f1"] == 1.0
+    assert result["identification"]["medida_f"] == 1.0
