@@ -144,3 +144,63 @@ def test_the_published_gold_as_predictions_scores_one_on_every_span_measure(
         assert result["measures"]["unlabelled"][family]["f1"] == 1.0, family
     assert result["measures"]["labelled"]["semeval"]["strict"]["f1"] == 1.0
     assert result["identification"]["medida_f"] == 1.0
+
+
+# ---------------------------------------------------------------------------
+# --label-map
+
+
+@pytest.mark.parametrize(
+    ("spec", "file"),
+    [
+        ("ORG=ORGANIZACAO,LOC=LOCAL", None),
+        ("map.txt", "# a model's labels\nORG = ORGANIZACAO\n\nLOC=LOCAL\n"),
+        ("map.json", '{"ORG": "ORGANIZACAO", "LOC": "LOCAL"}'),
+    ],
+)
+def test_a_label_map_renames_the_models_labels(
+    cd: Path, tmp_path: Path, spec: str, file: str | None
+) -> None:
+    if file is not None:
+        (tmp_path / spec).write_text(file, encoding="utf-8")
+        spec = str(tmp_path / spec)
+    pred = tmp_path / "p.conll"
+    pred.write_text(
+        "-DOCSTART- D1\n\nA O\nNet&Tek B-ORG\nvende O\nem O\nLisboa B-LOC\n<sempre>. O\n\n",
+        encoding="utf-8",
+    )
+    run = tmp_path / "run.xml"
+    argv = ["import", str(pred), "--format", "conll", "--cd", str(cd), "-o", str(run)]
+    assert main([*argv, "--label-map", spec]) == 0
+    assert entities_of(run) == [("ORGANIZACAO", "Net&amp;Tek"), ("LOCAL", "Lisboa")]
+    # without the map the labels stay the model's (outside the HAREM grids, counted)
+    assert main(argv) == 0
+    assert entities_of(run) == [("ORG", "Net&amp;Tek"), ("LOC", "Lisboa")]
+
+
+@pytest.mark.parametrize(
+    ("spec", "file", "message"),
+    [
+        ("ORG=ORGANIZACAO,LOC", None, "expected a mapping LABEL=CATEGORY, found 'LOC'"),
+        ("map.txt", "ORG=ORGANIZACAO\nLOC LOCAL\n", "map.txt, line 2: expected a mapping"),
+        ("map.json", '{"ORG": 1}', "map.json: expected a JSON object"),
+    ],
+)
+def test_a_bad_label_map_is_one_line(
+    cd: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    spec: str,
+    file: str | None,
+    message: str,
+) -> None:
+    if file is not None:
+        (tmp_path / spec).write_text(file, encoding="utf-8")
+        spec = str(tmp_path / spec)
+    pred = tmp_path / "p.conll"
+    pred.write_text("-DOCSTART- D1\n\nA O\n\n", encoding="utf-8")
+    argv = ["import", str(pred), "--format", "conll", "--cd", str(cd), "--label-map", spec]
+    assert main([*argv, "-o", str(tmp_path / "run.xml")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and message in err, err
+    assert not (tmp_path / "run.xml").exists()

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from harem_pipeline.formats.conll import SCHEMES
-from harem_pipeline.tools.predictions import DEFAULT_SCHEME, FORMATS, run_import
+from harem_pipeline.tools.predictions import DEFAULT_SCHEME, FORMATS, parse_label_map, run_import
 
 DESCRIPTION = """\
 Turn a model's predictions into a system run over the golden collection: the
@@ -48,6 +48,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "scheme only counts the sequences that break it (default: lenient)",
     )
     parser.add_argument(
+        "--label-map",
+        metavar="FILE|A=B,...",
+        help="rename the model's labels first: a file of A=B lines or a JSON object, or "
+        "inline PER=PESSOA,ORG=ORGANIZACAO (a whole label, or the type of a CoNLL tag)",
+    )
+    parser.add_argument(
         "-o",
         "--output",
         metavar="RUN",
@@ -58,7 +64,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Import, write the run, print the summary; return the exit status."""
-    output, summary = run_import(args.predictions, args.format, args.cd, args.output, args.scheme)
+    label_map = parse_label_map(args.label_map) if args.label_map else None
+    output, summary = run_import(
+        args.predictions, args.format, args.cd, args.output, args.scheme, label_map
+    )
     sys.stderr.write(summary.format())
     print(f"run written to {output}", file=sys.stderr)
     return 0

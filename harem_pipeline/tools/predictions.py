@@ -66,6 +66,7 @@ from __future__ import annotations
 import bisect
 import html
 import io
+import json
 import os
 import re
 from collections import Counter
@@ -366,6 +367,8 @@ class ImportSummary:
     repairs: int = 0
     foreign_labels: Counter = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
+    label_map: dict[str, str] = field(default_factory=dict)
+    """A model's labels renamed before they are read (``--label-map``: ``PER`` → ``PESSOA``)."""
 
     def drop(self, reason: str, message: str) -> None:
         self.dropped[reason] += 1
@@ -399,7 +402,7 @@ def _boundaries(doc: Document) -> list[int]:
 
 def _label(raw: str, summary: ImportSummary, path: str | None, line: int, docid: str) -> Label:
     try:
-        label = parse_label(raw)
+        label = parse_label(summary.label_map.get(raw, raw))
     except ValueError as exc:
         raise _bad_label(exc, path, line, docid) from None
     _count_foreign(label, summary)
@@ -702,7 +705,7 @@ class _ConllPlacer:
         for (lo, _hi, labels), (start, end) in zip(chunks, locate(chunks), strict=True):
             (raw,) = labels
             try:
-                label, foreign = _parsed_label(raw)
+                label, foreign = _parsed_label(summary.label_map.get(raw, raw))
             except ValueError as exc:
                 raise _bad_label(exc, self.path, line_of(lo), doc.docid) from None
             for category in foreign:
@@ -1342,12 +1345,53 @@ def default_output(pred: str | os.PathLike[str], collection_format: str) -> Path
     return Path(pred).with_name(Path(pred).name.split(".")[0] + suffix)
 
 
+_MAPPING = re.compile(r"^\s*([^=\s]+)\s*=\s*([^=\s]+)\s*$")
+
+
+def parse_label_map(value: str) -> dict[str, str]:
+    """``--label-map``: a file of ``A=B`` lines (blank and ``#`` lines skipped) or a JSON
+    object ``{"A": "B"}``, or inline ``A=B,C=D``.  A model's label ``A`` is read as ``B``
+    (a whole label: ``PER``, or the type of a CoNLL tag ``B-PER``)."""
+    path = Path(value)
+    if path.is_file():
+        text = path.read_text(encoding=detect_file_encoding(path))
+        if text.lstrip().startswith("{"):
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(
+                    value, "a JSON object of labels", f"invalid JSON ({exc.msg})"
+                ) from None
+            if not isinstance(data, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) and k and v for k, v in data.items()
+            ):
+                raise InputError(value, 'a JSON object {"LABEL": "CATEGORY", ...}', "another value")
+            return dict(data)
+        entries = [
+            (n, line)
+            for n, line in enumerate(text.splitlines(), 1)
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
+        source: str | None = value
+    else:
+        entries = [(None, part) for part in value.split(",")]
+        source = None
+    mapping: dict[str, str] = {}
+    for n, entry in entries:
+        match = _MAPPING.match(entry)
+        if match is None:
+            raise InputError(source, "a mapping LABEL=CATEGORY", repr(entry.strip()), line=n)
+        mapping[match.group(1)] = match.group(2)
+    return mapping
+
+
 def run_import(
     pred: str | os.PathLike[str],
     fmt: str,
     cd: str | os.PathLike[str],
     output: str | os.PathLike[str] | None = None,
     scheme: str = DEFAULT_SCHEME,
+    label_map: dict[str, str] | None = None,
 ) -> tuple[Path, ImportSummary]:
     """``harem import``: write the run of ``pred`` (in ``fmt``) over the collection ``cd``.
 
@@ -1355,7 +1399,8 @@ def run_import(
     in the collection's format and encoding; returns its path and the
     summary.  Default output: beside ``pred``, ``<name>.run.xml`` or
     ``<name>.run.txt`` (First HAREM).  A bad input raises ``InputError`` and
-    leaves no output behind.
+    leaves no output behind.  ``label_map`` renames the model's labels first
+    (:func:`parse_label_map`).
     """
     name = str(pred)
     if fmt not in FORMATS:
@@ -1369,7 +1414,7 @@ def run_import(
     if output is None:
         output = default_output(pred, info.format)
     head, tail = run_frame(info)
-    summary = ImportSummary()
+    summary = ImportSummary(label_map=dict(label_map or {}))
     with (
         open_predictions(pred, encoding) as handle,
         atomic_write(output, "w", encoding=info.encoding) as out,
