@@ -199,7 +199,7 @@ def test_no_shared_documents_is_a_one_line_error(capsys, data_dir: Path, tmp_pat
     ("content", "message"),
     [
         ("{", ", line 1: expected a report JSON, found invalid JSON"),
-        ('{"x": 1}', ": expected the JSON of harem ida2id, ida2mor or measures"),
+        ('{"x": 1}', ": expected the JSON of harem ida2id, ida2mor, ida or measures"),
         ('{"total_cd": 1, "precisao": 1.0}', ": expected per-document counts"),
     ],
 )
@@ -212,3 +212,31 @@ def test_bad_reports_are_one_line_errors(capsys, tmp_path: Path, content, messag
     assert err.count("\n") == 1
     assert main(["compare", str(tmp_path / "missing.json"), str(bad)]) == 2
     assert "expected an existing file, found no such file" in capsys.readouterr().err
+
+
+def test_ida_reports_compare_on_classification_and_identification(capsys, tmp_path: Path) -> None:
+    """The figure HAREM ranks by (the classification F of ``.emir.ida.json``) gets its
+    paired test: the strong simulated run against the weak one, and a run against
+    itself (B - A = 0, p = 1), each A and B the reports' own figures."""
+    from tests.helpers.campaign import build, make_campaign
+
+    config = make_campaign(tmp_path, documents=6)
+    build(config)
+    ida = "{0}.alinhado.avalida.total.alts.emir.ida.json"
+    weak, strong = (tmp_path / "out" / run / ida.format(run) for run in ("weak", "strong"))
+    argv = ["compare", str(weak), str(strong), "--json", "--bootstrap", "200"]
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["kind"] == "ida" and result["shared_documents"] == 6
+    measures = result["measures"]
+    for path, side in ((weak, "a"), (strong, "b")):
+        report = json.loads(path.read_text("utf-8"))
+        assert measures["classificacao_medida_f"][side] == pytest.approx(
+            report["classificacao"]["medida_f"]
+        )
+        assert measures["medida_f"][side] == pytest.approx(report["identificacao"]["medida_f"])
+    assert measures["classificacao_medida_f"]["difference"] > 0
+    assert measures["classificacao_medida_f"]["p_value"] < 0.05
+    assert main(["compare", str(weak), str(weak), "--json", "--bootstrap", "50"]) == 0
+    same = json.loads(capsys.readouterr().out)["measures"]["classificacao_medida_f"]
+    assert same["difference"] == 0 and same["p_value"] == 1.0
