@@ -57,15 +57,21 @@ _TYPED_TAG = re.compile(rb"""\bTIPO\s*=\s*["'][^"']""")
 
 
 def guess_format(path: PathLike) -> str:
-    """The predictions format of ``path``: by its name (``.json``, ``.jsonl``, ``.conll``,
-    ``.gz`` allowed), else by its first character (``[`` harem-json, ``{`` JSON lines,
-    anything else CoNLL)."""
+    """The predictions format of ``path``: ``hf`` when its first JSON line has
+    ``"ner_tags"``; else by its name (``.json``, ``.jsonl``, ``.conll``, ``.gz`` allowed),
+    else by its first character (``[`` harem-json, ``{`` JSON lines, anything else
+    CoNLL)."""
     name = str(path).removesuffix(".gz")
     suffix = Path(name).suffix.lower()
+    if suffix in _SUFFIX_FORMATS and suffix != ".jsonl":
+        return _SUFFIX_FORMATS[suffix]
+    head = read_head(path, 4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    rows = suffix == ".jsonl" or head[:1] == b"{"
+    if rows and b'"ner_tags"' in head.split(b"\n", 1)[0]:
+        return "hf"
     if suffix in _SUFFIX_FORMATS:
         return _SUFFIX_FORMATS[suffix]
-    first = read_head(path, 4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    return {b"[": "harem-json", b"{": "jsonl"}.get(first, "conll")
+    return {b"[": "harem-json", b"{": "jsonl"}.get(head[:1], "conll")
 
 
 def _write_documents(documents: Sequence[Mapping[str, Any]], folder: Path) -> Path:

@@ -144,11 +144,13 @@ def test_the_format_is_guessed_from_the_name_or_the_first_character(tmp_path: Pa
 
     for name, text, fmt in (
         ("a.json", "", "harem-json"),
-        ("a.jsonl.gz", None, "jsonl"),
+        ("a.conll.gz", None, "conll"),
+        ("a.jsonl", '{"id": "X", "text": "A", "spans": []}\n', "jsonl"),
         ("a.conll", "", "conll"),
         ("a.txt", ' [{"doc_id": 1}]', "harem-json"),
         ("b.txt", '{"id": 1}\n', "jsonl"),
         ("c.txt", "-DOCSTART- X\nA B-PESSOA\n", "conll"),
+        ("d.jsonl", '{"id": "X", "tokens": ["A"], "ner_tags": ["O"]}\n', "hf"),
     ):
         path = tmp_path / name
         if text is not None:

@@ -17,6 +17,8 @@ references read (Net&amp;Tek is Net&Tek, as the published files have it; UTF-8):
   harem-json  [{"doc_id", "doc_text", "entities": [{"entity_id", "text",
               "label", "start_offset", "end_offset"}]}]
   jsonl       one {"id", "text", "spans": [{"start", "end", "label"}]} per line
+  hf          one {"id", "tokens", "ner_tags"} per document (Hugging Face rows;
+              the CoNLL tokens and tags of the whole document)
   conll       -DOCSTART- DOCID O, then "token tag" lines, sentences apart;
               tokens and sentences from the text alone (an entity crossing a
               sentence end is left out, one inside a token widened: counted)
@@ -33,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``export`` subcommand."""
     parser = subparsers.add_parser(
         "export",
-        help="write a golden collection as harem-json, conll or jsonl (training and gold files)",
+        help="write a golden collection as harem-json, conll, jsonl or hf (training, gold files)",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -54,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "-o",
         "--output",
         metavar="OUT",
-        help="where to write (default: beside CD, NAME.SCENARIO.json, .jsonl or .conll)",
+        help="where to write (default: beside CD, NAME.SCENARIO.json, .jsonl, .conll or .hf.jsonl)",
     )
     parser.set_defaults(func=handle)
 

@@ -18,6 +18,8 @@ it as a participant's run.
   harem-json  [{"doc_id", "doc_text", "entities": [{"start_offset",
               "end_offset", "label"}]}] (the BERT-era HAREM files)
   jsonl       one {"id", "text", "spans": [{"start", "end", "label"}]} per line
+  hf          one {"id", "tokens", "ner_tags"} per line (Hugging Face rows; tags as
+              names, or integer ids with their names in "tag_names")
   conll       token per line, prediction in the last column; documents named
               by -DOCSTART- DOCID or # doc_id = DOCID lines, else taken in the
               collection's order
@@ -33,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``import`` subcommand."""
     parser = subparsers.add_parser(
         "import",
-        help="turn a model's predictions (harem-json, conll, jsonl) into a HAREM system run",
+        help="turn a model's predictions (harem-json, conll, jsonl, hf) into a HAREM system run",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -58,6 +58,7 @@ from harem_pipeline.formats.harem_json import (
     format_span_jsonl,
 )
 from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.formats.hf import format_hf_row
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.tools.predictions import FORMATS, TextMap, decode_references
@@ -327,12 +328,13 @@ class ConllLayout:
         return [(self.tokens[lo][0], self.tokens[hi - 1][1], label) for lo, hi, label in self.spans]
 
 
-def conll_layout(doc: CharDocument) -> ConllLayout:
-    """The CoNLL layout of ``doc`` (see :class:`ConllLayout`)."""
+def conll_layout(doc: CharDocument, sentences: bool = True) -> ConllLayout:
+    """The CoNLL layout of ``doc`` (see :class:`ConllLayout`); without ``sentences`` the
+    document is one sequence (the ``hf`` rows), so no entity crosses a sentence end."""
     text = doc.text or ""
     tokens = document_tokens(doc)
     starts = [s for s, _ in tokens]
-    ends = sentence_ends(text, tokens)
+    ends = sentence_ends(text, tokens) if sentences else [len(tokens) - 1] if tokens else []
     left_out: Counter = Counter()
     spans: list[tuple[int, int, str]] = []
     for entity in sorted(doc.entities, key=lambda e: (e.start, e.end)):
@@ -386,6 +388,20 @@ def format_conll_document(
 # The command
 
 
+def format_hf_document(
+    doc: CharDocument, scheme: str = "iob2", left_out: Counter | None = None
+) -> str:
+    """One ``{"id", "tokens", "ner_tags"}`` row: the CoNLL tokens and tags of the whole
+    document (see :mod:`harem_pipeline.formats.hf`)."""
+    layout = conll_layout(doc, sentences=False)
+    if left_out is not None:
+        left_out.update(layout.left_out)
+    text = doc.text or ""
+    spans = [(lo, hi, frozenset((label,))) for lo, hi, label in layout.spans]
+    tags = encode_spans(spans, len(layout.tokens), scheme)
+    return format_hf_row(doc.docid, [text[s:e] for s, e in layout.tokens], tags)
+
+
 def export_text(
     documents: Iterable[CharDocument],
     fmt: str,
@@ -398,6 +414,9 @@ def export_text(
         yield from format_harem_json(documents)
     elif fmt == "jsonl":
         yield from format_span_jsonl(documents)
+    elif fmt == "hf":
+        for doc in documents:
+            yield format_hf_document(doc, scheme, left_out)
     else:
         for doc in documents:
             yield format_conll_document(doc, scheme, left_out)
@@ -405,7 +424,7 @@ def export_text(
 
 def default_output(cd: str | os.PathLike[str], fmt: str, scenario: str) -> Path:
     """Beside the collection: ``<name>.<scenario>.json``, ``.jsonl`` or ``.conll``."""
-    suffix = {"harem-json": ".json", "jsonl": ".jsonl", "conll": ".conll"}[fmt]
+    suffix = {"harem-json": ".json", "jsonl": ".jsonl", "conll": ".conll", "hf": ".hf.jsonl"}[fmt]
     name = Path(cd).name.removesuffix(".gz")
     stem = name.rsplit(".", 1)[0] if "." in name else name
     return Path(cd).with_name(f"{stem}.{scenario}{suffix}")

@@ -89,13 +89,14 @@ from harem_pipeline.formats.conll_predictions import (
 )
 from harem_pipeline.formats.harem_json import CharDocument, parse_harem_json, parse_span_jsonl
 from harem_pipeline.formats.harem_xml import format_collection, parse_collection
+from harem_pipeline.formats.hf import parse_hf
 from harem_pipeline.formats.veils import read_grid
 from harem_pipeline.model import FIRST_HAREM, SECOND_HAREM, Collection, Document, Entity, Span
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 from harem_pipeline.tools.simulate import FIRST_HAREM_GRID
 
-FORMATS = ("harem-json", "conll", "jsonl")
+FORMATS = ("harem-json", "conll", "jsonl", "hf")
 DEFAULT_SCHEME = "lenient"
 
 _BLANK = re.compile(r"\s")
@@ -758,6 +759,9 @@ def read_predictions(
             yield Prediction(doc.docid, doc.line, doc)
     elif fmt == "conll":
         yield from _conll_predictions(read_conll_documents(source, path), path)
+    elif fmt == "hf":  # a row is a named document of one sentence
+        for row in parse_hf(source, path):
+            yield Prediction(row.id, row.line, [ConllSentence(row.tokens, row.tags, row.line)])
     else:
         raise InputError(path, f"a predictions format among {', '.join(FORMATS)}", fmt)
 
