@@ -44,9 +44,9 @@ from harem_pipeline.pipeline.preflight import check_campaign
 from harem_pipeline.pipeline.signature import report_signature, short_digest
 from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import measures_json
-from harem_pipeline.text.textio import read_head
+from harem_pipeline.text.textio import detect_file_encoding, read_head
 from harem_pipeline.tools.export import SCENARIOS, SELECTIVE, run_export
-from harem_pipeline.tools.predictions import FORMATS
+from harem_pipeline.tools.predictions import FORMATS, open_predictions, predicted_docids
 
 PathLike = str | os.PathLike[str]
 RUN = "model"
@@ -92,6 +92,8 @@ def _campaign_yaml(
 ) -> str:
     """The one-run campaign, as ``pipeline.yaml`` text (JSON is YAML)."""
     run: dict[str, Any] = {"path": str(predictions), "name": RUN, "format": fmt, "scheme": scheme}
+    if options["only_predicted"]:
+        run["only_predicted"] = True
     if options["selective"]:
         run["veil"] = ":".join(sorted(SELECTIVE))
     data: dict[str, Any] = {
@@ -138,7 +140,9 @@ def _run_chain(one: _OneRun, morphology: bool) -> dict[str, Path]:
     """Every step of the run's chain, in ``harem run``'s order; the reports' JSON paths."""
     c, spec, subset = one.campaign, one.spec, one.subset
     meta = c.collection_meta
-    chain.import_run(spec.path, spec.format, c.collection, one.run, spec.scheme)
+    chain.import_run(
+        spec.path, spec.format, c.collection, one.run, spec.scheme, spec.only_predicted
+    )
     alinhado = one.name(".alinhado")
     chain.align(c.collection, one.run, alinhado, meta)
     avalida = one.name(".alinhado.avalida")
@@ -272,20 +276,38 @@ def _score(
     return result, one.run
 
 
+def _named_documents(path: Path, fmt: str) -> frozenset[str]:
+    """The DOCIDs a predictions file names."""
+    with open_predictions(path, detect_file_encoding(path)) as handle:
+        return frozenset(predicted_docids(fmt, handle, str(path)) or ())
+
+
 _CEILINGS: dict[tuple[Any, ...], dict[str, Any]] = {}
 """The ceilings computed in this process, by collection digest, label set and options:
 a notebook scoring several models on one collection exports and scores the gold once."""
 
 
 def _ceiling(
-    collection: Path, scenario: str, typed: bool, options: Mapping[str, Any], folder: Path
+    collection: Path,
+    scenario: str,
+    typed: bool,
+    options: Mapping[str, Any],
+    folder: Path,
+    documents: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """The figures of the gold itself, exported in the predictions' label set (``typed``:
-    ``CAT:TIPO``) and the scenario's categories, then imported back as predictions."""
-    key = (short_digest(collection), scenario, typed, *sorted(options.items()))
+    ``CAT:TIPO``) and the scenario's categories, then imported back as predictions
+    (only the ``documents`` named, when given: the predictions' own with
+    ``only_predicted``)."""
+    kept = None if documents is None else tuple(sorted(documents))
+    key = (short_digest(collection), scenario, typed, kept, *sorted(options.items()))
     if key not in _CEILINGS:
         gold = folder / "gold.json"
         run_export(collection, "harem-json", gold, scenario, "first", "iob2", typed)
+        if documents is not None:
+            exported = json.loads(gold.read_text(encoding="utf-8"))
+            chosen = [doc for doc in exported if doc["doc_id"] in documents]
+            gold.write_text(json.dumps(chosen, ensure_ascii=False), encoding="utf-8")
         figures, _ = _score(collection, gold, "harem-json", "lenient", folder / "ceiling", options)
         _CEILINGS[key] = figures
     return json.loads(json.dumps(_CEILINGS[key]))  # a copy the caller may change
@@ -303,6 +325,7 @@ def evaluate(
     seed: int = DEFAULT_SEED,
     scheme: str = "lenient",
     ceiling: bool = True,
+    only_predicted: bool = False,
 ) -> dict[str, Any]:
     """A model's official HAREM figures: the chain of ``harem run`` on one run.
 
@@ -316,6 +339,9 @@ def evaluate(
     ``veil``, ``style`` and ``bootstrap`` are the campaign keys of the same
     names (``veil`` None: the campaign's default, every category and type).
     ``seed`` seeds the bootstrap (a campaign always uses the default).
+    ``only_predicted`` scores only the documents the predictions name (the
+    run key ``only_predicted``; the signature says ``docs:predicted``), the
+    ceiling too; ``scheme`` is the CoNLL tagging scheme.
 
     Returns a plain JSON-ready dict: ``signature``; ``identification`` (the
     ``.ida2id.json`` report, without its per-document counts and span
@@ -342,6 +368,7 @@ def evaluate(
         "style": style,
         "bootstrap": bootstrap,
         "seed": seed,
+        "only_predicted": only_predicted,
     }
     collection = Path(collection).resolve()
     with tempfile.TemporaryDirectory(prefix="harem-evaluate-") as temporary:
@@ -355,7 +382,10 @@ def evaluate(
             raise InputError(str(path), f"a predictions format among {', '.join(FORMATS)}", fmt)
         result, run = _score(collection, path, fmt, scheme, folder / "model", options)
         if ceiling:
-            result["ceiling"] = _ceiling(collection, scenario, _typed(run), options, folder)
+            documents = _named_documents(path, fmt) if only_predicted else None
+            result["ceiling"] = _ceiling(
+                collection, scenario, _typed(run), options, folder, documents
+            )
         if not bootstrap:
             del result["ci95"]
             if ceiling:

@@ -219,3 +219,34 @@ def test_span_measures_by_hand() -> None:
 def test_span_measures_refuses_sequences_of_different_lengths() -> None:
     with pytest.raises(InputError, match="sentence 0"):
         harem_pipeline.span_measures([["O", "B-PER"]], [["O"]])
+
+
+def test_only_predicted_scores_the_named_documents_as_the_campaign_does(
+    tmp_path: Path, campaign
+) -> None:
+    """Predictions for two of the six documents: with ``only_predicted`` the other four
+    are imported empty, left out by the aligner, and the figures are those of the two
+    (a perfect model there scores 1, not a third); the signature says so."""
+    folder, _ = campaign
+    gold = json.loads((folder / "gold.json").read_text("utf-8"))
+    preds = folder / "two.json"
+    preds.write_text(json.dumps(gold[:2], ensure_ascii=False), encoding="utf-8")
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(
+        f"collection: {folder / 'cd.txt'}\nruns:\n"
+        f"  - {{path: {preds}, format: harem-json, name: model, only_predicted: true}}\n"
+        "output: out\nsubsets: [total]\nscenarios: [absolute, relative]\nbootstrap: 0\n"
+        "charts: false\n",
+        encoding="utf-8",
+    )
+    build(config)
+    result = harem_pipeline.evaluate(preds, folder / "cd.txt", only_predicted=True)
+    ida2id = report(tmp_path, ".alinhado.avalida.total.ida2id.json")
+    ida2id.pop("measures")
+    assert result["identification"] == ida2id
+    assert result["signature"].endswith("|docs:predicted")
+    assert result["exact"]["f1"] == result["identification"]["medida_f"] == 1.0
+    assert result["ceiling"]["identification"]["total_cd"] == ida2id["total_cd"]
+    everything = harem_pipeline.evaluate(preds, folder / "cd.txt", ceiling=False)
+    assert everything["identification"]["total_cd"] > ida2id["total_cd"]
+    assert everything["exact"]["recall"] < 1 and "docs:" not in everything["signature"]

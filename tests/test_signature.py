@@ -45,6 +45,7 @@ def test_every_report_parameter_is_in_the_signature() -> None:
         replace(base, weights="1;1;0.5;0.25"),
         replace(base, penalties=False),
         replace(base, grid="harem2005"),
+        replace(base, documents="predicted"),
     ]
     signatures = {report_signature(p, cd="c", run="r").format() for p in [base, *changed]}
     assert len(signatures) == len(changed) + 1
@@ -59,6 +60,7 @@ def test_every_report_parameter_is_in_the_signature() -> None:
         "grid",
         "bootstrap",
         "seed",
+        "documents",
     }
     # variant and genre reach the signature through the subset's name
     assert {f.name for f in fields(SubsetParams)} == {

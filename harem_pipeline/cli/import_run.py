@@ -56,6 +56,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "inline PER=PESSOA,ORG=ORGANIZACAO (a whole label, or the type of a CoNLL tag)",
     )
     parser.add_argument(
+        "--only-predicted",
+        action="store_true",
+        help="score only the documents the predictions name: the others are written empty, "
+        "which the aligner leaves out (default: written without entities, all missed)",
+    )
+    parser.add_argument(
         "-o",
         "--output",
         metavar="RUN",
@@ -68,7 +74,13 @@ def handle(args: argparse.Namespace) -> int:
     """Import, write the run, print the summary; return the exit status."""
     label_map = parse_label_map(args.label_map) if args.label_map else None
     output, summary = run_import(
-        args.predictions, args.format, args.cd, args.output, args.scheme, label_map
+        args.predictions,
+        args.format,
+        args.cd,
+        args.output,
+        args.scheme,
+        label_map,
+        args.only_predicted,
     )
     sys.stderr.write(summary.format())
     print(f"run written to {output}", file=sys.stderr)

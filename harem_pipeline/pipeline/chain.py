@@ -91,10 +91,18 @@ def warnings_path(alinhado: PathLike) -> Path:
 
 
 def import_run(
-    predictions: PathLike, fmt: str, cd: PathLike, output: PathLike, scheme: str
+    predictions: PathLike,
+    fmt: str,
+    cd: PathLike,
+    output: PathLike,
+    scheme: str,
+    only_predicted: bool = False,
 ) -> list[Path]:
-    """A model's predictions as a HAREM run over ``cd``; what was dropped, and why, beside it."""
-    output, summary = run_import(predictions, fmt, cd, output, scheme)
+    """A model's predictions as a HAREM run over ``cd``; what was dropped, and why, beside it
+    (``only_predicted``: the documents the predictions do not name written empty)."""
+    output, summary = run_import(
+        predictions, fmt, cd, output, scheme, only_predicted=only_predicted
+    )
     notes = Path(output).with_name(Path(output).name + ".import.stderr")
     write_text_atomic(notes, summary.format() + "\n")
     return [Path(output), notes]

@@ -87,6 +87,8 @@ class ReportParams(Params):
     grid: str | None = None
     bootstrap: int = DEFAULT_RESAMPLES
     seed: int = DEFAULT_SEED
+    documents: str | None = None
+    """``predicted``: only the documents the predictions name were scored (None: all)."""
 
     def signature_fields(self) -> dict[str, str | None]:
         """Every field, in the signature's order (None values are left out when printed).
@@ -109,6 +111,7 @@ class ReportParams(Params):
             "grid": self.grid,
             "boot": str(self.bootstrap),
             "seed": str(self.seed),
+            "docs": self.documents,
         }
 
 
@@ -125,6 +128,11 @@ def subset_params(campaign: Campaign, run: str, subset: str, style: str) -> Subs
     )
 
 
+def scored_documents(campaign: Campaign, run: str) -> str | None:
+    """``predicted`` when the run scores only the documents its predictions name."""
+    return "predicted" if campaign.run(run).only_predicted else None
+
+
 def report_params(
     campaign: Campaign, run: str, subset: str, style: str, scenario: str | None = None
 ) -> ReportParams:
@@ -134,6 +142,7 @@ def report_params(
         scenario=scenario,
         evaluation=subset_params(campaign, run, subset, style),
         bootstrap=campaign.bootstrap,
+        documents=scored_documents(campaign, run),
     )
 
 
@@ -157,6 +166,7 @@ def semantic_report_params(
         penalties=campaign.penalties,
         grid=None if campaign.grid is None else campaign.grid.name,
         bootstrap=campaign.bootstrap,
+        documents=scored_documents(campaign, run),
     )
 
 

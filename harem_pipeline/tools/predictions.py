@@ -368,6 +368,8 @@ class ImportSummary:
     repairs: int = 0
     foreign_labels: Counter = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
+    absent_as: str = "without entities"
+    """How absent documents were written (``--only-predicted``: empty, not scored)."""
     label_map: dict[str, str] = field(default_factory=dict)
     """A model's labels renamed before they are read (``--label-map``: ``PER`` → ``PESSOA``)."""
 
@@ -384,7 +386,7 @@ class ImportSummary:
         why = ", ".join(f"{n} {reason}" for reason, n in sorted(self.dropped.items()))
         lines.append(
             f"{self.documents} documents ({self.predicted} predicted, {self.absent} absent from "
-            f"the predictions, written without entities); {self.entities} entities imported, "
+            f"the predictions, written {self.absent_as}); {self.entities} entities imported, "
             f"{dropped} dropped" + (f" ({why})" if why else "")
         )
         if self.repairs:
@@ -809,6 +811,20 @@ class ImportedDocument(NamedTuple):
     entities: list[Placed]
 
 
+def _emptied(doc: Document) -> Document:
+    """``doc`` with no text and no markup: a document the run does not submit."""
+    return replace(
+        doc,
+        text="",
+        entities=(),
+        alt_blocks=(),
+        paragraphs=(),
+        omitted=(),
+        omitted_entities=(),
+        omitted_outer=(),
+    )
+
+
 def import_documents(
     cd_documents: Iterable[Document],
     predictions: Iterable[Prediction],
@@ -816,8 +832,14 @@ def import_documents(
     scheme: str = DEFAULT_SCHEME,
     path: str | None = None,
     named: dict[str, int] | None = None,
+    only_predicted: bool = False,
 ) -> Iterator[ImportedDocument]:
     """Each collection document, in order, with its predicted entities placed.
+
+    A document the predictions do not name is written without entities, or
+    with ``only_predicted`` without text either: the aligner then leaves it
+    out (its rule for an empty run document), so only the predicted
+    documents are scored.
 
     ``named`` maps every DOCID of the predictions to its line (from a first
     pass, :func:`predicted_docids`); it tells a document absent from the
@@ -853,7 +875,7 @@ def import_documents(
         done.add(doc.docid)
         if found is None:
             summary.absent += 1
-            yield ImportedDocument(doc, [])
+            yield ImportedDocument(_emptied(doc) if only_predicted else doc, [])
             continue
         summary.predicted += 1
         yield ImportedDocument(doc, _place(doc, found, summary, scheme, path))
@@ -1396,6 +1418,7 @@ def run_import(
     output: str | os.PathLike[str] | None = None,
     scheme: str = DEFAULT_SCHEME,
     label_map: dict[str, str] | None = None,
+    only_predicted: bool = False,
 ) -> tuple[Path, ImportSummary]:
     """``harem import``: write the run of ``pred`` (in ``fmt``) over the collection ``cd``.
 
@@ -1404,7 +1427,8 @@ def run_import(
     summary.  Default output: beside ``pred``, ``<name>.run.xml`` or
     ``<name>.run.txt`` (First HAREM).  A bad input raises ``InputError`` and
     leaves no output behind.  ``label_map`` renames the model's labels first
-    (:func:`parse_label_map`).
+    (:func:`parse_label_map`); with ``only_predicted`` the documents the predictions
+    do not name are written empty, so the chain scores only the predicted ones.
     """
     name = str(pred)
     if fmt not in FORMATS:
@@ -1419,13 +1443,20 @@ def run_import(
         output = default_output(pred, info.format)
     head, tail = run_frame(info)
     summary = ImportSummary(label_map=dict(label_map or {}))
+    if only_predicted:
+        summary.absent_as = "empty, so not scored"
     with (
         open_predictions(pred, encoding) as handle,
         atomic_write(output, "w", encoding=info.encoding) as out,
     ):
         predictions = read_predictions(fmt, handle, name)
         out.write(head)
-        for item in import_documents(cd_documents, predictions, summary, scheme, name, named):
+        if only_predicted and named is None:
+            raise InputError(name, "documents named by their DOCIDs (--only-predicted)", "none")
+        items = import_documents(
+            cd_documents, predictions, summary, scheme, name, named, only_predicted
+        )
+        for item in items:
             out.write(render_document(item, info.format, info.newline))
         out.write(tail)
     return Path(output), summary
