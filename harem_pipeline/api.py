@@ -193,7 +193,7 @@ def _run_chain(one: _OneRun, morphology: bool) -> dict[str, Path]:
 
 def _report(path: Path) -> dict[str, Any]:
     """A report's JSON without its per-document counts."""
-    report = chain._load(path)
+    report = chain.load_report(path)
     if report is None:
         raise InputError(str(path), "a report written by the chain", "no file")
     return report
@@ -227,7 +227,7 @@ def _figures(reports: Mapping[str, Path]) -> dict[str, Any]:
     for family in SPAN_FAMILIES:
         result[family] = _span_family(measures, family)
     morphology = {
-        key.split(".", 1)[1]: chain._load(path)
+        key.split(".", 1)[1]: chain.load_report(path)
         for key, path in reports.items()
         if key.startswith("morphology.")
     }

@@ -236,7 +236,7 @@ def is_simulated(path: PathLike) -> bool:
     return SIMULATED_MARK in read_head(path, 1024)
 
 
-def _load(path: Path | None) -> dict[str, Any] | None:
+def load_report(path: Path | None) -> dict[str, Any] | None:
     """A report's JSON without its per-document counts (those stay in the report itself)."""
     if path is None or not path.is_file():
         return None
@@ -277,10 +277,10 @@ def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
             "simulated": simulated[f.run],
             "subset": f.subset,
             "scenario": f.scenario,
-            "identification": _load(f.identification),
-            "morphology": _load(f.morphology),
-            "classification": _load(f.classification) if f.classification else None,
-            "relaxed": _load(f.relaxed) if f.relaxed else None,
+            "identification": load_report(f.identification),
+            "morphology": load_report(f.morphology),
+            "classification": load_report(f.classification) if f.classification else None,
+            "relaxed": load_report(f.relaxed) if f.relaxed else None,
         }
         for f in files
     ]
