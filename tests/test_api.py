@@ -250,3 +250,15 @@ def test_only_predicted_scores_the_named_documents_as_the_campaign_does(
     everything = harem_pipeline.evaluate(preds, folder / "cd.txt", ceiling=False)
     assert everything["identification"]["total_cd"] > ida2id["total_cd"]
     assert everything["exact"]["recall"] < 1 and "docs:" not in everything["signature"]
+
+
+def test_the_selective_scenario_scores_the_five_categories(campaign, tmp_path: Path) -> None:
+    folder, _ = campaign
+    selective = tmp_path / "selective.json"
+    argv = ["export", str(folder / "cd.txt"), "--format", "harem-json", "--scenario"]
+    assert main([*argv, "selective", "-o", str(selective)]) == 0
+    result = harem_pipeline.evaluate(selective, folder / "cd.txt", scenario="selective")
+    assert "|subset:selectivo|" in result["signature"]
+    assert "|sysveil:LOCAL:ORGANIZACAO:PESSOA:TEMPO:VALOR|" in result["signature"]
+    assert result["exact"]["f1"] == result["identification"]["medida_f"] == 1.0
+    assert set(result["exact"]["per_label"]) <= {"PESSOA", "ORGANIZACAO", "LOCAL", "TEMPO", "VALOR"}
