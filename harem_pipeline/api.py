@@ -74,17 +74,23 @@ def guess_format(path: PathLike) -> str:
     return {b"[": "harem-json", b"{": "jsonl"}.get(head[:1], "conll")
 
 
-def _write_documents(documents: Sequence[Mapping[str, Any]], folder: Path) -> Path:
-    """In-memory documents (the harem-json shape) as a harem-json file in ``folder``."""
+def _write_documents(documents: Sequence[Mapping[str, Any]], folder: Path) -> tuple[Path, str]:
+    """In-memory documents as a file in ``folder`` and its format: Hugging Face rows
+    (``{"id", "tokens", "ner_tags"}``) as ``hf`` JSON lines, else the harem-json shape."""
     if isinstance(documents, str | bytes) or not all(isinstance(d, Mapping) for d in documents):
         raise InputError(
             None,
             'a path or a list of {"doc_id", "doc_text", "entities": [...]} documents',
             type(documents).__name__,
         )
+    if documents and all("ner_tags" in d for d in documents):
+        path = folder / "predictions.hf.jsonl"
+        text = "".join(json.dumps(dict(d), ensure_ascii=False) + "\n" for d in documents)
+        path.write_text(text, encoding="utf-8")
+        return path, "hf"
     path = folder / "predictions.json"
     path.write_text(json.dumps(list(documents), ensure_ascii=False), encoding="utf-8")
-    return path
+    return path, "harem-json"
 
 
 def _campaign_yaml(
@@ -329,11 +335,12 @@ def evaluate(
 ) -> dict[str, Any]:
     """A model's official HAREM figures: the chain of ``harem run`` on one run.
 
-    ``predictions`` is a file (``harem-json``, ``jsonl`` or ``conll``, the
+    ``predictions`` is a file (``harem-json``, ``jsonl``, ``conll`` or ``hf``, the
     formats of ``harem import``; ``format`` is guessed from its name or
     first character when not given) or a list of documents in the
     harem-json shape (``{"doc_id", "doc_text", "entities": [{"start_offset",
-    "end_offset", "label"}]}``).  ``collection`` is the golden collection.
+    "end_offset", "label"}]}``) or Hugging Face rows (``{"id", "tokens",
+    "ner_tags"}``).  ``collection`` is the golden collection.
     ``scenario`` is ``total`` or ``selective`` (the subset ``selectivo``,
     scored with the five selective categories as the run's declared veil);
     ``veil``, ``style`` and ``bootstrap`` are the campaign keys of the same
@@ -377,7 +384,7 @@ def evaluate(
             path = Path(predictions).resolve()
             fmt = format or guess_format(path)
         else:
-            path, fmt = _write_documents(predictions, folder), "harem-json"
+            path, fmt = _write_documents(predictions, folder)
         if fmt not in FORMATS:
             raise InputError(str(path), f"a predictions format among {', '.join(FORMATS)}", fmt)
         result, run = _score(collection, path, fmt, scheme, folder / "model", options)
