@@ -12,7 +12,9 @@ of this module), so importing the library alone never imports Luigi.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
+__all__ = ["SCORING_VERSION", "evaluate", "span_measures"]
 __version__ = "0.1.0"
 
 # Bumped whenever a change in the code may change any output (a number, a
@@ -26,6 +28,20 @@ __version__ = "0.1.0"
 # reads them back); a UTF-8 file under a stale ISO-8859-1 declaration is read as UTF-8;
 # a spurious record in an ALT alternative lists its own entity only.
 SCORING_VERSION = "4"
+
+
+def __getattr__(name: str) -> Any:
+    """``harem_pipeline.evaluate`` and ``harem_pipeline.span_measures``, imported on first use.
+
+    They live in :mod:`harem_pipeline.api`, the one module above the pipeline
+    layer that the package's top level exports; importing it lazily keeps
+    ``import harem_pipeline`` (every command's first import) as light as before.
+    """
+    if name in ("evaluate", "span_measures"):
+        from harem_pipeline import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'harem_pipeline' has no attribute {name!r}")
 
 
 if "luigi" in sys.modules and "tasks" not in sys.modules:  # pragma: no cover - `luigi --module`

@@ -71,12 +71,18 @@ class ImportRun(RunTask, StageTask):
         return [self.run_spec.path, self.campaign.collection]
 
     def stage_params(self) -> dict[str, Any]:
-        return {"format": self.run_spec.format, "scheme": self.run_spec.scheme}
+        spec = self.run_spec
+        return {"format": spec.format, "scheme": spec.scheme, "only": spec.only_predicted}
 
     def produce(self) -> list[Path]:
         spec = self.run_spec
         return chain.import_run(
-            spec.path, spec.format, self.campaign.collection, self.anchor(), spec.scheme
+            spec.path,
+            spec.format,
+            self.campaign.collection,
+            self.anchor(),
+            spec.scheme,
+            spec.only_predicted,
         )
 
 

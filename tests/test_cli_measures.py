@@ -113,14 +113,14 @@ def test_undefined_ratios_are_null_in_json_and_dash_in_text(capsys, tmp_path: Pa
     path.write_text(
         json.dumps({"id": "a", "tokens": ["x", "y"], "gold": [[0, 1, "A"]], "system": []})
     )
-    out = run_json(capsys, str(path), "--format", "jsonl")
+    out = run_json(capsys, str(path), "--format", "tokens-jsonl")
     # one document: every resample is that document, so a defined measure's interval
     # is the point [0.0, 0.0] and an undefined one is null
     ci95 = {"precision": None, "recall": [0.0, 0.0], "f1": None}
     undefined = {"precision": None, "recall": 0.0, "f1": None, "ci95": ci95}
     assert out["labelled"]["exact"] == undefined
     assert out["per_label"]["A"]["intersection"] == undefined
-    assert main(["measures", str(path), "--format", "jsonl"]) == 0
+    assert main(["measures", str(path), "--format", "tokens-jsonl"]) == 0
     text = capsys.readouterr().out
     exact_row = next(row for row in text.splitlines() if row.startswith("exact"))
     assert exact_row.split() == ["exact", "-", "0.00", "-", "-", "0.00", "-"]
@@ -162,20 +162,20 @@ def test_help_explains_each_measure_in_one_line(capsys) -> None:
         (
             "bad.jsonl",
             '{"id": 1, "tokens": [\n',
-            "jsonl",
+            "tokens-jsonl",
             "bad.jsonl, line 1: expected a JSON object",
         ),
         (
             "outside.jsonl",
             '{"id": "d", "tokens": ["a"], "gold": [[0, 2, "A"]], "system": []}\n',
-            "jsonl",
+            "tokens-jsonl",
             "outside.jsonl, line 1, document d: expected a span [start, end, label] with "
             "0 <= start < end <= 1",
         ),
         (
             "empty.jsonl",
             '{"id": "d", "tokens": ["a", "b"], "gold": [], "system": [[1, 1, "A"]]}\n',
-            "jsonl",
+            "tokens-jsonl",
             "empty.jsonl, line 1, document d: expected a span",
         ),
         (
@@ -224,3 +224,22 @@ def test_missing_file_and_undecodable_bytes(capsys, tmp_path: Path) -> None:
     assert main(["measures", str(bad), "--format", "conll"]) == 2
     err = capsys.readouterr().err
     assert "bad.conll, line 21: expected text in utf-8" in err
+
+
+def test_the_old_name_jsonl_still_reads_with_a_one_line_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``jsonl`` names export/import's character spans; here the file is ``tokens-jsonl``."""
+    path = tmp_path / "d.jsonl"
+    path.write_text(
+        '{"id": "d", "tokens": ["a", "b"], "gold": [[0, 1, "A"]], "system": [[0, 1, "A"]]}\n',
+        encoding="utf-8",
+    )
+    assert main(["measures", str(path), "--format", "tokens-jsonl", "--json"]) == 0
+    current = capsys.readouterr()
+    assert current.err == ""
+    assert main(["measures", str(path), "--format", "jsonl", "--json"]) == 0
+    old = capsys.readouterr()
+    assert old.err.count("\n") == 1 and "is now --format tokens-jsonl" in old.err
+    assert json.loads(old.out) == json.loads(current.out)
+    assert "|format:tokens-jsonl|" in json.loads(current.out)["signature"]

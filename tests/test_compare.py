@@ -29,7 +29,7 @@ def write_jsonl(path: Path, documents: int, right: int) -> Path:
 def measures_report(tmp_path: Path, name: str, documents: int, right: int) -> Path:
     source = write_jsonl(tmp_path / f"{name}.jsonl", documents, right)
     out = tmp_path / f"{name}.json"
-    argv = ["measures", str(source), "--format", "jsonl", "--json", "-o", str(out)]
+    argv = ["measures", str(source), "--format", "tokens-jsonl", "--json", "-o", str(out)]
     assert main(argv) == 0
     return out
 
@@ -72,7 +72,9 @@ def test_close_systems_get_a_middle_p_value(capsys, tmp_path: Path) -> None:
     rows[0] = write_jsonl(tmp_path / "one.jsonl", 1, 3).read_text().strip()
     b_source.write_text("\n".join(rows) + "\n")
     b = tmp_path / "b.json"
-    assert main(["measures", str(b_source), "--format", "jsonl", "--json", "-o", str(b)]) == 0
+    assert (
+        main(["measures", str(b_source), "--format", "tokens-jsonl", "--json", "-o", str(b)]) == 0
+    )
     result = compare_json(capsys, str(a), str(b), "--bootstrap", "500")
     f1 = result["measures"]["labelled.exact.f1"]
     assert f1["difference"] == pytest.approx(81 / 160 - 80 / 160)
@@ -145,7 +147,15 @@ def test_seed_changes_only_the_draws(capsys, tmp_path: Path) -> None:
     b_rows[0] = write_jsonl(tmp_path / "one.jsonl", 1, 3).read_text().strip()
     (tmp_path / "b.jsonl").write_text("\n".join(b_rows) + "\n")
     b = tmp_path / "b.json"
-    argv = ["measures", str(tmp_path / "b.jsonl"), "--format", "jsonl", "--json", "-o", str(b)]
+    argv = [
+        "measures",
+        str(tmp_path / "b.jsonl"),
+        "--format",
+        "tokens-jsonl",
+        "--json",
+        "-o",
+        str(b),
+    ]
     assert main(argv) == 0
     one = compare_json(capsys, str(a), str(b), "--seed", "1", "--bootstrap", "300")
     same = compare_json(capsys, str(a), str(b), "--seed", "1", "--bootstrap", "300")
@@ -189,7 +199,7 @@ def test_no_shared_documents_is_a_one_line_error(capsys, data_dir: Path, tmp_pat
     ("content", "message"),
     [
         ("{", ", line 1: expected a report JSON, found invalid JSON"),
-        ('{"x": 1}', ": expected the JSON of harem ida2id, ida2mor or measures"),
+        ('{"x": 1}', ": expected the JSON of harem ida2id, ida2mor, ida or measures"),
         ('{"total_cd": 1, "precisao": 1.0}', ": expected per-document counts"),
     ],
 )
@@ -202,3 +212,31 @@ def test_bad_reports_are_one_line_errors(capsys, tmp_path: Path, content, messag
     assert err.count("\n") == 1
     assert main(["compare", str(tmp_path / "missing.json"), str(bad)]) == 2
     assert "expected an existing file, found no such file" in capsys.readouterr().err
+
+
+def test_ida_reports_compare_on_classification_and_identification(capsys, tmp_path: Path) -> None:
+    """The figure HAREM ranks by (the classification F of ``.emir.ida.json``) gets its
+    paired test: the strong simulated run against the weak one, and a run against
+    itself (B - A = 0, p = 1), each A and B the reports' own figures."""
+    from tests.helpers.campaign import build, make_campaign
+
+    config = make_campaign(tmp_path, documents=6)
+    build(config)
+    ida = "{0}.alinhado.avalida.total.alts.emir.ida.json"
+    weak, strong = (tmp_path / "out" / run / ida.format(run) for run in ("weak", "strong"))
+    argv = ["compare", str(weak), str(strong), "--json", "--bootstrap", "200"]
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["kind"] == "ida" and result["shared_documents"] == 6
+    measures = result["measures"]
+    for path, side in ((weak, "a"), (strong, "b")):
+        report = json.loads(path.read_text("utf-8"))
+        assert measures["classificacao_medida_f"][side] == pytest.approx(
+            report["classificacao"]["medida_f"]
+        )
+        assert measures["medida_f"][side] == pytest.approx(report["identificacao"]["medida_f"])
+    assert measures["classificacao_medida_f"]["difference"] > 0
+    assert measures["classificacao_medida_f"]["p_value"] < 0.05
+    assert main(["compare", str(weak), str(weak), "--json", "--bootstrap", "50"]) == 0
+    same = json.loads(capsys.readouterr().out)["measures"]["classificacao_medida_f"]
+    assert same["difference"] == 0 and same["p_value"] == 1.0

@@ -111,7 +111,7 @@ def test_jornalistico_on_the_second_harem_lists_noticia(
     [
         ("empty.conll", "", "conll"),
         ("docstart.conll", "-DOCSTART- -X- O O\n\n", "conll"),
-        ("empty.jsonl", "", "jsonl"),
+        ("empty.jsonl", "", "tokens-jsonl"),
     ],
 )
 def test_measures_of_a_file_without_tokens_is_an_error(

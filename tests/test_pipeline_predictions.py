@@ -67,6 +67,8 @@ def test_changing_the_predictions_reruns_the_import(tmp_path: Path) -> None:
     [
         ("{path: preds.jsonl, format: spacy}", "runs[0].format"),
         ("{path: preds.jsonl, format: conll, scheme: bio9}", "runs[0].scheme"),
+        ("{path: preds.jsonl, only_predicted: true}", "runs[0].only_predicted"),
+        ("{path: preds.jsonl, format: jsonl, only_predicted: 3}", "runs[0].only_predicted"),
     ],
 )
 def test_a_bad_predictions_format_is_one_line_naming_the_key(

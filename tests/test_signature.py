@@ -46,6 +46,7 @@ def test_every_report_parameter_is_in_the_signature() -> None:
         replace(base, penalties=False),
         replace(base, grid="harem2005"),
         replace(base, tempo="estendido_completo"),
+        replace(base, documents="predicted"),
     ]
     signatures = {report_signature(p, cd="c", run="r").format() for p in [base, *changed]}
     assert len(signatures) == len(changed) + 1
@@ -61,6 +62,7 @@ def test_every_report_parameter_is_in_the_signature() -> None:
         "bootstrap",
         "seed",
         "tempo",
+        "documents",
     }
     # variant and genre reach the signature through the subset's name
     assert {f.name for f in fields(SubsetParams)} == {

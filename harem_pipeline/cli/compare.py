@@ -17,7 +17,9 @@ from harem_pipeline.tools.compare import (
 
 DESCRIPTION = """\
 Compare two report JSONs of the same kind (two .ida2id.json, two .ida2mor.json
--- every field -- or two JSONs of harem measures) over the documents both were
+-- every field --, two Ida reports such as .emir.ida.json -- identification
+and classification (classificacao_*) P, R, F -- or two JSONs of harem
+measures) over the documents both were
 scored on, from the per-document counts the reports carry.  For each measure:
 A, B and B-A over the shared documents, and a one-sided paired bootstrap
 p-value: the share of resamples of documents in which B is not better than A

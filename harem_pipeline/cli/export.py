@@ -11,16 +11,22 @@ from harem_pipeline.tools.predictions import FORMATS
 
 DESCRIPTION = """\
 Write the golden collection in the formats NER models read, one flat layer
-of entities per document, the collection's text verbatim (UTF-8):
+of entities per document, the collection's text with its character
+references read (Net&amp;Tek is Net&Tek, as the published files have it; UTF-8):
 
   harem-json  [{"doc_id", "doc_text", "entities": [{"entity_id", "text",
               "label", "start_offset", "end_offset"}]}]
   jsonl       one {"id", "text", "spans": [{"start", "end", "label"}]} per line
-  conll       -DOCSTART- DOCID, then "token tag" lines, sentences apart
+  hf          one {"id", "tokens", "ner_tags"} per document (Hugging Face rows;
+              the CoNLL tokens and tags of the whole document)
+  conll       -DOCSTART- DOCID O, then "token tag" lines, sentences apart;
+              tokens and sentences from the text alone (an entity crossing a
+              sentence end is left out, one inside a token widened: counted)
 
 ALT blocks: --alt first (the running text's alternative) or best (the one
 with most entities).  A vague category A|B is written A; entities inside
 OMITIDO stay, as in a participant's run (the evaluation leaves them out).
+White space at an entity's edges is trimmed.
 --scenario selective keeps PESSOA, ORGANIZACAO, LOCAL, TEMPO and VALOR.
 'harem import' reads every one of these back."""
 
@@ -29,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``export`` subcommand."""
     parser = subparsers.add_parser(
         "export",
-        help="write a golden collection as harem-json, conll or jsonl (training and gold files)",
+        help="write a golden collection as harem-json, conll, jsonl or hf (training, gold files)",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -50,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "-o",
         "--output",
         metavar="OUT",
-        help="where to write (default: beside CD, NAME.SCENARIO.json, .jsonl or .conll)",
+        help="where to write (default: beside CD, NAME.SCENARIO.json, .jsonl, .conll or .hf.jsonl)",
     )
     parser.set_defaults(func=handle)
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from harem_pipeline.formats.conll import SCHEMES
-from harem_pipeline.tools.predictions import DEFAULT_SCHEME, FORMATS, run_import
+from harem_pipeline.tools.predictions import DEFAULT_SCHEME, FORMATS, parse_label_map, run_import
 
 DESCRIPTION = """\
 Turn a model's predictions into a system run over the golden collection: the
@@ -18,6 +18,8 @@ it as a participant's run.
   harem-json  [{"doc_id", "doc_text", "entities": [{"start_offset",
               "end_offset", "label"}]}] (the BERT-era HAREM files)
   jsonl       one {"id", "text", "spans": [{"start", "end", "label"}]} per line
+  hf          one {"id", "tokens", "ner_tags"} per line (Hugging Face rows; tags as
+              names, or integer ids with their names in "tag_names")
   conll       token per line, prediction in the last column; documents named
               by -DOCSTART- DOCID or # doc_id = DOCID lines, else taken in the
               collection's order
@@ -33,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``import`` subcommand."""
     parser = subparsers.add_parser(
         "import",
-        help="turn a model's predictions (harem-json, conll, jsonl) into a HAREM system run",
+        help="turn a model's predictions (harem-json, conll, jsonl, hf) into a HAREM system run",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -48,6 +50,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "scheme only counts the sequences that break it (default: lenient)",
     )
     parser.add_argument(
+        "--label-map",
+        metavar="FILE|A=B,...",
+        help="rename the model's labels first: a file of A=B lines or a JSON object, or "
+        "inline PER=PESSOA,ORG=ORGANIZACAO (a whole label, or the type of a CoNLL tag)",
+    )
+    parser.add_argument(
+        "--only-predicted",
+        action="store_true",
+        help="score only the documents the predictions name: the others are written empty, "
+        "which the aligner leaves out (default: written without entities, all missed)",
+    )
+    parser.add_argument(
         "-o",
         "--output",
         metavar="RUN",
@@ -58,6 +72,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Import, write the run, print the summary; return the exit status."""
-    output, summary = run_import(args.predictions, args.format, args.cd, args.output, args.scheme)
+    label_map = parse_label_map(args.label_map) if args.label_map else None
+    output, summary = run_import(
+        args.predictions,
+        args.format,
+        args.cd,
+        args.output,
+        args.scheme,
+        label_map,
+        args.only_predicted,
+    )
     sys.stderr.write(summary.format())
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from harem_pipeline.cli import say
 from harem_pipeline.cli.options import resamples
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
@@ -17,7 +18,7 @@ from harem_pipeline.reports.measures import (
     measures_json,
     measures_streams,
 )
-from harem_pipeline.stages.span_measures import FORMATS
+from harem_pipeline.stages.span_measures import ALIASES, FORMATS, alias_warning
 from harem_pipeline.stages.spans import LabelFilter, check_min_overlap
 from harem_pipeline.text.atomic import atomic_write
 
@@ -35,8 +36,9 @@ mean; an undefined ratio (0/0) prints as '-' (null in JSON).
   categories     correct, label/boundary/label+boundary error, missing, spurious
 
 CoNLL files: token per line, gold and system tags in the last two columns,
-blank or -DOCSTART- lines between sentences.  JSON lines: {"id", "tokens",
-"gold": [[start, end, label], ...], "system": [...]}, end exclusive.
+blank or -DOCSTART- lines between sentences.  tokens-jsonl (old name jsonl):
+{"id", "tokens", "gold": [[start, end, label], ...], "system": [...]}, token
+offsets, end exclusive.
 HAREM: --cd CD --run RUN, aligner's tokens, A|B = label set, ALT as AltinaID
 ci95 units: -DOCSTART- documents (2+) else sentences, lines, DOCIDs; blocks past 2,000
 
@@ -60,7 +62,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "file", metavar="FILE", nargs="?", help="the input file (.gz allowed), with --format"
     )
-    parser.add_argument("--format", choices=FORMATS, help="input format of FILE")
+    parser.add_argument(
+        "--format",
+        choices=(*FORMATS, *ALIASES),
+        help="input format of FILE (jsonl: the old name of tokens-jsonl)",
+    )
     parser.add_argument(
         "--cd",
         help="HAREM mode: the golden collection; with --run, measures the run's entities "
@@ -138,6 +144,9 @@ def run_measures(args: argparse.Namespace) -> int:
         raise InputError(None, "--cd CD --run RUN (and no FILE or --format)", _given(args))
     if not harem and (args.file is None or args.format is None):
         raise InputError(None, "FILE --format FORMAT, or --cd CD --run RUN", _given(args))
+    warning = alias_warning(args.format) if args.format else None
+    if warning:
+        say(warning)
     if not harem and (args.veil or args.system_veil or args.selective):
         raise InputError(None, "--veil/--system-veil/--selective only with --cd and --run", "FILE")
     if args.selective and args.veil:

@@ -93,10 +93,18 @@ def warnings_path(alinhado: PathLike) -> Path:
 
 
 def import_run(
-    predictions: PathLike, fmt: str, cd: PathLike, output: PathLike, scheme: str
+    predictions: PathLike,
+    fmt: str,
+    cd: PathLike,
+    output: PathLike,
+    scheme: str,
+    only_predicted: bool = False,
 ) -> list[Path]:
-    """A model's predictions as a HAREM run over ``cd``; what was dropped, and why, beside it."""
-    output, summary = run_import(predictions, fmt, cd, output, scheme)
+    """A model's predictions as a HAREM run over ``cd``; what was dropped, and why, beside it
+    (``only_predicted``: the documents the predictions do not name written empty)."""
+    output, summary = run_import(
+        predictions, fmt, cd, output, scheme, only_predicted=only_predicted
+    )
     notes = Path(output).with_name(Path(output).name + ".import.stderr")
     write_text_atomic(notes, summary.format() + "\n")
     return [Path(output), notes]
@@ -225,7 +233,7 @@ def ida(
     return [outputs.text_path, outputs.json_path]
 
 
-def _load(path: Path | None) -> dict[str, Any] | None:
+def load_report(path: Path | None) -> dict[str, Any] | None:
     """A report's JSON without its per-document counts (those stay in the report itself)."""
     if path is None or not path.is_file():
         return None
@@ -268,10 +276,10 @@ def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
             "simulated": simulated[f.run],
             "subset": f.subset,
             "scenario": f.scenario,
-            "identification": _load(f.identification),
-            "morphology": _load(f.morphology),
-            "classification": _load(f.classification) if f.classification else None,
-            "relaxed": _load(f.relaxed) if f.relaxed else None,
+            "identification": load_report(f.identification),
+            "morphology": load_report(f.morphology),
+            "classification": load_report(f.classification) if f.classification else None,
+            "relaxed": load_report(f.relaxed) if f.relaxed else None,
             **({"tempo": _tempo_reports(f.tempo)} if f.tempo else {}),
         }
         for f in files
@@ -282,7 +290,7 @@ def _tempo_reports(files: Sequence[tuple[int, str, Path]]) -> list[dict[str, Any
     """The TEMPO track's Ida JSONs of one row: mode (its official name), ALT scoring, report."""
     from harem_pipeline.stages.tempo import MODE_NAMES
 
-    return [{"mode": MODE_NAMES[m], "alt": alt, "ida": _load(path)} for m, alt, path in files]
+    return [{"mode": MODE_NAMES[m], "alt": alt, "ida": load_report(path)} for m, alt, path in files]
 
 
 def no_morphology_note(collection: str) -> str:

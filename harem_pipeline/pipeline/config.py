@@ -65,7 +65,7 @@ TOP_LEVEL_KEYS = {
     "tempo",
     "browse",
 }
-RUN_KEYS = {"path", "name", "veil", "format", "scheme"}
+RUN_KEYS = {"path", "name", "veil", "format", "scheme", "only_predicted"}
 _VARIANT = re.compile(r"^[a-z]{2}$")
 _GENRE = re.compile(r"^[a-z_]{3,}$")
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -105,6 +105,8 @@ class RunSpec:
     a HAREM run."""
     scheme: str = "lenient"
     """The tag scheme of CoNLL predictions."""
+    only_predicted: bool = False
+    """Predictions only: score only the documents they name (the others imported empty)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +337,17 @@ class _Loader:
                         f"unknown tag scheme {shown(scheme)}",
                         f"one of {', '.join(SCHEMES)}",
                     )
-                runs.append(RunSpec(name, path, veil, fmt, scheme))
+                only = self.expect(
+                    f"{key}.only_predicted",
+                    entry.get("only_predicted", False),
+                    bool,
+                    "true or false",
+                )
+                if only and fmt is None:
+                    raise self.fail(
+                        f"{key}.only_predicted", "only for predictions", "give the run a format"
+                    )
+                runs.append(RunSpec(name, path, veil, fmt, scheme, only))
             else:
                 raise self.fail(key, f"expected a path or a mapping, found {_type_name(entry)}")
         if not runs:

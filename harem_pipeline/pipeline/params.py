@@ -89,6 +89,8 @@ class ReportParams(Params):
     seed: int = DEFAULT_SEED
     tempo: str | None = None
     """The TEMPO track's mode of an Ida report of a ``.tempo`` file (``estendido_completo``…)."""
+    documents: str | None = None
+    """``predicted``: only the documents the predictions name were scored (None: all)."""
 
     def signature_fields(self) -> dict[str, str | None]:
         """Every field, in the signature's order (None values are left out when printed).
@@ -112,6 +114,7 @@ class ReportParams(Params):
             "boot": str(self.bootstrap),
             "seed": str(self.seed),
             "tempo": self.tempo,
+            "docs": self.documents,
         }
 
 
@@ -128,6 +131,11 @@ def subset_params(campaign: Campaign, run: str, subset: str, style: str) -> Subs
     )
 
 
+def scored_documents(campaign: Campaign, run: str) -> str | None:
+    """``predicted`` when the run scores only the documents its predictions name."""
+    return "predicted" if campaign.run(run).only_predicted else None
+
+
 def report_params(
     campaign: Campaign, run: str, subset: str, style: str, scenario: str | None = None
 ) -> ReportParams:
@@ -137,6 +145,7 @@ def report_params(
         scenario=scenario,
         evaluation=subset_params(campaign, run, subset, style),
         bootstrap=campaign.bootstrap,
+        documents=scored_documents(campaign, run),
     )
 
 
@@ -160,6 +169,7 @@ def semantic_report_params(
         penalties=campaign.penalties,
         grid=None if campaign.grid is None else campaign.grid.name,
         bootstrap=campaign.bootstrap,
+        documents=scored_documents(campaign, run),
     )
 
 

@@ -17,7 +17,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.spans import MeasuresReport, span_report
 from harem_pipeline.pipeline.signature import Signature, short_digest
-from harem_pipeline.stages.span_measures import count_file
+from harem_pipeline.stages.span_measures import count_file, format_name
 from harem_pipeline.stages.span_units import UNIT_LIMIT
 from harem_pipeline.stages.spans import LabelFilter
 
@@ -48,7 +48,7 @@ def measure_file(
     labels: LabelFilter | None = None,
     errors: bool = False,
 ) -> MeasuresReport:
-    """``harem measures FILE``: all span measures of a ``conll`` or ``jsonl`` file.
+    """``harem measures FILE``: all span measures of a ``conll`` or ``tokens-jsonl`` file.
 
     With ``documents`` the bootstrap units' counts are kept and give the
     intervals of a ``resamples``-draw bootstrap (0: none); see
@@ -56,6 +56,7 @@ def measure_file(
     The report's ``errors`` (when asked for) live in a temporary file:
     close them (``report.errors.close()``) once written.
     """
+    fmt = format_name(fmt)  # an old name signs as the current one: the same file, the same figures
     counted = count_file(
         path,
         fmt,

@@ -35,7 +35,26 @@ from harem_pipeline.stages.spans import (
 )
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
-FORMATS = ("conll", "jsonl")
+FORMATS = ("conll", "tokens-jsonl")
+ALIASES = {"jsonl": "tokens-jsonl"}
+"""Old names still read.  ``jsonl`` alone names the character-offset spans of
+``harem export``/``harem import``; the token-offset gold/system file measured
+here is ``tokens-jsonl``."""
+
+
+def format_name(fmt: str) -> str:
+    """The format ``fmt`` names (an alias resolved)."""
+    return ALIASES.get(fmt, fmt)
+
+
+def alias_warning(fmt: str) -> str | None:
+    """The one line a command prints for an old format name (None for a current one)."""
+    if fmt not in ALIASES:
+        return None
+    return (
+        f"warning: --format {fmt} is now --format {ALIASES[fmt]} here ('{fmt}' names the "
+        "spans of harem export/import); the old name still works"
+    )
 
 
 def count_file(
@@ -49,7 +68,8 @@ def count_file(
     labels: LabelFilter | None = None,
     errors: bool = False,
 ) -> CountedSpans:
-    """The span counts of a ``conll`` or ``jsonl`` file (``.gz`` allowed).
+    """The span counts of a ``conll`` or ``tokens-jsonl`` file (``.gz`` allowed; the
+    old name ``jsonl`` is read too).
 
     ``scheme`` is the CoNLL tagging scheme (see ``formats.conll``); JSON
     lines carry spans, so it is ignored there.  With ``documents`` the
@@ -62,6 +82,7 @@ def count_file(
     Either way the file is streamed and memory does not grow with it.
     """
     name = str(path)
+    fmt = format_name(fmt)
     if fmt not in FORMATS:
         raise InputError(name, f"a format among {', '.join(FORMATS)}", fmt)
     if fmt == "conll" and scheme not in SCHEMES:

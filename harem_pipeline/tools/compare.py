@@ -1,9 +1,10 @@
 """Comparing two reports: is B really better than A?
 
-Every report JSON (``.ida2id.json``, ``.ida2mor.json``, ``harem measures
---json``) keeps its per-document counts under ``documents``.  Two reports of
-the same kind are compared over the documents both have: for each measure,
-A, B and B − A over those documents, and a one-sided paired bootstrap p-value
+Every report JSON (``.ida2id.json``, ``.ida2mor.json``, the Ida reports
+``.emir.ida.json`` and their kin, ``harem measures --json``) keeps its
+per-document counts under ``documents``.  Two reports of the same kind are
+compared over the documents both have: for each measure, A, B and B − A over
+those documents, and a one-sided paired bootstrap p-value
 (Koehn 2004) — the share of resamples in which B is not better than A (not
 higher; not lower for an error rate).  A small p says B's advantage is
 unlikely to be an accident of which documents were drawn; identical reports
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.measures import identification, morphology
+from harem_pipeline.measures import identification, morphology, semantic
 from harem_pipeline.measures.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -34,6 +35,7 @@ KINDS: dict[str, tuple[ArrayMeasure, tuple[str, ...]]] = {
     "ida2id": (identification.identification_figures, identification.LOWER_IS_BETTER),
     "ida2mor": (morphology.morphology_figures, morphology.LOWER_IS_BETTER),
     "measures": (span_figures, ()),
+    "ida": (semantic.interval_figures, ()),
 }
 """Report kind → (measures over count columns, the keys where lower is better)."""
 
@@ -41,6 +43,7 @@ _DETECT: tuple[tuple[str, Callable[[Mapping[str, Any]], bool]], ...] = (
     ("ida2mor", lambda obj: "fields" in obj and "scenario" in obj),
     ("ida2id", lambda obj: "total_cd" in obj and "precisao" in obj),
     ("measures", lambda obj: "labelled" in obj and "unlabelled" in obj),
+    ("ida", lambda obj: "identificacao" in obj and "classificacao" in obj),
 )
 
 
@@ -69,7 +72,8 @@ class Comparison:
 
 
 def report_kind(obj: Mapping[str, Any]) -> str | None:
-    """``ida2id``, ``ida2mor`` or ``measures`` from the report's keys; None if none fits."""
+    """``ida2id``, ``ida2mor``, ``measures`` or ``ida`` from the report's keys; None if
+    none fits."""
     for kind, test in _DETECT:
         if test(obj):
             return kind
@@ -83,7 +87,7 @@ def load_report(path: str | os.PathLike[str]) -> LoadedReport:
     kind = report_kind(obj)
     if kind is None:
         raise InputError(
-            name, "the JSON of harem ida2id, ida2mor or measures", "another JSON document"
+            name, "the JSON of harem ida2id, ida2mor, ida or measures", "another JSON document"
         )
     documents = obj.get("documents")
     if not isinstance(documents, dict) or not all(

@@ -27,13 +27,16 @@ beyond that layer is resolved so:
   aligner numbers the words of a run with them there).
 
 Labels are the category (``LOCAL``), or with ``types`` ``CAT:TIPO``.  Text is
-the collection's running text verbatim (character references such as
-``&amp;`` included), so offsets are the collection's own and ``harem
-import`` lays them back exactly.  CoNLL tokens are runs of letters and
-digits, single other characters and whole ``&...;`` references, cut at
-entity boundaries; a sentence ends at a line end, or after ``.``, ``!`` or
-``?`` before a capitalised token, never inside an entity; each document
-opens with ``-DOCSTART- DOCID``.
+the collection's running text with its character references read once
+(``Net&amp;Tek`` is ``Net&Tek``, as the published BERTimbau files have it),
+offsets on that text; ``harem import`` lays them back onto the collection's
+text exactly.  CoNLL tokens are runs of letters and digits and single other
+characters, cut into
+sentences by ``sentence_ends``: both from the text alone, never from the entities, so the
+file hands a model no gold boundary; an entity is written on the tokens it
+touches, and one that crosses a sentence end is left out (counted).  Each
+document opens with ``-DOCSTART- DOCID O``, which conlleval counts as an
+``O`` token.  No entity keeps white space at an edge.
 """
 
 from __future__ import annotations
@@ -55,31 +58,50 @@ from harem_pipeline.formats.harem_json import (
     format_span_jsonl,
 )
 from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.formats.hf import format_hf_row
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
 from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.tools.predictions import FORMATS, TextMap
+from harem_pipeline.tools.predictions import FORMATS, TextMap, decode_references
 
 SCENARIOS = ("total", "selective")
 SELECTIVE = frozenset({"PESSOA", "ORGANIZACAO", "LOCAL", "TEMPO", "VALOR"})
 ALT_CHOICES = ("first", "best")
 NO_CATEGORY = "OUTRO"
 
-_TOKEN = re.compile(r"&#?\w+;|[^\W_]+|\S")
+_TOKEN = re.compile(r"[^\W_]+|\S")
+
+
+TRIMMED = "white space trimmed from an edge"
+WIDENED = "widened to whole tokens (CoNLL)"
+ADJUSTED = (TRIMMED, WIDENED)
+"""Reasons an entity was written with other boundaries (not left out)."""
+CONLL_LEFT_OUT = (
+    "on no token (CoNLL)",
+    "sharing a token with the entity before (CoNLL)",
+    "crossing a sentence end (CoNLL)",
+)
+"""Reasons the CoNLL layout leaves out an entity the other formats write."""
 
 
 @dataclass(slots=True)
 class ExportSummary:
-    """What an export wrote and what it left out."""
+    """What an export wrote, what it adjusted and what it left out (one counter)."""
 
     documents: int = 0
     entities: int = 0
     left_out: Counter = field(default_factory=Counter)
 
     def format(self) -> str:
-        why = ", ".join(f"{n} {reason}" for reason, n in sorted(self.left_out.items()))
+        def listed(items: list[tuple[str, int]]) -> str:
+            return ", ".join(f"{n} {reason}" for reason, n in sorted(items))
+
+        out = [(r, n) for r, n in self.left_out.items() if r not in ADJUSTED]
+        adjusted = [(r, n) for r, n in self.left_out.items() if r in ADJUSTED]
+        written = self.entities - sum(self.left_out[r] for r in CONLL_LEFT_OUT)
         return (
-            f"{self.documents} documents, {self.entities} entities exported"
-            + (f"; left out: {why}" if why else "")
+            f"{self.documents} documents, {written} entities exported"
+            + (f"; adjusted: {listed(adjusted)}" if adjusted else "")
+            + (f"; left out: {listed(out)}" if out else "")
             + "\n"
         )
 
@@ -187,6 +209,16 @@ def entity_label(entity: Entity, types: bool = False, kept: frozenset[str] | Non
     return category
 
 
+def trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    """``start:end`` without white space at its edges (models' tools refuse such
+    entities, spaCy with E024; ``harem import`` trims them the same way)."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
 def export_document(
     doc: Document,
     scenario: str = "total",
@@ -196,14 +228,18 @@ def export_document(
 ) -> CharDocument:
     """One collection document as a character-offset document."""
     left_out = Counter() if left_out is None else left_out
+    text, where = decode_references(doc.text)
     entities = []
     for entity in resolved_entities(doc, alt, left_out):
         label = entity_label(entity, types, SELECTIVE if scenario == "selective" else None)
         if not label:
             left_out["outside the selective scenario"] += 1
             continue
-        entities.append(CharEntity(entity.start, entity.end, label, entity.text))
-    return CharDocument(doc.docid, doc.text, tuple(entities), doc.line)
+        start, end = trimmed(text, where[entity.start], where[entity.end])
+        if (start, end) != (where[entity.start], where[entity.end]):
+            left_out[TRIMMED] += 1
+        entities.append(CharEntity(start, end, label, text[start:end]))
+    return CharDocument(doc.docid, text, tuple(entities), doc.line)
 
 
 def export_documents(
@@ -230,55 +266,115 @@ def export_documents(
 # CoNLL
 
 
+ABBREVIATIONS = frozenset(
+    """sr sra srs sras dr dra drs dras prof profa profs eng arq av pe fr d s st sto sta
+    dpto dep dept soc séc sec cia lda ltda co inc nº n no pág p pp vol ed cf etc jr gen cel
+    cap ten sgt exmo exma mons mr mrs ms mt ap rev gov pres min sen maj alm brig mal cmdt
+    cmte apt art tel fax ex""".split()
+)
+"""Words a ``.`` after which ends no sentence (compared in lower case), as a single letter
+(an initial, ``W. JAMES``) or an ordinal (``1ª.``, ``3 o.``) ends none."""
+
+
 def document_tokens(doc: CharDocument) -> list[tuple[int, int]]:
-    """Token spans of a document's text, cut at its entities' boundaries."""
-    text = doc.text or ""
-    cuts = sorted({x for e in doc.entities for x in (e.start, e.end)})
-    spans = []
-    for match in _TOKEN.finditer(text):
-        start, end = match.span()
-        k = bisect.bisect_right(cuts, start)
-        while k < len(cuts) and cuts[k] < end:
-            spans.append((start, cuts[k]))
-            start = cuts[k]
-            k += 1
-        spans.append((start, end))
-    return spans
+    """Token spans of a document's text: runs of letters and digits, single other
+    characters, whole ``&...;`` references.  The text alone decides them, never the
+    entities (a tokeniser that cut at the gold's boundaries would hand a model them)."""
+    return [match.span() for match in _TOKEN.finditer(doc.text or "")]
 
 
-def _sentence_ends(text: str, tokens: list[tuple[int, int]], inside: list[bool]) -> list[int]:
-    """Indexes after which a sentence ends (never inside an entity)."""
+def _no_stop_after(word: str) -> bool:
+    """Whether ``word`` followed by ``.`` is an initial, an ordinal or an abbreviation."""
+    return len(word) == 1 or word[-1] in "ªº" or word.lower() in ABBREVIATIONS
+
+
+def sentence_ends(text: str, tokens: list[tuple[int, int]]) -> list[int]:
+    """Indexes of the tokens after which a sentence ends: at a line end, or after ``.``,
+    ``!`` or ``?`` and a blank before a capitalised token (not after an initial, an
+    ordinal or an abbreviation, ``_no_stop_after``).  The text alone decides."""
     ends = []
     for i in range(len(tokens) - 1):
-        if inside[i]:
-            continue
         gap = text[tokens[i][1] : tokens[i + 1][0]]
         word = text[tokens[i][0] : tokens[i][1]]
-        following = text[tokens[i + 1][0]]
-        if "\n" in gap or (word in ".!?" and gap and following.isupper()):
+        if "\n" in gap:
             ends.append(i)
-    ends.append(len(tokens) - 1)
+        elif word in ".!?" and gap and text[tokens[i + 1][0]].isupper():
+            glued = i > 0 and tokens[i - 1][1] == tokens[i][0]
+            before = text[tokens[i - 1][0] : tokens[i - 1][1]] if glued else ""
+            if not (word == "." and before and _no_stop_after(before)):
+                ends.append(i)
+    if tokens:
+        ends.append(len(tokens) - 1)
     return ends
 
 
-def format_conll_document(doc: CharDocument, scheme: str = "iob2") -> str:
-    """``-DOCSTART- DOCID``, then ``token tag`` lines, a blank line after each sentence."""
+@dataclass(frozen=True, slots=True)
+class ConllLayout:
+    """A document as CoNLL writes it: tokens, sentence ends, and each entity's tokens.
+
+    An entity's tokens are those its characters touch (a boundary inside a
+    token, as in text whose words run together, widens it to the whole
+    token); an entity that would share a token with the one before, or that
+    crosses a sentence end, cannot be written and is left out (``left_out``).
+    """
+
+    tokens: list[tuple[int, int]]
+    ends: list[int]
+    spans: list[tuple[int, int, str]]
+    left_out: Counter
+
+    def entities(self) -> list[tuple[int, int, str]]:
+        """The written entities as characters ``(start, end, label)``, end exclusive."""
+        return [(self.tokens[lo][0], self.tokens[hi - 1][1], label) for lo, hi, label in self.spans]
+
+
+def conll_layout(doc: CharDocument, sentences: bool = True) -> ConllLayout:
+    """The CoNLL layout of ``doc`` (see :class:`ConllLayout`); without ``sentences`` the
+    document is one sequence (the ``hf`` rows), so no entity crosses a sentence end."""
     text = doc.text or ""
     tokens = document_tokens(doc)
     starts = [s for s, _ in tokens]
-    spans = []
-    for entity in doc.entities:
-        lo = bisect.bisect_left(starts, entity.start)
+    ends = sentence_ends(text, tokens) if sentences else [len(tokens) - 1] if tokens else []
+    left_out: Counter = Counter()
+    spans: list[tuple[int, int, str]] = []
+    for entity in sorted(doc.entities, key=lambda e: (e.start, e.end)):
+        lo = max(bisect.bisect_right(starts, entity.start) - 1, 0)
         hi = bisect.bisect_left(starts, entity.end)
-        spans.append((lo, hi, frozenset((entity.label,))))
+        if hi <= lo or tokens[lo][1] <= entity.start:
+            left_out[CONLL_LEFT_OUT[0]] += 1
+        elif spans and lo < spans[-1][1]:
+            left_out[CONLL_LEFT_OUT[1]] += 1
+        elif bisect.bisect_left(ends, lo) != bisect.bisect_left(ends, hi - 1):
+            left_out[CONLL_LEFT_OUT[2]] += 1
+        else:
+            if (tokens[lo][0], tokens[hi - 1][1]) != (entity.start, entity.end):
+                left_out[WIDENED] += 1
+            spans.append((lo, hi, entity.label))
+    return ConllLayout(tokens, ends, spans, left_out)
+
+
+DOCSTART_TAG = "O"
+"""The tag of a ``-DOCSTART- DOCID O`` line: conlleval, given the line with a
+prediction column beside it, counts a token tagged ``O`` there, never an entity."""
+
+
+def format_conll_document(
+    doc: CharDocument, scheme: str = "iob2", left_out: Counter | None = None
+) -> str:
+    """``-DOCSTART- DOCID O``, then ``token tag`` lines, a blank line after each sentence.
+
+    What the layout leaves out (or widens) is added to ``left_out``.
+    """
+    text = doc.text or ""
+    layout = conll_layout(doc)
+    if left_out is not None:
+        left_out.update(layout.left_out)
+    tokens = layout.tokens
+    spans = [(lo, hi, frozenset((label,))) for lo, hi, label in layout.spans]
     tags = encode_spans(spans, len(tokens), scheme)
-    inside = [False] * len(tokens)
-    for lo, hi, _ in spans:
-        for i in range(lo, hi - 1):
-            inside[i] = True
-    out = [f"-DOCSTART- {doc.docid}\n\n"]
+    out = [f"-DOCSTART- {doc.docid} {DOCSTART_TAG}\n\n"]
     begin = 0
-    for end in _sentence_ends(text, tokens, inside) if tokens else ():
+    for end in layout.ends:
         out += [
             f"{text[s:e]} {tag}\n"
             for (s, e), tag in zip(tokens[begin : end + 1], tags[begin : end + 1], strict=True)
@@ -292,20 +388,43 @@ def format_conll_document(doc: CharDocument, scheme: str = "iob2") -> str:
 # The command
 
 
-def export_text(documents: Iterable[CharDocument], fmt: str, scheme: str = "iob2") -> Iterator[str]:
-    """Pieces of the export file in ``fmt``, to be written in turn."""
+def format_hf_document(
+    doc: CharDocument, scheme: str = "iob2", left_out: Counter | None = None
+) -> str:
+    """One ``{"id", "tokens", "ner_tags"}`` row: the CoNLL tokens and tags of the whole
+    document (see :mod:`harem_pipeline.formats.hf`)."""
+    layout = conll_layout(doc, sentences=False)
+    if left_out is not None:
+        left_out.update(layout.left_out)
+    text = doc.text or ""
+    spans = [(lo, hi, frozenset((label,))) for lo, hi, label in layout.spans]
+    tags = encode_spans(spans, len(layout.tokens), scheme)
+    return format_hf_row(doc.docid, [text[s:e] for s, e in layout.tokens], tags)
+
+
+def export_text(
+    documents: Iterable[CharDocument],
+    fmt: str,
+    scheme: str = "iob2",
+    left_out: Counter | None = None,
+) -> Iterator[str]:
+    """Pieces of the export file in ``fmt``, to be written in turn (what CoNLL cannot
+    write is counted in ``left_out``)."""
     if fmt == "harem-json":
         yield from format_harem_json(documents)
     elif fmt == "jsonl":
         yield from format_span_jsonl(documents)
+    elif fmt == "hf":
+        for doc in documents:
+            yield format_hf_document(doc, scheme, left_out)
     else:
         for doc in documents:
-            yield format_conll_document(doc, scheme)
+            yield format_conll_document(doc, scheme, left_out)
 
 
 def default_output(cd: str | os.PathLike[str], fmt: str, scenario: str) -> Path:
     """Beside the collection: ``<name>.<scenario>.json``, ``.jsonl`` or ``.conll``."""
-    suffix = {"harem-json": ".json", "jsonl": ".jsonl", "conll": ".conll"}[fmt]
+    suffix = {"harem-json": ".json", "jsonl": ".jsonl", "conll": ".conll", "hf": ".hf.jsonl"}[fmt]
     name = Path(cd).name.removesuffix(".gz")
     stem = name.rsplit(".", 1)[0] if "." in name else name
     return Path(cd).with_name(f"{stem}.{scenario}{suffix}")
@@ -330,6 +449,6 @@ def run_export(
     documents = export_documents(collection, scenario, alt, types, summary)
     target = Path(output) if output is not None else default_output(cd, fmt, scenario)
     with atomic_write(target, "w", encoding="utf-8") as handle:
-        for piece in export_text(documents, fmt, scheme):
+        for piece in export_text(documents, fmt, scheme, summary.left_out):
             handle.write(piece)
     return target, summary

@@ -66,6 +66,7 @@ from __future__ import annotations
 import bisect
 import html
 import io
+import json
 import os
 import re
 from collections import Counter
@@ -88,13 +89,14 @@ from harem_pipeline.formats.conll_predictions import (
 )
 from harem_pipeline.formats.harem_json import CharDocument, parse_harem_json, parse_span_jsonl
 from harem_pipeline.formats.harem_xml import format_collection, parse_collection
+from harem_pipeline.formats.hf import parse_hf
 from harem_pipeline.formats.veils import read_grid
 from harem_pipeline.model import FIRST_HAREM, SECOND_HAREM, Collection, Document, Entity, Span
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 from harem_pipeline.tools.simulate import FIRST_HAREM_GRID
 
-FORMATS = ("harem-json", "conll", "jsonl")
+FORMATS = ("harem-json", "conll", "jsonl", "hf")
 DEFAULT_SCHEME = "lenient"
 
 _BLANK = re.compile(r"\s")
@@ -366,6 +368,10 @@ class ImportSummary:
     repairs: int = 0
     foreign_labels: Counter = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
+    absent_as: str = "without entities"
+    """How absent documents were written (``--only-predicted``: empty, not scored)."""
+    label_map: dict[str, str] = field(default_factory=dict)
+    """A model's labels renamed before they are read (``--label-map``: ``PER`` → ``PESSOA``)."""
 
     def drop(self, reason: str, message: str) -> None:
         self.dropped[reason] += 1
@@ -380,7 +386,7 @@ class ImportSummary:
         why = ", ".join(f"{n} {reason}" for reason, n in sorted(self.dropped.items()))
         lines.append(
             f"{self.documents} documents ({self.predicted} predicted, {self.absent} absent from "
-            f"the predictions, written without entities); {self.entities} entities imported, "
+            f"the predictions, written {self.absent_as}); {self.entities} entities imported, "
             f"{dropped} dropped" + (f" ({why})" if why else "")
         )
         if self.repairs:
@@ -399,7 +405,7 @@ def _boundaries(doc: Document) -> list[int]:
 
 def _label(raw: str, summary: ImportSummary, path: str | None, line: int, docid: str) -> Label:
     try:
-        label = parse_label(raw)
+        label = parse_label(summary.label_map.get(raw, raw))
     except ValueError as exc:
         raise _bad_label(exc, path, line, docid) from None
     _count_foreign(label, summary)
@@ -462,6 +468,22 @@ def _drop(summary: ImportSummary, why: tuple[str, str], docid: str, shown: str) 
     summary.drop(reason, f"{docid}: {shown} {words}")
 
 
+def _decoded_view(text: str, source: TextMap) -> tuple[TextMap, list[int]] | None:
+    """When the predictions' text is the collection's with its character references read
+    (the published HAREM JSON files; white space may differ): that text's map, and for
+    each of its offsets the collection's.  None otherwise."""
+    if "&" not in text:
+        return None
+    plain, where = decode_references(text)
+    plain_map = TextMap(plain)
+    if plain_map.dense != source.dense:
+        return None
+    inverse = [0] * (len(plain) + 1)
+    for raw, offset in enumerate(where):
+        inverse[offset] = raw  # the last: after a whole reference, not inside it
+    return plain_map, inverse
+
+
 def place_char_document(
     doc: Document, pred: CharDocument, summary: ImportSummary, path: str | None = None
 ) -> list[Placed]:
@@ -474,6 +496,9 @@ def place_char_document(
         alignment = (
             None if source.dense == target.dense else align_dense(source.dense, target.dense)
         )
+    decoded = None if alignment is None else _decoded_view(doc.text, source)
+    if decoded is not None:
+        alignment = None  # the text with its references read: mapped exactly
     text = doc.text if pred.text is None else pred.text
     boundaries = _boundaries(doc)
     placed: list[Placed] = []
@@ -494,7 +519,12 @@ def place_char_document(
         if stop <= first:
             summary.drop("blank", f"{pred.docid}: {shown} holds no visible character")
             continue
-        if alignment is not None:
+        if decoded is not None:
+            plain, inverse = decoded
+            raw_start = inverse[plain.to_text(first)]
+            raw_end = inverse[plain.to_text(stop - 1) + 1]
+            first, last = target.to_dense(raw_start), target.to_dense(raw_end) - 1
+        elif alignment is not None:
             mapped_first = alignment.first_at_or_after(first, stop)
             mapped_last = alignment.last_before(stop, first)
             if mapped_first is None or mapped_last is None or mapped_last < mapped_first:
@@ -517,6 +547,41 @@ def place_char_document(
 # CoNLL: tokens and tags
 
 
+def decode_references(text: str) -> tuple[str, list[int]]:
+    """``text`` with its character references read once (``&amp;`` → ``&``, ``&amp;amp;``
+    → ``&amp;``: what an XML parser gives, and the published HAREM JSON files hold),
+    and where each offset of ``text`` (``len(text) + 1`` of them) lands in it.
+
+    An offset inside a reference lands after its character.
+    """
+    pieces: list[str] = []
+    where: list[int] = []
+    pos = size = 0
+    for match in _REFERENCE.finditer(text):
+        plain = text[pos : match.start()]
+        where.extend(range(size, size + len(plain)))
+        size += len(plain)
+        character = html.unescape(match.group())
+        where.append(size)
+        where.extend([size + len(character)] * (len(match.group()) - 1))
+        pieces += [plain, character]
+        size += len(character)
+        pos = match.end()
+    rest = text[pos:]
+    where.extend(range(size, size + len(rest) + 1))
+    return "".join(pieces) + rest, where
+
+
+def _cuts_reference(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` ends inside a character reference (``Net&`` of
+    ``Net&amp;Tek``): then a token ``&`` stands for the whole reference."""
+    amp = text.rfind("&", start, end)
+    if amp < 0:
+        return False
+    ref = _REFERENCE.match(text, amp)
+    return ref is not None and ref.end() > end
+
+
 def _match_token(text: str, pos: int, token: str) -> tuple[int, int] | None:
     """Where ``token`` stands at ``pos`` (blanks skipped), reading references as characters.
 
@@ -527,7 +592,7 @@ def _match_token(text: str, pos: int, token: str) -> tuple[int, int] | None:
     size = len(text)
     while pos < size and text[pos].isspace():
         pos += 1
-    if text.startswith(token, pos):
+    if text.startswith(token, pos) and not _cuts_reference(text, pos, pos + len(token)):
         return pos, pos + len(token)
     start, i = pos, 0
     while i < len(token):
@@ -643,7 +708,7 @@ class _ConllPlacer:
         for (lo, _hi, labels), (start, end) in zip(chunks, locate(chunks), strict=True):
             (raw,) = labels
             try:
-                label, foreign = _parsed_label(raw)
+                label, foreign = _parsed_label(summary.label_map.get(raw, raw))
             except ValueError as exc:
                 raise _bad_label(exc, self.path, line_of(lo), doc.docid) from None
             for category in foreign:
@@ -696,6 +761,9 @@ def read_predictions(
             yield Prediction(doc.docid, doc.line, doc)
     elif fmt == "conll":
         yield from _conll_predictions(read_conll_documents(source, path), path)
+    elif fmt == "hf":  # a row is a named document of one sentence
+        for row in parse_hf(source, path):
+            yield Prediction(row.id, row.line, [ConllSentence(row.tokens, row.tags, row.line)])
     else:
         raise InputError(path, f"a predictions format among {', '.join(FORMATS)}", fmt)
 
@@ -743,6 +811,20 @@ class ImportedDocument(NamedTuple):
     entities: list[Placed]
 
 
+def _emptied(doc: Document) -> Document:
+    """``doc`` with no text and no markup: a document the run does not submit."""
+    return replace(
+        doc,
+        text="",
+        entities=(),
+        alt_blocks=(),
+        paragraphs=(),
+        omitted=(),
+        omitted_entities=(),
+        omitted_outer=(),
+    )
+
+
 def import_documents(
     cd_documents: Iterable[Document],
     predictions: Iterable[Prediction],
@@ -750,8 +832,14 @@ def import_documents(
     scheme: str = DEFAULT_SCHEME,
     path: str | None = None,
     named: dict[str, int] | None = None,
+    only_predicted: bool = False,
 ) -> Iterator[ImportedDocument]:
     """Each collection document, in order, with its predicted entities placed.
+
+    A document the predictions do not name is written without entities, or
+    with ``only_predicted`` without text either: the aligner then leaves it
+    out (its rule for an empty run document), so only the predicted
+    documents are scored.
 
     ``named`` maps every DOCID of the predictions to its line (from a first
     pass, :func:`predicted_docids`); it tells a document absent from the
@@ -787,7 +875,7 @@ def import_documents(
         done.add(doc.docid)
         if found is None:
             summary.absent += 1
-            yield ImportedDocument(doc, [])
+            yield ImportedDocument(_emptied(doc) if only_predicted else doc, [])
             continue
         summary.predicted += 1
         yield ImportedDocument(doc, _place(doc, found, summary, scheme, path))
@@ -1283,12 +1371,54 @@ def default_output(pred: str | os.PathLike[str], collection_format: str) -> Path
     return Path(pred).with_name(Path(pred).name.split(".")[0] + suffix)
 
 
+_MAPPING = re.compile(r"^\s*([^=\s]+)\s*=\s*([^=\s]+)\s*$")
+
+
+def parse_label_map(value: str) -> dict[str, str]:
+    """``--label-map``: a file of ``A=B`` lines (blank and ``#`` lines skipped) or a JSON
+    object ``{"A": "B"}``, or inline ``A=B,C=D``.  A model's label ``A`` is read as ``B``
+    (a whole label: ``PER``, or the type of a CoNLL tag ``B-PER``)."""
+    path = Path(value)
+    if path.is_file():
+        text = path.read_text(encoding=detect_file_encoding(path))
+        if text.lstrip().startswith("{"):
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise InputError(
+                    value, "a JSON object of labels", f"invalid JSON ({exc.msg})"
+                ) from None
+            if not isinstance(data, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) and k and v for k, v in data.items()
+            ):
+                raise InputError(value, 'a JSON object {"LABEL": "CATEGORY", ...}', "another value")
+            return dict(data)
+        entries = [
+            (n, line)
+            for n, line in enumerate(text.splitlines(), 1)
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
+        source: str | None = value
+    else:
+        entries = [(None, part) for part in value.split(",")]
+        source = None
+    mapping: dict[str, str] = {}
+    for n, entry in entries:
+        match = _MAPPING.match(entry)
+        if match is None:
+            raise InputError(source, "a mapping LABEL=CATEGORY", repr(entry.strip()), line=n)
+        mapping[match.group(1)] = match.group(2)
+    return mapping
+
+
 def run_import(
     pred: str | os.PathLike[str],
     fmt: str,
     cd: str | os.PathLike[str],
     output: str | os.PathLike[str] | None = None,
     scheme: str = DEFAULT_SCHEME,
+    label_map: dict[str, str] | None = None,
+    only_predicted: bool = False,
 ) -> tuple[Path, ImportSummary]:
     """``harem import``: write the run of ``pred`` (in ``fmt``) over the collection ``cd``.
 
@@ -1296,7 +1426,9 @@ def run_import(
     in the collection's format and encoding; returns its path and the
     summary.  Default output: beside ``pred``, ``<name>.run.xml`` or
     ``<name>.run.txt`` (First HAREM).  A bad input raises ``InputError`` and
-    leaves no output behind.
+    leaves no output behind.  ``label_map`` renames the model's labels first
+    (:func:`parse_label_map`); with ``only_predicted`` the documents the predictions
+    do not name are written empty, so the chain scores only the predicted ones.
     """
     name = str(pred)
     if fmt not in FORMATS:
@@ -1310,14 +1442,21 @@ def run_import(
     if output is None:
         output = default_output(pred, info.format)
     head, tail = run_frame(info)
-    summary = ImportSummary()
+    summary = ImportSummary(label_map=dict(label_map or {}))
+    if only_predicted:
+        summary.absent_as = "empty, so not scored"
     with (
         open_predictions(pred, encoding) as handle,
         atomic_write(output, "w", encoding=info.encoding) as out,
     ):
         predictions = read_predictions(fmt, handle, name)
         out.write(head)
-        for item in import_documents(cd_documents, predictions, summary, scheme, name, named):
+        if only_predicted and named is None:
+            raise InputError(name, "documents named by their DOCIDs (--only-predicted)", "none")
+        items = import_documents(
+            cd_documents, predictions, summary, scheme, name, named, only_predicted
+        )
+        for item in items:
             out.write(render_document(item, info.format, info.newline))
         if not summary.predicted:  # a run of the collection's text alone scores nothing
             raise InputError(name, "at least one predicted document", "none")
