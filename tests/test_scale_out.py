@@ -119,8 +119,9 @@ def test_two_workers_against_luigid_run_each_task_once(tmp_path: Path) -> None:
         mine = re.findall(r"running   (\w+\([^)]*\))", stderr)
         by_worker.append(len(mine))
         ran.update(mine)
-    # 2 runs × 13 stages (see test_tasks) + summary + report + FullEvaluation, each once.
-    assert len(ran) == 2 * 13 + 3
+    # 2 runs × (13 stages (see test_tasks) + their alignment pages) + summary + report +
+    # FullEvaluation, each once.
+    assert len(ran) == 2 * (13 + 1) + 3
     assert set(ran.values()) == {1}
     assert all(count > 0 for count in by_worker), "one worker did all the work"
     assert outputs(shared.parent / "out") == outputs(local.parent / "out")

@@ -22,8 +22,9 @@ from harem_pipeline.formats.alinhado import (
     Record,
     Tag,
     format_line,
+    reprint_tag,
 )
-from harem_pipeline.formats.semantic import format_alt_weight, reprint_tag
+from harem_pipeline.formats.semantic import format_alt_weight
 from harem_pipeline.stages.rerelem.hashing import JavaHashMap, string_hash
 from harem_pipeline.stages.rerelem.relations import Node, Rel
 from harem_pipeline.text.java import java_split_bar
