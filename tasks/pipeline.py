@@ -718,6 +718,7 @@ class FullEvaluation(CampaignTask):
         reread_campaign(self.config)
         if not self.recorded:
             preflight.check_campaign(self.campaign)
+            preflight.warn_campaign(self.campaign)
 
     @property
     def record(self) -> Path:

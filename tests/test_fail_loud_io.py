@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import http.server
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -491,6 +492,31 @@ def test_a_golden_category_the_grid_lacks_is_said_before_the_campaign(tmp_path: 
         f"{cd}, line {line}, document {docid}: warning: category 'PESOA' is not in the grid "
         "harem2005.conf (1 entities); it is scored as the grid lacking it"
     ]
+
+
+def test_both_commands_say_a_golden_category_the_grid_lacks_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.helpers.campaign import luigi_command
+
+    config = make_campaign(tmp_path, documents=2)
+    cd = tmp_path / "cd.txt"
+    data = cd.read_bytes()
+    first = data.index(b"<PESSOA ")
+    close = data.index(b"</PESSOA>", first)
+    cd.write_bytes(
+        data[:first] + b"<PESOA " + data[first + 8 : close] + b"</PESOA>" + data[close + 9 :]
+    )
+    said = "warning: category 'PESOA' is not in the grid harem2005.conf (1 entities)"
+    result = luigi_command("FullEvaluation", "--local-scheduler", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert [line for line in result.stderr.splitlines() if said in line] == [
+        line for line in result.stderr.splitlines() if line.startswith(str(cd))
+    ]
+    assert result.stderr.count(said) == 1
+    shutil.rmtree(tmp_path / "out")
+    assert main(["run", "--config", str(config), "--quiet"]) == 0
+    assert capsys.readouterr().err.count(said) == 1
 
 
 def test_the_shipped_collections_use_their_grid_s_categories() -> None:

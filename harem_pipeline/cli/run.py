@@ -24,11 +24,9 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from harem_pipeline.cli import say
 from harem_pipeline.cli.options import whole_number
 from harem_pipeline.errors import InputError
 from harem_pipeline.pipeline.config import load_campaign
-from harem_pipeline.pipeline.preflight import campaign_warnings
 from harem_pipeline.text.progress import is_quiet, set_quiet
 
 
@@ -79,8 +77,6 @@ def run_campaign(args: argparse.Namespace) -> int:
     if args.quiet or show_progress:
         set_quiet()  # the campaign's line stands for the stages' own bars
     workers = args.workers or campaign.workers
-    for warning in campaign_warnings(campaign):
-        say(warning)
     if args.scheduler_url:
         check_scheduler(args.scheduler_url)
     luigi.task_register.Register.clear_instance_cache()  # read the campaign as it is now

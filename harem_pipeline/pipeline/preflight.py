@@ -14,11 +14,12 @@ said before the campaign runs.
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from harem_pipeline.errors import ConfigError
+from harem_pipeline.errors import ConfigError, HaremWarning
 from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.model import FIRST_HAREM, Collection
 from harem_pipeline.pipeline.config import Campaign
@@ -107,3 +108,10 @@ def campaign_warnings(campaign: Campaign) -> list[str]:
     facts = collection_facts(campaign.collection, campaign.collection_meta)
     grid = choose_grid(facts.first_harem, campaign.grid)
     return unknown_category_warnings(facts.categories, grid, str(campaign.collection))
+
+
+def warn_campaign(campaign: Campaign) -> None:
+    """Issue :func:`campaign_warnings` as ``HaremWarning``s: both commands (``harem run`` and
+    ``luigi``) show each as its one line, once per process, before any task runs."""
+    for line in campaign_warnings(campaign):
+        warnings.warn(HaremWarning(line), stacklevel=2)
