@@ -89,11 +89,12 @@ def test_on_a_terminal_harem_run_shows_its_progress_line(tmp_path: Path) -> None
     (tmp_path / "runs" / "third.txt").write_bytes((tmp_path / "runs" / "weak.txt").read_bytes())
     status, terminal, stdout = run_on_a_terminal(config)
     assert status == 0
-    # 3 runs x 13 stages (total subset, absolute scenario), then the summary and report;
-    # the runs' chains were built in two processes, the rest by Luigi's worker
-    assert "harem run: 0/41 stages, 0/3 runs complete" in terminal
+    # 3 runs x 14 stages (total subset, absolute scenario, the alignment pages), then the
+    # summary and report; the runs' chains were built in two processes, the rest by Luigi's
+    # worker
+    assert "harem run: 0/44 stages, 0/3 runs complete" in terminal
     final = terminal.rsplit(progress.CLEAR, 1)[1]
-    assert final.startswith("harem run: 41/41 stages, 3/3 runs complete (done in ")
+    assert final.startswith("harem run: 44/44 stages, 3/3 runs complete (done in ")
     assert final.endswith("\n")
     counts = [line.split(" stages")[0] for line in terminal.split(progress.CLEAR) if line]
     done = [int(count.split(": ")[1].split("/")[0]) for count in counts]
@@ -111,7 +112,7 @@ def test_on_a_terminal_a_failure_gets_a_line_of_its_own(tmp_path: Path) -> None:
     assert len(errors) == 1 and errors[0].startswith("ERROR: "), terminal
     assert "weak.txt, line " in errors[0]
     final = terminal.rsplit(progress.CLEAR, 1)[1]
-    assert final.startswith("harem run: 13/28 stages, 1/2 runs complete (stopped after ")
+    assert final.startswith("harem run: 14/30 stages, 1/2 runs complete (stopped after ")
     assert stdout.splitlines()[-2].startswith("Incomplete summary: ")
 
 
@@ -133,7 +134,7 @@ def test_the_progress_counts_each_stage_once_and_each_run_when_whole(tmp_path: P
     luigi.task_register.Register.clear_instance_cache()
     root = FullEvaluation(config=str(config))
     tasks = progress.campaign_tasks(root)
-    assert len(tasks) == 2 * 13 + 2  # two runs' chains, the summary and the report
+    assert len(tasks) == 2 * 14 + 2  # two runs' chains, the summary and the report
     stream = io.StringIO()
     counter = progress.Progress.of(tasks, stream)
     strong = [t for t in tasks if getattr(t, "run_name", None) == "strong"]
@@ -144,7 +145,7 @@ def test_the_progress_counts_each_stage_once_and_each_run_when_whole(tmp_path: P
     counter.mark(strong[-1])
     assert counter.counts() == (len(strong), 1)
     last = progress.task_label(strong[-1])
-    assert stream.getvalue().endswith(f"harem run: 13/28 stages, 1/2 runs complete ({last})")
+    assert stream.getvalue().endswith(f"harem run: 14/30 stages, 1/2 runs complete ({last})")
 
 
 def test_no_progress_line_off_a_terminal() -> None:

@@ -119,8 +119,8 @@ def test_two_workers_against_luigid_run_each_task_once(tmp_path: Path) -> None:
         mine = re.findall(r"running   (\w+\([^)]*\))", stderr)
         by_worker.append(len(mine))
         ran.update(mine)
-    # 2 runs × 13 stages (see test_tasks) + summary + report + FullEvaluation, each once.
-    assert len(ran) == 2 * 13 + 3
+    # 2 runs × 14 stages (see test_tasks) + summary + report + FullEvaluation, each once.
+    assert len(ran) == 2 * 14 + 3
     assert set(ran.values()) == {1}
     assert all(count > 0 for count in by_worker), "one worker did all the work"
     assert outputs(shared.parent / "out") == outputs(local.parent / "out")
