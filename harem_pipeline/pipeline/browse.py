@@ -12,6 +12,7 @@ the previous pages (or none), never half of them.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -113,6 +114,7 @@ def write_browse(
     if note is None:
         note = browse.SIMULATED_NOTE if is_simulated(run_path) else ""
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_folders(target)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         work.chmod(0o755)  # a folder like any other (mkdtemp makes it private)
@@ -229,6 +231,26 @@ def _write_page(
     data = text.encode("utf-8")
     write_text_atomic(folder / "docs" / browse.page_name(position), text)
     return len(data)
+
+
+def remove_stale_folders(target: Path) -> int:
+    """Delete the folders a killed writer of ``target`` left beside it; return how many.
+
+    ``write_browse`` writes into ``.NAME.XXXXXXXX`` and moves the pages it
+    replaces to ``.NAME.old.XXXXXXXX`` (``mkdtemp``'s eight characters): a
+    build killed meanwhile leaves one of them, megabytes of pages nothing
+    else would remove.  Only folders of exactly those names are taken.
+    """
+    escaped = glob.escape(target.name)
+    stale = [
+        path
+        for pattern in (f".{escaped}.{'?' * 8}", f".{escaped}.old.{'?' * 8}")
+        for path in target.parent.glob(pattern)
+        if path.is_dir() and not path.is_symlink()
+    ]
+    for folder in stale:
+        shutil.rmtree(folder, ignore_errors=True)
+    return len(stale)
 
 
 def _replace_folder(new: Path, target: Path) -> None:
