@@ -13,6 +13,7 @@ the previous pages (or none), never half of them.
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -262,6 +263,29 @@ def _replace_folder(new: Path, target: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.rename(new, target)
+
+
+PAGE_CODE = (
+    "harem_pipeline/pipeline/browse.py",
+    "harem_pipeline/reports/browse.py",
+    "harem_pipeline/stages/browse.py",
+    "harem_pipeline/stages/align_tokens.py",
+)
+"""The modules that draw the pages, relative to the package's parent folder."""
+
+
+def pages_version() -> str:
+    """A digest of the code that draws the pages (``PAGE_CODE``).
+
+    The pages hold no figure the scoring version pins, but their layout and
+    scripts change with this code: a campaign's pages drawn by other code
+    are drawn again (its manifest records this digest).
+    """
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for name in PAGE_CODE:
+        digest.update((root / name).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def campaign_inputs(run_dir: PathLike) -> tuple[Path, Path, Path, Path | None, str]:
