@@ -476,6 +476,9 @@ class Browse(RunTask, StageTask):
     def input_paths(self) -> list[Path]:
         return [self.campaign.collection, self.harem_run, *(t.anchor() for t in self.requires())]
 
+    def stage_params(self) -> dict[str, Any]:
+        return {"pages": chain.browse_pages_version()}
+
     def produce(self) -> list[Path]:
         emir = self.emir()
         return chain.browse(
@@ -672,18 +675,22 @@ class Report(CampaignTask, StageTask):
 
 def campaign_settings(campaign: Campaign) -> dict[str, Any]:
     """What decides every task of a campaign besides its files: the campaign's settings,
-    the package's version and the stamps of the code that names tasks, inputs and
-    parameters (this package and ``harem_pipeline.pipeline``)."""
+    the package's version, the stamps of the code that names tasks, inputs and
+    parameters (this package and ``harem_pipeline.pipeline``) and the digest of the code
+    that draws the alignment pages."""
     code = sorted(
         str(path)
         for folder in (Path(__file__).parent, Path(chain.__file__).parent)
         for path in folder.glob("*.py")
     )
-    return {
+    settings = {
         "campaign": _placed(asdict(campaign), campaign_places(campaign)),
         "version": __version__,
         "code": {path: file_stamp(path) for path in code},
     }
+    if campaign.browse:  # the pages' own code lies outside those two folders
+        settings["pages"] = chain.browse_pages_version()
+    return settings
 
 
 def _placed(value: Any, places: Places) -> Any:

@@ -447,3 +447,18 @@ def test_an_avalida_whose_records_name_other_entities_is_refused(
     assert status == 2 and len(err) == 1
     assert "mine.alinhado.avalida, line 7" in err[0] and "'Porto'" in err[0] and "'Braga'" in err[0]
     assert not (run_dir / "browse").exists()
+
+
+def test_the_folders_a_killed_writer_left_are_removed_when_the_pages_are_written(
+    tmp_path: Path,
+) -> None:
+    pages = tmp_path / "pages"
+    for leftover in (".pages.ab12cd34", ".pages.old.ab12cd34/x"):  # mkdtemp's names
+        (tmp_path / leftover).mkdir(parents=True)
+        (tmp_path / leftover / "index.html").write_text("stale", encoding="utf-8")
+    kept = [tmp_path / ".pages.note", tmp_path / ".other.ab12cd34"]  # not a writer's
+    for folder in kept:
+        folder.mkdir()
+    ex0 = DATA / "lampada2/exemplo0"
+    write_browse(ex0 / "cd.xml", ex0 / "participacao.xml", pages)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.ab12cd34", ".pages.note", "pages"]

@@ -133,3 +133,22 @@ def test_a_document_page_fits_the_window_width(pages: Path, tmp_path: Path, widt
     panel = int(fields["panel"])
     assert panel < width / 2 if width == 1400 else panel >= width - 20
     assert console_messages(result.stderr) == []
+
+
+def test_a_category_linked_without_errors_here_stays_chosen(pages: Path, tmp_path: Path) -> None:
+    # report.html links every category of the Ida report; one with no error in these
+    # documents is shown chosen on the index, with no document, not every document
+    index = (pages / "index.html").read_text(encoding="utf-8")
+    categories = re.findall(r'<option value="([^"]+)">', index)
+    assert "LOCAL" in categories and "VARIADO" not in categories
+    category = "VARIADO"  # a category of the Second HAREM grid
+    probe = _probe(
+        pages / "index.html",
+        tmp_path,
+        "var rows=document.querySelectorAll('tr[data-cats]');"
+        "var shown=Array.prototype.filter.call(rows,function(r){return !r.hidden}).length;"
+        "document.title='chosen:'+document.getElementById('categ').value+' shown:'+shown;",
+    )
+    result = chromium(tmp_path, "--dump-dom", probe.as_uri() + "#cat=" + category)
+    assert console_messages(result.stderr) == []
+    assert title_of(result.stdout) == f"chosen:{category} shown:0"

@@ -92,6 +92,9 @@ def test_a_failed_run_leaves_the_others_a_summary_marked_incomplete(campaign: Pa
     assert report != old_report and "INCOMPLETE" in report
     data = json.loads((folder / "out" / "summary.json").read_text(encoding="utf-8"))
     assert data["incomplete"] == ["weak"]
+    # the complete run's alignment pages are linked; the failed run's earlier ones are not
+    assert data["campaign"]["browse"] == ["strong"]
+    assert 'href="strong/browse/index.html"' in report and "weak/browse/" not in report
     # Neither passes as complete: once the run is mended, a build makes them whole again.
     (folder / "runs" / "weak.txt").unlink()
     shutil.copy(folder / "runs" / "strong.txt", folder / "runs" / "weak.txt")

@@ -145,6 +145,19 @@ def test_the_alignment_pages_rerun_when_the_emir_does_and_go_with_browse_false(
     assert page.read_text(encoding="utf-8") != "edited" and pages.is_file()
 
 
+def test_other_page_code_redraws_the_alignment_pages_only(
+    campaign: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harem_pipeline.pipeline import browse
+
+    manifest = campaign.parent / "out" / "weak" / "browse.manifest.json"
+    drawn = json.loads(manifest.read_text(encoding="utf-8"))["params"]
+    assert drawn == {"pages": browse.pages_version()}
+    monkeypatch.setattr(browse, "pages_version", lambda: "other")
+    ran = build(campaign)
+    assert sorted(family for family, _ in ran) == ["Browse", "Browse", "Report", "Summary"]
+
+
 def test_changing_the_collection_reruns_everything(campaign: Path) -> None:
     cd = campaign.parent / "cd.txt"
     data = cd.read_bytes()

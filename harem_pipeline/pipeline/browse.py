@@ -12,6 +12,8 @@ the previous pages (or none), never half of them.
 
 from __future__ import annotations
 
+import glob
+import hashlib
 import json
 import os
 import shutil
@@ -113,6 +115,7 @@ def write_browse(
     if note is None:
         note = browse.SIMULATED_NOTE if is_simulated(run_path) else ""
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_folders(target)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         work.chmod(0o755)  # a folder like any other (mkdtemp makes it private)
@@ -231,6 +234,26 @@ def _write_page(
     return len(data)
 
 
+def remove_stale_folders(target: Path) -> int:
+    """Delete the folders a killed writer of ``target`` left beside it; return how many.
+
+    ``write_browse`` writes into ``.NAME.XXXXXXXX`` and moves the pages it
+    replaces to ``.NAME.old.XXXXXXXX`` (``mkdtemp``'s eight characters): a
+    build killed meanwhile leaves one of them, megabytes of pages nothing
+    else would remove.  Only folders of exactly those names are taken.
+    """
+    escaped = glob.escape(target.name)
+    stale = [
+        path
+        for pattern in (f".{escaped}.{'?' * 8}", f".{escaped}.old.{'?' * 8}")
+        for path in target.parent.glob(pattern)
+        if path.is_dir() and not path.is_symlink()
+    ]
+    for folder in stale:
+        shutil.rmtree(folder, ignore_errors=True)
+    return len(stale)
+
+
 def _replace_folder(new: Path, target: Path) -> None:
     """Put the folder ``new`` at ``target``, removing what was there."""
     if target.exists():
@@ -240,6 +263,29 @@ def _replace_folder(new: Path, target: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.rename(new, target)
+
+
+PAGE_CODE = (
+    "harem_pipeline/pipeline/browse.py",
+    "harem_pipeline/reports/browse.py",
+    "harem_pipeline/stages/browse.py",
+    "harem_pipeline/stages/align_tokens.py",
+)
+"""The modules that draw the pages, relative to the package's parent folder."""
+
+
+def pages_version() -> str:
+    """A digest of the code that draws the pages (``PAGE_CODE``).
+
+    The pages hold no figure the scoring version pins, but their layout and
+    scripts change with this code: a campaign's pages drawn by other code
+    are drawn again (its manifest records this digest).
+    """
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for name in PAGE_CODE:
+        digest.update((root / name).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def campaign_inputs(run_dir: PathLike) -> tuple[Path, Path, Path, Path | None, str]:

@@ -388,5 +388,12 @@ def browse(
     return sorted(path for path in Path(output).rglob("*") if path.is_file())
 
 
+def browse_pages_version() -> str:
+    """The digest of the code that draws the alignment pages (``pipeline.browse``)."""
+    from harem_pipeline.pipeline.browse import pages_version
+
+    return pages_version()
+
+
 def report(summary_json: PathLike, output: PathLike) -> list[Path]:
     return [write_report_html(summary_json, output)]

@@ -132,8 +132,16 @@ SCRIPT = """
   document.getElementById('tokens').addEventListener('change', function (event) {
     document.body.classList.toggle('tokens', event.target.checked);
   });
+  // A category linked from the report that no entity here has is still the one
+  // chosen (nothing is then shown), not silently "all".
+  function choose(select, category) {
+    if (!Array.prototype.some.call(select.options, function (o) { return o.value === category; })) {
+      select.add(new Option(category, category));
+    }
+    select.value = category;
+  }
   var wanted = /(?:^|[#&])cat=([^&]*)/.exec(location.hash);
-  if (wanted) { document.getElementById('categ').value = decodeURIComponent(wanted[1]); }
+  if (wanted) { choose(document.getElementById('categ'), decodeURIComponent(wanted[1])); }
   apply();
 })();
 """
@@ -150,8 +158,16 @@ INDEX_SCRIPT = """
       link.href = link.getAttribute('data-href') + (cat ? '#cat=' + encodeURIComponent(cat) : '');
     });
   }
+  // A category linked from the report that no entity here has is still the one
+  // chosen (nothing is then shown), not silently "all".
+  function choose(select, category) {
+    if (!Array.prototype.some.call(select.options, function (o) { return o.value === category; })) {
+      select.add(new Option(category, category));
+    }
+    select.value = category;
+  }
   var wanted = /(?:^|[#&])cat=([^&]*)/.exec(location.hash);
-  if (wanted) { select.value = decodeURIComponent(wanted[1]); }
+  if (wanted) { choose(select, decodeURIComponent(wanted[1])); }
   select.addEventListener('change', apply);
   apply();
 })();
