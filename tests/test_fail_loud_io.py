@@ -253,7 +253,7 @@ def test_json_nested_too_deep_is_one_line(
         "compare": ["compare", str(path), str(path)],
         "report": ["report", str(tmp_path)],
         "import": ["import", str(path), "--format", fmt, "--cd", str(FIRST_CD), "-o", str(out)],
-        "measures": ["measures", str(path), "--format", "jsonl", "-o", str(out)],
+        "measures": ["measures", str(path), "--format", "tokens-jsonl", "-o", str(out)],
     }[command]
     assert main(argv) == 2
     assert one_error_line(capsys, command) == (
@@ -339,8 +339,8 @@ def test_a_report_of_an_empty_object_is_one_line(
     assert main(argv) == 2
     expected = {
         "check": "expected the key 'medida_f', found an empty object",
-        "compare": "expected the JSON of harem ida2id, ida2mor or measures, found another JSON "
-        "document",
+        "compare": "expected the JSON of harem ida2id, ida2mor, ida or measures, "
+        "found another JSON document",
     }[command]
     assert one_error_line(capsys, command) == f"harem {command}: error: {path}: {expected}\n"
 
