@@ -18,11 +18,14 @@ from harem_pipeline.reports.official import (
     anonymise,
     format_key,
     java_timestamp,
+    parse_identification_entry,
     parse_participants,
     parse_semantic_entry,
     participant_names,
+    read_identification_entry,
     read_participants,
     read_semantic_entry,
+    render_identification_page,
     render_semantic_page,
 )
 from tests.helpers.paths import DATA
@@ -151,3 +154,75 @@ def test_a_short_participant_line_is_an_error_naming_its_line() -> None:
         InputError, match=r"t.tsv, line 2: expected at least 4 tab-separated fields"
     ):
         parse_participants("#Path\tVeu\tD\tSistema\np/partic01_1\tPESSOA\n", "t.tsv")
+
+
+# ---------------------------------------------------------------------------
+# GlobalIdentificationReporter
+
+GLOBALID = {
+    "exemplo0_total_muc": "exemplo0/total_muc",
+    "copia_a": "exemplo0/total_muc",
+    "copia_b": "exemplo0/total_muc",
+    "gabriel_run": "gabriel/run",
+    "exemplo1_total_harem": "exemplo1/total_harem",
+    "exemplo1_total_muc": "exemplo1/total_muc",
+}
+
+
+def identification_entries() -> list:
+    entries = [
+        read_identification_entry(name, REFERENCE / f"{path}.alinhado.avalida.globalid.gz")
+        for name, path in GLOBALID.items()
+    ]
+    vazio = OFFICIAL / "handmade_globalid" / "vazio.alinhado.avalida.globalid"
+    return [*entries, read_identification_entry("vazio", vazio)]
+
+
+def f_of(row: str) -> float:
+    return float(re.sub("<[^>]+>", "", row.split("<td>")[4]))
+
+
+def test_identification_page_equals_the_official_page() -> None:
+    """Equal but for the order of F ties, which the Java shuffles at random."""
+    page = without_stamp(
+        render_identification_page(identification_entries(), [".globalid"], MOMENT)
+    )
+    reference = expected("identification.html")
+    ours = page.splitlines()
+    theirs = reference.splitlines()
+    assert [line for line in ours if not line.startswith("<tr><td>")] == [
+        line for line in theirs if not line.startswith("<tr><td>")
+    ]
+    rows = [line for line in ours if line.startswith("<tr><td>")]
+    assert sorted(rows) == sorted(line for line in theirs if line.startswith("<tr><td>"))
+    # Our tie order: F descending, ties in reverse name order; the NaN-Precisão
+    # run printed (-depurar) last, with its F zerofied.
+    names = [re.match(r"<tr><td><b>(\w+)", row)[1] for row in rows]
+    assert names == [
+        "exemplo1_total_muc",
+        "exemplo1_total_harem",
+        "exemplo0_total_muc",
+        "copia_b",
+        "copia_a",
+        "gabriel_run",
+        "vazio",
+    ]
+    assert [f_of(row) for row in rows] == sorted((f_of(row) for row in rows), reverse=True)
+    assert "<td>NaN</td><td>0.0</td><td>0.0</td><td>1.0</td><td>NaN</td>" in rows[-1]
+    # P × 100 as a Java double, points kept.
+    assert "<td><font color=green><b>75.13447478720138</b></font></td>" in rows[5]
+
+
+def test_anonymised_identification_page_drops_runs_without_precision() -> None:
+    entries = identification_entries()
+    codes = anonymise([entry.name for entry in entries], seed=3)
+    page = render_identification_page(entries, [".globalid"], MOMENT, code_names=codes)
+    rows = [line for line in page.splitlines() if line.startswith("<tr><td>")]
+    assert len(rows) == 6 and codes["vazio"] not in page
+    assert all(name not in page for name in GLOBALID)
+    assert "<td>Total na CD</td>" not in page
+
+
+def test_a_globalid_line_without_a_label_is_an_error() -> None:
+    with pytest.raises(InputError, match=r"g.globalid, line 2: expected a 'Label: value' line"):
+        parse_identification_entry("g", "Total na CD: 3\nnonsense\n", "g.globalid")

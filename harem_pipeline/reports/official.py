@@ -32,7 +32,8 @@ from datetime import datetime
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.report import Field, Text, parse_report
+from harem_pipeline.formats.report import SEPARATOR, Field, Text, parse_report
+from harem_pipeline.text.numbers import java_double
 from harem_pipeline.text.textio import read_text
 
 IDENTIFICATION = "Avaliação Global - Identificação"
@@ -169,23 +170,22 @@ def _java_string_key(text: str) -> bytes:
     return text.encode("utf-16-be")
 
 
-def _best(entries: list[SemanticEntry], section: str, key: str, largest: bool) -> set[int]:
-    """``addToBestResults``: the runs whose value string equals the extreme one's.
+def _best(values: Sequence[str], largest: bool, nan_small: bool) -> set[int]:
+    """``addToBestResults``: the indices of the runs whose value string equals the extreme one's.
 
     The extreme is the last (for a maximum) or first (for a minimum) run of a
     stable ascending sort by the masked value; the marked runs are the ones
     next to it whose value string is the same.
     """
-    nan_small = key != UNDER
-    ordered = sorted(entries, key=lambda e: _masked(getattr(e, section)[key], nan_small))
+    ordered = sorted(range(len(values)), key=lambda i: _masked(values[i], nan_small))
     if largest:
         ordered.reverse()
-    best = getattr(ordered[0], section)[key]
+    best = values[ordered[0]]
     marked: set[int] = set()
-    for entry in ordered:
-        if getattr(entry, section)[key] != best:
+    for index in ordered:
+        if values[index] != best:
             break
-        marked.add(id(entry))
+        marked.add(index)
     return marked
 
 
@@ -258,7 +258,10 @@ def _table(
         ]
         labels = [f"{PRECISION} ", f"{RECALL} ", F_MEASURE, OVER, UNDER]
         extra = [TOTAL_IN_GC, TOTAL_IDENTIFIED]
-    best = {key: _best(entries, section, key, largest) for key, _zero, largest in columns}
+    best = {
+        key: _best([getattr(e, section)[key] for e in entries], largest, nan_small=key != UNDER)
+        for key, _zero, largest in columns
+    }
     colspan = (4 if classification else 6) + (2 if debug else 0)
     lines = [
         "<br>",
@@ -272,6 +275,7 @@ def _table(
     by_name = sorted(entries, key=lambda e: _java_string_key(e.name))
     ordered = sorted(by_name, key=lambda e: _masked(getattr(e, section)[F_MEASURE], True))
     ordered.reverse()
+    index = {id(entry): i for i, entry in enumerate(entries)}
     for entry in ordered:
         if not entry.printable:
             continue
@@ -279,7 +283,7 @@ def _table(
         cells = [_name_cell(entry.name, shown[entry.name])]
         for key, zero, _largest in columns:
             value = _zerofied(values[key]) if zero else values[key]
-            cells.append(_cell(_comma(value), id(entry) in best[key]))
+            cells.append(_cell(_comma(value), index[id(entry)] in best[key]))
         if debug:
             cells += [f"<td>{_comma(values[key])}</td>" for key in extra]
         lines.append("<tr>" + "".join(cells) + "</tr>")
@@ -397,3 +401,143 @@ def participant_names(names: Sequence[str], participants: Sequence[Participant])
         table[row.path] = row.display
         table.setdefault(row.path.rstrip("/").rsplit("/", 1)[-1], row.display)
     return {name: table.get(name, name) for name in names}
+
+
+# ---------------------------------------------------------------------------
+# GlobalIdentificationReporter: the 2005-style identification table
+
+COMBINED_ERROR = "Erro Combinado"
+ID_TOTAL_IN_GC = "Total na CD"
+ID_TOTAL_IDENTIFIED = "Total identificadas"
+ID_TOTAL_CORRECT = "Total correctamente identificadas"
+ID_SPURIOUS = "Espúrios"
+ID_MISSING = "Em Falta"
+ID_SUM_PARTIAL_CORRECT = "Soma Parcialmente Correctos"
+ID_SUM_PARTIAL_INCORRECT = "Soma Parcialmente Incorrectos"
+ID_PARTIAL_OCCURRENCES = "Total Ocorrências Parcialmente Correctos"
+
+GLOBALID_SCORES = (
+    (PRECISION, True),
+    (RECALL, True),
+    (F_MEASURE, True),
+    (COMBINED_ERROR, False),
+    (OVER, False),
+    (UNDER, False),
+)
+"""The scored columns and whether the best is the largest (else the smallest)."""
+
+GLOBALID_EXTRA = (
+    ID_TOTAL_IN_GC,
+    ID_TOTAL_IDENTIFIED,
+    ID_TOTAL_CORRECT,
+    ID_SPURIOUS,
+    ID_MISSING,
+    ID_TOTAL_CORRECT,
+    ID_SUM_PARTIAL_CORRECT,
+    ID_SUM_PARTIAL_INCORRECT,
+    ID_PARTIAL_OCCURRENCES,
+)
+"""The ``-depurar`` columns (``Total correctamente identificadas`` twice, as the Java prints it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class IdentificationEntry:
+    """One run's ``.globalid`` report: its value strings by label."""
+
+    name: str
+    values: Mapping[str, str]
+
+
+def parse_identification_entry(
+    name: str, text: str, path: str | None = None
+) -> IdentificationEntry:
+    """Read a ``.globalid`` report as ``GlobalIdentificationReporter`` does.
+
+    Every line is ``Label: value`` (the Java stops on any other line); a
+    later line of a label replaces an earlier one; every shown value must be
+    there, the scored ones numbers.
+    """
+    values: dict[str, str] = {}
+    for number, item in enumerate(parse_report(text), 1):
+        if not isinstance(item, Field):
+            raise InputError(path, "a 'Label: value' line", repr(item.text), line=number)
+        values[item.label] = item.value.split(SEPARATOR, 1)[0]
+    for key in (*(key for key, _ in GLOBALID_SCORES), *GLOBALID_EXTRA):
+        if key not in values:
+            raise InputError(path, f"a '{key}: <number>' line", "none")
+    for key, _ in GLOBALID_SCORES:
+        try:
+            float(values[key])
+        except ValueError:
+            raise InputError(path, f"a number after '{key}: '", repr(values[key])) from None
+    return IdentificationEntry(name, values)
+
+
+def read_identification_entry(name: str, path: str | Path) -> IdentificationEntry:
+    """``parse_identification_entry`` of the ``.globalid`` file at ``path``."""
+    return parse_identification_entry(name, read_text(path).text, str(path))
+
+
+def _percentage(value: str) -> str:
+    """``getPercentage``: the value × 100 as a Java double, points kept."""
+    return java_double(_number(value) * 100)
+
+
+def render_identification_page(
+    entries: Sequence[IdentificationEntry],
+    filters: Sequence[str],
+    generated: datetime,
+    code_names: Mapping[str, str] | None = None,
+) -> str:
+    """The page ``GlobalIdentificationReporter`` prints for these runs.
+
+    Sorted by Medida F descending (NaN as the smallest positive double).
+    The Java shuffles the runs before sorting, so its ties come in a random
+    order; here they come in reverse name order, as in the semantic pages.
+    With ``-depurar`` (no ``code_names``) every run has a row, NaN Precisão
+    included; anonymised, those runs have none.  No comma decimals; P and R
+    × 100; F zerofied.
+    """
+    runs = list(entries)
+    if not runs:
+        raise InputError(None, "at least one run's .globalid report for an official page", "none")
+    names = [entry.name for entry in runs]
+    if len(set(names)) != len(names):
+        duplicated = sorted({name for name in names if names.count(name) > 1})
+        raise InputError(
+            None, "distinct run names on one official page", f"{', '.join(duplicated)} twice"
+        )
+    debug = code_names is None
+    best = {
+        key: _best([entry.values[key] for entry in runs], largest, nan_small=largest)
+        for key, largest in GLOBALID_SCORES
+    }
+    lines = page_header(filters, generated)
+    lines += ["<br>", "<br>", "<table border>", "<tr>", "<td>Saida</td>"]
+    lines += [f"<td>{PRECISION} (%) </td>", f"<td>{RECALL} (%) </td>"]
+    lines += [f"<td>{key}</td>" for key, _ in GLOBALID_SCORES[2:]]
+    if debug:
+        lines += [f"<td>{key}</td>" for key in GLOBALID_EXTRA]
+    lines.append("</tr>")
+    by_name = sorted(range(len(runs)), key=lambda i: _java_string_key(runs[i].name))
+    ordered = sorted(by_name, key=lambda i: _masked(runs[i].values[F_MEASURE], True))
+    ordered.reverse()
+    for index in ordered:
+        entry = runs[index]
+        printable = not math.isnan(_number(entry.values[PRECISION]))
+        if not debug and not printable:
+            continue
+        shown = entry.name if debug else code_names[entry.name]
+        cells = [_name_cell(entry.name, shown)]
+        for key, _largest in GLOBALID_SCORES:
+            value = entry.values[key]
+            if key in (PRECISION, RECALL):
+                value = _percentage(value)
+            elif key == F_MEASURE:
+                value = _zerofied(value)
+            cells.append(_cell(value, index in best[key]))
+        if debug:
+            cells += [f"<td>{entry.values[key]}</td>" for key in GLOBALID_EXTRA]
+        lines.append("<tr>" + "".join(cells) + "</tr>")
+    lines += ["</table>", "</body>", "</html>"]
+    return "\n".join(lines) + "\n"
