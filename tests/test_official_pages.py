@@ -7,11 +7,14 @@ folder taken off the row names (see ``data/README.md``).
 
 from __future__ import annotations
 
+import gzip
 import re
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
+from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.reports.official import (
     CODE_NAMES,
@@ -226,3 +229,87 @@ def test_anonymised_identification_page_drops_runs_without_precision() -> None:
 def test_a_globalid_line_without_a_label_is_an_error() -> None:
     with pytest.raises(InputError, match=r"g.globalid, line 2: expected a 'Label: value' line"):
         parse_identification_entry("g", "Total na CD: 3\nnonsense\n", "g.globalid")
+
+
+# ---------------------------------------------------------------------------
+# harem report OUT --official
+
+
+def fake_campaign(folder, veils: dict[str, list[str]]) -> None:
+    """A campaign output folder holding only the Ida reports the pages read."""
+    paths = dict(sources(1))
+    relaxed = dict(sources(2))
+    for veil, runs in veils.items():
+        part = "" if veil == "" else f".{veil}"
+        for run in runs:
+            base = folder / run / f"{run}.alinhado.avalida.total{part}"
+            base.parent.mkdir(parents=True, exist_ok=True)
+            gzipped = (REFERENCE / paths[run]).read_bytes()
+            Path(str(base) + ".alts.emir.ida").write_bytes(gzip.decompress(gzipped))
+            if run in relaxed:
+                text = gzip.decompress((REFERENCE / relaxed[run]).read_bytes())
+                Path(str(base) + ".alts.emir.altrel.ida").write_bytes(text)
+
+
+def test_report_official_writes_the_pages_of_every_veil(tmp_path, capsys) -> None:
+    runs = [name for name, _ in sources(1)]
+    fake_campaign(tmp_path, {"pessoa": runs, "cenario2": runs[:3]})
+    assert main(["report", str(tmp_path), "--official"]) == 0
+    official = tmp_path / "official"
+    assert sorted(p.name for p in official.iterdir()) == [
+        "resultados_HAREM_Classico_cenario2.html",
+        "resultados_HAREM_Classico_pessoa.html",
+        "resultados_altrel_HAREM_Classico_cenario2.html",
+        "resultados_altrel_HAREM_Classico_pessoa.html",
+    ]
+    page = (official / "resultados_HAREM_Classico_pessoa.html").read_bytes().decode("latin-1")
+    title = "[HAREM_Classico.pessoa.alinhado.avalida.veu.alts.emir.ida]"
+    reference = expected("semantic_real.html").replace("[.emir.ida]", title)
+    assert without_stamp(page) == reference
+    relaxed = (official / "resultados_altrel_HAREM_Classico_pessoa.html").read_bytes()
+    title = "[HAREM_Classico.pessoa.alinhado.avalida.veu.alts.emir.altrel.ida]"
+    reference = expected("semantic_real_altrel.html").replace("[.emir.altrel.ida]", title)
+    assert without_stamp(relaxed.decode("latin-1")) == reference
+    assert capsys.readouterr().out.count("\n") == 4
+
+
+def test_report_official_anonymised_is_deterministic_with_its_key(tmp_path) -> None:
+    runs = [name for name, _ in sources(1)][:4]
+    fake_campaign(tmp_path, {"": runs})
+    assert main(["report", str(tmp_path), "--official", "--anonymise", "--seed", "5"]) == 0
+    official = tmp_path / "official"
+    first = (official / "resultados_HAREM_Classico_total.html").read_bytes()
+    key = (official / "chave_anonimizacao.txt").read_text(encoding="latin-1")
+    assert key == format_key(anonymise(runs, seed=5))
+    assert not any(run.encode() in first for run in runs)
+    codes = anonymise(runs, seed=5)
+    assert all(f"<td><b>{codes[run]}</b></td>".encode() in first for run in runs)
+    assert main(["report", str(tmp_path), "--official", "--anonymise", "--seed", "5"]) == 0
+    again = (official / "resultados_HAREM_Classico_total.html").read_bytes()
+    assert without_stamp(again.decode("latin-1")) == without_stamp(first.decode("latin-1"))
+
+
+def test_report_official_names_runs_by_participant_table(tmp_path) -> None:
+    fake_campaign(tmp_path, {"": ["gabriel_total_muc", "exemplo0_total_muc"]})
+    info = tmp_path / "lista.tsv"
+    info.write_text("#Path\tVeu\tD\tSistema\np/gabriel_total_muc\t*\tx\tGabriel\n")
+    assert main(["report", str(tmp_path), "--official", "--info", str(info)]) == 0
+    page = (tmp_path / "official" / "resultados_HAREM_Classico_total.html").read_bytes()
+    assert b"<td><b>Gabriel_total_muc</b></td>" in page
+    assert b"<td><b>exemplo0_total_muc</b></td>" in page
+
+
+def test_report_official_without_reports_is_one_error_line(tmp_path, capsys) -> None:
+    assert main(["report", str(tmp_path), "--official"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("harem report: error: ") and err.count("\n") == 1
+    assert "*.alts.emir.ida reports" in err
+    assert not (tmp_path / "official").exists()
+
+
+def test_report_anonymise_without_official_is_an_error(tmp_path, capsys) -> None:
+    assert main(["report", str(tmp_path), "--anonymise"]) == 2
+    assert (
+        capsys.readouterr().err
+        == "harem report: error: --anonymise and --info go with --official\n"
+    )

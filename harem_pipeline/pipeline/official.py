@@ -1,0 +1,159 @@
+"""Write a campaign's official result pages (``docs/spec/official-grid.md``).
+
+``Avaliacao.sh classico`` wrote, per veil, ``resultados_HAREM_Classico_<veil>.html``
+(the strict-ALT ``.emir.ida`` of every run) and
+``resultados_altrel_HAREM_Classico_<veil>.html`` (the relaxed ``.emir.altrel.ida``).
+This module finds those reports in a campaign's output folder and writes the
+pages (rendered by ``reports.official``) into ``OUTPUT/official/``, in
+ISO-8859-1, atomically.  The official TEMPO pages
+(``resultados_TEMPO_<mode>_<veil>.html``) are the same page over other
+``.ida`` reports: ``write_semantic_pages`` with ``prefix`` set writes them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.reports.official import (
+    anonymise,
+    format_key,
+    participant_names,
+    read_participants,
+    read_semantic_entry,
+    render_semantic_page,
+)
+from harem_pipeline.text.atomic import write_text_atomic
+
+OFFICIAL_FOLDER = "official"
+KEY_FILE = "chave_anonimizacao.txt"
+OFFICIAL_VEIL_NAMES = (
+    "cenario3",
+    "cenario5",
+    "total",
+    "cenario2",
+    "cenario4",
+    "cenario6",
+    "tempo",
+    "abstraccao",
+    "acontecimento",
+    "coisa",
+    "local",
+    "obra",
+    "organizacao",
+    "pessoa",
+    "valor",
+    "proprio",
+)
+"""The page names of the official grid (``Avaliacao.sh classico``) and ``proprio``."""
+
+
+@dataclass(frozen=True, slots=True)
+class OfficialRun:
+    """One run's Ida reports under one veil: strict ALT, and relaxed when there is one."""
+
+    name: str
+    strict: Path
+    relaxed: Path | None = None
+
+
+STRICT_SUFFIX = ".alts.emir.ida"
+RELAXED_SUFFIX = ".alts.emir.altrel.ida"
+
+
+def find_official_runs(
+    output: Path, subset: str = "total", veil_names: Sequence[str] = OFFICIAL_VEIL_NAMES
+) -> dict[str, list[OfficialRun]]:
+    """The runs' Ida reports in a campaign folder, by veil.
+
+    A report ``<run>/<run>.alinhado.avalida.<subset>[.<style>][.<veil>].alts.emir.ida``
+    belongs to ``<veil>`` when that last part is one of ``veil_names``; a
+    campaign of one veil (no such part) is reported as ``total``.
+    """
+    pattern = re.compile(
+        rf"^(?P<run>.+)\.alinhado\.avalida\.{re.escape(subset)}(?P<rest>(?:\.[^.]+)*?)"
+        rf"{re.escape(STRICT_SUFFIX)}$"
+    )
+    found: dict[str, list[OfficialRun]] = {}
+    for path in sorted(output.glob(f"*/*{STRICT_SUFFIX}")):
+        match = pattern.match(path.name)
+        if match is None or match["run"] != path.parent.name:
+            continue
+        parts = [part for part in match["rest"].split(".") if part]
+        veil = parts[-1] if parts and parts[-1] in veil_names else "total"
+        relaxed = path.with_name(path.name[: -len(STRICT_SUFFIX)] + RELAXED_SUFFIX)
+        run = OfficialRun(match["run"], path, relaxed if relaxed.is_file() else None)
+        found.setdefault(veil, []).append(run)
+    return found
+
+
+def page_names(veil: str, prefix: str = "HAREM_Classico") -> tuple[str, str]:
+    """``resultados_<prefix>_<veil>.html`` and ``resultados_altrel_<prefix>_<veil>.html``."""
+    return f"resultados_{prefix}_{veil}.html", f"resultados_altrel_{prefix}_{veil}.html"
+
+
+def filter_label(veil: str, relaxed: bool, prefix: str = "HAREM_Classico") -> str:
+    """The ``-filtro`` the official script gave for the page (the title lists it)."""
+    suffix = ".alinhado.avalida.veu.alts.emir" + (".altrel.ida" if relaxed else ".ida")
+    return f"{prefix}.{veil}{suffix}"
+
+
+def write_semantic_pages(
+    folder: Path,
+    veils: Mapping[str, Sequence[OfficialRun]],
+    *,
+    seed: int | None = None,
+    participants: Path | None = None,
+    generated: datetime | None = None,
+    prefix: str = "HAREM_Classico",
+) -> list[Path]:
+    """Write the strict and relaxed page of every veil into ``folder``; return the paths.
+
+    ``seed`` anonymises every page with one set of code names (the same run
+    has the same code on every page) and writes the key to ``KEY_FILE``;
+    ``participants`` (``lista_participantes``) names runs by system.  Every
+    report is read before anything is written.
+    """
+    moment = generated or datetime.now()
+    table = read_participants(participants) if participants is not None else []
+    all_names = sorted({run.name for runs in veils.values() for run in runs})
+    shown = participant_names(all_names, table)
+    pages: list[tuple[Path, str]] = []
+    codes = anonymise([shown[name] for name in all_names], seed) if seed is not None else None
+    for veil, runs in sorted(veils.items()):
+        strict_name, relaxed_name = page_names(veil, prefix)
+        strict = [read_semantic_entry(shown[run.name], run.strict) for run in runs]
+        text = render_semantic_page(strict, [filter_label(veil, False, prefix)], moment, codes)
+        pages.append((folder / strict_name, text))
+        relaxed_runs = [run for run in runs if run.relaxed is not None]
+        if relaxed_runs:
+            relaxed = [read_semantic_entry(shown[run.name], run.relaxed) for run in relaxed_runs]
+            label = filter_label(veil, True, prefix)
+            pages.append(
+                (folder / relaxed_name, render_semantic_page(relaxed, [label], moment, codes))
+            )
+    if not pages:
+        raise InputError(str(folder.parent), f"some runs' *{STRICT_SUFFIX} reports", "none")
+    folder.mkdir(parents=True, exist_ok=True)
+    if codes is not None:
+        write_text_atomic(folder / KEY_FILE, format_key(codes), encoding="latin-1")
+    for path, text in pages:
+        _check_latin1(path, text)
+    for path, text in pages:
+        write_text_atomic(path, text, encoding="latin-1")
+    return [path for path, _ in pages]
+
+
+def _check_latin1(path: Path, text: str) -> None:
+    """The pages are ISO-8859-1, as the originals: a run name outside it cannot be written."""
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError as error:
+        found = repr(text[max(0, error.start - 20) : error.end + 20])
+        raise InputError(
+            str(path), "run names in ISO-8859-1 (the pages' encoding)", found
+        ) from None
