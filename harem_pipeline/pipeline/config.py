@@ -165,6 +165,16 @@ class Campaign:
     veils: tuple[NamedVeil, ...] = ()
     """The named veils every run is evaluated under (``veils:``; the official grid of
     ``docs/spec/official-grid.md`` for ``official``); empty: the one ``veil``."""
+    veil_style: str = "muc"
+    """The style of the named veils' chains: muc, as the official script, unless
+    ``style:`` is given."""
+
+    def named_veil(self, name: str) -> NamedVeil:
+        """The named veil ``name`` of ``veils:``."""
+        for veil in self.veils:
+            if veil.name == name:
+                return veil
+        raise ConfigError(str(self.source), "veils", f"no veil named {name!r}")
 
     def run(self, name: str) -> RunSpec:
         """The run called ``name`` (a ConfigError naming the known ones otherwise)."""
@@ -474,11 +484,11 @@ class _Loader:
                         "e.g. {name: meu, veil: PESSOA:LOCAL}",
                     )
                 name = self.expect(f"{key}.name", entry["name"], str, "a name")
-                if not _VEIL_NAME.match(name) or name == "proprio":
+                if not _VEIL_NAME.match(name) or name in ("proprio", *STYLES):
                     raise self.fail(
                         f"{key}.name",
                         f"invalid veil name {shown(name)}",
-                        "lower-case letters, digits and _ (proprio is the runs' own scenario)",
+                        "lower-case letters, digits and _; not proprio nor a style name",
                     )
                 chosen.append(NamedVeil(name, self.veil(f"{key}.veil", entry["veil"])))
             else:
@@ -649,6 +659,7 @@ class _Loader:
             charts=charts,
             tempo=tempo,
             veils=veils,
+            veil_style=data.get("style", "muc"),
         )
         for i, subset in enumerate(campaign.subsets):
             if subset.selective and not all(run.veil for run in campaign.runs):
@@ -715,6 +726,12 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
             emir = [f"{alts}.emir", f"{alts}.emir.altrel", f"{alts}.emir_relativo"]
             files += [alts, *emir, *(f"{e}.ida" for e in emir), *(f"{e}.ida.json" for e in emir)]
             files += tempo_output_names(veus_names[-1], campaign.tempo)
+            for veil in campaign.veils:
+                veiled = f"{base}.{subset.name}.{veil.name}"
+                alts = f"{veiled}.alts"
+                emir = [f"{alts}.emir", f"{alts}.emir.altrel"]
+                files += [veiled, alts, *emir, *(f"{e}.ida" for e in emir)]
+                files += [f"{e}.ida.json" for e in emir]
             for suffix in SCENARIO_SUFFIX.values():
                 scored = f"{base}.{subset.name}.{suffix}"
                 files += [f"{scored}.{ext}" for ext in ("vizir", "altmor", "ida2mor")]

@@ -1,0 +1,78 @@
+"""A campaign with ``veils:``: every run under every named veil, and the official pages.
+
+The per-veil chains share the run's alignment and AvalIDa; each writes
+``<run>.alinhado.avalida.<subset>.<veil>.alts.emir(.altrel).ida``; the build
+writes ``out/official/`` (docs/spec/official-grid.md).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from harem_pipeline.reports.official import read_semantic_entry
+from tests.helpers.campaign import build, make_campaign
+
+
+def veiled_campaign(folder: Path) -> Path:
+    config = make_campaign(folder)
+    text = config.read_text(encoding="utf-8").replace(
+        "runs: [runs/*.txt]",
+        "runs:\n  - {path: runs/strong.txt, veil: pessoa}\n  - runs/weak.txt",
+    )
+    extra = "style: muc\nveils: [total, pessoa, {name: meu, veil: 'PESSOA:LOCAL'}]\n"
+    config.write_text(text + extra, encoding="utf-8")
+    return config
+
+
+def rows(page: Path) -> list[str]:
+    text = page.read_bytes().decode("latin-1")
+    return re.findall(r"<tr><td><b>(\w+)</b>", text)
+
+
+def test_every_run_under_every_veil_and_the_official_pages(tmp_path: Path) -> None:
+    config = veiled_campaign(tmp_path)
+    started = build(config)
+    out = tmp_path / "out"
+    # One alignment and one AvalIDa per run, whatever the number of veils.
+    assert sorted(name for name, _ in started if name in ("Align", "Avalida")) == [
+        "Align",
+        "Align",
+        "Avalida",
+        "Avalida",
+    ]
+    # Véus per run: the campaign's own two (style harem for identification, muc for the
+    # semantic chain) and one per named veil.
+    assert [run for name, run in started if name == "Veus"].count("weak") == 2 + 3
+    official = out / "official"
+    assert sorted(p.name for p in official.iterdir() if p.suffix == ".html") == sorted(
+        f"resultados{alt}_HAREM_Classico_{veil}.html"
+        for veil in ("total", "pessoa", "meu", "proprio")
+        for alt in ("", "_altrel")
+    )
+    for veil in ("total", "pessoa", "meu"):
+        page = official / f"resultados_HAREM_Classico_{veil}.html"
+        assert sorted(rows(page)) == ["strong", "strong", "weak", "weak"]
+    assert rows(official / "resultados_HAREM_Classico_proprio.html") == ["strong", "strong"]
+    # The total veil's chain in style muc is the campaign's own muc chain: the same report.
+    for run in ("strong", "weak"):
+        veiled = out / run / f"{run}.alinhado.avalida.total.total.alts.emir.ida"
+        plain = out / run / f"{run}.alinhado.avalida.total.muc.alts.emir.ida"
+        assert veiled.read_bytes() == plain.read_bytes()
+        pessoa = read_semantic_entry(
+            run, out / run / f"{run}.alinhado.avalida.total.pessoa.alts.emir.ida"
+        )
+        total = read_semantic_entry(run, veiled)
+        assert (
+            pessoa.identification["Total de EMs identificadas na CD"]
+            != (total.identification["Total de EMs identificadas na CD"])
+        )
+    # proprio: the strong run's pessoa figures.
+    proprio = (official / "resultados_HAREM_Classico_proprio.html").read_bytes().decode("latin-1")
+    pessoa = (official / "resultados_HAREM_Classico_pessoa.html").read_bytes().decode("latin-1")
+    strong_rows = [line for line in pessoa.splitlines() if line.startswith("<tr><td><b>strong<")]
+    for line in strong_rows:
+        bare = re.sub("</?font[^>]*>|</?b>", "", line)
+        assert bare in re.sub("</?font[^>]*>|</?b>", "", proprio)
+    # Unchanged, a rebuild runs nothing.
+    assert build(config) == []
