@@ -608,7 +608,8 @@ class OfficialPages(CampaignTask, StageTask):
 
     Two pages per veil (strict and relaxed ALT) and ``proprio`` (each run
     under the veil its ``veil:`` names, for the runs that name one), over
-    the campaign's first subset (``total`` when listed).
+    the campaign's first subset (``total`` when listed); and the grid's
+    summary, one row per run, subset, veil and ALT (``grid.csv``, ``grid.json``).
     """
 
     stage = "official"
@@ -621,15 +622,27 @@ class OfficialPages(CampaignTask, StageTask):
     def requires(self) -> list[Ida]:
         tasks = []
         for run in self.campaign.runs:
-            for veil in self.campaign.veils:
-                for kind in ("strict", "relaxed"):
-                    common = {"config": self.config, "run_name": run.name, "subset": self.subset}
-                    tasks.append(Ida(**common, kind=kind, veil=veil.name))
+            for subset in self.campaign.subsets:
+                common = {"config": self.config, "run_name": run.name, "subset": subset.name}
+                for veil in self.campaign.veils:
+                    for kind in ("strict", "relaxed"):
+                        tasks.append(Ida(**common, kind=kind, veil=veil.name))
         return tasks
+
+    def grid(self) -> list[official.GridReport]:
+        """Every run, subset, veil and ALT's Ida report, for the grid's summary."""
+        return [
+            official.GridReport(t.run_name, t.subset, t.veil, t.kind, t.anchor())
+            for t in self.requires()
+        ]
 
     def pages(self) -> dict[str, list[official.OfficialRun]]:
         """The Ida reports of every page, by veil name (``proprio`` included)."""
-        reports = {(t.run_name, t.veil, t.kind): t.anchor() for t in self.requires()}
+        reports = {
+            (t.run_name, t.veil, t.kind): t.anchor()
+            for t in self.requires()
+            if t.subset == self.subset
+        }
         pages: dict[str, list[official.OfficialRun]] = {}
         for veil in self.campaign.veils:
             for run in self.campaign.runs:
@@ -652,16 +665,16 @@ class OfficialPages(CampaignTask, StageTask):
 
     def output_names(self) -> list[Path]:
         folder = self.campaign.output / official.OFFICIAL_FOLDER
-        return [
-            folder / name for veil in sorted(self.pages()) for name in official.page_names(veil)
-        ]
+        names = [name for veil in sorted(self.pages()) for name in official.page_names(veil)]
+        return [folder / name for name in (*names, *official.GRID_FILES)]
 
     def input_paths(self) -> list[Path]:
         return [task.anchor() for task in self.requires()]
 
     def produce(self) -> list[Path]:
         folder = self.campaign.output / official.OFFICIAL_FOLDER
-        return official.write_semantic_pages(folder, self.pages())
+        pages = official.write_semantic_pages(folder, self.pages())
+        return [*pages, *official.write_grid_summary(folder, self.grid())]
 
 
 class Report(CampaignTask, StageTask):

@@ -7,6 +7,9 @@ writes ``out/official/`` (docs/spec/official-grid.md).
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
 from pathlib import Path
 
@@ -74,5 +77,17 @@ def test_every_run_under_every_veil_and_the_official_pages(tmp_path: Path) -> No
     for line in strong_rows:
         bare = re.sub("</?font[^>]*>|</?b>", "", line)
         assert bare in re.sub("</?font[^>]*>|</?b>", "", proprio)
+    # The grid's summary: one row per run, subset, veil and ALT, the Ida's own figures.
+    grid = list(csv.DictReader(io.StringIO((official / "grid.csv").read_text(encoding="utf-8"))))
+    assert len(grid) == 2 * 1 * 3 * 2
+    keys = {(row["run"], row["subset"], row["veil"], row["alt"]) for row in grid}
+    assert ("weak", "total", "meu", "relaxed") in keys and len(keys) == 12
+    row = next(r for r in grid if (r["run"], r["veil"], r["alt"]) == ("strong", "pessoa", "strict"))
+    ida = read_semantic_entry(
+        "strong", out / "strong" / "strong.alinhado.avalida.total.pessoa.alts.emir.ida"
+    )
+    assert row["id_f"] == ida.identification["Medida F"]
+    assert row["class_f"] == ida.classification["Medida F"]
+    assert json.loads((official / "grid.json").read_text(encoding="utf-8"))["rows"] == grid
     # Unchanged, a rebuild runs nothing.
     assert build(config) == []

@@ -12,14 +12,22 @@ ISO-8859-1, atomically.  The official TEMPO pages
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.reports.official import (
+    F_MEASURE,
+    MAX_PRECISION,
+    MAX_RECALL,
+    PRECISION,
+    RECALL,
     anonymise,
     format_key,
     participant_names,
@@ -157,3 +165,73 @@ def _check_latin1(path: Path, text: str) -> None:
         raise InputError(
             str(path), "run names in ISO-8859-1 (the pages' encoding)", found
         ) from None
+
+
+GRID_FILES = ("grid.csv", "grid.json")
+"""The grid's summary in ``OUTPUT/official/``: one row per run, subset, veil and ALT."""
+GRID_COLUMNS = (
+    "run",
+    "subset",
+    "veil",
+    "alt",
+    "id_precision",
+    "id_recall",
+    "id_f",
+    "class_precision",
+    "class_recall",
+    "class_f",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GridReport:
+    """Where the Ida report of one run, subset, veil and ALT (strict or relaxed) is."""
+
+    run: str
+    subset: str
+    veil: str
+    alt: str
+    path: Path
+
+
+def grid_rows(reports: Iterable[GridReport]) -> list[dict[str, str]]:
+    """One row per report: the Ida's identification P, R, F and the classification's
+    maximum precision, maximum recall and F, as the report writes them (Java doubles)."""
+    rows = []
+    for report in reports:
+        entry = read_semantic_entry(report.run, report.path)
+        ident, klass = entry.identification, entry.classification
+        rows.append(
+            {
+                "run": report.run,
+                "subset": report.subset,
+                "veil": report.veil,
+                "alt": report.alt,
+                "id_precision": ident[PRECISION],
+                "id_recall": ident[RECALL],
+                "id_f": ident[F_MEASURE],
+                "class_precision": klass[MAX_PRECISION],
+                "class_recall": klass[MAX_RECALL],
+                "class_f": klass[F_MEASURE],
+            }
+        )
+    return rows
+
+
+def format_grid_csv(rows: Sequence[Mapping[str, str]]) -> str:
+    """The grid's rows as CSV (header first)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=GRID_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def write_grid_summary(folder: Path, reports: Iterable[GridReport]) -> list[Path]:
+    """``grid.csv`` and ``grid.json`` of every report; return their paths."""
+    rows = grid_rows(reports)
+    folder.mkdir(parents=True, exist_ok=True)
+    csv_path, json_path = (folder / name for name in GRID_FILES)
+    write_text_atomic(csv_path, format_grid_csv(rows))
+    write_text_atomic(json_path, json.dumps({"rows": rows}, ensure_ascii=False, indent=1) + "\n")
+    return [csv_path, json_path]
