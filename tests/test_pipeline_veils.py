@@ -15,6 +15,7 @@ from pathlib import Path
 
 from harem_pipeline.reports.official import read_semantic_entry
 from tests.helpers.campaign import build, make_campaign
+from tests.helpers.paths import DATA
 
 
 def veiled_campaign(folder: Path) -> Path:
@@ -91,3 +92,44 @@ def test_every_run_under_every_veil_and_the_official_pages(tmp_path: Path) -> No
     assert json.loads((official / "grid.json").read_text(encoding="utf-8"))["rows"] == grid
     # Unchanged, a rebuild runs nothing.
     assert build(config) == []
+
+
+GRID_REFERENCE = DATA / "reference" / "official" / "grid"
+
+
+def test_the_second_harem_run_under_the_grid_equals_the_official_pages(tmp_path: Path) -> None:
+    """The shipped Second HAREM run under total, cenario2 and pessoa (its own: cenario2).
+
+    References: the official chain (AlignmentFilter -estilo muc -sistema <cenario2>
+    -avaliacao <veil>, ALT organiser, Emir, ALTina, Ida) and GlobalSemanticReporter
+    -depurar on its .ida files (data/README.md).
+    """
+    second = DATA / "second-harem"
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(
+        f"collection: {second / 'SegundoHaremReRelEM_t1.xml.gz'}\n"
+        "runs:\n"
+        f"  - {{path: {second / 'ParticipacaoSegundoHaremReRelEM_t1.xml.gz'}, name: segundo,"
+        " veil: cenario2}\n"
+        "output: out\nsubsets: [total]\nscenarios: [absolute]\nstyle: muc\nbootstrap: 20\n"
+        "charts: false\nveils: [total, cenario2, pessoa]\n",
+        encoding="utf-8",
+    )
+    build(config)
+    official = tmp_path / "out" / "official"
+    for veil in ("total", "cenario2", "pessoa", "proprio"):
+        source = "cenario2" if veil == "proprio" else veil
+        for alt, prefix, filtro in (
+            ("strict", "", ".emir.ida"),
+            ("relaxed", "_altrel", ".emir.altrel.ida"),
+        ):
+            ours = (official / f"resultados{prefix}_HAREM_Classico_{veil}.html").read_bytes()
+            title = f"HAREM_Classico.{veil}.alinhado.avalida.veu.alts{filtro}"
+            reference = (GRID_REFERENCE / f"{source}_{alt}.html").read_bytes().decode("latin-1")
+            text = ours.decode("latin-1").replace(title, filtro)
+            assert (
+                "".join(
+                    line for line in text.splitlines(keepends=True) if "Pagina gerada" not in line
+                )
+                == reference
+            ), (veil, alt)
