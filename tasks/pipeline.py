@@ -625,9 +625,16 @@ class OfficialPages(CampaignTask, StageTask):
             for subset in self.campaign.subsets:
                 common = {"config": self.config, "run_name": run.name, "subset": subset.name}
                 for veil in self.campaign.veils:
-                    for kind in ("strict", "relaxed"):
+                    for kind in self.kinds:
                         tasks.append(Ida(**common, kind=kind, veil=veil.name))
         return tasks
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The Ida reports of every veil: strict and relaxed ALT, and the relative
+        scenario's (``.emir_relativo.ida``) when the campaign scores it."""
+        relative = ("relative",) if "relative" in self.campaign.scenarios else ()
+        return ("strict", "relaxed", *relative)
 
     def grid(self) -> list[official.GridReport]:
         """Every run, subset, veil and ALT's Ida report, for the grid's summary."""

@@ -253,13 +253,13 @@ def fake_campaign(folder, veils: dict[str, list[str]]) -> None:
 
 def test_report_official_writes_the_pages_of_every_veil(tmp_path, capsys) -> None:
     runs = [name for name, _ in sources(1)]
-    fake_campaign(tmp_path, {"pessoa": runs, "cenario2": runs[:3]})
+    fake_campaign(tmp_path, {"pessoa": runs, "meu": runs[:3]})
     assert main(["report", str(tmp_path), "--official"]) == 0
     official = tmp_path / "official"
     assert sorted(p.name for p in official.iterdir()) == [
-        "resultados_HAREM_Classico_cenario2.html",
+        "resultados_HAREM_Classico_meu.html",
         "resultados_HAREM_Classico_pessoa.html",
-        "resultados_altrel_HAREM_Classico_cenario2.html",
+        "resultados_altrel_HAREM_Classico_meu.html",
         "resultados_altrel_HAREM_Classico_pessoa.html",
     ]
     page = (official / "resultados_HAREM_Classico_pessoa.html").read_bytes().decode("latin-1")

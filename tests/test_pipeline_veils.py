@@ -24,6 +24,7 @@ def veiled_campaign(folder: Path) -> Path:
         "runs: [runs/*.txt]",
         "runs:\n  - {path: runs/strong.txt, veil: pessoa}\n  - runs/weak.txt",
     )
+    text = text.replace("scenarios: [absolute]", "scenarios: [absolute, relative]")
     extra = "style: muc\nveils: [total, pessoa, {name: meu, veil: 'PESSOA:LOCAL'}]\n"
     config.write_text(text + extra, encoding="utf-8")
     return config
@@ -80,9 +81,12 @@ def test_every_run_under_every_veil_and_the_official_pages(tmp_path: Path) -> No
         assert bare in re.sub("</?font[^>]*>|</?b>", "", proprio)
     # The grid's summary: one row per run, subset, veil and ALT, the Ida's own figures.
     grid = list(csv.DictReader(io.StringIO((official / "grid.csv").read_text(encoding="utf-8"))))
-    assert len(grid) == 2 * 1 * 3 * 2
+    assert len(grid) == 2 * 1 * 3 * 3  # strict, relaxed and relative
     keys = {(row["run"], row["subset"], row["veil"], row["alt"]) for row in grid}
-    assert ("weak", "total", "meu", "relaxed") in keys and len(keys) == 12
+    assert ("weak", "total", "meu", "relaxed") in keys and len(keys) == 18
+    relative = out / "weak" / "weak.alinhado.avalida.total.meu.alts.emir_relativo.ida"
+    row = next(r for r in grid if (r["run"], r["veil"], r["alt"]) == ("weak", "meu", "relative"))
+    assert row["class_f"] == read_semantic_entry("weak", relative).classification["Medida F"]
     row = next(r for r in grid if (r["run"], r["veil"], r["alt"]) == ("strong", "pessoa", "strict"))
     ida = read_semantic_entry(
         "strong", out / "strong" / "strong.alinhado.avalida.total.pessoa.alts.emir.ida"

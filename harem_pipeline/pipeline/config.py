@@ -729,7 +729,7 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
             for veil in campaign.veils:
                 veiled = f"{base}.{subset.name}.{veil.name}"
                 alts = f"{veiled}.alts"
-                emir = [f"{alts}.emir", f"{alts}.emir.altrel"]
+                emir = [f"{alts}.emir", f"{alts}.emir.altrel", f"{alts}.emir_relativo"]
                 files += [veiled, alts, *emir, *(f"{e}.ida" for e in emir)]
                 files += [f"{e}.ida.json" for e in emir]
             for suffix in SCENARIO_SUFFIX.values():

@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.pipeline.config import STYLES
 from harem_pipeline.reports.official import (
     F_MEASURE,
     MAX_PRECISION,
@@ -37,27 +38,11 @@ from harem_pipeline.reports.official import (
 )
 from harem_pipeline.text.atomic import write_text_atomic
 
+# The page names of the official grid are in resources/official_veils.tsv
+# (pipeline.config.official_veils) and "proprio".
+
 OFFICIAL_FOLDER = "official"
 KEY_FILE = "chave_anonimizacao.txt"
-OFFICIAL_VEIL_NAMES = (
-    "cenario3",
-    "cenario5",
-    "total",
-    "cenario2",
-    "cenario4",
-    "cenario6",
-    "tempo",
-    "abstraccao",
-    "acontecimento",
-    "coisa",
-    "local",
-    "obra",
-    "organizacao",
-    "pessoa",
-    "valor",
-    "proprio",
-)
-"""The page names of the official grid (``Avaliacao.sh classico``) and ``proprio``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,14 +58,12 @@ STRICT_SUFFIX = ".alts.emir.ida"
 RELAXED_SUFFIX = ".alts.emir.altrel.ida"
 
 
-def find_official_runs(
-    output: Path, subset: str = "total", veil_names: Sequence[str] = OFFICIAL_VEIL_NAMES
-) -> dict[str, list[OfficialRun]]:
+def find_official_runs(output: Path, subset: str = "total") -> dict[str, list[OfficialRun]]:
     """The runs' Ida reports in a campaign folder, by veil.
 
-    A report ``<run>/<run>.alinhado.avalida.<subset>[.<style>][.<veil>].alts.emir.ida``
-    belongs to ``<veil>`` when that last part is one of ``veil_names``; a
-    campaign of one veil (no such part) is reported as ``total``.
+    A report ``<run>/<run>.alinhado.avalida.<subset>.<veil>.alts.emir.ida`` is of
+    the named veil ``<veil>``; the campaign's own chain
+    (``<subset>[.<style>].alts.emir.ida``) is reported as ``total``.
     """
     pattern = re.compile(
         rf"^(?P<run>.+)\.alinhado\.avalida\.{re.escape(subset)}(?P<rest>(?:\.[^.]+)*?)"
@@ -92,7 +75,7 @@ def find_official_runs(
         if match is None or match["run"] != path.parent.name:
             continue
         parts = [part for part in match["rest"].split(".") if part]
-        veil = parts[-1] if parts and parts[-1] in veil_names else "total"
+        veil = parts[-1] if parts and parts[-1] not in STYLES else "total"
         relaxed = path.with_name(path.name[: -len(STRICT_SUFFIX)] + RELAXED_SUFFIX)
         run = OfficialRun(match["run"], path, relaxed if relaxed.is_file() else None)
         found.setdefault(veil, []).append(run)
