@@ -619,8 +619,11 @@ class OfficialPages(CampaignTask, StageTask):
         names = [subset.name for subset in self.campaign.subsets]
         return "total" if "total" in names else names[0]
 
-    def requires(self) -> list[Ida]:
-        tasks = []
+    def requires(self) -> list[Ida2ID | Ida]:
+        tasks: list[Ida2ID | Ida] = [
+            Ida2ID(config=self.config, run_name=run.name, subset=self.subset)
+            for run in self.campaign.runs
+        ]
         for run in self.campaign.runs:
             for subset in self.campaign.subsets:
                 common = {"config": self.config, "run_name": run.name, "subset": subset.name}
@@ -641,6 +644,7 @@ class OfficialPages(CampaignTask, StageTask):
         return [
             official.GridReport(t.run_name, t.subset, t.veil, t.kind, t.anchor())
             for t in self.requires()
+            if isinstance(t, Ida)
         ]
 
     def pages(self) -> dict[str, list[official.OfficialRun]]:
@@ -648,7 +652,7 @@ class OfficialPages(CampaignTask, StageTask):
         reports = {
             (t.run_name, t.veil, t.kind): t.anchor()
             for t in self.requires()
-            if t.subset == self.subset
+            if isinstance(t, Ida) and t.subset == self.subset
         }
         pages: dict[str, list[official.OfficialRun]] = {}
         for veil in self.campaign.veils:
@@ -673,7 +677,8 @@ class OfficialPages(CampaignTask, StageTask):
     def output_names(self) -> list[Path]:
         folder = self.campaign.output / official.OFFICIAL_FOLDER
         names = [name for veil in sorted(self.pages()) for name in official.page_names(veil)]
-        return [folder / name for name in (*names, *official.GRID_FILES)]
+        identification = official.identification_page_name(self.subset)
+        return [folder / name for name in (*names, identification, *official.GRID_FILES)]
 
     def input_paths(self) -> list[Path]:
         return [task.anchor() for task in self.requires()]
@@ -681,6 +686,8 @@ class OfficialPages(CampaignTask, StageTask):
     def produce(self) -> list[Path]:
         folder = self.campaign.output / official.OFFICIAL_FOLDER
         pages = official.write_semantic_pages(folder, self.pages())
+        ida2id = {t.run_name: t.anchor() for t in self.requires() if isinstance(t, Ida2ID)}
+        pages.append(official.write_identification_page(folder, ida2id, self.subset))
         return [*pages, *official.write_grid_summary(folder, self.grid())]
 
 

@@ -289,6 +289,22 @@ def test_report_official_anonymised_is_deterministic_with_its_key(tmp_path) -> N
     assert without_stamp(again.decode("latin-1")) == without_stamp(first.decode("latin-1"))
 
 
+def test_report_official_writes_the_identification_page_of_the_ida2id(tmp_path) -> None:
+    fake_campaign(tmp_path, {"": ["gabriel_total_muc"]})
+    for run, path in (("gabriel_total_muc", "gabriel/run"), ("b", "exemplo0/total_muc")):
+        folder = tmp_path / run
+        folder.mkdir(exist_ok=True)
+        source = REFERENCE / f"{path}.alinhado.avalida.globalid.gz"
+        (folder / f"{run}.alinhado.avalida.total.muc.ida2id").write_bytes(
+            gzip.decompress(source.read_bytes())
+        )
+    (tmp_path / "b" / "b.alinhado.avalida.pt.ida2id").write_text("not read\n")
+    assert main(["report", str(tmp_path), "--official"]) == 0
+    page = (tmp_path / "official" / "resultados_identificacao_total.html").read_bytes()
+    assert re.findall(rb"<tr><td><b>(\w+)</b>", page) == [b"b", b"gabriel_total_muc"]
+    assert b"<title>Resultados --- Segundo HAREM --- [.ida2id]</title>" in page
+
+
 def test_report_official_names_runs_by_participant_table(tmp_path) -> None:
     fake_campaign(tmp_path, {"": ["gabriel_total_muc", "exemplo0_total_muc"]})
     info = tmp_path / "lista.tsv"

@@ -51,10 +51,16 @@ def test_every_run_under_every_veil_and_the_official_pages(tmp_path: Path) -> No
     assert [run for name, run in started if name == "Veus"].count("weak") == 2 + 3
     official = out / "official"
     assert sorted(p.name for p in official.iterdir() if p.suffix == ".html") == sorted(
-        f"resultados{alt}_HAREM_Classico_{veil}.html"
-        for veil in ("total", "pessoa", "meu", "proprio")
-        for alt in ("", "_altrel")
+        [
+            *(
+                f"resultados{alt}_HAREM_Classico_{veil}.html"
+                for veil in ("total", "pessoa", "meu", "proprio")
+                for alt in ("", "_altrel")
+            ),
+            "resultados_identificacao_total.html",
+        ]
     )
+    assert sorted(rows(official / "resultados_identificacao_total.html")) == ["strong", "weak"]
     for veil in ("total", "pessoa", "meu"):
         page = official / f"resultados_HAREM_Classico_{veil}.html"
         assert sorted(rows(page)) == ["strong", "strong", "weak", "weak"]

@@ -73,17 +73,24 @@ def run_official(args: argparse.Namespace, folder: Path) -> int:
     """``--official``: the official pages of the campaign in ``folder``."""
     from harem_pipeline.pipeline.official import (
         OFFICIAL_FOLDER,
+        find_identification_reports,
         find_official_runs,
+        write_identification_page,
         write_semantic_pages,
     )
 
     veils = find_official_runs(folder, args.subset)
+    seed = args.seed if args.anonymise else None
     written = write_semantic_pages(
         folder / OFFICIAL_FOLDER,
         veils,
-        seed=args.seed if args.anonymise else None,
+        seed=seed,
         participants=Path(args.info) if args.info else None,
     )
+    identification = find_identification_reports(folder, args.subset)
+    if identification:
+        target = folder / OFFICIAL_FOLDER
+        written.append(write_identification_page(target, identification, args.subset, seed=seed))
     for path in written:
         print(path)
     return 0

@@ -32,8 +32,10 @@ from harem_pipeline.reports.official import (
     anonymise,
     format_key,
     participant_names,
+    read_identification_entry,
     read_participants,
     read_semantic_entry,
+    render_identification_page,
     render_semantic_page,
 )
 from harem_pipeline.text.atomic import write_text_atomic
@@ -218,3 +220,51 @@ def write_grid_summary(folder: Path, reports: Iterable[GridReport]) -> list[Path
     write_text_atomic(csv_path, format_grid_csv(rows))
     write_text_atomic(json_path, json.dumps({"rows": rows}, ensure_ascii=False, indent=1) + "\n")
     return [csv_path, json_path]
+
+
+IDENTIFICATION_SUFFIX = ".ida2id"
+
+
+def identification_page_name(subset: str) -> str:
+    """``resultados_identificacao_<subset>.html``: the script published no such page, so
+    the name is ours."""
+    return f"resultados_identificacao_{subset}.html"
+
+
+def find_identification_reports(output: Path, subset: str = "total") -> dict[str, Path]:
+    """Every run's Ida2ID report of ``subset``:
+    ``<run>/<run>.alinhado.avalida.<subset>[.<style>].ida2id``."""
+    found: dict[str, Path] = {}
+    for path in sorted(output.glob(f"*/*{IDENTIFICATION_SUFFIX}")):
+        run = path.parent.name
+        base = f"{run}.alinhado.avalida.{subset}"
+        rest = (
+            path.name[len(base) : -len(IDENTIFICATION_SUFFIX)]
+            if path.name.startswith(base)
+            else None
+        )
+        if rest is not None and (rest == "" or rest.lstrip(".") in STYLES):
+            found[run] = path
+    return found
+
+
+def write_identification_page(
+    folder: Path,
+    reports: Mapping[str, Path],
+    subset: str,
+    *,
+    seed: int | None = None,
+    generated: datetime | None = None,
+) -> Path:
+    """``GlobalIdentificationReporter``'s page of the runs' Ida2ID reports (the Java
+    reads them as ``.globalid`` files: their first lines are the same, the others unused)."""
+    entries = [read_identification_entry(run, path) for run, path in sorted(reports.items())]
+    codes = anonymise(list(reports), seed) if seed is not None else None
+    text = render_identification_page(
+        entries, [IDENTIFICATION_SUFFIX], generated or datetime.now(), codes
+    )
+    target = folder / identification_page_name(subset)
+    _check_latin1(target, text)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(target, text, encoding="latin-1")
+    return target
