@@ -705,11 +705,18 @@ class Report(CampaignTask, StageTask):
     def anchor(self) -> Path:
         return self.campaign.output / "report.html"
 
+    def grid_json(self) -> Path | None:
+        """The scenario grid's summary (``official/grid.json``) when ``veils:`` is set."""
+        if not self.campaign.veils:
+            return None
+        return self.campaign.output / official.OFFICIAL_FOLDER / official.GRID_FILES[1]
+
     def input_paths(self) -> list[Path]:
-        return [self.requires()[0].anchor()]
+        grid = self.grid_json()
+        return [self.requires()[0].anchor(), *([grid] if grid is not None else [])]
 
     def produce(self) -> list[Path]:
-        return chain.report(self.input_paths()[0], self.anchor())
+        return chain.report(self.input_paths()[0], self.anchor(), self.grid_json())
 
 
 def campaign_settings(campaign: Campaign) -> dict[str, Any]:

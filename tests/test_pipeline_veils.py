@@ -100,6 +100,10 @@ def test_every_run_under_every_veil_and_the_official_pages(tmp_path: Path) -> No
     assert row["id_f"] == ida.identification["Medida F"]
     assert row["class_f"] == ida.classification["Medida F"]
     assert json.loads((official / "grid.json").read_text(encoding="utf-8"))["rows"] == grid
+    # The report's grid section: a veil selector and one table per veil.
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert '<select id="veu"><option value="total">total</option><option value="pessoa">' in report
+    assert report.count('<table class="grelha"') == 3
     # Unchanged, a rebuild runs nothing.
     assert build(config) == []
 

@@ -64,7 +64,10 @@ def run_report(args: argparse.Namespace) -> int:
         return run_official(args, folder)
     if args.anonymise or args.info:
         raise HaremError("--anonymise and --info go with --official")
-    target = write_report_html(folder / "summary.json", folder / "report.html")
+    grid = folder / "official" / "grid.json"  # a campaign with veils: (harem run writes it)
+    target = write_report_html(
+        folder / "summary.json", folder / "report.html", grid if grid.is_file() else None
+    )
     print(target)
     return 0
 

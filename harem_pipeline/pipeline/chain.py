@@ -365,5 +365,7 @@ def is_incomplete_summary(path: PathLike) -> bool:
     return path.is_file() and "incomplete" in read_json_object(path)
 
 
-def report(summary_json: PathLike, output: PathLike) -> list[Path]:
-    return [write_report_html(summary_json, output)]
+def report(
+    summary_json: PathLike, output: PathLike, grid_json: PathLike | None = None
+) -> list[Path]:
+    return [write_report_html(summary_json, output, grid_json)]
