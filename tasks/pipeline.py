@@ -678,7 +678,8 @@ class OfficialPages(CampaignTask, StageTask):
         folder = self.campaign.output / official.OFFICIAL_FOLDER
         names = [name for veil in sorted(self.pages()) for name in official.page_names(veil)]
         identification = official.identification_page_name(self.subset)
-        return [folder / name for name in (*names, identification, *official.GRID_FILES)]
+        systems = official.system_report_names([run.name for run in self.campaign.runs])
+        return [folder / name for name in (*names, identification, *official.GRID_FILES, *systems)]
 
     def input_paths(self) -> list[Path]:
         return [task.anchor() for task in self.requires()]
@@ -688,7 +689,11 @@ class OfficialPages(CampaignTask, StageTask):
         pages = official.write_semantic_pages(folder, self.pages())
         ida2id = {t.run_name: t.anchor() for t in self.requires() if isinstance(t, Ida2ID)}
         pages.append(official.write_identification_page(folder, ida2id, self.subset))
-        return [*pages, *official.write_grid_summary(folder, self.grid())]
+        pages += official.write_grid_summary(folder, self.grid())
+        systems = {run.name: [run.name] for run in self.campaign.runs}
+        charts = self.campaign.charts
+        pages += official.write_system_reports(folder, self.grid(), systems, self.subset, charts)
+        return pages
 
 
 class Report(CampaignTask, StageTask):

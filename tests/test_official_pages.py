@@ -329,3 +329,27 @@ def test_report_anonymise_without_official_is_an_error(tmp_path, capsys) -> None
         capsys.readouterr().err
         == "harem report: error: --anonymise and --info go with --official\n"
     )
+
+
+def test_system_reports_draw_the_precision_recall_plane(tmp_path) -> None:
+    from harem_pipeline.pipeline.official import GridReport, write_system_reports
+
+    handmade = OFFICIAL / "handmade"
+    reports = [
+        GridReport(name, "total", "pessoa", alt, handmade / f"{name}.emir.ida")
+        for name in ("eta", "gama", "vazio")
+        for alt in ("strict", "relaxed")
+    ]
+    systems = {"sys_a": ["eta", "gama"], "sys_b": ["vazio"]}
+    written = write_system_reports(tmp_path, reports, systems, "total", charts=True)
+    assert [p.relative_to(tmp_path).as_posix() for p in written] == [
+        "relatorios/sys_a/relatorio_sys_a.html",
+        "relatorios/sys_b/relatorio_sys_b.html",
+        "relatorios/index.html",
+    ]
+    page = written[0].read_text("utf-8")
+    assert "<svg" in page and page.count('<tr class="mine">') == 4
+    # eta (class F 0.6857) above gama (0.3529); vazio's NaN F last, shown as a dash.
+    order = re.findall(r"<td>(eta|gama|vazio)</td>", page)
+    assert order[:3] == ["eta", "gama", "vazio"]
+    assert '<td class="num">—</td>' in page

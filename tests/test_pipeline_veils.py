@@ -104,6 +104,12 @@ def test_every_run_under_every_veil_and_the_official_pages(tmp_path: Path) -> No
     report = (out / "report.html").read_text(encoding="utf-8")
     assert '<select id="veu"><option value="total">total</option><option value="pessoa">' in report
     assert report.count('<table class="grelha"') == 3
+    # Per-system reports (one per run here), the run highlighted, and their index.
+    strong = (official / "relatorios" / "strong" / "relatorio_strong.html").read_text("utf-8")
+    assert strong.count('<tr class="mine"><td>strong</td>') == 3 * 3  # veils x ALTs
+    assert "<tr><td>weak</td>" in strong and '<tr class="mine"><td>weak' not in strong
+    index = (official / "relatorios" / "index.html").read_text("utf-8")
+    assert '<a href="strong/relatorio_strong.html">strong</a>' in index
     # Unchanged, a rebuild runs nothing.
     assert build(config) == []
 

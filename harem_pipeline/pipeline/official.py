@@ -268,3 +268,48 @@ def write_identification_page(
     folder.mkdir(parents=True, exist_ok=True)
     write_text_atomic(target, text, encoding="latin-1")
     return target
+
+
+SYSTEMS_FOLDER = "relatorios"
+
+
+def system_report_names(systems: Sequence[str]) -> list[str]:
+    """The per-system pages and their index, relative to ``OUTPUT/official/``."""
+    pages = [f"{SYSTEMS_FOLDER}/{name}/relatorio_{name}.html" for name in systems]
+    return [*pages, f"{SYSTEMS_FOLDER}/index.html"]
+
+
+def write_system_reports(
+    folder: Path,
+    reports: Iterable[GridReport],
+    systems: Mapping[str, Sequence[str]],
+    subset: str,
+    charts: bool,
+) -> list[Path]:
+    """One page per system (its runs highlighted among all) and the index, in ``folder``."""
+    from harem_pipeline.reports.official_systems import (
+        precision_recall_points,
+        render_index,
+        render_system_page,
+    )
+
+    rows = grid_rows(reports)
+    chart = ""
+    if charts and rows:
+        from harem_pipeline.reports.charts import precision_recall
+
+        veil = rows[0]["veil"]
+        points = precision_recall_points(rows, subset, veil)
+        svg, _, _ = precision_recall(f"Classificação, véu {veil}", points)
+        chart = f"<figure>{svg}</figure>"
+    names = system_report_names(list(systems))
+    written = []
+    for (system, runs), name in zip(systems.items(), names, strict=False):
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(target, render_system_page(system, runs, rows, subset, chart))
+        written.append(target)
+    index = folder / names[-1]
+    links = {system: f"{system}/relatorio_{system}.html" for system in systems}
+    write_text_atomic(index, render_index(links))
+    return [*written, index]
