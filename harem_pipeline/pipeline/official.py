@@ -65,23 +65,28 @@ def find_official_runs(output: Path, subset: str = "total") -> dict[str, list[Of
 
     A report ``<run>/<run>.alinhado.avalida.<subset>.<veil>.alts.emir.ida`` is of
     the named veil ``<veil>``; the campaign's own chain
-    (``<subset>[.<style>].alts.emir.ida``) is reported as ``total``.
+    (``<subset>[.<style>].alts.emir.ida``) is reported as ``total`` when the
+    campaign has no named veils.
     """
     pattern = re.compile(
         rf"^(?P<run>.+)\.alinhado\.avalida\.{re.escape(subset)}(?P<rest>(?:\.[^.]+)*?)"
         rf"{re.escape(STRICT_SUFFIX)}$"
     )
-    found: dict[str, list[OfficialRun]] = {}
+    named: dict[str, list[OfficialRun]] = {}
+    own: list[OfficialRun] = []
     for path in sorted(output.glob(f"*/*{STRICT_SUFFIX}")):
         match = pattern.match(path.name)
         if match is None or match["run"] != path.parent.name:
             continue
         parts = [part for part in match["rest"].split(".") if part]
-        veil = parts[-1] if parts and parts[-1] not in STYLES else "total"
         relaxed = path.with_name(path.name[: -len(STRICT_SUFFIX)] + RELAXED_SUFFIX)
         run = OfficialRun(match["run"], path, relaxed if relaxed.is_file() else None)
-        found.setdefault(veil, []).append(run)
-    return found
+        if parts and parts[-1] not in STYLES:
+            named.setdefault(parts[-1], []).append(run)
+        else:
+            own.append(run)
+    # A campaign with veils: reports them (its own chain is not one of its veils).
+    return named if named or not own else {"total": own}
 
 
 def page_names(veil: str, prefix: str = "HAREM_Classico") -> tuple[str, str]:
