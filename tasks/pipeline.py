@@ -25,7 +25,7 @@ from typing import Any
 import luigi
 
 from harem_pipeline import __version__
-from harem_pipeline.pipeline import chain, preflight
+from harem_pipeline.pipeline import chain, official, preflight
 from harem_pipeline.pipeline.config import SCENARIO_SUFFIX, Campaign
 from harem_pipeline.pipeline.manifest import (
     CAMPAIGN_MANIFEST,
@@ -142,11 +142,15 @@ class Veus(RunTask, StageTask):
     stage = "veus"
     subset = luigi.Parameter()
     style = luigi.Parameter(default="harem")
+    veil = luigi.Parameter(default="")
+    """A named veil of ``veils:`` (its name ends the file's); empty: the campaign's ``veil:``."""
 
     def requires(self) -> Avalida:
         return Avalida(config=self.config, run_name=self.run_name)
 
     def anchor(self) -> Path:
+        if self.veil:  # the grid's chains: one per veil, sharing the run's AvalIDa
+            return self.folder / f"{self.run_name}.alinhado.avalida.{self.subset}.{self.veil}"
         suffix = "" if self.style == "harem" else f".{self.style}"
         return self.folder / f"{self.run_name}.alinhado.avalida.{self.subset}{suffix}"
 
@@ -154,7 +158,8 @@ class Veus(RunTask, StageTask):
         return [self.requires().anchor(), *chain.existing([self.campaign.collection_meta])]
 
     def params(self) -> SubsetParams:
-        return subset_params(self.campaign, self.run_name, self.subset, self.style)
+        veil = self.veil or None
+        return subset_params(self.campaign, self.run_name, self.subset, self.style, veil)
 
     def stage_params(self) -> dict[str, Any]:
         return self.params().manifest()
@@ -169,11 +174,18 @@ class SubsetStep(RunTask, StageTask):
     """A step from a subset's Véus file in the campaign's style to ``<that file>.<suffix>``."""
 
     subset = luigi.Parameter()
+    veil = luigi.Parameter(default="")
     suffix = ""
 
     def requires(self) -> Veus:
-        style = self.campaign.style
-        return Veus(config=self.config, run_name=self.run_name, subset=self.subset, style=style)
+        style = self.campaign.veil_style if self.veil else self.campaign.style
+        return Veus(
+            config=self.config,
+            run_name=self.run_name,
+            subset=self.subset,
+            style=style,
+            veil=self.veil,
+        )
 
     def anchor(self) -> Path:
         source = self.requires().anchor()
@@ -352,9 +364,10 @@ class Emir(RunTask, StageTask):
     stage = "emir"
     subset = luigi.Parameter()
     scenario = luigi.Parameter(default="absolute")
+    veil = luigi.Parameter(default="")
 
     def requires(self) -> Alts:
-        return Alts(config=self.config, run_name=self.run_name, subset=self.subset)
+        return Alts(config=self.config, run_name=self.run_name, subset=self.subset, veil=self.veil)
 
     def params(self) -> EmirParams:
         return emir_params(self.campaign, self.scenario == "relative")
@@ -382,9 +395,10 @@ class AltSem(RunTask, StageTask):
 
     stage = "altsem"
     subset = luigi.Parameter()
+    veil = luigi.Parameter(default="")
 
     def requires(self) -> Emir:
-        return Emir(config=self.config, run_name=self.run_name, subset=self.subset)
+        return Emir(config=self.config, run_name=self.run_name, subset=self.subset, veil=self.veil)
 
     def anchor(self) -> Path:
         source = self.requires().anchor()
@@ -407,19 +421,21 @@ class Ida(RunTask, StageTask):
     stage = "ida"
     subset = luigi.Parameter()
     kind = luigi.ChoiceParameter(choices=IDA_KINDS, default="strict")
+    veil = luigi.Parameter(default="")
 
     def requires(self) -> Emir | AltSem:
+        common = {"config": self.config, "run_name": self.run_name, "subset": self.subset}
         if self.kind == "relaxed":
-            return AltSem(config=self.config, run_name=self.run_name, subset=self.subset)
+            return AltSem(**common, veil=self.veil)
         scenario = "relative" if self.kind == "relative" else "absolute"
-        return Emir(
-            config=self.config, run_name=self.run_name, subset=self.subset, scenario=scenario
-        )
+        return Emir(**common, scenario=scenario, veil=self.veil)
 
     def params(self) -> ReportParams:
         scenario = "rel" if self.kind == "relative" else "abs"
         alt = "relaxed" if self.kind == "relaxed" else "strict"
-        return semantic_report_params(self.campaign, self.run_name, self.subset, scenario, alt)
+        return semantic_report_params(
+            self.campaign, self.run_name, self.subset, scenario, alt, self.veil or None
+        )
 
     def anchor(self) -> Path:
         source = self.requires().anchor()
@@ -655,22 +671,125 @@ class Summary(CampaignTask, StageTask):
         )
 
 
+class OfficialPages(CampaignTask, StageTask):
+    """The official result pages of ``veils:`` (``docs/spec/official-grid.md``).
+
+    Two pages per veil (strict and relaxed ALT) and ``proprio`` (each run
+    under the veil its ``veil:`` names, for the runs that name one), over
+    the campaign's first subset (``total`` when listed); and the grid's
+    summary, one row per run, subset, veil and ALT (``grid.csv``, ``grid.json``).
+    """
+
+    stage = "official"
+
+    @property
+    def subset(self) -> str:
+        names = [subset.name for subset in self.campaign.subsets]
+        return "total" if "total" in names else names[0]
+
+    def requires(self) -> list[Ida2ID | Ida]:
+        tasks: list[Ida2ID | Ida] = [
+            Ida2ID(config=self.config, run_name=run.name, subset=self.subset)
+            for run in self.campaign.runs
+        ]
+        for run in self.campaign.runs:
+            for subset in self.campaign.subsets:
+                common = {"config": self.config, "run_name": run.name, "subset": subset.name}
+                for veil in self.campaign.veils:
+                    for kind in self.kinds:
+                        tasks.append(Ida(**common, kind=kind, veil=veil.name))
+        return tasks
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The Ida reports of every veil: strict and relaxed ALT, and the relative
+        scenario's (``.emir_relativo.ida``) when the campaign scores it."""
+        relative = ("relative",) if "relative" in self.campaign.scenarios else ()
+        return ("strict", "relaxed", *relative)
+
+    def grid(self) -> list[official.GridReport]:
+        """Every run, subset, veil and ALT's Ida report, for the grid's summary."""
+        return [
+            official.GridReport(t.run_name, t.subset, t.veil, t.kind, t.anchor())
+            for t in self.requires()
+            if isinstance(t, Ida)
+        ]
+
+    def pages(self) -> dict[str, list[official.OfficialRun]]:
+        """The Ida reports of every page, by veil name (``proprio`` included)."""
+        reports = {
+            (t.run_name, t.veil, t.kind): t.anchor()
+            for t in self.requires()
+            if isinstance(t, Ida) and t.subset == self.subset
+        }
+        pages: dict[str, list[official.OfficialRun]] = {}
+        for veil in self.campaign.veils:
+            for run in self.campaign.runs:
+                files = (
+                    reports[run.name, veil.name, "strict"],
+                    reports[run.name, veil.name, "relaxed"],
+                )
+                pages.setdefault(veil.name, []).append(official.OfficialRun(run.name, *files))
+        for run in self.campaign.runs:
+            if run.veil_name is not None:
+                files = (
+                    reports[run.name, run.veil_name, "strict"],
+                    reports[run.name, run.veil_name, "relaxed"],
+                )
+                pages.setdefault("proprio", []).append(official.OfficialRun(run.name, *files))
+        return pages
+
+    def anchor(self) -> Path:
+        return self.output_names()[0]
+
+    def output_names(self) -> list[Path]:
+        folder = self.campaign.output / official.OFFICIAL_FOLDER
+        names = [name for veil in sorted(self.pages()) for name in official.page_names(veil)]
+        identification = official.identification_page_name(self.subset)
+        systems = official.system_report_names([run.name for run in self.campaign.runs])
+        return [folder / name for name in (*names, identification, *official.GRID_FILES, *systems)]
+
+    def input_paths(self) -> list[Path]:
+        return [task.anchor() for task in self.requires()]
+
+    def produce(self) -> list[Path]:
+        folder = self.campaign.output / official.OFFICIAL_FOLDER
+        pages = official.write_semantic_pages(folder, self.pages())
+        ida2id = {t.run_name: t.anchor() for t in self.requires() if isinstance(t, Ida2ID)}
+        pages.append(official.write_identification_page(folder, ida2id, self.subset))
+        pages += official.write_grid_summary(folder, self.grid())
+        systems = {run.name: [run.name] for run in self.campaign.runs}
+        charts = self.campaign.charts
+        pages += official.write_system_reports(folder, self.grid(), systems, self.subset, charts)
+        return pages
+
+
 class Report(CampaignTask, StageTask):
     """The self-contained HTML report, the campaign's last task."""
 
     stage = "report"
 
-    def requires(self) -> Summary:
-        return Summary(config=self.config)
+    def requires(self) -> list[luigi.Task]:
+        summary: list[luigi.Task] = [Summary(config=self.config)]
+        if self.campaign.veils:  # the official pages come with every build that has veils:
+            summary.append(OfficialPages(config=self.config))
+        return summary
 
     def anchor(self) -> Path:
         return self.campaign.output / "report.html"
 
+    def grid_json(self) -> Path | None:
+        """The scenario grid's summary (``official/grid.json``) when ``veils:`` is set."""
+        if not self.campaign.veils:
+            return None
+        return self.campaign.output / official.OFFICIAL_FOLDER / official.GRID_FILES[1]
+
     def input_paths(self) -> list[Path]:
-        return [self.requires().anchor()]
+        grid = self.grid_json()
+        return [self.requires()[0].anchor(), *([grid] if grid is not None else [])]
 
     def produce(self) -> list[Path]:
-        return chain.report(self.input_paths()[0], self.anchor())
+        return chain.report(self.input_paths()[0], self.anchor(), self.grid_json())
 
 
 def campaign_settings(campaign: Campaign) -> dict[str, Any]:

@@ -395,5 +395,7 @@ def browse_pages_version() -> str:
     return pages_version()
 
 
-def report(summary_json: PathLike, output: PathLike) -> list[Path]:
-    return [write_report_html(summary_json, output)]
+def report(
+    summary_json: PathLike, output: PathLike, grid_json: PathLike | None = None
+) -> list[Path]:
+    return [write_report_html(summary_json, output, grid_json)]

@@ -18,6 +18,10 @@ Example::
     scenarios: [absolute, relative]
     style: harem
     workers: 2
+    veils: official                      # or [total, pessoa, {name: meu, veil: "PESSOA:LOCAL"}]
+
+A run's ``veil:`` may name one of ``veils:`` (``veil: cenario2``): its system
+veil and its ``proprio`` scenario (``docs/spec/official-grid.md``).
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ TOP_LEVEL_KEYS = {
     "charts",
     "tempo",
     "browse",
+    "veils",
 }
 RUN_KEYS = {"path", "name", "veil", "format", "scheme", "only_predicted"}
 _VARIANT = re.compile(r"^[a-z]{2}$")
@@ -94,6 +99,27 @@ class Subset:
 
 
 @dataclass(frozen=True, slots=True)
+class NamedVeil:
+    """A veil of the scenario grid: the name its files and pages take, and its definition."""
+
+    name: str
+    veil: str
+
+
+def official_veils() -> tuple[NamedVeil, ...]:
+    """The 15 veils of the official grid, as shipped in ``resources/official_veils.tsv``."""
+    from importlib.resources import files
+
+    text = files("harem_pipeline.resources").joinpath("official_veils.tsv").read_text("utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+    return tuple(NamedVeil(name, veil) for name, veil in rows)
+
+
+_VEIL_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+"""A named veil: lower case (a veil's categories are upper case)."""
+
+
+@dataclass(frozen=True, slots=True)
 class RunSpec:
     """One system run of the campaign."""
 
@@ -107,6 +133,9 @@ class RunSpec:
     """The tag scheme of CoNLL predictions."""
     only_predicted: bool = False
     """Predictions only: score only the documents they name (the others imported empty)."""
+    veil_name: str | None = None
+    """The named veil of ``veils:`` the run's ``veil:`` gave (its system veil and its
+    ``proprio`` scenario); None when it gave a veil or nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +169,19 @@ class Campaign:
     """Write every run's alignment pages (``harem browse``) to ``<output>/<run>/browse/``,
     linked from the report.  They change no figure; without them a build spends no time
     aligning each run a second time for its token view (a few seconds per run)."""
+    veils: tuple[NamedVeil, ...] = ()
+    """The named veils every run is evaluated under (``veils:``; the official grid of
+    ``docs/spec/official-grid.md`` for ``official``); empty: the one ``veil``."""
+    veil_style: str = "muc"
+    """The style of the named veils' chains: muc, as the official script, unless
+    ``style:`` is given."""
+
+    def named_veil(self, name: str) -> NamedVeil:
+        """The named veil ``name`` of ``veils:``."""
+        for veil in self.veils:
+            if veil.name == name:
+                return veil
+        raise ConfigError(str(self.source), "veils", f"no veil named {name!r}")
 
     def run(self, name: str) -> RunSpec:
         """The run called ``name`` (a ConfigError naming the known ones otherwise)."""
@@ -321,8 +363,8 @@ class _Loader:
                 path = self.existing_file(f"{key}.path", entry["path"])
                 name = self.expect(f"{key}.name", entry.get("name", run_name(path)), str, "a name")
                 veil = entry.get("veil")
-                if veil is not None:
-                    self.veil(f"{key}.veil", veil)
+                if veil is not None and not (isinstance(veil, str) and _VEIL_NAME.match(veil)):
+                    self.veil(f"{key}.veil", veil)  # a name is checked against veils:
                 fmt = entry.get("format")
                 if fmt is not None and fmt not in PREDICTION_FORMATS:
                     raise self.fail(
@@ -427,6 +469,74 @@ class _Loader:
         except InputError as error:
             raise self.fail("grid", f"not a category grid: {error}") from None
         return path
+
+    def veils(self, value: Any) -> tuple[NamedVeil, ...]:
+        """``veils:``: ``official`` or a list of official names and ``{name, veil}`` mappings."""
+        official = {v.name: v for v in official_veils()}
+        if value == "official":
+            return tuple(official.values())
+        entries = self.expect("veils", value, list, "official or a list of named veils")
+        if not entries:
+            raise self.fail("veils", "empty", "list named veils, e.g. [total, pessoa], or official")
+        chosen: list[NamedVeil] = []
+        for i, entry in enumerate(entries):
+            key = f"veils[{i}]"
+            if entry == "official":
+                chosen.extend(official.values())
+            elif isinstance(entry, str):
+                if entry not in official:
+                    raise self.fail(
+                        key,
+                        f"unknown veil name {shown(entry)}",
+                        f"one of official, {', '.join(official)}, or {{name: meu, veil: ...}}",
+                    )
+                chosen.append(official[entry])
+            elif isinstance(entry, Mapping):
+                self.key_names(key, entry)
+                unknown = set(entry) - {"name", "veil"}
+                if unknown or "name" not in entry or "veil" not in entry:
+                    raise self.fail(
+                        key,
+                        "expected {name: ..., veil: ...}",
+                        "e.g. {name: meu, veil: PESSOA:LOCAL}",
+                    )
+                name = self.expect(f"{key}.name", entry["name"], str, "a name")
+                if not _VEIL_NAME.match(name) or name in ("proprio", *STYLES):
+                    raise self.fail(
+                        f"{key}.name",
+                        f"invalid veil name {shown(name)}",
+                        "lower-case letters, digits and _; not proprio nor a style name",
+                    )
+                chosen.append(NamedVeil(name, self.veil(f"{key}.veil", entry["veil"])))
+            else:
+                raise self.fail(
+                    key, f"expected a veil name or a mapping, found {_type_name(entry)}"
+                )
+        names = [v.name for v in chosen]
+        for name in names:
+            if names.count(name) > 1:
+                raise self.fail("veils", f"the veil name {shown(name)} is listed twice")
+        return tuple(chosen)
+
+    def named_run_veils(
+        self, runs: tuple[RunSpec, ...], veils: tuple[NamedVeil, ...]
+    ) -> tuple[RunSpec, ...]:
+        """A run's ``veil:`` that names a veil becomes that veil; the name must be in ``veils:``."""
+        by_name = {v.name: v for v in veils}
+        resolved = []
+        for run in runs:
+            if run.veil is not None and _VEIL_NAME.match(run.veil):
+                if run.veil not in by_name:
+                    listed = ", ".join(by_name) if by_name else "none (no veils: key)"
+                    raise self.fail(
+                        f"runs[name={run.name}].veil",
+                        f"names the veil {shown(run.veil)}, which veils: does not list",
+                        f"listed: {cut(listed, 120)}",
+                    )
+                named = by_name[run.veil]
+                run = RunSpec(run.name, run.path, named.veil, run.format, run.scheme, named.name)
+            resolved.append(run)
+        return tuple(resolved)
 
     def veil(self, key: str, value: Any) -> str:
         """A veil in the Java syntax, parsed against the shipped grid."""
@@ -548,11 +658,12 @@ class _Loader:
         except ValueError as exc:
             raise self.fail("tempo", str(exc), "e.g. tempo: {modes: [1, 2, 3]}") from None
         browse = self.expect("browse", data.get("browse", True), bool, "true or false")
+        veils = self.veils(data["veils"]) if "veils" in data else ()
         campaign = Campaign(
             source=self.path.resolve(),
             collection=self.existing_file("collection", data["collection"]),
             collection_meta=None if meta is None else self.existing_file("collection_meta", meta),
-            runs=self.runs(data["runs"]),
+            runs=self.named_run_veils(self.runs(data["runs"]), veils),
             output=output,
             subsets=self.subsets(data.get("subsets", ["total"])),
             scenarios=self.scenarios(data.get("scenarios", list(SCENARIOS))),
@@ -566,6 +677,8 @@ class _Loader:
             charts=charts,
             tempo=tempo,
             browse=browse,
+            veils=veils,
+            veil_style=data.get("style", "muc"),
         )
         for i, subset in enumerate(campaign.subsets):
             if subset.selective and not all(run.veil for run in campaign.runs):
@@ -632,6 +745,12 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
             emir = [f"{alts}.emir", f"{alts}.emir.altrel", f"{alts}.emir_relativo"]
             files += [alts, *emir, *(f"{e}.ida" for e in emir), *(f"{e}.ida.json" for e in emir)]
             files += tempo_output_names(veus_names[-1], campaign.tempo)
+            for veil in campaign.veils:
+                veiled = f"{base}.{subset.name}.{veil.name}"
+                alts = f"{veiled}.alts"
+                emir = [f"{alts}.emir", f"{alts}.emir.altrel", f"{alts}.emir_relativo"]
+                files += [veiled, alts, *emir, *(f"{e}.ida" for e in emir)]
+                files += [f"{e}.ida.json" for e in emir]
             for suffix in SCENARIO_SUFFIX.values():
                 scored = f"{base}.{subset.name}.{suffix}"
                 files += [f"{scored}.{ext}" for ext in ("vizir", "altmor", "ida2mor")]

@@ -118,12 +118,15 @@ class ReportParams(Params):
         }
 
 
-def subset_params(campaign: Campaign, run: str, subset: str, style: str) -> SubsetParams:
-    """How the campaign makes ``subset`` of ``run`` in ``style``."""
+def subset_params(
+    campaign: Campaign, run: str, subset: str, style: str, veil: str | None = None
+) -> SubsetParams:
+    """How the campaign makes ``subset`` of ``run`` in ``style`` (under the named veil
+    ``veil`` of ``veils:``, else the campaign's one ``veil:``)."""
     chosen = campaign.subset(subset)
     return SubsetParams(
         style=style,
-        veil=campaign.veil,
+        veil=campaign.named_veil(veil).veil if veil else campaign.veil,
         system_veil=campaign.run(run).veil,
         variant=chosen.variant,
         genre=chosen.genre,
@@ -157,13 +160,15 @@ def emir_params(campaign: Campaign, relative: bool) -> EmirParams:
 
 
 def semantic_report_params(
-    campaign: Campaign, run: str, subset: str, scenario: str, alt: str
+    campaign: Campaign, run: str, subset: str, scenario: str, alt: str, veil: str | None = None
 ) -> ReportParams:
-    """The parameters of one Ida report: ``scenario`` abs/rel, ``alt`` strict/relaxed."""
+    """The parameters of one Ida report: ``scenario`` abs/rel, ``alt`` strict/relaxed
+    (``veil``: a named veil of ``veils:``, evaluated in ``campaign.veil_style``)."""
+    style = campaign.veil_style if veil else campaign.style
     return ReportParams(
         subset=subset,
         scenario=scenario,
-        evaluation=subset_params(campaign, run, subset, campaign.style),
+        evaluation=subset_params(campaign, run, subset, style, veil),
         alt=alt,
         weights=campaign.weights or DEFAULT_WEIGHTS,
         penalties=campaign.penalties,

@@ -27,6 +27,7 @@ from typing import Any
 
 from harem_pipeline import __version__
 from harem_pipeline.reports import charts
+from harem_pipeline.reports.grid_html import render_grid_section
 from harem_pipeline.reports.summary import RELATIVE_NOTE, check_campaign_summary, dig, row_signature
 from harem_pipeline.reports.tempo import render_tempo_section
 from harem_pipeline.text.atomic import write_text_atomic
@@ -573,8 +574,12 @@ def _contents(
     )
 
 
-def render_report(summary: Mapping[str, Any], title: str = "Relatório da campanha HAREM") -> str:
-    """The whole page from the campaign summary data."""
+def render_report(
+    summary: Mapping[str, Any],
+    title: str = "Relatório da campanha HAREM",
+    grid: Sequence[Mapping[str, str]] | None = None,
+) -> str:
+    """The whole page from the campaign summary data (and the scenario grid's rows)."""
     reports = list(summary.get("reports") or [])
     simulated = sorted({r["run"] for r in reports if r.get("simulated")})
     note = ""
@@ -632,6 +637,7 @@ def render_report(summary: Mapping[str, Any], title: str = "Relatório da campan
         + render_legend(reports, morphology)
         + "</section>"
         + render_tempo_section(summary)
+        + render_grid_section(grid or [])
         + f'<section id="graficos"><h2>Gráficos</h2>{charts_html}</section>'
         '<section id="saidas"><h2>Saídas, uma a uma</h2>'
         '<p class="muted">Every table of each run, by subset and scenario (click a run to '
@@ -640,10 +646,16 @@ def render_report(summary: Mapping[str, Any], title: str = "Relatório da campan
     )
 
 
-def write_report_html(summary_json: str | os.PathLike[str], output: str | os.PathLike[str]) -> Path:
-    """Render the campaign summary at ``summary_json`` into the page ``output``, atomically."""
+def write_report_html(
+    summary_json: str | os.PathLike[str],
+    output: str | os.PathLike[str],
+    grid_json: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Render the campaign summary at ``summary_json`` into the page ``output``, atomically
+    (with the scenario grid's section when ``grid_json``, ``official/grid.json``, is given)."""
+    grid = read_json_object(grid_json)["rows"] if grid_json is not None else None
     summary = check_campaign_summary(read_json_object(summary_json), str(summary_json))
-    write_text_atomic(output, render_report(summary))
+    write_text_atomic(output, render_report(summary, grid=grid))
     return Path(output)
 
 
