@@ -26,6 +26,7 @@ veil and its ``proprio`` scenario (``docs/spec/official-grid.md``).
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import glob
 import os
@@ -534,7 +535,7 @@ class _Loader:
                         f"listed: {cut(listed, 120)}",
                     )
                 named = by_name[run.veil]
-                run = RunSpec(run.name, run.path, named.veil, run.format, run.scheme, named.name)
+                run = dataclasses.replace(run, veil=named.veil, veil_name=named.name)
             resolved.append(run)
         return tuple(resolved)
 
