@@ -773,6 +773,9 @@ class Report(CampaignTask, StageTask):
         summary: list[luigi.Task] = [Summary(config=self.config)]
         if self.campaign.veils:  # the official pages come with every build that has veils:
             summary.append(OfficialPages(config=self.config))
+            from tasks.tempo import official_tempo_pages  # TEMPO veils × modes, when on
+
+            summary += official_tempo_pages(self.config, self.campaign)
         return summary
 
     def anchor(self) -> Path:

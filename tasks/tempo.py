@@ -8,6 +8,11 @@ File names, for an Emir file ``X`` (the subset's ``….alts.emir`` and its
 
 The modes are the campaign's ``tempo:`` setting (default: all three when the
 collection has TEMPO attributes, none otherwise).
+
+With ``veils:`` set, the same two tasks run on each official TEMPO veil's chain
+(``X`` = ``….<subset>.<veil>.alts.emir``, the grid's files) and
+:class:`OfficialTempoPages` writes ``official/resultados_TEMPO_<mode>_<veil>.html``
+and its ``resultados_altrel_…`` twin (``docs/spec/tempo.md``, "Official order").
 """
 
 from __future__ import annotations
@@ -18,13 +23,19 @@ from typing import Any
 
 import luigi
 
-from harem_pipeline.pipeline import chain
+from harem_pipeline.pipeline import chain, official
 from harem_pipeline.pipeline.config import Campaign
 from harem_pipeline.pipeline.params import ReportParams, semantic_report_params
-from harem_pipeline.pipeline.tempo import campaign_tempo_modes, tempo_names, tempo_step
+from harem_pipeline.pipeline.tempo import (
+    campaign_tempo_modes,
+    tempo_names,
+    tempo_page_prefix,
+    tempo_page_veils,
+    tempo_step,
+)
 from harem_pipeline.stages.tempo import MODE_NAMES
-from tasks.base import RunTask, StageTask
-from tasks.pipeline import AltSem, Emir
+from tasks.base import CampaignTask, RunTask, StageTask
+from tasks.pipeline import AltSem, Emir, OfficialPages
 
 TEMPO_KINDS = ("strict", "relaxed")
 """AvalTEMPO reads the strict ``.emir`` and the relaxed ``.emir.altrel`` (``Avaliacao.sh``)."""
@@ -37,9 +48,16 @@ class Tempo(RunTask, StageTask):
     subset = luigi.Parameter()
     mode = luigi.IntParameter()
     kind = luigi.ChoiceParameter(choices=TEMPO_KINDS, default="strict")
+    veil = luigi.Parameter(default="")
+    """A named veil of ``veils:`` (the grid's chain); empty: the campaign's own chain."""
 
     def requires(self) -> Emir | AltSem:
-        common = {"config": self.config, "run_name": self.run_name, "subset": self.subset}
+        common = {
+            "config": self.config,
+            "run_name": self.run_name,
+            "subset": self.subset,
+            "veil": self.veil,
+        }
         return AltSem(**common) if self.kind == "relaxed" else Emir(**common)
 
     def anchor(self) -> Path:
@@ -65,6 +83,7 @@ class TempoIda(RunTask, StageTask):
     subset = luigi.Parameter()
     mode = luigi.IntParameter()
     kind = luigi.ChoiceParameter(choices=TEMPO_KINDS, default="strict")
+    veil = luigi.Parameter(default="")
 
     def requires(self) -> Tempo:
         return Tempo(
@@ -73,10 +92,14 @@ class TempoIda(RunTask, StageTask):
             subset=self.subset,
             mode=self.mode,
             kind=self.kind,
+            veil=self.veil,
         )
 
     def params(self) -> ReportParams:
-        params = semantic_report_params(self.campaign, self.run_name, self.subset, "abs", self.kind)
+        veil = self.veil or None
+        params = semantic_report_params(
+            self.campaign, self.run_name, self.subset, "abs", self.kind, veil
+        )
         return replace(params, tempo=MODE_NAMES[self.mode])
 
     def anchor(self) -> Path:
@@ -110,3 +133,87 @@ def tempo_reports(config: str, run: str, subset: str, modes: tuple[int, ...]) ->
         for mode in modes
         for kind in TEMPO_KINDS
     ]
+
+
+class OfficialTempoPages(CampaignTask, StageTask):
+    """The official TEMPO pages: per mode and official TEMPO veil, the strict and relaxed
+    page over every run's ``.tempo.ida`` (``resultados[_altrel]_TEMPO_<mode>_<veil>.html``).
+
+    The veils are those of :data:`~harem_pipeline.pipeline.tempo.OFFICIAL_TEMPO_VEILS`
+    that ``veils:`` lists (``veils: official`` lists all five); one it leaves out has no
+    page.  The subset is the official pages' (``total`` when listed).
+    """
+
+    stage = "official_tempo"
+
+    @property
+    def subset(self) -> str:
+        return OfficialPages(config=self.config).subset
+
+    @property
+    def veils(self) -> tuple[str, ...]:
+        return tempo_page_veils(veil.name for veil in self.campaign.veils)
+
+    def requires(self) -> list[TempoIda]:
+        return [
+            TempoIda(
+                config=self.config,
+                run_name=run.name,
+                subset=self.subset,
+                mode=mode,
+                kind=kind,
+                veil=veil,
+            )
+            for mode in tempo_modes(self.campaign)
+            for veil in self.veils
+            for run in self.campaign.runs
+            for kind in TEMPO_KINDS
+        ]
+
+    def pages(self) -> dict[int, dict[str, list[official.OfficialRun]]]:
+        """The ``.tempo.ida`` reports of every page: by mode, then by veil."""
+        reports = {(t.mode, t.veil, t.run_name, t.kind): t.anchor() for t in self.requires()}
+        return {
+            mode: {
+                veil: [
+                    official.OfficialRun(
+                        run.name,
+                        reports[mode, veil, run.name, "strict"],
+                        reports[mode, veil, run.name, "relaxed"],
+                    )
+                    for run in self.campaign.runs
+                ]
+                for veil in self.veils
+            }
+            for mode in tempo_modes(self.campaign)
+        }
+
+    def anchor(self) -> Path:
+        return self.output_names()[0]
+
+    def output_names(self) -> list[Path]:
+        folder = self.campaign.output / official.OFFICIAL_FOLDER
+        return [
+            folder / name
+            for mode, veils in self.pages().items()
+            for veil in sorted(veils)
+            for name in official.page_names(veil, tempo_page_prefix(mode))
+        ]
+
+    def input_paths(self) -> list[Path]:
+        return [task.anchor() for task in self.requires()]
+
+    def produce(self) -> list[Path]:
+        folder = self.campaign.output / official.OFFICIAL_FOLDER
+        written: list[Path] = []
+        for mode, veils in self.pages().items():
+            prefix = tempo_page_prefix(mode)
+            written += official.write_semantic_pages(folder, veils, prefix=prefix, tempo=True)
+        return written
+
+
+def official_tempo_pages(config: str, campaign: Campaign) -> list[OfficialTempoPages]:
+    """The official TEMPO pages' task when the campaign has them: ``veils:`` lists an
+    official TEMPO veil and the TEMPO track is on."""
+    veils = tempo_page_veils(veil.name for veil in campaign.veils)
+    return [OfficialTempoPages(config=config)] if veils and tempo_modes(campaign) else []

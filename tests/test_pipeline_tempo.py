@@ -12,50 +12,20 @@ turns the track off; a wrong ``tempo:`` is one line naming the key.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from harem_pipeline.errors import ConfigError
-from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.pipeline.config import load_campaign
 from harem_pipeline.pipeline.tempo import run_tempo
-from harem_pipeline.tools.simulate import render_run
 from tests.helpers.campaign import build, make_campaign
-from tests.helpers.paths import DATA
-
-TEMPO_CD = DATA / "lampada2" / "CDSegundoHAREM_TEMPO.xml.gz"
-MODES = ("estendido_completo", "estendido_semnorm", "estendido_sonorm")
-
-
-def _tempo_campaign(folder: Path, extra: str = "") -> Path:
-    """Four documents of the TEMPO collection, the collection itself as a run and a
-    simulated average run; style muc, the absolute scenario, no bootstrap."""
-    import gzip
-
-    text = gzip.decompress(TEMPO_CD.read_bytes()).decode("latin-1")
-    documents = re.findall(r"<DOC DOCID=.*?</DOC>\s*", text, flags=re.S)
-    head = text[: text.index("<DOC DOCID=")]
-    small = head + "".join(documents[:4]) + "</colHAREM>\n"
-    (folder / "runs").mkdir(parents=True)
-    (folder / "cd.xml").write_bytes(small.encode("latin-1"))
-    (folder / "runs" / "gold.xml").write_bytes(small.encode("latin-1"))
-    cd = read_collection(folder / "cd.xml")
-    run = render_run(cd, "average", 1, "cd.xml")
-    (folder / "runs" / "average.xml").write_bytes(run.encode(cd.encoding))
-    config = folder / "pipeline.yaml"
-    config.write_text(
-        "collection: cd.xml\nruns: [runs/*.xml]\noutput: out\nsubsets: [total]\n"
-        "scenarios: [absolute]\nstyle: muc\nbootstrap: 0\ncharts: false\n" + extra,
-        encoding="utf-8",
-    )
-    return config
+from tests.helpers.tempo import MODES, tempo_campaign
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    config = _tempo_campaign(tmp_path_factory.mktemp("tempo"))
+    config = tempo_campaign(tmp_path_factory.mktemp("tempo"))
     build(config)
     return config.parent / "out"
 
@@ -97,7 +67,7 @@ def test_the_summary_has_the_tempo_table(built: Path) -> None:
 
 
 def test_changing_the_modes_reruns_only_what_they_reach(tmp_path: Path) -> None:
-    config = _tempo_campaign(tmp_path, "tempo: {modes: [1]}\n")
+    config = tempo_campaign(tmp_path, "tempo: {modes: [1]}\n")
     first = {family for family, _ in build(config)}
     assert {"Tempo", "TempoIda", "Emir"} <= first
     assert build(config) == []  # unchanged: nothing runs
@@ -110,7 +80,7 @@ def test_changing_the_modes_reruns_only_what_they_reach(tmp_path: Path) -> None:
 
 
 def test_a_relative_only_campaign_keeps_its_tempo_table(tmp_path: Path) -> None:
-    config = _tempo_campaign(tmp_path, "tempo: {modes: [2]}\n")
+    config = tempo_campaign(tmp_path, "tempo: {modes: [2]}\n")
     text = config.read_text(encoding="utf-8").replace("[absolute]", "[relative]")
     config.write_text(text, encoding="utf-8")
     build(config)
@@ -132,12 +102,12 @@ def test_a_collection_without_tempo_attributes_runs_no_tempo_task(tmp_path: Path
 
 
 def test_tempo_false_turns_the_track_off(tmp_path: Path) -> None:
-    config = _tempo_campaign(tmp_path, "tempo: false\n")
+    config = tempo_campaign(tmp_path, "tempo: false\n")
     assert load_campaign(config).tempo == ()
 
 
 def test_tempo_modes_are_chosen_by_number_or_name(tmp_path: Path) -> None:
-    config = _tempo_campaign(tmp_path, "tempo: {modes: [3, completo]}\n")
+    config = tempo_campaign(tmp_path, "tempo: {modes: [3, completo]}\n")
     assert load_campaign(config).tempo == (3, 1)
 
 
@@ -146,7 +116,7 @@ def test_tempo_modes_are_chosen_by_number_or_name(tmp_path: Path) -> None:
     [("tempo: {modes: [4]}", "found 4"), ("tempo: [1, 2]", "expected false or a mapping")],
 )
 def test_a_wrong_tempo_setting_is_one_line(tmp_path: Path, setting: str, found: str) -> None:
-    config = _tempo_campaign(tmp_path, setting + "\n")
+    config = tempo_campaign(tmp_path, setting + "\n")
     with pytest.raises(ConfigError) as error:
         load_campaign(config)
     assert str(error.value).startswith(f"{config}: tempo: ") and found in str(error.value)

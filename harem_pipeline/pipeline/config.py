@@ -752,6 +752,7 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
                 emir = [f"{alts}.emir", f"{alts}.emir.altrel", f"{alts}.emir_relativo"]
                 files += [veiled, alts, *emir, *(f"{e}.ida" for e in emir)]
                 files += [f"{e}.ida.json" for e in emir]
+                files += tempo_output_names(veiled, campaign.tempo)
             for suffix in SCENARIO_SUFFIX.values():
                 scored = f"{base}.{subset.name}.{suffix}"
                 files += [f"{scored}.{ext}" for ext in ("vizir", "altmor", "ida2mor")]

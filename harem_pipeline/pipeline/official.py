@@ -94,10 +94,13 @@ def page_names(veil: str, prefix: str = "HAREM_Classico") -> tuple[str, str]:
     return f"resultados_{prefix}_{veil}.html", f"resultados_altrel_{prefix}_{veil}.html"
 
 
-def filter_label(veil: str, relaxed: bool, prefix: str = "HAREM_Classico") -> str:
-    """The ``-filtro`` the official script gave for the page (the title lists it)."""
-    suffix = ".alinhado.avalida.veu.alts.emir" + (".altrel.ida" if relaxed else ".ida")
-    return f"{prefix}.{veil}{suffix}"
+def filter_label(
+    veil: str, relaxed: bool, prefix: str = "HAREM_Classico", tempo: bool = False
+) -> str:
+    """The ``-filtro`` the official script gave for the page (the title lists it); the
+    TEMPO track's pages read ``.emir.tempo.ida`` and ``.emir.altrel.tempo.ida``."""
+    suffix = ".alinhado.avalida.veu.alts.emir" + (".altrel" if relaxed else "")
+    return f"{prefix}.{veil}{suffix}{'.tempo' if tempo else ''}.ida"
 
 
 def write_semantic_pages(
@@ -108,8 +111,11 @@ def write_semantic_pages(
     participants: Path | None = None,
     generated: datetime | None = None,
     prefix: str = "HAREM_Classico",
+    tempo: bool = False,
 ) -> list[Path]:
     """Write the strict and relaxed page of every veil into ``folder``; return the paths.
+
+    ``tempo``: the reports are the TEMPO track's ``.tempo.ida`` (the title's filter says so).
 
     ``seed`` anonymises every page with one set of code names (the same run
     has the same code on every page) and writes the key to ``KEY_FILE``;
@@ -125,12 +131,14 @@ def write_semantic_pages(
     for veil, runs in sorted(veils.items()):
         strict_name, relaxed_name = page_names(veil, prefix)
         strict = [read_semantic_entry(shown[run.name], run.strict) for run in runs]
-        text = render_semantic_page(strict, [filter_label(veil, False, prefix)], moment, codes)
+        text = render_semantic_page(
+            strict, [filter_label(veil, False, prefix, tempo)], moment, codes
+        )
         pages.append((folder / strict_name, text))
         relaxed_runs = [run for run in runs if run.relaxed is not None]
         if relaxed_runs:
             relaxed = [read_semantic_entry(shown[run.name], run.relaxed) for run in relaxed_runs]
-            label = filter_label(veil, True, prefix)
+            label = filter_label(veil, True, prefix, tempo)
             pages.append(
                 (folder / relaxed_name, render_semantic_page(relaxed, [label], moment, codes))
             )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -154,6 +155,24 @@ def tempo_step(source: PathLike, mode: int) -> list[Path]:
     errors.unlink(missing_ok=True)
     written = run_tempo(source, mode, output, errors)
     return [written.path] + ([] if written.errors_path is None else [written.errors_path])
+
+
+OFFICIAL_TEMPO_VEILS = ("total", "cenario2", "cenario4", "cenario6", "tempo")
+"""The veils ``Avaliacao.sh tempo`` scores the TEMPO track under (its indices 3–7,
+``docs/spec/tempo.md``, "Official order")."""
+
+
+def tempo_page_veils(veils: Iterable[str]) -> tuple[str, ...]:
+    """The official TEMPO veils among a campaign's ``veils:`` names, in the official order;
+    a TEMPO veil the campaign does not list has no TEMPO page (its chain was never run)."""
+    listed = set(veils)
+    return tuple(veil for veil in OFFICIAL_TEMPO_VEILS if veil in listed)
+
+
+def tempo_page_prefix(mode: int) -> str:
+    """The official pages' name part of a mode: ``TEMPO_estendido_completo`` …, so that
+    the pages are ``resultados_TEMPO_<mode>_<veil>.html`` (and the ``altrel`` twins)."""
+    return f"TEMPO_{MODE_NAMES[mode]}"
 
 
 def tempo_output_names(veus: str, setting: tuple[int, ...] | None) -> list[str]:
