@@ -6,7 +6,8 @@ run, ``veils: official``: every mode × official TEMPO veil (``total``,
 has its strict and relaxed page, named as ``Avaliacao.sh tempo`` names them,
 whose figures are those of the ``.tempo.ida`` reports of that veil and mode;
 an unchanged rerun runs nothing; a ``veils:`` without the TEMPO veils writes
-no TEMPO page.
+no TEMPO page.  One page pair equals what the official ``GlobalSemanticReporter``
+printed for the same ``.tempo.ida`` reports (``data/reference/official/tempo/``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from harem_pipeline.pipeline.tempo import OFFICIAL_TEMPO_VEILS, tempo_page_veils
+from harem_pipeline.pipeline.official import OfficialRun, write_semantic_pages
+from harem_pipeline.pipeline.tempo import OFFICIAL_TEMPO_VEILS, tempo_page_prefix, tempo_page_veils
 from harem_pipeline.reports.official import (
     F_MEASURE,
     MAX_CLASS_GC,
@@ -32,9 +34,11 @@ from harem_pipeline.reports.official import (
     read_semantic_entry,
 )
 from tests.helpers.campaign import STARTED, build
+from tests.helpers.paths import DATA
 from tests.helpers.tempo import MODES, tempo_campaign
 
 ROW = re.compile(r"<tr><td>(?:<b>)?([^<]+)(?:</b>)?</td>(.*)</tr>")
+STAMP = "<br>Pagina gerada automaticamente em: "
 CELL = re.compile(r"<td>(?:<font color=green><b>)?([^<]*)")
 
 
@@ -117,3 +121,28 @@ def test_veils_without_the_tempo_veils_write_no_tempo_page(tmp_path: Path) -> No
     assert (folder / "resultados_HAREM_Classico_pessoa.html").is_file()
     assert not list(folder.glob("resultados*TEMPO_*"))
     assert not list((tmp_path / "out" / "gold").glob("*.pessoa.*.tempo*"))
+
+
+OFFICIAL_TEMPO = DATA / "reference" / "official" / "tempo"
+
+
+def test_a_tempo_page_equals_the_official_reporter_s(tmp_path: Path) -> None:
+    """``GlobalSemanticReporter -depurar`` on the same ``.tempo.ida`` (mode 1, veil tempo)."""
+    runs = [
+        OfficialRun(
+            run,
+            OFFICIAL_TEMPO / f"{run}.emir.tempo.ida",
+            OFFICIAL_TEMPO / f"{run}.emir.altrel.tempo.ida",
+        )
+        for run in ("gold", "average")
+    ]
+    prefix = tempo_page_prefix(1)
+    written = write_semantic_pages(tmp_path, {"tempo": runs}, prefix=prefix, tempo=True)
+    assert [path.name for path in written] == [
+        "resultados_TEMPO_estendido_completo_tempo.html",
+        "resultados_altrel_TEMPO_estendido_completo_tempo.html",
+    ]
+    for path in written:
+        ours = path.read_bytes().decode("latin-1").splitlines(keepends=True)
+        page = "".join(line for line in ours if not line.startswith(STAMP))
+        assert page == (OFFICIAL_TEMPO / path.name).read_bytes().decode("latin-1")
