@@ -98,7 +98,10 @@ def test_page_figures_are_those_of_its_tempo_reports(built: Path, mode: str, vei
         classification, identification = tables(text)
         assert set(classification) == {"gold", "average"}
         for run in ("gold", "average"):
-            entry = read_semantic_entry(run, report(out, run, veil, mode, relaxed))
+            source = report(out, run, veil, mode, relaxed)
+            assert Path(f"{source}.manifest.json").is_file()  # a Luigi task with its manifest
+            assert Path(f"{str(source)[: -len('.ida')]}.manifest.json").is_file()  # AvalTEMPO's
+            entry = read_semantic_entry(run, source)
             columns = (MAX_PRECISION, MAX_RECALL, F_MEASURE, MAX_CLASS_GC, MAX_CLASS_SYSTEM)
             assert classification[run] == [entry.classification[k] for k in columns]
             columns = (PRECISION, RECALL, F_MEASURE, OVER, UNDER, TOTAL_IN_GC, TOTAL_IDENTIFIED)
