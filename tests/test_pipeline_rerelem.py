@@ -148,3 +148,15 @@ def test_a_wrong_rerelem_setting_is_one_line(tmp_path: Path, setting: str, found
         load_campaign(config)
     assert str(error.value).startswith(f"{config}: rerelem: ") and found in str(error.value)
     assert "\n" not in str(error.value)
+
+
+def test_the_campaign_knows_every_name_the_track_writes(built: Path) -> None:
+    from harem_pipeline.pipeline.config import output_names
+
+    campaign = load_campaign(built.parent / "pipeline.yaml")
+    known = {str(p) for p in output_names(campaign)}
+    written = [
+        p for p in built.rglob("*") if ".alts.expandido" in p.name and "manifest" not in p.name
+    ]
+    assert len(written) == 2 * 2 * (4 + 4 * len(SCENARIOS))
+    assert all(str(p) in known for p in written)

@@ -45,7 +45,12 @@ from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
 from harem_pipeline.pipeline.manifest import CAMPAIGN_MANIFEST, MANIFEST_SUFFIX
-from harem_pipeline.pipeline.rerelem import RerelemSetting, rerelem_setting
+from harem_pipeline.pipeline.rerelem import (
+    RerelemSetting,
+    campaign_rerelem,
+    rerelem_output_names,
+    rerelem_setting,
+)
 from harem_pipeline.pipeline.tempo import tempo_modes_setting, tempo_output_names
 from harem_pipeline.stages.emir import parse_weights
 from harem_pipeline.tools.predictions import FORMATS as PREDICTION_FORMATS
@@ -749,6 +754,7 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
     of ``runs`` alone, when given, besides the campaign's own files."""
     names = [campaign.output / name for name in TOP_FILES]
     whole = [campaign.output / CAMPAIGN_MANIFEST]
+    rerelem_plan = campaign_rerelem(campaign.rerelem, campaign.collection)
     for run in campaign.runs if runs is None else runs:
         folder = campaign.output / run.name
         base = f"{run.name}.alinhado.avalida"
@@ -773,6 +779,7 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
                 scored = f"{base}.{subset.name}.{suffix}"
                 files += [f"{scored}.{ext}" for ext in ("vizir", "altmor", "ida2mor")]
                 files.append(f"{scored}.ida2mor.json")
+        files += rerelem_output_names(f"{base}.{campaign.subsets[0].name}", rerelem_plan)
         if campaign.browse:  # the alignment pages: a folder, its manifest beside it
             files += ["browse", f"browse{MANIFEST_SUFFIX}"]
         names.append(folder)

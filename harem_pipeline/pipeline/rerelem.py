@@ -389,3 +389,14 @@ def rerelem_step(alts: PathLike, scenarios: Iterable[str]) -> list[Path]:
     scenarios = tuple(scenarios)
     run_chain(alts, scenarios)
     return chain_names(alts, scenarios)[0]
+
+
+def rerelem_output_names(veus: str, plan: RerelemSetting) -> list[str]:
+    """The names the ReRelEM track writes under ``plan`` for the first subset's Véus file
+    name ``veus`` (for the campaign's checks of its names)."""
+    names = []
+    for veil in plan.veils if plan.scenarios else ():
+        alts = f"{veus}.{veil}.alts"
+        names += [f"{veus}.{veil}", alts]
+        names += [path.name for path in chain_names(alts, plan.scenarios)[0]]
+    return names
