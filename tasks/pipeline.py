@@ -552,11 +552,26 @@ class Summary(CampaignTask, StageTask):
 
         return tempo_reports(self.config, run, subset, self.tempo_modes)
 
+    @cached_property
+    def rerelem_plan(self) -> Any:
+        """The ReRelEM track's scenarios × veils (none unless the collection has relations)."""
+        from tasks.rerelem import rerelem_plan
+
+        return rerelem_plan(self.campaign)
+
+    def rerelem_tasks(self, run: str) -> list[luigi.Task]:
+        """The ReRelEM chains of a run, on the first subset (``tasks.rerelem``)."""
+        from tasks.rerelem import rerelem_tasks
+
+        subset = self.campaign.subsets[0].name
+        return rerelem_tasks(self.config, run, subset, self.rerelem_plan)
+
     def requires(self) -> list[luigi.Task]:
         tasks = [task for row in self.reports() for task in row if task is not None]
         for run in self.campaign.runs:
             for subset in self.campaign.subsets:
                 tasks += self.tempo_reports(run.name, subset.name)
+            tasks += self.rerelem_tasks(run.name)
         return [*dict.fromkeys(tasks), *self.browse()]
 
     def browse(self) -> list[Browse]:
@@ -570,6 +585,7 @@ class Summary(CampaignTask, StageTask):
             "morphology": self.morphology,
             "charts": self.campaign.charts,
             "tempo": list(self.tempo_modes),
+            "rerelem": [list(self.rerelem_plan.scenarios), list(self.rerelem_plan.veils)],
             "browse": self.campaign.browse,
         }
 
@@ -581,6 +597,7 @@ class Summary(CampaignTask, StageTask):
         for ida2id, ida2mor, strict, relaxed in rows:
             first = ida2id not in seen  # the TEMPO reports go with a run's subset's first row
             seen.add(ida2id)
+            ran = {f.run for f in files}  # the ReRelEM ones with a run's first row
             files.append(
                 chain.ReportFiles(
                     ida2id.run_name,
@@ -598,6 +615,9 @@ class Summary(CampaignTask, StageTask):
                     tempo=self.tempo_files(ida2id)
                     if first and ida2id.run_name not in missing
                     else (),
+                    rerelem=self.rerelem_files(ida2id.run_name)
+                    if ida2id.run_name not in ran and ida2id.run_name not in missing
+                    else (),
                 )
             )
         return files
@@ -608,6 +628,14 @@ class Summary(CampaignTask, StageTask):
         return tuple(
             (task.mode, task.kind, chain.json_twin(task.anchor()))
             for task in self.tempo_reports(ida2id.run_name, ida2id.subset)
+        )
+
+    def rerelem_files(self, run: str) -> tuple[tuple[str, str, Path], ...]:
+        """The ReRelEM summaries ``(veil, scenario, JSON)`` of a run."""
+        return tuple(
+            (task.veil, scenario, path)
+            for task in self.rerelem_tasks(run)
+            for scenario, path in task.summaries().items()
         )
 
     def missing_runs(self, runs: Iterable[str] | None = None) -> frozenset[str]:

@@ -36,6 +36,7 @@ from harem_pipeline.pipeline.steps import (
 )
 from harem_pipeline.reports import summary as summary_stage
 from harem_pipeline.reports.html import write_report_html
+from harem_pipeline.reports.rerelem import format_rerelem_markdown, rerelem_rows
 from harem_pipeline.reports.tempo import format_tempo_markdown, tempo_rows
 from harem_pipeline.stages.emir import EmirParams
 from harem_pipeline.stages.vizir import Scenario
@@ -265,6 +266,8 @@ class ReportFiles:
     """The relaxed Ida report (``.emir.altrel.ida``; absolute rows only)."""
     tempo: tuple[tuple[int, str, Path], ...] = ()
     """The TEMPO track's Ida reports ``(mode, strict|relaxed, JSON)`` (absolute rows only)."""
+    rerelem: tuple[tuple[str, str, Path], ...] = ()
+    """The ReRelEM summaries ``(NER veil, relation scenario, .resumo.json)`` (a run's first row)."""
 
 
 def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
@@ -281,6 +284,7 @@ def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
             "classification": load_report(f.classification) if f.classification else None,
             "relaxed": load_report(f.relaxed) if f.relaxed else None,
             **({"tempo": _tempo_reports(f.tempo)} if f.tempo else {}),
+            **({"rerelem": _rerelem_reports(f.rerelem)} if f.rerelem else {}),
         }
         for f in files
     ]
@@ -291,6 +295,11 @@ def _tempo_reports(files: Sequence[tuple[int, str, Path]]) -> list[dict[str, Any
     from harem_pipeline.stages.tempo import MODE_NAMES
 
     return [{"mode": MODE_NAMES[m], "alt": alt, "ida": load_report(path)} for m, alt, path in files]
+
+
+def _rerelem_reports(files: Sequence[tuple[str, str, Path]]) -> list[dict[str, Any]]:
+    """The ReRelEM ``.resumo.json`` of one row: NER veil, relation scenario, summary."""
+    return [{"veil": v, "scenario": s, "resumo": load_report(path)} for v, s, path in files]
 
 
 def no_morphology_note(collection: str) -> str:
@@ -344,7 +353,10 @@ def summary(
     markdown, table = folder / "summary.md", folder / "summary.csv"
     tempo = tempo_rows(reports)
     text = summary_stage.format_markdown(rows, notes=notes, morphology=morphology)
-    write_text_atomic(markdown, text + format_tempo_markdown(tempo))
+    rerelem = rerelem_rows(reports)
+    write_text_atomic(
+        markdown, text + format_tempo_markdown(tempo) + format_rerelem_markdown(rerelem)
+    )
     write_text_atomic(table, summary_stage.format_csv(rows))
     data = json.loads(summary_stage.format_json(rows))
     data["campaign"] = {
@@ -360,6 +372,8 @@ def summary(
     data["notes"] = notes
     if tempo:
         data["tempo"] = tempo
+    if rerelem:
+        data["rerelem"] = rerelem
     data["reports"] = reports
     anchor = folder / "summary.json"
     write_text_atomic(anchor, json.dumps(data, indent=2, ensure_ascii=False) + "\n")

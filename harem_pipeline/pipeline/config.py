@@ -45,6 +45,12 @@ from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
 from harem_pipeline.pipeline.manifest import CAMPAIGN_MANIFEST, MANIFEST_SUFFIX
+from harem_pipeline.pipeline.rerelem import (
+    RerelemSetting,
+    campaign_rerelem,
+    rerelem_output_names,
+    rerelem_setting,
+)
 from harem_pipeline.pipeline.tempo import tempo_modes_setting, tempo_output_names
 from harem_pipeline.stages.emir import parse_weights
 from harem_pipeline.tools.predictions import FORMATS as PREDICTION_FORMATS
@@ -68,6 +74,7 @@ TOP_LEVEL_KEYS = {
     "grid",
     "charts",
     "tempo",
+    "rerelem",
     "browse",
     "veils",
 }
@@ -176,10 +183,17 @@ class Campaign:
     veil_style: str = "muc"
     """The style of the named veils' chains: muc, as the official script, unless
     ``style:`` is given."""
+    rerelem: RerelemSetting | None = None
+    """The ReRelEM track's relation scenarios × NER veils (``rerelem:``; both empty: off);
+    None: the official 5 × {total, cenario5} when the collection has relations
+    (``pipeline.rerelem.campaign_rerelem``)."""
 
     def named_veil(self, name: str) -> NamedVeil:
         """The named veil ``name`` of ``veils:``."""
         for veil in self.veils:
+            if veil.name == name:
+                return veil
+        for veil in official_veils():  # the ReRelEM track's veils name official ones
             if veil.name == name:
                 return veil
         raise ConfigError(str(self.source), "veils", f"no veil named {name!r}")
@@ -660,6 +674,13 @@ class _Loader:
             raise self.fail("tempo", str(exc), "e.g. tempo: {modes: [1, 2, 3]}") from None
         browse = self.expect("browse", data.get("browse", True), bool, "true or false")
         veils = self.veils(data["veils"]) if "veils" in data else ()
+        try:
+            known = {v.name for v in (*official_veils(), *veils)}
+            rerelem = rerelem_setting(data.get("rerelem"), sorted(known))
+        except ValueError as exc:
+            raise self.fail(
+                "rerelem", str(exc), "e.g. rerelem: {scenarios: [todas], veils: [total]}"
+            ) from None
         campaign = Campaign(
             source=self.path.resolve(),
             collection=self.existing_file("collection", data["collection"]),
@@ -680,6 +701,7 @@ class _Loader:
             browse=browse,
             veils=veils,
             veil_style=data.get("style", "muc"),
+            rerelem=rerelem,
         )
         for i, subset in enumerate(campaign.subsets):
             if subset.selective and not all(run.veil for run in campaign.runs):
@@ -732,6 +754,7 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
     of ``runs`` alone, when given, besides the campaign's own files."""
     names = [campaign.output / name for name in TOP_FILES]
     whole = [campaign.output / CAMPAIGN_MANIFEST]
+    rerelem_plan = campaign_rerelem(campaign.rerelem, campaign.collection)
     for run in campaign.runs if runs is None else runs:
         folder = campaign.output / run.name
         base = f"{run.name}.alinhado.avalida"
@@ -757,6 +780,7 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
                 scored = f"{base}.{subset.name}.{suffix}"
                 files += [f"{scored}.{ext}" for ext in ("vizir", "altmor", "ida2mor")]
                 files.append(f"{scored}.ida2mor.json")
+        files += rerelem_output_names(f"{base}.{campaign.subsets[0].name}", rerelem_plan)
         if campaign.browse:  # the alignment pages: a folder, its manifest beside it
             files += ["browse", f"browse{MANIFEST_SUFFIX}"]
         names.append(folder)

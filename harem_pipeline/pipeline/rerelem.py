@@ -304,3 +304,99 @@ def run_chain(
 def iter_nonheader(lines: Iterable[str]) -> Iterator[str]:
     """Lines without the ``#`` ones (how the reference outputs are compared)."""
     return (line for line in lines if not line.startswith("#"))
+
+
+# ---------------------------------------------------------------------------
+# The campaign's ReRelEM track
+
+RERELEM_VEILS = ("total", "cenario5")
+"""The NER veils a campaign runs the chain under by default (official grid names)."""
+_RELATION_ATTRIBUTE = re.compile(rb"<EM [^>]*\bCOREL=")
+
+
+@dataclass(frozen=True, slots=True)
+class RerelemSetting:
+    """``rerelem:`` of ``pipeline.yaml``: relation scenarios × NER veils (both empty: off)."""
+
+    scenarios: tuple[str, ...]
+    veils: tuple[str, ...]
+
+
+RERELEM_OFF = RerelemSetting((), ())
+RERELEM_DEFAULT = RerelemSetting(tuple(scoring.SCENARIOS), RERELEM_VEILS)
+
+
+def rerelem_setting(value: object, known_veils: Iterable[str]) -> RerelemSetting | None:
+    """``rerelem:``: ``{scenarios: [...], veils: [...]}`` (each defaulting to the official
+    5 scenarios and ``[total, cenario5]``), ``false`` for off; None (left out or ``true``)
+    is the default, on when the collection has relations.  ``known_veils`` are the
+    names a veil may take.  A wrong value is a ValueError saying what was expected."""
+    if value is None or value is True:
+        return None
+    if value is False:
+        return RERELEM_OFF
+    if not isinstance(value, dict) or set(value) - {"scenarios", "veils"}:
+        raise ValueError("expected false or a mapping {scenarios: [...], veils: [...]}")
+    known = list(known_veils)
+    scenarios = _names(value, "scenarios", list(scoring.SCENARIOS), list(scoring.SCENARIOS))
+    veils = _names(value, "veils", list(RERELEM_VEILS), known)
+    return RerelemSetting(scenarios, veils)
+
+
+def _names(value: dict, key: str, default: list[str], known: list[str]) -> tuple[str, ...]:
+    items = value.get(key, default)
+    if not isinstance(items, list) or not items:
+        raise ValueError(f"{key}: expected a non-empty list of {', '.join(known)}")
+    for item in items:
+        if item not in known:
+            raise ValueError(f"{key}: expected one of {', '.join(known)}, found {item!r}")
+    return tuple(dict.fromkeys(items))
+
+
+def collection_has_relations(path: PathLike) -> bool:
+    """Whether a golden collection has ReRelEM relations (``COREL``) to score."""
+    return _RELATION_ATTRIBUTE.search(read_bytes(path)) is not None
+
+
+def campaign_rerelem(setting: RerelemSetting | None, collection: PathLike) -> RerelemSetting:
+    """What a campaign runs: its setting, or the default when the collection has relations
+    and nothing when it has not."""
+    if setting is not None:
+        return setting
+    return RERELEM_DEFAULT if collection_has_relations(collection) else RERELEM_OFF
+
+
+def chain_names(alts: PathLike, scenarios: Iterable[str]) -> tuple[list[Path], dict[str, Path]]:
+    """Every file :func:`run_chain` writes beside ``alts`` (summaries' JSON twins included),
+    and each scenario's ``.resumo.json``."""
+    expanded = Path(str(alts) + EXPANDED)
+    selected = derived_path(expanded, SELECTED)
+    normalized = derived_path(selected, NORMALIZED)
+    triples = derived_path(normalized, TRIPLES)
+    names = [expanded, selected, normalized, triples]
+    summaries = {}
+    for scenario in scenarios:
+        filtered = Path(str(triples) + f".{scenario}{FILTERED}")
+        evaluated = derived_path(filtered, EVALUATED)
+        summary = derived_path(evaluated, SUMMARY)
+        summaries[scenario] = summary.with_name(summary.name + ".json")
+        names += [filtered, evaluated, summary, summaries[scenario]]
+    return names, summaries
+
+
+def rerelem_step(alts: PathLike, scenarios: Iterable[str]) -> list[Path]:
+    """The campaign's step: :func:`run_chain` beside ``alts``, every file it wrote."""
+    scenarios = tuple(scenarios)
+    run_chain(alts, scenarios)
+    return chain_names(alts, scenarios)[0]
+
+
+def rerelem_output_names(veus: str, plan: RerelemSetting) -> list[str]:
+    """The names the ReRelEM track writes under ``plan`` for the first subset's Véus file
+    name ``veus`` (for the campaign's checks of its names)."""
+    names = []
+    for veil in plan.veils if plan.scenarios else ():
+        alts = f"{veus}.{veil}.alts"
+        names += [f"{veus}.{veil}", alts]
+        names += [path.name for path in chain_names(alts, plan.scenarios)[0]]
+    return names

@@ -28,6 +28,7 @@ from typing import Any
 from harem_pipeline import __version__
 from harem_pipeline.reports import charts
 from harem_pipeline.reports.grid_html import render_grid_section
+from harem_pipeline.reports.rerelem import render_rerelem_section
 from harem_pipeline.reports.summary import RELATIVE_NOTE, check_campaign_summary, dig, row_signature
 from harem_pipeline.reports.tempo import render_tempo_section
 from harem_pipeline.text.atomic import write_text_atomic
@@ -637,6 +638,7 @@ def render_report(
         + render_legend(reports, morphology)
         + "</section>"
         + render_tempo_section(summary)
+        + render_rerelem_section(summary)
         + render_grid_section(grid or [])
         + f'<section id="graficos"><h2>Gráficos</h2>{charts_html}</section>'
         '<section id="saidas"><h2>Saídas, uma a uma</h2>'

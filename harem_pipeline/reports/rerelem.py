@@ -6,6 +6,8 @@ stage 8); counts print as integers, the rest as Java's ``Double.toString``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from html import escape
 from typing import Any
 
 from harem_pipeline.measures.rerelem import Block, RerelemFigures
@@ -89,3 +91,93 @@ def summary_json(
         "score": _block_json(figures.score, counts=False),
         "documents": documents,
     }
+
+
+# ---------------------------------------------------------------------------
+# The campaign summary's and the HTML report's ReRelEM table
+
+RERELEM_COLUMNS = (
+    ("run", "Run"),
+    ("veil", "Veil"),
+    ("scenario", "Scenario"),
+    ("gold", "Gold"),
+    ("identified", "Run"),
+    ("correct", "Correct"),
+    ("precision", "Rel P"),
+    ("recall", "Rel R"),
+    ("f", "Rel F"),
+)
+_NAMES = ("run", "veil", "scenario")
+RERELEM_LEGEND = (
+    "Rel P, R, F: the ReRelEM relations block (Avaliação de Relações of the .resumo, the "
+    "official figure) of each run under each NER veil and relation scenario; Gold, Run, "
+    "Correct: the relations of the collection, of the run, and those correctly identified. "
+    "NaN: the scenario has no relation under the veil."
+)
+
+
+def rerelem_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The table's rows from the summary's report entries (those with a ``rerelem`` part)."""
+    rows = []
+    for report in reports:
+        for item in report.get("rerelem") or ():
+            relations = (item.get("resumo") or {}).get("relations") or {}
+            rows.append(
+                {
+                    "run": report["run"],
+                    "simulated": bool(report.get("simulated")),
+                    "veil": item["veil"],
+                    "scenario": item["scenario"],
+                    **{key: relations.get(key) for key, _ in RERELEM_COLUMNS[3:]},
+                }
+            )
+    return rows
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
+
+
+def format_rerelem_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The summary's ReRelEM section (nothing when the campaign ran no ReRelEM track)."""
+    if not rows:
+        return ""
+    lines = ["", "## The ReRelEM track (relations)", ""]
+    lines.append("| " + " | ".join(label for _, label in RERELEM_COLUMNS) + " |")
+    lines.append("|" + "---|" * len(RERELEM_COLUMNS))
+    for row in rows:
+        cells = [_text(row[key]) for key, _ in RERELEM_COLUMNS]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join([*lines, "", RERELEM_LEGEND, ""])
+
+
+def render_rerelem_section(summary: Mapping[str, Any]) -> str:
+    """The HTML report's ReRelEM section (empty when the summary has no ReRelEM rows)."""
+    rows = summary.get("rerelem") or []
+    if not rows:
+        return ""
+    head = "".join(
+        f'<th class="name">{escape(label)}</th>' if key in _NAMES else f"<th>{escape(label)}</th>"
+        for key, label in RERELEM_COLUMNS
+    )
+    body = []
+    for row in rows:
+        cells = []
+        for key, _ in RERELEM_COLUMNS:
+            shown = escape(_text(row.get(key)))
+            mark = (
+                ' <span class="sim">simulated</span>'
+                if key == "run" and row.get("simulated")
+                else ""
+            )
+            kind = ' class="name"' if key in _NAMES else ""
+            cells.append(f'<td{kind} data-value="{shown}">{shown}{mark}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        '<section id="rerelem"><h2>ReRelEM (relações)</h2>'
+        f'<div class="scroll"><table class="sortable"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+        f'<p class="muted">{escape(RERELEM_LEGEND)}</p></section>'
+    )

@@ -55,6 +55,15 @@ among those it allows: the year of ``VAL_NORM`` shifted by one, another
 (:func:`tempo_attributes`).  Those draws come from a generator of their own,
 so a collection without TEMPO attributes gives the same run as before.
 
+ReRelEM relations (``COREL``/``TIPOREL``/``FACS_ORIGEM``/``FACS_ALVO``) are
+kept on every entity the run keeps with its golden ID; a relation whose
+golden target the run does not keep (missed, merged away, in another
+alternative) is removed.  A share of the others (``RELATION_ERROR_RATES``, as for TEMPO)
+is dropped, retyped (another type, one that scores differently) or
+retargeted (another entity of the document the run keeps, ``FACS_ALVO`` its
+first category), chosen evenly among those that apply
+(:func:`relation_attributes`), from a generator of its own.
+
 A run looks like a real system's output: each ``<ALT>`` block is resolved to
 one alternative (the first for ``perfect``, otherwise one drawn from the
 seed), ``<OMITIDO>`` tags are dropped (their text, and the entities in it,
@@ -89,6 +98,15 @@ from harem_pipeline.model import (
     Entity,
     Morf,
 )
+from harem_pipeline.stages.rerelem.entities import (
+    COREL,
+    FACS_ALVO,
+    FACS_ORIGEM,
+    RELATION_ATTRIBUTES,
+    TIPOREL,
+    java_split_space,
+)
+from harem_pipeline.stages.rerelem.relations import BASIC_TYPES, normalized_type
 from harem_pipeline.text.textio import read_head
 
 
@@ -617,6 +635,7 @@ class _State:
     debt: dict[str, int] = field(default_factory=dict)
     new_ids: int = 0
     tempo_rng: random.Random | None = None
+    relation_rng: random.Random | None = None
 
     def owe(self, kind: str) -> None:
         self.debt[kind] = self.debt.get(kind, 0) + 1
@@ -635,6 +654,7 @@ def simulate_collection(cd: Collection, profile: Profile | str, seed: int) -> Co
         fmt=cd.format,
         with_morf=any(e.morf is not None for d in cd.documents for e in d.all_entities),
         tempo_rng=random.Random(seed_for(f"{profile.name}:tempo", seed)),
+        relation_rng=random.Random(seed_for(f"{profile.name}:rerelem", seed)),
     )
     documents = tuple(_simulate_document(doc, state) for doc in cd.documents)
     # ``version`` names a golden collection's release; a run is not one.
@@ -681,7 +701,7 @@ def _simulate_document(doc: Document, state: _State) -> Document:
     _check_disjoint(doc, spans)
     return replace(
         doc,
-        entities=tuple(entity for _, _, entity in spans),
+        entities=relation_attributes(doc, [entity for _, _, entity in spans], state),
         alt_blocks=(),
         omitted=(),
         omitted_entities=(),
@@ -949,3 +969,92 @@ def perturb_tempo(
         key, choices = ("SENTIDO", SENTIDOS) if kind == "sentido" else ("TEMPO_REF", TEMPO_REFS)
         values[key] = rng.choice([v for v in choices if v != values[key]])
     return tuple((k, values[k]) for k, _ in attributes)
+
+
+# ---------------------------------------------------------------------------
+# The ReRelEM track's relations
+
+RELATION_ERROR_RATES = {"perfect": 0.0, "strong": 0.10, "average": 0.25, "weak": 0.50}
+"""The share of kept relations that get one error (dropped, retyped, retargeted)."""
+RELATION_ERRORS = ("dropped", "retyped", "retargeted")
+RETYPES = (*BASIC_TYPES, "outrarel")
+"""The types a retyped relation may get: each scores as a different class."""
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """One item of an entity's relation lists: target ID, type and the two facets."""
+
+    target: str
+    type: str
+    source_facet: str
+    target_facet: str
+
+
+def golden_relations(entity: Entity) -> list[Relation]:
+    """The entity's relations, one per ``COREL`` item (lists of unequal length are cut to
+    the shortest: the ReRelEM chain reports them on the gold, a run need not repeat them)."""
+    values = dict(entity.attributes)
+    lists = [java_split_space(values.get(name)) for name in RELATION_ATTRIBUTES]
+    return [Relation(*items) for items in zip(*lists, strict=False)]
+
+
+def relation_attributes(doc: Document, entities: list[Entity], state: _State) -> tuple[Entity, ...]:
+    """The run's entities with the golden relations of the ones that kept their golden
+    ID: a relation to an entity the run lacks removed, a share of the others perturbed
+    (:func:`perturb_relation`)."""
+    golden = {e.id: e for e in doc.all_entities if e.id and COREL in dict(e.attributes)}
+    if not golden or state.relation_rng is None:
+        return tuple(entities)
+    by_id = {e.id: e for e in entities if e.id}
+    # A target no entity of the document has (a slip of the gold) is kept as written.
+    lost = {e.id for e in doc.all_entities if e.id} - by_id.keys()
+    rate = RELATION_ERROR_RATES.get(state.profile.name, state.profile.type)
+    out = []
+    for entity in entities:
+        gold = golden.get(entity.id) if entity.id else None
+        if gold is None:
+            out.append(entity)
+            continue
+        kept = []
+        for relation in golden_relations(gold):
+            if relation.target in lost:
+                continue
+            if state.relation_rng.random() < rate:
+                relation = perturb_relation(relation, entity.id, by_id, state.relation_rng)
+            if relation is not None:
+                kept.append(relation)
+        out.append(_with_relations(entity, kept))
+    return tuple(out)
+
+
+def perturb_relation(
+    relation: Relation, source: str | None, by_id: dict[str, Entity], rng: random.Random
+) -> Relation | None:
+    """One error, drawn evenly among those that apply: the relation dropped (None),
+    retyped to a type scored as another class, or retargeted to another entity of the
+    run's document (``FACS_ALVO`` its first category)."""
+    others = [i for i in by_id if i not in (source, relation.target) and by_id[i].categories]
+    kinds = ["dropped", "retyped"] + (["retargeted"] if others else [])
+    kind = rng.choice(kinds)
+    if kind == "dropped":
+        return None
+    if kind == "retyped":
+        scored = normalized_type(relation.type)
+        kind_ = rng.choice([t for t in RETYPES if normalized_type(t) != scored])
+        return replace(relation, type=kind_)
+    target = rng.choice(others)
+    return replace(relation, target=target, target_facet=by_id[target].categories[0])
+
+
+def _with_relations(entity: Entity, relations: list[Relation]) -> Entity:
+    """``entity`` with its relation attributes replaced by ``relations`` (none if empty)."""
+    attributes = tuple((k, v) for k, v in entity.attributes if k not in RELATION_ATTRIBUTES)
+    if relations:
+        attributes += (
+            (COREL, " ".join(r.target for r in relations)),
+            (TIPOREL, " ".join(r.type for r in relations)),
+            (FACS_ORIGEM, " ".join(r.source_facet for r in relations)),
+            (FACS_ALVO, " ".join(r.target_facet for r in relations)),
+        )
+    return replace(entity, attributes=attributes)
