@@ -250,3 +250,19 @@ def test_the_comparison_script_prints_its_counts(capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     assert "documents: 4\ndoc_text identical: 2\n" in out
     assert "entities differing: 0\n" in out
+
+
+def test_evaluate_takes_a_label_map(cd: Path, tmp_path: Path) -> None:
+    import harem_pipeline
+
+    pred = tmp_path / "p.conll"
+    pred.write_text(
+        "-DOCSTART- D1\n\nA O\nNet&Tek B-ORG\nvende O\nem O\nLisboa B-LOC\n<sempre>. O\n\n",
+        encoding="utf-8",
+    )
+    mapped = harem_pipeline.evaluate(
+        pred, cd, label_map={"ORG": "ORGANIZACAO", "LOC": "LOCAL"}, ceiling=False
+    )
+    assert mapped["exact"]["f1"] == 1.0
+    assert set(mapped["exact"]["per_label"]) == {"ORGANIZACAO", "LOCAL"}
+    assert harem_pipeline.evaluate(pred, cd, ceiling=False)["exact"]["f1"] == 0.0
