@@ -100,6 +100,8 @@ def _campaign_yaml(
     run: dict[str, Any] = {"path": str(predictions), "name": RUN, "format": fmt, "scheme": scheme}
     if options["only_predicted"]:
         run["only_predicted"] = True
+    if options.get("label_map"):
+        run["label_map"] = dict(options["label_map"])
     if options["selective"]:
         run["veil"] = ":".join(sorted(SELECTIVE))
     data: dict[str, Any] = {
@@ -147,7 +149,13 @@ def _run_chain(one: _OneRun, morphology: bool) -> dict[str, Path]:
     c, spec, subset = one.campaign, one.spec, one.subset
     meta = c.collection_meta
     chain.import_run(
-        spec.path, spec.format, c.collection, one.run, spec.scheme, spec.only_predicted
+        spec.path,
+        spec.format,
+        c.collection,
+        one.run,
+        spec.scheme,
+        spec.only_predicted,
+        dict(spec.label_map),
     )
     alinhado = one.name(".alinhado")
     chain.align(c.collection, one.run, alinhado, meta)
@@ -332,6 +340,7 @@ def evaluate(
     scheme: str = "lenient",
     ceiling: bool = True,
     only_predicted: bool = False,
+    label_map: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """A model's official HAREM figures: the chain of ``harem run`` on one run.
 
@@ -348,7 +357,8 @@ def evaluate(
     ``seed`` seeds the bootstrap (a campaign always uses the default).
     ``only_predicted`` scores only the documents the predictions name (the
     run key ``only_predicted``; the signature says ``docs:predicted``), the
-    ceiling too; ``scheme`` is the CoNLL tagging scheme.
+    ceiling too; ``scheme`` is the CoNLL tagging scheme; ``label_map`` renames the
+    model's labels on import (``{"PER": "PESSOA"}``, the run key ``label_map``).
 
     Returns a plain JSON-ready dict: ``signature``; ``identification`` (the
     ``.ida2id.json`` report, without its per-document counts and span
@@ -387,7 +397,8 @@ def evaluate(
             path, fmt = _write_documents(predictions, folder)
         if fmt not in FORMATS:
             raise InputError(str(path), f"a predictions format among {', '.join(FORMATS)}", fmt)
-        result, run = _score(collection, path, fmt, scheme, folder / "model", options)
+        model = {**options, "label_map": label_map}  # the ceiling's gold has HAREM labels
+        result, run = _score(collection, path, fmt, scheme, folder / "model", model)
         if ceiling:
             documents = _named_documents(path, fmt) if only_predicted else None
             result["ceiling"] = _ceiling(

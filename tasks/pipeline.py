@@ -72,7 +72,10 @@ class ImportRun(RunTask, StageTask):
 
     def stage_params(self) -> dict[str, Any]:
         spec = self.run_spec
-        return {"format": spec.format, "scheme": spec.scheme, "only": spec.only_predicted}
+        params = {"format": spec.format, "scheme": spec.scheme, "only": spec.only_predicted}
+        if spec.label_map:  # left out when empty: the runs without a map keep their manifests
+            params["label_map"] = [list(pair) for pair in spec.label_map]
+        return params
 
     def produce(self) -> list[Path]:
         spec = self.run_spec
@@ -83,6 +86,7 @@ class ImportRun(RunTask, StageTask):
             self.anchor(),
             spec.scheme,
             spec.only_predicted,
+            dict(spec.label_map),
         )
 
 

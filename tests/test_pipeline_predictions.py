@@ -69,6 +69,10 @@ def test_changing_the_predictions_reruns_the_import(tmp_path: Path) -> None:
         ("{path: preds.jsonl, format: conll, scheme: bio9}", "runs[0].scheme"),
         ("{path: preds.jsonl, only_predicted: true}", "runs[0].only_predicted"),
         ("{path: preds.jsonl, format: jsonl, only_predicted: 3}", "runs[0].only_predicted"),
+        ("{path: preds.jsonl, label_map: {PER: PESSOA}}", "runs[0].label_map"),
+        ("{path: preds.jsonl, format: jsonl, label_map: 'PER=PESSOA,LOC'}", "runs[0].label_map"),
+        ("{path: preds.jsonl, format: jsonl, label_map: {PER: 1}}", "runs[0].label_map"),
+        ("{path: preds.jsonl, format: jsonl, label_map: [PER]}", "runs[0].label_map"),
     ],
 )
 def test_a_bad_predictions_format_is_one_line_naming_the_key(
@@ -81,3 +85,49 @@ def test_a_bad_predictions_format_is_one_line_naming_the_key(
     with pytest.raises(ConfigError) as error:
         load_campaign(config)
     assert str(error.value).startswith(f"{config}: {key}:")
+
+
+def renamed(preds: Path, names: dict[str, str]) -> None:
+    """Rewrite a JSON-lines export with a model's own label names."""
+    docs = [json.loads(line) for line in preds.read_text("utf-8").splitlines()]
+    for doc in docs:
+        for span in doc["spans"]:
+            span["label"] = names.get(span["label"], span["label"])
+    preds.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs), "utf-8")
+
+
+@pytest.mark.parametrize(
+    ("label_map", "file"),
+    [
+        ("{PER: PESSOA, LOC: LOCAL}", None),
+        ("'PER=PESSOA,LOC=LOCAL'", None),  # quoted: a comma ends a YAML flow value
+        ("labels.txt", "PER = PESSOA\nLOC = LOCAL\n"),
+    ],
+)
+def test_a_label_map_in_the_campaign_renames_the_models_labels(
+    tmp_path: Path, label_map: str, file: str | None
+) -> None:
+    config = predictions_campaign(tmp_path)
+
+    def ida2id() -> dict:
+        path = tmp_path / "out" / "model" / "model.alinhado.avalida.total.ida2id.json"
+        return json.loads(path.read_text("utf-8"))
+
+    build(config)
+    perfect = ida2id()["measures"]["labelled"]["exact"]
+    assert perfect["f1"] == 1.0
+    renamed(tmp_path / "preds.jsonl", {"PESSOA": "PER", "LOCAL": "LOC"})
+    if file is not None:
+        (tmp_path / label_map).write_text(file, encoding="utf-8")
+    text = config.read_text("utf-8")
+    config.write_text(
+        text.replace("name: model}", f"name: model, label_map: {label_map}}}"), encoding="utf-8"
+    )
+    (spec,) = load_campaign(config).runs
+    assert spec.label_map == (("PER", "PESSOA"), ("LOC", "LOCAL"))
+    build(config)
+    assert ida2id()["measures"]["labelled"]["exact"] == perfect
+    # without the map the renamed labels are the model's own: the exact F drops
+    config.write_text(text, encoding="utf-8")
+    build(config)
+    assert ida2id()["measures"]["labelled"]["exact"]["f1"] < 1.0

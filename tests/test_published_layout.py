@@ -204,3 +204,65 @@ def test_a_bad_label_map_is_one_line(
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and message in err, err
     assert not (tmp_path / "run.xml").exists()
+
+
+# ---------------------------------------------------------------------------
+# The release document by document (tests/helpers/published_layout.py)
+
+MINI_HAREM = DATA / "lampada2" / "CDPrimeiroHAREMMiniHAREM.xml.gz"
+MINI_EXCERPT = DATA / "model-formats" / "MiniHAREM-total-excerpt.json"
+
+
+def test_dropped_blanks_finds_only_white_space_the_release_left_out() -> None:
+    from tests.helpers.published_layout import dropped_blanks, moved
+
+    assert dropped_blanks('12, rue "Voadeira " x', '12,rue "Voadeira" x') == [3, 17]
+    assert dropped_blanks("a b", "a b") == []
+    assert dropped_blanks("a b", "ab c") is None  # a blank added, not dropped
+    assert dropped_blanks("a-b", "ab") is None  # a dropped character that is not blank
+    assert moved([(4, 7, "LOCAL"), (9, 17, "COISA")], [3, 17]) == [
+        (3, 6, "LOCAL"),
+        (8, 16, "COISA"),
+    ]
+
+
+def test_the_export_reproduces_the_published_mini_harem_excerpt() -> None:
+    """HAREM-811-00058 and HAREM-32J-00801 exactly; HAREM-612-04097 (``12,rue``) and
+    HAREM-82K-05336 (``"Voadeira"``) differ by the blank the release dropped at an
+    entity's edge, their entities equal across it -- all with ``--alt best``."""
+    from tests.helpers.published_layout import compare, exported
+
+    release = json.loads(MINI_EXCERPT.read_text("utf-8"))
+    result = compare(exported(MINI_HAREM, "total", "best"), release)
+    assert result.documents == 4
+    assert result.text == result.entities == ["HAREM-811-00058", "HAREM-32J-00801"]
+    assert result.blank == result.mapped == ["HAREM-612-04097", "HAREM-82K-05336"]
+    assert result.differing() == [] and result.missing == []
+    # the default --alt first takes the ALT alternative the release did not
+    first = compare(exported(MINI_HAREM, "total", "first"), release)
+    assert first.differing() == ["HAREM-32J-00801", "HAREM-82K-05336"]
+
+
+def test_the_comparison_script_prints_its_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.helpers.published_layout import main as compare_main
+
+    assert compare_main([str(MINI_HAREM), str(MINI_EXCERPT)]) == 0
+    out = capsys.readouterr().out
+    assert "documents: 4\ndoc_text identical: 2\n" in out
+    assert "entities differing: 0\n" in out
+
+
+def test_evaluate_takes_a_label_map(cd: Path, tmp_path: Path) -> None:
+    import harem_pipeline
+
+    pred = tmp_path / "p.conll"
+    pred.write_text(
+        "-DOCSTART- D1\n\nA O\nNet&Tek B-ORG\nvende O\nem O\nLisboa B-LOC\n<sempre>. O\n\n",
+        encoding="utf-8",
+    )
+    mapped = harem_pipeline.evaluate(
+        pred, cd, label_map={"ORG": "ORGANIZACAO", "LOC": "LOCAL"}, ceiling=False
+    )
+    assert mapped["exact"]["f1"] == 1.0
+    assert set(mapped["exact"]["per_label"]) == {"ORGANIZACAO", "LOCAL"}
+    assert harem_pipeline.evaluate(pred, cd, ceiling=False)["exact"]["f1"] == 0.0

@@ -265,3 +265,14 @@ def test_a_campaign_links_every_run_to_its_pages_and_they_exist(tmp_path: Path) 
     filtered = {c for cats in re.findall(r'data-cats="([^"]*)"', index) for c in cats.split()}
     assert filtered and filtered <= set(categories["strong"]), filtered
     assert len(list((out / "strong" / "browse" / "docs").glob("*.html"))) == 3
+
+
+def test_the_legend_has_a_paragraph_per_figure_family(page: str) -> None:
+    from html import escape
+
+    from harem_pipeline.reports.summary import FAMILY_LEGENDS
+
+    legend = page.split('id="legenda"')[1].split("</div>")[0]
+    for _, paragraph in FAMILY_LEGENDS:
+        assert f"<p>{escape(paragraph.replace('`', ''))}</p>" in legend
+    assert "0.9001" in legend and "0.9965" in legend

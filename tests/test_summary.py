@@ -128,3 +128,14 @@ def test_without_morf_the_markdown_has_no_morphology_columns() -> None:
     assert header.count("|") == len(COLUMNS) - 3 + 1
     # the CSV keeps every column (a stable schema for scripts)
     assert "morf_f" in format_csv(rows).splitlines()[0]
+
+
+def test_each_figure_family_has_its_paragraph_under_the_table() -> None:
+    from harem_pipeline.reports.summary import FAMILY_LEGENDS
+
+    markdown = format_markdown([build_row("a", "total", "absolute", IDENTIFICATION, MORPHOLOGY)])
+    table_end = markdown.rindex("| a |")
+    for column, paragraph in FAMILY_LEGENDS:
+        assert column in dict(COLUMNS).values()  # each names a column the table has
+        assert markdown.index(paragraph) > table_end
+    assert [c for c, _ in FAMILY_LEGENDS] == ["Class. F", "Id. F (Ida)", "Id. F", "Exact F1"]

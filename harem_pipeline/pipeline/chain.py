@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -100,11 +100,19 @@ def import_run(
     output: PathLike,
     scheme: str,
     only_predicted: bool = False,
+    label_map: Mapping[str, str] | None = None,
 ) -> list[Path]:
     """A model's predictions as a HAREM run over ``cd``; what was dropped, and why, beside it
-    (``only_predicted``: the documents the predictions do not name written empty)."""
+    (``only_predicted``: the documents the predictions do not name written empty;
+    ``label_map``: the model's labels renamed first)."""
     output, summary = run_import(
-        predictions, fmt, cd, output, scheme, only_predicted=only_predicted
+        predictions,
+        fmt,
+        cd,
+        output,
+        scheme,
+        label_map=dict(label_map or {}),
+        only_predicted=only_predicted,
     )
     notes = Path(output).with_name(Path(output).name + ".import.stderr")
     write_text_atomic(notes, summary.format() + "\n")

@@ -54,6 +54,7 @@ from harem_pipeline.pipeline.rerelem import (
 from harem_pipeline.pipeline.tempo import tempo_modes_setting, tempo_output_names
 from harem_pipeline.stages.emir import parse_weights
 from harem_pipeline.tools.predictions import FORMATS as PREDICTION_FORMATS
+from harem_pipeline.tools.predictions import parse_label_map
 
 STYLES = ("harem", "muc", "relaxado")
 SCENARIOS = ("absolute", "relative")
@@ -78,7 +79,7 @@ TOP_LEVEL_KEYS = {
     "browse",
     "veils",
 }
-RUN_KEYS = {"path", "name", "veil", "format", "scheme", "only_predicted"}
+RUN_KEYS = {"path", "name", "veil", "format", "scheme", "only_predicted", "label_map"}
 _VARIANT = re.compile(r"^[a-z]{2}$")
 _GENRE = re.compile(r"^[a-z_]{3,}$")
 _RUN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -144,6 +145,9 @@ class RunSpec:
     veil_name: str | None = None
     """The named veil of ``veils:`` the run's ``veil:`` gave (its system veil and its
     ``proprio`` scenario); None when it gave a veil or nothing."""
+    label_map: tuple[tuple[str, str], ...] = ()
+    """Predictions only: the model's labels renamed on import (``label_map:``, as
+    ``harem import --label-map``), in the order given."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +347,25 @@ class _Loader:
             raise self.fail(key, problem, f"paths are relative to {self.base}")
         return path.resolve()
 
+    def label_map(self, key: str, value: Any) -> tuple[tuple[str, str], ...]:
+        """A run's ``label_map:``: a mapping ``{PER: PESSOA}``, or what ``--label-map``
+        takes (a file, relative to the configuration, or ``PER=PESSOA,LOC=LOCAL``)."""
+        if value is None:
+            return ()
+        if isinstance(value, Mapping):
+            if not all(
+                isinstance(k, str) and isinstance(v, str) and k and v for k, v in value.items()
+            ):
+                raise self.fail(key, "expected a mapping of labels to strings", "PER: PESSOA")
+            return tuple(value.items())
+        text = self.expect(key, value, str, "a mapping, a file or A=B,C=D")
+        given = self.base / text
+        try:
+            return tuple(parse_label_map(str(given) if given.is_file() else text).items())
+        except InputError as exc:  # a file's line, or the inline entry at fault
+            where = f"{exc.path}, line {exc.line}: " if exc.path and exc.line else ""
+            raise self.fail(key, f"{where}expected {exc.expected}, found {exc.found}") from None
+
     def runs(self, value: Any) -> tuple[RunSpec, ...]:
         entries = self.expect("runs", value, list, "a list of run paths, globs or mappings")
         runs: list[RunSpec] = []
@@ -404,7 +427,12 @@ class _Loader:
                     raise self.fail(
                         f"{key}.only_predicted", "only for predictions", "give the run a format"
                     )
-                runs.append(RunSpec(name, path, veil, fmt, scheme, only))
+                label_map = self.label_map(f"{key}.label_map", entry.get("label_map"))
+                if label_map and fmt is None:
+                    raise self.fail(
+                        f"{key}.label_map", "only for predictions", "give the run a format"
+                    )
+                runs.append(RunSpec(name, path, veil, fmt, scheme, only, label_map=label_map))
             else:
                 raise self.fail(key, f"expected a path or a mapping, found {_type_name(entry)}")
         if not runs:

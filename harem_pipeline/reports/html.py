@@ -29,7 +29,13 @@ from harem_pipeline import __version__
 from harem_pipeline.reports import charts
 from harem_pipeline.reports.grid_html import render_grid_section
 from harem_pipeline.reports.rerelem import render_rerelem_section
-from harem_pipeline.reports.summary import RELATIVE_NOTE, check_campaign_summary, dig, row_signature
+from harem_pipeline.reports.summary import (
+    FAMILY_LEGENDS,
+    RELATIVE_NOTE,
+    check_campaign_summary,
+    dig,
+    row_signature,
+)
 from harem_pipeline.reports.tempo import render_tempo_section
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_json_object
@@ -442,6 +448,7 @@ def render_legend(reports: Sequence[Mapping[str, Any]], morphology: bool) -> str
     shows relative rows)."""
     text = LEGEND + (MORPHOLOGY_LEGEND if morphology else "") + LEGEND_END
     parts = [f"<p>{escape(text)}</p>"]
+    parts += [f"<p>{escape(family.replace('`', ''))}</p>" for _, family in FAMILY_LEGENDS]
     if any(r.get("scenario") == "relative" and r.get("classification") for r in reports):
         parts.append(f"<p><strong>Cenário relativo.</strong> {escape(RELATIVE_NOTE_HTML)}</p>")
     return '<div id="legenda" class="muted">' + "".join(parts) + "</div>"

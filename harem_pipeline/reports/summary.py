@@ -158,6 +158,49 @@ LEGEND = (
 )
 """What the columns are, printed under every Markdown summary (and in the HTML report)."""
 
+FAMILY_LEGENDS = (
+    (
+        "Class. F",
+        "Classification F (Class. F, Class. F relax.) counts, over the entities Ida aligned "
+        "with a golden one, how much of each golden entity's category, type and subtype the "
+        "run gave it (CSC), under the run's veil; it is what HAREM ranked systems by. A "
+        "perfect model that predicts categories only reaches 1 only under a veil that scores "
+        "categories alone; under the default veil, which scores types too, it stays below 1 "
+        "(the Mini-HAREM gold exported by `harem export` and read back: 0.9001; "
+        "`harem_pipeline.evaluate()` gives that ceiling as `ceiling`).",
+    ),
+    (
+        "Id. F (Ida)",
+        "Identification F of the Ida report (Id. F (Ida)) counts a run entity as identified "
+        "whenever Ida aligned it with a golden entity, whatever its label, and per category "
+        "it counts any aligned entity, so it can be far above the exact F. Labels do not "
+        "enter it, but a flat layer cannot hold every golden entity of an ALT block: the "
+        "Mini-HAREM gold exported and read back gets 0.9965 (29 of 3,633 golden entities "
+        "missing).",
+    ),
+    (
+        "Id. F",
+        "Ida2ID identification (Id. P, Id. R, Id. F) counts each golden entity's share of "
+        "tokens the run identified (partial credit), ignoring labels; a perfect model, "
+        "category-only or not, gets 1 (the Mini-HAREM gold exported and read back: 1.0).",
+    ),
+    (
+        "Exact F1",
+        "Span measures (Exact, Overlap, Inters. F1) count labelled spans: exact is "
+        "conlleval's and seqeval's F (start, end and label equal), overlap and intersection "
+        "give credit for spans that share characters. A perfect category-only model gets 1 "
+        "on each when the labels are categories.",
+    ),
+)
+"""One paragraph per figure family: what it counts and what a perfect category-only model
+gets (printed under the Markdown summary and in the HTML legend)."""
+
+
+def family_legend() -> str:
+    """The families' paragraphs, blank-line apart (the Markdown summary's)."""
+    return "\n\n".join(text for _, text in FAMILY_LEGENDS)
+
+
 RELATIVE_NOTE = (
     "In the relative scenario, the identification of the Ida report (Id. F (Ida), its "
     "precision and recall, and the same per category) is not a proportion and may exceed 1, "
@@ -212,7 +255,7 @@ def format_markdown(
         cells[-1] = f"`{cells[-1]}`" if values["signature"] else "-"
         lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
     legend = LEGEND if morphology else LEGEND.replace(MORPHOLOGY_LEGEND, "")
-    lines += ["", legend]
+    lines += ["", legend, "", family_legend()]
     if any(row.scenario == "relative" for row in rows):
         lines += ["", RELATIVE_NOTE]
     return "\n".join(lines) + "\n"
