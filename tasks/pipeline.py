@@ -552,11 +552,29 @@ class Summary(CampaignTask, StageTask):
 
         return tempo_reports(self.config, run, subset, self.tempo_modes)
 
+    def veil_reports(self) -> list[Ida]:
+        """The scenario grid's Ida reports (none without ``veils:``): one per run,
+        subset, named veil and kind, those of the official pages."""
+        if not self.campaign.veils:
+            return []
+        return [
+            task for task in OfficialPages(config=self.config).requires() if isinstance(task, Ida)
+        ]
+
+    def veil_files(self, missing: frozenset[str] = frozenset()) -> list[chain.VeilReportFile]:
+        """Where the scenario grid's reports are; none for the ``missing`` runs."""
+        return [
+            chain.VeilReportFile(t.run_name, t.subset, t.veil, t.kind, chain.json_twin(t.anchor()))
+            for t in self.veil_reports()
+            if t.run_name not in missing
+        ]
+
     def requires(self) -> list[luigi.Task]:
         tasks = [task for row in self.reports() for task in row if task is not None]
         for run in self.campaign.runs:
             for subset in self.campaign.subsets:
                 tasks += self.tempo_reports(run.name, subset.name)
+        tasks += self.veil_reports()
         return [*dict.fromkeys(tasks), *self.browse()]
 
     def browse(self) -> list[Browse]:
@@ -640,6 +658,7 @@ class Summary(CampaignTask, StageTask):
             browsed=[
                 t.run_name for t in self.browse() if t.run_name not in missing and t.complete()
             ],
+            veil_files=self.veil_files(missing),
         )
         chain.report(self.anchor(), folder / "report.html")
 
@@ -668,6 +687,7 @@ class Summary(CampaignTask, StageTask):
             self.anchor().parent,
             morphology=self.morphology,
             browsed=[task.run_name for task in self.browse()],
+            veil_files=self.veil_files(),
         )
 
 

@@ -100,6 +100,26 @@ def test_every_run_under_every_veil_and_the_official_pages(tmp_path: Path) -> No
     assert row["id_f"] == ida.identification["Medida F"]
     assert row["class_f"] == ida.classification["Medida F"]
     assert json.loads((official / "grid.json").read_text(encoding="utf-8"))["rows"] == grid
+    # The campaign summary carries the same rows (veil and alt columns), its own rows as before.
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert [(r["run"], r["scenario"], r["veil"]) for r in summary["rows"]] == [
+        ("strong", "absolute", None),
+        ("strong", "relative", None),
+        ("weak", "absolute", None),
+        ("weak", "relative", None),
+    ]
+    table = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text(encoding="utf-8"))))
+    assert [r for r in table if not r["veil"]] == [
+        {k: "" if v is None else str(v) for k, v in r.items()} for r in summary["rows"]
+    ]
+    by_key = {(r["run"], r["subset"], r["veil"], r["alt"]): r for r in grid}
+    assert len(summary["veil_rows"]) == len(grid) == len([r for r in table if r["veil"]])
+    for row in summary["veil_rows"]:
+        kind = "relative" if row["scenario"] == "relative" else row["alt"]
+        official_row = by_key[row["run"], row["subset"], row["veil"], kind]
+        assert row["class_f"] == float(official_row["class_f"])
+        assert row["id_f_official"] == float(official_row["id_f"])
+        assert row["id_f"] is None and row["class_f_relaxed"] is None
     # The report's grid section: a veil selector and one table per veil.
     report = (out / "report.html").read_text(encoding="utf-8")
     assert '<select id="veu"><option value="total">total</option><option value="pessoa">' in report
