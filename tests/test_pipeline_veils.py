@@ -198,3 +198,33 @@ def test_the_second_harem_run_under_the_grid_equals_the_official_pages(tmp_path:
                 )
                 == reference
             ), (veil, alt)
+
+
+TIED_REFERENCE = DATA / "reference" / "official" / "tied-campaign"
+
+
+def test_a_campaign_with_tied_runs_equals_the_official_pages(tmp_path: Path) -> None:
+    """A hand-made campaign: ``twin``, a copy of ``strong``, ties it on every figure.
+
+    References: GlobalSemanticReporter -depurar on this campaign's .ida files
+    (data/README.md); the tie's order and best-cell marking are the Java's.
+    """
+    config = make_campaign(tmp_path, extra="style: muc\nveils: [total, pessoa]\n")
+    runs = tmp_path / "runs"
+    (runs / "twin.txt").write_bytes((runs / "strong.txt").read_bytes())
+    build(config)
+    official = tmp_path / "out" / "official"
+    for veil in ("total", "pessoa"):
+        for alt, prefix, filtro in (
+            ("strict", "", ".emir.ida"),
+            ("relaxed", "_altrel", ".emir.altrel.ida"),
+        ):
+            page = official / f"resultados{prefix}_HAREM_Classico_{veil}.html"
+            title = f"HAREM_Classico.{veil}.alinhado.avalida.veu.alts{filtro}"
+            text = page.read_bytes().decode("latin-1").replace(title, filtro)
+            ours = "".join(
+                line for line in text.splitlines(keepends=True) if "Pagina gerada" not in line
+            )
+            reference = gzip.decompress((TIED_REFERENCE / f"{veil}_{alt}.html.gz").read_bytes())
+            assert ours == reference.decode("latin-1"), (veil, alt)
+            assert rows(page)[:2] == ["twin", "strong"]
