@@ -570,12 +570,30 @@ class Summary(CampaignTask, StageTask):
         subset = self.campaign.subsets[0].name
         return rerelem_tasks(self.config, run, subset, self.rerelem_plan)
 
+    def veil_reports(self) -> list[Ida]:
+        """The scenario grid's Ida reports (none without ``veils:``): one per run,
+        subset, named veil and kind, those of the official pages."""
+        if not self.campaign.veils:
+            return []
+        return [
+            task for task in OfficialPages(config=self.config).requires() if isinstance(task, Ida)
+        ]
+
+    def veil_files(self, missing: frozenset[str] = frozenset()) -> list[chain.VeilReportFile]:
+        """Where the scenario grid's reports are; none for the ``missing`` runs."""
+        return [
+            chain.VeilReportFile(t.run_name, t.subset, t.veil, t.kind, chain.json_twin(t.anchor()))
+            for t in self.veil_reports()
+            if t.run_name not in missing
+        ]
+
     def requires(self) -> list[luigi.Task]:
         tasks = [task for row in self.reports() for task in row if task is not None]
         for run in self.campaign.runs:
             for subset in self.campaign.subsets:
                 tasks += self.tempo_reports(run.name, subset.name)
             tasks += self.rerelem_tasks(run.name)
+        tasks += self.veil_reports()
         return [*dict.fromkeys(tasks), *self.browse()]
 
     def browse(self) -> list[Browse]:
@@ -672,6 +690,7 @@ class Summary(CampaignTask, StageTask):
             browsed=[
                 t.run_name for t in self.browse() if t.run_name not in missing and t.complete()
             ],
+            veil_files=self.veil_files(missing),
         )
         chain.report(self.anchor(), folder / "report.html")
 
@@ -700,6 +719,7 @@ class Summary(CampaignTask, StageTask):
             self.anchor().parent,
             morphology=self.morphology,
             browsed=[task.run_name for task in self.browse()],
+            veil_files=self.veil_files(),
         )
 
 

@@ -8,6 +8,7 @@ writes ``out/official/`` (docs/spec/official-grid.md).
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import re
@@ -100,6 +101,26 @@ def test_every_run_under_every_veil_and_the_official_pages(tmp_path: Path) -> No
     assert row["id_f"] == ida.identification["Medida F"]
     assert row["class_f"] == ida.classification["Medida F"]
     assert json.loads((official / "grid.json").read_text(encoding="utf-8"))["rows"] == grid
+    # The campaign summary carries the same rows (veil and alt columns), its own rows as before.
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert [(r["run"], r["scenario"], r["veil"]) for r in summary["rows"]] == [
+        ("strong", "absolute", None),
+        ("strong", "relative", None),
+        ("weak", "absolute", None),
+        ("weak", "relative", None),
+    ]
+    table = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text(encoding="utf-8"))))
+    assert [r for r in table if not r["veil"]] == [
+        {k: "" if v is None else str(v) for k, v in r.items()} for r in summary["rows"]
+    ]
+    by_key = {(r["run"], r["subset"], r["veil"], r["alt"]): r for r in grid}
+    assert len(summary["veil_rows"]) == len(grid) == len([r for r in table if r["veil"]])
+    for row in summary["veil_rows"]:
+        kind = "relative" if row["scenario"] == "relative" else row["alt"]
+        official_row = by_key[row["run"], row["subset"], row["veil"], kind]
+        assert row["class_f"] == float(official_row["class_f"])
+        assert row["id_f_official"] == float(official_row["id_f"])
+        assert row["id_f"] is None and row["class_f_relaxed"] is None
     # The report's grid section: a veil selector and one table per veil.
     report = (out / "report.html").read_text(encoding="utf-8")
     assert '<select id="veu"><option value="total">total</option><option value="pessoa">' in report
@@ -117,12 +138,32 @@ def test_every_run_under_every_veil_and_the_official_pages(tmp_path: Path) -> No
 GRID_REFERENCE = DATA / "reference" / "official" / "grid"
 
 
-def test_the_second_harem_run_under_the_grid_equals_the_official_pages(tmp_path: Path) -> None:
-    """The shipped Second HAREM run under total, cenario2 and pessoa (its own: cenario2).
+OFFICIAL_VEILS = (
+    "total",
+    "cenario2",
+    "cenario3",
+    "cenario4",
+    "cenario5",
+    "cenario6",
+    "tempo",
+    "pessoa",
+    "organizacao",
+    "local",
+    "obra",
+    "acontecimento",
+    "coisa",
+    "abstraccao",
+    "valor",
+)
+"""The fifteen veils of the official grid (docs/spec/official-grid.md)."""
 
-    References: the official chain (AlignmentFilter -estilo muc -sistema <cenario2>
-    -avaliacao <veil>, ALT organiser, Emir, ALTina, Ida) and GlobalSemanticReporter
-    -depurar on its .ida files (data/README.md).
+
+def test_the_second_harem_run_under_the_grid_equals_the_official_pages(tmp_path: Path) -> None:
+    """The shipped Second HAREM run under the whole grid (its own veil: cenario2).
+
+    References (``<veil>_<alt>.html.gz``): GlobalSemanticReporter -depurar on the
+    .ida files of every veil (data/README.md).  The whole grid is one build of
+    fifteen veils: this test takes about a minute on a loaded machine.
     """
     second = DATA / "second-harem"
     config = tmp_path / "pipeline.yaml"
@@ -132,12 +173,14 @@ def test_the_second_harem_run_under_the_grid_equals_the_official_pages(tmp_path:
         f"  - {{path: {second / 'ParticipacaoSegundoHaremReRelEM_t1.xml.gz'}, name: segundo,"
         " veil: cenario2}\n"
         "output: out\nsubsets: [total]\nscenarios: [absolute]\nstyle: muc\nbootstrap: 20\n"
-        "charts: false\nveils: [total, cenario2, pessoa]\n",
+        "charts: false\nveils: official\n",
         encoding="utf-8",
     )
     build(config)
     official = tmp_path / "out" / "official"
-    for veil in ("total", "cenario2", "pessoa", "proprio"):
+    pages = sorted(p.name for p in official.glob("resultados_*HAREM_Classico_*.html"))
+    assert len(pages) == 2 * (len(OFFICIAL_VEILS) + 1)
+    for veil in (*OFFICIAL_VEILS, "proprio"):
         source = "cenario2" if veil == "proprio" else veil
         for alt, prefix, filtro in (
             ("strict", "", ".emir.ida"),
@@ -145,7 +188,9 @@ def test_the_second_harem_run_under_the_grid_equals_the_official_pages(tmp_path:
         ):
             ours = (official / f"resultados{prefix}_HAREM_Classico_{veil}.html").read_bytes()
             title = f"HAREM_Classico.{veil}.alinhado.avalida.veu.alts{filtro}"
-            reference = (GRID_REFERENCE / f"{source}_{alt}.html").read_bytes().decode("latin-1")
+            reference = gzip.decompress(
+                (GRID_REFERENCE / f"{source}_{alt}.html.gz").read_bytes()
+            ).decode("latin-1")
             text = ours.decode("latin-1").replace(title, filtro)
             assert (
                 "".join(
@@ -153,3 +198,33 @@ def test_the_second_harem_run_under_the_grid_equals_the_official_pages(tmp_path:
                 )
                 == reference
             ), (veil, alt)
+
+
+TIED_REFERENCE = DATA / "reference" / "official" / "tied-campaign"
+
+
+def test_a_campaign_with_tied_runs_equals_the_official_pages(tmp_path: Path) -> None:
+    """A hand-made campaign: ``twin``, a copy of ``strong``, ties it on every figure.
+
+    References: GlobalSemanticReporter -depurar on this campaign's .ida files
+    (data/README.md); the tie's order and best-cell marking are the Java's.
+    """
+    config = make_campaign(tmp_path, extra="style: muc\nveils: [total, pessoa]\n")
+    runs = tmp_path / "runs"
+    (runs / "twin.txt").write_bytes((runs / "strong.txt").read_bytes())
+    build(config)
+    official = tmp_path / "out" / "official"
+    for veil in ("total", "pessoa"):
+        for alt, prefix, filtro in (
+            ("strict", "", ".emir.ida"),
+            ("relaxed", "_altrel", ".emir.altrel.ida"),
+        ):
+            page = official / f"resultados{prefix}_HAREM_Classico_{veil}.html"
+            title = f"HAREM_Classico.{veil}.alinhado.avalida.veu.alts{filtro}"
+            text = page.read_bytes().decode("latin-1").replace(title, filtro)
+            ours = "".join(
+                line for line in text.splitlines(keepends=True) if "Pagina gerada" not in line
+            )
+            reference = gzip.decompress((TIED_REFERENCE / f"{veil}_{alt}.html.gz").read_bytes())
+            assert ours == reference.decode("latin-1"), (veil, alt)
+            assert rows(page)[:2] == ["twin", "strong"]

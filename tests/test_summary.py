@@ -9,6 +9,7 @@ import json
 from harem_pipeline.reports.summary import (
     COLUMNS,
     build_row,
+    build_veil_row,
     format_csv,
     format_json,
     format_markdown,
@@ -139,3 +140,30 @@ def test_each_figure_family_has_its_paragraph_under_the_table() -> None:
         assert column in dict(COLUMNS).values()  # each names a column the table has
         assert markdown.index(paragraph) > table_end
     assert [c for c, _ in FAMILY_LEGENDS] == ["Class. F", "Id. F (Ida)", "Id. F", "Exact F1"]
+
+
+def test_a_scenario_grid_row_carries_its_veil_alt_and_only_the_ida_figures() -> None:
+    ida = {
+        "signature": "harem:x|veil:pessoa|alt:relaxed",
+        "identificacao": {"medida_f": 0.5},
+        "classificacao": {"medida_f": 0.25},
+    }
+    own = build_row("a", "total", "absolute", IDENTIFICATION, MORPHOLOGY, ida, ida)
+    grid = build_veil_row("a", "total", "pessoa", "relaxed", ida)
+    relative = build_veil_row("a", "total", "pessoa", "relative", ida)
+    assert (grid.veil, grid.alt, grid.scenario) == ("pessoa", "relaxed", "absolute")
+    assert (relative.alt, relative.scenario) == ("strict", "relative")
+    assert (grid.class_f, grid.id_f_official, grid.class_f_relaxed) == (0.25, 0.5, None)
+    # Ida2ID and the morphology are scored under the campaign's veil: not borrowed.
+    assert (grid.id_f, grid.morf_f, grid.exact_f1) == (None, None, None)
+    table = list(csv.DictReader(io.StringIO(format_csv([own, grid]))))
+    assert list(table[0])[-2:] == ["veil", "alt"]
+    assert (table[0]["veil"], table[0]["alt"]) == ("", "")
+    assert (table[1]["veil"], table[1]["alt"], table[1]["class_f"]) == ("pessoa", "relaxed", "0.25")
+    assert table[1]["id_f"] == ""
+    data = json.loads(format_json([own], [grid]))
+    assert [row["veil"] for row in data["rows"]] == [None]
+    assert data["veil_rows"][0]["alt"] == "relaxed"
+    assert "veil_rows" not in json.loads(format_json([own]))
+    # The Markdown keeps its columns: no veil or ALT there.
+    assert "Veil" not in format_markdown([own])

@@ -278,6 +278,18 @@ class ReportFiles:
     """The ReRelEM summaries ``(NER veil, relation scenario, .resumo.json)`` (a run's first row)."""
 
 
+@dataclass(frozen=True, slots=True)
+class VeilReportFile:
+    """Where the Ida report's JSON of one run, subset, named veil and kind (``strict``,
+    ``relaxed``, ``relative``) of the scenario grid is."""
+
+    run: str
+    subset: str
+    veil: str
+    kind: str
+    path: Path
+
+
 def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
     """Every report's JSON of the campaign, one entry per run × subset × scenario."""
     simulated = {f.run: is_simulated(f.run_path) for f in files}
@@ -334,8 +346,13 @@ def summary(
     morphology: bool = True,
     incomplete: Sequence[str] = (),
     browsed: Sequence[str] = (),
+    veil_files: Sequence[VeilReportFile] = (),
 ) -> list[Path]:
     """``summary.md``, ``summary.csv`` and ``summary.json`` (JSON last: it is the anchor).
+
+    ``veil_files`` (a campaign with ``veils:``) add one row per run, subset,
+    named veil and ALT to the CSV (its ``veil`` and ``alt`` columns) and to
+    the JSON (``veil_rows``); the Markdown keeps the campaign's own rows.
 
     Without ``morphology`` (a collection with no MORF) the summary says so
     once; ``incomplete`` names the runs whose reports are missing, ``browsed``
@@ -365,8 +382,12 @@ def summary(
     write_text_atomic(
         markdown, text + format_tempo_markdown(tempo) + format_rerelem_markdown(rerelem)
     )
-    write_text_atomic(table, summary_stage.format_csv(rows))
-    data = json.loads(summary_stage.format_json(rows))
+    veil_rows = [
+        summary_stage.build_veil_row(f.run, f.subset, f.veil, f.kind, load_report(f.path))
+        for f in veil_files
+    ]
+    write_text_atomic(table, summary_stage.format_csv([*rows, *veil_rows]))
+    data = json.loads(summary_stage.format_json(rows, veil_rows))
     data["campaign"] = {
         "collection": campaign.collection.name,
         "style": campaign.style,

@@ -36,6 +36,10 @@ COLUMNS = (
     ("signature", "Signature"),
 )
 
+VEIL_COLUMNS = (("veil", "Veil"), ("alt", "ALT"))
+"""The CSV's last columns: the named veil and ALT of a row of the scenario grid
+(``veils:``); empty for the campaign's own rows, which carry both ALTs."""
+
 
 @dataclass(frozen=True, slots=True)
 class SummaryRow:
@@ -57,6 +61,10 @@ class SummaryRow:
     morf_recall: float | None
     morf_f: float | None
     signature: str
+    veil: str | None = None
+    """The named veil of a scenario-grid row; None for the campaign's own rows."""
+    alt: str | None = None
+    """``strict`` or ``relaxed`` for a scenario-grid row (its ``class_f`` is that ALT's)."""
 
 
 def dig(data: Any, *keys: str) -> Any:
@@ -110,6 +118,40 @@ def build_row(
         morf_recall=dig(combined, "abrangencia"),
         morf_f=dig(combined, "medida_f"),
         signature=signature,
+    )
+
+
+def build_veil_row(
+    run: str, subset: str, veil: str, kind: str, classification: Mapping[str, Any]
+) -> SummaryRow:
+    """One row of the scenario grid: the Ida report of one run, subset, named veil and
+    ALT (``kind``: ``strict``, ``relaxed`` or ``relative``, the relative scenario's
+    strict-ALT report).
+
+    Only the Ida's figures are the veil's own: its classification F (in
+    ``class_f``, whichever the ALT) and identification F.  Ida2ID, the span
+    measures and the morphology are scored under the campaign's own veil, so
+    they are undefined here rather than borrowed from another scenario.
+    """
+    return SummaryRow(
+        run=run,
+        subset=subset,
+        scenario="relative" if kind == "relative" else "absolute",
+        class_f=dig(classification, "classificacao", "medida_f"),
+        class_f_relaxed=None,
+        id_f_official=dig(classification, "identificacao", "medida_f"),
+        id_precision=None,
+        id_recall=None,
+        id_f=None,
+        exact_f1=None,
+        overlap_f1=None,
+        intersection_f1=None,
+        morf_precision=None,
+        morf_recall=None,
+        morf_f=None,
+        signature=str(classification.get("signature") or ""),
+        veil=veil,
+        alt="relaxed" if kind == "relaxed" else "strict",
     )
 
 
@@ -262,13 +304,18 @@ def format_markdown(
 
 
 def format_csv(rows: Iterable[SummaryRow]) -> str:
-    """CSV with a header of field names; undefined values are empty cells."""
+    """CSV with a header of field names; undefined values are empty cells.
+
+    The ``veil`` and ``alt`` columns come last, so the campaign's own rows
+    (empty there) read as before by column name.
+    """
+    columns = (*COLUMNS, *VEIL_COLUMNS)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([key for key, _ in COLUMNS])
+    writer.writerow([key for key, _ in columns])
     for row in rows:
         values = asdict(row)
-        writer.writerow(["" if values[key] is None else values[key] for key, _ in COLUMNS])
+        writer.writerow(["" if values[key] is None else values[key] for key, _ in columns])
     return buffer.getvalue()
 
 
@@ -294,6 +341,12 @@ def check_campaign_summary(data: Mapping[str, Any], path: str) -> Mapping[str, A
     return data
 
 
-def format_json(rows: Iterable[SummaryRow]) -> str:
-    """JSON: ``{"rows": [...]}`` with null for undefined values."""
-    return json.dumps({"rows": [asdict(row) for row in rows]}, indent=2, ensure_ascii=False) + "\n"
+def format_json(rows: Iterable[SummaryRow], veil_rows: Iterable[SummaryRow] = ()) -> str:
+    """JSON: ``{"rows": [...]}`` with null for undefined values, and the scenario
+    grid's rows apart (``veil_rows``, when there are any), so that a reader of
+    ``rows`` sees the campaign's own rows only."""
+    data: dict[str, Any] = {"rows": [asdict(row) for row in rows]}
+    veil_rows = [asdict(row) for row in veil_rows]
+    if veil_rows:
+        data["veil_rows"] = veil_rows
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
