@@ -69,7 +69,7 @@ def campaigns(work: Path) -> dict[str, str]:
         "mini": f"collection: {mini}\nruns: [runs/*]\noutput: out\nsubsets: [total]\n"
         "scenarios: [absolute, relative]\nstyle: relaxado\nworkers: 2\n",
         "tempo": f"collection: {tempo}\nruns: [runs/*]\noutput: out\nsubsets: [total]\n"
-        "style: muc\nveils: [total, tempo]\ntempo: {{modes: [1, 2, 3]}}\nworkers: 2\n",
+        "style: muc\nveils: [total, tempo]\ntempo: {modes: [1, 2, 3]}\nworkers: 2\n",
     }
 
 
