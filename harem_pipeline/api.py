@@ -46,21 +46,21 @@ from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import measures_json
 from harem_pipeline.text.textio import detect_file_encoding, read_head
 from harem_pipeline.tools.export import SCENARIOS, SELECTIVE, run_export
-from harem_pipeline.tools.predictions import FORMATS, open_predictions, predicted_docids
+from harem_pipeline.tools.predictions import FORMATS, predicted_docids, predictions_source
 
 PathLike = str | os.PathLike[str]
 RUN = "model"
 """The run's name in the temporary campaign (its files are ``model.*``)."""
 SPAN_FAMILIES = ("exact", "overlap", "intersection")
-_SUFFIX_FORMATS = {".json": "harem-json", ".jsonl": "jsonl", ".conll": "conll"}
+_SUFFIX_FORMATS = {".json": "harem-json", ".jsonl": "jsonl", ".conll": "conll", ".spacy": "spacy"}
 _TYPED_TAG = re.compile(rb"""\bTIPO\s*=\s*["'][^"']""")
 
 
 def guess_format(path: PathLike) -> str:
     """The predictions format of ``path``: ``hf`` when its first JSON line has
-    ``"ner_tags"``; else by its name (``.json``, ``.jsonl``, ``.conll``, ``.gz`` allowed),
-    else by its first character (``[`` harem-json, ``{`` JSON lines, anything else
-    CoNLL)."""
+    ``"ner_tags"``; else by its name (``.json``, ``.jsonl``, ``.conll``, ``.gz`` allowed,
+    ``.spacy`` a spaCy DocBin), else by its first character (``[`` harem-json, ``{``
+    JSON lines, anything else CoNLL)."""
     name = str(path).removesuffix(".gz")
     suffix = Path(name).suffix.lower()
     if suffix in _SUFFIX_FORMATS and suffix != ".jsonl":
@@ -292,7 +292,8 @@ def _score(
 
 def _named_documents(path: Path, fmt: str) -> frozenset[str]:
     """The DOCIDs a predictions file names."""
-    with open_predictions(path, detect_file_encoding(path)) as handle:
+    encoding = None if fmt == "spacy" else detect_file_encoding(path)
+    with predictions_source(path, fmt, encoding) as handle:
         return frozenset(predicted_docids(fmt, handle, str(path)) or ())
 
 

@@ -19,6 +19,9 @@ references read (Net&amp;Tek is Net&Tek, as the published files have it; UTF-8):
   jsonl       one {"id", "text", "spans": [{"start", "end", "label"}]} per line
   hf          one {"id", "tokens", "ner_tags"} per document (Hugging Face rows;
               the CoNLL tokens and tags of the whole document)
+  spacy       a spaCy DocBin (.spacy, for spacy train): one Doc per document,
+              its text exact, the CoNLL tokens, sentences and entities
+              (needs the spacy extra: pip install 'harem-pipeline[spacy]')
   conll       -DOCSTART- DOCID O, then "token tag" lines, sentences apart;
               tokens and sentences from the text alone (an entity crossing a
               sentence end is left out, one inside a token widened: counted)
@@ -35,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``export`` subcommand."""
     parser = subparsers.add_parser(
         "export",
-        help="write a golden collection as harem-json, conll, jsonl or hf (training, gold files)",
+        help="write a golden collection as harem-json, conll, jsonl, hf or spacy (training files)",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -56,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "-o",
         "--output",
         metavar="OUT",
-        help="where to write (default: beside CD, NAME.SCENARIO.json, .jsonl, .conll or .hf.jsonl)",
+        help="where to write (default: beside CD, NAME.SCENARIO + the format's suffix)",
     )
     parser.set_defaults(func=handle)
 

@@ -20,6 +20,9 @@ it as a participant's run.
   jsonl       one {"id", "text", "spans": [{"start", "end", "label"}]} per line
   hf          one {"id", "tokens", "ner_tags"} per line (Hugging Face rows; tags as
               names, or integer ids with their names in "tag_names")
+  spacy       a spaCy DocBin (.spacy): each Doc's ents; DOCIDs from
+              user_data["doc_id"], else the collection's order (nlp.pipe
+              over its texts); needs the spacy extra
   conll       token per line, prediction in the last column; documents named
               by -DOCSTART- DOCID or # doc_id = DOCID lines, else taken in the
               collection's order
@@ -35,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``import`` subcommand."""
     parser = subparsers.add_parser(
         "import",
-        help="turn a model's predictions (harem-json, conll, jsonl, hf) into a HAREM system run",
+        help="turn a model's predictions (harem-json, conll, jsonl, hf, spacy) into a HAREM run",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -59,6 +59,7 @@ from harem_pipeline.formats.harem_json import (
 )
 from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.formats.hf import format_hf_row
+from harem_pipeline.formats.spacy_docbin import DocLayout, docbin_bytes
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.tools.predictions import FORMATS, TextMap, decode_references
@@ -424,7 +425,13 @@ def export_text(
 
 def default_output(cd: str | os.PathLike[str], fmt: str, scenario: str) -> Path:
     """Beside the collection: ``<name>.<scenario>.json``, ``.jsonl`` or ``.conll``."""
-    suffix = {"harem-json": ".json", "jsonl": ".jsonl", "conll": ".conll", "hf": ".hf.jsonl"}[fmt]
+    suffix = {
+        "harem-json": ".json",
+        "jsonl": ".jsonl",
+        "conll": ".conll",
+        "hf": ".hf.jsonl",
+        "spacy": ".spacy",
+    }[fmt]
     name = Path(cd).name.removesuffix(".gz")
     stem = name.rsplit(".", 1)[0] if "." in name else name
     return Path(cd).with_name(f"{stem}.{scenario}{suffix}")
@@ -448,7 +455,21 @@ def run_export(
     summary = ExportSummary()
     documents = export_documents(collection, scenario, alt, types, summary)
     target = Path(output) if output is not None else default_output(cd, fmt, scenario)
+    if fmt == "spacy":
+        data = docbin_bytes((docbin_layout(doc, summary.left_out) for doc in documents), str(cd))
+        with atomic_write(target, "wb", encoding=None, newline=None) as handle:
+            handle.write(data)
+        return target, summary
     with atomic_write(target, "w", encoding="utf-8") as handle:
         for piece in export_text(documents, fmt, scheme, summary.left_out):
             handle.write(piece)
     return target, summary
+
+
+def docbin_layout(doc: CharDocument, left_out: Counter | None = None) -> DocLayout:
+    """A document as a spaCy ``Doc`` is written: the CoNLL layout's tokens, sentences
+    and entities (so what CoNLL leaves out, a DocBin leaves out too)."""
+    layout = conll_layout(doc)
+    if left_out is not None:
+        left_out.update(layout.left_out)
+    return DocLayout(doc.docid, doc.text or "", layout.tokens, layout.ends, layout.spans)

@@ -64,6 +64,7 @@ comes).
 from __future__ import annotations
 
 import bisect
+import contextlib
 import html
 import io
 import json
@@ -90,13 +91,14 @@ from harem_pipeline.formats.conll_predictions import (
 from harem_pipeline.formats.harem_json import CharDocument, parse_harem_json, parse_span_jsonl
 from harem_pipeline.formats.harem_xml import format_collection, parse_collection
 from harem_pipeline.formats.hf import parse_hf
+from harem_pipeline.formats.spacy_docbin import read_docbin
 from harem_pipeline.formats.veils import read_grid
 from harem_pipeline.model import FIRST_HAREM, SECOND_HAREM, Collection, Document, Entity, Span
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 from harem_pipeline.tools.simulate import FIRST_HAREM_GRID
 
-FORMATS = ("harem-json", "conll", "jsonl", "hf")
+FORMATS = ("harem-json", "conll", "jsonl", "hf", "spacy")
 DEFAULT_SCHEME = "lenient"
 
 _BLANK = re.compile(r"\s")
@@ -764,6 +766,12 @@ def read_predictions(
     elif fmt == "hf":  # a row is a named document of one sentence
         for row in parse_hf(source, path):
             yield Prediction(row.id, row.line, [ConllSentence(row.tokens, row.tags, row.line)])
+    elif fmt == "spacy":  # binary: read from the path, not the text source
+        for item in read_docbin(path or ""):
+            if isinstance(item, tuple):
+                yield Prediction(None, item[1].line, item[1])
+            else:
+                yield Prediction(item.docid, item.line, item)
     else:
         raise InputError(path, f"a predictions format among {', '.join(FORMATS)}", fmt)
 
@@ -955,11 +963,13 @@ def predicted_docids(
     other formats are read through.
     """
     named: dict[str, int] = {}
-    if fmt != "conll":
-        for pred in read_predictions(fmt, source, path):
-            named.setdefault(pred.docid or "", pred.line)
-        return named
-    return conll_docids(source)
+    if fmt == "conll":
+        return conll_docids(source)
+    for pred in read_predictions(fmt, source, path):
+        if pred.docid is None:  # a DocBin without DOCIDs: taken in order
+            return None
+        named.setdefault(pred.docid, pred.line)
+    return named
 
 
 # ---------------------------------------------------------------------------
@@ -1365,6 +1375,15 @@ def open_predictions(path: str | os.PathLike[str], encoding: str | None = None) 
     return io.TextIOWrapper(open_binary(path), encoding=encoding, newline=None)
 
 
+def predictions_source(
+    path: str | os.PathLike[str], fmt: str, encoding: str | None
+) -> contextlib.AbstractContextManager[TextIO]:
+    """The text of a predictions file; a DocBin, binary, is read by its path instead."""
+    if fmt == "spacy":
+        return contextlib.nullcontext(io.StringIO())
+    return open_predictions(path, encoding)
+
+
 def default_output(pred: str | os.PathLike[str], collection_format: str) -> Path:
     """Beside ``PRED``: its name up to the first dot, plus ``.run.xml`` or ``.run.txt``."""
     suffix = ".run.txt" if collection_format == FIRST_HAREM else ".run.xml"
@@ -1435,8 +1454,8 @@ def run_import(
         raise InputError(name, f"a predictions format among {', '.join(FORMATS)}", fmt)
     if scheme not in SCHEMES:
         raise InputError(name, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
-    encoding = detect_file_encoding(pred)
-    with open_predictions(pred, encoding) as handle:
+    encoding = None if fmt == "spacy" else detect_file_encoding(pred)
+    with predictions_source(pred, fmt, encoding) as handle:
         named = predicted_docids(fmt, handle, name)
     info, cd_documents = iter_collection_documents(cd)
     if output is None:
@@ -1446,7 +1465,7 @@ def run_import(
     if only_predicted:
         summary.absent_as = "empty, so not scored"
     with (
-        open_predictions(pred, encoding) as handle,
+        predictions_source(pred, fmt, encoding) as handle,
         atomic_write(output, "w", encoding=info.encoding) as out,
     ):
         predictions = read_predictions(fmt, handle, name)
