@@ -65,7 +65,7 @@ def test_changing_the_predictions_reruns_the_import(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("entry", "key"),
     [
-        ("{path: preds.jsonl, format: spacy}", "runs[0].format"),
+        ("{path: preds.jsonl, format: docx}", "runs[0].format"),
         ("{path: preds.jsonl, format: conll, scheme: bio9}", "runs[0].scheme"),
         ("{path: preds.jsonl, only_predicted: true}", "runs[0].only_predicted"),
         ("{path: preds.jsonl, format: jsonl, only_predicted: 3}", "runs[0].only_predicted"),
