@@ -7,6 +7,7 @@ The one test that needs no spaCy is the error line a user without it gets.
 from __future__ import annotations
 
 import builtins
+import json
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,30 @@ def test_without_spacy_the_format_is_one_line_saying_how_to_get_it(
     assert err.count("\n") == 0
     assert "pip install 'harem-pipeline[spacy]'" in err
     assert not out.exists()
+
+
+def test_a_campaign_scores_a_docbin_run_as_its_hf_twin(tmp_path: Path) -> None:
+    """``format: spacy`` in pipeline.yaml: imported, then scored as the same gold given as
+    Hugging Face rows (the same tokens: an entity inside a token widened alike)."""
+    pytest.importorskip("spacy")
+    from tests.helpers.campaign import build, make_campaign
+
+    config = make_campaign(tmp_path, documents=6)
+    for fmt, name in (("spacy", "preds.spacy"), ("hf", "preds.hf.jsonl")):
+        args = ["export", str(tmp_path / "cd.txt"), "--format", fmt, "-o", str(tmp_path / name)]
+        assert main(args) == 0
+    config.write_text(
+        "collection: cd.txt\nruns:\n  - {path: preds.spacy, format: spacy, name: doc}\n"
+        "  - {path: preds.hf.jsonl, format: hf, name: json}\n"
+        "output: out\nsubsets: [total]\nscenarios: [absolute]\nbootstrap: 0\n",
+        encoding="utf-8",
+    )
+    build(config)
+    out = tmp_path / "out"
+    assert (out / "doc" / "doc.run").read_bytes() == (out / "json" / "json.run").read_bytes()
+    figures = []
+    for run in ("doc", "json"):
+        report = out / run / f"{run}.alinhado.avalida.total.ida2id.json"
+        figures.append(json.loads(report.read_text("utf-8")))
+        del figures[-1]["signature"]  # names the predictions file's digest
+    assert figures[0] == figures[1] and figures[0]["total_identificadas"] > 0

@@ -467,9 +467,12 @@ def run_export(
 
 
 def docbin_layout(doc: CharDocument, left_out: Counter | None = None) -> DocLayout:
-    """A document as a spaCy ``Doc`` is written: the CoNLL layout's tokens, sentences
-    and entities (so what CoNLL leaves out, a DocBin leaves out too)."""
-    layout = conll_layout(doc)
+    """A document as a spaCy ``Doc`` is written: the CoNLL tokens and entities of the
+    whole document (an entity inside a token widened to it, as CoNLL does), and the
+    CoNLL sentence ends except inside an entity (a Doc's entity may cross one)."""
+    layout = conll_layout(doc, sentences=False)
     if left_out is not None:
         left_out.update(layout.left_out)
-    return DocLayout(doc.docid, doc.text or "", layout.tokens, layout.ends, layout.spans)
+    inside = {i for lo, hi, _ in layout.spans for i in range(lo, hi - 1)}
+    ends = [end for end in sentence_ends(doc.text or "", layout.tokens) if end not in inside]
+    return DocLayout(doc.docid, doc.text or "", layout.tokens, ends, layout.spans)
