@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import gzip
 import re
+from datetime import datetime
 from pathlib import Path
 
-from harem_pipeline.reports.official import read_identification_entry
+from harem_pipeline.reports.official import (
+    read_identification_entry,
+    render_identification_page,
+)
 from tests.helpers.campaign import build, make_campaign
 from tests.helpers.paths import DATA
 
 REFERENCE = DATA / "reference" / "official" / "nan-campaign"
+IDA2ID = ".alinhado.avalida.total.muc.ida2id"
 CATEGORIES = (
     "PESSOA",
     "ORGANIZACAO",
@@ -140,7 +145,7 @@ def test_a_campaign_with_nan_rows_equals_the_official_pages(tmp_path: Path) -> N
         "errado",
     ]
     assert "<td>NaN</td><td>0.0</td><td>0.0</td><td>1.0</td><td>NaN</td>" in rows(page)[2]
-    report = tmp_path / "out" / "vazio" / "vazio.alinhado.avalida.total.muc.ida2id"
+    report = tmp_path / "out" / "vazio" / f"vazio{IDA2ID}"
     assert "Precisão: -\n" in report.read_text("latin-1")
     assert read_identification_entry("vazio", report).values["Precisão"] == "NaN"
 
@@ -161,3 +166,12 @@ def test_best_cells_count_the_runs_a_page_hides(tmp_path: Path) -> None:
     page = without_stamp((official / "resultados_identificacao_total.html").read_bytes())
     assert_equal_but_tie_order(page, (pair / "identification.html").read_text("latin-1"))
     assert "<td><b>vazio</b></td><td><font color=green><b>NaN</b></font></td>" in page
+    # Anonymised (the Java without -depurar): vazio has no row, but still the best Precisão.
+    entries = [
+        read_identification_entry(run, tmp_path / "out" / run / f"{run}{IDA2ID}")
+        for run in ("vazio", "errado")
+    ]
+    codes = {"errado": "CODE", "vazio": "unused"}
+    anonymous = render_identification_page(entries, [".ida2id"], datetime(2026, 1, 1), codes)
+    reference = (pair / "identification_anonymous.html").read_text("latin-1")
+    assert without_stamp(anonymous.encode("latin-1")) == reference
