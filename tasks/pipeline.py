@@ -798,7 +798,7 @@ class OfficialPages(CampaignTask, StageTask):
         folder = self.campaign.output / official.OFFICIAL_FOLDER
         names = [name for veil in sorted(self.pages()) for name in official.page_names(veil)]
         identification = official.identification_page_name(self.subset)
-        systems = official.system_report_names([run.name for run in self.campaign.runs])
+        systems = official.system_report_names(list(self.systems()))
         return [folder / name for name in (*names, identification, *official.GRID_FILES, *systems)]
 
     def input_paths(self) -> list[Path]:
@@ -810,10 +810,20 @@ class OfficialPages(CampaignTask, StageTask):
         ida2id = {t.run_name: t.anchor() for t in self.requires() if isinstance(t, Ida2ID)}
         pages.append(official.write_identification_page(folder, ida2id, self.subset))
         pages += official.write_grid_summary(folder, self.grid())
-        systems = {run.name: [run.name] for run in self.campaign.runs}
-        charts = self.campaign.charts
-        pages += official.write_system_reports(folder, self.grid(), systems, self.subset, charts)
+        pages += official.write_system_reports(
+            folder,
+            self.grid(),
+            self.systems(),
+            self.subset,
+            self.campaign.charts,
+            own={run.name: run.veil_name for run in self.campaign.runs if run.veil_name},
+            categories=official.category_veils((v.name, v.veil) for v in self.campaign.veils),
+        )
         return pages
+
+    def systems(self) -> dict[str, list[str]]:
+        """The runs by system (``<system>_<n>`` names; README, "The scenario grid")."""
+        return official.group_systems([run.name for run in self.campaign.runs])
 
 
 class Report(CampaignTask, StageTask):

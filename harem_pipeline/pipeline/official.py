@@ -284,6 +284,31 @@ def write_identification_page(
 
 
 SYSTEMS_FOLDER = "relatorios"
+SYSTEM_RUN = re.compile(r"^(?P<system>.+?)_\d+(?:_.*)?$")
+"""A run of a system: ``<system>_<n>`` or ``<system>_<n>_<more>`` (``n`` digits), as the
+official runs were named once the participant table had renamed them (``Cage2_1_corr``)."""
+CATEGORY_VEIL = re.compile(r"^[A-Z]+$")
+"""A one-category veil (``PESSOA``): the grid's per-category scenarios."""
+
+
+def group_systems(runs: Sequence[str]) -> dict[str, list[str]]:
+    """The campaign's runs by system, in the runs' order.
+
+    A run named ``<system>_<n>`` (or ``<system>_<n>_<more>``, ``n`` digits) is
+    a run of ``<system>`` (the shortest such prefix: ``Cage2_1_corr`` is
+    Cage2's); any other run is a system of its own.  The official pages
+    name runs this way when ``lista_participantes`` is given.
+    """
+    systems: dict[str, list[str]] = {}
+    for run in runs:
+        match = SYSTEM_RUN.match(run)
+        systems.setdefault(match["system"] if match else run, []).append(run)
+    return systems
+
+
+def category_veils(veils: Iterable[tuple[str, str]]) -> list[str]:
+    """The names of the one-category veils among ``(name, definition)`` pairs, in order."""
+    return [name for name, definition in veils if CATEGORY_VEIL.match(definition)]
 
 
 def system_report_names(systems: Sequence[str]) -> list[str]:
@@ -298,31 +323,44 @@ def write_system_reports(
     systems: Mapping[str, Sequence[str]],
     subset: str,
     charts: bool,
+    *,
+    own: Mapping[str, str] | None = None,
+    categories: Sequence[str] = (),
 ) -> list[Path]:
-    """One page per system (its runs highlighted among all) and the index, in ``folder``."""
+    """One page per system (its runs highlighted among all) and the index, in ``folder``.
+
+    ``own``: each run's own scenario (the veil its ``veil:`` names);
+    ``categories``: the one-category veils (the page's category table and chart).
+    Every page is rendered before anything is written.
+    """
     from harem_pipeline.reports.official_systems import (
-        precision_recall_points,
+        chart_veil,
         render_index,
         render_system_page,
+        system_charts,
     )
 
-    rows = grid_rows(reports)
-    chart = ""
-    if charts and rows:
-        from harem_pipeline.reports.charts import precision_recall
-
-        veil = rows[0]["veil"]
-        points = precision_recall_points(rows, subset, veil)
-        svg, _, _ = precision_recall(f"Classificação, véu {veil}", points)
-        chart = f"<figure>{svg}</figure>"
+    rows = [row for row in grid_rows(reports) if row["subset"] == subset]
+    own = dict(own or {})
     names = system_report_names(list(systems))
-    written = []
+    pages = []
     for (system, runs), name in zip(systems.items(), names, strict=False):
-        target = folder / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(target, render_system_page(system, runs, rows, subset, chart))
-        written.append(target)
-    index = folder / names[-1]
+        veil = chart_veil(rows, runs, own)
+        figures = (
+            system_charts(system, runs, rows, systems, veil, categories)
+            if charts and veil is not None
+            else []
+        )
+        text = render_system_page(
+            system, runs, rows, subset, own=own, categories=categories, charts=figures
+        )
+        pages.append((folder / name, text))
     links = {system: f"{system}/relatorio_{system}.html" for system in systems}
-    write_text_atomic(index, render_index(links))
-    return [*written, index]
+    index_veil = "total" if any(row["veil"] == "total" for row in rows) else None
+    if index_veil is None and rows:
+        index_veil = rows[0]["veil"]
+    pages.append((folder / names[-1], render_index(systems, links, rows, index_veil)))
+    for target, text in pages:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(target, text)
+    return [target for target, _ in pages]

@@ -143,9 +143,10 @@ def grouped_points(
     series: Mapping[str, Sequence[float | None]],
     intervals: Mapping[str, Sequence[list[float] | None]] | None = None,
     ylabel: str = "F",
+    legend_title: str = "subconjunto",
 ) -> tuple[str, tuple[float, float]]:
     """One marker per group and series, with its 95 % error bar when given; returns the SVG
-    and the vertical axis range.
+    and the vertical axis range.  ``legend_title`` names what the series are.
 
     Markers, not bars: the axis starts where the figures are (``axis_range``), and a bar
     cut off at its foot would mislead about the ratio of two figures.
@@ -175,7 +176,7 @@ def grouped_points(
     axes.set_ylabel(ylabel)
     if title:
         axes.set_title(title, loc="left")
-    axes.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), title="subconjunto")
+    axes.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), title=legend_title)
     axes.grid(axis="y", alpha=0.3)
     return _to_svg(figure), bounds
 

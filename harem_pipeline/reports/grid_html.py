@@ -76,7 +76,8 @@ def render_grid_section(rows: Sequence[Mapping[str, str]]) -> str:
         '<section id="grelha"><h2>Grelha de cenários</h2>'
         '<p class="muted">Every run under every veil of <code>veils:</code>, strict and '
         "relaxed ALT; the official result pages are in <code>official/</code> "
-        '(<a href="official/">resultados_HAREM_Classico_&lt;véu&gt;.html</a>).</p>'
+        '(<a href="official/">resultados_HAREM_Classico_&lt;véu&gt;.html</a>); one report '
+        'per system in <a href="official/relatorios/index.html">official/relatorios/</a>.</p>'
         f'<label for="veu">Véu: </label><select id="veu">{options}</select>'
         f"{tables}<script>{GRID_SCRIPT}</script></section>"
     )

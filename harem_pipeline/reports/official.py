@@ -33,6 +33,7 @@ from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.report import SEPARATOR, Field, Text, parse_report
+from harem_pipeline.reports.ida2id import UNDEFINED_TEXT
 from harem_pipeline.text.numbers import java_double
 from harem_pipeline.text.textio import read_text
 
@@ -92,6 +93,8 @@ CODE_NAMES = (
 """The 32 distinct code names of ``GlobalReporter.loadNames`` (``argel`` is listed twice there)."""
 
 SELECTIVE = ".selectivo."
+JAVA_NAN = "NaN"
+"""``Double.toString`` of NaN: what the Java reports hold for an undefined ratio."""
 JAVA_MONTHS = ("Jan", "Fev", "Mar", "Abr", "Mai", "Jun", "Jul", "Ago", "Set", "Out", "Nov", "Dec")
 """``GlobalReporter.hackMonth``: Java's English abbreviations, six of them made Portuguese."""
 
@@ -456,12 +459,20 @@ def parse_identification_entry(
     Every line is ``Label: value`` (the Java stops on any other line); a
     later line of a label replaces an earlier one; every shown value must be
     there, the scored ones numbers.
+
+    Our Ida2ID report writes ``-`` where the Java's ``.globalid`` has ``NaN``
+    (an undefined ratio: a run with no entity has no Precisão, one with no
+    correct entity no Medida F).  The Java reporter cannot parse ``-`` (it
+    stops with a ``NumberFormatException``), so such a value is read as the
+    ``NaN`` the Java evaluator would have written: the page is then the one
+    the official reporter prints for the official ``.globalid``.
     """
     values: dict[str, str] = {}
     for number, item in enumerate(parse_report(text), 1):
         if not isinstance(item, Field):
             raise InputError(path, "a 'Label: value' line", repr(item.text), line=number)
-        values[item.label] = item.value.split(SEPARATOR, 1)[0]
+        value = item.value.split(SEPARATOR, 1)[0]
+        values[item.label] = JAVA_NAN if value == UNDEFINED_TEXT else value
     for key in (*(key for key, _ in GLOBALID_SCORES), *GLOBALID_EXTRA):
         if key not in values:
             raise InputError(path, f"a '{key}: <number>' line", "none")
