@@ -11,17 +11,24 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 
+from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_lines
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.veils import DEFAULT_GRID_PATH, Grid, read_grid
 from harem_pipeline.measures.rerelem import RerelemFigures, rerelem_figures
 from harem_pipeline.reports.rerelem import format_summary, summary_json
 from harem_pipeline.reports.rerelem_graph import format_graph_page, read_graphs
+from harem_pipeline.reports.rerelem_official import (
+    RelationsEntry,
+    parse_relations_entry,
+    render_relations_page,
+)
 from harem_pipeline.stages.rerelem import chain, scoring
 from harem_pipeline.stages.rerelem.convert import convert_t2_to_t1
 from harem_pipeline.stages.rerelem.relations import RelationTypes, parse_relation_types
@@ -257,6 +264,78 @@ def run_convert(path: PathLike, output: PathLike | None = None) -> StepResult:
     with atomic_write(target, "wb", encoding=None, newline=None) as handle:
         handle.write(converted)
     return StepResult(target, warnings)
+
+
+REPORT = "resultados_ReRelEM.html"
+
+
+def java_file_path(folder: str) -> str:
+    """The path Java's ``new File(folder)`` keeps: repeated and trailing ``/`` removed."""
+    path = re.sub("/+", "/", folder)
+    return path if path == "/" else path.rstrip("/")
+
+
+def java_run_name(path: str) -> str:
+    """``GlobalRelationsReporter.removeExtensions``: the path up to its first ``.``
+    (the whole path when it starts with one)."""
+    index = path.find(".")
+    return path if index < 1 else path[:index]
+
+
+def find_summaries(folder: PathLike, filters: Iterable[str]) -> list[tuple[str, Path]]:
+    """Every file under ``folder`` (sub-folders too) whose name ends with a suffix of
+    ``filters``, with its run name as the Java names it when given ``-dir folder``;
+    sorted by path (the Java's order is the file system's)."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise InputError(str(folder), "a folder of .resumo files", "no such folder")
+    suffixes = tuple(filters)
+    base = java_file_path(str(folder))
+    found = []
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.name.endswith(suffixes):
+            relative = path.relative_to(root).as_posix()
+            found.append(
+                (java_run_name(base + "/" + relative if base != "/" else "/" + relative), path)
+            )
+    if not found:
+        raise InputError(
+            str(folder), f"a file ending with {' or '.join(suffixes)} in the folder", "none"
+        )
+    return found
+
+
+def read_relations_entry(name: str, path: PathLike, deprecated: bool = False) -> RelationsEntry:
+    """One run's ``.resumo`` as the official table reads it."""
+    _, lines = read_plain_lines(path)
+    return parse_relations_entry(name, lines, str(path), deprecated)
+
+
+def write_relations_page(
+    target: PathLike,
+    summaries: Iterable[tuple[str, PathLike]],
+    filters: Sequence[str],
+    deprecated: bool = False,
+    generated: datetime | None = None,
+) -> Path:
+    """The official ReRelEM table of ``(run name, .resumo)`` pairs, ISO-8859-1, atomically."""
+    entries = [read_relations_entry(name, path, deprecated) for name, path in summaries]
+    page = render_relations_page(entries, filters, generated or datetime.now(), deprecated)
+    with atomic_write(Path(target), "wb", encoding=None, newline=None) as handle:
+        handle.write(page.encode("iso-8859-1", errors="replace"))  # Java prints '?' too
+    return Path(target)
+
+
+def run_report(
+    folder: PathLike,
+    output: PathLike | None = None,
+    filters: Sequence[str] = (SUMMARY,),
+    deprecated: bool = False,
+) -> StepResult:
+    """``GlobalRelationsReporter -depurar -filtro F -dir FOLDER``: ``FOLDER/`` + :data:`REPORT`."""
+    target = Path(output) if output is not None else Path(folder) / REPORT
+    write_relations_page(target, find_summaries(folder, filters), filters, deprecated)
+    return StepResult(target)
 
 
 @dataclass(slots=True)
