@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from harem_pipeline.cli.options import resamples
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline import rerelem as steps
 from harem_pipeline.stages.rerelem.scoring import SCENARIOS
 
@@ -79,6 +81,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--keep-spurious",
         action="store_true",
         help="keep relations with an ESPURIO argument (the official -espurios sim)",
+    )
+    sub.choices["summary"].add_argument(
+        "--bootstrap",
+        type=resamples(),
+        default=DEFAULT_RESAMPLES,
+        metavar="N",
+        help=f"resamples of the document bootstrap for the JSON's ci95 (default "
+        f"{DEFAULT_RESAMPLES}; 0: none, ci95 is null)",
     )
     evaluate = sub.choices["evaluate"]
     evaluate.add_argument(
@@ -152,7 +162,7 @@ def run_command(args: argparse.Namespace) -> int:
             args.input, args.output, args.fix_target_match, args.unique_corels
         )
     elif step == "summary":
-        result = steps.run_summary(args.input, args.output)
+        result = steps.run_summary(args.input, args.output, args.bootstrap)
     else:
         result = steps.run_graph(args.input, args.output)
     if args.warnings:

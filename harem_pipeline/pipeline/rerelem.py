@@ -21,11 +21,13 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_lines
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.veils import DEFAULT_GRID_PATH, Grid, read_grid
-from harem_pipeline.measures.rerelem import RerelemFigures, rerelem_figures
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.measures.rerelem import RerelemFigures, rerelem_figures, rerelem_intervals
 from harem_pipeline.reports.rerelem import format_summary, summary_json
 from harem_pipeline.reports.rerelem_graph import format_graph_page, read_graphs
 from harem_pipeline.reports.rerelem_official import (
     RelationsEntry,
+    page_name,
     parse_relations_entry,
     render_relations_page,
 )
@@ -46,6 +48,7 @@ EVALUATED = ".avaliado"
 SUMMARY = ".resumo"
 SUMMARY_JSON = ".resumo.json"
 CONVERTED = "_t1.xml"
+GRAPH = ".html"
 
 
 @cache
@@ -225,14 +228,24 @@ def _document_rows(counts: scoring.SummaryCounts) -> dict[str, dict]:
     }
 
 
-def run_summary(path: PathLike, output: PathLike | None = None) -> StepResult:
-    """``GlobalRelationsEvaluatorM2``: ``IN.resumo`` and its JSON twin ``IN.resumo.json``."""
+def run_summary(
+    path: PathLike,
+    output: PathLike | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    graph: str | None = None,
+) -> StepResult:
+    """``GlobalRelationsEvaluatorM2``: ``IN.resumo`` and its JSON twin ``IN.resumo.json``,
+    which adds the 95 % intervals of a ``resamples``-draw document bootstrap (0: none)
+    and ``graph``, the name of the relation-graph view beside it (a campaign's)."""
     target = _target(path, output, SUMMARY)
     encoding, lines = read_plain_lines(path)
     counts = scoring.summary_counts(lines, str(path))
     figures = summary_figures(counts)
     text = format_summary(counts.veil, counts.scenario, figures)
-    report = summary_json(counts.veil, counts.scenario, figures, _document_rows(counts))
+    documents = _document_rows(counts)
+    ci95 = rerelem_intervals(documents, resamples, seed)
+    report = summary_json(counts.veil, counts.scenario, figures, documents, ci95, graph)
     json_target = target.with_name(target.name + ".json")
     write_lines(target, text, _official(encoding))
     with atomic_write(json_target, "w", encoding="utf-8") as handle:
@@ -242,7 +255,7 @@ def run_summary(path: PathLike, output: PathLike | None = None) -> StepResult:
 
 def run_graph(path: PathLike, output: PathLike | None = None) -> StepResult:
     """The relation-graph view of a triples file: ``IN.html``, one SVG per document."""
-    target = _target(path, output, ".html")
+    target = _target(path, output, GRAPH)
     _, lines = read_plain_lines(path)
     page = format_graph_page(Path(path).name, read_graphs(lines))
     with atomic_write(target, "w", encoding="utf-8") as handle:
@@ -355,17 +368,21 @@ def run_chain(
     fix_target_match: bool = False,
     strict_filter: bool = False,
     unique_corels: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
 ) -> ChainResult:
     """The whole chain from an ``.alts``: expand … triples once, filter … summary per scenario.
 
     Scenario ``s`` writes ``TRIPLES.s.filtrado`` and what follows in ``folder``
-    (default: beside the input).
+    (default: beside the input); the triples' relation-graph view is
+    ``TRIPLES.html``, which each summary's JSON names.
     """
     base = Path(folder) / Path(alts).name if folder is not None else Path(alts)
     expanded = run_expand(alts, str(base) + EXPANDED)
     selected = run_select(expanded.output)
     normalized = run_normalize(selected.output)
     triples = run_triples(normalized.output)
+    graph = run_graph(triples.output).output
     summaries: dict[str, Path] = {}
     for scenario in scenarios:
         filtered = run_filter(
@@ -375,7 +392,8 @@ def run_chain(
             strict_filter,
         )
         evaluated = run_evaluate(filtered.output, None, fix_target_match, unique_corels)
-        summaries[scenario] = run_summary(evaluated.output).output
+        summary = run_summary(evaluated.output, None, resamples, seed, graph.name)
+        summaries[scenario] = summary.output
     warnings = expanded.warnings + normalized.warnings + triples.warnings
     return ChainResult(expanded.output, triples.output, summaries, warnings)
 
@@ -452,7 +470,7 @@ def chain_names(alts: PathLike, scenarios: Iterable[str]) -> tuple[list[Path], d
     selected = derived_path(expanded, SELECTED)
     normalized = derived_path(selected, NORMALIZED)
     triples = derived_path(normalized, TRIPLES)
-    names = [expanded, selected, normalized, triples]
+    names = [expanded, selected, normalized, triples, derived_path(triples, GRAPH)]
     summaries = {}
     for scenario in scenarios:
         filtered = Path(str(triples) + f".{scenario}{FILTERED}")
@@ -463,10 +481,13 @@ def chain_names(alts: PathLike, scenarios: Iterable[str]) -> tuple[list[Path], d
     return names, summaries
 
 
-def rerelem_step(alts: PathLike, scenarios: Iterable[str]) -> list[Path]:
-    """The campaign's step: :func:`run_chain` beside ``alts``, every file it wrote."""
+def rerelem_step(
+    alts: PathLike, scenarios: Iterable[str], resamples: int = DEFAULT_RESAMPLES
+) -> list[Path]:
+    """The campaign's step: :func:`run_chain` beside ``alts`` (intervals from ``resamples``
+    draws), every file it wrote."""
     scenarios = tuple(scenarios)
-    run_chain(alts, scenarios)
+    run_chain(alts, scenarios, resamples=resamples)
     return chain_names(alts, scenarios)[0]
 
 
@@ -479,3 +500,25 @@ def rerelem_output_names(veus: str, plan: RerelemSetting) -> list[str]:
         names += [f"{veus}.{veil}", alts]
         names += [path.name for path in chain_names(alts, plan.scenarios)[0]]
     return names
+
+
+def summary_suffix(veil: str, scenario: str) -> str:
+    """The end of every run's ``.resumo`` name under ``veil`` and ``scenario`` (the page's
+    ``-filtro``): ``.VEIL.alts`` and the chain's suffixes."""
+    chain_suffix = EXPANDED + SELECTED + NORMALIZED + TRIPLES
+    return f".{veil}.alts{chain_suffix}.{scenario}{FILTERED}{EVALUATED}{SUMMARY}"
+
+
+def write_campaign_pages(
+    folder: PathLike,
+    summaries: dict[tuple[str, str], list[tuple[str, Path]]],
+    generated: datetime | None = None,
+) -> list[Path]:
+    """The campaign's official ReRelEM pages: for each ``(veil, scenario)``, the table of
+    its ``(run, .resumo)`` pairs, rows named by run."""
+    written = []
+    for (veil, scenario), runs in summaries.items():
+        target = Path(folder) / page_name(scenario, veil)
+        filters = [summary_suffix(veil, scenario)]
+        written.append(write_relations_page(target, runs, filters, generated=generated))
+    return written

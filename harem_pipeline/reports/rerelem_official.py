@@ -64,6 +64,15 @@ EXTRA_COLUMNS = {
 }
 """The ``-depurar`` columns of each table (``GlobalRelationsReporter.writeTable``)."""
 
+OFFICIAL_FOLDER = "official"
+"""Where a campaign writes the official pages (``pipeline.official.OFFICIAL_FOLDER``)."""
+
+
+def page_name(scenario: str, veil: str) -> str:
+    """The official page of a relation scenario under a NER veil (``Avaliacao.sh``'s name)."""
+    return f"resultados_ReRelEM_{scenario}_{veil}.html"
+
+
 _JAVA_SPACE = "".join(chr(code) for code in range(33))
 """What Java's ``String.trim`` removes: every character up to the space."""
 
