@@ -355,11 +355,19 @@ def test_the_graph_view_draws_each_documents_relations(tmp_path: Path) -> None:
     )
     assert main(["rerelem", "graph", str(path)]) == 0
     page = (tmp_path / "t.triplas.html").read_text()
-    assert page.count("<svg") == 1 and 'id="d1"' in page and 'id="d2"' not in page
-    assert page.count("<line") == 3 and page.count("<circle") == 3
-    assert page.count('stroke-dasharray="6 4"') == 1
+    # one SVG per document with relations, besides the hidden one of the arrowheads
+    assert page.count("<svg") == 2 and 'id="d1"' in page and 'id="d2"' not in page
+    assert page.count("marker-end=") == 3 and page.count("<circle") == 3
+    assert page.count('stroke-dasharray="6 4"') == 1  # the system's one relation
     assert page.count('stroke="#1f77b4"') == 2 and page.count('stroke="#7f7f7f"') == 1
+    assert page.count('marker-end="url(#m0)"') == 2  # ident's arrowhead, ident's colour
+    assert '<marker id="m0"' in page and 'fill="#1f77b4"' in page
     assert "<title>a LOCAL natural_de c LOCAL</title>" in page
+    assert "2 golden, 1 system relations, 1 of them in both" in page
+    # the gold's straight, the system's curved: a relation both give shows twice
+    gold, system = (x for x in page.split("<path d=")[1:] if "marker-end" in x and "ident" in x)
+    assert "Q" not in gold.split('"')[1] and "Q" in system.split('"')[1]
+    assert page.count(">a</text>") == 1  # nodes labelled by ID
 
 
 # ---------------------------------------------------------------------------

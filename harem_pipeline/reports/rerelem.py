@@ -188,7 +188,7 @@ def format_rerelem_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
 def _views(row: Mapping[str, Any]) -> str:
     """Links to the official table of the row's scenario and veil and to the run's graph."""
     page = f"{OFFICIAL_FOLDER}/{page_name(row['scenario'], row['veil'])}"
-    links = [f'<a href="{escape(quote(page))}">tabela oficial</a>']
+    links = [f'<a href="{escape(quote(page))}">oficial</a>']
     if row.get("graph"):
         graph = f"{quote(row['run'])}/{quote(row['graph'])}"
         links.append(f'<a href="{escape(graph)}">grafo</a>')
@@ -222,7 +222,7 @@ def render_rerelem_section(summary: Mapping[str, Any]) -> str:
             kind = ' class="name"' if key in _NAMES else ""
             sort = repr(value) if isinstance(value, float) else shown
             cells.append(f'<td{kind} data-value="{escape(sort)}">{shown}{mark}</td>')
-        cells.append(f'<td class="name">{_views(row)}</td>')
+        cells.append(f'<td class="name" style="white-space:nowrap">{_views(row)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (
         '<section id="rerelem"><h2>ReRelEM (relações)</h2>'
