@@ -431,3 +431,31 @@ def test_a_record_outside_a_document_is_an_error(
     path.write_text(HEADER + "\n" + _record("a", "LOCAL") + "\n", encoding="iso-8859-1")
     assert main(["rerelem", "select", str(path)]) == 2
     assert "a record inside DOC" in _one_error_line(capsys)
+
+
+def test_intervals_of_identical_documents_are_their_figures() -> None:
+    from harem_pipeline.measures.rerelem import rerelem_intervals
+
+    doc = {
+        "rels_gold": 10,
+        "rels_system": 8,
+        "corels_gold": 10,
+        "corels_system": 8,
+        "corels_correct": 7,
+        "correct": 6,
+        "corel_correct": 1,
+        "spurious": 1,
+        "missing": 4,
+    }
+    ci = rerelem_intervals({"a": doc, "b": dict(doc), "c": dict(doc)}, 50, 1)
+    assert ci["relations"]["precision"] == pytest.approx([6 / 8, 6 / 8])
+    assert ci["relations"]["recall"] == pytest.approx([0.6, 0.6])
+    f = 2 * 0.75 * 0.6 / 1.35
+    assert ci["relations"]["f"] == pytest.approx([f, f])
+    assert ci["corels"]["precision"] == pytest.approx([7 / 8, 7 / 8])
+    score = 6 + 0.5 - 0.2  # +1 correct, +0.5 COREL-correct, -0.2 spurious
+    assert ci["score"]["precision"] == pytest.approx([score / 8, score / 8])
+    assert ci["score"]["recall"] == pytest.approx([score / 10, score / 10])
+    none = dict(doc, rels_system=0, correct=0, corel_correct=0, spurious=0)
+    assert rerelem_intervals({"a": none}, 20, 1)["relations"]["precision"] is None
+    assert rerelem_intervals({"a": doc}, 0, 1) is None
