@@ -838,6 +838,9 @@ class Report(CampaignTask, StageTask):
             from tasks.tempo import official_tempo_pages  # TEMPO veils × modes, when on
 
             summary += official_tempo_pages(self.config, self.campaign)
+        from tasks.rerelem import rerelem_pages  # the ReRelEM track's official pages, when on
+
+        summary += rerelem_pages(self.config, self.campaign)
         return summary
 
     def anchor(self) -> Path:

@@ -2,7 +2,8 @@
 
 For the Alts file ``X.alts`` of the campaign's first subset under the named
 veil ``v`` (``total``, ``cenario5``, in the named veils' style), the chain
-writes ``X.alts.expandido`` … ``.triplas`` once and, per relation scenario
+writes ``X.alts.expandido`` … ``.triplas`` (and its relation-graph view
+``.triplas.html``) once and, per relation scenario
 ``s``, ``….triplas.s.filtrado``, ``.avaliado``, ``.resumo`` and
 ``.resumo.json`` (``harem_pipeline.pipeline.rerelem.run_chain``).  The
 scenarios and veils are the campaign's ``rerelem:`` setting (default: the
@@ -18,13 +19,16 @@ from typing import Any
 import luigi
 
 from harem_pipeline.pipeline.config import Campaign
+from harem_pipeline.pipeline.official import OFFICIAL_FOLDER
 from harem_pipeline.pipeline.rerelem import (
     RerelemSetting,
     campaign_rerelem,
     chain_names,
+    page_name,
     rerelem_step,
+    write_campaign_pages,
 )
-from tasks.base import RunTask, StageTask
+from tasks.base import CampaignTask, RunTask, StageTask
 from tasks.pipeline import Alts
 
 
@@ -43,6 +47,10 @@ class Rerelem(RunTask, StageTask):
         """Each scenario's ``.resumo.json``."""
         return chain_names(self.requires().anchor(), self.scenarios)[1]
 
+    def summary_texts(self) -> dict[str, Path]:
+        """Each scenario's ``.resumo`` (what the official table reads)."""
+        return {s: p.with_name(p.name.removesuffix(".json")) for s, p in self.summaries().items()}
+
     def anchor(self) -> Path:
         """The last scenario's ``.resumo`` (its JSON twin is what the summary reads)."""
         last = list(self.summaries().values())[-1]
@@ -55,10 +63,14 @@ class Rerelem(RunTask, StageTask):
         return [self.requires().anchor()]
 
     def stage_params(self) -> dict[str, Any]:
-        return {"scenarios": list(self.scenarios), "veil": self.veil}
+        return {
+            "scenarios": list(self.scenarios),
+            "veil": self.veil,
+            "bootstrap": self.campaign.bootstrap,
+        }
 
     def produce(self) -> list[Path]:
-        return rerelem_step(self.requires().anchor(), self.scenarios)
+        return rerelem_step(self.requires().anchor(), self.scenarios, self.campaign.bootstrap)
 
 
 def rerelem_plan(campaign: Campaign) -> RerelemSetting:
@@ -74,3 +86,46 @@ def rerelem_tasks(config: str, run: str, subset: str, plan: RerelemSetting) -> l
         Rerelem(config=config, run_name=run, subset=subset, veil=veil, scenarios=plan.scenarios)
         for veil in plan.veils
     ]
+
+
+class RerelemPages(CampaignTask, StageTask):
+    """The official ReRelEM pages (``GlobalRelationsReporter -depurar``): one per relation
+    scenario and NER veil, a row per run, in ``official/`` as
+    ``resultados_ReRelEM_<scenario>_<veil>.html``."""
+
+    stage = "rerelem_pages"
+
+    def requires(self) -> list[Rerelem]:
+        plan = rerelem_plan(self.campaign)
+        subset = self.campaign.subsets[0].name
+        return [
+            task
+            for run in self.campaign.runs
+            for task in rerelem_tasks(self.config, run.name, subset, plan)
+        ]
+
+    def pages(self) -> dict[tuple[str, str], list[tuple[str, Path]]]:
+        """Each page's ``(run, .resumo)`` rows, by ``(veil, scenario)``."""
+        pages: dict[tuple[str, str], list[tuple[str, Path]]] = {}
+        for task in self.requires():
+            for scenario, path in task.summary_texts().items():
+                pages.setdefault((task.veil, scenario), []).append((task.run_name, path))
+        return pages
+
+    def anchor(self) -> Path:
+        return self.output_names()[0]
+
+    def output_names(self) -> list[Path]:
+        folder = self.campaign.output / OFFICIAL_FOLDER
+        return [folder / page_name(scenario, veil) for veil, scenario in self.pages()]
+
+    def input_paths(self) -> list[Path]:
+        return [path for rows in self.pages().values() for _, path in rows]
+
+    def produce(self) -> list[Path]:
+        return write_campaign_pages(self.campaign.output / OFFICIAL_FOLDER, self.pages())
+
+
+def rerelem_pages(config: str, campaign: Campaign) -> list[RerelemPages]:
+    """The official ReRelEM pages' task when the campaign runs the ReRelEM track."""
+    return [RerelemPages(config=config)] if rerelem_plan(campaign).scenarios else []

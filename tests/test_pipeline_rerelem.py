@@ -72,12 +72,13 @@ def test_each_run_and_veil_gets_the_chain_as_run_chain_writes_it(
         for veil in ("total", "cenario5"):
             alts = _alts(built, run, veil)
             names, summaries = chain_names(alts, SCENARIOS)
-            assert list(summaries) == list(SCENARIOS) and len(names) == 4 + 4 * len(SCENARIOS)
+            assert list(summaries) == list(SCENARIOS) and len(names) == 5 + 4 * len(SCENARIOS)
             assert all(name.is_file() for name in names)
             assert Path(str(names[-1]).removesuffix(".json") + ".manifest.json").is_file()
-            copy = tmp_path / f"{run}.{veil}.alts"
+            copy = tmp_path / run / alts.name
+            copy.parent.mkdir(exist_ok=True)
             shutil.copyfile(alts, copy)
-            run_chain(copy, SCENARIOS)
+            run_chain(copy, SCENARIOS, resamples=0)  # the campaign's bootstrap: 0
             ours = chain_names(copy, SCENARIOS)[0]
             for campaign_file, fresh in zip(names, ours, strict=True):
                 assert campaign_file.read_bytes() == fresh.read_bytes(), campaign_file.name
@@ -108,6 +109,69 @@ def test_the_summary_has_the_rerelem_table(built: Path) -> None:
     assert "| gold | total | todas | " in markdown
     html = (built / "report.html").read_text(encoding="utf-8")
     assert '<section id="rerelem">' in html and "ReRelEM (relações)" in html
+
+
+def test_the_official_pages_are_the_tables_of_the_runs_summaries(built: Path) -> None:
+    """One page per scenario and veil in ``official/``, equal to what ``harem rerelem
+    report`` gives on the runs' own summaries (rows named by run, not by path)."""
+    from datetime import datetime
+
+    from harem_pipeline.pipeline import official
+    from harem_pipeline.pipeline.rerelem import summary_suffix, write_relations_page
+    from harem_pipeline.reports.rerelem_official import OFFICIAL_FOLDER, page_name
+
+    assert OFFICIAL_FOLDER == official.OFFICIAL_FOLDER
+    for veil in ("total", "cenario5"):
+        for scenario in SCENARIOS:
+            page = built / OFFICIAL_FOLDER / page_name(scenario, veil)
+            runs = []
+            for run in ("gold", "average"):
+                summary = chain_names(_alts(built, run, veil), SCENARIOS)[1][scenario]
+                resumo = summary.with_name(summary.name.removesuffix(".json"))
+                assert resumo.name.endswith(summary_suffix(veil, scenario))
+                runs.append((run, resumo))
+            fresh = write_relations_page(
+                built.parent / "page.html",
+                runs,
+                [summary_suffix(veil, scenario)],
+                generated=datetime(2026, 1, 1),
+            )
+            stamp = b"<br>Pagina gerada"
+            ours = [x for x in page.read_bytes().split(b"\n") if not x.startswith(stamp)]
+            again = [x for x in fresh.read_bytes().split(b"\n") if not x.startswith(stamp)]
+            assert ours == again
+            rows = [x for x in ours if x.startswith(b"<tr><td>")]
+            # a run with no system relation under the scenario has no row (as the Java)
+            assert {r.split(b"</b>")[0][11:] for r in rows} <= {b"gold", b"average"}
+    assert (built / OFFICIAL_FOLDER / page_name("todas", "total")).read_bytes().count(
+        b"<tr><td><b>"
+    ) == 2
+
+
+def test_the_table_shows_intervals_and_links_the_views(tmp_path: Path) -> None:
+    config = _campaign(tmp_path, documents=3)
+    text = config.read_text(encoding="utf-8").replace("bootstrap: 0", "bootstrap: 200")
+    config.write_text(text + "rerelem: {scenarios: [todas], veils: [total]}\n", "utf-8")
+    build(config)
+    out = config.parent / "out"
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    rows = {r["run"]: r for r in summary["rerelem"]}
+    for row in rows.values():
+        for key in ("precision", "recall", "f"):
+            low, high = row[f"{key}_ci95"]
+            assert low <= row[key] <= high, (row["run"], key)
+    average = rows["average"]
+    assert average["f_ci95"][0] < average["f_ci95"][1]  # three documents: a real spread
+    markdown = (out / "summary.md").read_text(encoding="utf-8")
+    half = (average["f_ci95"][1] - average["f_ci95"][0]) / 2
+    assert f"{average['f']:.4f} ± {half:.4f}" in markdown
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert f'<span class="ci">± {half:.4f}</span>' in html
+    graph = average["graph"]
+    assert graph.endswith(".triplas.html") and (out / "average" / graph).is_file()
+    assert f'href="average/{graph}"' in html
+    assert 'href="official/resultados_ReRelEM_todas_total.html"' in html
+    assert (out / "official" / "resultados_ReRelEM_todas_total.html").is_file()
 
 
 def test_a_collection_without_relations_runs_no_rerelem_task(tmp_path: Path) -> None:
@@ -158,5 +222,5 @@ def test_the_campaign_knows_every_name_the_track_writes(built: Path) -> None:
     written = [
         p for p in built.rglob("*") if ".alts.expandido" in p.name and "manifest" not in p.name
     ]
-    assert len(written) == 2 * 2 * (4 + 4 * len(SCENARIOS))
+    assert len(written) == 2 * 2 * (5 + 4 * len(SCENARIOS))
     assert all(str(p) in known for p in written)

@@ -355,11 +355,19 @@ def test_the_graph_view_draws_each_documents_relations(tmp_path: Path) -> None:
     )
     assert main(["rerelem", "graph", str(path)]) == 0
     page = (tmp_path / "t.triplas.html").read_text()
-    assert page.count("<svg") == 1 and 'id="d1"' in page and 'id="d2"' not in page
-    assert page.count("<line") == 3 and page.count("<circle") == 3
-    assert page.count('stroke-dasharray="6 4"') == 1
+    # one SVG per document with relations, besides the hidden one of the arrowheads
+    assert page.count("<svg") == 2 and 'id="d1"' in page and 'id="d2"' not in page
+    assert page.count("marker-end=") == 3 and page.count("<circle") == 3
+    assert page.count('stroke-dasharray="6 4"') == 1  # the system's one relation
     assert page.count('stroke="#1f77b4"') == 2 and page.count('stroke="#7f7f7f"') == 1
+    assert page.count('marker-end="url(#m0)"') == 2  # ident's arrowhead, ident's colour
+    assert '<marker id="m0"' in page and 'fill="#1f77b4"' in page
     assert "<title>a LOCAL natural_de c LOCAL</title>" in page
+    assert "2 golden, 1 system relations, 1 of them in both" in page
+    # the gold's straight, the system's curved: a relation both give shows twice
+    gold, system = (x for x in page.split("<path d=")[1:] if "marker-end" in x and "ident" in x)
+    assert "Q" not in gold.split('"')[1] and "Q" in system.split('"')[1]
+    assert page.count(">a</text>") == 1  # nodes labelled by ID
 
 
 # ---------------------------------------------------------------------------
@@ -423,3 +431,31 @@ def test_a_record_outside_a_document_is_an_error(
     path.write_text(HEADER + "\n" + _record("a", "LOCAL") + "\n", encoding="iso-8859-1")
     assert main(["rerelem", "select", str(path)]) == 2
     assert "a record inside DOC" in _one_error_line(capsys)
+
+
+def test_intervals_of_identical_documents_are_their_figures() -> None:
+    from harem_pipeline.measures.rerelem import rerelem_intervals
+
+    doc = {
+        "rels_gold": 10,
+        "rels_system": 8,
+        "corels_gold": 10,
+        "corels_system": 8,
+        "corels_correct": 7,
+        "correct": 6,
+        "corel_correct": 1,
+        "spurious": 1,
+        "missing": 4,
+    }
+    ci = rerelem_intervals({"a": doc, "b": dict(doc), "c": dict(doc)}, 50, 1)
+    assert ci["relations"]["precision"] == pytest.approx([6 / 8, 6 / 8])
+    assert ci["relations"]["recall"] == pytest.approx([0.6, 0.6])
+    f = 2 * 0.75 * 0.6 / 1.35
+    assert ci["relations"]["f"] == pytest.approx([f, f])
+    assert ci["corels"]["precision"] == pytest.approx([7 / 8, 7 / 8])
+    score = 6 + 0.5 - 0.2  # +1 correct, +0.5 COREL-correct, -0.2 spurious
+    assert ci["score"]["precision"] == pytest.approx([score / 8, score / 8])
+    assert ci["score"]["recall"] == pytest.approx([score / 10, score / 10])
+    none = dict(doc, rels_system=0, correct=0, corel_correct=0, spurious=0)
+    assert rerelem_intervals({"a": none}, 20, 1)["relations"]["precision"] is None
+    assert rerelem_intervals({"a": doc}, 0, 1) is None

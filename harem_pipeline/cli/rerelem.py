@@ -4,7 +4,8 @@ Steps and files as the official chain (docs/spec/rerelem.md): ``convert``
 (t2→t1, ``_t1.xml``), ``expand`` (``.expandido``), ``select`` (``.selec``),
 ``normalize`` (``.normalizado``), ``triples`` (``.triplas``), ``filter``
 (``.filtrado``), ``evaluate`` (``.avaliado``), ``summary`` (``.resumo`` and
-``.resumo.json``); ``graph`` draws a triples file's relations (``.html``).
+``.resumo.json``); ``report`` writes the official table of a folder's
+summaries; ``graph`` draws a triples file's relations (``.html``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from harem_pipeline.cli.options import resamples
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.pipeline import rerelem as steps
 from harem_pipeline.stages.rerelem.scoring import SCENARIOS
 
@@ -79,6 +82,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="keep relations with an ESPURIO argument (the official -espurios sim)",
     )
+    sub.choices["summary"].add_argument(
+        "--bootstrap",
+        type=resamples(),
+        default=DEFAULT_RESAMPLES,
+        metavar="N",
+        help=f"resamples of the document bootstrap for the JSON's ci95 (default "
+        f"{DEFAULT_RESAMPLES}; 0: none, ci95 is null)",
+    )
     evaluate = sub.choices["evaluate"]
     evaluate.add_argument(
         "--fix-target-match",
@@ -90,7 +101,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="count CORELs as distinct keys (officially one per relation)",
     )
+    report = sub.add_parser(
+        "report",
+        help="the official table of a folder's .resumo files (resultados_ReRelEM.html)",
+        description=(
+            "The official GlobalRelationsReporter -depurar table of every file under DIR "
+            "whose name ends with the filter: one row per file, named as the official "
+            "program names it (the path up to its first '.')."
+        ),
+    )
+    report.add_argument("input", metavar="DIR", help="the folder of .resumo files")
+    report.add_argument("-o", "--output", help="output file (default: DIR/resultados_ReRelEM.html)")
+    report.add_argument(
+        "--filter",
+        default=steps.SUMMARY,
+        metavar="SUFFIX[:SUFFIX]",
+        help="read the files ending with one of these (the official -filtro; default .resumo)",
+    )
+    report.add_argument(
+        "--deprecated",
+        action="store_true",
+        help="add the CORELs and ReRelEM score tables (the official -desaconselhadas)",
+    )
+    report.set_defaults(func=run_report_command)
     parser.set_defaults(func=lambda args: _no_step(parser))
+
+
+def run_report_command(args: argparse.Namespace) -> int:
+    """``harem rerelem report DIR``; return the exit status."""
+    filters = args.filter.split(":")
+    steps.run_report(args.input, args.output, filters, args.deprecated)
+    return 0
 
 
 def _no_step(parser: argparse.ArgumentParser) -> int:
@@ -121,7 +162,7 @@ def run_command(args: argparse.Namespace) -> int:
             args.input, args.output, args.fix_target_match, args.unique_corels
         )
     elif step == "summary":
-        result = steps.run_summary(args.input, args.output)
+        result = steps.run_summary(args.input, args.output, args.bootstrap)
     else:
         result = steps.run_graph(args.input, args.output)
     if args.warnings:

@@ -3,13 +3,21 @@
 The summary's formulas (docs/spec/rerelem.md, stage 8), written once:
 P = correct / identified, R = correct / golden, F = 2PR / (P + R), in
 Java ``double`` arithmetic (``0/0`` is NaN, ``x/0`` ±Infinity), on the
-totals :func:`harem_pipeline.stages.rerelem.scoring.summary_counts` sums.
+totals :func:`harem_pipeline.stages.rerelem.scoring.summary_counts` sums;
+their 95 % intervals the same formulas on every resample of the documents
+(:func:`rerelem_intervals`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+import numpy as np
+
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, interval_table
+from harem_pipeline.measures.core import Columns, harmonic, ratio
 
 
 def java_divide(numerator: float, denominator: float) -> float:
@@ -78,3 +86,49 @@ def rerelem_figures(
         block(rels_gold, rels_system, rels_correct, rels_spurious, rels_missing),
         block(max_gold, max_system, score, 0, 0),
     )
+
+
+# ---------------------------------------------------------------------------
+# Intervals: the same blocks on every resample of the documents
+
+
+def rerelem_interval_figures(c: Columns) -> dict[str, np.ndarray]:
+    """Each block's P, R, F from columns of per-document counts (``.resumo.json``'s
+    ``documents``), the summary's formulas: ``relations_f`` is the official figure.
+
+    The score block's per-document terms are the summary's: CD 1.0 per golden
+    relation, maximum 1.0 per system relation plus 0.5 per extra COREL, score
+    +1.0 per correct relation, +0.5 per correct COREL, −0.2 per spurious one.
+    """
+    score_max = c["rels_system"] + 0.5 * (c["corels_system"] - c["rels_system"])
+    score = c["correct"] + 0.5 * c["corel_correct"] - 0.2 * c["spurious"]
+    blocks = {
+        "corels": (c["corels_correct"], c["corels_system"], c["corels_gold"]),
+        "relations": (c["correct"], c["rels_system"], c["rels_gold"]),
+        "score": (score, score_max, c["rels_gold"]),
+    }
+    out: dict[str, np.ndarray] = {}
+    for name, (correct, identified, gold) in blocks.items():
+        precision = ratio(correct, identified)
+        recall = ratio(correct, gold)
+        out[f"{name}_precision"] = precision
+        out[f"{name}_recall"] = recall
+        out[f"{name}_f"] = harmonic(precision, recall, math.nan)
+    return out
+
+
+def rerelem_intervals(
+    documents: Mapping[str, Mapping[str, float]],
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, dict[str, list[float] | None]] | None:
+    """``{"relations": {"precision": [lo, hi], "recall": …, "f": …}, "corels": …, "score": …}``
+    from a document bootstrap; None when ``resamples`` is 0; an interval is None when
+    the figure is undefined in every resample (no relation at all)."""
+    table = interval_table(list(documents.values()), rerelem_interval_figures, resamples, seed)
+    if table is None:
+        return None
+    return {
+        block: {key: table[f"{block}_{key}"] for key in ("precision", "recall", "f")}
+        for block in ("corels", "relations", "score")
+    }

@@ -11,17 +11,26 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 
+from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_lines
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.veils import DEFAULT_GRID_PATH, Grid, read_grid
-from harem_pipeline.measures.rerelem import RerelemFigures, rerelem_figures
+from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.measures.rerelem import RerelemFigures, rerelem_figures, rerelem_intervals
 from harem_pipeline.reports.rerelem import format_summary, summary_json
 from harem_pipeline.reports.rerelem_graph import format_graph_page, read_graphs
+from harem_pipeline.reports.rerelem_official import (
+    RelationsEntry,
+    page_name,
+    parse_relations_entry,
+    render_relations_page,
+)
 from harem_pipeline.stages.rerelem import chain, scoring
 from harem_pipeline.stages.rerelem.convert import convert_t2_to_t1
 from harem_pipeline.stages.rerelem.relations import RelationTypes, parse_relation_types
@@ -39,6 +48,7 @@ EVALUATED = ".avaliado"
 SUMMARY = ".resumo"
 SUMMARY_JSON = ".resumo.json"
 CONVERTED = "_t1.xml"
+GRAPH = ".html"
 
 
 @cache
@@ -218,14 +228,24 @@ def _document_rows(counts: scoring.SummaryCounts) -> dict[str, dict]:
     }
 
 
-def run_summary(path: PathLike, output: PathLike | None = None) -> StepResult:
-    """``GlobalRelationsEvaluatorM2``: ``IN.resumo`` and its JSON twin ``IN.resumo.json``."""
+def run_summary(
+    path: PathLike,
+    output: PathLike | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    graph: str | None = None,
+) -> StepResult:
+    """``GlobalRelationsEvaluatorM2``: ``IN.resumo`` and its JSON twin ``IN.resumo.json``,
+    which adds the 95 % intervals of a ``resamples``-draw document bootstrap (0: none)
+    and ``graph``, the name of the relation-graph view beside it (a campaign's)."""
     target = _target(path, output, SUMMARY)
     encoding, lines = read_plain_lines(path)
     counts = scoring.summary_counts(lines, str(path))
     figures = summary_figures(counts)
     text = format_summary(counts.veil, counts.scenario, figures)
-    report = summary_json(counts.veil, counts.scenario, figures, _document_rows(counts))
+    documents = _document_rows(counts)
+    ci95 = rerelem_intervals(documents, resamples, seed)
+    report = summary_json(counts.veil, counts.scenario, figures, documents, ci95, graph)
     json_target = target.with_name(target.name + ".json")
     write_lines(target, text, _official(encoding))
     with atomic_write(json_target, "w", encoding="utf-8") as handle:
@@ -235,7 +255,7 @@ def run_summary(path: PathLike, output: PathLike | None = None) -> StepResult:
 
 def run_graph(path: PathLike, output: PathLike | None = None) -> StepResult:
     """The relation-graph view of a triples file: ``IN.html``, one SVG per document."""
-    target = _target(path, output, ".html")
+    target = _target(path, output, GRAPH)
     _, lines = read_plain_lines(path)
     page = format_graph_page(Path(path).name, read_graphs(lines))
     with atomic_write(target, "w", encoding="utf-8") as handle:
@@ -259,6 +279,78 @@ def run_convert(path: PathLike, output: PathLike | None = None) -> StepResult:
     return StepResult(target, warnings)
 
 
+REPORT = "resultados_ReRelEM.html"
+
+
+def java_file_path(folder: str) -> str:
+    """The path Java's ``new File(folder)`` keeps: repeated and trailing ``/`` removed."""
+    path = re.sub("/+", "/", folder)
+    return path if path == "/" else path.rstrip("/")
+
+
+def java_run_name(path: str) -> str:
+    """``GlobalRelationsReporter.removeExtensions``: the path up to its first ``.``
+    (the whole path when it starts with one)."""
+    index = path.find(".")
+    return path if index < 1 else path[:index]
+
+
+def find_summaries(folder: PathLike, filters: Iterable[str]) -> list[tuple[str, Path]]:
+    """Every file under ``folder`` (sub-folders too) whose name ends with a suffix of
+    ``filters``, with its run name as the Java names it when given ``-dir folder``;
+    sorted by path (the Java's order is the file system's)."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise InputError(str(folder), "a folder of .resumo files", "no such folder")
+    suffixes = tuple(filters)
+    base = java_file_path(str(folder))
+    found = []
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and path.name.endswith(suffixes):
+            relative = path.relative_to(root).as_posix()
+            found.append(
+                (java_run_name(base + "/" + relative if base != "/" else "/" + relative), path)
+            )
+    if not found:
+        raise InputError(
+            str(folder), f"a file ending with {' or '.join(suffixes)} in the folder", "none"
+        )
+    return found
+
+
+def read_relations_entry(name: str, path: PathLike, deprecated: bool = False) -> RelationsEntry:
+    """One run's ``.resumo`` as the official table reads it."""
+    _, lines = read_plain_lines(path)
+    return parse_relations_entry(name, lines, str(path), deprecated)
+
+
+def write_relations_page(
+    target: PathLike,
+    summaries: Iterable[tuple[str, PathLike]],
+    filters: Sequence[str],
+    deprecated: bool = False,
+    generated: datetime | None = None,
+) -> Path:
+    """The official ReRelEM table of ``(run name, .resumo)`` pairs, ISO-8859-1, atomically."""
+    entries = [read_relations_entry(name, path, deprecated) for name, path in summaries]
+    page = render_relations_page(entries, filters, generated or datetime.now(), deprecated)
+    with atomic_write(Path(target), "wb", encoding=None, newline=None) as handle:
+        handle.write(page.encode("iso-8859-1", errors="replace"))  # Java prints '?' too
+    return Path(target)
+
+
+def run_report(
+    folder: PathLike,
+    output: PathLike | None = None,
+    filters: Sequence[str] = (SUMMARY,),
+    deprecated: bool = False,
+) -> StepResult:
+    """``GlobalRelationsReporter -depurar -filtro F -dir FOLDER``: ``FOLDER/`` + :data:`REPORT`."""
+    target = Path(output) if output is not None else Path(folder) / REPORT
+    write_relations_page(target, find_summaries(folder, filters), filters, deprecated)
+    return StepResult(target)
+
+
 @dataclass(slots=True)
 class ChainResult:
     """The files of one chain run: the shared record stages, then one summary per scenario."""
@@ -276,17 +368,21 @@ def run_chain(
     fix_target_match: bool = False,
     strict_filter: bool = False,
     unique_corels: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
 ) -> ChainResult:
     """The whole chain from an ``.alts``: expand … triples once, filter … summary per scenario.
 
     Scenario ``s`` writes ``TRIPLES.s.filtrado`` and what follows in ``folder``
-    (default: beside the input).
+    (default: beside the input); the triples' relation-graph view is
+    ``TRIPLES.html``, which each summary's JSON names.
     """
     base = Path(folder) / Path(alts).name if folder is not None else Path(alts)
     expanded = run_expand(alts, str(base) + EXPANDED)
     selected = run_select(expanded.output)
     normalized = run_normalize(selected.output)
     triples = run_triples(normalized.output)
+    graph = run_graph(triples.output).output
     summaries: dict[str, Path] = {}
     for scenario in scenarios:
         filtered = run_filter(
@@ -296,7 +392,8 @@ def run_chain(
             strict_filter,
         )
         evaluated = run_evaluate(filtered.output, None, fix_target_match, unique_corels)
-        summaries[scenario] = run_summary(evaluated.output).output
+        summary = run_summary(evaluated.output, None, resamples, seed, graph.name)
+        summaries[scenario] = summary.output
     warnings = expanded.warnings + normalized.warnings + triples.warnings
     return ChainResult(expanded.output, triples.output, summaries, warnings)
 
@@ -373,7 +470,7 @@ def chain_names(alts: PathLike, scenarios: Iterable[str]) -> tuple[list[Path], d
     selected = derived_path(expanded, SELECTED)
     normalized = derived_path(selected, NORMALIZED)
     triples = derived_path(normalized, TRIPLES)
-    names = [expanded, selected, normalized, triples]
+    names = [expanded, selected, normalized, triples, derived_path(triples, GRAPH)]
     summaries = {}
     for scenario in scenarios:
         filtered = Path(str(triples) + f".{scenario}{FILTERED}")
@@ -384,10 +481,13 @@ def chain_names(alts: PathLike, scenarios: Iterable[str]) -> tuple[list[Path], d
     return names, summaries
 
 
-def rerelem_step(alts: PathLike, scenarios: Iterable[str]) -> list[Path]:
-    """The campaign's step: :func:`run_chain` beside ``alts``, every file it wrote."""
+def rerelem_step(
+    alts: PathLike, scenarios: Iterable[str], resamples: int = DEFAULT_RESAMPLES
+) -> list[Path]:
+    """The campaign's step: :func:`run_chain` beside ``alts`` (intervals from ``resamples``
+    draws), every file it wrote."""
     scenarios = tuple(scenarios)
-    run_chain(alts, scenarios)
+    run_chain(alts, scenarios, resamples=resamples)
     return chain_names(alts, scenarios)[0]
 
 
@@ -400,3 +500,25 @@ def rerelem_output_names(veus: str, plan: RerelemSetting) -> list[str]:
         names += [f"{veus}.{veil}", alts]
         names += [path.name for path in chain_names(alts, plan.scenarios)[0]]
     return names
+
+
+def summary_suffix(veil: str, scenario: str) -> str:
+    """The end of every run's ``.resumo`` name under ``veil`` and ``scenario`` (the page's
+    ``-filtro``): ``.VEIL.alts`` and the chain's suffixes."""
+    chain_suffix = EXPANDED + SELECTED + NORMALIZED + TRIPLES
+    return f".{veil}.alts{chain_suffix}.{scenario}{FILTERED}{EVALUATED}{SUMMARY}"
+
+
+def write_campaign_pages(
+    folder: PathLike,
+    summaries: dict[tuple[str, str], list[tuple[str, Path]]],
+    generated: datetime | None = None,
+) -> list[Path]:
+    """The campaign's official ReRelEM pages: for each ``(veil, scenario)``, the table of
+    its ``(run, .resumo)`` pairs, rows named by run."""
+    written = []
+    for (veil, scenario), runs in summaries.items():
+        target = Path(folder) / page_name(scenario, veil)
+        filters = [summary_suffix(veil, scenario)]
+        written.append(write_relations_page(target, runs, filters, generated=generated))
+    return written

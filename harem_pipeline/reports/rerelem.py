@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 from harem_pipeline.measures.rerelem import Block, RerelemFigures
+from harem_pipeline.reports.rerelem_official import OFFICIAL_FOLDER, page_name
 from harem_pipeline.text.numbers import java_double
 
 
@@ -79,9 +81,16 @@ def _block_json(item: Block, counts: bool = True) -> dict[str, Any]:
 
 
 def summary_json(
-    veil: str, scenario: str, figures: RerelemFigures, documents: dict[str, Any]
+    veil: str,
+    scenario: str,
+    figures: RerelemFigures,
+    documents: dict[str, Any],
+    ci95: Mapping[str, Any] | None = None,
+    graph: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON twin of a ``.resumo``: the three blocks and the per-document counts."""
+    """The JSON twin of a ``.resumo``: the three blocks, their 95 % document-bootstrap
+    intervals (``ci95``, null without a bootstrap), the per-document counts and, in a
+    campaign, the file name of the run's relation-graph view (``graph``, a sibling)."""
     return {
         "report": "rerelem",
         "veil": veil,
@@ -89,6 +98,8 @@ def summary_json(
         "corels": _block_json(figures.corels),
         "relations": _block_json(figures.relations),
         "score": _block_json(figures.score, counts=False),
+        "ci95": None if ci95 is None else dict(ci95),
+        **({"graph": graph} if graph is not None else {}),
         "documents": documents,
     }
 
@@ -108,20 +119,31 @@ RERELEM_COLUMNS = (
     ("f", "Rel F"),
 )
 _NAMES = ("run", "veil", "scenario")
+_FIGURES = ("precision", "recall", "f")
 RERELEM_LEGEND = (
     "Rel P, R, F: the ReRelEM relations block (Avaliação de Relações of the .resumo, the "
-    "official figure) of each run under each NER veil and relation scenario; Gold, Run, "
-    "Correct: the relations of the collection, of the run, and those correctly identified. "
-    "NaN: the scenario has no relation under the veil."
+    "official figure) of each run under each NER veil and relation scenario, ± the "
+    "half-width of its 95 % document-bootstrap interval; Gold, Run, Correct: the relations "
+    "of the collection, of the run, and those correctly identified. NaN: the scenario has "
+    "no relation under the veil."
+)
+VIEWS_LEGEND = (
+    "Views: the official table of the scenario under the veil (GlobalRelationsReporter, "
+    "every run) and the run's relation graph under the veil (every document, the golden "
+    "relations solid, the run's dashed)."
 )
 
 
 def rerelem_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The table's rows from the summary's report entries (those with a ``rerelem`` part)."""
+    """The table's rows from the summary's report entries (those with a ``rerelem`` part):
+    the relations block, its intervals (``<figure>_ci95``, None without a bootstrap) and
+    the run's relation-graph view (``graph``, a file name in the run's folder)."""
     rows = []
     for report in reports:
         for item in report.get("rerelem") or ():
-            relations = (item.get("resumo") or {}).get("relations") or {}
+            resumo = item.get("resumo") or {}
+            relations = resumo.get("relations") or {}
+            intervals = (resumo.get("ci95") or {}).get("relations") or {}
             rows.append(
                 {
                     "run": report["run"],
@@ -129,6 +151,8 @@ def rerelem_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                     "veil": item["veil"],
                     "scenario": item["scenario"],
                     **{key: relations.get(key) for key, _ in RERELEM_COLUMNS[3:]},
+                    **{f"{key}_ci95": intervals.get(key) for key in _FIGURES},
+                    "graph": resumo.get("graph"),
                 }
             )
     return rows
@@ -140,6 +164,14 @@ def _text(value: Any) -> str:
     return f"{value:.4f}" if isinstance(value, float) else str(value)
 
 
+def _half_width(row: Mapping[str, Any], key: str) -> str:
+    """`` ± 0.0123`` for a figure with an interval, nothing otherwise."""
+    interval = row.get(f"{key}_ci95")
+    if not interval or not isinstance(row.get(key), float):
+        return ""
+    return f" ± {(interval[1] - interval[0]) / 2:.4f}"
+
+
 def format_rerelem_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
     """The summary's ReRelEM section (nothing when the campaign ran no ReRelEM track)."""
     if not rows:
@@ -148,9 +180,19 @@ def format_rerelem_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
     lines.append("| " + " | ".join(label for _, label in RERELEM_COLUMNS) + " |")
     lines.append("|" + "---|" * len(RERELEM_COLUMNS))
     for row in rows:
-        cells = [_text(row[key]) for key, _ in RERELEM_COLUMNS]
+        cells = [_text(row[key]) + _half_width(row, key) for key, _ in RERELEM_COLUMNS]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join([*lines, "", RERELEM_LEGEND, ""])
+
+
+def _views(row: Mapping[str, Any]) -> str:
+    """Links to the official table of the row's scenario and veil and to the run's graph."""
+    page = f"{OFFICIAL_FOLDER}/{page_name(row['scenario'], row['veil'])}"
+    links = [f'<a href="{escape(quote(page))}">oficial</a>']
+    if row.get("graph"):
+        graph = f"{quote(row['run'])}/{quote(row['graph'])}"
+        links.append(f'<a href="{escape(graph)}">grafo</a>')
+    return " · ".join(links)
 
 
 def render_rerelem_section(summary: Mapping[str, Any]) -> str:
@@ -162,22 +204,29 @@ def render_rerelem_section(summary: Mapping[str, Any]) -> str:
         f'<th class="name">{escape(label)}</th>' if key in _NAMES else f"<th>{escape(label)}</th>"
         for key, label in RERELEM_COLUMNS
     )
+    head += '<th class="name">Views</th>'
     body = []
     for row in rows:
         cells = []
         for key, _ in RERELEM_COLUMNS:
-            shown = escape(_text(row.get(key)))
+            value = row.get(key)
+            shown = escape(_text(value))
             mark = (
                 ' <span class="sim">simulated</span>'
                 if key == "run" and row.get("simulated")
                 else ""
             )
+            interval = _half_width(row, key)
+            if interval:
+                mark += f' <span class="ci">{escape(interval.strip())}</span>'
             kind = ' class="name"' if key in _NAMES else ""
-            cells.append(f'<td{kind} data-value="{shown}">{shown}{mark}</td>')
+            sort = repr(value) if isinstance(value, float) else shown
+            cells.append(f'<td{kind} data-value="{escape(sort)}">{shown}{mark}</td>')
+        cells.append(f'<td class="name" style="white-space:nowrap">{_views(row)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (
         '<section id="rerelem"><h2>ReRelEM (relações)</h2>'
         f'<div class="scroll"><table class="sortable"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
-        f'<p class="muted">{escape(RERELEM_LEGEND)}</p></section>'
+        f'<p class="muted">{escape(RERELEM_LEGEND)} {escape(VIEWS_LEGEND)}</p></section>'
     )
