@@ -61,9 +61,12 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
 from operator import itemgetter, le
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harem_pipeline.model import Span
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 # Category indexes, shared by both sides; the last slot is ``spurious`` on the
 # system side and ``missing`` on the gold side.
@@ -88,6 +91,8 @@ _START, _END, _LABELS = itemgetter(0), itemgetter(1), itemgetter(2)
 L_SPANS, L_EXACT, L_OVERLAP, L_COVERAGE = 0, 1, 2, 3
 """Slots of one side of a per-label tally."""
 _LABEL_WIDTH = 4
+TallyRow = list[Any]
+"""A flat running tally: counts (``int``) and coverage sums (``float``) by slot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +180,7 @@ class SpanCounts:
         )
 
 
-def _values(obj: object) -> tuple:
+def _values(obj: DataclassInstance) -> tuple[Any, ...]:
     return tuple(getattr(obj, f.name) for f in fields(obj))
 
 
@@ -212,9 +217,9 @@ class SpanTally:
         errors and the confusion (None: counts only)."""
         self.min_overlap = min_overlap
         self.listing = listing
-        self.labelled = [0] * (2 * _VIEW_WIDTH)
-        self.unlabelled = [0] * (2 * _VIEW_WIDTH)
-        self.per_label: dict[str, list] = {}
+        self.labelled: TallyRow = [0] * (2 * _VIEW_WIDTH)
+        self.unlabelled: TallyRow = [0] * (2 * _VIEW_WIDTH)
+        self.per_label: dict[str, TallyRow] = {}
         # Spans found identical on both sides, kept as a number and a Counter
         # of label sets (see ``_tally_identical``).
         self.identical = 0
@@ -360,7 +365,7 @@ def count_documents(documents: Iterable[tuple[Sequence[Span], Sequence[Span]]]) 
     return tally.counts()
 
 
-def _label_tally(tally: SpanTally, label: str) -> list:
+def _label_tally(tally: SpanTally, label: str) -> TallyRow:
     row = tally.per_label.get(label)
     if row is None:
         row = tally.per_label[label] = [0] * (2 * _LABEL_WIDTH)
@@ -531,8 +536,8 @@ def _thresholded(
 
 _SIDES = ("system", "gold")
 _KINDS_BY_SIDE = (
-    (None, "label_error", "boundary_error", "label_boundary_error", "spurious"),
-    (None, "label_error", "boundary_error", "label_boundary_error", "missing"),
+    ("correct", "label_error", "boundary_error", "label_boundary_error", "spurious"),
+    ("correct", "label_error", "boundary_error", "label_boundary_error", "missing"),
 )
 
 
@@ -548,6 +553,7 @@ def _list_span(
 ) -> None:
     """Record one span of the slow path: its error (if any) and its confusion cell."""
     labels = span[2]
+    key: frozenset[str] | str | None
     if gold_side:
         if category <= LABEL_ERROR:
             key = same_labels
@@ -565,11 +571,11 @@ def _list_span(
 
 
 def _tally_label(
-    row: list,
+    row: TallyRow,
     offset: int,
     span: Span,
     label: str,
-    others,
+    others: Sequence[Span],
     lo: int,
     hi: int,
     threshold: float = 0.0,
@@ -652,11 +658,11 @@ def tally_mapping(tally: SpanTally) -> dict[str, float]:
         for i in range(8):
             row[i] += k
     for label, t in sorted(rows.items()):
-        values = (t[0], t[4], t[1], t[5], t[2], t[6], float(t[3]), float(t[7]))
+        label_values = (t[0], t[4], t[1], t[5], t[2], t[6], float(t[3]), float(t[7]))
         keys = _LABEL_KEYS.get(label)
         if keys is None:
             keys = _LABEL_KEYS[label] = tuple(f"{PER_LABEL}.{label}.{f}" for f in _MATCH_FIELDS)
-        for key, value in zip(keys, values, strict=True):
+        for key, value in zip(keys, label_values, strict=True):
             if value:
                 flat[key] = value
     return flat
@@ -733,9 +739,9 @@ class LabelFilter:
         cache = self._cache
         kept = []
         for start, end, labels in spans:
-            shown = cache.get(labels, False)
-            if shown is False:
-                shown = cache[labels] = self._shown(labels)
+            if labels not in cache:
+                cache[labels] = self._shown(labels)
+            shown = cache[labels]
             if shown is not None:
                 kept.append((start, end, shown))
         return tuple(kept)
