@@ -34,6 +34,7 @@ from harem_pipeline.stages.spans import (
     BOUNDARY_KEY,
     MISSING_KEY,
     SPURIOUS_KEY,
+    ConfusionKey,
     Listing,
 )
 
@@ -119,7 +120,9 @@ class ErrorSpill:
         return confusion_table(self.listing.confusion)
 
 
-def confusion_table(cells: Counter[tuple[object, object]]) -> dict[str, dict[str, int]]:
+def confusion_table(
+    cells: Counter[tuple[ConfusionKey, ConfusionKey]],
+) -> dict[str, dict[str, int]]:
     """Confusion cells as nested dicts: label rows sorted, then ``(spurious)`` and ``(boundary)``.
 
     Labels are written as in the files (``A|B`` for a vague set); each row
@@ -136,8 +139,8 @@ def confusion_table(cells: Counter[tuple[object, object]]) -> dict[str, dict[str
     }
 
 
-def _key(key: object) -> str:
-    return key if isinstance(key, str) else format_label(key)  # type: ignore[arg-type]
+def _key(key: ConfusionKey) -> str:
+    return key if isinstance(key, str) else format_label(key)
 
 
 def _key_order(item: str | tuple[str, Any]) -> tuple[int, str]:

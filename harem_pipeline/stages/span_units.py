@@ -149,7 +149,7 @@ class CountLayout:
 
         def match(base: int) -> MatchCounts:
             v = padded[base : base + len(_MATCH_FIELDS)]
-            return MatchCounts(*map(int, v[:6]), float(v[6]), float(v[7]))
+            return MatchCounts(*map(int, v[:6]), *map(float, v[6:8]))
 
         views = []
         for v in range(len(VIEWS)):

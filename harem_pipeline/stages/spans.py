@@ -306,6 +306,8 @@ def check_min_overlap(value: float) -> float:
 KIND_NAMES = CATEGORY_NAMES[1:]
 """The kinds of error a span can be (every category but ``correct``)."""
 MISSING_KEY, SPURIOUS_KEY, BOUNDARY_KEY = "(missing)", "(spurious)", "(boundary)"
+ConfusionKey = frozenset[str] | str
+"""A row or column of the confusion: a label set or one of the keys above."""
 """Confusion keys beside the labels: a gold span no system span overlaps (column
 ``(missing)``), a system span no gold span overlaps (row ``(spurious)``), and a
 span whose overlapping spans all have other boundaries (column or row
@@ -335,7 +337,7 @@ class Listing:
 
     def __init__(self) -> None:
         self.pending: list[tuple[str, str, Span, list[Span]]] = []
-        self.confusion: Counter[tuple[object, object]] = Counter()
+        self.confusion: Counter[tuple[ConfusionKey, ConfusionKey]] = Counter()
 
     def absorb(self, tally: SpanTally) -> None:
         """Add the tally's identical spans to the diagonal (call before clearing it)."""
@@ -553,9 +555,10 @@ def _list_span(
 ) -> None:
     """Record one span of the slow path: its error (if any) and its confusion cell."""
     labels = span[2]
-    key: frozenset[str] | str | None
+    key: ConfusionKey
     if gold_side:
         if category <= LABEL_ERROR:
+            assert same_labels is not None  # a span of the same boundaries was found
             key = same_labels
         else:
             key = MISSING_KEY if category == UNMATCHED else BOUNDARY_KEY

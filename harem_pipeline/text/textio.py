@@ -55,7 +55,7 @@ class DecodedText:
     encoding: str
 
 
-def open_binary(path: str | os.PathLike[str]) -> io.BufferedIOBase:
+def open_binary(path: str | os.PathLike[str]) -> gzip.GzipFile | io.BufferedReader:
     """Open a file for reading bytes, transparently un-gzipping ``*.gz`` files.
 
     Only a regular file is read: a device such as ``/dev/zero`` never ends
