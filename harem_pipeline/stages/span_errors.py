@@ -89,10 +89,11 @@ class ErrorSpill:
             return
         place = f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['
         lines = []
-        for kind, side, (start, end, labels), others in found:
-            other = ", ".join(f"[{s}, {e}, {_label(ls)}]" for s, e, ls in others)
+        for error in found:
+            start, end, labels = error.span
+            other = ", ".join(f"[{s}, {e}, {_label(ls)}]" for s, e, ls in error.others)
             lines.append(
-                f'{{"kind": "{kind}", "side": "{side}", "label": {_label(labels)}, '
+                f'{{"kind": "{error.kind}", "side": "{error.side}", "label": {_label(labels)}, '
                 f'"start": {start}, "end": {end}, "text": {_string(text(start, end))}'
                 f"{place}{other}]}}\n"
             )

@@ -61,7 +61,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
 from operator import itemgetter, le
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from harem_pipeline.model import Span
 
@@ -314,14 +314,22 @@ span whose overlapping spans all have other boundaries (column or row
 ``(boundary)``)."""
 
 
+class SpanError(NamedTuple):
+    """One error of a listing: ``kind`` a name of ``KIND_NAMES``, ``side`` ``"gold"`` or
+    ``"system"``, and the spans of the other side sharing a token with ``span`` (sorted)."""
+
+    kind: str
+    side: str
+    span: Span
+    others: list[Span]
+
+
 class Listing:
     """What the slow path of a tally found about individual spans: errors and confusion.
 
-    ``pending`` holds the errors of the documents added since it was last
-    emptied, as ``(kind, side, span, others)``: ``kind`` a name of
-    ``KIND_NAMES``, ``side`` ``"gold"`` or ``"system"``, ``others`` the
-    spans of the other side that share a token with ``span`` (a sorted list).  The
-    reader empties it after each document, adding where the document is.
+    ``pending`` holds the errors (:class:`SpanError`) of the documents added
+    since it was last emptied.  The reader empties it after each document,
+    adding where the document is.
 
     ``confusion`` counts ``(gold key, system key)`` pairs, a key a label set
     (or one of the keys above): each gold span pairs with the system span of
@@ -336,7 +344,7 @@ class Listing:
     __slots__ = ("pending", "confusion")
 
     def __init__(self) -> None:
-        self.pending: list[tuple[str, str, Span, list[Span]]] = []
+        self.pending: list[SpanError] = []
         self.confusion: Counter[tuple[ConfusionKey, ConfusionKey]] = Counter()
 
     def absorb(self, tally: SpanTally) -> None:
@@ -344,7 +352,7 @@ class Listing:
         for labels, k in tally.identical_labels.items():
             self.confusion[labels, labels] += k
 
-    def take(self) -> list[tuple[str, str, Span, list[Span]]]:
+    def take(self) -> list[SpanError]:
         """The pending errors by start, gold before system at one start.
 
         ``pending`` is emptied in place (a reader may hold it to test it cheaply).
@@ -354,9 +362,9 @@ class Listing:
         return found
 
 
-def _error_order(error: tuple[str, str, Span, list[Span]]) -> tuple:
-    _kind, side, (start, end, labels), _others = error
-    return start, side != "gold", end, sorted(labels)
+def _error_order(error: SpanError) -> tuple[int, bool, int, list[str]]:
+    start, end, labels = error.span
+    return start, error.side != "gold", end, sorted(labels)
 
 
 def count_documents(documents: Iterable[tuple[Sequence[Span], Sequence[Span]]]) -> SpanCounts:
@@ -570,7 +578,9 @@ def _list_span(
         return
     start = span[0]
     touching = [o for o in others[lo:hi] if o[1] > start]
-    listing.pending.append((_KINDS_BY_SIDE[gold_side][category], _SIDES[gold_side], span, touching))
+    listing.pending.append(
+        SpanError(_KINDS_BY_SIDE[gold_side][category], _SIDES[gold_side], span, touching)
+    )
 
 
 def _tally_label(
