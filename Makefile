@@ -26,6 +26,7 @@ test: $(STAMP)
 	$(BIN)/ruff check harem_pipeline tasks tests bench
 	$(BIN)/ruff format --check harem_pipeline tasks tests bench
 	$(BIN)/python -m compileall -q harem_pipeline tasks
+	$(BIN)/mypy
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto
 
 bench: $(STAMP)
@@ -34,4 +35,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_pipeline.py
 
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis
+	rm -rf $(VENV) out .pytest_cache .hypothesis .mypy_cache

@@ -148,6 +148,7 @@ def _run_chain(one: _OneRun, morphology: bool) -> dict[str, Path]:
     """Every step of the run's chain, in ``harem run``'s order; the reports' JSON paths."""
     c, spec, subset = one.campaign, one.spec, one.subset
     meta = c.collection_meta
+    assert spec.format is not None  # the one run is an import: ``_campaign_yaml`` names its format
     chain.import_run(
         spec.path,
         spec.format,

@@ -11,6 +11,7 @@ shown by both as its one line.
 from __future__ import annotations
 
 import re
+from typing import TextIO
 
 # C0 and C1 controls (ESC among them), DEL, the line and paragraph separators
 # and the bidirectional overrides: shown raw, an input's text could clear the
@@ -131,7 +132,14 @@ def install_warning_line() -> None:
     if getattr(previous, "harem_one_line", False):
         return
 
-    def show(message, category, filename, lineno, file=None, line=None):  # type: ignore[no-untyped-def]
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
         if not issubclass(category, HaremWarning):
             previous(message, category, filename, lineno, file, line)
             return
@@ -140,5 +148,5 @@ def install_warning_line() -> None:
         except (OSError, ValueError, AttributeError):  # a closed or absent stderr
             pass
 
-    show.harem_one_line = True  # type: ignore[attr-defined]
+    vars(show)["harem_one_line"] = True  # a function attribute, which mypy does not model
     warnings.showwarning = show

@@ -36,15 +36,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
 from harem_pipeline.errors import InputError
 
 GENDERS = frozenset({"M", "F", "?"})
 NUMBERS = frozenset({"S", "P", "?"})
 
-FIRST_HAREM = "first-harem"
-SECOND_HAREM = "second-harem"
+FIRST_HAREM: Final = "first-harem"
+SECOND_HAREM: Final = "second-harem"
 CollectionFormat = Literal["first-harem", "second-harem"]
 FORMATS = (FIRST_HAREM, SECOND_HAREM)
 

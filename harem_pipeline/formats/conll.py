@@ -54,7 +54,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import eq, itemgetter
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.model import Span
@@ -114,6 +114,19 @@ class ConllSentence:
         return " ".join(map(_FIRST, self.rows[start:end]))
 
 
+class TagInfo(NamedTuple):
+    """What a tag says: its prefix normalised to B/I/E/S/O, its type and label set
+    (None and empty for ``O``), and whether the scheme allows it."""
+
+    prefix: str
+    kind: str | None
+    labels: frozenset[str]
+    allowed: bool
+
+
+_OUTSIDE = TagInfo("O", None, frozenset(), True)
+
+
 class _TagTable:
     """Parsed tags, cached per distinct tag string (a file has few of them), and the
     line of the last ``-DOCSTART-`` read (the reader's only other state)."""
@@ -125,14 +138,14 @@ class _TagTable:
             raise InputError(path, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
         self.path = path
         self.scheme = scheme
-        self.cache: dict[str, tuple[str, str | None, frozenset[str] | None, bool]] = {}
+        self.cache: dict[str, TagInfo] = {}
         self.labels: dict[str, frozenset[str]] = {}
         self.document = 0
 
-    def parse(self, tag: str, line: int) -> tuple[str, str | None, frozenset[str] | None, bool]:
-        """``(prefix, type, labels, allowed)`` of a tag; prefix normalised to B/I/E/S/O."""
+    def parse(self, tag: str, line: int) -> TagInfo:
+        """What ``tag`` says (an ``InputError`` for a tag the scheme cannot read)."""
         if tag == "O":
-            info = ("O", None, None, True)
+            info = _OUTSIDE
         else:
             raw, dash, kind = tag.partition("-")
             if not dash:
@@ -144,7 +157,7 @@ class _TagTable:
             allowed = prefix in _ALLOWED[self.scheme] and raw in _RAW_PREFIXES.get(
                 self.scheme, "BIESLUO"
             )
-            info = (prefix, kind, labels, allowed)
+            info = TagInfo(prefix, kind, labels, allowed)
         self.cache[tag] = info
         return info
 
@@ -187,7 +200,7 @@ def _decode(tags: Sequence[str], table: _TagTable, line: int) -> tuple[list[Span
     prev_i = -2
     prev_prefix = "O"
     prev_kind: str | None = None
-    prev_labels: frozenset[str] | None = None
+    prev_labels: frozenset[str] = frozenset()
     begin = 0
     repairs = 0
     for i in compress(count(), map(_NOT_O, tags)):
@@ -290,7 +303,8 @@ def _read_block(block: str, line: int, table: _TagTable) -> Iterator[ConllSenten
         system = list(map(_SYSTEM, rows))
         yield _sentence(gold, system, table, line, rows)
         return
-    gold, system, kept = [], [], []
+    kept: list[list[str]] = []
+    gold, system = [], []
     first = line
     for lineno, fields in enumerate(rows, line):
         if not fields or fields[0] == DOCSTART:

@@ -367,7 +367,7 @@ def _columns(body: str, line: int, path: str | None) -> Iterator[ConllColumns | 
         return
     sentences: list[ConllSentence] = []
     for item in _conll_blocks(body, line, path):
-        if type(item) is ConllSentence:
+        if isinstance(item, ConllSentence):
             sentences.append(item)
             continue
         yield ConllColumns.of_sentences(sentences)

@@ -145,11 +145,10 @@ def _describe(entity: CharEntity) -> str:
     return f"{entity.label}{shown} at {entity.start}..{entity.end}"
 
 
-def _offset(item: dict, names: tuple[str, str]) -> object:
-    for name in names:
-        if name in item:
-            return item[name]
-    return None
+def _offset(item: dict, names: tuple[str, str]) -> int | None:
+    """The value of the first of ``names`` in ``item``; None unless an integer (not a bool)."""
+    value = next((item[name] for name in names if name in item), None)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _entity(item: object, text: str | None, path: str | None, line: int, docid: str) -> CharEntity:
@@ -159,11 +158,11 @@ def _entity(item: object, text: str | None, path: str | None, line: int, docid: 
     end = _offset(item, ("end_offset", "end"))
     label = item.get("label")
     shown = json.dumps(item, ensure_ascii=False)
-    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)):
+    if start is None or end is None:
         raise InputError(path, "integer start and end offsets", shown, line=line, docid=docid)
     if not isinstance(label, str) or not label.strip():
         raise InputError(path, "a non-empty label", shown, line=line, docid=docid)
-    if not 0 <= start < end:  # type: ignore[operator]
+    if not 0 <= start < end:
         raise InputError(
             path,
             "offsets with 0 <= start < end",
@@ -171,7 +170,7 @@ def _entity(item: object, text: str | None, path: str | None, line: int, docid: 
             line=line,
             docid=docid,
         )
-    if text is not None and end > len(text):  # type: ignore[operator]
+    if text is not None and end > len(text):
         raise InputError(
             path,
             f"an end offset within the document's {len(text)} characters",
@@ -182,15 +181,15 @@ def _entity(item: object, text: str | None, path: str | None, line: int, docid: 
     written = item.get("text")
     if written is not None and not isinstance(written, str):
         raise InputError(path, "an entity text string", shown, line=line, docid=docid)
-    if written is not None and text is not None and text[start:end] != written:  # type: ignore[misc]
+    if written is not None and text is not None and text[start:end] != written:
         raise InputError(
             path,
             f"the entity text {written!r} at {start}..{end}",
-            repr(text[start:end]),  # type: ignore[misc]
+            repr(text[start:end]),
             line=line,
             docid=docid,
         )
-    return CharEntity(start, end, label.strip(), written)  # type: ignore[arg-type]
+    return CharEntity(start, end, label.strip(), written)
 
 
 class _ListReader:

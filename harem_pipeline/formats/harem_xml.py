@@ -26,7 +26,7 @@ import codecs
 import dataclasses
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from harem_pipeline.errors import InputError
@@ -36,6 +36,7 @@ from harem_pipeline.model import (
     SECOND_HAREM,
     AltBlock,
     Collection,
+    CollectionFormat,
     Document,
     Entity,
     read_entity_fields,
@@ -121,7 +122,7 @@ class _Source:
 
     def _read(self, at_least: int = 0) -> bool:
         """Append the next chunks (at least ``at_least`` characters); False at the end."""
-        parts = []
+        parts: list[str] = []
         size = 0
         while not self._eof and (not parts or size < at_least):
             chunk = next(self._chunks, None)
@@ -474,7 +475,7 @@ class CollectionStream:
     """
 
     path: str
-    format: str
+    format: CollectionFormat
     encoding: str
     root: str | None
     version: str | None
@@ -956,7 +957,7 @@ class _Writer:
         return [opening, leaf.text, closing]
 
 
-def _starting_at(spans: list[tuple[int, int, object]]) -> dict[int, list[tuple]]:
+def _starting_at(spans: Sequence[tuple[int, int, object]]) -> dict[int, list[tuple]]:
     """``(start, end, thing)`` spans grouped by their start, each group in their order."""
     groups: dict[int, list[tuple]] = {}
     for span in spans:
@@ -1024,6 +1025,14 @@ _PLAIN_PROLOGUE = re.compile(
     re.DOTALL,
 )
 _PLAIN_GAP = re.compile(_BLANKS, re.DOTALL)
+
+
+def _gap_end(window: str, at: int) -> int:
+    """Where the blanks and comments from ``at`` end (``at`` when there are none)."""
+    gap = _PLAIN_GAP.match(window, at)
+    return at if gap is None else gap.end()
+
+
 _PLAIN_DOC_OPEN = re.compile(r"<DOC DOCID=\"([^\"<>&]+)\">")
 _DOC_CLOSE = "</DOC>"
 _NOT_IN_PLAIN_DOCUMENT = re.compile(r"<DOC[\s>/]|<[!?]|\x00")  # a NUL: the general reader's error
@@ -1102,11 +1111,11 @@ def split_documents(
         if opening is not None and not _PLAIN_GAP.fullmatch(window, base, gap_end):
             raise NotPlainCollection("text between documents")
         line += window.count("\n", base, gap_end)
-    end = _PLAIN_GAP.match(window, base).end()
+    end = _gap_end(window, base)
     if root is not None:
         if not window.startswith(f"</{root}>", end):
             raise NotPlainCollection("no root end tag")
-        end = _PLAIN_GAP.match(window, end + len(root) + 3).end()
+        end = _gap_end(window, end + len(root) + 3)
     if end != len(window):
         raise NotPlainCollection("not a plain end")
 

@@ -64,8 +64,9 @@ def _tag_names(
     tags: list[object], names: object, path: str | None, lineno: int, docid: str
 ) -> list[str]:
     """The tags as names: strings as they are, integers through ``names``."""
-    if all(isinstance(t, str) for t in tags):
-        return list(tags)  # type: ignore[arg-type]
+    strings = [t for t in tags if isinstance(t, str)]
+    if len(strings) == len(tags):
+        return strings
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise InputError(
             path,

@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Mapping
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 Columns = Mapping[str, np.ndarray]
 """Count name → one value per row (a report: one row; a bootstrap: one per resample)."""
@@ -25,7 +26,7 @@ FigureFunction = Callable[[Columns], Mapping[str, np.ndarray]]
 """A family's formula: count columns → figure columns, NaN where undefined."""
 
 
-def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+def ratio(numerator: ArrayLike, denominator: ArrayLike) -> np.ndarray:
     """``numerator / denominator`` per row, NaN (undefined) where the denominator is 0."""
     numerator = np.asarray(numerator, dtype=float)
     denominator = np.asarray(denominator, dtype=float)

@@ -10,11 +10,13 @@ The counts are :mod:`harem_pipeline.stages.spans`'.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from harem_pipeline.measures.bootstrap import (
     DEFAULT_RESAMPLES,
@@ -23,6 +25,7 @@ from harem_pipeline.measures.bootstrap import (
     count_matrix,
     interval_table,
 )
+from harem_pipeline.measures.core import Columns as CountColumns
 from harem_pipeline.measures.core import RowColumns, harmonic, ratio, scalar
 from harem_pipeline.stages.spans import (
     _CATEGORY_FIELDS,
@@ -95,7 +98,14 @@ def _labels(keys: Sequence[str]) -> list[str]:
     return sorted({k[len(prefix) :].rpartition(".")[0] for k in keys if k.startswith(prefix)})
 
 
-def _prf(out: dict[str, Any], path: str, sys_hits, system, gold_hits, gold) -> None:
+def _prf(
+    out: dict[str, Any],
+    path: str,
+    sys_hits: ArrayLike,
+    system: ArrayLike,
+    gold_hits: ArrayLike,
+    gold: ArrayLike,
+) -> None:
     precision = ratio(sys_hits, system)
     recall = ratio(gold_hits, gold)
     out[f"{path}.precision"] = precision
@@ -103,7 +113,7 @@ def _prf(out: dict[str, Any], path: str, sys_hits, system, gold_hits, gold) -> N
     out[f"{path}.f1"] = harmonic(precision, recall, 0.0)
 
 
-def span_figures(columns: Columns) -> dict[str, np.ndarray]:
+def span_figures(columns: CountColumns) -> dict[str, np.ndarray]:
     """Every P/R/F of the span report from count columns (NaN where undefined).
 
     Keys follow the JSON report's nesting: ``labelled.exact.precision``,
@@ -154,7 +164,7 @@ MACRO = "macro"
 """Key of the macro averages: per measure, the mean of the per-label P, R and F."""
 
 
-def _defined_mean(values: Sequence[np.ndarray], columns: Columns) -> np.ndarray:
+def _defined_mean(values: Sequence[np.ndarray], columns: CountColumns) -> np.ndarray:
     """Row by row, the mean of the values that are defined; NaN where none is.
 
     A label whose P (say) is undefined -- it has no system spans -- is left
@@ -274,7 +284,7 @@ def unit_measures(
     figures = span_figures(Columns(names, matrix))
     keys = list(figures)
     table = np.stack([np.asarray(figures[k], dtype=float) for k in keys], axis=1)
-    values = np.where(np.isnan(table), None, table).tolist()
+    values = [[None if math.isnan(v) else v for v in row] for row in table.tolist()]
     index = {name: i for i, name in enumerate(names)}
     plan = []  # (parent path, row name, first column, label or None), one per P/R/F triple
     for i in range(0, len(keys), 3):

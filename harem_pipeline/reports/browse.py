@@ -265,15 +265,15 @@ def render_text(text: str, marks: Sequence[tuple[str, Mark]], xml: bool) -> str:
     out: list[str] = []
     stack: list[tuple[str, Mark]] = []
     for here, after in zip(cuts, cuts[1:] + [None], strict=True):
-        ending = set(closes.get(here, ())) & {item[0] for item in stack}
+        ending = set(closes.get(here, ())) & {ident for ident, _mark in stack}
         if ending:
-            kept = [item for item in stack if item[0] not in ending]
-            lowest = min(i for i, item in enumerate(stack) if item[0] in ending)
+            kept = [(ident, mark) for ident, mark in stack if ident not in ending]
+            lowest = min(i for i, (ident, _mark) in enumerate(stack) if ident in ending)
             out.append("</span>" * (len(stack) - lowest))
             stack = kept[:lowest]
-            for item in kept[lowest:]:
-                out.append(_open_tag(item[1], item[0]))
-                stack.append(item)
+            for ident, mark in kept[lowest:]:
+                out.append(_open_tag(mark, ident))
+                stack.append((ident, mark))
         for number in numbers.get(here, ()):
             out.append(f'<sup class="n">{number}</sup>')
         for ident, mark in sorted(opens.get(here, ()), key=lambda item: -item[1].end):
@@ -330,8 +330,8 @@ def render_document_page(
             + render_text(doc.gold_text, idents, doc.xml)
         )
     else:
-        gold = [item for item in idents if item[1].side == GOLD]
-        system = [item for item in idents if item[1].side == SYSTEM]
+        gold = [(ident, m) for ident, m in idents if m.side == GOLD]
+        system = [(ident, m) for ident, m in idents if m.side == SYSTEM]
         texts = (
             "<h2>Colecção dourada</h2>"
             + render_text(doc.gold_text, gold, doc.xml)

@@ -88,7 +88,9 @@ def _to_svg(figure: Any) -> str:
     return text[text.index("<svg") :]
 
 
-def _errors(values: Sequence[float | None], intervals: Sequence[list[float] | None]):
+def _errors(
+    values: Sequence[float | None], intervals: Sequence[list[float] | None]
+) -> list[list[float]]:
     """Asymmetric error-bar lengths, zero where an interval is unknown."""
     lower, upper = [], []
     for value, interval in zip(values, intervals, strict=True):

@@ -200,9 +200,9 @@ def _leaderboard_entries(reports: Sequence[Mapping[str, Any]]) -> list[Mapping[s
     best: dict[str, Mapping[str, Any]] = {}
     for report in reports:
         run = report["run"]
-        rank = (report.get("subset") == "total", report.get("scenario") == "absolute")
+        preferred = (report.get("subset") == "total", report.get("scenario") == "absolute")
         current = best.get(run)
-        if current is None or rank > (
+        if current is None or preferred > (
             current.get("subset") == "total",
             current.get("scenario") == "absolute",
         ):

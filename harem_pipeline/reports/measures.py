@@ -28,7 +28,7 @@ from harem_pipeline.measures.spans import (
     ViewMeasures,
     triple_interval,
 )
-from harem_pipeline.stages.span_errors import ERROR_FIELDS
+from harem_pipeline.stages.span_errors import ERROR_FIELDS, ErrorSpill
 from harem_pipeline.stages.spans import CategoryCounts, SpanCounts, span_counts_as_mapping
 
 MEASURE_ROWS = ("exact", "overlap", "intersection")
@@ -270,7 +270,7 @@ def _confusion_lines(table: dict[str, dict[str, int]]) -> list[str]:
     return ["", "confusion (same boundaries; rows gold, columns system)", *_table(rows)]
 
 
-def _error_lines(errors, limit: int) -> list[str]:
+def _error_lines(errors: ErrorSpill, limit: int) -> list[str]:
     """The first ``limit`` errors in short form, and how many there are."""
     total = len(errors)
     if not total:

@@ -317,7 +317,7 @@ def render_semantic_page(
             None, "distinct run names on one official page", f"{', '.join(duplicated)} twice"
         )
     debug = code_names is None
-    shown = {name: name for name in names} if debug else dict(code_names)
+    shown = {name: name for name in names} if code_names is None else dict(code_names)
     lines = page_header(filters, generated)
     lines += _table(runs, shown, classification=True, debug=debug)
     lines += _table(runs, shown, classification=False, debug=debug)
@@ -538,7 +538,7 @@ def render_identification_page(
         printable = not math.isnan(_number(entry.values[PRECISION]))
         if not debug and not printable:
             continue
-        shown = entry.name if debug else code_names[entry.name]
+        shown = entry.name if code_names is None else code_names[entry.name]
         cells = [_name_cell(entry.name, shown)]
         for key, _largest in GLOBALID_SCORES:
             value = entry.values[key]

@@ -346,7 +346,7 @@ def format_json(rows: Iterable[SummaryRow], veil_rows: Iterable[SummaryRow] = ()
     grid's rows apart (``veil_rows``, when there are any), so that a reader of
     ``rows`` sees the campaign's own rows only."""
     data: dict[str, Any] = {"rows": [asdict(row) for row in rows]}
-    veil_rows = [asdict(row) for row in veil_rows]
-    if veil_rows:
-        data["veil_rows"] = veil_rows
+    veils = [asdict(row) for row in veil_rows]
+    if veils:
+        data["veil_rows"] = veils
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -17,7 +17,8 @@ of every evaluation and are not counted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 
 from harem_pipeline.formats.veils import Grid
 from harem_pipeline.model import Collection
@@ -35,14 +36,16 @@ class CategoryUse:
 
 def category_uses(collection: Collection) -> tuple[CategoryUse, ...]:
     """Every category of the collection's scored entities (plain and in ALT), sorted."""
-    seen: dict[str, list] = {}
+    counts: Counter[str] = Counter()
+    first: dict[str, CategoryUse] = {}
     for doc in collection.documents:
         in_alts = (e for block in doc.alt_blocks for alt in block.alternatives for e in alt)
         for entity in (*doc.entities, *in_alts):
             for category in entity.categories:
-                use = seen.setdefault(category, [0, entity.line, doc.docid])
-                use[0] += 1
-    return tuple(CategoryUse(cat, *seen[cat]) for cat in sorted(seen))
+                counts[category] += 1
+                if category not in first:
+                    first[category] = CategoryUse(category, 0, entity.line, doc.docid)
+    return tuple(replace(first[cat], entities=counts[cat]) for cat in sorted(first))
 
 
 def unknown_category_warnings(uses: tuple[CategoryUse, ...], grid: Grid, path: str) -> list[str]:

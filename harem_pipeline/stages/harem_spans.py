@@ -50,6 +50,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
@@ -418,10 +419,10 @@ def _pairs(
             yield doc, run_docs.get(docid), None
         return
     for docid, choices in alt_choices.items():
-        doc = cd_docs.get(java_trim(docid))
-        if doc is None:
+        found = cd_docs.get(java_trim(docid))
+        if found is None:
             raise InputError(cd.path, "the document of the evaluated file in the CD", docid)
-        yield doc, run_docs.get(java_trim(docid)), choices
+        yield found, run_docs.get(java_trim(docid)), choices
 
 
 def _document_spans_all(
@@ -488,7 +489,7 @@ def count_collections(
             gold, system = labels(gold), labels(system)
         counts = count_document(gold, system, min_overlap, listing)
         if spill is not None:
-            spill.flush(spans.docid, None, lambda a, b, t=text, k=cd_tokens: token_text(t, k, a, b))
+            spill.flush(spans.docid, None, partial(token_text, text, cd_tokens))
         earlier = per_document.get(spans.docid)
         per_document[spans.docid] = counts if earlier is None else earlier + counts
         documents += 1

@@ -34,6 +34,7 @@ from harem_pipeline.stages.spans import (
     BOUNDARY_KEY,
     MISSING_KEY,
     SPURIOUS_KEY,
+    ConfusionKey,
     Listing,
 )
 
@@ -88,10 +89,11 @@ class ErrorSpill:
             return
         place = f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['
         lines = []
-        for kind, side, (start, end, labels), others in found:
-            other = ", ".join(f"[{s}, {e}, {_label(ls)}]" for s, e, ls in others)
+        for error in found:
+            start, end, labels = error.span
+            other = ", ".join(f"[{s}, {e}, {_label(ls)}]" for s, e, ls in error.others)
             lines.append(
-                f'{{"kind": "{kind}", "side": "{side}", "label": {_label(labels)}, '
+                f'{{"kind": "{error.kind}", "side": "{error.side}", "label": {_label(labels)}, '
                 f'"start": {start}, "end": {end}, "text": {_string(text(start, end))}'
                 f"{place}{other}]}}\n"
             )
@@ -119,7 +121,9 @@ class ErrorSpill:
         return confusion_table(self.listing.confusion)
 
 
-def confusion_table(cells: Counter[tuple[object, object]]) -> dict[str, dict[str, int]]:
+def confusion_table(
+    cells: Counter[tuple[ConfusionKey, ConfusionKey]],
+) -> dict[str, dict[str, int]]:
     """Confusion cells as nested dicts: label rows sorted, then ``(spurious)`` and ``(boundary)``.
 
     Labels are written as in the files (``A|B`` for a vague set); each row
@@ -136,8 +140,8 @@ def confusion_table(cells: Counter[tuple[object, object]]) -> dict[str, dict[str
     }
 
 
-def _key(key: object) -> str:
-    return key if isinstance(key, str) else format_label(key)  # type: ignore[arg-type]
+def _key(key: ConfusionKey) -> str:
+    return key if isinstance(key, str) else format_label(key)
 
 
 def _key_order(item: str | tuple[str, Any]) -> tuple[int, str]:

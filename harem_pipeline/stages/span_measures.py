@@ -17,8 +17,9 @@ from __future__ import annotations
 import codecs
 import io
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import TextIO
 
 from harem_pipeline.errors import InputError
@@ -183,7 +184,7 @@ def measure_conll(
             add(sentence.gold, sentence.system)
         else:
             add(labels(sentence.gold), labels(sentence.system))
-        if pending:
+        if pending and spill is not None:
             spill.flush(sentence.document or None, sentence.line, sentence.words)
         if not by_document:
             end_source(sentence.line)
@@ -230,13 +231,17 @@ def measure_jsonl(
             gold, system = labels(gold), labels(system)
         units.add_document(gold, system)
         if spill is not None:
-            words = document.tokens
-            spill.flush(document.id, document.line, lambda a, b, w=words: " ".join(w[a:b]))
+            spill.flush(document.id, document.line, partial(_joined, document.tokens))
         units.end_source((document.id, document.line))
         documents += 1
         tokens += size
     counts = units.finish()
     return counts, Repairs(), documents, tokens, equal
+
+
+def _joined(words: Sequence[str], start: int, end: int) -> str:
+    """The text of tokens ``start:end``, as an error listing quotes it."""
+    return " ".join(words[start:end])
 
 
 def unit_names(ids: Iterable[object]) -> list[str]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import add
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -149,7 +149,7 @@ class CountLayout:
 
         def match(base: int) -> MatchCounts:
             v = padded[base : base + len(_MATCH_FIELDS)]
-            return MatchCounts(*map(int, v[:6]), float(v[6]), float(v[7]))
+            return MatchCounts(*map(int, v[:6]), *map(float, v[6:8]))
 
         views = []
         for v in range(len(VIEWS)):
@@ -174,6 +174,14 @@ class Unit:
     id: Any
     sources: int
     row: tuple[float, ...]
+
+
+class _Filling(NamedTuple):
+    """The unit ``add`` is filling: its first source unit, how many so far, their summed row."""
+
+    id: Any
+    sources: int
+    row: list[float]
 
 
 def unit_size(sources: int, limit: int = UNIT_LIMIT) -> int:
@@ -206,7 +214,7 @@ class BoundedUnits:
         self.ids: list[Any] = []
         self.sources: list[int] = []
         self.matrix = np.zeros((2 * limit, 0))  # widened as rows get longer
-        self._pending: tuple[Any, int, list[float]] | None = None  # being filled by ``add``
+        self._pending: _Filling | None = None
 
     def add(self, source_id: Any, row: Sequence[float]) -> None:
         """Add one source unit's row (for counts that come one source unit at a time)."""
@@ -219,7 +227,7 @@ class BoundedUnits:
             self._pending = None
             self.push(unit_id, total, sources)
         else:
-            self._pending = (unit_id, sources, total)
+            self._pending = _Filling(unit_id, sources, total)
 
     def push(self, unit_id: Any, row: Sequence[float], sources: int | None = None) -> None:
         """Append the next unit (``sources`` defaults to ``size``)."""
@@ -279,7 +287,7 @@ class BoundedUnits:
     def total(self) -> list[float]:
         """Column sums over every unit (and a unit being filled)."""
         total = self.matrix[: len(self.ids)].sum(axis=0).tolist()
-        return total if self._pending is None else add_rows(total, self._pending[2])
+        return total if self._pending is None else add_rows(total, self._pending.row)
 
 
 class SpanUnits:

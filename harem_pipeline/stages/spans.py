@@ -61,9 +61,12 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
 from operator import itemgetter, le
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from harem_pipeline.model import Span
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 # Category indexes, shared by both sides; the last slot is ``spurious`` on the
 # system side and ``missing`` on the gold side.
@@ -88,6 +91,8 @@ _START, _END, _LABELS = itemgetter(0), itemgetter(1), itemgetter(2)
 L_SPANS, L_EXACT, L_OVERLAP, L_COVERAGE = 0, 1, 2, 3
 """Slots of one side of a per-label tally."""
 _LABEL_WIDTH = 4
+TallyRow = list[Any]
+"""A flat running tally: counts (``int``) and coverage sums (``float``) by slot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +180,7 @@ class SpanCounts:
         )
 
 
-def _values(obj: object) -> tuple:
+def _values(obj: DataclassInstance) -> tuple[Any, ...]:
     return tuple(getattr(obj, f.name) for f in fields(obj))
 
 
@@ -212,9 +217,9 @@ class SpanTally:
         errors and the confusion (None: counts only)."""
         self.min_overlap = min_overlap
         self.listing = listing
-        self.labelled = [0] * (2 * _VIEW_WIDTH)
-        self.unlabelled = [0] * (2 * _VIEW_WIDTH)
-        self.per_label: dict[str, list] = {}
+        self.labelled: TallyRow = [0] * (2 * _VIEW_WIDTH)
+        self.unlabelled: TallyRow = [0] * (2 * _VIEW_WIDTH)
+        self.per_label: dict[str, TallyRow] = {}
         # Spans found identical on both sides, kept as a number and a Counter
         # of label sets (see ``_tally_identical``).
         self.identical = 0
@@ -301,20 +306,30 @@ def check_min_overlap(value: float) -> float:
 KIND_NAMES = CATEGORY_NAMES[1:]
 """The kinds of error a span can be (every category but ``correct``)."""
 MISSING_KEY, SPURIOUS_KEY, BOUNDARY_KEY = "(missing)", "(spurious)", "(boundary)"
+ConfusionKey = frozenset[str] | str
+"""A row or column of the confusion: a label set or one of the keys above."""
 """Confusion keys beside the labels: a gold span no system span overlaps (column
 ``(missing)``), a system span no gold span overlaps (row ``(spurious)``), and a
 span whose overlapping spans all have other boundaries (column or row
 ``(boundary)``)."""
 
 
+class SpanError(NamedTuple):
+    """One error of a listing: ``kind`` a name of ``KIND_NAMES``, ``side`` ``"gold"`` or
+    ``"system"``, and the spans of the other side sharing a token with ``span`` (sorted)."""
+
+    kind: str
+    side: str
+    span: Span
+    others: list[Span]
+
+
 class Listing:
     """What the slow path of a tally found about individual spans: errors and confusion.
 
-    ``pending`` holds the errors of the documents added since it was last
-    emptied, as ``(kind, side, span, others)``: ``kind`` a name of
-    ``KIND_NAMES``, ``side`` ``"gold"`` or ``"system"``, ``others`` the
-    spans of the other side that share a token with ``span`` (a sorted list).  The
-    reader empties it after each document, adding where the document is.
+    ``pending`` holds the errors (:class:`SpanError`) of the documents added
+    since it was last emptied.  The reader empties it after each document,
+    adding where the document is.
 
     ``confusion`` counts ``(gold key, system key)`` pairs, a key a label set
     (or one of the keys above): each gold span pairs with the system span of
@@ -329,15 +344,15 @@ class Listing:
     __slots__ = ("pending", "confusion")
 
     def __init__(self) -> None:
-        self.pending: list[tuple[str, str, Span, list[Span]]] = []
-        self.confusion: Counter[tuple[object, object]] = Counter()
+        self.pending: list[SpanError] = []
+        self.confusion: Counter[tuple[ConfusionKey, ConfusionKey]] = Counter()
 
     def absorb(self, tally: SpanTally) -> None:
         """Add the tally's identical spans to the diagonal (call before clearing it)."""
         for labels, k in tally.identical_labels.items():
             self.confusion[labels, labels] += k
 
-    def take(self) -> list[tuple[str, str, Span, list[Span]]]:
+    def take(self) -> list[SpanError]:
         """The pending errors by start, gold before system at one start.
 
         ``pending`` is emptied in place (a reader may hold it to test it cheaply).
@@ -347,9 +362,9 @@ class Listing:
         return found
 
 
-def _error_order(error: tuple[str, str, Span, list[Span]]) -> tuple:
-    _kind, side, (start, end, labels), _others = error
-    return start, side != "gold", end, sorted(labels)
+def _error_order(error: SpanError) -> tuple[int, bool, int, list[str]]:
+    start, end, labels = error.span
+    return start, error.side != "gold", end, sorted(labels)
 
 
 def count_documents(documents: Iterable[tuple[Sequence[Span], Sequence[Span]]]) -> SpanCounts:
@@ -360,7 +375,7 @@ def count_documents(documents: Iterable[tuple[Sequence[Span], Sequence[Span]]]) 
     return tally.counts()
 
 
-def _label_tally(tally: SpanTally, label: str) -> list:
+def _label_tally(tally: SpanTally, label: str) -> TallyRow:
     row = tally.per_label.get(label)
     if row is None:
         row = tally.per_label[label] = [0] * (2 * _LABEL_WIDTH)
@@ -531,8 +546,8 @@ def _thresholded(
 
 _SIDES = ("system", "gold")
 _KINDS_BY_SIDE = (
-    (None, "label_error", "boundary_error", "label_boundary_error", "spurious"),
-    (None, "label_error", "boundary_error", "label_boundary_error", "missing"),
+    ("correct", "label_error", "boundary_error", "label_boundary_error", "spurious"),
+    ("correct", "label_error", "boundary_error", "label_boundary_error", "missing"),
 )
 
 
@@ -548,8 +563,10 @@ def _list_span(
 ) -> None:
     """Record one span of the slow path: its error (if any) and its confusion cell."""
     labels = span[2]
+    key: ConfusionKey
     if gold_side:
         if category <= LABEL_ERROR:
+            assert same_labels is not None  # a span of the same boundaries was found
             key = same_labels
         else:
             key = MISSING_KEY if category == UNMATCHED else BOUNDARY_KEY
@@ -561,15 +578,17 @@ def _list_span(
         return
     start = span[0]
     touching = [o for o in others[lo:hi] if o[1] > start]
-    listing.pending.append((_KINDS_BY_SIDE[gold_side][category], _SIDES[gold_side], span, touching))
+    listing.pending.append(
+        SpanError(_KINDS_BY_SIDE[gold_side][category], _SIDES[gold_side], span, touching)
+    )
 
 
 def _tally_label(
-    row: list,
+    row: TallyRow,
     offset: int,
     span: Span,
     label: str,
-    others,
+    others: Sequence[Span],
     lo: int,
     hi: int,
     threshold: float = 0.0,
@@ -652,11 +671,11 @@ def tally_mapping(tally: SpanTally) -> dict[str, float]:
         for i in range(8):
             row[i] += k
     for label, t in sorted(rows.items()):
-        values = (t[0], t[4], t[1], t[5], t[2], t[6], float(t[3]), float(t[7]))
+        label_values = (t[0], t[4], t[1], t[5], t[2], t[6], float(t[3]), float(t[7]))
         keys = _LABEL_KEYS.get(label)
         if keys is None:
             keys = _LABEL_KEYS[label] = tuple(f"{PER_LABEL}.{label}.{f}" for f in _MATCH_FIELDS)
-        for key, value in zip(keys, values, strict=True):
+        for key, value in zip(keys, label_values, strict=True):
             if value:
                 flat[key] = value
     return flat
@@ -733,9 +752,9 @@ class LabelFilter:
         cache = self._cache
         kept = []
         for start, end, labels in spans:
-            shown = cache.get(labels, False)
-            if shown is False:
-                shown = cache[labels] = self._shown(labels)
+            if labels not in cache:
+                cache[labels] = self._shown(labels)
+            shown = cache[labels]
             if shown is not None:
                 kept.append((start, end, shown))
         return tuple(kept)

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
-from functools import cache
 from typing import Generic, NamedTuple, TypeVar
 
 from harem_pipeline.formats.alinhado import DocEnd, DocStart, DocumentLine, Line, Record
+from harem_pipeline.text.memo import keyed_cache
 
 C = TypeVar("C", bound="Counts")
 
@@ -52,13 +52,13 @@ class Counts:
         return {key: value for key, value in pairs if value or not nonzero}
 
 
-@cache
+@keyed_cache()
 def field_names(kind: type[Counts]) -> tuple[str, ...]:
     """The fields of a count type, in order."""
     return tuple(f.name for f in fields(kind))
 
 
-@cache
+@keyed_cache()
 def _nested(kind: type[Counts]) -> tuple[type[Counts] | None, ...]:
     """Per field, the count type of a nested field (None for a number)."""
     defaults = kind()
@@ -68,7 +68,7 @@ def _nested(kind: type[Counts]) -> tuple[type[Counts] | None, ...]:
     )
 
 
-@cache
+@keyed_cache()
 def row_names(kind: type[Counts]) -> tuple[str, ...]:
     """The names of a count type's row: ``field``, or ``field.sub`` for nested counts."""
     names: list[str] = []
@@ -80,7 +80,7 @@ def row_names(kind: type[Counts]) -> tuple[str, ...]:
     return tuple(names)
 
 
-@cache
+@keyed_cache()
 def _index(kind: type[Counts]) -> dict[str, int]:
     return {name: i for i, name in enumerate(row_names(kind))}
 

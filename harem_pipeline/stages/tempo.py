@@ -19,7 +19,7 @@ added as doubles in rule order, every sum printed ``%.6g``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from harem_pipeline.errors import InputError
@@ -251,6 +251,11 @@ class _Line:
             self.errors.append(self.labels)
 
 
+def _literal(text: str) -> Callable[[re.Match[str]], str]:
+    """An ``re.sub`` replacement inserting ``text`` as it is (no backslash escapes)."""
+    return lambda _match: text
+
+
 def rewrite(text: str, sums: _Line) -> TempoLine:
     """``update_csc``: the first block's values raised by the points, the block appended."""
     found = _CLASSIC.search(text)
@@ -260,9 +265,14 @@ def rewrite(text: str, sums: _Line) -> TempoLine:
     for (name, pattern), value, added in zip(_VALUES, written, points, strict=True):
         local = value.replace(".", ",", 1)
         total = awk_number(awk_strtonum(local) + added)
-        text = pattern.sub(lambda _m, n=name, v=total: f"{n}({v})", text, count=1)
+        text = pattern.sub(_literal(f"{name}({total})"), text, count=1)
         classic.append(local.replace(",", ".", 1))
-    block = TempoBlock(sums.labels, tuple(classic), tuple(map(awk_number, points)))  # type: ignore[arg-type]
+    a, b, c = classic
+    block = TempoBlock(
+        sums.labels,
+        (a, b, c),
+        (awk_number(sums.gold), awk_number(sums.system), awk_number(sums.csc)),
+    )
     return TempoLine(text + format_tempo_block(block), tuple(sums.errors))
 
 
@@ -360,7 +370,7 @@ def _score_values(
                 state.val_match = 0
             right = state.val_match == 1
             if right:
-                sums.csc += 1 * state.val_match  # type: ignore[operator]
+                sums.csc += 1  # the awk's ``1 * val_match``, val_match being 1
             sums.label(name, right, _value_of(ours, attribute))
             return True
     for rule, kind, analyse in (

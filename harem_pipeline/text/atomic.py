@@ -158,10 +158,8 @@ def _buffered_in_place(
     up (not at once: a writer may start over and write it after all).
     """
     with tempfile.TemporaryFile() as spool:
-        if "b" in mode:
-            handle: IO = spool
-        else:
-            handle = io.TextIOWrapper(spool, encoding=encoding, newline=newline)
+        text = None if "b" in mode else io.TextIOWrapper(spool, encoding=encoding, newline=newline)
+        handle: IO = spool if text is None else text
         try:
             yield handle
             handle.flush()
@@ -169,8 +167,8 @@ def _buffered_in_place(
             _abandoned.add(target)
             raise
         finally:
-            if handle is not spool:
-                handle.detach()  # the spool is closed by its own ``with``
+            if text is not None:
+                text.detach()  # the spool is closed by its own ``with``
         spool.seek(0)
         _abandoned.discard(target)
         if target == "-":

@@ -9,7 +9,7 @@ through these functions, so each rule is written once.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T", bound=Hashable)
 
@@ -36,7 +36,7 @@ def java_string_hash(text: str | None) -> int:
 
 def java_hash_order(
     keys: Iterable[T],
-    hash_of: Callable[[T], int] = java_string_hash,
+    hash_of: Callable[[Any], int] = java_string_hash,
     size: int | None = None,
 ) -> list[T]:
     """``keys`` in the order a Java 8 ``HashMap``/``HashSet`` iterates them.

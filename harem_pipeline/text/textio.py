@@ -25,17 +25,21 @@ from __future__ import annotations
 import codecs
 import functools
 import gzip
+import io
 import json
 import os
 import re
 import stat
 import warnings
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, TypeVar
 
 from harem_pipeline.errors import InputError, StaleDeclarationWarning
+
+R = TypeVar("R")
 
 _XML_DECL = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 
@@ -51,7 +55,7 @@ class DecodedText:
     encoding: str
 
 
-def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
+def open_binary(path: str | os.PathLike[str]) -> gzip.GzipFile | io.BufferedReader:
     """Open a file for reading bytes, transparently un-gzipping ``*.gz`` files.
 
     Only a regular file is read: a device such as ``/dev/zero`` never ends
@@ -64,7 +68,7 @@ def open_binary(path: str | os.PathLike[str]) -> BinaryIO:
     p = Path(path)
     try:
         check_readable_kind(path)
-        return _CheckedGzipFile(p, "rb") if p.suffix == ".gz" else open(p, "rb")  # type: ignore[return-value]
+        return _CheckedGzipFile(p, "rb") if p.suffix == ".gz" else open(p, "rb")
     except FileNotFoundError:
         raise InputError(str(path), "an existing file", "no such file") from None
     except IsADirectoryError:
@@ -96,11 +100,11 @@ def check_readable_kind(path: str | os.PathLike[str]) -> None:
     raise InputError(str(path), "a regular file (an input is read more than once)", kind)
 
 
-def _gzip_errors(method):  # type: ignore[no-untyped-def]
+def _gzip_errors(method: Callable[..., R]) -> Callable[..., R]:
     """``method`` of a gzip file, its corrupt or cut data an ``InputError`` naming the file."""
 
     @functools.wraps(method)
-    def checked(self, *args):  # type: ignore[no-untyped-def]
+    def checked(self: _CheckedGzipFile, *args: Any) -> R:
         try:
             return method(self, *args)
         except (zlib.error, gzip.BadGzipFile) as exc:

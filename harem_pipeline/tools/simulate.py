@@ -406,8 +406,8 @@ def build_view(doc: Document, choices: Sequence[int]) -> list[Slot]:
     chosen: list[tuple[Entity, AltBlock | None]] = [
         (e, None) for e in (*doc.entities, *doc.omitted_entities)
     ]
-    for block, choice in zip(doc.alt_blocks, choices, strict=True):
-        chosen += [(e, block) for e in resolve_alternative(block, choice)]
+    for alt, choice in zip(doc.alt_blocks, choices, strict=True):
+        chosen += [(e, alt) for e in resolve_alternative(alt, choice)]
     chosen.sort(key=lambda pair: (pair[0].start, pair[0].end))
     obstacles = _Obstacles(
         [(s, e, ("omitted", (s, e))) for s, e in doc.omitted]
@@ -963,8 +963,9 @@ def perturb_tempo(
     if kind == "delta":
         return tuple((k, v) for k, v in attributes if k != "VAL_DELTA")
     if kind == "year":
-        shifted = int(year.group(2)) + rng.choice((-1, 1))  # type: ignore[union-attr]
-        values["VAL_NORM"] = f"{year.group(1)}{shifted:04d}" + values["VAL_NORM"][5:]  # type: ignore[union-attr]
+        assert year is not None  # "year" is drawn only when VAL_NORM has one
+        shifted = int(year.group(2)) + rng.choice((-1, 1))
+        values["VAL_NORM"] = f"{year.group(1)}{shifted:04d}" + values["VAL_NORM"][5:]
     else:
         key, choices = ("SENTIDO", SENTIDOS) if kind == "sentido" else ("TEMPO_REF", TEMPO_REFS)
         values[key] = rng.choice([v for v in choices if v != values[key]])
@@ -1020,10 +1021,11 @@ def relation_attributes(doc: Document, entities: list[Entity], state: _State) ->
         for relation in golden_relations(gold):
             if relation.target in lost:
                 continue
+            moved: Relation | None = relation
             if state.relation_rng.random() < rate:
-                relation = perturb_relation(relation, entity.id, by_id, state.relation_rng)
-            if relation is not None:
-                kept.append(relation)
+                moved = perturb_relation(relation, entity.id, by_id, state.relation_rng)
+            if moved is not None:
+                kept.append(moved)
         out.append(_with_relations(entity, kept))
     return tuple(out)
 

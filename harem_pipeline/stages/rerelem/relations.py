@@ -49,7 +49,11 @@ class Rel(NamedTuple):
     type: str
 
 
-def relation_hash(rel: Rel) -> int:
+RelKey = tuple[str, str, str]
+"""A relation as ``(a, b, type)``: a ``Rel`` or a plain tuple equal to one (hashed the same)."""
+
+
+def relation_hash(rel: RelKey) -> int:
     """Java ``Relation.hashCode``: ``31³ + 31²·h(A) + 31·h(B) + h(type)`` as an ``int``."""
     a, b, kind = rel  # a plain (a, b, type) tuple hashes the same
     return int32(31 * (31 * (31 + string_hash(a)) + string_hash(b)) + string_hash(kind))
@@ -278,7 +282,7 @@ class Expansion:
             self._index(rel)
         self._keys: list[str] = []
         self._where: dict[Rel, tuple[int, int]] = {}
-        self.results: set[Rel] = set()
+        self.results: set[RelKey] = set()
         self.missing: dict[Rel, None] = {}
         self.templates: dict[tuple[str, str, Pattern], Template] = {}
         self.viable: dict[tuple[str, str, tuple[Pattern, ...]], bool] = {}
@@ -309,7 +313,7 @@ class Expansion:
 
     def _first_places(
         self, lists: list[list[Rel]], seeds: Iterable[tuple[int, int]]
-    ) -> dict[Rel, tuple[int, int, int, int]]:
+    ) -> dict[RelKey, tuple[int, int, int, int]]:
         """Each result of the pairs holding a seed relation, at its first (left, right, i, j)."""
         position = {key: index for index, key in enumerate(self._keys)}
         where = self._where
@@ -350,7 +354,7 @@ class Expansion:
                     q, j = where[other]
                     if q != p:
                         pairs.add((p, q, i, j) if p < q else (q, p, j, i))
-        places: dict[Rel, tuple[int, int, int, int]] = {}
+        first: dict[RelKey, tuple[int, int, int, int]] = {}
         templates = self.templates
         for place in pairs:
             left, right, i, j = place
@@ -363,10 +367,10 @@ class Expansion:
             ends = (r1.a, r1.b, r2.a, r2.b)
             # a plain tuple: equal to, and hashed as, the Rel it stands for
             result = (ends[template[0]], ends[template[1]], template[2])
-            known = places.get(result)
+            known = first.get(result)
             if known is None or place < known:
-                places[result] = place
-        return places
+                first[result] = place
+        return first
 
     def _template(self, key: tuple[str, str, Pattern]) -> Template:
         templates = self.templates
@@ -408,7 +412,7 @@ class Expansion:
             mask = capacity - 1
             new = [rel for rel in places if rel not in self.results]
 
-            def bucket(rel: Rel) -> tuple[int, tuple[int, int, int, int]]:
+            def bucket(rel: RelKey) -> tuple[int, tuple[int, int, int, int]]:
                 h = relation_hash(rel) & 0xFFFFFFFF
                 return ((h ^ (h >> 16)) & mask, places[rel])
 

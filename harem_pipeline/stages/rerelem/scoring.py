@@ -289,8 +289,8 @@ def evaluate_lines(
                 raise InputError(path, "DOC before EOD", "EOD", line=number)
             result = evaluate_document(docid, gold, part, fix_target_match, unique_corels)
             yield result.header()
-            for triple, label in result.evaluations:
-                yield f"{triple} {EVALUATION_MARKER} Aval({label})"
+            for evaluated, label in result.evaluations:
+                yield f"{evaluated} {EVALUATION_MARKER} Aval({label})"
             yield line
             state, docid = -1, None
             continue
