@@ -31,23 +31,22 @@ from harem_pipeline.formats.harem_xml import (
     split_documents,
 )
 from harem_pipeline.pipeline.align_steps import _batched
-from harem_pipeline.stages import align
-from harem_pipeline.stages.align import (
+from harem_pipeline.stages.align import DocumentPair, document_pairs, pair_lines, pair_text
+from harem_pipeline.stages.align import numbering as align_numbering
+from harem_pipeline.stages.align.items import (
     _NOT_PLAIN_ENTITY,
     _PLAIN_ENTITY,
-    DocumentPair,
-    _AltEntity,
-    _AltGroup,
-    _AltNode,
-    _collect_markable,
-    _EntityTag,
-    _number_alt,
-    _number_entities,
+    AltEntity,
+    AltNode,
+    EntityTag,
     _plain_items,
     _plain_tree,
-    document_pairs,
-    pair_lines,
-    pair_text,
+)
+from harem_pipeline.stages.align.numbering import (
+    NumberedAlt,
+    _number_alt,
+    collect_markable,
+    number_entities,
 )
 from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.textio import detect_file_encoding
@@ -76,14 +75,14 @@ OMITIDO_P = DATA / "reference" / "omitido-p"
 
 def _keys_of(nodes: object) -> list[str]:
     keys: dict[str, None] = {}
-    _collect_markable(nodes, keys)  # type: ignore[arg-type]
+    collect_markable(nodes, keys)  # type: ignore[arg-type]
     return list(keys)
 
 
 def _numbered(nodes: object, keys: list[str]) -> object:
-    """``_number_entities`` with every entity's attributes read (a plain one reads them
+    """``number_entities`` with every entity's attributes read (a plain one reads them
     from how they are written only when asked), so that the two readings compare."""
-    entities, counts = _number_entities(nodes, keys, True)  # type: ignore[arg-type]
+    entities, counts = number_entities(nodes, keys, True)  # type: ignore[arg-type]
     for entity in entities:
         for named in getattr(entity, "entities", (entity,)):
             named.attribute_pairs()
@@ -246,8 +245,8 @@ def test_upper_words_by_gap_are_the_word_tokens_upper_cased(pieces: list[str]) -
 
 def _numbered_text_by_text(items: object, keys: list[str]) -> object:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(align, "_number_in_bulk", lambda *args: False)
-        return _number_entities(items, keys, True)  # type: ignore[arg-type]
+        patch.setattr(align_numbering, "_number_in_bulk", lambda *args: False)
+        return number_entities(items, keys, True)  # type: ignore[arg-type]
 
 
 def _assert_bulk_numbering_is_text_by_text(raw: RawDocument, extra: list[str]) -> None:
@@ -256,7 +255,7 @@ def _assert_bulk_numbering_is_text_by_text(raw: RawDocument, extra: list[str]) -
             return
         keys = _keys_of(items)
         for chosen in (keys, [*keys, *extra]):
-            assert _number_entities(items, chosen, True) == _numbered_text_by_text(items, chosen)
+            assert number_entities(items, chosen, True) == _numbered_text_by_text(items, chosen)
 
 
 @pytest.mark.parametrize("path", PLAIN_FILES[:4], ids=lambda p: p.name)
@@ -306,17 +305,17 @@ def test_number_in_sequence_steps_through_the_tokens(text: str, entity: str) -> 
     assert fast == slow
 
 
-def _alt_by_tokens(node: _AltNode, counters: dict[str, int]) -> object:
+def _alt_by_tokens(node: AltNode, counters: dict[str, int]) -> object:
     """``_number_alt`` with each text's tokens an item of their own (the original's reading)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(align, "_alt_text_items", lambda marked: tokenize(marked))
+        patch.setattr(align_numbering, "_alt_text_items", lambda marked: tokenize(marked))
         return _number_alt(node, counters, True)
 
 
 def _shown(group: object) -> object:
     if group is None:
         return None
-    assert isinstance(group, _AltGroup)
+    assert isinstance(group, NumberedAlt)
     named = [[item for item in alt if not isinstance(item, str)] for alt in group.alternatives]
     return group.ident, group.plain_string(), group.entities, group.marks, named
 
@@ -338,11 +337,11 @@ def test_alt_texts_read_as_their_tokens_read(
             content.append("|")
         for part in alternative:
             if part == "<EM>":
-                entity = _EntityTag("EM", (("ID", str(len(content))),))
-                content.append(_AltEntity(entity, "a A Ç 1"))
+                entity = EntityTag("EM", (("ID", str(len(content))),))
+                content.append(AltEntity(entity, "a A Ç 1"))
             else:
                 content.append(part)
-    node = _AltNode(tuple(content), False)  # type: ignore[arg-type]
+    node = AltNode(tuple(content), False)  # type: ignore[arg-type]
     mine, theirs = new_counters(keys), new_counters(keys)
     assert _shown(_number_alt(node, mine, True)) == _shown(_alt_by_tokens(node, theirs))
     assert mine == theirs
