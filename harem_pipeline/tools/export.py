@@ -61,7 +61,8 @@ from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.formats.hf import format_hf_row
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
 from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.tools.predictions import FORMATS, TextMap, decode_references
+from harem_pipeline.tools.predictions.chars import TextMap, decode_references
+from harem_pipeline.tools.predictions.merge import FORMATS
 
 SCENARIOS = ("total", "selective")
 SELECTIVE = frozenset({"PESSOA", "ORGANIZACAO", "LOCAL", "TEMPO", "VALOR"})
