@@ -189,11 +189,6 @@ def align_collections(cd: Collection, run: Collection) -> AlignmentResult:
     return AlignmentResult(tuple(lines), tuple(warnings))
 
 
-def output_encoding(cd: Collection) -> str:
-    """The encoding the ``.alinhado`` is written in: the CD's (ISO-8859-1 for HAREM files)."""
-    return cd.encoding
-
-
 @dataclass(frozen=True, slots=True)
 class AlignmentWritten:
     """What aligning two files gives besides the ``.alinhado``: the warnings, in order."""
@@ -348,12 +343,3 @@ def document_pairs(
                 yield DocumentPair(cd_doc, None, xml, cd.path, run.path)
     finally:
         reader.pending.close()
-
-
-def stream_blocks(
-    cd: DocumentSource, run: DocumentSource, warnings: list[str]
-) -> Iterator[list[Line]]:
-    """``align_collections`` one document pair at a time (the same lines and warnings)."""
-    yield header_lines(cd, run)
-    for pair in document_pairs(cd, run, warnings):
-        yield pair_lines(pair)

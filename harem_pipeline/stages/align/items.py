@@ -232,17 +232,9 @@ def _build_document_tree(doc: Document, path: str, xml: bool) -> tuple[Node, ...
     return _build_nodes(doc, _nest_regions(doc, path), 0, len(doc.text), False, xml)
 
 
-# The plain shape of a Second HAREM document (``_plain_tree``): tags exactly
-# as these write them (no character reference in a value), no MORF or OMITIDO
-# attribute.
-_PLAIN_PIECES = re.compile(r"(<[^<>]*>)")
-# An entity tag in the plain shape (one tag, whole), and a search for a tag
-# ``<EM …>`` past it in a whole document (a tag runs to its first ``>``, as
-# that shape does): one search a document, not a match a tag.  The tests hold
-# the two together.
-_PLAIN_ATTRIBUTES = r'(?: [^\s=<>"\'/]+="[^"<>\t\n\r]*")'  # one attribute, as written
-_PLAIN_ENTITY = re.compile(rf"<EM({_PLAIN_ATTRIBUTES}*)>")
-_NOT_PLAIN_ENTITY = re.compile(rf"<EM(?= )(?!{_PLAIN_ATTRIBUTES}+>)")
+# The plain shape of a Second HAREM document (``_plain_items``): tags exactly
+# as these write them, no MORF or OMITIDO attribute.  One attribute as written:
+_PLAIN_ATTRIBUTES = r'(?: [^\s=<>"\'/]+="[^"<>\t\n\r]*")'
 # What ``_plain_items`` reads a document's content with, one match a tag: the
 # text before it, then an entity of text alone whose tag is in the plain
 # shape (its attributes as written, its text), or any other tag, or a ``<``
@@ -263,7 +255,7 @@ def _plain_text(text: str) -> str:
 
 
 def _plain_entity(tag: str) -> EntityTag:
-    """An entity tag of a plain document (``_plain_pieces`` has checked them all)."""
+    """An entity tag of a plain document (``_PLAIN_ITEM`` has checked its shape)."""
     return EntityTag(EM_TAG, tuple(PLAIN_ATTRIBUTE.findall(tag[3:-1])))
 
 
@@ -299,27 +291,6 @@ def _plain_alt(pieces: list[str], index: int, omitted: bool) -> tuple[AltNode, i
         index += 4
 
 
-def _plain_tree(raw: RawDocument) -> tuple[Node, ...] | None:
-    """``_build_document_tree`` of a plain document, read from its text as written; else None.
-
-    Plain: no character reference in a tag (texts are normalised piece by
-    piece, as the general way does), tags written ``<P>``,
-    ``<OMITIDO>``, ``<ALT>``, ``<EM A="v" ...>`` and their end tags, a P or
-    OMITIDO holding no P, an OMITIDO no OMITIDO, an entity only text, an
-    ALT only text and entities with a ``|``, and no element empty.  There
-    the tree the regions give is the file's own nesting, so it is read in
-    one pass over the tags; anything else (errors included)
-    goes the general way.
-    """
-    pieces = _plain_pieces(raw)
-    if pieces is None:
-        return None
-    try:
-        return _plain_nodes(pieces)
-    except (_NotPlain, IndexError):
-        return None
-
-
 def _plain_content(raw: RawDocument) -> str | None:
     """The document's content with its line ends normalised, or None when an attribute
     (MORF, OMITIDO) puts it past the plain shape."""
@@ -327,16 +298,6 @@ def _plain_content(raw: RawDocument) -> str | None:
     if "MORF=" in content or "OMITIDO=" in content:
         return None
     return normalize_text(content, False) if "\r" in content else content
-
-
-def _plain_pieces(raw: RawDocument) -> list[str] | None:
-    """The document's content cut at its tags (text, tag, …, text, ``</DOC>``); None past plain."""
-    content = _plain_content(raw)
-    if content is None or _NOT_PLAIN_ENTITY.search(content):
-        return None
-    pieces = _PLAIN_PIECES.split(content)
-    pieces.append("</DOC>")  # a sentinel: the end of the content
-    return pieces
 
 
 def _plain_nodes(pieces: list[str]) -> tuple[Node, ...]:
@@ -410,10 +371,13 @@ _new_flat_entity = functools.partial(tuple.__new__, FlatEntity)  # built in C
 
 
 def _plain_items(raw: RawDocument) -> list[Item] | None:
-    """The items of a plain document (``_plain_tree``'s shape), or None past it.
+    """The items of a plain document, or None past the plain shape.
 
-    The same documents as ``_plain_tree`` are taken, and numbering the items
-    gives what numbering its tree gives.  The content is read one tag a
+    Plain: tags written ``<P>``, ``<OMITIDO>``, ``<ALT>``, ``<EM A="v" ...>``
+    and their end tags, a P or OMITIDO holding no P, an OMITIDO no
+    OMITIDO, an entity only text, an ALT only text and entities with a
+    ``|``, and no element empty; numbering the items gives what numbering
+    the general tree (``_build_document_tree``) gives.  The content is read one tag a
     match (``_PLAIN_ITEM``): an entity of text alone, the most common item,
     is one match, its tag checked by the match itself.
     """
@@ -441,7 +405,7 @@ def _flat_entity(shown: str, text: str) -> FlatEntity:
 
 
 def _pieces_until(found: list[_ItemMatch], index: int, close: str) -> tuple[list[str], int]:
-    """``_plain_pieces``'s pieces from ``found[index]`` to the first tag ``close``, and the
+    """The pieces (text, tag, …) from ``found[index]`` to the first tag ``close``, and the
     index after it (an ALT or OMITIDO, read by the tree's readers); ``_NotPlain`` past plain."""
     pieces: list[str] = []
     while True:
