@@ -40,9 +40,6 @@ from harem_pipeline.text.tokens import (
     upper_words_by_gap,
 )
 
-# ---------------------------------------------------------------------------
-# Numbered entities
-
 
 @dataclass(slots=True)
 class NumberedEntity:

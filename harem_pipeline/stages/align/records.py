@@ -40,9 +40,6 @@ CHECK_ALIGNMENT = "Verifique o seguinte alinhamento: "
 _SPURIOUS_KEY = "ESPURIO"
 _SPURIOUS_SHOWN = f' CATEG="{SPURIOUS_TAG}"'
 
-# ---------------------------------------------------------------------------
-# Aligning one document
-
 
 @dataclass(slots=True)
 class _Entry:

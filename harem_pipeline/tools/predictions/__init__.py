@@ -93,9 +93,6 @@ from harem_pipeline.tools.predictions.writer import (
     run_frame,
 )
 
-# ---------------------------------------------------------------------------
-# The two ways in
-
 
 def build_run(
     cd: Collection,

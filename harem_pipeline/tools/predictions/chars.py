@@ -23,9 +23,6 @@ _RESYNC = 64
 _FAR_ANCHOR = 16
 _FAR_WINDOW = 4096
 
-# ---------------------------------------------------------------------------
-# Non-blank characters of a text, and aligning two of them
-
 
 class TextMap:
     """The non-blank characters of a text (``dense``) and where each stands in it.

@@ -13,9 +13,6 @@ from harem_pipeline.formats.harem_xml import parse_collection
 from harem_pipeline.model import FIRST_HAREM, SECOND_HAREM, Collection, Document
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
-# ---------------------------------------------------------------------------
-# The collection, one document at a time
-
 # Elements the run needs from the collection (document structure, paragraphs,
 # ALT blocks whose first alternative is the running text); every other tag
 # (entities, OMITIDO) adds no character to the running text and is skipped

@@ -27,9 +27,6 @@ from harem_pipeline.tools.predictions.placing import (
 
 DEFAULT_SCHEME = "lenient"
 
-# ---------------------------------------------------------------------------
-# CoNLL: tokens and tags
-
 
 def _cuts_reference(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` ends inside a character reference (``Net&`` of

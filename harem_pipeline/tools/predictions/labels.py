@@ -13,9 +13,6 @@ from harem_pipeline.tools.simulate import FIRST_HAREM_GRID
 
 _VALUE = re.compile(r"[^\s<>\"'&|]+")
 
-# ---------------------------------------------------------------------------
-# Labels
-
 
 class Label(NamedTuple):
     """The semantic part of a predicted entity, as HAREM attributes."""

@@ -25,9 +25,6 @@ from harem_pipeline.tools.predictions.placing import ImportSummary, Placed, plac
 
 FORMATS = ("harem-json", "conll", "jsonl", "hf")
 
-# ---------------------------------------------------------------------------
-# Predictions: one record per document, whatever the format
-
 
 class Prediction(NamedTuple):
     """One predicted document: its DOCID (None: the next one in order), line, and content.

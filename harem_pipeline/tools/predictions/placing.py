@@ -24,9 +24,6 @@ from harem_pipeline.tools.predictions.labels import Label, known_categories, par
 
 _WARNINGS_SHOWN = 20
 
-# ---------------------------------------------------------------------------
-# One document's placed entities
-
 
 class Placed(NamedTuple):
     """A predicted entity on the collection's text: ``start:end`` and its label."""

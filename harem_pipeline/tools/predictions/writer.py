@@ -12,9 +12,6 @@ from harem_pipeline.tools.predictions.labels import Label
 from harem_pipeline.tools.predictions.merge import ImportedDocument
 from harem_pipeline.tools.predictions.placing import Placed
 
-# ---------------------------------------------------------------------------
-# Writing the run
-
 
 def run_entity(doc: Document, number: int, placed: Placed, fmt: str) -> Entity:
     """The model entity of a placed prediction (IDs ``<DOCID>-<n>``; none in First HAREM)."""
