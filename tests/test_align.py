@@ -21,12 +21,9 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.harem_xml import parse_collection, read_collection
 from harem_pipeline.model import SECOND_HAREM, Collection, Document, Entity
-from harem_pipeline.stages.align import (
-    _PENDING_BUDGET,
-    _body_items,
-    align_collections,
-    build_alternatives,
-)
+from harem_pipeline.stages.align import _PENDING_BUDGET, align_collections
+from harem_pipeline.stages.align.items import build_alternatives
+from harem_pipeline.stages.align.records import body_items
 from harem_pipeline.text.java import java_hash_order, java_string_hash
 from harem_pipeline.text.tokens import (
     _CASED_SEPARATOR,
@@ -690,7 +687,7 @@ def _failing_on_d30(cd_doc, run_doc, *args, **kwargs):
     return _ALIGN_DOCUMENTS(cd_doc, run_doc, *args, **kwargs)
 
 
-_ALIGN_DOCUMENTS = _body_items  # what every way of aligning one document pair calls
+_ALIGN_DOCUMENTS = body_items  # what every way of aligning one document pair calls
 
 
 @pytest.mark.parametrize("workers", [1, 2])
@@ -703,7 +700,7 @@ def test_the_first_bad_document_is_reported_with_worker_processes(
     from harem_pipeline.stages import align
 
     if broken in ("align", "both"):
-        monkeypatch.setattr(align, "_body_items", _failing_on_d30)
+        monkeypatch.setattr(align, "body_items", _failing_on_d30)
     docs = [
         f'<DOC DOCID="d{i}"><P>O <EM ID="e{i}" CATEG="LOCAL">Porto</EM>.</P></DOC>'
         for i in range(40)

@@ -14,7 +14,6 @@ counting and Java trim must be their plain definitions.
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 
 import pytest
@@ -28,26 +27,24 @@ from harem_pipeline.formats.harem_xml import (
     RawDocument,
     open_collection,
     open_plain_collection,
+    parse_raw_document,
     split_documents,
 )
 from harem_pipeline.pipeline.align_steps import _batched
-from harem_pipeline.stages import align
-from harem_pipeline.stages.align import (
-    _NOT_PLAIN_ENTITY,
-    _PLAIN_ENTITY,
-    DocumentPair,
-    _AltEntity,
-    _AltGroup,
-    _AltNode,
-    _collect_markable,
-    _EntityTag,
-    _number_alt,
-    _number_entities,
+from harem_pipeline.stages.align import DocumentPair, document_pairs, pair_lines, pair_text
+from harem_pipeline.stages.align import numbering as align_numbering
+from harem_pipeline.stages.align.items import (
+    AltEntity,
+    AltNode,
+    EntityTag,
+    _build_document_tree,
     _plain_items,
-    _plain_tree,
-    document_pairs,
-    pair_lines,
-    pair_text,
+)
+from harem_pipeline.stages.align.numbering import (
+    NumberedAlt,
+    _number_alt,
+    collect_markable,
+    number_entities,
 )
 from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.textio import detect_file_encoding
@@ -76,26 +73,30 @@ OMITIDO_P = DATA / "reference" / "omitido-p"
 
 def _keys_of(nodes: object) -> list[str]:
     keys: dict[str, None] = {}
-    _collect_markable(nodes, keys)  # type: ignore[arg-type]
+    collect_markable(nodes, keys)  # type: ignore[arg-type]
     return list(keys)
 
 
 def _numbered(nodes: object, keys: list[str]) -> object:
-    """``_number_entities`` with every entity's attributes read (a plain one reads them
+    """``number_entities`` with every entity's attributes read (a plain one reads them
     from how they are written only when asked), so that the two readings compare."""
-    entities, counts = _number_entities(nodes, keys, True)  # type: ignore[arg-type]
+    entities, counts = number_entities(nodes, keys, True)  # type: ignore[arg-type]
     for entity in entities:
         for named in getattr(entity, "entities", (entity,)):
             named.attribute_pairs()
     return entities, counts
 
 
+def _general_tree(raw: RawDocument) -> object:
+    """The general way's tree of ``raw``: its ``Document`` read by ``parse_raw_document``."""
+    return _build_document_tree(parse_raw_document(raw, "x.xml"), "x.xml", True)
+
+
 def _assert_items_number_as_the_tree(raw: RawDocument, extra: list[str]) -> None:
-    tree = _plain_tree(raw)
     items = _plain_items(raw)
-    assert (items is None) == (tree is None), raw.docid
-    if tree is None or items is None:
+    if items is None:
         return
+    tree = _general_tree(raw)
     keys = _keys_of(tree)
     assert _keys_of(items) == keys
     for chosen in (keys, [*keys, *extra], extra):
@@ -137,9 +138,9 @@ def test_an_omitido_in_a_paragraph_and_a_paragraph_in_an_omitido() -> None:
 
 @pytest.mark.parametrize("body", ["<P>a<P>b</P>", "<P>a</P></P>", "<P>a", "<P></P>x"])
 def test_a_paragraph_left_open_closed_twice_or_empty_is_past_the_plain_shape(body: str) -> None:
-    """Neither way takes it (the general reader then numbers the document)."""
+    """The items decline it (the general reader then numbers the document)."""
     raw = RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 1)
-    assert _plain_items(raw) is None and _plain_tree(raw) is None
+    assert _plain_items(raw) is None
 
 
 _TRICKY = "aZ09 -,.|ãÇ²½Ⅻⅰⓐ\u0345\u0301_ß\n"
@@ -246,17 +247,18 @@ def test_upper_words_by_gap_are_the_word_tokens_upper_cased(pieces: list[str]) -
 
 def _numbered_text_by_text(items: object, keys: list[str]) -> object:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(align, "_number_in_bulk", lambda *args: False)
-        return _number_entities(items, keys, True)  # type: ignore[arg-type]
+        patch.setattr(align_numbering, "_number_in_bulk", lambda *args: False)
+        return number_entities(items, keys, True)  # type: ignore[arg-type]
 
 
 def _assert_bulk_numbering_is_text_by_text(raw: RawDocument, extra: list[str]) -> None:
-    for items in (_plain_items(raw), _plain_tree(raw)):
-        if items is None:
-            return
+    plain = _plain_items(raw)
+    if plain is None:
+        return
+    for items in (plain, _general_tree(raw)):
         keys = _keys_of(items)
         for chosen in (keys, [*keys, *extra]):
-            assert _number_entities(items, chosen, True) == _numbered_text_by_text(items, chosen)
+            assert number_entities(items, chosen, True) == _numbered_text_by_text(items, chosen)
 
 
 @pytest.mark.parametrize("path", PLAIN_FILES[:4], ids=lambda p: p.name)
@@ -306,17 +308,17 @@ def test_number_in_sequence_steps_through_the_tokens(text: str, entity: str) -> 
     assert fast == slow
 
 
-def _alt_by_tokens(node: _AltNode, counters: dict[str, int]) -> object:
+def _alt_by_tokens(node: AltNode, counters: dict[str, int]) -> object:
     """``_number_alt`` with each text's tokens an item of their own (the original's reading)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(align, "_alt_text_items", lambda marked: tokenize(marked))
+        patch.setattr(align_numbering, "_alt_text_items", lambda marked: tokenize(marked))
         return _number_alt(node, counters, True)
 
 
 def _shown(group: object) -> object:
     if group is None:
         return None
-    assert isinstance(group, _AltGroup)
+    assert isinstance(group, NumberedAlt)
     named = [[item for item in alt if not isinstance(item, str)] for alt in group.alternatives]
     return group.ident, group.plain_string(), group.entities, group.marks, named
 
@@ -338,11 +340,11 @@ def test_alt_texts_read_as_their_tokens_read(
             content.append("|")
         for part in alternative:
             if part == "<EM>":
-                entity = _EntityTag("EM", (("ID", str(len(content))),))
-                content.append(_AltEntity(entity, "a A Ç 1"))
+                entity = EntityTag("EM", (("ID", str(len(content))),))
+                content.append(AltEntity(entity, "a A Ç 1"))
             else:
                 content.append(part)
-    node = _AltNode(tuple(content), False)  # type: ignore[arg-type]
+    node = AltNode(tuple(content), False)  # type: ignore[arg-type]
     mine, theirs = new_counters(keys), new_counters(keys)
     assert _shown(_number_alt(node, mine, True)) == _shown(_alt_by_tokens(node, theirs))
     assert mine == theirs
@@ -378,29 +380,11 @@ def _random_entity_tags(rng: random.Random) -> list[tuple[str, str]]:
     return [(_random_entity_tag(rng), rng.choice(_WORDS)) for _ in range(rng.randint(1, 3))]
 
 
-def test_the_document_search_finds_an_entity_tag_past_the_plain_one() -> None:
-    # ``_NOT_PLAIN_ENTITY`` over a document's text finds a tag ``<EM …>`` exactly
-    # where one (up to its first ``>``, as the pieces cut it) is not
-    # ``_PLAIN_ENTITY`` whole.  Seeded documents, not drawn by hypothesis: the
-    # check takes microseconds and drawing an example milliseconds, so this
-    # way checks 20,000 documents in the time 100 drawn ones take.
-    rng = random.Random(1500)
-    seen = set()
-    for _ in range(20_000):
-        tags = _random_entity_tags(rng)
-        text = "".join(f"{tag}{word}</EM> " for tag, word in tags)
-        entity_tags = [tag for tag in re.findall(r"<EM[^<>]*>", text) if tag.startswith("<EM ")]
-        plain = all(_PLAIN_ENTITY.fullmatch(tag) for tag in entity_tags)
-        assert (_NOT_PLAIN_ENTITY.search(text) is None) == plain, text
-        seen.add(plain)
-    assert seen == {True, False}
-
-
 @settings(derandomize=True, deadline=None, max_examples=300)
 @given(seeded(_random_entity_tags))
 def test_entity_tags_of_every_shape_read_as_items_as_in_the_tree(tags: list) -> None:
-    # the items' one-match reading of an entity checks its tag's shape as the
-    # tree's pieces do: a tag past the plain one puts both past the plain shape
+    # the items' one-match reading of an entity checks its tag's shape: a tag
+    # past the plain one puts the document past the plain shape
     body = "".join(f"{tag}{word}</EM> " for tag, word in tags)
     _assert_items_number_as_the_tree(RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 1), ["A"])
 

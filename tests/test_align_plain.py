@@ -1,9 +1,9 @@
-"""The aligner's plain path: documents cut as written, trees read straight from the tags.
+"""The aligner's plain path: documents cut as written, then aligned where they are parsed.
 
 ``split_documents`` cuts a plain Second HAREM file into its documents as
-written, ``parse_raw_document`` parses one, and ``_plain_tree`` reads the
-aligner's tree of a plain document without the general reader and its
-regions.  Each must give what the general way gives, or decline (and then
+written and ``parse_raw_document`` parses one (the items read straight from
+the tags are held to the general tree in ``tests/test_align_flat.py``).
+Each must give what the general way gives, or decline (and then
 the general way runs, errors included): checked on every shipped collection
 and on generated documents that mix the plain shape with everything past
 it (character references, CR, empty elements, nesting the plain reading
@@ -22,16 +22,13 @@ from hypothesis import strategies as st
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.harem_xml import (
     NotPlainCollection,
-    RawDocument,
     open_collection,
-    parse_collection,
     parse_raw_document,
     read_collection,
     split_documents,
 )
 from harem_pipeline.pipeline import align_steps
 from harem_pipeline.pipeline.align_steps import run_align
-from harem_pipeline.stages.align import _build_document_tree, _plain_tree
 from harem_pipeline.text.textio import detect_file_encoding
 from tests.helpers.align_documents import PLAIN_FILES, SECOND_CD, SECOND_RUN, bodies
 from tests.helpers.paths import DATA
@@ -43,15 +40,6 @@ def _without_metadata(doc):
     return dataclasses.replace(doc, variant=None, genre=None)
 
 
-def _general_tree(raw: RawDocument, path: str) -> object:
-    """The general way's tree of ``raw``, or the ``InputError`` text it raises."""
-    try:
-        doc = parse_collection(raw.text, path, "utf-8", first_line=raw.line).documents[0]
-        return _build_document_tree(doc, path, True)
-    except InputError as error:
-        return str(error)
-
-
 @pytest.mark.parametrize("path", PLAIN_FILES, ids=lambda p: p.name)
 def test_plain_files_split_into_the_documents_the_reader_reads(path: Path) -> None:
     encoding = detect_file_encoding(path)
@@ -59,12 +47,6 @@ def test_plain_files_split_into_the_documents_the_reader_reads(path: Path) -> No
     documents = [_without_metadata(doc) for doc in open_collection(path).documents]
     assert [parse_raw_document(raw, str(path)) for raw in raws] == documents
     assert [raw.line for raw in raws] == [doc.line for doc in documents]
-    plain = [_plain_tree(raw) for raw in raws]
-    if len(raws) > 100:  # the collections: the plain way is the common one
-        assert sum(tree is not None for tree in plain) > 0.9 * len(raws)
-    for raw, tree in zip(raws, plain, strict=True):
-        if tree is not None:
-            assert tree == _general_tree(raw, str(path)), raw.docid
 
 
 @pytest.mark.parametrize(
@@ -143,18 +125,6 @@ def test_a_plain_file_is_split_in_any_read_size(tmp_path: Path, text: str, read_
     path = tmp_path / "c.xml"
     path.write_text(text, "utf-8")
     _split_as_the_reader_reads(path, read_size)
-
-
-# --- generated documents: the plain tree is the general one, or None --------------
-
-
-@settings(derandomize=True, deadline=None, max_examples=300)
-@given(bodies(6))
-def test_the_plain_tree_is_the_general_tree_or_none(body: str) -> None:
-    raw = RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 3)
-    tree = _plain_tree(raw)
-    if tree is not None:
-        assert tree == _general_tree(raw, "x.xml")
 
 
 # --- whole files: the plain way writes what the general way writes ---------------

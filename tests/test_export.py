@@ -28,7 +28,9 @@ from harem_pipeline.tools.export import (
     format_conll_document,
     resolved_collection,
 )
-from harem_pipeline.tools.predictions import build_run, decode_references, read_predictions
+from harem_pipeline.tools.predictions import build_run
+from harem_pipeline.tools.predictions.chars import decode_references
+from harem_pipeline.tools.predictions.merge import read_predictions
 from tests.helpers.predictions import D1_TEXT, identification, write_tiny_cd
 from tests.helpers.shipped import shipped_collection
 

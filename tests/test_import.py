@@ -13,19 +13,12 @@ import pytest
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_json import CharDocument, CharEntity
 from harem_pipeline.formats.harem_xml import format_collection, read_collection
-from harem_pipeline.tools.predictions import (
-    ImportSummary,
-    Label,
-    Prediction,
-    align_dense,
-    build_run,
-    iter_collection_documents,
-    open_predictions,
-    parse_label,
-    place_char_document,
-    read_predictions,
-    run_import,
-)
+from harem_pipeline.tools.predictions import build_run, open_predictions, run_import
+from harem_pipeline.tools.predictions.chars import align_dense
+from harem_pipeline.tools.predictions.collection import iter_collection_documents
+from harem_pipeline.tools.predictions.labels import Label, parse_label
+from harem_pipeline.tools.predictions.merge import Prediction, read_predictions
+from harem_pipeline.tools.predictions.placing import ImportSummary, place_char_document
 from tests.helpers.predictions import D1_TEXT, D2_TEXT, identification, write_tiny_cd
 from tests.helpers.shipped import shipped_collection
 

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.model import FIRST_HAREM, SECOND_HAREM
-from harem_pipeline.tools import predictions
-from harem_pipeline.tools.predictions import TextMap, _chunk_documents
+from harem_pipeline.tools.predictions import collection as predictions
+from harem_pipeline.tools.predictions.chars import TextMap
+from harem_pipeline.tools.predictions.collection import _chunk_documents
 from tests.helpers.strategies import one_in, seeded
 
 # ---------------------------------------------------------------------------
@@ -173,7 +174,7 @@ def test_alt_blocks_read_as_the_parser_reads_them(fmt, good, risky, frame, seed)
 def test_simple_alt_blocks_are_read_without_the_parser(piece, monkeypatch):
     expected = read(piece, "")
     monkeypatch.setattr(
-        "harem_pipeline.tools.predictions._parse_skipped",
+        "harem_pipeline.tools.predictions.collection._parse_skipped",
         lambda *args: pytest.fail("parsed"),
     )
     assert read(piece, SECOND_HAREM) == expected

@@ -16,7 +16,7 @@ import pytest
 
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_xml import read_collection
-from harem_pipeline.tools.predictions import decode_references
+from harem_pipeline.tools.predictions.chars import decode_references
 from tests.helpers.paths import DATA
 
 SAMPLE = DATA / "model-formats" / "FirstHAREM-total-dev.json"

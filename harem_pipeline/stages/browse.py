@@ -39,7 +39,7 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.semantic import parse_emir_record
 from harem_pipeline.model import Document, Entity
-from harem_pipeline.stages.align import normalize_text
+from harem_pipeline.stages.align.items import normalize_text
 from harem_pipeline.text.java import java_trim
 
 SHARED = "shared"

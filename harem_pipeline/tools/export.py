@@ -62,7 +62,8 @@ from harem_pipeline.formats.hf import format_hf_row
 from harem_pipeline.formats.spacy_docbin import DocLayout, docbin_bytes
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
 from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.tools.predictions import FORMATS, TextMap, decode_references
+from harem_pipeline.tools.predictions.chars import TextMap, decode_references
+from harem_pipeline.tools.predictions.merge import FORMATS
 
 SCENARIOS = ("total", "selective")
 SELECTIVE = frozenset({"PESSOA", "ORGANIZACAO", "LOCAL", "TEMPO", "VALOR"})
