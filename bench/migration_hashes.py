@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
+# The official result pages print the time they were made (as the Java's do).
+GENERATED = re.compile(rb"Pagina gerada automaticamente em: [^<\r\n]*")
 HAREM = [str(Path(sys.executable).parent / "harem")]
 
 
@@ -78,7 +81,7 @@ def digest_tree(folder: Path, label: str) -> list[str]:
     for path in sorted(folder.rglob("*")):
         if not path.is_file() or "manifest" in path.name or path.name.startswith("."):
             continue
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        digest = hashlib.sha256(GENERATED.sub(b"", path.read_bytes())).hexdigest()
         rows.append(f"{label}/{path.relative_to(folder)}\t{digest}")
     return rows
 
@@ -124,8 +127,17 @@ def main() -> int:
     )
     parser.add_argument("--compare", type=Path, help="an earlier hash list to compare with")
     parser.add_argument("--keep", type=Path, help="build the campaigns here and keep them")
+    parser.add_argument(
+        "--rehash", type=Path, help="hash the campaigns already built in this folder (by --keep)"
+    )
     args = parser.parse_args()
-    if args.keep:
+    if args.rehash:
+        rows = sorted(
+            row
+            for name in ("default", "second", "mini", "tempo")
+            for row in digest_tree(args.rehash / name / "out", name)
+        )
+    elif args.keep:
         work = args.keep
         shutil.rmtree(work, ignore_errors=True)
         rows = run_all(work)
