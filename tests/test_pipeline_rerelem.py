@@ -109,6 +109,8 @@ def test_the_summary_has_the_rerelem_table(built: Path) -> None:
     assert "| gold | total | todas | " in markdown
     html = (built / "report.html").read_text(encoding="utf-8")
     assert '<section id="rerelem">' in html and "ReRelEM (relações)" in html
+    contents = html.split('<nav id="indice">')[1].split("</nav>")[0]
+    assert '<a href="#rerelem">ReRelEM (relações)</a>' in contents
 
 
 def test_the_official_pages_are_the_tables_of_the_runs_summaries(built: Path) -> None:

@@ -563,9 +563,12 @@ NO_CHARTS = "Not drawn: the campaign says charts: false."
 
 
 def _contents(
-    charts_shown: Sequence[tuple[str, str]], runs: Sequence[str], tempo: bool = False
+    charts_shown: Sequence[tuple[str, str]],
+    runs: Sequence[str],
+    tracks: Sequence[tuple[str, str]] = (),
 ) -> str:
-    """The table of contents: every section, chart and run block, each a link."""
+    """The table of contents: every section, chart and run block, each a link
+    (``tracks``: the anchor and title of each track section the page has)."""
     chart_items = "".join(
         f'<li><a href="#{chart_id}">{escape(title)}</a></li>' for chart_id, title in charts_shown
     )
@@ -574,12 +577,22 @@ def _contents(
         '<nav id="indice"><h2>Índice</h2><ol>'
         '<li><a href="#resultados">Resultados globais</a> '
         '(<a href="#todas-as-medidas">todas as medidas</a>, <a href="#legenda">legenda</a>)</li>'
-        + ('<li><a href="#tempo">Pista TEMPO</a></li>' if tempo else "")
+        + "".join(f'<li><a href="#{anchor}">{escape(title)}</a></li>' for anchor, title in tracks)
         + f'<li><a href="#graficos">Gráficos</a>{f"<ol>{chart_items}</ol>" if chart_items else ""}'
         "</li>"
         f'<li><a href="#saidas">Saídas, uma a uma</a><ol>{run_items}</ol></li>'
         "</ol></nav>"
     )
+
+
+def _tracks(summary: Mapping[str, Any], grid: Sequence[Mapping[str, str]] | None) -> list:
+    """The track sections the page shows, in page order, for the table of contents."""
+    shown = [
+        (bool(summary.get("tempo")), "tempo", "Pista TEMPO"),
+        (bool(summary.get("rerelem")), "rerelem", "ReRelEM (relações)"),
+        (bool(grid), "grelha", "Grelha de cenários"),
+    ]
+    return [(anchor, title) for present, anchor, title in shown if present]
 
 
 def render_report(
@@ -637,9 +650,7 @@ def render_report(
         f'<p class="muted">harem-pipeline {escape(__version__)} · golden collection: {about}'
         " · intervals are 95 % document bootstrap (±: half-width)</p>"
         f"{notes}{note}"
-        + _contents(
-            [(chart_id, t) for chart_id, t, _ in blocks], ranked, bool(summary.get("tempo"))
-        )
+        + _contents([(chart_id, t) for chart_id, t, _ in blocks], ranked, _tracks(summary, grid))
         + '<section id="resultados"><h2>Resultados globais</h2>'
         + render_leaderboard(reports, morphology, browsed)
         + render_legend(reports, morphology)
