@@ -33,7 +33,6 @@ from harem_pipeline.stages.rerelem.entities import (
     join_vague,
     write_back_relations,
 )
-from harem_pipeline.stages.rerelem.hashing import JavaHashMap
 from harem_pipeline.stages.rerelem.relations import (
     Node,
     RelationTypes,
@@ -41,7 +40,7 @@ from harem_pipeline.stages.rerelem.relations import (
     new_graph,
     normalized_type,
 )
-from harem_pipeline.text.java import java_split_bar
+from harem_pipeline.text.java import JavaHashMap, java_split_bar
 
 CD_MARK = "[CD]"
 PART_MARK = "[Part]"
