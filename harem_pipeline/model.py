@@ -30,6 +30,10 @@ Three markup devices shape the running text:
   apart in ``Document.omitted_entities``, so they are counted but never scored.
 * ``<P>...</P>`` (Second HAREM format) only delimits paragraphs; the regions
   are kept in ``Document.paragraphs`` so a collection can be written back.
+
+The category grid of ``harem.conf`` (:class:`Grid`) and a veil, the part of
+it an evaluation keeps (:class:`Veil`), are domain objects too; their text
+forms are read and written by :mod:`harem_pipeline.formats.veils`.
 """
 
 from __future__ import annotations
@@ -297,3 +301,93 @@ class Collection:
             if doc.docid == docid:
                 return doc
         return None
+
+
+# ---------------------------------------------------------------------------
+# The category grid and veils
+
+EVERYTHING = "*"
+"""The veil (and the grid level) meaning "all of the grid's"."""
+OTHER = "OUTRO"
+"""The type every category, and the subtype every type, is given."""
+
+# A tree: categories (sorted) -> types (sorted) -> subtypes (insertion order).
+TypeNode = tuple[str, tuple[str, ...]]
+CategoryNode = tuple[str, tuple[TypeNode, ...]]
+Tree = tuple[CategoryNode, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """The category grid of ``harem.conf`` (already filled with ``OUTRO``)."""
+
+    tree: Tree
+    path: str | None = None
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        return tuple(cat for cat, _ in self.tree)
+
+    def types(self, cat: str) -> tuple[str, ...]:
+        return tuple(typ for typ, _ in _types_of(self.tree, cat))
+
+    def subtypes(self, cat: str, typ: str) -> tuple[str, ...]:
+        return _subtypes_of(self.tree, cat, typ)
+
+
+@dataclass(frozen=True, slots=True)
+class Veil:
+    """A parsed veil: the kept part of the grid.
+
+    ``everything`` is true only for the veil ``*`` (or no veil at all): the
+    original tools then pass every record through untouched, even entities
+    whose categories are outside the grid.
+    """
+
+    tree: Tree
+    everything: bool = False
+
+    def contains_category(self, cat: str | None) -> bool:
+        return any(c == cat for c, _ in self.tree)
+
+    def types(self, cat: str) -> tuple[str, ...]:
+        return tuple(typ for typ, _ in _types_of(self.tree, cat))
+
+    def has_types(self, cat: str) -> bool:
+        return bool(_types_of(self.tree, cat))
+
+    def contains_type(self, cat: str, typ: str | None) -> bool:
+        return any(t == typ for t, _ in _types_of(self.tree, cat))
+
+    def has_subtypes(self, cat: str, typ: str) -> bool:
+        return bool(_subtypes_of(self.tree, cat, typ))
+
+    def contains_subtype(self, cat: str, typ: str, sub: str | None) -> bool:
+        return sub in _subtypes_of(self.tree, cat, typ)
+
+    def intersects(self, other: Veil) -> bool:
+        """Whether the two veils share a category and, if this one names types, a type.
+
+        This is the test the original tools apply between the evaluation veil
+        and the system's declared veil (it looks no deeper than types).
+        """
+        for cat, types in self.tree:
+            if not other.contains_category(cat):
+                continue
+            if not types or set(self.types(cat)) & set(other.types(cat)):
+                return True
+        return False
+
+
+def _types_of(tree: Tree, cat: str) -> tuple[TypeNode, ...]:
+    for c, types in tree:
+        if c == cat:
+            return types
+    return ()
+
+
+def _subtypes_of(tree: Tree, cat: str, typ: str) -> tuple[str, ...]:
+    for t, subs in _types_of(tree, cat):
+        if t == typ:
+            return subs
+    return ()

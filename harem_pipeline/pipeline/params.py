@@ -18,12 +18,12 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.model import EVERYTHING
 from harem_pipeline.stages.emir import EmirParams, parse_weights
 
 if TYPE_CHECKING:  # only annotations: a report command need not load the campaign reader
     from harem_pipeline.pipeline.config import Campaign
 
-EVERYTHING = "*"
 DEFAULT_WEIGHTS = "1;1;0.5;0.25"
 """Emir's official weights id;α;β;γ."""
 

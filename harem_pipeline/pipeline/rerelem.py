@@ -18,8 +18,9 @@ from pathlib import Path
 
 from harem_pipeline.formats.alinhado import iter_lines
 from harem_pipeline.formats.jsontext import format_report_json
-from harem_pipeline.formats.veils import DEFAULT_GRID_PATH, Grid, read_grid
+from harem_pipeline.formats.veils import DEFAULT_GRID_PATH, read_grid
 from harem_pipeline.measures.rerelem import RerelemFigures, rerelem_figures
+from harem_pipeline.model import Grid
 from harem_pipeline.reports.rerelem import format_summary, summary_json
 from harem_pipeline.reports.rerelem_graph import format_graph_page, read_graphs
 from harem_pipeline.stages.rerelem import chain, scoring

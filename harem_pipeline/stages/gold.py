@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harem_pipeline.formats.veils import Grid
-from harem_pipeline.model import Collection
+from harem_pipeline.model import Collection, Grid
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import DocEnd, DocStart, Header, Line, Record
 from harem_pipeline.formats.semantic import parse_alts_record
-from harem_pipeline.formats.veils import Grid, parse_veil
+from harem_pipeline.formats.veils import parse_veil
+from harem_pipeline.model import Grid
 from harem_pipeline.stages.rerelem.entities import (
     ANY_CATEGORY,
     COREL,
