@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Literal
 
 from harem_pipeline.errors import InputError
@@ -391,3 +392,45 @@ def _subtypes_of(tree: Tree, cat: str, typ: str) -> tuple[str, ...]:
         if t == typ:
             return subs
     return ()
+
+
+# ---------------------------------------------------------------------------
+# The two axes of a report: scenario and ALT choice
+
+
+class Scenario(Enum):
+    """Which records count: the absolute scenario scores missing and spurious ones too.
+
+    Vizir's and Emir's scenario alike; read once at the edge (a command's
+    option, a Luigi parameter, a file's header) and carried as this type.
+    """
+
+    ABSOLUTE = "absolute"
+    RELATIVE = "relative"
+
+    @property
+    def short(self) -> str:
+        """``abs`` / ``rel``: the original option names, used in signatures and file names."""
+        return "abs" if self is Scenario.ABSOLUTE else "rel"
+
+    @classmethod
+    def parse(cls, text: str) -> Scenario:
+        """Accept ``absolute``/``abs``/``-abs`` and ``relative``/``rel``/``-rel``."""
+        word = text.strip().lstrip("-").lower()
+        for scenario in cls:
+            if word in (scenario.value, scenario.short):
+                return scenario
+        raise ValueError(f"unknown scenario {text!r}: use absolute (-abs) or relative (-rel)")
+
+
+class Alt(Enum):
+    """How a report's ALT blocks were resolved.
+
+    ``BEST``: the alternative AltinaID/AltinaMor choose (identification and
+    morphology); ``STRICT``/``RELAXED``: Emir's file as it is, or the best
+    alternative of every block kept by ALTina (the semantic reports).
+    """
+
+    BEST = "best"
+    STRICT = "strict"
+    RELAXED = "relaxed"

@@ -23,6 +23,7 @@ from typing import Any
 
 import luigi
 
+from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline import chain, official
 from harem_pipeline.pipeline.config import Campaign
 from harem_pipeline.pipeline.params import ReportParams, semantic_report_params
@@ -98,7 +99,7 @@ class TempoIda(RunTask, StageTask):
     def params(self) -> ReportParams:
         veil = self.veil or None
         params = semantic_report_params(
-            self.campaign, self.run_name, self.subset, "abs", self.kind, veil
+            self.campaign, self.run_name, self.subset, Scenario.ABSOLUTE, Alt(self.kind), veil
         )
         return replace(params, tempo=MODE_NAMES[self.mode])
 

@@ -40,6 +40,7 @@ from harem_pipeline.formats.vizir import (
 )
 from harem_pipeline.pipeline import reporting
 from harem_pipeline.pipeline.naming import check_stage_input
+from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.reporting import count_altmor_file
 from harem_pipeline.pipeline.steps import run_altmor, run_vizir
 from harem_pipeline.reports.ida2mor import JSON_COUNT_KEYS, json_row
@@ -396,7 +397,7 @@ def campaign_veus() -> bytes:
             DATA / "campaign" / "sim-weak.txt.gz",
             Path(folder) / "r.alinhado",
         )
-        return run_veus(run_avalida(aligned), Path(folder) / "r.veu", style="harem").read_bytes()
+        return run_veus(run_avalida(aligned), SubsetParams(), Path(folder) / "r.veu").read_bytes()
 
 
 @pytest.mark.parametrize("chunk", [997, 1 << 14])
@@ -426,7 +427,8 @@ def test_campaign_run_on_two_workers(tmp_path: Path) -> None:
             vizir = run_vizir(source, Scenario.ABSOLUTE, folder / "r.vizir", workers=workers)
             assert vizir.output is not None
             altmor = run_altmor(vizir.output, folder / "r.altmor", workers=workers)
-            report = run_ida2mor(altmor, Scenario.ABSOLUTE, "s", folder / "r.mor", workers=workers)
+            params = ReportParams(scenario=Scenario.ABSOLUTE)
+            report = run_ida2mor(altmor, params, "s", folder / "r.mor", workers=workers)
         names = ("r.vizir", "r.altmor", "r.mor", "r.mor.json")
         outputs[workers] = [(folder / name).read_bytes() for name in names], vizir.scored
         assert report.counts.total.combinada.total_cd > 0

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from harem_pipeline.cli.options import resamples
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.model import Scenario
 from harem_pipeline.pipeline import reporting
 from harem_pipeline.pipeline.naming import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.pipeline.steps import read_scenario
-from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.textio import check_input_file
 
 
@@ -73,15 +74,13 @@ def run_ida2mor(args: argparse.Namespace) -> int:
             "none",
         )
     run = args.run or run_from_name(args.input)
-    subset = args.subset or subset_from_name(args.input, default=None)
     params = ReportParams(
-        subset=subset,
-        scenario=scenario.short,
+        subset=args.subset or subset_from_name(args.input, default=None),
+        scenario=scenario,
         evaluation=SubsetParams(style="harem"),
         bootstrap=max(args.bootstrap, 0),
     )
     signature = args.signature or file_signature(args.input, params).format()
-    reporting.run_ida2mor(
-        args.input, scenario, signature, args.output, run, subset, params.bootstrap, params.seed
-    )
+    # the file's veil is not known: the report names none (evaluation None)
+    reporting.run_ida2mor(args.input, replace(params, evaluation=None), signature, args.output, run)
     return 0

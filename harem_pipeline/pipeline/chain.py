@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.model import Scenario
 from harem_pipeline.pipeline.config import Campaign
 from harem_pipeline.pipeline.naming import json_twin
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
@@ -39,7 +40,6 @@ from harem_pipeline.reports.html import write_report_html
 from harem_pipeline.reports.rerelem import format_rerelem_markdown, rerelem_rows
 from harem_pipeline.reports.tempo import format_tempo_markdown, tempo_rows
 from harem_pipeline.stages.emir import EmirParams
-from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_json_object
 from harem_pipeline.tools.predictions import run_import
@@ -137,7 +137,7 @@ def veus(
     source: PathLike, output: PathLike, meta: PathLike | None, params: SubsetParams
 ) -> list[Path]:
     """Véus; a selective subset is evaluated with the run's declared veil only."""
-    return [run_veus(source, output, meta_path=meta, **params.veus_arguments())]
+    return [run_veus(source, params, output, meta_path=meta)]
 
 
 def altida(source: PathLike, output: PathLike) -> list[Path]:
@@ -170,8 +170,8 @@ def ida2id(
     return [outputs.text_path, outputs.json_path]
 
 
-def vizir(source: PathLike, output: PathLike, scenario: str) -> list[Path]:
-    result = run_vizir(source, Scenario.parse(scenario), output)
+def vizir(source: PathLike, output: PathLike, scenario: Scenario) -> list[Path]:
+    result = run_vizir(source, scenario, output)
     return [result.output] if result.output is not None else []
 
 
@@ -190,7 +190,6 @@ def altmor(sources: Sequence[PathLike], output: PathLike) -> list[Path]:
 def ida2mor(
     sources: Sequence[PathLike],
     output: PathLike,
-    scenario: str,
     signature: str,
     run: str,
     params: ReportParams,
@@ -198,17 +197,7 @@ def ida2mor(
     """Ida2Mor of the AltinaMor output, if there is one (intervals from ``params.bootstrap``)."""
     if not sources:
         return _nothing(output, json_twin(output))
-    outputs = run_ida2mor(
-        sources[0],
-        Scenario.parse(scenario),
-        signature,
-        output,
-        run,
-        params.subset,
-        params.bootstrap,
-        params.seed,
-        params.evaluation.evaluation_veil() if params.evaluation else None,
-    )
+    outputs = run_ida2mor(sources[0], params, signature, output, run)
     return [Path(outputs.text), Path(outputs.json)]
 
 
@@ -228,17 +217,7 @@ def ida(
     source: PathLike, output: PathLike, signature: str, params: ReportParams, grid: PathLike | None
 ) -> list[Path]:
     """The Ida report of an Emir file, and its JSON (``params`` says scenario and ALT)."""
-    scenario = "relative" if params.scenario == "rel" else "absolute"
-    outputs = run_ida(
-        source,
-        signature,
-        output,
-        params.bootstrap,
-        params.seed,
-        scenario=scenario,
-        alt=params.alt,
-        grid_path=grid,
-    )
+    outputs = run_ida(source, params, signature, output, grid_path=grid)
     return [outputs.text_path, outputs.json_path]
 
 

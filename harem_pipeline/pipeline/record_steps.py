@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_line_chunks, write_texts
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.pipeline.naming import check_records_evaluated, check_stage_input
+from harem_pipeline.pipeline.params import SubsetParams
 from harem_pipeline.text.textio import derived_path
 
 # ---------------------------------------------------------------------------
@@ -85,37 +85,26 @@ def veus_output(
 
 def run_veus(
     path: str | os.PathLike[str],
+    params: SubsetParams,
     output: str | os.PathLike[str] | None = None,
-    *,
-    style: str,
-    veil: str | None = None,
-    system_veil: str | None = None,
-    variant: str | None = None,
-    genre: str | None = None,
-    selective: bool = False,
     grid_path: str | os.PathLike[str] | None = None,
     meta_path: str | os.PathLike[str] | None = None,
 ) -> Path:
-    """Write one Véus subset of the ``.avalida`` file ``path``; return where.
+    """Write the Véus subset ``params`` of the ``.avalida`` file ``path``; return where.
 
-    ``selective`` evaluates with the system's declared veil (it needs
-    ``system_veil``; an explicit ``veil`` is then refused).  Streams the
-    input and writes atomically in its encoding.
+    Its categories are scored with :meth:`SubsetParams.evaluation_veil`.
+    Streams the input and writes atomically in its encoding.
     """
     from harem_pipeline.formats.harem_xml import read_meta
     from harem_pipeline.stages.veus import apply_veus_chunks, check_style, document_infos
 
+    style, variant, genre, selective = params.style, params.variant, params.genre, params.selective
     check_style(style)
     grid = read_grid(grid_path)
+    system_veil = params.system_veil
     declared = parse_veil(system_veil, grid, "--system-veil") if system_veil else None
-    if selective:
-        if declared is None:
-            raise InputError(None, "--system-veil for the selective scenario", "none")
-        if veil is not None:
-            raise InputError(None, "either --veil or --selective", "both")
-        evaluation = declared
-    else:
-        evaluation = parse_veil(veil, grid, "--veil")
+    option = "--system-veil" if selective else "--veil"
+    evaluation = parse_veil(params.evaluation_veil(), grid, option)
     meta = document_infos(read_meta(meta_path)) if meta_path else None
     target = Path(output) if output is not None else veus_output(path, variant, genre, selective)
     encoding, chunks = iter_line_chunks(path)

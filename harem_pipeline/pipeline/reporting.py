@@ -15,14 +15,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from harem_pipeline.errors import InputError
 from harem_pipeline.formats.vizir import RawLine
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.morphology import morphology_intervals
 from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
 from harem_pipeline.pipeline.naming import (
     check_stage_input,
     ida2mor_output,
 )
+from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.pipeline.reporting_ida2id import Ida2idOutputs as Ida2idOutputs
 from harem_pipeline.pipeline.reporting_ida2id import run_ida2id as run_ida2id
 from harem_pipeline.pipeline.reporting_ida2id import write_twins
@@ -39,7 +40,6 @@ from harem_pipeline.stages.ida2mor import (
     join_stretches,
     morphology_document_rows,
 )
-from harem_pipeline.stages.vizir import Scenario
 
 PathLike = str | os.PathLike[str]
 
@@ -55,29 +55,31 @@ class Ida2MorOutputs:
 
 def run_ida2mor(
     path: PathLike,
-    scenario: Scenario,
+    params: ReportParams,
     signature: str,
     output: PathLike | None = None,
     run: str | None = None,
-    subset: str | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    veil: str | None = None,
     workers: int | None = None,
 ) -> Ida2MorOutputs:
     """Count an ``.altmor`` file in one streaming pass and write ``OUT`` and ``OUT.json``.
 
-    The text report is written in the input's encoding (like every HAREM
-    report), the JSON in UTF-8 with the intervals of a ``resamples``-draw
-    document bootstrap (0: ``ci95`` null).  A large file is counted a block
-    at a time on ``workers`` processes (default: every core).
+    ``params`` gives the scenario, the subset and its evaluation veil the
+    report names, and the document bootstrap of the JSON's intervals
+    (``bootstrap`` resamples, 0: ``ci95`` null; ``seed``).  The text report
+    is written in the input's encoding (like every HAREM report), the JSON
+    in UTF-8.  A large file is counted a block at a time on ``workers``
+    processes (default: every core).
     """
+    scenario, subset = params.scenario, params.subset
+    if scenario is None:
+        raise InputError(str(path), "a scenario (a '# Cenário:' line, or -abs/-rel)", "none")
+    veil = params.evaluation.evaluation_veil() if params.evaluation else None
     target = Path(output) if output is not None else ida2mor_output(path)
     check_stage_input("ida2mor", path)
     encoding, counts = run_with_fallback(functools.partial(count_altmor_file, path), workers)
     text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)
     rows = morphology_document_rows(counts.documents)
-    intervals = morphology_intervals(rows, resamples, seed)
+    intervals = morphology_intervals(rows, params.bootstrap, params.seed)
     json_text = format_ida2mor_json(
         counts, scenario, signature, run, subset, intervals, veil, document_rows=rows
     )
