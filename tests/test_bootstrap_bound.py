@@ -14,6 +14,7 @@ import pytest
 import harem_pipeline.pipeline.reporting_ida2id as reporting_ida2id
 from harem_pipeline.cli import main
 from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
+from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.pipeline.reporting import run_ida2id
 
 
@@ -67,7 +68,9 @@ def test_a_bootstrap_that_fails_leaves_neither_report(
 
     monkeypatch.setattr(reporting_ida2id, "identification_intervals", out_of_memory)
     with pytest.raises(MemoryError):
-        run_ida2id(evaluated, "harem:test", tmp_path / "z", resamples=10)
+        run_ida2id(
+            evaluated, ReportParams(evaluation=None, bootstrap=10), "harem:test", tmp_path / "z"
+        )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -83,5 +86,7 @@ def test_a_twin_that_cannot_be_written_takes_the_text_report_back(
 
     monkeypatch.setattr(reporting_ida2id, "write_text_atomic", full_disk_for_json)
     with pytest.raises(OSError, match="No space"):
-        run_ida2id(evaluated, "harem:test", tmp_path / "z", resamples=10)
+        run_ida2id(
+            evaluated, ReportParams(evaluation=None, bootstrap=10), "harem:test", tmp_path / "z"
+        )
     assert list(tmp_path.iterdir()) == []

@@ -38,6 +38,9 @@ from harem_pipeline.tools.simulate import (
 from tests.helpers.perfect import PerfectChain
 from tests.helpers.shipped import shipped_collection
 
+UNKNOWN = ReportParams(evaluation=None)
+"""A report made outside a campaign: no evaluation veil named."""
+
 ROOT = Path(__file__).resolve().parent.parent
 CD_PATH = ROOT / "data" / "first-harem" / "ColeccaoDouradaHAREM.txt"
 SECOND_CD_PATH = ROOT / "data" / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"
@@ -416,7 +419,9 @@ def test_second_harem_perfect_run_identifies_everything(
     assert result.warnings == ()
     evaluated = run_avalida(aligned, tmp_path / "perfect.alinhado.avalida")
     total = run_veus(evaluated, SubsetParams(), tmp_path / "perfect.alinhado.avalida.total")
-    m = run_ida2id(run_altida(total, tmp_path / "t.altida"), "sig", tmp_path / "t.id").measures
+    m = run_ida2id(
+        run_altida(total, tmp_path / "t.altida"), UNKNOWN, "sig", tmp_path / "t.id"
+    ).measures
     assert (m.precision, m.recall, m.f_measure, m.combined_error) == (1.0, 1.0, 1.0, 0.0)
 
 
@@ -524,7 +529,9 @@ def test_perfect_run_scores_one_everywhere_through_the_whole_chain(
     total = tmp_path / perfect_first_harem.total.name
     total.write_bytes(perfect_first_harem.total.read_bytes())
 
-    identification = run_ida2id(run_altida(total, tmp_path / "t.altida"), "sig", tmp_path / "t.id")
+    identification = run_ida2id(
+        run_altida(total, tmp_path / "t.altida"), UNKNOWN, "sig", tmp_path / "t.id"
+    )
     m = identification.measures
     assert (m.precision, m.recall, m.f_measure) == (1.0, 1.0, 1.0)
     assert (m.over_generation, m.under_generation, m.combined_error) == (0.0, 0.0, 0.0)

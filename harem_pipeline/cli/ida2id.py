@@ -62,7 +62,5 @@ def run_command(args: argparse.Namespace) -> int:
         bootstrap=max(args.bootstrap, 0),
     )
     signature = file_signature(args.input, params)
-    run_ida2id(
-        args.input, str(signature), args.output, params.bootstrap, params.seed, veil=args.veil
-    )
+    run_ida2id(args.input, params, str(signature), args.output)
     return 0

@@ -163,10 +163,7 @@ def ida2id(
     if cd is not None and run is not None:
         veil = parse_veil(params.evaluation.evaluation_veil(), read_grid(), "veil")
         spans = measure_evaluated(cd, run, source, meta, veil, params.bootstrap, params.seed)
-    veil_text = params.evaluation.evaluation_veil() if params.evaluation else None
-    outputs = run_ida2id(
-        source, signature, output, params.bootstrap, params.seed, spans=spans, veil=veil_text
-    )
+    outputs = run_ida2id(source, params, signature, output, spans)
     return [outputs.text_path, outputs.json_path]
 
 

@@ -11,7 +11,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.identification import (
     IdentificationMeasures,
     identification_intervals,
@@ -19,6 +18,7 @@ from harem_pipeline.measures.identification import (
 )
 from harem_pipeline.measures.spans import MeasuresReport
 from harem_pipeline.pipeline.naming import check_stage_input, ida2id_output, json_twin
+from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida2id import format_ida2id_json, format_ida2id_text
 from harem_pipeline.stages.ida2id import IdentificationTally, read_tally
 from harem_pipeline.stages.tally import document_rows
@@ -58,27 +58,27 @@ class Ida2idOutputs:
 
 def run_ida2id(
     path: PathLike,
+    params: ReportParams,
     signature: str,
     output: PathLike | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
     spans: MeasuresReport | None = None,
-    veil: str | None = None,
 ) -> Ida2idOutputs:
     """Count ``path`` and write the text report (``output``, default ``IN.ida2id``) and
     ``output.json``; ``spans``, the span measures of the same documents, join both
     (see :mod:`harem_pipeline.reports.ida2id`).
 
-    The JSON carries the 95 % intervals of a ``resamples``-draw document
-    bootstrap (0: ``ci95`` null) and the per-document counts.
+    The JSON carries the 95 % intervals of a ``params.bootstrap``-draw document
+    bootstrap (0: ``ci95`` null) and the per-document counts; the report names
+    the evaluation veil of ``params`` (none when its evaluation is not known).
     """
+    veil = params.evaluation.evaluation_veil() if params.evaluation else None
     target = Path(output) if output is not None else ida2id_output(path)
     check_stage_input("ida2id", path)
     encoding, tally = read_tally(path)
     measures = measures_from_counts(tally.total)
     text = format_ida2id_text(tally.total, measures, signature, spans, veil)
     documents = document_rows(tally.documents)
-    ci95 = identification_intervals(documents, resamples, seed)
+    ci95 = identification_intervals(documents, params.bootstrap, params.seed)
     json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents, spans, veil)
     json_path = write_twins(target, text, encoding, json_text)
     return Ida2idOutputs(target, json_path, tally, measures)
