@@ -30,7 +30,7 @@ from harem_pipeline.formats.harem_xml import (
     open_plain_collection,
     split_documents,
 )
-from harem_pipeline.pipeline.align_steps import _batched
+from harem_pipeline.pipeline.align import _batched
 from harem_pipeline.stages import align
 from harem_pipeline.stages.align import (
     _NOT_PLAIN_ENTITY,

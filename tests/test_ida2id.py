@@ -26,9 +26,9 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.measures.core import figures_of_row
 from harem_pipeline.measures.identification import identification_figures, measures_from_counts
+from harem_pipeline.pipeline.identification import run_ida2id
 from harem_pipeline.pipeline.naming import subset_from_name
 from harem_pipeline.pipeline.params import ReportParams
-from harem_pipeline.pipeline.reporting import run_ida2id
 from harem_pipeline.reports.ida2id import JSON_KEYS, LABELS, format_ida2id_text
 from harem_pipeline.stages.ida2id import (
     IdentificationCounts,
@@ -345,7 +345,7 @@ def test_doc_line_then_document_line_is_one_document() -> None:
 
 
 def test_after_altida_exemplo0_by_hand(data_dir: Path, tmp_path: Path) -> None:
-    from harem_pipeline.pipeline.steps import run_altida
+    from harem_pipeline.pipeline.identification import run_altida
 
     chosen = run_altida(
         data_dir / "reference/exemplo0/total_muc.alinhado.avalida.gz", tmp_path / "x"

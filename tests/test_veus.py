@@ -20,8 +20,8 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_line, iter_line_chunks, iter_lines, parse_lines
 from harem_pipeline.formats.harem_xml import read_meta
 from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.pipeline.identification import run_veus
 from harem_pipeline.pipeline.params import SubsetParams
-from harem_pipeline.pipeline.steps import run_veus
 from harem_pipeline.stages.veus import (
     FIRST_HAREM_GENRES,
     apply_veus,

@@ -6,9 +6,9 @@ import argparse
 
 from harem_pipeline.cli.options import resamples
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.pipeline.identification import run_ida2id
 from harem_pipeline.pipeline.naming import subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
-from harem_pipeline.pipeline.reporting_ida2id import run_ida2id
 from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.stages.veus import STYLES
 from harem_pipeline.text.textio import check_input_file

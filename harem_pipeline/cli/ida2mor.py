@@ -9,11 +9,10 @@ from harem_pipeline.cli.options import resamples
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
 from harem_pipeline.model import Scenario
-from harem_pipeline.pipeline import reporting
+from harem_pipeline.pipeline.morphology import read_scenario, run_ida2mor
 from harem_pipeline.pipeline.naming import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import file_signature
-from harem_pipeline.pipeline.steps import read_scenario
 from harem_pipeline.text.textio import check_input_file
 
 
@@ -61,10 +60,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"resamples of the document bootstrap giving each field's ci95 in the JSON "
         f"(default {DEFAULT_RESAMPLES}; 0: none, ci95 is null)",
     )
-    parser.set_defaults(func=run_ida2mor)
+    parser.set_defaults(func=run_command)
 
 
-def run_ida2mor(args: argparse.Namespace) -> int:
+def run_command(args: argparse.Namespace) -> int:
+    """Write the report and its JSON twin; return the exit status."""
     check_input_file(args.input)
     scenario = args.scenario or read_scenario(args.input) or scenario_from_name(args.input)
     if scenario is None:
@@ -82,5 +82,5 @@ def run_ida2mor(args: argparse.Namespace) -> int:
     )
     signature = args.signature or file_signature(args.input, params).format()
     # the file's veil is not known: the report names none (evaluation None)
-    reporting.run_ida2mor(args.input, replace(params, evaluation=None), signature, args.output, run)
+    run_ida2mor(args.input, replace(params, evaluation=None), signature, args.output, run)
     return 0

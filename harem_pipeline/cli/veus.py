@@ -6,8 +6,8 @@ import argparse
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.model import EVERYTHING
+from harem_pipeline.pipeline.identification import run_veus
 from harem_pipeline.pipeline.params import SubsetParams
-from harem_pipeline.pipeline.record_steps import run_veus
 from harem_pipeline.stages.veus import STYLES
 
 

@@ -19,22 +19,14 @@ from typing import Any
 
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.model import Scenario
+from harem_pipeline.pipeline.align import run_align
 from harem_pipeline.pipeline.config import Campaign
+from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_ida2id, run_veus
+from harem_pipeline.pipeline.morphology import run_altmor, run_ida2mor, run_vizir
 from harem_pipeline.pipeline.naming import json_twin
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
-from harem_pipeline.pipeline.reporting import run_ida, run_ida2id, run_ida2mor
+from harem_pipeline.pipeline.semantic import run_alts, run_altsem, run_emir, run_ida
 from harem_pipeline.pipeline.spans import measure_evaluated
-from harem_pipeline.pipeline.steps import (
-    run_align,
-    run_altida,
-    run_altmor,
-    run_alts,
-    run_altsem,
-    run_avalida,
-    run_emir,
-    run_veus,
-    run_vizir,
-)
 from harem_pipeline.reports import summary as summary_stage
 from harem_pipeline.reports.html import write_report_html
 from harem_pipeline.reports.rerelem import format_rerelem_markdown, rerelem_rows

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.model import Alt, Scenario
-from harem_pipeline.text.atomic import written_in_place
+from harem_pipeline.text.atomic import write_text_atomic, written_in_place
 from harem_pipeline.text.textio import check_not_empty, derived_path
 
 PathLike = str | os.PathLike[str]
@@ -122,6 +122,25 @@ def json_twin(path: PathLike) -> Path:
         return Path(os.devnull)
     path = Path(path)
     return path.with_name(path.name + ".json")
+
+
+def write_twins(target: Path, text: str, encoding: str, json_text: str) -> Path:
+    """Write a text report and its JSON twin, both or neither; return the twin's path.
+
+    Both are rendered before this is called, so a failure while computing
+    (the bootstrap out of memory, a bad document) leaves no file at all; a
+    failure writing the twin takes the text report back, unless that went to
+    a pipe or a device, which cannot be taken back.
+    """
+    json_path = json_twin(target)
+    write_text_atomic(target, text, encoding=encoding)
+    try:
+        write_text_atomic(json_path, json_text)
+    except BaseException:
+        if not written_in_place(target):
+            target.unlink(missing_ok=True)
+        raise
+    return json_path
 
 
 def semantic_kind_from_name(path: PathLike) -> tuple[Scenario, Alt]:

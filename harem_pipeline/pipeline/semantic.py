@@ -1,12 +1,8 @@
 """The semantic classification chain as file-to-file steps: alts, espurios, emir, altsem, ida.
 
-The same shell as :mod:`harem_pipeline.pipeline.steps` (stream the input,
-hand its lines to the stage, write the output in the input's encoding
-atomically), kept in a module of its own so that one command of this chain
-(``harem emir``) imports only its own stage: not the aligner, the XML
-reader, Véus or Vizir, nor the identification and morphology reports.
-:mod:`~harem_pipeline.pipeline.steps` and
-:mod:`~harem_pipeline.pipeline.reporting` re-export these functions.
+The same shell as the other chains' (stream the input, hand its lines to
+the stage, write the output in the input's encoding atomically); Ida counts
+an Emir file and writes the report and its JSON twin.
 """
 
 from __future__ import annotations
@@ -26,7 +22,7 @@ from harem_pipeline.formats.semantic import (
     read_plain_emir_record,
     read_plain_record,
 )
-from harem_pipeline.pipeline.naming import check_records_evaluated, ida_output
+from harem_pipeline.pipeline.naming import check_records_evaluated, ida_output, write_twins
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path, read_bytes
 
@@ -201,8 +197,6 @@ def run_ida(
         encoding = JAVA_ENCODING  # nothing says UTF-8: the labels as the Java writes them
     documents = document_rows(tally.documents)
     ci95 = semantic_intervals(documents, params.bootstrap, params.seed)
-    from harem_pipeline.pipeline.reporting_ida2id import write_twins
-
     text = format_ida_text(tally, signature)
     json_text = format_ida_json(tally, signature, params.scenario, params.alt, ci95, documents)
     json_path = write_twins(target, text, encoding, json_text)

@@ -156,7 +156,7 @@ def measure_harem(
     """
     from harem_pipeline.formats.harem_xml import read_collection
     from harem_pipeline.formats.veils import parse_veil, read_grid
-    from harem_pipeline.pipeline.steps import check_collections_share_documents
+    from harem_pipeline.pipeline.align import check_collections_share_documents
     from harem_pipeline.stages.harem_spans import choose_alternatives
 
     veil = None

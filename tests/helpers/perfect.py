@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harem_pipeline.model import Collection
+from harem_pipeline.pipeline.align import run_align
+from harem_pipeline.pipeline.identification import run_avalida, run_veus
 from harem_pipeline.pipeline.params import SubsetParams
-from harem_pipeline.pipeline.steps import run_align, run_avalida, run_veus
 from harem_pipeline.tools.simulate import render_run
 
 
