@@ -642,7 +642,7 @@ class Summary(CampaignTask, StageTask):
         """The TEMPO reports ``(mode, ALT, JSON)`` of a run's subset (whatever the row's
         scenario: the track reads the absolute ``.emir`` and its ``.altrel``)."""
         return tuple(
-            (task.mode, task.kind, chain.json_twin(task.anchor()))
+            (task.mode, task.alt.value, chain.json_twin(task.anchor()))
             for task in self.tempo_reports(ida2id.run_name, ida2id.subset)
         )
 

@@ -48,8 +48,9 @@ def progress_line(
 def task_label(task: luigi.Task) -> str:
     """``Ida2ID sim-strong total``: the stage and the parameters that tell its tasks apart."""
     parts = [type(task).__name__]
-    last = "kind" if hasattr(task, "kind") else "scenario"  # an Ida's kind names its scenario
-    for name in ("run_name", "subset", last):
+    # an Ida's kind names its scenario and ALT in one word
+    axes = ("kind",) if hasattr(task, "kind") else ("scenario", "alt")
+    for name in ("run_name", "subset", *axes):
         value = getattr(task, name, None)
         if isinstance(value, Enum):
             value = value.value
