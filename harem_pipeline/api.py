@@ -30,8 +30,9 @@ from typing import Any
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_SEED
+from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline import chain
-from harem_pipeline.pipeline.config import SCENARIO_SUFFIX, Campaign, load_campaign
+from harem_pipeline.pipeline.config import Campaign, load_campaign
 from harem_pipeline.pipeline.naming import json_twin
 from harem_pipeline.pipeline.params import (
     ReportParams,
@@ -175,28 +176,28 @@ def _run_chain(one: _OneRun, morphology: bool) -> dict[str, Path]:
     chain.ida2id(altida, ida2id, signature, params, c.collection, one.run, meta)
     reports = {"identification": json_twin(ida2id)}
     if morphology:
-        for scenario in c.scenarios:
-            suffix = SCENARIO_SUFFIX[scenario]
-            vizir = harem_veu.with_name(f"{harem_veu.name}.{suffix}.vizir")
+        for name in c.scenarios:
+            scenario = Scenario(name)
+            vizir = harem_veu.with_name(f"{harem_veu.name}.{scenario.short}.vizir")
             chain.vizir(harem_veu, vizir, scenario)
             altmor = vizir.with_suffix(".altmor")
             chain.altmor(chain.existing([vizir]), altmor)
             ida2mor = vizir.with_suffix(".ida2mor")
-            params, signature = one.signed(report_params(c, spec.name, subset, "harem", suffix))
-            chain.ida2mor(chain.existing([altmor]), ida2mor, scenario, signature, spec.name, params)
-            reports[f"morphology.{scenario}"] = json_twin(ida2mor)
+            params, signature = one.signed(report_params(c, spec.name, subset, "harem", scenario))
+            chain.ida2mor(chain.existing([altmor]), ida2mor, signature, spec.name, params)
+            reports[f"morphology.{name}"] = json_twin(ida2mor)
     alts = veu.with_name(veu.name + ".alts")
     chain.alts(veu, alts)
     emir = alts.with_name(alts.name + ".emir")
-    chain.emir(alts, emir, emir_params(c, False))
+    chain.emir(alts, emir, emir_params(c, Scenario.ABSOLUTE))
     relativo = alts.with_name(alts.name + ".emir_relativo")
-    chain.emir(alts, relativo, emir_params(c, True))
+    chain.emir(alts, relativo, emir_params(c, Scenario.RELATIVE))
     altrel = emir.with_name(emir.name + ".altrel")
     chain.altsem(emir, altrel)
     for kind, source, scenario, alt in (
-        ("strict", emir, "abs", "strict"),
-        ("relaxed", altrel, "abs", "relaxed"),
-        ("relative", relativo, "rel", "strict"),
+        ("strict", emir, Scenario.ABSOLUTE, Alt.STRICT),
+        ("relaxed", altrel, Scenario.ABSOLUTE, Alt.RELAXED),
+        ("relative", relativo, Scenario.RELATIVE, Alt.STRICT),
     ):
         ida = source.with_name(source.name + ".ida")
         params = semantic_report_params(c, spec.name, subset, scenario, alt)

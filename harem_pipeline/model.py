@@ -30,12 +30,17 @@ Three markup devices shape the running text:
   apart in ``Document.omitted_entities``, so they are counted but never scored.
 * ``<P>...</P>`` (Second HAREM format) only delimits paragraphs; the regions
   are kept in ``Document.paragraphs`` so a collection can be written back.
+
+The category grid of ``harem.conf`` (:class:`Grid`) and a veil, the part of
+it an evaluation keeps (:class:`Veil`), are domain objects too; their text
+forms are read and written by :mod:`harem_pipeline.formats.veils`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Final, Literal
 
 from harem_pipeline.errors import InputError
@@ -297,3 +302,135 @@ class Collection:
             if doc.docid == docid:
                 return doc
         return None
+
+
+# ---------------------------------------------------------------------------
+# The category grid and veils
+
+EVERYTHING = "*"
+"""The veil (and the grid level) meaning "all of the grid's"."""
+OTHER = "OUTRO"
+"""The type every category, and the subtype every type, is given."""
+
+# A tree: categories (sorted) -> types (sorted) -> subtypes (insertion order).
+TypeNode = tuple[str, tuple[str, ...]]
+CategoryNode = tuple[str, tuple[TypeNode, ...]]
+Tree = tuple[CategoryNode, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """The category grid of ``harem.conf`` (already filled with ``OUTRO``)."""
+
+    tree: Tree
+    path: str | None = None
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        return tuple(cat for cat, _ in self.tree)
+
+    def types(self, cat: str) -> tuple[str, ...]:
+        return tuple(typ for typ, _ in _types_of(self.tree, cat))
+
+    def subtypes(self, cat: str, typ: str) -> tuple[str, ...]:
+        return _subtypes_of(self.tree, cat, typ)
+
+
+@dataclass(frozen=True, slots=True)
+class Veil:
+    """A parsed veil: the kept part of the grid.
+
+    ``everything`` is true only for the veil ``*`` (or no veil at all): the
+    original tools then pass every record through untouched, even entities
+    whose categories are outside the grid.
+    """
+
+    tree: Tree
+    everything: bool = False
+
+    def contains_category(self, cat: str | None) -> bool:
+        return any(c == cat for c, _ in self.tree)
+
+    def types(self, cat: str) -> tuple[str, ...]:
+        return tuple(typ for typ, _ in _types_of(self.tree, cat))
+
+    def has_types(self, cat: str) -> bool:
+        return bool(_types_of(self.tree, cat))
+
+    def contains_type(self, cat: str, typ: str | None) -> bool:
+        return any(t == typ for t, _ in _types_of(self.tree, cat))
+
+    def has_subtypes(self, cat: str, typ: str) -> bool:
+        return bool(_subtypes_of(self.tree, cat, typ))
+
+    def contains_subtype(self, cat: str, typ: str, sub: str | None) -> bool:
+        return sub in _subtypes_of(self.tree, cat, typ)
+
+    def intersects(self, other: Veil) -> bool:
+        """Whether the two veils share a category and, if this one names types, a type.
+
+        This is the test the original tools apply between the evaluation veil
+        and the system's declared veil (it looks no deeper than types).
+        """
+        for cat, types in self.tree:
+            if not other.contains_category(cat):
+                continue
+            if not types or set(self.types(cat)) & set(other.types(cat)):
+                return True
+        return False
+
+
+def _types_of(tree: Tree, cat: str) -> tuple[TypeNode, ...]:
+    for c, types in tree:
+        if c == cat:
+            return types
+    return ()
+
+
+def _subtypes_of(tree: Tree, cat: str, typ: str) -> tuple[str, ...]:
+    for t, subs in _types_of(tree, cat):
+        if t == typ:
+            return subs
+    return ()
+
+
+# ---------------------------------------------------------------------------
+# The two axes of a report: scenario and ALT choice
+
+
+class Scenario(Enum):
+    """Which records count: the absolute scenario scores missing and spurious ones too.
+
+    Vizir's and Emir's scenario alike; read once at the edge (a command's
+    option, a Luigi parameter, a file's header) and carried as this type.
+    """
+
+    ABSOLUTE = "absolute"
+    RELATIVE = "relative"
+
+    @property
+    def short(self) -> str:
+        """``abs`` / ``rel``: the original option names, used in signatures and file names."""
+        return "abs" if self is Scenario.ABSOLUTE else "rel"
+
+    @classmethod
+    def parse(cls, text: str) -> Scenario:
+        """Accept ``absolute``/``abs``/``-abs`` and ``relative``/``rel``/``-rel``."""
+        word = text.strip().lstrip("-").lower()
+        for scenario in cls:
+            if word in (scenario.value, scenario.short):
+                return scenario
+        raise ValueError(f"unknown scenario {text!r}: use absolute (-abs) or relative (-rel)")
+
+
+class Alt(Enum):
+    """How a report's ALT blocks were resolved.
+
+    ``BEST``: the alternative AltinaID/AltinaMor choose (identification and
+    morphology); ``STRICT``/``RELAXED``: Emir's file as it is, or the best
+    alternative of every block kept by ALTina (the semantic reports).
+    """
+
+    BEST = "best"
+    STRICT = "strict"
+    RELAXED = "relaxed"

@@ -25,8 +25,9 @@ from typing import Any
 import luigi
 
 from harem_pipeline import __version__
+from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline import chain, official, preflight
-from harem_pipeline.pipeline.config import SCENARIO_SUFFIX, Campaign
+from harem_pipeline.pipeline.config import Campaign
 from harem_pipeline.pipeline.manifest import (
     CAMPAIGN_MANIFEST,
     Places,
@@ -268,24 +269,20 @@ class Vizir(RunTask, StageTask):
 
     stage = "vizir"
     subset = luigi.Parameter()
-    scenario = luigi.Parameter()
+    scenario = luigi.EnumParameter(enum=Scenario)
 
     def requires(self) -> Veus:
         return Veus(config=self.config, run_name=self.run_name, subset=self.subset, style="harem")
 
-    @cached_property
-    def suffix(self) -> str:
-        return SCENARIO_SUFFIX[self.scenario]
-
     def anchor(self) -> Path:
         source = self.requires().anchor()
-        return source.with_name(f"{source.name}.{self.suffix}.vizir")
+        return source.with_name(f"{source.name}.{self.scenario.short}.vizir")
 
     def input_paths(self) -> list[Path]:
         return [self.requires().anchor()]
 
     def stage_params(self) -> dict[str, Any]:
-        return {"scenario": self.scenario}
+        return {"scenario": self.scenario.value}
 
     def produce(self) -> list[Path]:
         return chain.vizir(self.input_paths()[0], self.anchor(), self.scenario)
@@ -296,7 +293,7 @@ class AltinaMor(RunTask, StageTask):
 
     stage = "altmor"
     subset = luigi.Parameter()
-    scenario = luigi.Parameter()
+    scenario = luigi.EnumParameter(enum=Scenario)
 
     def requires(self) -> Vizir:
         return Vizir(
@@ -318,7 +315,7 @@ class Ida2Mor(RunTask, StageTask):
 
     stage = "ida2mor"
     subset = luigi.Parameter()
-    scenario = luigi.Parameter()
+    scenario = luigi.EnumParameter(enum=Scenario)
 
     def requires(self) -> AltinaMor:
         return AltinaMor(
@@ -332,8 +329,7 @@ class Ida2Mor(RunTask, StageTask):
         return chain.existing([self.requires().anchor()])
 
     def params(self) -> ReportParams:
-        suffix = SCENARIO_SUFFIX[self.scenario]
-        return report_params(self.campaign, self.run_name, self.subset, "harem", suffix)
+        return report_params(self.campaign, self.run_name, self.subset, "harem", self.scenario)
 
     def stage_params(self) -> dict[str, Any]:
         return self.params().manifest()
@@ -343,12 +339,7 @@ class Ida2Mor(RunTask, StageTask):
 
     def produce(self) -> list[Path]:
         return chain.ida2mor(
-            self.input_paths(),
-            self.anchor(),
-            self.scenario,
-            self.report_signature(),
-            self.run_name,
-            self.params(),
+            self.input_paths(), self.anchor(), self.report_signature(), self.run_name, self.params()
         )
 
 
@@ -367,18 +358,18 @@ class Emir(RunTask, StageTask):
 
     stage = "emir"
     subset = luigi.Parameter()
-    scenario = luigi.Parameter(default="absolute")
+    scenario = luigi.EnumParameter(enum=Scenario, default=Scenario.ABSOLUTE)
     veil = luigi.Parameter(default="")
 
     def requires(self) -> Alts:
         return Alts(config=self.config, run_name=self.run_name, subset=self.subset, veil=self.veil)
 
     def params(self) -> EmirParams:
-        return emir_params(self.campaign, self.scenario == "relative")
+        return emir_params(self.campaign, self.scenario)
 
     def anchor(self) -> Path:
         source = self.requires().anchor()
-        suffix = ".emir_relativo" if self.scenario == "relative" else ".emir"
+        suffix = ".emir_relativo" if self.scenario is Scenario.RELATIVE else ".emir"
         return source.with_name(source.name + suffix)
 
     def input_paths(self) -> list[Path]:
@@ -415,30 +406,35 @@ class AltSem(RunTask, StageTask):
         return chain.altsem(self.input_paths()[0], self.anchor())
 
 
-IDA_KINDS = ("strict", "relaxed", "relative")
-"""The Ida reports of a subset: ``.emir.ida``, ``.emir.altrel.ida``, ``.emir_relativo.ida``."""
-
-
 class Ida(RunTask, StageTask):
-    """Ida: the official global report (identification and classification) of an Emir file."""
+    """Ida: the official global report (identification and classification) of an Emir file.
+
+    A subset's reports: ``.emir.ida`` (absolute, strict), ``.emir.altrel.ida``
+    (absolute, relaxed: ALTina reads the absolute Emir file) and
+    ``.emir_relativo.ida`` (relative, strict).
+    """
 
     stage = "ida"
     subset = luigi.Parameter()
-    kind = luigi.ChoiceParameter(choices=IDA_KINDS, default="strict")
+    scenario = luigi.EnumParameter(enum=Scenario, default=Scenario.ABSOLUTE)
+    alt = luigi.EnumParameter(enum=Alt, default=Alt.STRICT)
     veil = luigi.Parameter(default="")
+
+    @property
+    def kind(self) -> str:
+        """The report's label in the summary and the official pages: ``strict``,
+        ``relaxed`` or ``relative``."""
+        return "relative" if self.scenario is Scenario.RELATIVE else self.alt.value
 
     def requires(self) -> Emir | AltSem:
         common = {"config": self.config, "run_name": self.run_name, "subset": self.subset}
-        if self.kind == "relaxed":
+        if self.alt is Alt.RELAXED:
             return AltSem(**common, veil=self.veil)
-        scenario = "relative" if self.kind == "relative" else "absolute"
-        return Emir(**common, scenario=scenario, veil=self.veil)
+        return Emir(**common, scenario=self.scenario, veil=self.veil)
 
     def params(self) -> ReportParams:
-        scenario = "rel" if self.kind == "relative" else "abs"
-        alt = "relaxed" if self.kind == "relaxed" else "strict"
         return semantic_report_params(
-            self.campaign, self.run_name, self.subset, scenario, alt, self.veil or None
+            self.campaign, self.run_name, self.subset, self.scenario, self.alt, self.veil or None
         )
 
     def anchor(self) -> Path:
@@ -462,9 +458,7 @@ class Ida(RunTask, StageTask):
 
 def ida2id_scenario(ida2mor: Ida2Mor | None, strict: Ida) -> str:
     """The scenario a summary row is about: the morphology's, else the Ida's."""
-    if ida2mor is not None:
-        return ida2mor.scenario
-    return "relative" if strict.kind == "relative" else "absolute"
+    return (strict.scenario if ida2mor is None else ida2mor.scenario).value
 
 
 class Browse(RunTask, StageTask):
@@ -531,14 +525,14 @@ class Summary(CampaignTask, StageTask):
         for run in self.campaign.runs:
             for subset in self.campaign.subsets:
                 common = {"config": self.config, "run_name": run.name, "subset": subset.name}
-                for scenario in self.campaign.scenarios:
-                    relative = scenario == "relative"
+                for scenario in map(Scenario, self.campaign.scenarios):
+                    relative = scenario is Scenario.RELATIVE
                     rows.append(
                         (
                             Ida2ID(**common),
                             Ida2Mor(**common, scenario=scenario) if self.morphology else None,
-                            Ida(**common, kind="relative" if relative else "strict"),
-                            None if relative else Ida(**common, kind="relaxed"),
+                            Ida(**common, scenario=scenario),
+                            None if relative else Ida(**common, alt=Alt.RELAXED),
                         )
                     )
         return rows
@@ -648,7 +642,7 @@ class Summary(CampaignTask, StageTask):
         """The TEMPO reports ``(mode, ALT, JSON)`` of a run's subset (whatever the row's
         scenario: the track reads the absolute ``.emir`` and its ``.altrel``)."""
         return tuple(
-            (task.mode, task.kind, chain.json_twin(task.anchor()))
+            (task.mode, task.alt.value, chain.json_twin(task.anchor()))
             for task in self.tempo_reports(ida2id.run_name, ida2id.subset)
         )
 
@@ -748,16 +742,17 @@ class OfficialPages(CampaignTask, StageTask):
             for subset in self.campaign.subsets:
                 common = {"config": self.config, "run_name": run.name, "subset": subset.name}
                 for veil in self.campaign.veils:
-                    for kind in self.kinds:
-                        tasks.append(Ida(**common, kind=kind, veil=veil.name))
+                    for scenario, alt in self.kinds:
+                        tasks.append(Ida(**common, scenario=scenario, alt=alt, veil=veil.name))
         return tasks
 
     @property
-    def kinds(self) -> tuple[str, ...]:
+    def kinds(self) -> tuple[tuple[Scenario, Alt], ...]:
         """The Ida reports of every veil: strict and relaxed ALT, and the relative
         scenario's (``.emir_relativo.ida``) when the campaign scores it."""
-        relative = ("relative",) if "relative" in self.campaign.scenarios else ()
-        return ("strict", "relaxed", *relative)
+        absolute = ((Scenario.ABSOLUTE, Alt.STRICT), (Scenario.ABSOLUTE, Alt.RELAXED))
+        relative = Scenario.RELATIVE.value in self.campaign.scenarios
+        return (*absolute, *([(Scenario.RELATIVE, Alt.STRICT)] if relative else []))
 
     def grid(self) -> list[official.GridReport]:
         """Every run, subset, veil and ALT's Ida report, for the grid's summary."""

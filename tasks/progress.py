@@ -23,6 +23,7 @@ import sys
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 import luigi
@@ -47,8 +48,12 @@ def progress_line(
 def task_label(task: luigi.Task) -> str:
     """``Ida2ID sim-strong total``: the stage and the parameters that tell its tasks apart."""
     parts = [type(task).__name__]
-    for name in ("run_name", "subset", "scenario", "kind"):
+    # an Ida's kind names its scenario and ALT in one word
+    axes = ("kind",) if hasattr(task, "kind") else ("scenario", "alt")
+    for name in ("run_name", "subset", *axes):
         value = getattr(task, name, None)
+        if isinstance(value, Enum):
+            value = value.value
         if isinstance(value, str) and value:
             parts.append(value)
     return " ".join(parts)

@@ -23,6 +23,7 @@ from typing import Any
 
 import luigi
 
+from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline import chain, official
 from harem_pipeline.pipeline.config import Campaign
 from harem_pipeline.pipeline.params import ReportParams, semantic_report_params
@@ -37,7 +38,7 @@ from harem_pipeline.stages.tempo import MODE_NAMES
 from tasks.base import CampaignTask, RunTask, StageTask
 from tasks.pipeline import AltSem, Emir, OfficialPages
 
-TEMPO_KINDS = ("strict", "relaxed")
+TEMPO_ALTS = (Alt.STRICT, Alt.RELAXED)
 """AvalTEMPO reads the strict ``.emir`` and the relaxed ``.emir.altrel`` (``Avaliacao.sh``)."""
 
 
@@ -47,7 +48,7 @@ class Tempo(RunTask, StageTask):
     stage = "tempo"
     subset = luigi.Parameter()
     mode = luigi.IntParameter()
-    kind = luigi.ChoiceParameter(choices=TEMPO_KINDS, default="strict")
+    alt = luigi.EnumParameter(enum=Alt, default=Alt.STRICT)
     veil = luigi.Parameter(default="")
     """A named veil of ``veils:`` (the grid's chain); empty: the campaign's own chain."""
 
@@ -58,7 +59,7 @@ class Tempo(RunTask, StageTask):
             "subset": self.subset,
             "veil": self.veil,
         }
-        return AltSem(**common) if self.kind == "relaxed" else Emir(**common)
+        return AltSem(**common) if self.alt is Alt.RELAXED else Emir(**common)
 
     def anchor(self) -> Path:
         return tempo_names(self.requires().anchor(), self.mode)[0]
@@ -82,7 +83,7 @@ class TempoIda(RunTask, StageTask):
     stage = "ida"
     subset = luigi.Parameter()
     mode = luigi.IntParameter()
-    kind = luigi.ChoiceParameter(choices=TEMPO_KINDS, default="strict")
+    alt = luigi.EnumParameter(enum=Alt, default=Alt.STRICT)
     veil = luigi.Parameter(default="")
 
     def requires(self) -> Tempo:
@@ -91,14 +92,14 @@ class TempoIda(RunTask, StageTask):
             run_name=self.run_name,
             subset=self.subset,
             mode=self.mode,
-            kind=self.kind,
+            alt=self.alt,
             veil=self.veil,
         )
 
     def params(self) -> ReportParams:
         veil = self.veil or None
         params = semantic_report_params(
-            self.campaign, self.run_name, self.subset, "abs", self.kind, veil
+            self.campaign, self.run_name, self.subset, Scenario.ABSOLUTE, self.alt, veil
         )
         return replace(params, tempo=MODE_NAMES[self.mode])
 
@@ -129,9 +130,9 @@ def tempo_modes(campaign: Campaign) -> tuple[int, ...]:
 def tempo_reports(config: str, run: str, subset: str, modes: tuple[int, ...]) -> list[TempoIda]:
     """The TEMPO track's Ida reports of one run's subset: each mode, strict then relaxed."""
     return [
-        TempoIda(config=config, run_name=run, subset=subset, mode=mode, kind=kind)
+        TempoIda(config=config, run_name=run, subset=subset, mode=mode, alt=alt)
         for mode in modes
-        for kind in TEMPO_KINDS
+        for alt in TEMPO_ALTS
     ]
 
 
@@ -161,25 +162,25 @@ class OfficialTempoPages(CampaignTask, StageTask):
                 run_name=run.name,
                 subset=self.subset,
                 mode=mode,
-                kind=kind,
+                alt=alt,
                 veil=veil,
             )
             for mode in tempo_modes(self.campaign)
             for veil in self.veils
             for run in self.campaign.runs
-            for kind in TEMPO_KINDS
+            for alt in TEMPO_ALTS
         ]
 
     def pages(self) -> dict[int, dict[str, list[official.OfficialRun]]]:
         """The ``.tempo.ida`` reports of every page: by mode, then by veil."""
-        reports = {(t.mode, t.veil, t.run_name, t.kind): t.anchor() for t in self.requires()}
+        reports = {(t.mode, t.veil, t.run_name, t.alt): t.anchor() for t in self.requires()}
         return {
             mode: {
                 veil: [
                     official.OfficialRun(
                         run.name,
-                        reports[mode, veil, run.name, "strict"],
-                        reports[mode, veil, run.name, "relaxed"],
+                        reports[mode, veil, run.name, Alt.STRICT],
+                        reports[mode, veil, run.name, Alt.RELAXED],
                     )
                     for run in self.campaign.runs
                 ]

@@ -617,7 +617,7 @@ def _streamed_and_whole(cd: Path, run: Path, tmp_path: Path) -> tuple[tuple, tup
 
 def _streamed(cd: Path, run: Path, target: Path, workers: int = 1) -> tuple:
     """The bytes and warnings of ``run_align`` (the streamed step)."""
-    from harem_pipeline.pipeline.steps import run_align
+    from harem_pipeline.pipeline.align import run_align
 
     written_to, written = run_align(cd, run, target, workers=workers)
     return written_to.read_bytes(), written.warnings
@@ -696,7 +696,7 @@ def test_the_first_bad_document_is_reported_with_worker_processes(
     tmp_path: Path, monkeypatch, workers: int, broken: str
 ) -> None:
     """Aligning document 30 fails before reading document 31 does, as in the plain loop."""
-    from harem_pipeline.pipeline.steps import run_align
+    from harem_pipeline.pipeline.align import run_align
     from harem_pipeline.stages import align
 
     if broken in ("align", "both"):

@@ -30,7 +30,7 @@ from harem_pipeline.formats.harem_xml import (
     parse_raw_document,
     split_documents,
 )
-from harem_pipeline.pipeline.align_steps import _batched
+from harem_pipeline.pipeline.align import _batched
 from harem_pipeline.stages.align import DocumentPair, document_pairs, pair_lines, pair_text
 from harem_pipeline.stages.align import numbering as align_numbering
 from harem_pipeline.stages.align.items import (

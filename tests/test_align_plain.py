@@ -27,8 +27,8 @@ from harem_pipeline.formats.harem_xml import (
     read_collection,
     split_documents,
 )
-from harem_pipeline.pipeline import align_steps
-from harem_pipeline.pipeline.align_steps import run_align
+from harem_pipeline.pipeline import align as align_steps
+from harem_pipeline.pipeline.align import run_align
 from harem_pipeline.text.textio import detect_file_encoding
 from tests.helpers.align_documents import PLAIN_FILES, SECOND_CD, SECOND_RUN, bodies
 from tests.helpers.paths import DATA

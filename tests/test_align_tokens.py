@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.cli import main
-from harem_pipeline.pipeline.align_steps import run_align
+from harem_pipeline.pipeline.align import run_align
 from harem_pipeline.tools.simulate import simulated_run_bytes
 from tests.helpers.campaign import campaign_files
 

@@ -24,7 +24,7 @@ from harem_pipeline.formats.alinhado import (
     parse_lines,
     read_lines,
 )
-from harem_pipeline.pipeline.steps import run_altida
+from harem_pipeline.pipeline.identification import run_altida
 from harem_pipeline.stages.altida import (
     AlternativeScore,
     choose_alternative,

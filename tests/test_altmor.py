@@ -13,7 +13,7 @@ import pytest
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_line, parse_lines
-from harem_pipeline.pipeline.steps import altmor_output as default_output
+from harem_pipeline.pipeline.morphology import altmor_output as default_output
 from harem_pipeline.stages.altmor import AltTally, choose_alternative, choose_lines
 
 V = "[(Género: {0}) (Número: {0}) (Combinada: {0})]"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Record, Tag, parse_line
-from harem_pipeline.pipeline.steps import run_avalida
+from harem_pipeline.pipeline.identification import run_avalida
 from harem_pipeline.stages.avalida import (
     evaluate_entity,
     evaluate_record,

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-import harem_pipeline.pipeline.reporting_ida2id as reporting_ida2id
+import harem_pipeline.pipeline.identification as identification
+import harem_pipeline.pipeline.naming as naming
 from harem_pipeline.cli import main
 from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
-from harem_pipeline.pipeline.reporting import run_ida2id
+from harem_pipeline.pipeline.identification import run_ida2id
+from harem_pipeline.pipeline.params import ReportParams
 
 
 @pytest.fixture()
@@ -65,23 +67,27 @@ def test_a_bootstrap_that_fails_leaves_neither_report(
     def out_of_memory(*args: object) -> None:
         raise MemoryError
 
-    monkeypatch.setattr(reporting_ida2id, "identification_intervals", out_of_memory)
+    monkeypatch.setattr(identification, "identification_intervals", out_of_memory)
     with pytest.raises(MemoryError):
-        run_ida2id(evaluated, "harem:test", tmp_path / "z", resamples=10)
+        run_ida2id(
+            evaluated, ReportParams(evaluation=None, bootstrap=10), "harem:test", tmp_path / "z"
+        )
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_twin_that_cannot_be_written_takes_the_text_report_back(
     evaluated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    written = reporting_ida2id.write_text_atomic
+    written = naming.write_text_atomic
 
     def full_disk_for_json(path: Path, text: str, encoding: str = "utf-8") -> None:
         if str(path).endswith(".json"):
             raise OSError(28, "No space left on device")
         written(path, text, encoding)
 
-    monkeypatch.setattr(reporting_ida2id, "write_text_atomic", full_disk_for_json)
+    monkeypatch.setattr(naming, "write_text_atomic", full_disk_for_json)
     with pytest.raises(OSError, match="No space"):
-        run_ida2id(evaluated, "harem:test", tmp_path / "z", resamples=10)
+        run_ida2id(
+            evaluated, ReportParams(evaluation=None, bootstrap=10), "harem:test", tmp_path / "z"
+        )
     assert list(tmp_path.iterdir()) == []

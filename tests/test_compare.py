@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.cli import main
+from harem_pipeline.model import Scenario
 from harem_pipeline.reports.ida2mor import format_ida2mor_json
 from harem_pipeline.stages.ida2mor import FieldCounts, MorphologyCounts, MorphologyTotals
 from harem_pipeline.stages.tally import DocumentCounts
-from harem_pipeline.stages.vizir import Scenario
 
 
 def write_jsonl(path: Path, documents: int, right: int) -> Path:

@@ -32,9 +32,10 @@ from harem_pipeline.cli import main
 from harem_pipeline.formats.alinhado import Record, iter_lines
 from harem_pipeline.formats.harem_xml import format_collection, read_collection
 from harem_pipeline.model import Collection
-from harem_pipeline.pipeline.reporting_ida2id import run_ida2id
+from harem_pipeline.pipeline.align import run_align
+from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_ida2id, run_veus
+from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.semantic import run_alts, run_emir
-from harem_pipeline.pipeline.steps import run_align, run_altida, run_avalida, run_veus
 from harem_pipeline.tools.simulate import render_run
 from tests.helpers.paths import DATA
 from tests.helpers.shipped import shipped_collection
@@ -68,10 +69,12 @@ def _identification(cd: Path, run: Path, folder: Path) -> tuple[Path, dict]:
     """AlinhEM → AvalIDa → Véus (total, harem) → AltinaID → Ida2ID; the .avalida and figures."""
     aligned, _ = run_align(cd, run, folder / "r.alinhado")
     evaluated = run_avalida(aligned, folder / "r.alinhado.avalida")
-    total = run_veus(evaluated, folder / "r.total", style="harem")
+    total = run_veus(evaluated, SubsetParams(), folder / "r.total")
     for style in ("muc", "relaxado"):  # every style reads the records
-        run_veus(evaluated, folder / f"r.{style}", style=style)
-    report = run_ida2id(run_altida(total, folder / "r.altida"), "test", resamples=0)
+        run_veus(evaluated, SubsetParams(style=style), folder / f"r.{style}")
+    report = run_ida2id(
+        run_altida(total, folder / "r.altida"), ReportParams(evaluation=None, bootstrap=0), "test"
+    )
     run_emir(run_alts(total, folder / "r.alts"), output=folder / "r.emir")
     return evaluated, json.loads(report.json_path.read_text("utf-8"))
 

@@ -26,8 +26,9 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.measures.core import figures_of_row
 from harem_pipeline.measures.identification import identification_figures, measures_from_counts
+from harem_pipeline.pipeline.identification import run_ida2id
 from harem_pipeline.pipeline.naming import subset_from_name
-from harem_pipeline.pipeline.reporting import run_ida2id
+from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida2id import JSON_KEYS, LABELS, format_ida2id_text
 from harem_pipeline.stages.ida2id import (
     IdentificationCounts,
@@ -35,6 +36,9 @@ from harem_pipeline.stages.ida2id import (
     sum_counts,
     tally_identification,
 )
+
+UNKNOWN = ReportParams(evaluation=None)
+"""A report made outside a campaign: no evaluation veil named."""
 
 REFERENCE_CASES = [
     ("exemplo0", "total_muc"),
@@ -53,7 +57,7 @@ def reference_lines(data_dir: Path, folder: str, name: str) -> list[str]:
 @pytest.mark.parametrize(("folder", "name"), REFERENCE_CASES)
 def test_equals_java_globalid(data_dir: Path, tmp_path: Path, folder: str, name: str) -> None:
     source = data_dir / "reference" / folder / f"{name}.alinhado.avalida.gz"
-    result = run_ida2id(source, "harem:test", tmp_path / "out.ida2id")
+    result = run_ida2id(source, UNKNOWN, "harem:test", tmp_path / "out.ida2id")
     # the report is written in the input's encoding (exemplo0's .avalida is UTF-8,
     # the others ISO-8859-1, like every .globalid); compare decoded text
     encoding = "utf-8" if folder == "exemplo0" else "iso8859-1"
@@ -106,7 +110,7 @@ def test_exemplo0_recall_above_one_by_hand(data_dir: Path) -> None:
 def test_undefined_ratios_are_dash_and_null(tmp_path: Path) -> None:
     empty = tmp_path / "empty.avalida"
     empty.write_text("# run.xml\n# cd.xml\n", "utf-8")
-    result = run_ida2id(empty, "s")
+    result = run_ida2id(empty, UNKNOWN, "s")
     assert result.text_path == tmp_path / "empty.avalida.ida2id"
     text = result.text_path.read_text("utf-8")
     assert "Precisão: -\n" in text and "Erro Combinado: -\n" in text
@@ -341,12 +345,12 @@ def test_doc_line_then_document_line_is_one_document() -> None:
 
 
 def test_after_altida_exemplo0_by_hand(data_dir: Path, tmp_path: Path) -> None:
-    from harem_pipeline.pipeline.steps import run_altida
+    from harem_pipeline.pipeline.identification import run_altida
 
     chosen = run_altida(
         data_dir / "reference/exemplo0/total_muc.alinhado.avalida.gz", tmp_path / "x"
     )
-    counts = run_ida2id(chosen, "s").tally.total
+    counts = run_ida2id(chosen, UNKNOWN, "s").tally.total
     # outside the ALT: cd2, cd4 and teste2's three Correcto, cd3 missing, one spurious
     # (6 CD entities); ALT2 kept: cdAlt2a [5/14, C, 1/3, .1, .1], cdAlt2b [1/14, .1, C]
     assert (counts.total_cd, counts.identified, counts.correct) == (8, 14, 7)

@@ -22,6 +22,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import parse_lines
 from harem_pipeline.formats.vizir import MorphScore, Outcome
 from harem_pipeline.measures.morphology import measures_from_counts
+from harem_pipeline.model import Scenario
 from harem_pipeline.pipeline.naming import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.reports.ida2mor import format_ida2mor_text
 from harem_pipeline.stages.ida2mor import (
@@ -32,7 +33,7 @@ from harem_pipeline.stages.ida2mor import (
     count_record,
 )
 from harem_pipeline.stages.tally import DocumentCounts
-from harem_pipeline.stages.vizir import Alignment, Scenario, judge_alignment
+from harem_pipeline.stages.vizir import Alignment, judge_alignment
 from tests.helpers.cases import read_case
 from tests.helpers.perfect import PerfectChain
 from tests.helpers.strategies import ALIGNMENT_LISTS

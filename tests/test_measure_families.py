@@ -19,14 +19,13 @@ from harem_pipeline.measures.core import RowColumns, figures_of_row
 from harem_pipeline.measures.identification import identification_figures, measures_from_counts
 from harem_pipeline.measures.morphology import morphology_figures
 from harem_pipeline.measures.spans import compute_measures, span_figures
-from harem_pipeline.model import make_span
+from harem_pipeline.model import Scenario, make_span
 from harem_pipeline.reports.ida2id import ida2id_json_object
 from harem_pipeline.reports.ida2mor import ida2mor_json_object
 from harem_pipeline.stages.ida2id import IdentificationCounts
 from harem_pipeline.stages.ida2mor import FieldCounts, MorphologyCounts, MorphologyTotals
 from harem_pipeline.stages.spans import count_document, span_counts_as_mapping
 from harem_pipeline.stages.tally import DocumentCounts
-from harem_pipeline.stages.vizir import Scenario
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 small = st.integers(min_value=0, max_value=40)

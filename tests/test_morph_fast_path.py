@@ -38,10 +38,9 @@ from harem_pipeline.formats.vizir import (
     open_raw_lines,
     single_item,
 )
-from harem_pipeline.pipeline import reporting
+from harem_pipeline.pipeline.morphology import count_altmor_file, run_altmor, run_vizir
 from harem_pipeline.pipeline.naming import check_stage_input
-from harem_pipeline.pipeline.reporting import count_altmor_file
-from harem_pipeline.pipeline.steps import run_altmor, run_vizir
+from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.reports.ida2mor import JSON_COUNT_KEYS, json_row
 from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.ida2mor import (
@@ -349,7 +348,7 @@ def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterat
     """
     import harem_pipeline.formats.alinhado as alinhado_format
     import harem_pipeline.pipeline.blocks as blocks
-    import harem_pipeline.pipeline.steps as steps
+    import harem_pipeline.pipeline.morphology as steps
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(alinhado_format, "CHUNK_BYTES", chunk)
@@ -359,7 +358,6 @@ def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterat
         if not fallback:
             direct = lambda run, workers=None: run(workers)  # noqa: E731
             patch.setattr(steps, "run_with_fallback", direct)
-            patch.setattr(reporting, "run_with_fallback", direct)
         yield
 
 
@@ -374,7 +372,7 @@ def test_random_files_a_block_at_a_time(data: bytes, chunk: int) -> None:
 @given(VIZIR_FILES, st.integers(1, 40))
 def test_altmor_cut_anywhere_still_gives_the_one_stream_outcome(data: bytes, chunk: int) -> None:
     """Blocks cut inside ALT blocks fail, and the file is read again as one stream."""
-    import harem_pipeline.pipeline.steps as steps
+    import harem_pipeline.pipeline.morphology as steps
 
     with blockwise(chunk), pytest.MonkeyPatch.context() as patch:
         patch.setattr(steps, "cut_outside_alt", lambda blocks: blocks)
@@ -387,7 +385,8 @@ def test_altmor_cut_anywhere_still_gives_the_one_stream_outcome(data: bytes, chu
 @functools.cache
 def campaign_veus() -> bytes:
     """The Véus result of the First HAREM collection against the simulated weak run."""
-    from harem_pipeline.pipeline.steps import run_align, run_avalida, run_veus
+    from harem_pipeline.pipeline.align import run_align
+    from harem_pipeline.pipeline.identification import run_avalida, run_veus
     from tests.helpers.paths import DATA
 
     with tempfile.TemporaryDirectory() as folder:
@@ -396,7 +395,7 @@ def campaign_veus() -> bytes:
             DATA / "campaign" / "sim-weak.txt.gz",
             Path(folder) / "r.alinhado",
         )
-        return run_veus(run_avalida(aligned), Path(folder) / "r.veu", style="harem").read_bytes()
+        return run_veus(run_avalida(aligned), SubsetParams(), Path(folder) / "r.veu").read_bytes()
 
 
 @pytest.mark.parametrize("chunk", [997, 1 << 14])
@@ -412,7 +411,7 @@ def test_campaign_run_cut_outside_alt_blocks(chunk: int, campaign) -> None:
 def test_campaign_run_on_two_workers(tmp_path: Path) -> None:
     """Worker processes write the bytes one stream writes, and count the same."""
     from harem_pipeline.pipeline.blocks import uses_workers
-    from harem_pipeline.pipeline.reporting import run_ida2mor
+    from harem_pipeline.pipeline.morphology import run_ida2mor
 
     if not uses_workers(2):
         pytest.skip("worker processes cannot be forked here")
@@ -426,7 +425,8 @@ def test_campaign_run_on_two_workers(tmp_path: Path) -> None:
             vizir = run_vizir(source, Scenario.ABSOLUTE, folder / "r.vizir", workers=workers)
             assert vizir.output is not None
             altmor = run_altmor(vizir.output, folder / "r.altmor", workers=workers)
-            report = run_ida2mor(altmor, Scenario.ABSOLUTE, "s", folder / "r.mor", workers=workers)
+            params = ReportParams(scenario=Scenario.ABSOLUTE)
+            report = run_ida2mor(altmor, params, "s", folder / "r.mor", workers=workers)
         names = ("r.vizir", "r.altmor", "r.mor", "r.mor.json")
         outputs[workers] = [(folder / name).read_bytes() for name in names], vizir.scored
         assert report.counts.total.combinada.total_cd > 0
@@ -534,7 +534,7 @@ ALT_LINES = st.lists(
 def test_cut_outside_alt_keeps_the_lines_and_cuts_between_blocks(
     pieces: list, sizes: list[int]
 ) -> None:
-    from harem_pipeline.pipeline.steps import cut_outside_alt
+    from harem_pipeline.pipeline.morphology import cut_outside_alt
 
     lines = [line for piece in pieces for line in ([piece] if isinstance(piece, str) else piece)]
     data = "".join(line + "\n" for line in lines).encode()
@@ -556,7 +556,7 @@ def test_cut_outside_alt_keeps_the_lines_and_cuts_between_blocks(
 
 
 def test_cut_outside_alt_worked_example() -> None:
-    from harem_pipeline.pipeline.steps import cut_outside_alt
+    from harem_pipeline.pipeline.morphology import cut_outside_alt
 
     blocks = [(1, b"a\n<ALT>\n"), (3, b"<ALT1>\nx\n"), (5, b"</ALT1>\n</ALT>\nb\n"), (8, b"c")]
     assert list(cut_outside_alt(iter(blocks))) == [

@@ -24,9 +24,9 @@ import pytest
 
 from harem_pipeline.cli import main
 from harem_pipeline.pipeline import rerelem as steps
-from harem_pipeline.stages.rerelem.hashing import JavaHashMap, JavaHashSet, string_hash
 from harem_pipeline.stages.rerelem.relations import Rel, relation_hash, transitive_relation
 from harem_pipeline.stages.rerelem.scoring import SCENARIOS, evaluate_document, parse_triple
+from harem_pipeline.text.java import JavaHashMap, JavaHashSet, string_hash
 from tests.helpers.paths import DATA
 
 REFERENCE = DATA / "reference" / "rerelem"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.cli import main
-from harem_pipeline.pipeline.steps import read_scenario
-from harem_pipeline.stages.vizir import Scenario
+from harem_pipeline.model import Scenario
+from harem_pipeline.pipeline.morphology import read_scenario
 
 VEUS = '<EM MORF="F,S">APSS</EM> ---> [<EM MORF="M,S">APSS</EM>]:[Correcto]\n'
 

@@ -8,6 +8,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 from harem_pipeline.formats.veils import veil_in_words
+from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import (
     Signature,
@@ -22,7 +23,9 @@ def test_run_signature_shape_as_in_the_spec() -> None:
     # docs/spec/pipeline.md, Reproducibility signature:
     # harem:<version>|cd:<sha12>|run:<sha12>|subset:…|scenario:abs|style:harem|alt:best,
     # with every other parameter that can move a number after the spec's keys
-    params = ReportParams(subset="total", scenario="abs", evaluation=SubsetParams(style="harem"))
+    params = ReportParams(
+        subset="total", scenario=Scenario.ABSOLUTE, evaluation=SubsetParams(style="harem")
+    )
     sig = report_signature(params, cd="aaaaaaaaaaaa", run="bbbbbbbbbbbb")
     assert sig.format() == (
         f"harem:{tool_version()}|cd:aaaaaaaaaaaa|run:bbbbbbbbbbbb"
@@ -35,8 +38,8 @@ def test_every_report_parameter_is_in_the_signature() -> None:
     base = ReportParams(subset="total", evaluation=SubsetParams())
     changed = [
         replace(base, subset="pt"),
-        replace(base, scenario="rel"),
-        replace(base, alt="first"),
+        replace(base, scenario=Scenario.RELATIVE),
+        replace(base, alt=Alt.STRICT),
         replace(base, bootstrap=10),
         replace(base, seed=1),
         replace(base, evaluation=SubsetParams(style="muc")),

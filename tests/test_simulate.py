@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_xml import parse_collection
 from harem_pipeline.model import AltBlock, Collection, Document, Entity, Morf
+from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.tools import simulate
 from harem_pipeline.tools.simulate import (
     PROFILES,
@@ -36,6 +37,9 @@ from harem_pipeline.tools.simulate import (
 )
 from tests.helpers.perfect import PerfectChain
 from tests.helpers.shipped import shipped_collection
+
+UNKNOWN = ReportParams(evaluation=None)
+"""A report made outside a campaign: no evaluation veil named."""
 
 ROOT = Path(__file__).resolve().parent.parent
 CD_PATH = ROOT / "data" / "first-harem" / "ColeccaoDouradaHAREM.txt"
@@ -405,8 +409,8 @@ def test_second_harem_perfect_run_identifies_everything(
 ) -> None:
     """align → avalida → Véus total → AltinaID → Ida2ID on the Second HAREM
     collection (no MORF there, so no morphology chain): P = R = F = 1."""
-    from harem_pipeline.pipeline.reporting import run_ida2id
-    from harem_pipeline.pipeline.steps import run_align, run_altida, run_avalida, run_veus
+    from harem_pipeline.pipeline.align import run_align
+    from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_ida2id, run_veus
 
     cd = second_harem_cd
     run = tmp_path / "perfect.xml"
@@ -414,8 +418,10 @@ def test_second_harem_perfect_run_identifies_everything(
     aligned, result = run_align(SECOND_CD_PATH, run, tmp_path / "perfect.alinhado")
     assert result.warnings == ()
     evaluated = run_avalida(aligned, tmp_path / "perfect.alinhado.avalida")
-    total = run_veus(evaluated, tmp_path / "perfect.alinhado.avalida.total", style="harem")
-    m = run_ida2id(run_altida(total, tmp_path / "t.altida"), "sig", tmp_path / "t.id").measures
+    total = run_veus(evaluated, SubsetParams(), tmp_path / "perfect.alinhado.avalida.total")
+    m = run_ida2id(
+        run_altida(total, tmp_path / "t.altida"), UNKNOWN, "sig", tmp_path / "t.id"
+    ).measures
     assert (m.precision, m.recall, m.f_measure, m.combined_error) == (1.0, 1.0, 1.0, 0.0)
 
 
@@ -513,17 +519,19 @@ def test_perfect_run_scores_one_everywhere_through_the_whole_chain(
     → AltinaID → Ida2ID, and → Vizir abs/rel → AltinaMor → Ida2Mor: P = R = F = 1
     in every field."""
     from harem_pipeline.measures.morphology import measures_from_counts
-    from harem_pipeline.pipeline.reporting import run_ida2id, run_ida2mor
-    from harem_pipeline.pipeline.steps import run_altida, run_altmor, run_vizir
+    from harem_pipeline.model import Scenario
+    from harem_pipeline.pipeline.identification import run_altida, run_ida2id
+    from harem_pipeline.pipeline.morphology import run_altmor, run_ida2mor, run_vizir
     from harem_pipeline.stages.ida2mor import FIELD_KEYS
-    from harem_pipeline.stages.vizir import Scenario
 
     # same text: no VERIFICACAO_MANUAL, no missing document
     assert perfect_first_harem.warnings == ()
     total = tmp_path / perfect_first_harem.total.name
     total.write_bytes(perfect_first_harem.total.read_bytes())
 
-    identification = run_ida2id(run_altida(total, tmp_path / "t.altida"), "sig", tmp_path / "t.id")
+    identification = run_ida2id(
+        run_altida(total, tmp_path / "t.altida"), UNKNOWN, "sig", tmp_path / "t.id"
+    )
     m = identification.measures
     assert (m.precision, m.recall, m.f_measure) == (1.0, 1.0, 1.0)
     assert (m.over_generation, m.under_generation, m.combined_error) == (0.0, 0.0, 0.0)
@@ -532,7 +540,8 @@ def test_perfect_run_scores_one_everywhere_through_the_whole_chain(
         scored = run_vizir(total, scenario, tmp_path / f"t.{scenario.value}.vizir")
         assert scored.output is not None
         chosen = run_altmor(scored.output, tmp_path / f"t.{scenario.value}.altmor")
-        report = run_ida2mor(chosen, scenario, "sig", tmp_path / f"t.{scenario.value}.ida2mor")
+        params = ReportParams(scenario=scenario)
+        report = run_ida2mor(chosen, params, "sig", tmp_path / f"t.{scenario.value}.ida2mor")
         for key in FIELD_KEYS:
             counts = report.counts.field(key)
             # every golden entity with MORF (4,189 tags, fewer after ALT resolution)

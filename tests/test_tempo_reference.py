@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from harem_pipeline.model import Alt, Scenario
+from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.pipeline.semantic import run_ida
 from harem_pipeline.pipeline.tempo import run_tempo
 from tests.helpers.semantic import REFERENCE, reference_text, text_lines, unzipped
@@ -40,6 +42,8 @@ CASES = [
     if (TEMPO / f"{name}.m{mode}.tempo.gz").exists()
 ]
 BLOCK = re.compile(r"MaxCSC_CD\([^)]*\) MaxCSC_S\([^)]*\) CSC\([^)]*\).*?(::\[\{.*)\Z")
+
+STRICT = ReportParams(scenario=Scenario.ABSOLUTE, alt=Alt.STRICT, bootstrap=0)
 
 
 def _input(name: str, folder: Path) -> Path:
@@ -104,7 +108,7 @@ def test_the_shipped_example_records_reproduce(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("name", "mode"), CASES, ids=[f"{n}-m{m}" for n, m in CASES])
 def test_ida_of_tempo_equals_the_java(name: str, mode: int, tmp_path: Path) -> None:
     tempo = _input(f"{name}.m{mode}.tempo", tmp_path)
-    outputs = run_ida(tempo, "signature", tmp_path / "out.ida", resamples=0)
+    outputs = run_ida(tempo, STRICT, "signature", tmp_path / "out.ida")
     java = text_lines(reference_text(TEMPO / f"{name}.m{mode}.tempo.ida.gz"))
     ours = text_lines(outputs.text_path.read_bytes().decode("latin-1"))
     assert ours[: len(java)] == java
@@ -116,7 +120,7 @@ def test_the_collection_against_itself_scores_one(mode: int, kind: str, tmp_path
     emir = _input(f"gold.veu.alts.{kind}", tmp_path)
     tempo = run_tempo(emir, mode, tmp_path / "gold.tempo", tmp_path / "e.txt")
     assert tempo.errors == 0
-    report = run_ida(tempo.path, "signature", tmp_path / "gold.tempo.ida", resamples=0)
+    report = run_ida(tempo.path, STRICT, "signature", tmp_path / "gold.tempo.ida")
     lines = report.text_path.read_bytes().decode("latin-1").split("\n")
     classification = lines[lines.index("Avaliação Global - Classificação") :]
     assert "Medida F: 1.0" in classification

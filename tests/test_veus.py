@@ -20,7 +20,8 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_line, iter_line_chunks, iter_lines, parse_lines
 from harem_pipeline.formats.harem_xml import read_meta
 from harem_pipeline.formats.veils import parse_veil, read_grid
-from harem_pipeline.pipeline.steps import run_veus
+from harem_pipeline.pipeline.identification import run_veus
+from harem_pipeline.pipeline.params import SubsetParams
 from harem_pipeline.stages.veus import (
     FIRST_HAREM_GENRES,
     apply_veus,
@@ -279,7 +280,7 @@ def test_second_harem_metadata(data_dir) -> None:
 def test_second_harem_subset_by_variant_and_genre(data_dir, tmp_path) -> None:
     source = data_dir / "reference" / "gabriel" / "run.alinhado.avalida.gz"
     meta = data_dir / "lampada2" / "colSegundoHAREM-meta.xml.gz"
-    out = run_veus(source, tmp_path / "pt.veu", style="harem", variant="pt", meta_path=meta)
+    out = run_veus(source, SubsetParams(variant="pt"), tmp_path / "pt.veu", meta_path=meta)
     written = out.read_text(encoding="iso8859-1").split("\n")
     docs = [line[4:] for line in written if line.startswith("DOC ")]
     info = document_infos(read_meta(meta))

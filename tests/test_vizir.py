@@ -30,8 +30,8 @@ from harem_pipeline.formats.vizir import (
     record_morph_score,
 )
 from harem_pipeline.model import Morf
-from harem_pipeline.pipeline.steps import is_vizir_input, run_vizir
-from harem_pipeline.pipeline.steps import vizir_output as default_output
+from harem_pipeline.pipeline.morphology import is_vizir_input, run_vizir
+from harem_pipeline.pipeline.morphology import vizir_output as default_output
 from harem_pipeline.stages.vizir import (
     SCENARIO_NAMES,
     Alignment,

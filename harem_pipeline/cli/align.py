@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from harem_pipeline.cli import say
-from harem_pipeline.pipeline.align_steps import run_align
+from harem_pipeline.pipeline.align import run_align
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

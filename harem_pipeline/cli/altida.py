@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harem_pipeline.pipeline.record_steps import run_altida
+from harem_pipeline.pipeline.identification import run_altida
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harem_pipeline.pipeline.steps import run_altmor
+from harem_pipeline.pipeline.morphology import run_altmor
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

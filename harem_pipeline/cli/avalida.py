@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harem_pipeline.pipeline.record_steps import run_avalida
+from harem_pipeline.pipeline.identification import run_avalida
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

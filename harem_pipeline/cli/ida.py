@@ -6,13 +6,8 @@ import argparse
 
 from harem_pipeline.cli.options import resamples
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
-from harem_pipeline.pipeline.naming import (
-    ALT_RELAXED,
-    ALT_STRICT,
-    SCENARIO_ABSOLUTE,
-    SCENARIO_RELATIVE,
-    semantic_kind_from_name,
-)
+from harem_pipeline.model import Alt, Scenario
+from harem_pipeline.pipeline.naming import semantic_kind_from_name
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.pipeline.semantic import run_ida
 from harem_pipeline.pipeline.signature import file_signature
@@ -37,12 +32,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("-o", "--output", help="report file (default: INPUT.ida)")
     parser.add_argument(
         "--scenario",
-        choices=(SCENARIO_ABSOLUTE, SCENARIO_RELATIVE),
+        type=Scenario,
+        choices=tuple(Scenario),
+        metavar="{absolute,relative}",
         help="scenario named in the report (default: relative for .emir_relativo files)",
     )
     parser.add_argument(
         "--alt",
-        choices=(ALT_STRICT, ALT_RELAXED),
+        type=Alt,
+        choices=(Alt.STRICT, Alt.RELAXED),
+        metavar="{strict,relaxed}",
         help="ALT scoring named in the report (default: relaxed for .altrel files)",
     )
     parser.add_argument("--grid", help="category grid (default: chosen from the input format)")
@@ -71,15 +70,5 @@ def run_command(args: argparse.Namespace) -> int:
         scenario=scenario, evaluation=None, alt=alt, bootstrap=max(args.bootstrap, 0)
     )
     signature = file_signature(args.input, params)
-    run_ida(
-        args.input,
-        str(signature),
-        args.output,
-        params.bootstrap,
-        params.seed,
-        scenario=scenario,
-        alt=alt,
-        grid_path=args.grid,
-        first_harem=args.first_harem_views,
-    )
+    run_ida(args.input, params, str(signature), args.output, args.grid, args.first_harem_views)
     return 0

@@ -6,9 +6,9 @@ import argparse
 
 from harem_pipeline.cli.options import resamples
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.pipeline.identification import run_ida2id
 from harem_pipeline.pipeline.naming import subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
-from harem_pipeline.pipeline.reporting_ida2id import run_ida2id
 from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.stages.veus import STYLES
 from harem_pipeline.text.textio import check_input_file
@@ -62,7 +62,5 @@ def run_command(args: argparse.Namespace) -> int:
         bootstrap=max(args.bootstrap, 0),
     )
     signature = file_signature(args.input, params)
-    run_ida2id(
-        args.input, str(signature), args.output, params.bootstrap, params.seed, veil=args.veil
-    )
+    run_ida2id(args.input, params, str(signature), args.output)
     return 0

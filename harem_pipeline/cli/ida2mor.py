@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from harem_pipeline.cli.options import resamples
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
-from harem_pipeline.pipeline import reporting
+from harem_pipeline.model import Scenario
+from harem_pipeline.pipeline.morphology import read_scenario, run_ida2mor
 from harem_pipeline.pipeline.naming import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import file_signature
-from harem_pipeline.pipeline.steps import read_scenario
-from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.textio import check_input_file
 
 
@@ -60,10 +60,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"resamples of the document bootstrap giving each field's ci95 in the JSON "
         f"(default {DEFAULT_RESAMPLES}; 0: none, ci95 is null)",
     )
-    parser.set_defaults(func=run_ida2mor)
+    parser.set_defaults(func=run_command)
 
 
-def run_ida2mor(args: argparse.Namespace) -> int:
+def run_command(args: argparse.Namespace) -> int:
+    """Write the report and its JSON twin; return the exit status."""
     check_input_file(args.input)
     scenario = args.scenario or read_scenario(args.input) or scenario_from_name(args.input)
     if scenario is None:
@@ -73,15 +74,13 @@ def run_ida2mor(args: argparse.Namespace) -> int:
             "none",
         )
     run = args.run or run_from_name(args.input)
-    subset = args.subset or subset_from_name(args.input, default=None)
     params = ReportParams(
-        subset=subset,
-        scenario=scenario.short,
+        subset=args.subset or subset_from_name(args.input, default=None),
+        scenario=scenario,
         evaluation=SubsetParams(style="harem"),
         bootstrap=max(args.bootstrap, 0),
     )
     signature = args.signature or file_signature(args.input, params).format()
-    reporting.run_ida2mor(
-        args.input, scenario, signature, args.output, run, subset, params.bootstrap, params.seed
-    )
+    # the file's veil is not known: the report names none (evaluation None)
+    run_ida2mor(args.input, replace(params, evaluation=None), signature, args.output, run)
     return 0

@@ -157,7 +157,8 @@ def run_measures(args: argparse.Namespace) -> int:
         labels = LabelFilter(args.labels, args.ignore or ())
     options = {"min_overlap": args.min_overlap, "labels": labels, "errors": True}
     if harem:
-        from harem_pipeline.pipeline.params import EVERYTHING, SubsetParams
+        from harem_pipeline.model import EVERYTHING
+        from harem_pipeline.pipeline.params import SubsetParams
 
         evaluation = SubsetParams(
             veil=args.veil or EVERYTHING, system_veil=args.system_veil, selective=args.selective

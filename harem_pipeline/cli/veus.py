@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from harem_pipeline.pipeline.record_steps import run_veus
+from harem_pipeline.errors import InputError
+from harem_pipeline.model import EVERYTHING
+from harem_pipeline.pipeline.identification import run_veus
+from harem_pipeline.pipeline.params import SubsetParams
 from harem_pipeline.stages.veus import STYLES
 
 
@@ -47,16 +50,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Write the subset; return the exit status."""
-    run_veus(
-        args.input,
-        args.output,
+    if args.selective and args.veil is not None:
+        raise InputError(None, "either --veil or --selective", "both")
+    params = SubsetParams(
         style=args.style,
-        veil=args.veil,
+        veil=args.veil or EVERYTHING,
         system_veil=args.system_veil,
         variant=args.variant,
         genre=args.genre,
         selective=args.selective,
-        grid_path=args.grid,
-        meta_path=args.meta,
     )
+    run_veus(args.input, params, args.output, grid_path=args.grid, meta_path=args.meta)
     return 0

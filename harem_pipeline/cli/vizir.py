@@ -10,8 +10,8 @@ import argparse
 from pathlib import Path
 
 from harem_pipeline.cli import say
-from harem_pipeline.pipeline.steps import VizirResult, run_vizir, run_vizir_folder
-from harem_pipeline.stages.vizir import Scenario
+from harem_pipeline.model import Scenario
+from harem_pipeline.pipeline.morphology import VizirResult, run_vizir, run_vizir_folder
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -14,7 +14,9 @@ grid's".  Names are upper-cased first, as the original tools did with their
 command-line arguments, and ``#`` characters are dropped so that the header
 line of a ``.veu`` file can be given back as a veil.
 
-The grid itself is read from ``harem.conf`` (``C:``/``T:``/``S:`` lines).
+The grid and the veil themselves are :class:`harem_pipeline.model.Grid` and
+:class:`~harem_pipeline.model.Veil`; this module reads and writes them.
+The grid is read from ``harem.conf`` (``C:``/``T:``/``S:`` lines).
 Like the original reader, every category gets a type ``OUTRO`` and every
 type a subtype ``OUTRO``, and a category ``OUTRO`` (with no types) always
 exists.
@@ -29,29 +31,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.model import EVERYTHING, OTHER, Grid, Tree, Veil
 from harem_pipeline.text.java import java_hash_order
 from harem_pipeline.text.textio import read_text
-
-EVERYTHING = "*"
-OTHER = "OUTRO"
 
 # The grid shipped inside the package (LÂMPADA 2.0 ``harem.conf``), so an
 # installed package finds it too.
 DEFAULT_GRID_PATH = Path(__file__).resolve().parents[1] / "resources" / "harem.conf"
-
-# A tree: categories (sorted) -> types (sorted) -> subtypes (insertion order).
-TypeNode = tuple[str, tuple[str, ...]]
-CategoryNode = tuple[str, tuple[TypeNode, ...]]
-Tree = tuple[CategoryNode, ...]
-
-
-# --------------------------------------------------------------------------
-# Java hashing, needed to print sets in the order the original tools did.
-
 
 # --------------------------------------------------------------------------
 # Trees of categories, types and subtypes.
@@ -89,85 +78,6 @@ class _TreeBuilder:
             (cat, tuple((typ, tuple(subs)) for typ, subs in sorted(types.items())))
             for cat, types in sorted(self.cats.items())
         )
-
-
-@dataclass(frozen=True, slots=True)
-class Grid:
-    """The category grid of ``harem.conf`` (already filled with ``OUTRO``)."""
-
-    tree: Tree
-    path: str | None = None
-
-    @property
-    def categories(self) -> tuple[str, ...]:
-        return tuple(cat for cat, _ in self.tree)
-
-    def types(self, cat: str) -> tuple[str, ...]:
-        return tuple(typ for typ, _ in _types_of(self.tree, cat))
-
-    def subtypes(self, cat: str, typ: str) -> tuple[str, ...]:
-        return _subtypes_of(self.tree, cat, typ)
-
-
-@dataclass(frozen=True, slots=True)
-class Veil:
-    """A parsed veil: the kept part of the grid.
-
-    ``everything`` is true only for the veil ``*`` (or no veil at all): the
-    original tools then pass every record through untouched, even entities
-    whose categories are outside the grid.
-    """
-
-    tree: Tree
-    everything: bool = False
-
-    def contains_category(self, cat: str | None) -> bool:
-        return any(c == cat for c, _ in self.tree)
-
-    def types(self, cat: str) -> tuple[str, ...]:
-        return tuple(typ for typ, _ in _types_of(self.tree, cat))
-
-    def has_types(self, cat: str) -> bool:
-        return bool(_types_of(self.tree, cat))
-
-    def contains_type(self, cat: str, typ: str | None) -> bool:
-        return any(t == typ for t, _ in _types_of(self.tree, cat))
-
-    def has_subtypes(self, cat: str, typ: str) -> bool:
-        return bool(_subtypes_of(self.tree, cat, typ))
-
-    def contains_subtype(self, cat: str, typ: str, sub: str | None) -> bool:
-        return sub in _subtypes_of(self.tree, cat, typ)
-
-    def intersects(self, other: Veil) -> bool:
-        """Whether the two veils share a category and, if this one names types, a type.
-
-        This is the test the original tools apply between the evaluation veil
-        and the system's declared veil (it looks no deeper than types).
-        """
-        for cat, types in self.tree:
-            if not other.contains_category(cat):
-                continue
-            if not types or set(self.types(cat)) & set(other.types(cat)):
-                return True
-        return False
-
-    def __str__(self) -> str:
-        return format_veil(self)
-
-
-def _types_of(tree: Tree, cat: str) -> tuple[TypeNode, ...]:
-    for c, types in tree:
-        if c == cat:
-            return types
-    return ()
-
-
-def _subtypes_of(tree: Tree, cat: str, typ: str) -> tuple[str, ...]:
-    for t, subs in _types_of(tree, cat):
-        if t == typ:
-            return subs
-    return ()
 
 
 def format_veil(veil: Veil) -> str:

@@ -33,7 +33,7 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.harem_xml import open_collection
 from harem_pipeline.formats.semantic import iter_semantic_lines
-from harem_pipeline.pipeline.align_steps import check_shared_documents
+from harem_pipeline.pipeline.align import check_shared_documents
 from harem_pipeline.pipeline.manifest import OUTPUT_KEY, Places, digest_file
 from harem_pipeline.reports import browse
 from harem_pipeline.stages.align import DocumentPair, document_pairs, pair_documents, pair_lines

@@ -18,28 +18,20 @@ from pathlib import Path
 from typing import Any
 
 from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.model import Scenario
+from harem_pipeline.pipeline.align import run_align
 from harem_pipeline.pipeline.config import Campaign
+from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_ida2id, run_veus
+from harem_pipeline.pipeline.morphology import run_altmor, run_ida2mor, run_vizir
 from harem_pipeline.pipeline.naming import json_twin
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
-from harem_pipeline.pipeline.reporting import run_ida, run_ida2id, run_ida2mor
+from harem_pipeline.pipeline.semantic import run_alts, run_altsem, run_emir, run_ida
 from harem_pipeline.pipeline.spans import measure_evaluated
-from harem_pipeline.pipeline.steps import (
-    run_align,
-    run_altida,
-    run_altmor,
-    run_alts,
-    run_altsem,
-    run_avalida,
-    run_emir,
-    run_veus,
-    run_vizir,
-)
 from harem_pipeline.reports import summary as summary_stage
 from harem_pipeline.reports.html import write_report_html
 from harem_pipeline.reports.rerelem import format_rerelem_markdown, rerelem_rows
 from harem_pipeline.reports.tempo import format_tempo_markdown, tempo_rows
 from harem_pipeline.stages.emir import EmirParams
-from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_json_object
 from harem_pipeline.tools.predictions import run_import
@@ -137,7 +129,7 @@ def veus(
     source: PathLike, output: PathLike, meta: PathLike | None, params: SubsetParams
 ) -> list[Path]:
     """Véus; a selective subset is evaluated with the run's declared veil only."""
-    return [run_veus(source, output, meta_path=meta, **params.veus_arguments())]
+    return [run_veus(source, params, output, meta_path=meta)]
 
 
 def altida(source: PathLike, output: PathLike) -> list[Path]:
@@ -163,15 +155,12 @@ def ida2id(
     if cd is not None and run is not None:
         veil = parse_veil(params.evaluation.evaluation_veil(), read_grid(), "veil")
         spans = measure_evaluated(cd, run, source, meta, veil, params.bootstrap, params.seed)
-    veil_text = params.evaluation.evaluation_veil() if params.evaluation else None
-    outputs = run_ida2id(
-        source, signature, output, params.bootstrap, params.seed, spans=spans, veil=veil_text
-    )
+    outputs = run_ida2id(source, params, signature, output, spans)
     return [outputs.text_path, outputs.json_path]
 
 
-def vizir(source: PathLike, output: PathLike, scenario: str) -> list[Path]:
-    result = run_vizir(source, Scenario.parse(scenario), output)
+def vizir(source: PathLike, output: PathLike, scenario: Scenario) -> list[Path]:
+    result = run_vizir(source, scenario, output)
     return [result.output] if result.output is not None else []
 
 
@@ -190,7 +179,6 @@ def altmor(sources: Sequence[PathLike], output: PathLike) -> list[Path]:
 def ida2mor(
     sources: Sequence[PathLike],
     output: PathLike,
-    scenario: str,
     signature: str,
     run: str,
     params: ReportParams,
@@ -198,17 +186,7 @@ def ida2mor(
     """Ida2Mor of the AltinaMor output, if there is one (intervals from ``params.bootstrap``)."""
     if not sources:
         return _nothing(output, json_twin(output))
-    outputs = run_ida2mor(
-        sources[0],
-        Scenario.parse(scenario),
-        signature,
-        output,
-        run,
-        params.subset,
-        params.bootstrap,
-        params.seed,
-        params.evaluation.evaluation_veil() if params.evaluation else None,
-    )
+    outputs = run_ida2mor(sources[0], params, signature, output, run)
     return [Path(outputs.text), Path(outputs.json)]
 
 
@@ -228,17 +206,7 @@ def ida(
     source: PathLike, output: PathLike, signature: str, params: ReportParams, grid: PathLike | None
 ) -> list[Path]:
     """The Ida report of an Emir file, and its JSON (``params`` says scenario and ALT)."""
-    scenario = "relative" if params.scenario == "rel" else "absolute"
-    outputs = run_ida(
-        source,
-        signature,
-        output,
-        params.bootstrap,
-        params.seed,
-        scenario=scenario,
-        alt=params.alt,
-        grid_path=grid,
-    )
+    outputs = run_ida(source, params, signature, output, grid_path=grid)
     return [outputs.text_path, outputs.json_path]
 
 

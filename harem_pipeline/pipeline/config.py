@@ -44,6 +44,7 @@ from harem_pipeline.errors import ConfigError, InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
+from harem_pipeline.model import Scenario
 from harem_pipeline.pipeline.manifest import CAMPAIGN_MANIFEST, MANIFEST_SUFFIX
 from harem_pipeline.pipeline.rerelem import (
     RerelemSetting,
@@ -58,7 +59,6 @@ from harem_pipeline.tools.predictions import parse_label_map
 
 STYLES = ("harem", "muc", "relaxado")
 SCENARIOS = ("absolute", "relative")
-SCENARIO_SUFFIX = {"absolute": "abs", "relative": "rel"}
 TOP_LEVEL_KEYS = {
     "collection",
     "collection_meta",
@@ -804,8 +804,8 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
                 files += [veiled, alts, *emir, *(f"{e}.ida" for e in emir)]
                 files += [f"{e}.ida.json" for e in emir]
                 files += tempo_output_names(veiled, campaign.tempo)
-            for suffix in SCENARIO_SUFFIX.values():
-                scored = f"{base}.{subset.name}.{suffix}"
+            for scenario in Scenario:
+                scored = f"{base}.{subset.name}.{scenario.short}"
                 files += [f"{scored}.{ext}" for ext in ("vizir", "altmor", "ida2mor")]
                 files.append(f"{scored}.ida2mor.json")
         files += rerelem_output_names(f"{base}.{campaign.subsets[0].name}", rerelem_plan)

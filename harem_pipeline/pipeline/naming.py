@@ -10,14 +10,11 @@ from __future__ import annotations
 import itertools
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.text.atomic import written_in_place
+from harem_pipeline.model import Alt, Scenario
+from harem_pipeline.text.atomic import write_text_atomic, written_in_place
 from harem_pipeline.text.textio import check_not_empty, derived_path
-
-if TYPE_CHECKING:
-    from harem_pipeline.stages.vizir import Scenario
 
 PathLike = str | os.PathLike[str]
 
@@ -42,9 +39,8 @@ def subset_from_name(path: PathLike, default: str | None = "total") -> str | Non
 
 
 def scenario_from_name(path: PathLike) -> Scenario | None:
-    """``abs``/``rel`` (or ``absolute``/``relative``) as a dot-separated part of the name."""
-    from harem_pipeline.stages.vizir import Scenario  # only the morphology reports need it
-
+    """``abs``/``rel`` (or ``absolute``/``relative``) as a dot-separated part of the name
+    (``harem ida2mor``'s fallback for a file without the ``# Cenário:`` header)."""
     found = None
     for part in Path(path).name.split("."):
         try:
@@ -128,18 +124,31 @@ def json_twin(path: PathLike) -> Path:
     return path.with_name(path.name + ".json")
 
 
-SCENARIO_ABSOLUTE = "absolute"
-SCENARIO_RELATIVE = "relative"
-ALT_STRICT = "strict"
-ALT_RELAXED = "relaxed"
+def write_twins(target: Path, text: str, encoding: str, json_text: str) -> Path:
+    """Write a text report and its JSON twin, both or neither; return the twin's path.
+
+    Both are rendered before this is called, so a failure while computing
+    (the bootstrap out of memory, a bad document) leaves no file at all; a
+    failure writing the twin takes the text report back, unless that went to
+    a pipe or a device, which cannot be taken back.
+    """
+    json_path = json_twin(target)
+    write_text_atomic(target, text, encoding=encoding)
+    try:
+        write_text_atomic(json_path, json_text)
+    except BaseException:
+        if not written_in_place(target):
+            target.unlink(missing_ok=True)
+        raise
+    return json_path
 
 
-def semantic_kind_from_name(path: PathLike) -> tuple[str, str]:
-    """``(scenario, alt)`` of an Emir file: ``emir_relativo`` is relative, ``altrel`` relaxed."""
+def semantic_kind_from_name(path: PathLike) -> tuple[Scenario, Alt]:
+    """``(scenario, alt)`` an Emir file's name says: ``emir_relativo`` is relative, ``altrel``
+    relaxed (what ``harem ida`` names in a report when not told; the file does not say)."""
     name = Path(path).name
-    scenario = SCENARIO_RELATIVE if "emir_relativo" in name else SCENARIO_ABSOLUTE
-    alt = ALT_RELAXED if ".altrel" in name else ALT_STRICT
-    return scenario, alt
+    scenario = Scenario.RELATIVE if "emir_relativo" in name else Scenario.ABSOLUTE
+    return scenario, Alt.RELAXED if ".altrel" in name else Alt.STRICT
 
 
 def ida_output(path: PathLike) -> Path:

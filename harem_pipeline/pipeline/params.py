@@ -17,15 +17,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
-from harem_pipeline.stages.emir import EmirParams, parse_weights
+from harem_pipeline.model import EVERYTHING, Alt, Scenario
+from harem_pipeline.stages.emir import DEFAULT_WEIGHTS, EmirParams, parse_weights
 
 if TYPE_CHECKING:  # only annotations: a report command need not load the campaign reader
     from harem_pipeline.pipeline.config import Campaign
 
-EVERYTHING = "*"
-DEFAULT_WEIGHTS = "1;1;0.5;0.25"
-"""Emir's official weights id;α;β;γ."""
+DEFAULT_WEIGHTS_TEXT = ";".join(format(weight, "g") for weight in DEFAULT_WEIGHTS)
+"""Emir's official weights as a signature prints them: ``1;1;0.5;0.25``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,34 +55,27 @@ class SubsetParams(Params):
     selective: bool = False
 
     def evaluation_veil(self) -> str:
-        """The veil the subset's categories are scored with."""
-        return (self.system_veil if self.selective else None) or self.veil
-
-    def veus_arguments(self) -> dict[str, Any]:
-        """The keyword arguments of :func:`harem_pipeline.pipeline.steps.run_veus`."""
-        return {
-            "style": self.style,
-            "veil": None if self.selective else self.veil,
-            "system_veil": self.system_veil,
-            "variant": self.variant,
-            "genre": self.genre,
-            "selective": self.selective,
-        }
+        """The veil the subset's categories are scored with: the declared one when selective."""
+        if not self.selective:
+            return self.veil
+        if self.system_veil is None:
+            raise InputError(None, "--system-veil for the selective scenario", "none")
+        return self.system_veil
 
 
 @dataclass(frozen=True, slots=True)
 class ReportParams(Params):
     """Everything behind one report's numbers besides its input files.
 
-    ``scenario`` is ``abs``/``rel`` for the morphology reports (None for
-    identification); ``alt`` how ALT blocks were chosen; ``bootstrap`` and
+    ``scenario`` is the morphology's or Emir's (None for identification);
+    ``alt`` how ALT blocks were chosen; ``bootstrap`` and
     ``seed`` the document bootstrap of the intervals.
     """
 
     subset: str | None = None
-    scenario: str | None = None
+    scenario: Scenario | None = None
     evaluation: SubsetParams | None = SubsetParams()
-    alt: str = "best"
+    alt: Alt = Alt.BEST
     weights: str | None = None
     penalties: bool | None = None
     grid: str | None = None
@@ -91,6 +85,13 @@ class ReportParams(Params):
     """The TEMPO track's mode of an Ida report of a ``.tempo`` file (``estendido_completo``…)."""
     documents: str | None = None
     """``predicted``: only the documents the predictions name were scored (None: all)."""
+
+    def manifest(self) -> dict[str, Any]:
+        """Every field, the scenario and ALT spelled as the signature spells them."""
+        values = Params.manifest(self)
+        values["scenario"] = self.signature_fields()["scenario"]
+        values["alt"] = self.alt.value
+        return values
 
     def signature_fields(self) -> dict[str, str | None]:
         """Every field, in the signature's order (None values are left out when printed).
@@ -103,11 +104,11 @@ class ReportParams(Params):
         penalties = None if self.penalties is None else ("yes" if self.penalties else "no")
         return {
             "subset": self.subset,
-            "scenario": self.scenario,
+            "scenario": None if self.scenario is None else self.scenario.short,
             "style": None if e is None else e.style,
             "veil": None if e is None else e.evaluation_veil(),
             "sysveil": None if e is None else e.system_veil,
-            "alt": self.alt,
+            "alt": self.alt.value,
             "weights": self.weights,
             "penalties": penalties,
             "grid": self.grid,
@@ -140,9 +141,9 @@ def scored_documents(campaign: Campaign, run: str) -> str | None:
 
 
 def report_params(
-    campaign: Campaign, run: str, subset: str, style: str, scenario: str | None = None
+    campaign: Campaign, run: str, subset: str, style: str, scenario: Scenario | None = None
 ) -> ReportParams:
-    """The parameters of one report of the campaign (``scenario``: ``abs``/``rel`` or None)."""
+    """The parameters of one report of the campaign (``scenario``: the morphology's, or None)."""
     return ReportParams(
         subset=subset,
         scenario=scenario,
@@ -152,17 +153,22 @@ def report_params(
     )
 
 
-def emir_params(campaign: Campaign, relative: bool) -> EmirParams:
+def emir_params(campaign: Campaign, scenario: Scenario) -> EmirParams:
     """Emir's options for the campaign (weights, penalties, grid) in one scenario."""
     weights = parse_weights(campaign.weights, campaign.penalties, "weights")
     grid = None if campaign.grid is None else str(campaign.grid)
-    return EmirParams(weights, relative, grid)
+    return EmirParams(weights, scenario is Scenario.RELATIVE, grid)
 
 
 def semantic_report_params(
-    campaign: Campaign, run: str, subset: str, scenario: str, alt: str, veil: str | None = None
+    campaign: Campaign,
+    run: str,
+    subset: str,
+    scenario: Scenario,
+    alt: Alt,
+    veil: str | None = None,
 ) -> ReportParams:
-    """The parameters of one Ida report: ``scenario`` abs/rel, ``alt`` strict/relaxed
+    """The parameters of one Ida report: Emir's ``scenario``, ``alt`` strict/relaxed
     (``veil``: a named veil of ``veils:``, evaluated in ``campaign.veil_style``)."""
     style = campaign.veil_style if veil else campaign.style
     return ReportParams(
@@ -170,7 +176,7 @@ def semantic_report_params(
         scenario=scenario,
         evaluation=subset_params(campaign, run, subset, style, veil),
         alt=alt,
-        weights=campaign.weights or DEFAULT_WEIGHTS,
+        weights=campaign.weights or DEFAULT_WEIGHTS_TEXT,
         penalties=campaign.penalties,
         grid=None if campaign.grid is None else campaign.grid.name,
         bootstrap=campaign.bootstrap,

@@ -20,9 +20,10 @@ from pathlib import Path
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_lines
 from harem_pipeline.formats.jsontext import format_report_json
-from harem_pipeline.formats.veils import DEFAULT_GRID_PATH, Grid, read_grid
+from harem_pipeline.formats.veils import DEFAULT_GRID_PATH, read_grid
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.rerelem import RerelemFigures, rerelem_figures, rerelem_intervals
+from harem_pipeline.model import Grid
 from harem_pipeline.reports.rerelem import format_summary, summary_json
 from harem_pipeline.reports.rerelem_graph import format_graph_page, read_graphs
 from harem_pipeline.reports.rerelem_official import (

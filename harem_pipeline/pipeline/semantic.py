@@ -1,12 +1,8 @@
 """The semantic classification chain as file-to-file steps: alts, espurios, emir, altsem, ida.
 
-The same shell as :mod:`harem_pipeline.pipeline.steps` (stream the input,
-hand its lines to the stage, write the output in the input's encoding
-atomically), kept in a module of its own so that one command of this chain
-(``harem emir``) imports only its own stage: not the aligner, the XML
-reader, Véus or Vizir, nor the identification and morphology reports.
-:mod:`~harem_pipeline.pipeline.steps` and
-:mod:`~harem_pipeline.pipeline.reporting` re-export these functions.
+The same shell as the other chains' (stream the input, hand its lines to
+the stage, write the output in the input's encoding atomically); Ida counts
+an Emir file and writes the report and its JSON twin.
 """
 
 from __future__ import annotations
@@ -26,21 +22,14 @@ from harem_pipeline.formats.semantic import (
     read_plain_emir_record,
     read_plain_record,
 )
-from harem_pipeline.pipeline.naming import (
-    ALT_RELAXED,
-    ALT_STRICT,
-    SCENARIO_ABSOLUTE,
-    SCENARIO_RELATIVE,
-    check_records_evaluated,
-    ida_output,
-    semantic_kind_from_name,
-)
+from harem_pipeline.pipeline.naming import check_records_evaluated, ida_output, write_twins
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path, read_bytes
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from harem_pipeline.pipeline.params import ReportParams
     from harem_pipeline.stages.emir import EmirParams
     from harem_pipeline.stages.ida import SemanticTally
 
@@ -182,12 +171,9 @@ JAVA_ENCODING = "iso-8859-1"
 
 def run_ida(
     path: PathLike,
+    params: ReportParams,
     signature: str,
     output: PathLike | None = None,
-    resamples: int | None = None,
-    seed: int | None = None,
-    scenario: str | None = None,
-    alt: str | None = None,
     grid_path: PathLike | None = None,
     first_harem: bool | None = None,
 ) -> IdaOutputs:
@@ -195,37 +181,23 @@ def run_ida(
     in the input's encoding, ISO-8859-1 for a plain ASCII input as the Java) and
     ``output.json`` (UTF-8), both atomically.
 
-    ``resamples`` and ``seed`` default to the bootstrap's
-    (:data:`~harem_pipeline.measures.bootstrap.DEFAULT_RESAMPLES`, ``DEFAULT_SEED``).
-    ``scenario`` / ``alt`` default to what the file name says
-    (:func:`~harem_pipeline.pipeline.naming.semantic_kind_from_name`).
+    ``params`` gives the scenario and ALT choice the JSON names and the
+    document bootstrap of its intervals (``bootstrap`` resamples, ``seed``).
     """
-    from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
     from harem_pipeline.measures.semantic import semantic_intervals
     from harem_pipeline.reports.ida import format_ida_json, format_ida_text
     from harem_pipeline.stages.ida import read_tally
     from harem_pipeline.stages.tally import document_rows
 
-    resamples = DEFAULT_RESAMPLES if resamples is None else resamples
-    seed = DEFAULT_SEED if seed is None else seed
-    named_scenario, named_alt = semantic_kind_from_name(path)
-    scenario = scenario or named_scenario
-    alt = alt or named_alt
-    for value, allowed in (
-        (scenario, (SCENARIO_ABSOLUTE, SCENARIO_RELATIVE)),
-        (alt, (ALT_STRICT, ALT_RELAXED)),
-    ):
-        if value not in allowed:
-            raise InputError("--scenario/--alt", " or ".join(allowed), value)
+    if params.scenario is None:
+        raise InputError("--scenario", "absolute or relative", "none")
     target = Path(output) if output is not None else ida_output(path)
     encoding, tally = read_tally(path, grid_path, first_harem)
     if encoding == "utf-8" and read_bytes(path).isascii():
         encoding = JAVA_ENCODING  # nothing says UTF-8: the labels as the Java writes them
     documents = document_rows(tally.documents)
-    ci95 = semantic_intervals(documents, resamples, seed)
-    from harem_pipeline.pipeline.reporting_ida2id import write_twins
-
+    ci95 = semantic_intervals(documents, params.bootstrap, params.seed)
     text = format_ida_text(tally, signature)
-    json_text = format_ida_json(tally, signature, scenario, alt, ci95, documents)
+    json_text = format_ida_json(tally, signature, params.scenario, params.alt, ci95, documents)
     json_path = write_twins(target, text, encoding, json_text)
     return IdaOutputs(target, json_path, tally)

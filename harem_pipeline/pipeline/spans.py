@@ -24,8 +24,7 @@ from harem_pipeline.stages.spans import LabelFilter
 # The HAREM functions import the collection reader, the aligner and the
 # chain's steps when called: scoring a CoNLL file loads none of them.
 if TYPE_CHECKING:
-    from harem_pipeline.formats.veils import Veil
-    from harem_pipeline.model import Collection
+    from harem_pipeline.model import Collection, Veil
     from harem_pipeline.pipeline.params import SubsetParams
     from harem_pipeline.stages.harem_spans import AltChoices
 
@@ -157,7 +156,7 @@ def measure_harem(
     """
     from harem_pipeline.formats.harem_xml import read_collection
     from harem_pipeline.formats.veils import parse_veil, read_grid
-    from harem_pipeline.pipeline.steps import check_collections_share_documents
+    from harem_pipeline.pipeline.align import check_collections_share_documents
     from harem_pipeline.stages.harem_spans import choose_alternatives
 
     veil = None

@@ -34,6 +34,7 @@ from harem_pipeline.measures.semantic import (
     first_harem_figures,
     semantic_figures,
 )
+from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.text.numbers import java_double
 
 if TYPE_CHECKING:
@@ -151,8 +152,8 @@ def _ci95(ci95: Mapping[str, Any] | None) -> dict[str, Any] | None:
 def ida_json(
     tally: SemanticTally,
     signature: str,
-    scenario: str,
-    alt: str,
+    scenario: Scenario,
+    alt: Alt,
     ci95: Mapping[str, Any] | None,
     documents: Mapping[str, Mapping[str, float]],
 ) -> dict[str, Any]:
@@ -167,8 +168,8 @@ def ida_json(
         }
     return {
         "signature": signature,
-        "scenario": scenario,
-        "alt": alt,
+        "scenario": scenario.value,
+        "alt": alt.value,
         **blocks,
         "por_categoria": {
             cat: _blocks(semantic_figures(asdict(counts))) for cat, counts in tally.categories
@@ -182,8 +183,8 @@ def ida_json(
 def format_ida_json(
     tally: SemanticTally,
     signature: str,
-    scenario: str,
-    alt: str,
+    scenario: Scenario,
+    alt: Alt,
     ci95: Mapping[str, Any] | None,
     documents: Mapping[str, Mapping[str, float]],
 ) -> str:

@@ -26,6 +26,7 @@ from harem_pipeline.formats.report import format_fields
 from harem_pipeline.formats.veils import veil_in_words
 from harem_pipeline.formats.vizir import Outcome
 from harem_pipeline.measures.morphology import FieldMeasures, measures_from_counts
+from harem_pipeline.model import Scenario
 from harem_pipeline.stages.ida2mor import (
     FIELD_KEYS,
     OUTCOME_FIELDS,
@@ -35,7 +36,6 @@ from harem_pipeline.stages.ida2mor import (
     morphology_document_rows,
 )
 from harem_pipeline.stages.tally import row_names
-from harem_pipeline.stages.vizir import Scenario
 from harem_pipeline.text.numbers import java_double
 
 FIELD_LABELS = {"genero": "Género", "numero": "Número", "combinada": "Combinada"}

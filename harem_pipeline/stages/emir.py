@@ -79,7 +79,8 @@ from harem_pipeline.formats.semantic import (
     read_plain_record,
     replace_keyed_lines,
 )
-from harem_pipeline.formats.veils import EVERYTHING, Grid, format_veil, parse_veil, read_grid
+from harem_pipeline.formats.veils import format_veil, parse_veil, read_grid
+from harem_pipeline.model import EVERYTHING, Grid
 from harem_pipeline.stages.veus import is_name_categorised
 from harem_pipeline.text.java import java_split_bar, java_string_hash
 

@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from harem_pipeline.formats.veils import Grid
-from harem_pipeline.model import Collection
+from harem_pipeline.model import Collection, Grid
 
 
 @dataclass(frozen=True, slots=True)

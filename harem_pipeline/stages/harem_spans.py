@@ -55,8 +55,7 @@ from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import DocStart, DocumentLine, Header, Line
-from harem_pipeline.formats.veils import Veil
-from harem_pipeline.model import AltBlock, Collection, Document, Entity
+from harem_pipeline.model import AltBlock, Collection, Document, Entity, Veil
 from harem_pipeline.stages.align import align_collections
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.avalida import evaluate_lines

@@ -71,10 +71,8 @@ from harem_pipeline.formats.alinhado import (
     reprint_record,
     scan_record,
 )
-from harem_pipeline.formats.veils import (
-    Veil,
-    format_veil,
-)
+from harem_pipeline.formats.veils import format_veil
+from harem_pipeline.model import Veil
 from harem_pipeline.text.java import java_hash_order, java_split_bar, java_string_hash
 
 STYLE_HAREM = "harem"

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from enum import Enum
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -61,30 +60,8 @@ from harem_pipeline.formats.vizir import (
     tag_head,
     vizir_record,
 )
-from harem_pipeline.model import Morf
+from harem_pipeline.model import Morf, Scenario
 from harem_pipeline.text.atoms import atoms
-
-
-class Scenario(Enum):
-    """Which records count: the absolute scenario scores missing and spurious ones too."""
-
-    ABSOLUTE = "absolute"
-    RELATIVE = "relative"
-
-    @property
-    def short(self) -> str:
-        """``abs`` / ``rel``: the original option names, used in signatures and file names."""
-        return "abs" if self is Scenario.ABSOLUTE else "rel"
-
-    @classmethod
-    def parse(cls, text: str) -> Scenario:
-        """Accept ``absolute``/``abs``/``-abs`` and ``relative``/``rel``/``-rel``."""
-        word = text.strip().lstrip("-").lower()
-        for scenario in cls:
-            if word in (scenario.value, scenario.short):
-                return scenario
-        raise ValueError(f"unknown scenario {text!r}: use absolute (-abs) or relative (-rel)")
-
 
 SCENARIO_NAMES = {Scenario.ABSOLUTE: "absoluto", Scenario.RELATIVE: "relativo"}
 SCENARIO_HEADER = " Cenário: "

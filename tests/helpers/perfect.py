@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harem_pipeline.model import Collection
-from harem_pipeline.pipeline.steps import run_align, run_avalida, run_veus
+from harem_pipeline.pipeline.align import run_align
+from harem_pipeline.pipeline.identification import run_avalida, run_veus
+from harem_pipeline.pipeline.params import SubsetParams
 from harem_pipeline.tools.simulate import render_run
 
 
@@ -27,5 +29,5 @@ def perfect_chain(cd: Collection, cd_path: Path, folder: Path) -> PerfectChain:
     run.write_bytes(render_run(cd, "perfect", 1, cd_path.name).encode(cd.encoding))
     aligned, result = run_align(cd_path, run, folder / "perfect.alinhado")
     evaluated = run_avalida(aligned, folder / "perfect.alinhado.avalida")
-    total = run_veus(evaluated, folder / "perfect.alinhado.avalida.total", style="harem")
+    total = run_veus(evaluated, SubsetParams(), folder / "perfect.alinhado.avalida.total")
     return PerfectChain(run, aligned, evaluated, total, tuple(result.warnings))

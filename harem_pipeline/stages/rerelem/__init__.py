@@ -1,9 +1,9 @@
 """ReRelEM, the Second HAREM's evaluation of relations between named entities.
 
-The chain of docs/spec/rerelem.md, one pure module per concern:
+The chain of docs/spec/rerelem.md, one pure module per concern (the Java
+``HashMap``/``HashSet`` iteration order the official outputs follow is
+:class:`harem_pipeline.text.java.JavaHashMap`):
 
-* :mod:`.hashing` — the Java ``HashMap``/``HashSet`` iteration order the
-  official outputs follow;
 * :mod:`.relations` — relation types (``R:`` lines of ``harem.conf``),
   relations, the transitive rules and the expansion of a graph;
 * :mod:`.entities` — an entity's relation attributes read into graph

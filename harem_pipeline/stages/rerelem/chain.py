@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import DocEnd, DocStart, Header, Line, Record
 from harem_pipeline.formats.semantic import parse_alts_record
-from harem_pipeline.formats.veils import Grid, parse_veil
+from harem_pipeline.formats.veils import parse_veil
+from harem_pipeline.model import Grid
 from harem_pipeline.stages.rerelem.entities import (
     ANY_CATEGORY,
     COREL,
@@ -33,7 +34,6 @@ from harem_pipeline.stages.rerelem.entities import (
     join_vague,
     write_back_relations,
 )
-from harem_pipeline.stages.rerelem.hashing import JavaHashMap
 from harem_pipeline.stages.rerelem.relations import (
     Node,
     RelationTypes,
@@ -41,7 +41,7 @@ from harem_pipeline.stages.rerelem.relations import (
     new_graph,
     normalized_type,
 )
-from harem_pipeline.text.java import java_split_bar
+from harem_pipeline.text.java import JavaHashMap, java_split_bar
 
 CD_MARK = "[CD]"
 PART_MARK = "[Part]"

@@ -25,9 +25,8 @@ from harem_pipeline.formats.alinhado import (
     reprint_tag,
 )
 from harem_pipeline.formats.semantic import format_alt_weight
-from harem_pipeline.stages.rerelem.hashing import JavaHashMap, string_hash
 from harem_pipeline.stages.rerelem.relations import Node, Rel
-from harem_pipeline.text.java import java_split_bar
+from harem_pipeline.text.java import JavaHashMap, java_split_bar, string_hash
 
 CATEG = "CATEG"
 TIPO = "TIPO"

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from harem_pipeline.stages.rerelem.hashing import (
+from harem_pipeline.text.java import (
     DEFAULT_CAPACITY,
     JavaHashMap,
     JavaHashSet,

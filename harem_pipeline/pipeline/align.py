@@ -1,9 +1,7 @@
 """The aligner as a file-to-file step: read both collections, align, write atomically.
 
 ``run_align`` streams the CD and the run a document at a time and writes
-each document pair's block as soon as it is aligned, on every core
-(:mod:`harem_pipeline.pipeline.steps` re-exports it).  A module of its own
-so that ``harem align`` imports only the aligner's modules.
+each document pair's block as soon as it is aligned, on every core.
 """
 
 from __future__ import annotations

@@ -1,21 +1,39 @@
-"""The identification record steps (AvalIDa, Véus, AltinaID): read, transform, write.
+"""The identification chain as file-to-file steps: AvalIDa, Véus, AltinaID and Ida2ID.
 
-Each streams its input a chunk of lines at a time through the stage's raw-line
-path and writes the output atomically in the input's encoding (see
-:mod:`harem_pipeline.pipeline.steps`, which re-exports them).  A module of its
-own so that these commands import only their own stage.
+Each record step streams its input a chunk of lines at a time through the
+stage and writes the output atomically in the input's encoding; Ida2ID counts
+an evaluated file, measures it and writes the report and its JSON twin
+(numpy, for the document bootstrap, is imported only when resamples are
+asked for).  AvalIDa's and Véus's outputs feed the other chains too.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
-from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_line_chunks, write_texts
 from harem_pipeline.formats.veils import parse_veil, read_grid
-from harem_pipeline.pipeline.naming import check_records_evaluated, check_stage_input
+from harem_pipeline.measures.identification import (
+    IdentificationMeasures,
+    identification_intervals,
+    measures_from_counts,
+)
+from harem_pipeline.measures.spans import MeasuresReport
+from harem_pipeline.pipeline.naming import (
+    check_records_evaluated,
+    check_stage_input,
+    ida2id_output,
+    write_twins,
+)
+from harem_pipeline.pipeline.params import ReportParams, SubsetParams
+from harem_pipeline.reports.ida2id import format_ida2id_json, format_ida2id_text
+from harem_pipeline.stages.ida2id import IdentificationTally, read_tally
+from harem_pipeline.stages.tally import document_rows
 from harem_pipeline.text.textio import derived_path
+
+PathLike = str | os.PathLike[str]
 
 # ---------------------------------------------------------------------------
 # altida
@@ -85,40 +103,71 @@ def veus_output(
 
 def run_veus(
     path: str | os.PathLike[str],
+    params: SubsetParams,
     output: str | os.PathLike[str] | None = None,
-    *,
-    style: str,
-    veil: str | None = None,
-    system_veil: str | None = None,
-    variant: str | None = None,
-    genre: str | None = None,
-    selective: bool = False,
     grid_path: str | os.PathLike[str] | None = None,
     meta_path: str | os.PathLike[str] | None = None,
 ) -> Path:
-    """Write one Véus subset of the ``.avalida`` file ``path``; return where.
+    """Write the Véus subset ``params`` of the ``.avalida`` file ``path``; return where.
 
-    ``selective`` evaluates with the system's declared veil (it needs
-    ``system_veil``; an explicit ``veil`` is then refused).  Streams the
-    input and writes atomically in its encoding.
+    Its categories are scored with :meth:`SubsetParams.evaluation_veil`.
+    Streams the input and writes atomically in its encoding.
     """
     from harem_pipeline.formats.harem_xml import read_meta
     from harem_pipeline.stages.veus import apply_veus_chunks, check_style, document_infos
 
+    style, variant, genre, selective = params.style, params.variant, params.genre, params.selective
     check_style(style)
     grid = read_grid(grid_path)
+    system_veil = params.system_veil
     declared = parse_veil(system_veil, grid, "--system-veil") if system_veil else None
-    if selective:
-        if declared is None:
-            raise InputError(None, "--system-veil for the selective scenario", "none")
-        if veil is not None:
-            raise InputError(None, "either --veil or --selective", "both")
-        evaluation = declared
-    else:
-        evaluation = parse_veil(veil, grid, "--veil")
+    option = "--system-veil" if selective else "--veil"
+    evaluation = parse_veil(params.evaluation_veil(), grid, option)
     meta = document_infos(read_meta(meta_path)) if meta_path else None
     target = Path(output) if output is not None else veus_output(path, variant, genre, selective)
     encoding, chunks = iter_line_chunks(path)
     subset = apply_veus_chunks(chunks, style, evaluation, declared, variant, genre, meta, str(path))
     write_texts(target, subset, encoding)
     return target
+
+
+# ---------------------------------------------------------------------------
+# ida2id
+
+
+@dataclass(frozen=True, slots=True)
+class Ida2idOutputs:
+    """What :func:`run_ida2id` wrote and computed."""
+
+    text_path: Path
+    json_path: Path
+    tally: IdentificationTally
+    measures: IdentificationMeasures
+
+
+def run_ida2id(
+    path: PathLike,
+    params: ReportParams,
+    signature: str,
+    output: PathLike | None = None,
+    spans: MeasuresReport | None = None,
+) -> Ida2idOutputs:
+    """Count ``path`` and write the text report (``output``, default ``IN.ida2id``) and
+    ``output.json``; ``spans``, the span measures of the same documents, join both
+    (see :mod:`harem_pipeline.reports.ida2id`).
+
+    The JSON carries the 95 % intervals of a ``params.bootstrap``-draw document
+    bootstrap (0: ``ci95`` null) and the per-document counts; the report names
+    the evaluation veil of ``params`` (none when its evaluation is not known).
+    """
+    veil = params.evaluation.evaluation_veil() if params.evaluation else None
+    target = Path(output) if output is not None else ida2id_output(path)
+    check_stage_input("ida2id", path)
+    encoding, tally = read_tally(path)
+    measures = measures_from_counts(tally.total)
+    text = format_ida2id_text(tally.total, measures, signature, spans, veil)
+    documents = document_rows(tally.documents)
+    ci95 = identification_intervals(documents, params.bootstrap, params.seed)
+    json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents, spans, veil)
+    json_path = write_twins(target, text, encoding, json_text)
+    return Ida2idOutputs(target, json_path, tally, measures)

@@ -1,13 +1,13 @@
-"""The record stages as file-to-file steps: read, transform, write atomically.
+"""The morphology chain as file-to-file steps: Vizir, AltinaMor and Ida2Mor.
 
 Each stage module of :mod:`harem_pipeline.stages` transforms records and
 never opens a file for writing; these functions are the shell around them
 (the same for the command line and the Luigi tasks): stream the input
 through its format, hand the records to the stage, write the output in the
 input's encoding under a temporary name and rename it into place, so a bad
-line leaves no partial output behind.  Default output names are the
-original tools' (``RUN.alinhado``, ``IN.avalida``, ``IN.total``,
-``IN.altida``, ``FILE.vizir``, ``FILE.altmor``).
+line leaves no partial output behind.  A large file is read a block at a
+time on every core (:mod:`harem_pipeline.pipeline.blocks`).  Ida2Mor counts
+an ``.altmor`` file, measures it and writes the report and its JSON twin.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from harem_pipeline.errors import HaremError
+from harem_pipeline.errors import HaremError, InputError
 from harem_pipeline.formats.alinhado import (
     Header,
     RawBlock,
@@ -29,36 +28,22 @@ from harem_pipeline.formats.alinhado import (
     iter_lines,
 )
 from harem_pipeline.formats.vizir import RawLine
-from harem_pipeline.pipeline.align_steps import (  # noqa: F401 (the aligner's step, re-exported)
-    align_output,
-    check_collections_share_documents,
-    check_shared_documents,
-    run_align,
-)
+from harem_pipeline.measures.morphology import morphology_intervals
+from harem_pipeline.model import Scenario
 from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
-from harem_pipeline.pipeline.naming import check_stage_input
-from harem_pipeline.pipeline.record_steps import (  # the identification steps, re-exported
-    altida_output as altida_output,
-)
-from harem_pipeline.pipeline.record_steps import avalida_output as avalida_output
-from harem_pipeline.pipeline.record_steps import run_altida as run_altida
-from harem_pipeline.pipeline.record_steps import run_avalida as run_avalida
-from harem_pipeline.pipeline.record_steps import run_veus as run_veus
-from harem_pipeline.pipeline.record_steps import veus_output as veus_output
-from harem_pipeline.pipeline.semantic import (  # noqa: F401 (the semantic steps, re-exported)
-    alts_output,
-    altsem_output,
-    emir_output,
-    espurios_output,
-    run_alts,
-    run_altsem,
-    run_emir,
-    run_espurios,
-)
+from harem_pipeline.pipeline.naming import check_stage_input, ida2mor_output, write_twins
+from harem_pipeline.pipeline.params import ReportParams
+from harem_pipeline.reports.ida2mor import format_ida2mor_json, format_ida2mor_text
 from harem_pipeline.stages.altmor import choose_raw_lines
+from harem_pipeline.stages.ida2mor import (
+    MorphologyCounts,
+    StretchCounts,
+    count_raw_stretch,
+    join_stretches,
+    morphology_document_rows,
+)
 from harem_pipeline.stages.vizir import (
     DERIVED_EXTENSIONS,
-    Scenario,
     VizirTally,
     header_scenario,
     scenario_header,
@@ -67,11 +52,7 @@ from harem_pipeline.stages.vizir import (
 from harem_pipeline.text.atomic import atomic_write, written_in_place
 from harem_pipeline.text.textio import derived_path
 
-if TYPE_CHECKING:
-    from harem_pipeline.stages.vizir import Scenario
-
-# Each step imports its stage when it runs, so that one command (``harem emir``)
-# loads only its own stage, not the aligner's or Vizir's modules.
+PathLike = str | os.PathLike[str]
 
 # ---------------------------------------------------------------------------
 # altmor
@@ -332,3 +313,61 @@ def run_vizir_folder(
         return placed, []
     finally:
         shutil.rmtree(pending, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------
+# ida2mor
+
+
+@dataclass(frozen=True, slots=True)
+class Ida2MorOutputs:
+    """Where the two reports went, and the counts they were made from."""
+
+    text: Path
+    json: Path
+    counts: MorphologyCounts
+
+
+def run_ida2mor(
+    path: PathLike,
+    params: ReportParams,
+    signature: str,
+    output: PathLike | None = None,
+    run: str | None = None,
+    workers: int | None = None,
+) -> Ida2MorOutputs:
+    """Count an ``.altmor`` file in one streaming pass and write ``OUT`` and ``OUT.json``.
+
+    ``params`` gives the scenario, the subset and its evaluation veil the
+    report names, and the document bootstrap of the JSON's intervals
+    (``bootstrap`` resamples, 0: ``ci95`` null; ``seed``).  The text report
+    is written in the input's encoding (like every HAREM report), the JSON
+    in UTF-8.  A large file is counted a block at a time on ``workers``
+    processes (default: every core).
+    """
+    scenario, subset = params.scenario, params.subset
+    if scenario is None:
+        raise InputError(str(path), "a scenario (a '# Cenário:' line, or -abs/-rel)", "none")
+    veil = params.evaluation.evaluation_veil() if params.evaluation else None
+    target = Path(output) if output is not None else ida2mor_output(path)
+    check_stage_input("ida2mor", path)
+    encoding, counts = run_with_fallback(functools.partial(count_altmor_file, path), workers)
+    text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)
+    rows = morphology_document_rows(counts.documents)
+    intervals = morphology_intervals(rows, params.bootstrap, params.seed)
+    json_text = format_ida2mor_json(
+        counts, scenario, signature, run, subset, intervals, veil, document_rows=rows
+    )
+    json_path = write_twins(target, text, encoding, json_text)
+    return Ida2MorOutputs(target, json_path, counts)
+
+
+def count_altmor_file(path: PathLike, workers: int | None = None) -> tuple[str, MorphologyCounts]:
+    """The encoding and the counts of an ``.altmor`` file, a block at a time on ``workers``."""
+    stage = functools.partial(_stretches, str(path))
+    encoding, stretches = map_line_blocks(path, stage, workers)
+    return encoding, join_stretches(stretches)
+
+
+def _stretches(path: str, encoding: str, lines: Iterable[RawLine]) -> list[StretchCounts]:
+    return [count_raw_stretch(lines, path)]
