@@ -148,7 +148,7 @@ def best_by_system(
         figures = {row["run"]: _figure(row["class_f"]) for row in _rows_of(rows, veil, alt)}
         best = []
         for runs in systems.values():
-            defined = [figures[run] for run in runs if figures.get(run) is not None]
+            defined = [f for f in (figures.get(run) for run in runs) if f is not None]
             best.append(max(defined) if defined else None)
         if any(value is not None for value in best):
             series[ALT_LABELS[alt]] = best

@@ -235,8 +235,8 @@ class _TreeBin:
             while True:
                 dir_ = -1 if p.hash > x.hash else 1 if p.hash < x.hash else -1
                 xp = p
-                p = p.left if dir_ <= 0 else p.right
-                if p is None:
+                child = p.left if dir_ <= 0 else p.right
+                if child is None:
                     x.parent = xp
                     if dir_ <= 0:
                         xp.left = x
@@ -244,6 +244,7 @@ class _TreeBin:
                         xp.right = x
                     self.root = _balance_insertion(self.root, x)
                     break
+                p = child
         self._root_to_front()
 
     def _root_to_front(self) -> None:
@@ -255,22 +256,24 @@ class _TreeBin:
     def insert(self, key: object, spread: int) -> None:
         """``putTreeVal`` of a new key: a leaf of the tree, right after its parent in the order."""
         x = _TreeNode(key, spread)
-        p = self.root
-        assert p is not None
+        root = self.root
+        assert root is not None
+        p = root
         while True:
             dir_ = -1 if p.hash > x.hash else 1 if p.hash < x.hash else -1
             xp = p
-            p = p.left if dir_ <= 0 else p.right
-            if p is None:
+            child = p.left if dir_ <= 0 else p.right
+            if child is None:
                 if dir_ <= 0:
                     xp.left = x
                 else:
                     xp.right = x
                 x.parent = xp
                 self.order.insert(self.order.index(xp.key) + 1, key)
-                self.root = _balance_insertion(self.root, x)
+                self.root = _balance_insertion(root, x)
                 self._root_to_front()
                 return
+            p = child
 
 
 class JavaHashMap(Generic[K, V]):
