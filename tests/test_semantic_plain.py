@@ -1,14 +1,11 @@
-"""Plain records (the semantic stages' fast path) give the general path's bytes and errors.
+"""Plain records (alts', altsem's and espurios' fast path) give the general path's bytes
+and errors; the semantic record's two readings agree.
 
-Every stage of the semantic chain reads a plain record line
+alts, altsem and espurios read a plain record line
 (:class:`~harem_pipeline.formats.semantic.PlainRecord`) without building
-its tags and copies or reuses what it wrote for an earlier line of the same
-key; Emir and Ida read a keyed record line
-(:class:`~harem_pipeline.formats.semantic.KeyedRecord`) by its key alone, the
-others as plain.  In production they read runs and blocks of such lines
-(test_semantic_runs, test_semantic_keyed_blocks) and a line alone only
-outside them.  Here each stage reads every line alone and by the general
-reader, on a sample of the reference inputs
+its tags and copy what it holds.  In production they read runs of such lines
+(test_semantic_runs) and a line alone only outside them.  Here each stage reads
+every line alone and by the general reader, on a sample of the reference inputs
 (:data:`~tests.helpers.semantic.SAMPLE`) and on generated files full of
 the unusual (attribute spacing, brackets, ``''``, ``<`` in texts, duplicate
 entities, vague and First HAREM entities, ALT blocks, bad items and
@@ -19,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -30,29 +28,26 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_line, iter_lines, parse_line
 from harem_pipeline.formats.semantic import (
     PlainRecord,
-    iter_plain_lines,
-    keyed_or,
+    SemanticRecord,
+    as_semantic,
+    iter_plain_runs,
     parse_semantic_line,
-    read_keyed_record,
     read_plain_emir_record,
     read_plain_record,
+    read_record_line,
 )
 from harem_pipeline.stages.alts import organise_alts
 from harem_pipeline.stages.altsem import select_alternatives
 from harem_pipeline.stages.espurios import collect_spurious
-from harem_pipeline.stages.ida import tally_semantic
 from tests.helpers.semantic import (
     ALTS,
-    EMIR_STAGES,
     EMIRS,
     REFERENCE,
     VEUS,
     general_emir,
-    general_tally,
     general_written,
     outcome,
     records,
-    repeated_key_files,
     sampled,
     unzipped,
     veu_files,
@@ -61,16 +56,18 @@ from tests.helpers.semantic import (
 
 Stage = Callable[[Iterable, str], Iterable]
 
-READ_ALTS_KEYED = keyed_or(read_plain_record)
-"""How Emir reads an ``.alts`` file."""
-READ_EMIR_KEYED = keyed_or(read_plain_emir_record)
-"""How Ida reads an ``.emir`` file."""
-
 ALTS_STAGES: dict[str, tuple[Stage, str | None, Callable]] = {
     "alts": (organise_alts, ":", read_plain_record),
     "espurios": (collect_spurious, None, read_plain_record),
-    **{f"emir-{name}": (stage, ":", READ_ALTS_KEYED) for name, stage in EMIR_STAGES.items()},
 }
+
+NO_RUN = re.compile(r"(?!)")
+
+
+def iter_plain_lines(path: Path, plain: Callable, parse: Callable) -> tuple[str, Iterable]:
+    """The lines of ``path`` each read alone by ``plain`` (else ``parse``): the runs'
+    reader with no run."""
+    return iter_plain_runs(path, NO_RUN, plain, parse)
 
 
 def both_ways(
@@ -90,18 +87,6 @@ def both_ways(
         return written(stage(lines, str(path)), marker)
 
     assert outcome(plain) == outcome(general)
-
-
-def tallies_both_ways(path: Path) -> None:
-    """Ida's counts as read as plain and by the general reader, as the file says and with
-    the 2005 views: the same counts (every sum the same bits) or the same error."""
-    for views in (None, True):
-
-        def plain(views: bool | None = views) -> object:
-            lines = read_once(path, iter_plain_lines, READ_EMIR_KEYED, parse_semantic_line)
-            return tally_semantic(lines, str(path), first_harem=views)
-
-        assert outcome(plain) == outcome(lambda views=views: general_tally(path, views))
 
 
 READ_ONCE: OrderedDict[tuple, list | None] = OrderedDict()
@@ -141,11 +126,10 @@ def test_alts_stages_on_reference_inputs(source: Path, stage: str, tmp_path: Pat
 
 @pytest.mark.parametrize("source", sampled(EMIRS), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_emir_stages_on_reference_inputs(source: Path, tmp_path: Path) -> None:
-    """Ida on each Emir file; ALTina on those it reads in a campaign (absolute ``.emir``)."""
+    """ALTina on the Emir files it reads in a campaign (absolute ``.emir``)."""
     path = unzipped(source, tmp_path)
     if source.name.endswith(".emir.gz"):
         both_ways(path, select_alternatives, ":", emir_input=True)
-    tallies_both_ways(path)
 
 
 def test_reference_records_are_nearly_all_plain() -> None:
@@ -157,34 +141,35 @@ def test_reference_records_are_nearly_all_plain() -> None:
     assert len(plain) > 0.9 * len(records)
 
 
-def test_reference_records_are_nearly_all_keyed() -> None:
-    """Emir's and Ida's cache is looked up by key for most records (else it would test little)."""
+def test_reference_records_are_nearly_all_canonical() -> None:
+    """Most records are read by the canonical expression (else the property below would
+    test little)."""
     for name in ("total_harem.veu.alts.gz", "total_harem.veu.alts.emir.gz"):
         path = REFERENCE / "gabriel" / name
         lines = gzip.decompress(path.read_bytes()).decode("latin-1").split("\n")
         records = [line for line in lines if " ---> " in line]
-        keyed = [line for line in records if read_keyed_record(line) is not None]
-        assert len(keyed) > 0.7 * len(records)
+        read = [read_record_line(line, None, 0, "\n") for line in records]
+        canonical = [r for r in read if isinstance(r, SemanticRecord) and r.parsed is None]
+        assert len(canonical) > 0.7 * len(records)
 
 
 GOLD = '<EM ID="g1" CATEG="LOCAL|PESSOA" TIPO="HUMANO" COMENT="x">Porto</EM>'
 
 
-def test_a_keyed_record_is_known_by_its_classic_values_and_what_follows_its_list() -> None:
+def test_a_record_is_known_by_its_classic_values_and_what_follows_its_list() -> None:
     line = f'{GOLD} ---> [<EM ID="s9" CATEG="LOCAL" SUBTIPO="PAIS">Porto</EM>]:[Correcto]^0.5'
-    keyed = read_keyed_record(line, 7)
-    assert keyed is not None
-    assert keyed.key == (
-        "EM", ' CATEG="LOCAL|PESSOA" TIPO="HUMANO"', "EM", ' CATEG="LOCAL" SUBTIPO="PAIS"',
-        ":[Correcto]^0.5",
+    record = read_record_line(line, None, 7, "\n")
+    assert isinstance(record, SemanticRecord) and record.parsed is None
+    assert record.key == (
+        ("LOCAL|PESSOA", "HUMANO", None), (("LOCAL", None, "PAIS"),), (0,), ("Correcto",), "^0.5"
     )  # fmt: skip
-    assert line[: keyed.head_end] == line.partition(":[")[0]
+    assert record.head() == line.partition(":[")[0]
     odd_value = '<EM CATEG="LOCAL" COMENT=" TIPO=">Porto</EM> ---> [null]:[Em_Falta]'
-    assert read_keyed_record(odd_value).key[:2] == ("EM", ' CATEG="LOCAL"')  # type: ignore[union-attr]
-    assert read_keyed_record(f"{GOLD} ---> [null]::[Em_Falta]").key[2:] == (  # type: ignore[union-attr]
-        None, None, "::[Em_Falta]"
-    )  # fmt: skip
-    assert read_keyed_record(f"{GOLD} ---> [<EM>P</EM>]::[Espurio]").key[2:4] == ("EM", "")  # type: ignore[union-attr]
+    odd = read_record_line(odd_value, None, 1, "\n")
+    assert odd.key.gold == ("LOCAL", None, None)  # type: ignore[union-attr]
+    line = '<LOCAL TIPO="PAIS">Porto</LOCAL> ---> [null]::[Em_Falta]'
+    first_harem = read_record_line(line, None, 1, "\n")
+    assert first_harem.key[:2] == (("LOCAL", "PAIS", None), None)  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
@@ -194,16 +179,40 @@ def test_a_keyed_record_is_known_by_its_classic_values_and_what_follows_its_list
         '<EM CATEG="LOCAL" CATEG="PESSOA">Porto</EM> ---> [null]:[Em_Falta]',  # a second CATEG
         '<EM CATEG="LOCAL" X="1" TIPO="HUMANO">Porto</EM> ---> [null]:[Em_Falta]',  # TIPO late
         "<EM CATEG=\"LOCAL\">d''Ávila</EM> ---> [null]:[Em_Falta]",  # '' is reprinted
-        '<EM CATEG="LOCAL">d\'Ávila</EM> ---> [null]:[Em_Falta]',  # no quote marks at all
-        f"{GOLD} ---> [<EM>a</EM>, <EM>b</EM>]:[Espurio, Espurio]",  # two system entities
+        f"{GOLD} ---> [<EM>a</EM>, <EM>a</EM>]:[Espurio, Correcto]",  # two system entities
         '<EM  CATEG="LOCAL">Porto</EM> ---> [null]:[Em_Falta]',  # two spaces
         '<EM CATEG="A[1]">Porto</EM> ---> [null]:[Em_Falta]',  # a bracket in a value
-        "DOC H2-1",
-        "",
     ],
 )
-def test_lines_not_in_the_keyed_shape_are_read_as_before(line: str) -> None:
-    assert read_keyed_record(line) is None
+def test_records_not_in_the_canonical_shape_are_read_by_the_grammar(line: str) -> None:
+    """The full grammar's reading, with the same key as the Java reads the line."""
+    record = read_record_line(line, None, 1, "\n")
+    assert isinstance(record, SemanticRecord) and record.parsed == parse_line(line)
+
+
+def test_the_key_picks_the_first_entity_read_back_the_same() -> None:
+    line = f"{GOLD} ---> [<EM>a''b</EM>, <EM>a'b</EM>, <EM>c</EM>]:[Espurio, Correcto, Espurio]"
+    assert read_record_line(line, None, 1, "\n").key.picks == (0, 0, 2)  # type: ignore[union-attr]
+
+
+@settings(max_examples=300, deadline=None)
+@given(line=records())
+def test_both_readings_of_a_record_agree(line: str) -> None:
+    """A line the canonical expression reads has the full grammar's key and is written
+    back as the grammar's reading is (the property every semantic stage relies on)."""
+    try:
+        record = read_record_line(line, None, 1, "\n")
+    except InputError:  # the grammar refuses it: so does every stage
+        return
+    if not isinstance(record, SemanticRecord) or record.parsed is not None:
+        return
+    general = as_semantic(parse_line(line))
+    assert isinstance(general, SemanticRecord)
+    assert record.key == general.key
+    assert record.head() == general.head()
+    for emir_line in (line.partition(":[")[0] + ":[{x}]",):
+        emir = read_record_line(emir_line, None, 1, "\n")
+        assert emir.key == as_semantic(parse_semantic_line(emir_line)).key  # type: ignore[union-attr]
 
 
 # ---------------------------------------------------------------------------
@@ -226,22 +235,7 @@ def test_every_stage_on_generated_files(text: str, tmp_path: Path) -> None:
     if emir is None:
         return
     both_ways(emir, select_alternatives, ":", emir_input=True)
-    tallies_both_ways(emir)
     both_ways(emir, organise_alts, ":", emir_input=False)  # Emir lines are never plain here
-
-
-@SLOW
-@given(text=repeated_key_files())
-def test_emir_and_ida_on_records_of_one_key(text: str, tmp_path: Path) -> None:
-    veu = tmp_path / "r.veu"
-    veu.write_bytes(text.encode("latin-1"))
-    for name, (function, marker, reader) in ALTS_STAGES.items():
-        if name.startswith("emir"):
-            both_ways(veu, function, marker, emir_input=False, reader=reader)
-    emir = general_emir(veu)
-    if emir is None:
-        return
-    tallies_both_ways(emir)
 
 
 @settings(max_examples=300, deadline=None)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats import semantic
-from harem_pipeline.formats.alinhado import Header, Record, Tag, parse_line
+from harem_pipeline.formats.alinhado import Header, Record, Tag, parse_line, parse_lines
 from harem_pipeline.formats.semantic import (
     LevelResult,
     SemanticScore,
@@ -34,6 +34,7 @@ from harem_pipeline.stages.emir import (
 )
 from harem_pipeline.stages.ida import tally_semantic
 from harem_pipeline.text.numbers import java_double
+from tests.helpers.semantic import written
 
 SETTINGS = settings(derandomize=True, deadline=None, max_examples=200)
 GRID = read_grid()
@@ -92,7 +93,7 @@ def test_perfect_run_classification_is_one(golds: list[Tag]) -> None:
         tag = Tag(gold.name, (("ID", str(index)), *gold.attributes), gold.text)
         lines.append(parse_line(f"{_fmt(tag)} ---> [{_fmt(tag)}]:[Correcto]"))
     lines.append(parse_line("EOD"))
-    emir = list(evaluate_lines(lines, EmirParams()))
+    emir = parse_lines(written(evaluate_lines(lines, EmirParams()), ":"))
     figures = semantic_figures(tally_semantic(emir).total.as_mapping())
     for key in ("precisao", "abrangencia", "medida_f"):
         assert figures[CLASSIFICATION_PREFIX + key] == 1.0

@@ -50,11 +50,15 @@ from harem_pipeline.formats.alinhado import (
     Record,
     Tag,
     _chunk_of,
+    format_line,
     iter_lines,
     iter_numbered_lines,
     parse_evaluation,
     parse_line,
+    reprint_system,
+    reprint_tag,
 )
+from harem_pipeline.text.memo import keyed_cache
 from harem_pipeline.text.numbers import java_double as _java_double
 from harem_pipeline.text.progress import progress_counter
 from harem_pipeline.text.textio import detect_file_encoding
@@ -468,39 +472,111 @@ def read_plain_emir_record(text: str, line: int = 0, eol: str = "\n") -> PlainRe
     return None
 
 
-PlainReader = Callable[[str, int, str], "PlainRecord | KeyedRecord | None"]
-"""Reads a line as a plain (or keyed) record, None when it is not one."""
+PlainReader = Callable[[str, int, str], "PlainRecord | None"]
+"""Reads a line as a plain record, None when it is not one."""
 
 
 # ---------------------------------------------------------------------------
-# Keyed records: the plainest records, known by what Emir and Ida depend on
+# Records of the semantic chain: one type, read once, known by their key
 #
-# Emir's evaluation part of a plain record, and what Ida adds for it, depend
-# only on its entities' element names and classic attributes (CATEG, TIPO,
-# SUBTIPO) and on what follows its system list.  When each entity writes
-# those attributes first — ``ID``, ``CATEG``, ``TIPO``, ``SUBTIPO``, each at
-# most once and in that order, no later attribute named so — and there is at
-# most one system entity, one regular expression reads them all, and a stage
-# finds the work of an earlier line of the same key without cutting the line
-# into a :class:`PlainRecord`.  Values and texts hold no brackets, braces or
-# quote marks (no ``''`` to reprint), so the system list ends at the line's
-# first ``]`` and all that is left outside the key is IDs, other attributes
-# and texts, which no stage's answer depends on; the rest of the line (an
-# item that does not fit, a bad ALT weight) is in the key and seen when the
-# first line of a key is read as plain (:meth:`KeyedRecord.unkeyed`), and the
-# same key always gives the same answer there.
+# What Emir writes for a record and what Ida adds for it depend only on its
+# entities' classic values (CATEG, TIPO, SUBTIPO, or a First HAREM element
+# name), which entity each aligned entity takes its item from, the items
+# and the suffix: the record's :class:`RecordKey`.  A record line is read
+# once into a :class:`SemanticRecord` holding that key: by one expression
+# when it has the canonical shape the chain itself writes (then its head is
+# written back as read), else by the full grammar (then its head is
+# written back as the Java reprints it).  Each stage's answer is one pure
+# function of the key, memoised (:func:`~harem_pipeline.text.memo.keyed_cache`).
+
+ClassicKey = tuple[str | None, str | None, str | None]
+"""The raw CATEG (or First HAREM element name), TIPO and SUBTIPO values of an entity."""
+
+_ATTRIBUTE_RE = re.compile(r' ([^\s<>"=]+)="([^"]*)"')
+
+
+def classic_values(element: str, attributes: Iterable[tuple[str, str]]) -> ClassicKey:
+    """What the semantic scores of an entity depend on: its three classic values (the
+    first of a repeated name counts, as in ``Tag.attr``; a First HAREM element name is
+    the category)."""
+    categ = tipo = subtipo = None
+    for name, value in attributes:
+        if name == "CATEG":
+            if categ is None:
+                categ = value
+        elif name == "TIPO":
+            if tipo is None:
+                tipo = value
+        elif name == "SUBTIPO" and subtipo is None:
+            subtipo = value
+    if categ is None and element != "EM":
+        categ = element
+    return categ, tipo, subtipo
+
+
+def classic_key(tag: Tag) -> ClassicKey:
+    """:func:`classic_values` of an entity."""
+    return classic_values(tag.name, tag.attributes)
+
+
+@keyed_cache()
+def _written_classic(element: str, written: str) -> ClassicKey:
+    """:func:`classic_values` of a canonical entity's classic attributes as written."""
+    return classic_values(element, _ATTRIBUTE_RE.findall(written))
+
+
+class RecordKey(NamedTuple):
+    """All a semantic stage's answer for a record depends on."""
+
+    gold: ClassicKey
+    systems: tuple[ClassicKey, ...] | None
+    """The system entities' classic values; None for ``[null]``."""
+    picks: tuple[int, ...]
+    """Per aligned entity (one for ``[null]``), the first entity of the list that the Java
+    reads back the same (``EvaluatedAlignment.getScore`` looks entities up by equality)."""
+    items: tuple[str, ...] | None
+    """The evaluation items as written; None for a record without evaluation."""
+    suffix: str
+
+
+class SemanticRecord(NamedTuple):
+    """A record line read once: its text, its key, and where its head ends when it is
+    written back as read (``head_end`` -1: the full grammar's reading, ``parsed``, is
+    written back instead)."""
+
+    text: str
+    line: int
+    eol: str
+    head_end: int
+    key: RecordKey
+    parsed: Record | None
+
+    def head(self) -> str:
+        """``GOLD ---> [SYS, …]`` as the chain writes it back (the Java reprints entities)."""
+        if self.parsed is None:
+            return self.text[: self.head_end]
+        record = self.parsed
+        return format_line(Record(reprint_tag(record.gold), reprint_system(record.system)))
+
+    def record(self, path: str | None, parse: LineParser) -> Record:
+        """The line read by the full grammar (read now for a canonical line)."""
+        if self.parsed is not None:
+            return self.parsed
+        read = parse(self.text, path, self.line, self.eol)
+        assert isinstance(read, Record)  # the canonical shape is a record of the grammar
+        return read
+
 
 _KEYED_VALUE = r'[^"<>\[\]{}\'\n]*+'
-"""An attribute value (and, without ``"``, a text) of the keyed shape: no line end either,
-so that in a block of lines (:class:`KeyedBlock`) no line's match reaches into the next."""
+"""An attribute value (and, without ``"``, a text) of the canonical shape."""
 
 
-def _keyed_entity(name: int) -> str:
-    """An entity in the keyed shape whose element name is group ``name``.
-
-    Possessive quantifiers: every part ends at a character its class
-    excludes, so giving characters back could never make a match.
-    """
+def _canonical_entity(name: int) -> str:
+    """An entity of the canonical shape whose element name is group ``name``: ``ID``,
+    ``CATEG``, ``TIPO``, ``SUBTIPO`` first, each at most once and in that order (group
+    ``name + 1``, as written), no later attribute named so; values and texts free of
+    brackets, braces, quote marks (no ``''`` to reprint) and line ends.  Possessive
+    quantifiers: every part ends at a character its class excludes."""
     value = _KEYED_VALUE
     return (
         rf'<([A-Z]++)(?: ID="{value}")?+'
@@ -510,88 +586,112 @@ def _keyed_entity(name: int) -> str:
     )
 
 
-_KEYED_RECORD_RE = re.compile(
-    _keyed_entity(1) + r" ---> \[(?:null|" + _keyed_entity(3) + r")\](::?\[.*)\Z"
+_CANONICAL_RE = re.compile(
+    _canonical_entity(1)
+    + r" ---> \[(?:null|"
+    + _canonical_entity(3)
+    + r")\](::?)\[(\{[^{}\n]*+\}|[^\[\]{},\n]++)\](.*)\Z"
 )
-"""Groups 1-2: the gold's element and its CATEG, TIPO and SUBTIPO attributes as written
-(one group: they follow each other, so the text says which are there and their values);
-3-4 the system entity's; 5 the rest of the line from the evaluation marker."""
+"""Groups 1-2: the gold's element and classic attributes, 3-4 the system entity's (at
+most one), 5 the marker, 6 the one item, 7 the suffix."""
+_MARKER = 5
 
 
-KEY_GROUPS = (1, 2, 3, 4, 5)
-"""The groups of a keyed record's key (:attr:`KeyedRecord.key`)."""
-KEYED_LINE = 5
-"""The group of the line from the evaluation marker on, the last of a keyed record's
-(its ``Match.lastindex``)."""
+@keyed_cache()
+def _is_item(text: str) -> bool:
+    """Whether the full grammar reads ``text`` as one evaluation item."""
+    try:
+        parse_evaluation(text)
+    except InputError:
+        return False
+    return True
 
 
-class KeyedRecord(NamedTuple):
-    """A record line in the keyed shape, with its key: the entities' element names and
-    classic attributes as written, and the line from the evaluation marker on."""
-
-    text: str
-    line: int
-    eol: str
-    key: tuple[str | None, ...]
-    head_end: int
-    """Where ``GOLD ---> [SYS]`` ends (:attr:`PlainRecord.head` is ``text[:head_end]``)."""
-
-    def unkeyed(
-        self, plain: PlainReader, parse: LineParser, path: str | None
-    ) -> PlainRecord | Line:
-        """The line as :func:`iter_plain_lines` with ``plain`` and ``parse`` reads it."""
-        found = plain(self.text, self.line, self.eol)
-        return parse(self.text, path, self.line, self.eol) if found is None else found
-
-
-def read_keyed_record(text: str, line: int = 0, eol: str = "\n") -> KeyedRecord | None:
-    """The keyed record of a line (``.alts`` or ``.emir``); None for any other line."""
-    match = _KEYED_RECORD_RE.match(text)
-    if match is None:
+def _canonical_record(text: str, line: int, eol: str) -> SemanticRecord | None:
+    if text.startswith(_NOT_RECORDS):
         return None
-    key = match.group(*KEY_GROUPS)
-    return _new_tuple(KeyedRecord, (text, line, eol, key, match.start(KEYED_LINE)))
+    match = _CANONICAL_RE.match(text)
+    if match is None or not _is_item(match.group(6)):
+        return None
+    g_element, g_written, s_element, s_written, _, item, suffix = match.groups()
+    systems = None if s_element is None else (_written_classic(s_element, s_written),)
+    key = RecordKey(_written_classic(g_element, g_written), systems, (0,), (item,), suffix)
+    return SemanticRecord(text, line, eol, match.start(_MARKER), key, None)
 
 
-_new_tuple = tuple.__new__
+def record_key(record: Record) -> RecordKey:
+    """The key of a record read by the full grammar."""
+    system = reprint_system(record.system)
+    entities = (None,) if system is None else system
+    evaluation = record.evaluation
+    return RecordKey(
+        classic_key(record.gold),
+        None if record.system is None else tuple(map(classic_key, record.system)),
+        tuple(entities.index(entity) for entity in entities),
+        None if evaluation is None else tuple(item.text for item in evaluation),
+        record.suffix,
+    )
 
 
-def keyed_or(plain: PlainReader) -> PlainReader:
-    """A reader giving a :class:`KeyedRecord` where it can, else what ``plain`` gives."""
+def as_semantic(item: Line | SemanticRecord) -> Line | SemanticRecord:
+    """A line already read by the full grammar as the chain reads it: a record as a
+    :class:`SemanticRecord` (its head written back as the Java reprints it)."""
+    if type(item) is Record:
+        return SemanticRecord("", item.line, item.eol, -1, record_key(item), item)
+    return item
 
-    def read(text: str, line: int = 0, eol: str = "\n") -> PlainRecord | KeyedRecord | None:
-        return read_keyed_record(text, line, eol) or plain(text, line, eol)
 
-    return read
+def read_record_line(
+    text: str, path: str | None, line: int, eol: str, parse: LineParser = parse_line
+) -> Line | SemanticRecord:
+    """One line of a semantic-chain file: a record as a :class:`SemanticRecord` (the
+    canonical expression first, ``parse`` when it does not match), any other line as
+    ``parse`` reads it."""
+    found = _canonical_record(text, line, eol)
+    if found is not None:
+        return found
+    return as_semantic(parse(text, path, line, eol))
 
 
-def iter_plain_lines(
-    path: str | os.PathLike[str],
-    plain: PlainReader = read_plain_record,
-    parse: LineParser = parse_line,
-) -> tuple[str, Iterator[Line | PlainRecord | KeyedRecord]]:
-    """Stream a record file as :func:`~harem_pipeline.formats.alinhado.iter_lines` does,
-    a plain record line as a :class:`PlainRecord` (or what ``plain`` gives for it: with
-    :func:`keyed_or`, a :class:`KeyedRecord` where it can), any other line parsed by
-    ``parse``.
-
-    Lines are parsed whole up to the first record or First HAREM document
-    line, so a stage that reads the file's format there finds it as usual.
-    The file is decoded a chunk of lines at a time (:func:`iter_numbered_lines`).
-    """
+def iter_records(
+    path: str | os.PathLike[str], parse: LineParser = parse_line, canonical: bool = True
+) -> tuple[str, Iterator[Line | SemanticRecord]]:
+    """Stream a semantic-chain file: its encoding and each line read by
+    :func:`read_record_line` (``canonical`` False: every record by ``parse`` alone, for
+    a format the canonical shape does not describe)."""
     encoding, lines = iter_numbered_lines(path)
-    return encoding, _plain_lines(lines, str(path), plain, parse)
+    name = str(path)
+
+    def read() -> Iterator[Line | SemanticRecord]:
+        for number, text, eol in lines:
+            if canonical:
+                yield read_record_line(text, name, number, eol, parse)
+                continue
+            yield as_semantic(parse(text, name, number, eol))
+
+    return encoding, read()
 
 
-def _plain_lines(
-    lines: Iterator[NumberedLine], path: str, plain: PlainReader, parse: LineParser
-) -> Iterator[Line | PlainRecord | KeyedRecord]:
-    for number, text, eol in lines:
-        item = parse(text, path, number, eol)
-        yield item
-        if isinstance(item, (Record, DocumentLine)):
-            break
-    yield from _plain_lines_after_head(lines, path, plain, parse)
+@keyed_cache()
+def emir_scores(key: RecordKey, path: str | None = None) -> tuple[SemanticScore, ...]:
+    """The Emir items of a record of this key, read and checked in order as
+    :func:`parse_emir_record` does (an item that is not Emir output is an error)."""
+    if key.items is None or key.suffix:
+        found = "a record without evaluation" if key.items is None else key.suffix
+        raise InputError(path, "an Emir record GOLD ---> [SYS, ...]:[{...}, ...]", found)
+    scores = []
+    for text in key.items:
+        if parse_evaluation(text).kind != EVAL_SEMANTIC:
+            raise InputError(
+                path, "Emir evaluation items {Categoria(...) ...} (run harem emir first)", text
+            )
+        scores.append(parse_semantic_score(text, path))
+    return tuple(scores)
+
+
+def at_line(error: InputError, line: int) -> InputError:
+    """``error`` (raised by a rule of a key, which knows no line) located at ``line``."""
+    return InputError(error.path, error.expected, error.found, line=line or None, docid=error.docid)
 
 
 # ---------------------------------------------------------------------------
@@ -610,7 +710,7 @@ def _plain_lines(
 # (``<ALT1>``, not ``<ALT01>``), which every stage writes back as read
 # (records with the ``:`` marker: :func:`first_harem_markers`).  A run holding
 # ``''`` is read line by line (its entities would be reprinted).  Every
-# line outside a run is read as :func:`iter_plain_lines` reads it, so it
+# line outside a run is read as :func:`read_plain_record` (else the grammar) reads it, so it
 # raises the same errors.
 
 RUN_ENTITIES = 4
@@ -699,7 +799,7 @@ def next_alt_block(text: str, pos: int) -> int:
 
 
 def read_run_line(body: str, line: int, emir: bool = False) -> Line | PlainRecord:
-    """A line of a run (of an Emir run with ``emir``) as :func:`iter_plain_lines` gives it.
+    """A line of a run (of an Emir run with ``emir``) as a line outside a run is read.
 
     The run's match checked its shape, so a record is cut at its marks: the
     first ``>`` ends the gold tag's head, the first ``]`` the system list.
@@ -796,13 +896,13 @@ def iter_plain_runs(
     plain: PlainReader = read_plain_record,
     parse: LineParser = parse_line,
 ) -> tuple[str, Iterator[Line | PlainRecord | PlainRun]]:
-    """:func:`iter_plain_lines` with the lines that ``run`` (default :func:`plain_run`)
-    matches given as :class:`PlainRun`.
+    """Stream a record file: its encoding, and its lines with those ``run`` (default
+    :func:`plain_run`) matches given as :class:`PlainRun`.
 
     Lines are parsed whole up to the first record or First HAREM document
     line; after it, a chunk of lines at a time, each run of lines ``run``
-    matches is one :class:`PlainRun`, any other line is read as
-    :func:`iter_plain_lines` reads it.
+    matches is one :class:`PlainRun`, any other line is read by ``plain`` (a
+    :class:`PlainRecord`), else by ``parse``.
     """
     match = (plain_run() if run is None else run).match
     name = str(path)
@@ -815,7 +915,7 @@ def iter_plain_runs(
 
 def _after_head(
     path: str | os.PathLike[str],
-    texts: Callable[[str, int], Iterable[Line | PlainRecord | PlainRun | KeyedBlock]],
+    texts: Callable[[str, int], Iterable[Line | PlainRecord | PlainRun]],
     plain: PlainReader,
     parse: LineParser,
 ) -> tuple[str, Iterator]:
@@ -874,10 +974,10 @@ def _whole_text(block: bytes, encoding: str) -> str | None:
 def _plain_runs(
     chunks: Iterator[LineChunk | tuple[int, str]],
     path: str,
-    texts: Callable[[str, int], Iterable[Line | PlainRecord | PlainRun | KeyedBlock]],
+    texts: Callable[[str, int], Iterable[Line | PlainRecord | PlainRun]],
     plain: PlainReader,
     parse: LineParser,
-) -> Iterator[Line | PlainRecord | PlainRun | KeyedBlock]:
+) -> Iterator[Line | PlainRecord | PlainRun]:
     started = False
     for chunk in chunks:
         if type(chunk) is tuple:
@@ -971,7 +1071,7 @@ def next_alt_state(state: int, opening: bool, n: int | None) -> int | None:
 
 def _plain_lines_after_head(
     lines: Iterable[NumberedLine], path: str, plain: PlainReader, parse: LineParser
-) -> Iterator[Line | PlainRecord | KeyedRecord]:
+) -> Iterator[Line | PlainRecord]:
     for number, text, eol in lines:
         record = plain(text, number, eol)
         yield parse(text, path, number, eol) if record is None else record
@@ -988,100 +1088,3 @@ def lines_holding(text: str, word: str) -> Iterator[int]:
         start = text.rfind("\n", 0, pos) + 1
         yield start
         pos = text.find(word, text.index("\n", pos))
-
-
-# ---------------------------------------------------------------------------
-# Blocks of keyed lines: Emir and Ida read a decoded chunk by one expression
-#
-# Emir and Ida look at a keyed record line only for its key, and nearly every
-# key was seen on an earlier line; the blank, ``DOC``, ``EOD`` and ``<ALT>``
-# lines between them Emir writes back as read and Ida only looks at for the
-# document lines.  So after the head a decoded chunk (without ``\r``) is
-# handed over whole as a :class:`KeyedBlock`, and the stage walks it with
-# :func:`keyed_lines`, whose every match is one line: a keyed record (its key
-# in groups 1-5, the same groups as :func:`read_keyed_record`), one of those
-# other lines (no group), or any other line (group 6), which the stage reads
-# as :func:`iter_plain_lines` would (:meth:`KeyedBlock.reader`), as it does
-# the first line of each key.
-
-OTHER_LINE = 6
-"""``Match.lastindex`` of a line that is neither keyed nor one of the usual others."""
-
-
-@cache
-def _keyed_line() -> re.Pattern[str]:
-    return re.compile(
-        _keyed_entity(1)
-        + r" ---> \[(?:null|"
-        + _keyed_entity(3)
-        + rf")\](::?\[[^\n]*+)\n|{_RUN_OTHER}|([^\n]++)\n?"
-    )
-
-
-def keyed_lines(text: str) -> Iterator[re.Match[str]]:
-    """One match per line of ``text`` (see above), in order and back to back.
-
-    A keyed record's match is :func:`read_keyed_record`'s on the line without its
-    ``\\n`` (values and texts hold no line end, the tail runs to the line end); the
-    blank, ``DOC``, ``EOD`` and ``<ALT>`` lines are those of a run
-    (:func:`plain_run`); any other non-empty line, the last one with or without its
-    ``\\n``, matches the last alternative.
-    """
-    return _keyed_line().finditer(text)
-
-
-def replace_keyed_lines(text: str, replace: Callable[[re.Match[str]], str]) -> str:
-    """``text`` with each line's match of :func:`keyed_lines` replaced by ``replace``'s text."""
-    return _keyed_line().sub(replace, text)
-
-
-class KeyedBlock(NamedTuple):
-    """Consecutive lines after the head, decoded whole, each ending in ``\\n`` but maybe
-    the last, and how :func:`iter_keyed_blocks` reads a line of them alone."""
-
-    text: str
-    line: int
-    """The number of its first line."""
-    plain: PlainReader
-    parse: LineParser
-    path: str
-
-    def read(self, match: re.Match[str], number: int) -> Line | PlainRecord | KeyedRecord:
-        """The line of a match of :func:`keyed_lines` as :func:`iter_plain_lines` reads it,
-        line ``number`` (see :meth:`numbers`)."""
-        body = match.group()
-        eol = "\n" if body.endswith("\n") else ""
-        if eol:
-            body = body[:-1]
-        found = self.plain(body, number, eol)
-        return self.parse(body, self.path, number, eol) if found is None else found
-
-    def numbers(self) -> Callable[[re.Match[str]], int]:
-        """A function giving the number of the line of a match of :func:`keyed_lines`,
-        asked in order (it counts the line ends since the last one asked)."""
-        text = self.text
-        counted = [0, self.line]  # a position of the text, the number of its line
-
-        def number(match: re.Match[str]) -> int:
-            start = match.start()
-            counted[1] += text.count("\n", counted[0], start)
-            counted[0] = start
-            return counted[1]
-
-        return number
-
-
-def iter_keyed_blocks(
-    path: str | os.PathLike[str],
-    plain: PlainReader = read_plain_record,
-    parse: LineParser = parse_line,
-) -> tuple[str, Iterator[Line | PlainRecord | KeyedRecord | KeyedBlock]]:
-    """:func:`iter_plain_lines` with ``keyed_or(plain)``, each decoded chunk of lines
-    without ``\\r`` after the head given whole as a :class:`KeyedBlock`."""
-    read = keyed_or(plain)
-    name = str(path)
-
-    def blocks(text: str, first: int) -> tuple[KeyedBlock]:
-        return (KeyedBlock(text, first, read, parse, name),)
-
-    return _after_head(path, blocks, read, parse)

@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, Line, format_line
 from harem_pipeline.formats.semantic import (
-    iter_keyed_blocks,
     iter_plain_runs,
+    iter_records,
     parse_semantic_line,
     plain_emir_run,
     read_plain_emir_record,
-    read_plain_record,
 )
 from harem_pipeline.pipeline.naming import (
     ALT_RELAXED,
@@ -135,7 +134,7 @@ def run_emir(
 
     params = params or EmirParams()
     target = Path(output) if output is not None else emir_output(path, params.relative)
-    encoding, lines = iter_keyed_blocks(path, read_plain_record)
+    encoding, lines = iter_records(path)
     write_stage_lines(
         target, evaluate_lines(lines, params, str(path)), encoding, MARKER_FIRST_HAREM
     )
