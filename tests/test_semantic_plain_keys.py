@@ -1,8 +1,8 @@
 """Classic values read from attributes as written, and a repeated entity's item.
 
-alts and espurios read the classic values (CATEG, TIPO, SUBTIPO) of a plain
-record's entities from the attributes as written
-(:func:`~harem_pipeline.stages.emir.plain_classic_key`); here on attribute
+The canonical reading of a record takes the classic values (CATEG, TIPO,
+SUBTIPO) of its entities from the attributes as written
+(:func:`~harem_pipeline.formats.semantic.read_record_line`); here on attribute
 texts made to mislead a text search (``=`` and attribute names inside values,
 repeated names).  Emir and Ida give a repeated entity the first copy's item,
 whatever its own (``EvaluatedAlignment.getScore``), yet check every item.
@@ -18,8 +18,14 @@ from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_line, parse_line
-from harem_pipeline.formats.semantic import iter_records, read_plain_record
-from harem_pipeline.stages.emir import EmirParams, classic_key, evaluate_lines, plain_classic_key
+from harem_pipeline.formats.semantic import (
+    SemanticRecord,
+    as_semantic,
+    classic_key,
+    iter_records,
+    read_record_line,
+)
+from harem_pipeline.stages.emir import EmirParams, evaluate_lines
 from harem_pipeline.stages.ida import read_tally
 
 KEYS = st.sampled_from(["CATEG", "TIPO", "SUBTIPO", "ID", "MORF", "XCATEG", "CATEGX"])
@@ -38,14 +44,14 @@ def plain_tags(draw: st.DrawFn) -> str:
 
 @settings(max_examples=400, deadline=None)
 @given(gold=plain_tags(), system=plain_tags())
-def test_plain_classic_key_is_the_classic_key_of_the_parsed_tag(gold: str, system: str) -> None:
+def test_the_canonical_key_is_the_key_of_the_parsed_record(gold: str, system: str) -> None:
+    """Classic values read from the attributes as written are those of the parsed tags."""
     line = f"{gold} ---> [{system}]:[Correcto]"
-    plain = read_plain_record(line)
-    assert plain is not None
-    record = parse_line(line)
-    assert plain_classic_key(plain.gold) == classic_key(record.gold)
-    (entity,) = plain.entities() or ()
-    assert plain_classic_key(entity) == classic_key(record.system[0])
+    record = read_record_line(line, None, 1, "\n")
+    general = as_semantic(parse_line(line))
+    assert isinstance(record, SemanticRecord) and isinstance(general, SemanticRecord)
+    assert record.key == general.key
+    assert general.key.gold == classic_key(parse_line(line).gold)  # type: ignore[union-attr]
 
 
 def _outcome(run):

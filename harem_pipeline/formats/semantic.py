@@ -21,36 +21,25 @@ closing parenthesis); :attr:`SemanticScore.extra_paren` keeps that so a
 
 from __future__ import annotations
 
-import codecs
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
-from pathlib import Path
-from typing import NamedTuple, Protocol
+from functools import lru_cache
+from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats import alinhado
 from harem_pipeline.formats.alinhado import (
-    _CHUNK_ENCODINGS,
     ARROW,
     EVAL_SEMANTIC,
-    IDENTIFICATION_KINDS,
     MARKER_FIRST_HAREM,
-    NULL_LIST,
-    AltClose,
-    AltOpen,
-    DocumentLine,
     Evaluation,
     Line,
-    LineChunk,
     LineParser,
-    NumberedLine,
     Record,
     Tag,
-    _chunk_of,
     format_line,
+    format_tag_list,
     iter_lines,
     iter_numbered_lines,
     parse_evaluation,
@@ -60,8 +49,6 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.text.memo import keyed_cache
 from harem_pipeline.text.numbers import java_double as _java_double
-from harem_pipeline.text.progress import progress_counter
-from harem_pipeline.text.textio import detect_file_encoding
 
 java_double = lru_cache(maxsize=8192)(_java_double)
 """``Double.toString``, remembered: the same few CSC values recur on most lines."""
@@ -349,131 +336,7 @@ def iter_semantic_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Lin
     return iter_lines(path, parse_semantic_line)
 
 
-# ---------------------------------------------------------------------------
-# Plain records: the common shape, read without building tags
-
-_NAME = r'[^\s<>/"=]+'
-_ATTRIBUTES = r'(?: [^\s<>"=]+="[^"]*")*'
-_TEXT = r"[^<>\[\]]*"
-_PLAIN_TAG_RE = re.compile(rf"<({_NAME})({_ATTRIBUTES})>({_TEXT})</\1>")
-_PLAIN_HEAD = (
-    rf"<({_NAME})({_ATTRIBUTES})>({_TEXT})</\1> ---> "  # gold: groups 1-3
-    rf"(\[null\]|\[<({_NAME}){_ATTRIBUTES}>{_TEXT}</\5>"  # system list: group 4
-    rf"(?:, <({_NAME}){_ATTRIBUTES}>{_TEXT}</\6>)*\])"
-)
-_PLAIN_HEAD_RE = re.compile(_PLAIN_HEAD)
-_PLAIN_RECORD_RE = re.compile(_PLAIN_HEAD + r"(::?)(\[([^\[\]{}]*)\].*)\Z")
-"""Groups 7-9: the marker, the tail from the list's ``[``, the list's inside."""
 _NOT_RECORDS = ("<VERIFICACAO_MANUAL>", "<OMITIDO>")
-
-PlainTag = tuple[str, str, str]
-"""An entity of a plain record: element name, attributes as written, text."""
-
-
-class PlainRecord(NamedTuple):
-    """A record line in the shape nearly every line has, cut without building tags.
-
-    Plain means: every entity written ``<NAME K="v" …>text</NAME>`` with one
-    space before each attribute and none around ``=``, its text free of
-    ``<``, ``>``, ``[`` and ``]``, no ``''`` on the line, at least one system
-    entity (or ``[null]``), and an evaluation list that the general reader
-    (:func:`~harem_pipeline.formats.alinhado.parse_line`) accepts with one
-    item per entity.  Such a line is exactly what
-    :func:`~harem_pipeline.formats.alinhado.format_line` writes back for
-    its parse, and the Java writes its entities back unchanged
-    (:func:`~harem_pipeline.formats.alinhado.reprint_tag` is the identity on
-    them), so a stage may copy its parts as written.  Any other line is read by the general reader.
-    """
-
-    text: str
-    """The line, its line end cut off."""
-    line: int
-    eol: str
-    head: str
-    """``GOLD ---> [SYS, …]`` as written."""
-    gold: PlainTag
-    listed: str
-    """The system list as written: ``[SYS, …]`` or ``[null]``."""
-    items: tuple[str, ...]
-    """The evaluation items as written."""
-    tail: str
-    """From the ``[`` of the evaluation list to the end (suffix included)."""
-
-    def entities(self) -> tuple[PlainTag, ...] | None:
-        """The system entities, None for ``[null]``."""
-        return None if self.listed == NULL_LIST else tuple(_PLAIN_TAG_RE.findall(self.listed))
-
-    def parse(self, path: str | None, parse: LineParser = parse_line) -> Line:
-        """The line read by the general reader, for a stage that needs the whole record."""
-        return parse(self.text, path, self.line, self.eol)
-
-
-_IDENTIFICATION_ITEMS: dict[str, str] = {}
-"""Identification items already read (text → kind), so each is parsed once."""
-
-
-def _identification_item(text: str) -> str | None:
-    """The kind of an identification item the general reader accepts; None for any other."""
-    kind = _IDENTIFICATION_ITEMS.get(text)
-    if kind is None:
-        try:
-            kind = parse_evaluation(text).kind
-        except InputError:
-            return None
-        if kind not in IDENTIFICATION_KINDS:
-            return None
-        if len(_IDENTIFICATION_ITEMS) < 4096:
-            _IDENTIFICATION_ITEMS[text] = kind
-    return kind
-
-
-def _entity_count(listed: str) -> int:
-    """Entities of a plain system list: one ``</`` each (texts hold no ``<``); 1 for [null]."""
-    return 1 if listed == NULL_LIST else listed.count("</")
-
-
-def read_plain_record(text: str, line: int = 0, eol: str = "\n") -> PlainRecord | None:
-    """The plain record of a Véus or ``.alts`` line (identification items); None otherwise."""
-    if "''" in text or text.startswith(_NOT_RECORDS):
-        return None
-    match = _PLAIN_RECORD_RE.match(text)
-    if match is None:
-        return None
-    inner = match.group(9)
-    items = tuple(inner.split(", ")) if inner else ()
-    listed = match.group(4)
-    if len(items) != _entity_count(listed):
-        return None
-    known = _IDENTIFICATION_ITEMS
-    for item in items:
-        if item not in known and _identification_item(item) is None:
-            return None
-    gold = match.group(1, 2, 3)
-    return PlainRecord(text, line, eol, text[: match.end(4)], gold, listed, items, match.group(8))
-
-
-def read_plain_emir_record(text: str, line: int = 0, eol: str = "\n") -> PlainRecord | None:
-    """The plain record of an Emir line (what :func:`parse_semantic_line` cuts); None otherwise."""
-    if not text.endswith("}]") or "''" in text or text.startswith(_NOT_RECORDS):
-        return None
-    for marker in _EMIR_MARKERS:
-        cut = text.find(marker)
-        if cut > 0:
-            match = _PLAIN_HEAD_RE.match(text, 0, cut + 1)
-            if match is None or match.end() != cut + 1:
-                return None
-            start = cut + len(marker) - 2  # the list's "["
-            items = tuple("{" + part + "}" for part in text[start + 2 : -2].split("}, {"))
-            listed = match.group(4)
-            if len(items) != _entity_count(listed):
-                return None
-            gold = match.group(1, 2, 3)
-            return PlainRecord(text, line, eol, text[: cut + 1], gold, listed, items, text[start:])
-    return None
-
-
-PlainReader = Callable[[str, int, str], "PlainRecord | None"]
-"""Reads a line as a plain record, None when it is not one."""
 
 
 # ---------------------------------------------------------------------------
@@ -557,6 +420,19 @@ class SemanticRecord(NamedTuple):
             return self.text[: self.head_end]
         record = self.parsed
         return format_line(Record(reprint_tag(record.gold), reprint_system(record.system)))
+
+    def unchanged(self) -> str:
+        """The line as read, written with the ``:`` marker (no entity reprinted)."""
+        if self.parsed is not None:
+            return format_line(self.parsed, MARKER_FIRST_HAREM)
+        text, end = self.text, self.head_end
+        return text[:end] + text[end + 1 :] if text.startswith("::", end) else text
+
+    def listed(self) -> str:
+        """The system list ``[SYS, …]`` (or ``[null]``) as the chain writes it back."""
+        if self.parsed is None:  # a canonical gold text holds no ">": the first "> --->" ends it
+            return self.text[self.text.index(">" + ARROW) + 1 + len(ARROW) : self.head_end]
+        return format_tag_list(reprint_system(self.parsed.system))
 
     def record(self, path: str | None, parse: LineParser) -> Record:
         """The line read by the full grammar (read now for a canonical line)."""
@@ -695,138 +571,7 @@ def at_line(error: InputError, line: int) -> InputError:
 
 
 # ---------------------------------------------------------------------------
-# Runs of plain lines: many lines checked by one match
-#
-# alts, altsem and espurios copy (or skip) nearly every line outside the ALT
-# blocks as written, so checking one line at a time costs more than the
-# work.  One regular expression instead matches a run of consecutive lines
-# that :func:`read_plain_record` (:func:`read_plain_emir_record` for Emir
-# files) reads as plain, written in a stricter shape still — names and keys
-# of ASCII letters, digits, ``_``, ``-`` and ``|``, attribute values and
-# texts free of brackets, braces and ``<>``, at most
-# :data:`RUN_ENTITIES` system entities, items a strict subset of what the
-# general reader accepts, the marker ``:`` or ``::``, a ``\n`` line end —
-# together with the blank, ``DOC``, ``EOD`` and ``<ALT>`` lines between them
-# (``<ALT1>``, not ``<ALT01>``), which every stage writes back as read
-# (records with the ``:`` marker: :func:`first_harem_markers`).  A run holding
-# ``''`` is read line by line (its entities would be reprinted).  Every
-# line outside a run is read as :func:`read_plain_record` (else the grammar) reads it, so it
-# raises the same errors.
-
-RUN_ENTITIES = 4
-"""System entities of the longest record a run holds (longer ones are read alone)."""
-
-_RUN_NAME = r"[A-Za-z0-9_|-]++"
-_RUN_ATTRIBUTES = r'(?: [A-Za-z0-9_-]++="[^"<>\[\]{}\n]*+")*+'
-_RUN_TEXT = r"[^<>\[\]{}\n]*+"
-_RUN_NUMBER = r"[0-9]++\.[0-9]++(?:E-?[0-9]++)?"
-_RUN_IDENTIFICATION_ITEM = (
-    rf"(?:Correcto|Em_Falta|Espurio|Parcialmente_Correcto_por_(?:Excesso|Defeito)"
-    rf"\({_RUN_NUMBER}; {_RUN_NUMBER}\))"
-)
-_RUN_EMIR_ITEM = r"\{[^}]*+\}"
-_RUN_EMIR_LINE_END = r"(?=[^\n]*+(?<=\}\])\n)"
-"""An Emir record line ends in ``}]``: then no item (``[^}]``, the fast loop of one
-excluded character) reaches past the line's last ``}``, so none holds a line end."""
-_RUN_OTHER = r"(?:DOC [^\n]*+|EOD||</?ALT(?:[1-9][0-9]*+)?>)\n"
-
-
-def _run_tag(group: str) -> str:
-    return rf"<(?P<{group}>{_RUN_NAME}){_RUN_ATTRIBUTES}>{_RUN_TEXT}</(?P={group})>"
-
-
-def _run_pattern(item: str, suffix: str, line_end: str = "") -> re.Pattern[str]:
-    """Runs of records with one ``item`` per system entity (up to RUN_ENTITIES) and other lines.
-
-    The system list is matched entity by entity, each count with its own
-    item list, so no line is matched twice.
-    """
-    listed = ""
-    for count in range(RUN_ENTITIES, 0, -1):
-        tag = _run_tag(f"s{count}")
-        close = r"\]::?\[" + ", ".join([item] * count)
-        listed = f"{tag}(?:{close}|, {listed})" if listed else f"{tag}{close}"
-    record = (
-        rf"(?!<OMITIDO>|<VERIFICACAO_MANUAL>){line_end}{_run_tag('g')} ---> "
-        rf"\[(?:null\]::?\[{item}|{listed})\]{suffix}\n"
-    )
-    return re.compile(rf"(?:{record}|{_RUN_OTHER})+")  # not ++: 3.11's re fails on it
-
-
-@cache
-def plain_run() -> re.Pattern[str]:
-    """Runs of Véus or ``.alts`` lines (identification items, any suffix).
-
-    Compiled when first asked for (4 ms): only alts and espurios read runs
-    of these, and every other command starts faster without it.
-    """
-    return _run_pattern(_RUN_IDENTIFICATION_ITEM, r"[^\n]*+")
-
-
-@cache
-def plain_emir_run() -> re.Pattern[str]:
-    """Runs of Emir lines (compiled when first asked for: only altsem reads them)."""
-    return _run_pattern(_RUN_EMIR_ITEM, "", _RUN_EMIR_LINE_END)
-
-
-class PlainRun(NamedTuple):
-    """Consecutive lines, each ending in ``\\n``: plain records, blank, ``DOC``, ``EOD``
-    and ``<ALT>`` lines.
-
-    Every record of it is one :func:`read_plain_record` (or
-    :func:`read_plain_emir_record`, for an Emir run) reads as plain, every
-    other line one :func:`~harem_pipeline.formats.alinhado.format_line`
-    writes back as read, so a stage may copy the text whole.
-    """
-
-    text: str
-    line: int
-    """The number of its first line."""
-
-    def bodies(self) -> Iterator[tuple[int, str]]:
-        """Each line's number and text (line end cut off)."""
-        texts = self.text.split("\n")
-        texts.pop()
-        return enumerate(texts, self.line)
-
-
-def next_alt_block(text: str, pos: int) -> int:
-    """Where the next ``<ALT>`` line of a run starts, from the line at ``pos``; its end if none."""
-    if text.startswith("<ALT>\n", pos):
-        return pos
-    found = text.find("\n<ALT>\n", pos)
-    return len(text) if found < 0 else found + 1
-
-
-def read_run_line(body: str, line: int, emir: bool = False) -> Line | PlainRecord:
-    """A line of a run (of an Emir run with ``emir``) as a line outside a run is read.
-
-    The run's match checked its shape, so a record is cut at its marks: the
-    first ``>`` ends the gold tag's head, the first ``]`` the system list.
-    """
-    if body[:1] != "<":
-        return parse_line(body, None, line)  # blank, DOC or EOD
-    alt = ALT_LINES.get(body)
-    if alt is not None:
-        return alt[0](alt[1], "\n", line)
-    opening = body.index(">")
-    name_end = body.find(" ", 0, opening)
-    if name_end < 0:
-        name_end = opening
-    arrow = body.index(ARROW, opening)
-    gold = (
-        body[1:name_end],
-        body[name_end:opening],
-        body[opening + 1 : body.rindex("</", 0, arrow)],
-    )
-    close = body.index("]", arrow)
-    start = close + 3 if body[close + 2] == ":" else close + 2  # the list's "[" after : or ::
-    if emir:
-        items = tuple("{" + part + "}" for part in body[start + 2 : -2].split("}, {"))
-    else:
-        items = tuple(body[start + 1 : body.index("]", start)].split(", "))
-    listed = body[arrow + len(ARROW) : close + 1]
-    return PlainRecord(body, line, "\n", body[: close + 1], gold, listed, items, body[start:])
+# ALT blocks, as the Java programs read them (alts, altsem)
 
 
 def not_a_record_in_alt(item: Line, path: str | None, record: str = "a record") -> InputError:
@@ -838,214 +583,6 @@ def not_a_record_in_alt(item: Line, path: str | None, record: str = "a record") 
         type(item).__name__,
         line=getattr(item, "line", 0) or None,
     )
-
-
-class RunReader(Protocol):
-    """A stage reading ALT blocks as the Java programs do (alts, altsem), as
-    :func:`read_run` drives it."""
-
-    state: int
-    """0 outside ALT blocks (see :func:`next_alt_state`)."""
-
-    def copy(self, text: str) -> Iterable[Line | str]:
-        """The output of lines of a run outside ALT blocks, up to the next ``<ALT>`` line."""
-        ...
-
-    def run_alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
-        """The output of an ``<ALT>`` line of a run; None when it is read as any other line."""
-        ...
-
-    def line(self, item: Line | PlainRecord) -> Iterable[Line | str]:
-        """The output of any other line."""
-        ...
-
-
-def read_run(run: PlainRun, reader: RunReader, emir: bool = False) -> Iterator[Line | str]:
-    """The output of a run (of an Emir run with ``emir``) for ``reader``: outside ALT
-    blocks its text up to the next ``<ALT>`` line at once, inside them a line at a time."""
-    text, number = run.text, run.line
-    pos, end = 0, len(text)
-    while pos < end:
-        if reader.state == 0:
-            stop = next_alt_block(text, pos)
-            if stop > pos:
-                yield from reader.copy(text[pos:stop])
-                number += text.count("\n", pos, stop)
-                pos = stop
-                continue
-        stop = text.index("\n", pos)
-        body = text[pos:stop]
-        alt = ALT_LINES.get(body)
-        output = None if alt is None else reader.run_alt(alt[0] is AltOpen, alt[1])
-        if output is not None:
-            yield from output
-        else:
-            yield from reader.line(read_run_line(body, number, emir))
-        pos, number = stop + 1, number + 1
-
-
-def first_harem_markers(text: str) -> str:
-    """Lines of a run as the general path writes them back with the ``:`` marker
-    (``]::[`` is the evaluation marker wherever it is: texts and values hold no brackets)."""
-    return text.replace("]::[", "]:[")
-
-
-def iter_plain_runs(
-    path: str | os.PathLike[str],
-    run: re.Pattern[str] | None = None,
-    plain: PlainReader = read_plain_record,
-    parse: LineParser = parse_line,
-) -> tuple[str, Iterator[Line | PlainRecord | PlainRun]]:
-    """Stream a record file: its encoding, and its lines with those ``run`` (default
-    :func:`plain_run`) matches given as :class:`PlainRun`.
-
-    Lines are parsed whole up to the first record or First HAREM document
-    line; after it, a chunk of lines at a time, each run of lines ``run``
-    matches is one :class:`PlainRun`, any other line is read by ``plain`` (a
-    :class:`PlainRecord`), else by ``parse``.
-    """
-    match = (plain_run() if run is None else run).match
-    name = str(path)
-
-    def runs(text: str, first: int) -> Iterator[Line | PlainRecord | PlainRun]:
-        return _chunk_runs(text, first, name, match, plain, parse)
-
-    return _after_head(path, runs, plain, parse)
-
-
-def _after_head(
-    path: str | os.PathLike[str],
-    texts: Callable[[str, int], Iterable[Line | PlainRecord | PlainRun]],
-    plain: PlainReader,
-    parse: LineParser,
-) -> tuple[str, Iterator]:
-    """The file's encoding, and its lines: parsed whole up to the first record or First
-    HAREM document line, then each decoded text of lines without ``\\r`` as ``texts``
-    gives it, any other line read by ``plain`` (else ``parse``)."""
-    encoding = detect_file_encoding(path)
-    if encoding == "utf-8-sig":  # as iter_line_chunks: the BOM is dropped on reading
-        encoding = "utf-8"
-    return encoding, _plain_runs(_text_chunks(path, encoding), str(path), texts, plain, parse)
-
-
-def _text_chunks(
-    path: str | os.PathLike[str], encoding: str
-) -> Iterator[LineChunk | tuple[int, str]]:
-    """The chunks of :func:`~harem_pipeline.formats.alinhado.iter_line_chunks`, read the
-    same way, but one decoded whole without a ``\\r`` as ``(first line, text)``: a run
-    needs the text, not its lines (splitting and joining them back cost more than the
-    reading).  The first chunk, and any other, is a ``LineChunk`` (its errors as there)."""
-    name = str(path)
-    whole = codecs.lookup(encoding).name in _CHUNK_ENCODINGS
-    bar = progress_counter(Path(path).name, "line")
-    number = 1
-    for block in alinhado.iter_line_blocks(path):
-        text = _whole_text(block, encoding) if whole and number > 1 else None
-        if text is None:
-            chunk = _chunk_of(block, number, name, encoding, whole)
-            count = len(chunk.bodies)
-            yield chunk
-        else:
-            count = text.count("\n") + (not text.endswith("\n"))
-            yield number, text
-        number += count
-        bar.update(count)
-    bar.close()
-
-
-def _text_lines(first: int, text: str) -> LineChunk:
-    """The lines of a chunk's text without ``\\r`` (as ``_chunk_of`` cuts them)."""
-    bodies = text.split("\n")
-    if text.endswith("\n"):
-        bodies.pop()
-        return LineChunk(first, bodies, ["\n"] * len(bodies))
-    return LineChunk(first, bodies, ["\n"] * (len(bodies) - 1) + [""])
-
-
-def _whole_text(block: bytes, encoding: str) -> str | None:
-    """The text of a block with no ``\\r`` decoded whole; None for any other."""
-    try:
-        text = block.decode(encoding)
-    except UnicodeDecodeError:
-        return None
-    return None if "\r" in text else text
-
-
-def _plain_runs(
-    chunks: Iterator[LineChunk | tuple[int, str]],
-    path: str,
-    texts: Callable[[str, int], Iterable[Line | PlainRecord | PlainRun]],
-    plain: PlainReader,
-    parse: LineParser,
-) -> Iterator[Line | PlainRecord | PlainRun]:
-    started = False
-    for chunk in chunks:
-        if type(chunk) is tuple:
-            if started:
-                yield from texts(chunk[1], chunk[0])
-                continue
-            chunk = _text_lines(*chunk)  # still in the head: read a line at a time
-        bodies, eols, first = chunk.bodies, chunk.eols, chunk.first  # type: ignore[union-attr]
-        start = 0
-        if not started:
-            for index, body in enumerate(bodies):
-                item = parse(body, path, first + index, eols[index])
-                yield item
-                if isinstance(item, (Record, DocumentLine)):
-                    started, start = True, index + 1
-                    break
-            if not started:
-                continue
-        if "\r\n" in eols:  # runs end in \n only: read this chunk a line at a time
-            numbers = range(first + start, first + len(bodies))
-            lines = zip(numbers, bodies[start:], eols[start:], strict=True)
-            yield from _plain_lines_after_head(lines, path, plain, parse)
-        elif start < len(bodies):
-            yield from texts("\n".join(bodies[start:]) + eols[-1], first + start)
-
-
-def _chunk_runs(
-    text: str,
-    first: int,
-    path: str,
-    match: Callable[[str, int], re.Match[str] | None],
-    plain: PlainReader,
-    parse: LineParser,
-) -> Iterator[Line | PlainRecord | PlainRun]:
-    """The runs and other lines of ``text``, lines without ``\\r`` from line ``first``."""
-    pos, end, number = 0, len(text), first
-    while pos < end:
-        found = match(text, pos)
-        if found is not None:
-            stop = found.end()
-            run = PlainRun(text[pos:stop], number)
-            count = run.text.count("\n")
-            if "''" in run.text:  # its entities are reprinted: each line read alone
-                lines = ((n, body, "\n") for n, body in run.bodies())
-                yield from _plain_lines_after_head(lines, path, plain, parse)
-            else:
-                yield run
-            pos, number = stop, number + count
-            continue
-        stop = text.find("\n", pos)
-        if stop < 0:
-            stop = end
-        body, eol = text[pos:stop], "\n" if stop < end else ""
-        alt = ALT_LINES.get(body)
-        if alt is not None:
-            yield alt[0](alt[1], eol, number)
-        else:
-            record = plain(body, number, eol)
-            yield parse(body, path, number, eol) if record is None else record
-        pos, number = stop + 1, number + 1
-
-
-ALT_LINES: dict[str, tuple[type[AltOpen | AltClose], int | None]] = {
-    f"<{close}ALT{n}>": (AltClose if close else AltOpen, int(n) if n else None)
-    for close in ("", "/")
-    for n in ("", *"123456789")
-}
-"""The usual ``<ALT>`` lines: what the general reader reads from them, without reading them."""
 
 
 def next_alt_state(state: int, opening: bool, n: int | None) -> int | None:
@@ -1067,24 +604,3 @@ def next_alt_state(state: int, opening: bool, n: int | None) -> int | None:
     if state == 3 and not opening and n is None:
         return 0
     return None
-
-
-def _plain_lines_after_head(
-    lines: Iterable[NumberedLine], path: str, plain: PlainReader, parse: LineParser
-) -> Iterator[Line | PlainRecord]:
-    for number, text, eol in lines:
-        record = plain(text, number, eol)
-        yield parse(text, path, number, eol) if record is None else record
-
-
-def lines_holding(text: str, word: str) -> Iterator[int]:
-    """Where each line of ``text`` (lines ending in ``\\n``) holding ``word`` starts, in order.
-
-    A search for a rare word (``ESPURIO``) finds the few lines of a run a
-    stage must look at faster than reading its lines one by one.
-    """
-    pos = text.find(word)
-    while pos >= 0:
-        start = text.rfind("\n", 0, pos) + 1
-        yield start
-        pos = text.find(word, text.index("\n", pos))

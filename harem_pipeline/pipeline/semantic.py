@@ -19,11 +19,8 @@ from typing import TYPE_CHECKING
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, Line, format_line
 from harem_pipeline.formats.semantic import (
-    iter_plain_runs,
     iter_records,
     parse_semantic_line,
-    plain_emir_run,
-    read_plain_emir_record,
 )
 from harem_pipeline.pipeline.naming import (
     ALT_RELAXED,
@@ -91,7 +88,7 @@ def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
 
     target = Path(output) if output is not None else alts_output(path)
     check_records_evaluated("alts", path)
-    encoding, lines = iter_plain_runs(path)
+    encoding, lines = iter_records(path)
     write_stage_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target
 
@@ -111,7 +108,7 @@ def run_espurios(path: PathLike, output: PathLike | None = None) -> Path:
     from harem_pipeline.stages.espurios import collect_spurious
 
     target = Path(output) if output is not None else espurios_output(path)
-    encoding, lines = iter_plain_runs(path)
+    encoding, lines = iter_records(path)
     write_stage_lines(target, collect_spurious(lines, str(path)), encoding)
     return target
 
@@ -156,9 +153,7 @@ def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
     from harem_pipeline.stages.altsem import select_alternatives
 
     target = Path(output) if output is not None else altsem_output(path)
-    encoding, lines = iter_plain_runs(
-        path, plain_emir_run(), read_plain_emir_record, parse_semantic_line
-    )
+    encoding, lines = iter_records(path, parse_semantic_line)
     write_stage_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target
 

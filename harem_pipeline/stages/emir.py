@@ -38,7 +38,6 @@ element name; they are read so here (the Java reads only ``CATEG``).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -62,14 +61,12 @@ from harem_pipeline.formats.alinhado import (
 from harem_pipeline.formats.semantic import (
     ClassicKey,
     LevelResult,
-    PlainTag,
     RecordKey,
     SemanticRecord,
     SemanticScore,
     as_semantic,
     at_line,
     classic_key,
-    classic_values,
     format_semantic_score,
     parse_alt_weight,
 )
@@ -159,32 +156,6 @@ class JavaHashSet:
 # Entities: classic attribute lists as the Java reads them
 
 
-_ATTRIBUTE_RE = re.compile(r' ([^\s<>"=]+)="([^"]*)"')
-
-
-def plain_classic_key(tag: PlainTag) -> ClassicKey:
-    """:func:`classic_key` of a plain record's entity (attributes as written).
-
-    A plain entity's attributes are `` NAME="value"`` each (names without
-    ``=``, ``"`` or spaces, values without ``"``), so when no value holds an
-    ``=`` (one ``=`` per two ``"``), `` CATEG="`` can only begin the CATEG
-    attribute, and the first one found is the first one written.
-    """
-    element, attributes = tag[0], tag[1]
-    if attributes.count("=") * 2 != attributes.count('"'):
-        return classic_values(element, _ATTRIBUTE_RE.findall(attributes))
-    index = attributes.index
-    start = attributes.find(' CATEG="') + 8
-    categ = attributes[start : index('"', start)] if start > 7 else None
-    start = attributes.find(' TIPO="') + 7
-    tipo = attributes[start : index('"', start)] if start > 6 else None
-    start = attributes.find(' SUBTIPO="') + 10
-    subtipo = attributes[start : index('"', start)] if start > 9 else None
-    if categ is None and element != "EM":
-        categ = element
-    return categ, tipo, subtipo
-
-
 @lru_cache(maxsize=65536)
 def _split_key(key: ClassicKey) -> tuple[list[str], list[str], list[str]]:
     return java_split_bar(key[0]), java_split_bar(key[1]), java_split_bar(key[2])
@@ -218,21 +189,6 @@ def is_spurious_tag(tag: Tag) -> bool:
 def is_spurious_key(key: ClassicKey) -> bool:
     """:func:`is_spurious_tag` of an entity's classic values."""
     return SPURIOUS_TAG in _split_key(key)[0]
-
-
-def is_plain_spurious(tag: PlainTag) -> bool:
-    """:func:`is_spurious_tag` of a plain record's entity."""
-    if SPURIOUS_TAG not in tag[1] and SPURIOUS_TAG not in tag[0]:
-        return False  # no category of it can be ESPURIO
-    return SPURIOUS_TAG in _split_key(plain_classic_key(tag))[0]
-
-
-def plain_attribute(tag: PlainTag, key: str) -> str | None:
-    """``Tag.attr`` of a plain record's entity: the first value of ``key``, None when absent."""
-    for name, value in _ATTRIBUTE_RE.findall(tag[1]):
-        if name == key:
-            return value
-    return None
 
 
 def attribute_tuple_set(tag: Tag) -> JavaHashSet:
