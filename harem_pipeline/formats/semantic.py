@@ -25,7 +25,6 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
@@ -50,7 +49,7 @@ from harem_pipeline.formats.alinhado import (
 from harem_pipeline.text.memo import keyed_cache
 from harem_pipeline.text.numbers import java_double as _java_double
 
-java_double = lru_cache(maxsize=8192)(_java_double)
+java_double = keyed_cache(8192)(_java_double)
 """``Double.toString``, remembered: the same few CSC values recur on most lines."""
 
 ALT_WEIGHT_MARK = "^"
@@ -204,37 +203,30 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(text.split("|")) if text else ()
 
 
-_KNOWN_SCORES: dict[str, SemanticScore] = {}
-"""Items read so far, by their text: an Emir file repeats a few thousand items (scores are
-immutable values, so each reading is shared)."""
-_KNOWN_SCORES_LIMIT = 4096
-
-
 def parse_semantic_score(
     text: str, path: str | None = None, line: int | None = None
 ) -> SemanticScore:
     """Parse one ``{Categoria(…) … Peso(x) [PALT(w)]}`` item."""
-    score = _KNOWN_SCORES.get(text)
+    score = _read_semantic_score(text)
     if score is None:
-        score = _read_semantic_score(text, path, line)
-        if len(_KNOWN_SCORES) >= _KNOWN_SCORES_LIMIT:
-            _KNOWN_SCORES.clear()
-        _KNOWN_SCORES[text] = score
+        raise InputError(path, _SCORE_EXPECTED, text, line=line)
     return score
 
 
-def _read_semantic_score(text: str, path: str | None, line: int | None) -> SemanticScore:
-    """:func:`parse_semantic_score` without the items read so far."""
+@keyed_cache(4096)
+def _read_semantic_score(text: str) -> SemanticScore | None:
+    """:func:`parse_semantic_score` by the item's text alone (None: not an item); an Emir
+    file repeats a few thousand items, and scores are immutable values."""
     match = _SCORE_RE.match(text)
     if match is None:
-        raise InputError(path, _SCORE_EXPECTED, text, line=line)
+        return None
     g = match.groups()
     levels = [LevelResult(_names(g[i]), _names(g[i + 1]), _names(g[i + 2])) for i in (0, 3, 6)]
     try:
         numbers = [float(x) for x in g[9:13]]
         alt = None if g[13] is None else float(g[13])
     except ValueError:
-        raise InputError(path, _SCORE_EXPECTED, text, line=line) from None
+        return None
     return SemanticScore(*levels, *numbers, alt, bool(g[14]))
 
 

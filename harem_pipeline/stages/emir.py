@@ -40,7 +40,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
@@ -88,7 +87,7 @@ AttributeTuple = tuple[str | None, str | None, str | None]
 # Java HashSet iteration order
 
 
-@lru_cache(maxsize=65536)
+@keyed_cache()
 def tuple_hash(item: AttributeTuple) -> int:
     """``AttributeTuple.hashCode``: 31-based over category, subtype, type (that order)."""
     result = 1
@@ -156,7 +155,7 @@ class JavaHashSet:
 # Entities: classic attribute lists as the Java reads them
 
 
-@lru_cache(maxsize=65536)
+@keyed_cache()
 def _split_key(key: ClassicKey) -> tuple[list[str], list[str], list[str]]:
     return java_split_bar(key[0]), java_split_bar(key[1]), java_split_bar(key[2])
 
@@ -406,7 +405,7 @@ def max_csc(tag: Tag | None, filt: Filter, weights: Weights) -> float:
     return _pair_evaluation(key, key, filt, weights)[1]
 
 
-@lru_cache(maxsize=65536)
+@keyed_cache()
 def _pair_evaluation(
     gold: ClassicKey, system: ClassicKey, filt: Filter, weights: Weights
 ) -> tuple[tuple[LevelResult, ...], float]:
@@ -424,7 +423,7 @@ def _max_csc_of(key: ClassicKey, filt: Filter, weights: Weights) -> float:
     return _pair_evaluation(key, key, filt, weights)[1]
 
 
-@lru_cache(maxsize=65536)
+@keyed_cache()
 def _pair_scores(
     gold: ClassicKey, system: ClassicKey | None, filt: Filter, weights: Weights
 ) -> tuple[tuple[LevelResult, ...], float, float, float]:
