@@ -328,9 +328,6 @@ def iter_semantic_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Lin
     return iter_lines(path, parse_semantic_line)
 
 
-_NOT_RECORDS = ("<VERIFICACAO_MANUAL>", "<OMITIDO>")
-
-
 # ---------------------------------------------------------------------------
 # Records of the semantic chain: one type, read once, known by their key
 #
@@ -455,7 +452,8 @@ def _canonical_entity(name: int) -> str:
 
 
 _CANONICAL_RE = re.compile(
-    _canonical_entity(1)
+    "(?!<OMITIDO>|<VERIFICACAO_MANUAL>)"
+    + _canonical_entity(1)
     + r" ---> \[(?:null|"
     + _canonical_entity(3)
     + r")\](::?)\[(\{[^{}\n]*+\}|[^\[\]{},\n]++)\](.*)\Z"
@@ -475,16 +473,34 @@ def _is_item(text: str) -> bool:
     return True
 
 
-def _canonical_record(text: str, line: int, eol: str) -> SemanticRecord | None:
-    if text.startswith(_NOT_RECORDS):
+@keyed_cache()
+def _canonical_key(
+    g_element: str,
+    g_written: str,
+    s_element: str | None,
+    s_written: str | None,
+    item: str,
+    suffix: str,
+) -> RecordKey | None:
+    """The key of a canonical record from its groups; None when its item is not one."""
+    if not _is_item(item):
         return None
+    systems = None if s_element is None else (_written_classic(s_element, s_written),)
+    return RecordKey(_written_classic(g_element, g_written), systems, (0,), (item,), suffix)
+
+
+_new_tuple = tuple.__new__  # a NamedTuple without its keyword-argument constructor
+
+
+def _canonical_record(text: str, line: int, eol: str) -> SemanticRecord | None:
     match = _CANONICAL_RE.match(text)
-    if match is None or not _is_item(match.group(6)):
+    if match is None:
         return None
     g_element, g_written, s_element, s_written, _, item, suffix = match.groups()
-    systems = None if s_element is None else (_written_classic(s_element, s_written),)
-    key = RecordKey(_written_classic(g_element, g_written), systems, (0,), (item,), suffix)
-    return SemanticRecord(text, line, eol, match.start(_MARKER), key, None)
+    key = _canonical_key(g_element, g_written, s_element, s_written, item, suffix)
+    if key is None:
+        return None
+    return _new_tuple(SemanticRecord, (text, line, eol, match.start(_MARKER), key, None))
 
 
 def record_key(record: Record) -> RecordKey:
@@ -515,9 +531,10 @@ def read_record_line(
     """One line of a semantic-chain file: a record as a :class:`SemanticRecord` (the
     canonical expression first, ``parse`` when it does not match), any other line as
     ``parse`` reads it."""
-    found = _canonical_record(text, line, eol)
-    if found is not None:
-        return found
+    if text[:1] == "<":  # every record starts so
+        found = _canonical_record(text, line, eol)
+        if found is not None:
+            return found
     return as_semantic(parse(text, path, line, eol))
 
 
