@@ -55,7 +55,7 @@ def write_stage_lines(
 ) -> None:
     """Write a stage's output atomically in ``encoding``: a line object as
     :func:`~harem_pipeline.formats.alinhado.write_lines` writes it, a text as it is
-    (a plain record's line, its line end included), a few thousand lines a write."""
+    (a record's line, its line end included), a few thousand lines a write."""
     with atomic_write(target, "w", encoding=encoding, newline="") as handle:
         batch: list[str] = []
         size = 0
