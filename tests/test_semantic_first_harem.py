@@ -12,7 +12,7 @@ from harem_pipeline.formats.veils import format_veil, parse_veil, read_grid
 from harem_pipeline.measures.semantic import first_harem_figures
 from harem_pipeline.stages.emir import GRID_2005_PATH, EmirParams, evaluate_lines
 from harem_pipeline.stages.ida import tally_semantic
-from tests.helpers.semantic import ROOT
+from tests.helpers.semantic import ROOT, written
 
 COLLECTION = ROOT / "data" / "first-harem" / "ColeccaoDouradaHAREM.txt"
 STRUCTURE = {"DOC", "DOCID", "GENERO", "ORIGEM", "TEXTO", "ALT", "OMITIDO"}
@@ -58,7 +58,7 @@ RECORDS = [
 
 def _emir(header: str, records: list[str]) -> list:
     lines = list(parse_lines("\n".join([header, "DOC d", *records, "EOD", ""])))
-    return list(evaluate_lines(lines, EmirParams(), "t.alts"))
+    return list(parse_lines(written(evaluate_lines(lines, EmirParams(), "t.alts"), ":")))
 
 
 def test_2005_views_hand_computed() -> None:

@@ -1,12 +1,11 @@
-"""What Emir and Ida work out once per plain record key agrees with the general path.
+"""Classic values read from attributes as written, and a repeated entity's item.
 
-Emir and Ida read the classic values (CATEG, TIPO, SUBTIPO) of a plain
-record's entities from the attributes as written
-(:func:`~harem_pipeline.stages.emir.plain_classic_key`) and score or count a
-new key from those values and the items, without building the record's tags;
-here on attribute texts made to mislead a text search (``=`` and attribute
-names inside values, repeated names), and on a repeated entity whose own
-item is not valid Emir output.
+The canonical reading of a record takes the classic values (CATEG, TIPO,
+SUBTIPO) of its entities from the attributes as written
+(:func:`~harem_pipeline.formats.semantic.read_record_line`); here on attribute
+texts made to mislead a text search (``=`` and attribute names inside values,
+repeated names).  Emir and Ida give a repeated entity the first copy's item,
+whatever its own (``EvaluatedAlignment.getScore``), yet check every item.
 """
 
 from __future__ import annotations
@@ -18,16 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import format_line, iter_lines, parse_line
+from harem_pipeline.formats.alinhado import format_line, parse_line
 from harem_pipeline.formats.semantic import (
-    iter_plain_lines,
-    iter_semantic_lines,
-    parse_semantic_line,
-    read_plain_emir_record,
-    read_plain_record,
+    SemanticRecord,
+    as_semantic,
+    classic_key,
+    iter_records,
+    read_record_line,
 )
-from harem_pipeline.stages.emir import EmirParams, classic_key, evaluate_lines, plain_classic_key
-from harem_pipeline.stages.ida import tally_semantic
+from harem_pipeline.stages.emir import EmirParams, evaluate_lines
+from harem_pipeline.stages.ida import read_tally
 
 KEYS = st.sampled_from(["CATEG", "TIPO", "SUBTIPO", "ID", "MORF", "XCATEG", "CATEGX"])
 VALUES = st.sampled_from(
@@ -45,14 +44,14 @@ def plain_tags(draw: st.DrawFn) -> str:
 
 @settings(max_examples=400, deadline=None)
 @given(gold=plain_tags(), system=plain_tags())
-def test_plain_classic_key_is_the_classic_key_of_the_parsed_tag(gold: str, system: str) -> None:
+def test_the_canonical_key_is_the_key_of_the_parsed_record(gold: str, system: str) -> None:
+    """Classic values read from the attributes as written are those of the parsed tags."""
     line = f"{gold} ---> [{system}]:[Correcto]"
-    plain = read_plain_record(line)
-    assert plain is not None
-    record = parse_line(line)
-    assert plain_classic_key(plain.gold) == classic_key(record.gold)
-    (entity,) = plain.entities() or ()
-    assert plain_classic_key(entity) == classic_key(record.system[0])
+    record = read_record_line(line, None, 1, "\n")
+    general = as_semantic(parse_line(line))
+    assert isinstance(record, SemanticRecord) and isinstance(general, SemanticRecord)
+    assert record.key == general.key
+    assert general.key.gold == classic_key(parse_line(line).gold)  # type: ignore[union-attr]
 
 
 def _outcome(run):
@@ -86,18 +85,15 @@ def _write(path: Path, records: list[str]) -> Path:
 def test_emir_on_a_repeated_entity(tmp_path: Path, params: EmirParams, second: str) -> None:
     """The second copy of an entity takes the first one's item, whatever its own."""
     records = [f"{TWICE}:[Correcto, Correcto]", f"{TWICE}:[Correcto, {second}]"]
-    alts = _write(tmp_path / "r.alts", [*records, f"{records[1]}^0.5", f"{records[1]}^x"])
-
-    def general() -> str:
-        _, lines = iter_lines(alts)
-        return _written(evaluate_lines(lines, params, str(alts)))
-
-    def plain() -> str:
-        _, lines = iter_plain_lines(alts)
-        return _written(evaluate_lines(lines, params, str(alts)))
-
-    assert _outcome(plain) == _outcome(general)
-    assert _outcome(general)[0] == "error"  # the ^x suffix, on the last line
+    alts = _write(tmp_path / "r.alts", records)
+    _, lines = iter_records(alts)
+    written = _written(evaluate_lines(lines, params, str(alts))).splitlines()
+    first, again = (line for line in written if " ---> " in line)
+    assert first == again and first.count("Peso(1.0)") == 2
+    bad = _write(tmp_path / "b.alts", [*records, f"{records[1]}^x"])
+    _, lines = iter_records(bad)
+    with pytest.raises(InputError, match="line 5"):  # the ^x suffix, on the last line
+        _written(evaluate_lines(lines, params, str(bad)))
 
 
 ITEM = (
@@ -108,28 +104,24 @@ ITEM = (
 
 
 @pytest.mark.parametrize(
-    "second",
+    ("second", "valid"),
     [
-        ITEM.format(max_cd="x", weight="1.0"),
-        "{Categoria(Correcto:[LOCAL])}",
-        ITEM.format(max_cd="2.75", weight="0.5"),
-        ITEM.format(max_cd="2.75", weight="1.0"),
+        (ITEM.format(max_cd="x", weight="1.0"), False),
+        ("{Categoria(Correcto:[LOCAL])}", False),
+        (ITEM.format(max_cd="2.75", weight="0.5"), True),
+        (ITEM.format(max_cd="2.75", weight="1.0"), True),
     ],
 )
-def test_ida_on_a_repeated_entity(tmp_path: Path, second: str) -> None:
-    """A record whose repeated entity has an item of its own is counted (or refused) as the
-    general path does, after a record of the same entities and first item."""
+def test_ida_on_a_repeated_entity(tmp_path: Path, second: str, valid: bool) -> None:
+    """A repeated entity's own item is read and checked but not counted: the record counts
+    as one whose copies both have the first item."""
     first = ITEM.format(max_cd="2.75", weight="1.0")
     emir = _write(
         tmp_path / "r.emir", [f"{TWICE}:[{first}, {first}]", f"{TWICE}:[{first}, {second}]"]
     )
-
-    def general() -> object:
-        _, lines = iter_semantic_lines(emir)
-        return tally_semantic(lines, str(emir))
-
-    def plain() -> object:
-        _, lines = iter_plain_lines(emir, read_plain_emir_record, parse_semantic_line)
-        return tally_semantic(lines, str(emir))
-
-    assert _outcome(plain) == _outcome(general)
+    same = _write(tmp_path / "s.emir", [f"{TWICE}:[{first}, {first}]"] * 2)
+    if not valid:
+        with pytest.raises(InputError, match="line 4"):
+            read_tally(emir)
+        return
+    assert read_tally(emir)[1].total == read_tally(same)[1].total

@@ -15,12 +15,8 @@ from typing import TYPE_CHECKING
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, Line, format_line
 from harem_pipeline.formats.semantic import (
-    iter_keyed_blocks,
-    iter_plain_runs,
+    iter_records,
     parse_semantic_line,
-    plain_emir_run,
-    read_plain_emir_record,
-    read_plain_record,
 )
 from harem_pipeline.pipeline.naming import check_records_evaluated, ida_output, write_twins
 from harem_pipeline.text.atomic import atomic_write
@@ -48,7 +44,7 @@ def write_stage_lines(
 ) -> None:
     """Write a stage's output atomically in ``encoding``: a line object as
     :func:`~harem_pipeline.formats.alinhado.write_lines` writes it, a text as it is
-    (a plain record's line, its line end included), a few thousand lines a write."""
+    (a record's line, its line end included), a few thousand lines a write."""
     with atomic_write(target, "w", encoding=encoding, newline="") as handle:
         batch: list[str] = []
         size = 0
@@ -81,7 +77,7 @@ def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
 
     target = Path(output) if output is not None else alts_output(path)
     check_records_evaluated("alts", path)
-    encoding, lines = iter_plain_runs(path)
+    encoding, lines = iter_records(path)
     write_stage_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target
 
@@ -101,7 +97,7 @@ def run_espurios(path: PathLike, output: PathLike | None = None) -> Path:
     from harem_pipeline.stages.espurios import collect_spurious
 
     target = Path(output) if output is not None else espurios_output(path)
-    encoding, lines = iter_plain_runs(path)
+    encoding, lines = iter_records(path)
     write_stage_lines(target, collect_spurious(lines, str(path)), encoding)
     return target
 
@@ -124,7 +120,7 @@ def run_emir(
 
     params = params or EmirParams()
     target = Path(output) if output is not None else emir_output(path, params.relative)
-    encoding, lines = iter_keyed_blocks(path, read_plain_record)
+    encoding, lines = iter_records(path)
     write_stage_lines(
         target, evaluate_lines(lines, params, str(path)), encoding, MARKER_FIRST_HAREM
     )
@@ -146,9 +142,7 @@ def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
     from harem_pipeline.stages.altsem import select_alternatives
 
     target = Path(output) if output is not None else altsem_output(path)
-    encoding, lines = iter_plain_runs(
-        path, plain_emir_run(), read_plain_emir_record, parse_semantic_line
-    )
+    encoding, lines = iter_records(path, parse_semantic_line)
     write_stage_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target
 

@@ -36,7 +36,6 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_SPURIOUS,
     MARKER_FIRST_HAREM,
-    NULL_LIST,
     SPURIOUS_TAG,
     AltClose,
     AltOpen,
@@ -44,29 +43,22 @@ from harem_pipeline.formats.alinhado import (
     Line,
     Record,
     Tag,
-    raw_tag,
+    parse_line,
     reprint_system,
     reprint_tag,
 )
 from harem_pipeline.formats.semantic import (
     AltsRecord,
-    PlainRecord,
-    PlainRun,
-    first_harem_markers,
-    format_alt_weight,
+    SemanticRecord,
     format_alts_record,
-    lines_holding,
     next_alt_state,
     not_a_record_in_alt,
-    read_plain_record,
-    read_run,
 )
 from harem_pipeline.stages.emir import (
     attribute_tuple_set,
-    is_plain_spurious,
+    is_spurious_key,
     is_spurious_tag,
     java_line_end,
-    plain_attribute,
     read_header,
 )
 from harem_pipeline.stages.veus import add_attribute_tuple, is_name_categorised
@@ -76,15 +68,10 @@ _SPURIOUS_EVALUATION = Evaluation(EVAL_SPURIOUS, None, None, EVAL_SPURIOUS)
 
 @dataclass(slots=True)
 class _Alignment:
-    """A record of an alternative as the Java holds it (its gold entity may grow by merging).
-
-    ``record`` is the rebuilt record, or the plain record as read, then
-    ``read`` is its gold entity as read (still ``gold`` when nothing was merged).
-    """
+    """A record of an alternative as the Java holds it (its gold entity may grow by merging)."""
 
     gold: Tag
-    record: Record | PlainRecord
-    read: Tag | None = None
+    record: Record
 
 
 def merge_alternative(existing: list[_Alignment], other: list[_Alignment]) -> None:
@@ -104,18 +91,6 @@ def spurious_gold(entity: Tag) -> Tag:
 
 def _weighted(record: Record, weight: float) -> Record:
     return format_alts_record(AltsRecord(record, weight))
-
-
-def _plain_weighted(alignment: _Alignment, record: PlainRecord, weight: float) -> Line | str:
-    """:func:`_weighted` of a plain record: its line as read, suffix replaced by the weight,
-    unless a merge changed its gold entity (then the record is rebuilt)."""
-    if alignment.gold is alignment.read:
-        return f"{record.head}:[{', '.join(record.items)}]{format_alt_weight(weight)}\n"
-    read = record.parse(None)
-    assert isinstance(read, Record)
-    return _weighted(
-        Record(alignment.gold, read.system, read.evaluation, MARKER_FIRST_HAREM), weight
-    )
 
 
 class _Block:
@@ -149,18 +124,6 @@ class _Block:
             )
         self._add_spurious(system)
 
-    def add_plain(self, record: PlainRecord, path: str | None) -> None:
-        """:meth:`add` of a plain record, kept as read (the Java's rebuild is the identity)."""
-        if not is_plain_spurious(record.gold):
-            gold = raw_tag(record.gold)
-            self._add_correct(_Alignment(gold, record, gold))
-            return
-        if record.listed == NULL_LIST:
-            raise InputError(
-                path, "a system entity on a spurious record", "[null]", line=record.line or None
-            )
-        self._add_spurious(tuple(raw_tag(entity) for entity in record.entities() or ()))
-
     def _add_correct(self, alignment: _Alignment) -> None:
         self.current.append(alignment)
         text = alignment.gold.text
@@ -181,50 +144,38 @@ class _Block:
             ):
                 self.spurious.append(entity)
 
-    def lines(self, as_text: bool = False) -> Iterator[Line | str]:
-        """The block as the Java writes it; ``as_text``: its ``<ALT>`` lines as written."""
+    def lines(self) -> Iterator[Line]:
+        """The block as the Java writes it."""
         kept = [alternative for alternative in self.alternatives if alternative]
         weight = 1.0 / len(kept) if kept else 1.0
-        yield "<ALT>\n" if as_text else AltOpen(None)
+        yield AltOpen(None)
         for number, alternative in enumerate(kept, start=1):
-            yield f"<ALT{number}>\n" if as_text else AltOpen(number)
+            yield AltOpen(number)
             for alignment in alternative:
                 record = alignment.record
-                if type(record) is PlainRecord:
-                    yield _plain_weighted(alignment, record, weight)
-                    continue
                 if alignment.gold is not record.gold:
                     record = Record(alignment.gold, record.system, record.evaluation, record.marker)
                 yield _weighted(record, weight)
-            yield f"</ALT{number}>\n" if as_text else AltClose(number)
+            yield AltClose(number)
         for entity in self.spurious:
             yield Record(
                 spurious_gold(entity), (entity,), (_SPURIOUS_EVALUATION,), MARKER_FIRST_HAREM
             )
-        yield "</ALT>\n" if as_text else AltClose(None)
+        yield AltClose(None)
 
 
 def organise_alts(
-    lines: Iterable[Line | PlainRecord | PlainRun], path: str | None = None
+    lines: Iterable[Line | SemanticRecord], path: str | None = None
 ) -> Iterator[Line | str]:
-    """The ``.alts`` lines of a Véus file's lines (header first, required).
-
-    A :class:`~harem_pipeline.formats.semantic.PlainRecord` outside the ALT
-    blocks gives its line as written text (line end included), the text the
-    general path writes; inside a block it is kept as read unless a merge
-    changes it.  A :class:`~harem_pipeline.formats.semantic.PlainRun` is
-    copied whole up to its next ``<ALT>`` line, and read a line at a time
-    from there to the end of the block.
-    """
+    """The ``.alts`` lines of a Véus file's lines (header first, required): a record
+    outside the ALT blocks written back as read, the records inside a block read whole
+    and rebuilt as the Java rebuilds them."""
     stream = iter(lines)
     header = read_header(stream, path)  # type: ignore[arg-type]
     yield java_line_end(header)
     organiser = _Organiser(path)
     for item in stream:
-        if type(item) is PlainRun:
-            yield from read_run(item, organiser)  # type: ignore[arg-type]
-        else:
-            yield from organiser.line(item)  # type: ignore[arg-type]
+        yield from organiser.line(item)
 
 
 class _Organiser:
@@ -237,36 +188,35 @@ class _Organiser:
         self.block = _Block()
         self.left_ids: set[str] = set()
 
-    def line(self, item: Line | PlainRecord) -> Iterator[Line | str]:
+    def line(self, item: Line | SemanticRecord) -> Iterator[Line | str]:
         """The output of one line."""
-        state, path = self.state, self.path
-        if type(item) is PlainRecord:
-            if state == 0:
-                if not is_plain_spurious(item.gold) or not _plain_left_in_alt(item, self.left_ids):
-                    yield item.head + ":" + item.tail + "\n"
-                return
-            if state == 2:
-                self.block.add_plain(item, path)
-                return
-            item = item.parse(path)
-        kind = type(item)
+        kind, path = type(item), self.path
         if kind is AltOpen or kind is AltClose:
             output = self.alt(kind is AltOpen, item.n)  # type: ignore[union-attr]
             if output is not None:
                 yield from output
                 return
-        if state == 2:
-            if not isinstance(item, Record):
-                raise not_a_record_in_alt(item, path)
-            self.block.add(item, path)
-        elif not isinstance(item, Record):
-            yield java_line_end(item)
-        elif not is_spurious_tag(item.gold) or not _left_in_alt(item, self.left_ids):
-            yield java_line_end(item)
+        if self.state == 2:
+            if kind is not SemanticRecord:
+                raise not_a_record_in_alt(item, path)  # type: ignore[arg-type]
+            self.block.add(item.record(path, parse_line), path)  # type: ignore[union-attr]
+        elif kind is not SemanticRecord:
+            yield java_line_end(item)  # type: ignore[arg-type]
+        elif not self._left_in_alt(item):  # type: ignore[arg-type]
+            yield item.unchanged() + "\n"  # type: ignore[union-attr]
 
-    def alt(
-        self, opening: bool, n: int | None, as_text: bool = False
-    ) -> Iterable[Line | str] | None:
+    def _left_in_alt(self, record: SemanticRecord) -> bool:
+        """A spurious record whose first system entity has the ID of an entity left spurious
+        in an earlier block."""
+        if not self.left_ids or not is_spurious_key(record.key.gold):
+            return False
+        system = record.record(self.path, parse_line).system
+        if not system:
+            return False
+        first = system[0].attr("ID")
+        return first is not None and first in self.left_ids
+
+    def alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
         """The state change of an ``<ALT>`` line (``<ALTn>``, ``</ALTn>``, ``</ALT>``);
         its output, or None when the Java reads it as a line outside the states it expects."""
         state = next_alt_state(self.state, opening, n)
@@ -282,49 +232,5 @@ class _Organiser:
         else:
             spurious = self.block.spurious
             self.left_ids.update(e.attr("ID") for e in spurious if e.attr("ID") is not None)  # type: ignore[misc]
-            return self.block.lines(as_text)
+            return self.block.lines()
         return ()
-
-    def copy(self, text: str) -> Iterator[str]:
-        """Lines of a run outside ALT blocks, as :func:`_copy_run` gives them."""
-        return _copy_run(text, self.left_ids)
-
-    def run_alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
-        """:meth:`alt` of an ``<ALT>`` line of a run: a block's lines as text."""
-        return self.alt(opening, n, as_text=True)
-
-
-def _left_in_alt(record: Record, left_ids: set[str]) -> bool:
-    if not record.system:
-        return False
-    first = record.system[0].attr("ID")
-    return first is not None and first in left_ids
-
-
-def _plain_left_in_alt(record: PlainRecord, left_ids: set[str]) -> bool:
-    """:func:`_left_in_alt` of a plain record."""
-    if not left_ids or record.listed == NULL_LIST:
-        return False
-    first = plain_attribute(record.entities()[0], "ID")  # type: ignore[index]
-    return first is not None and first in left_ids
-
-
-def _copy_run(text: str, left_ids: set[str]) -> Iterator[str]:
-    """Lines of a run as written (marker ``:``), without the spurious records of an entity
-    left in a block."""
-    text = first_harem_markers(text)
-    if not left_ids:
-        yield text
-        return
-    start = 0
-    for line in lines_holding(text, "ESPURIO"):
-        end = text.index("\n", line)
-        record = read_plain_record(text[line:end])  # None for a DOC line
-        if (
-            record is not None
-            and is_plain_spurious(record.gold)
-            and _plain_left_in_alt(record, left_ids)
-        ):
-            yield text[start:line]
-            start = end + 1
-    yield text[start:]

@@ -31,30 +31,30 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_SEMANTIC,
     MARKER_FIRST_HAREM,
     AltClose,
     AltOpen,
     Line,
-    Record,
+    parse_evaluation,
 )
 from harem_pipeline.formats.semantic import (
     EmirRecord,
-    PlainRecord,
-    PlainRun,
+    RecordKey,
+    SemanticRecord,
     SemanticScore,
-    first_harem_markers,
+    at_line,
+    emir_scores,
     format_emir_record,
-    format_semantic_score,
     next_alt_state,
     not_a_record_in_alt,
     parse_emir_record,
     parse_semantic_line,
-    parse_semantic_score,
-    read_run,
 )
 from harem_pipeline.stages.emir import java_line_end, read_header
+from harem_pipeline.text.memo import keyed_cache
 
 
 def scores_by_entity(record: EmirRecord) -> list[SemanticScore]:
@@ -125,109 +125,40 @@ def reset_alt_weight(score: SemanticScore, alternatives: int) -> SemanticScore:
     )
 
 
-_SCORES: dict[str, SemanticScore] = {}
-"""Emir items already read (text → score); the same few recur in every block."""
-_RESET: dict[tuple[str, int], str] = {}
-"""Emir items already written back with ``PALT(n·w))``, by text and ``n``."""
-_CACHE_LIMIT = 100_000
-
-
-def _item_score(text: str, path: str | None, line: int) -> SemanticScore:
-    """:func:`parse_semantic_score` of an item (remembered); a bad item raises as there."""
-    score = _SCORES.get(text)
-    if score is None:
-        score = parse_semantic_score(text, path, line or None)
-        if len(_SCORES) < _CACHE_LIMIT:
-            _SCORES[text] = score
-    return score
-
-
-def _reset_text(text: str, score: SemanticScore, alternatives: int) -> str:
-    """The item ``text`` (read as ``score``) as written back with :func:`reset_alt_weight`."""
-    key = (text, alternatives)
-    reset = _RESET.get(key)
-    if reset is None:
-        reset = format_semantic_score(reset_alt_weight(score, alternatives))
-        if len(_RESET) < _CACHE_LIMIT:
-            _RESET[key] = reset
-    return reset
-
-
-@dataclass(frozen=True, slots=True)
-class _PlainEmir:
-    """A plain Emir record inside an alternative: as read, with its scores by entity."""
-
-    record: PlainRecord
-    scores: list[SemanticScore]
-    by_entity: list[SemanticScore]
-
-
-def _read_plain_emir(record: PlainRecord, path: str | None) -> _PlainEmir:
-    """What :func:`parse_emir_record` and :func:`scores_by_entity` read from a plain record."""
-    scores = [_item_score(item, path, record.line) for item in record.items]
-    if len(scores) == 1:
-        return _PlainEmir(record, scores, scores)
-    entities = record.entities() or (None,)
-    if len(set(entities)) == len(entities):
-        return _PlainEmir(record, scores, scores)
-    return _PlainEmir(record, scores, [scores[entities.index(entity)] for entity in entities])
-
-
-def _plain_chosen(item: _PlainEmir, alternatives: int) -> str:
-    """The line :func:`_chosen_lines` writes for a plain record: its items' PALT reset."""
-    record = item.record
-    texts = record.items
-    items = ", ".join(
-        _reset_text(text, score, alternatives)
-        for text, score in zip(texts, item.scores, strict=True)
-    )
-    return f"{record.head}:[{items}]\n"
-
-
-def _chosen_lines(alternatives: list[list[EmirRecord | _PlainEmir]]) -> Iterator[Line | str]:
+def _chosen_lines(alternatives: list[list[EmirRecord]]) -> Iterator[Line | str]:
     best = choose_alternative(
-        [
-            rank_scores(
-                [
-                    record.by_entity if type(record) is _PlainEmir else scores_by_entity(record)  # type: ignore[arg-type]
-                    for record in records
-                ]
-            )
-            for records in alternatives
-        ]
+        [rank_scores([scores_by_entity(record) for record in records]) for records in alternatives]
     )
     n = len(alternatives)
     for record in alternatives[best]:
-        if type(record) is _PlainEmir:
-            yield _plain_chosen(record, n)  # type: ignore[arg-type]
-            continue
-        scores = tuple(reset_alt_weight(score, n) for score in record.scores)  # type: ignore[union-attr]
         yield format_emir_record(
-            EmirRecord(record.gold, record.system, scores, MARKER_FIRST_HAREM, "\n", record.line)
+            EmirRecord(
+                record.gold,
+                record.system,
+                tuple(_reset(score, n) for score in record.scores),
+                MARKER_FIRST_HAREM,
+                "\n",
+                record.line,
+            )
         )
 
 
-def select_alternatives(
-    lines: Iterable[Line | PlainRecord | PlainRun], path: str | None = None
-) -> Iterator[Line | str]:
-    """The ``.altrel`` lines of ``.emir`` lines (header first, required).
+@keyed_cache()
+def _reset(score: SemanticScore, alternatives: int) -> SemanticScore:
+    """:func:`reset_alt_weight`, remembered: the same few items recur in every block."""
+    return reset_alt_weight(score, alternatives)
 
-    A :class:`~harem_pipeline.formats.semantic.PlainRecord` outside the ALT
-    blocks (an Emir record, its items cut as the general reader cuts them)
-    gives its line as written text (line end included), the text the
-    general path writes; inside a block its figures are read from its items
-    (remembered).  A :class:`~harem_pipeline.formats.semantic.PlainRun` is
-    copied whole up to its next ``<ALT>`` line, and read a line at a time
-    from there to the end of the block.
-    """
+
+def select_alternatives(
+    lines: Iterable[Line | SemanticRecord], path: str | None = None
+) -> Iterator[Line | str]:
+    """The ``.altrel`` lines of ``.emir`` lines (header first, required): a record outside
+    the ALT blocks written back as read, the records inside a block read whole."""
     stream = iter(lines)
     yield java_line_end(read_header(stream, path))  # type: ignore[arg-type]
     selector = _Selector(path)
     for item in stream:
-        if type(item) is PlainRun:
-            yield from read_run(item, selector, emir=True)  # type: ignore[arg-type]
-        else:
-            yield from selector.line(item)  # type: ignore[arg-type]
+        yield from selector.line(item)
 
 
 class _Selector:
@@ -236,38 +167,33 @@ class _Selector:
     def __init__(self, path: str | None) -> None:
         self.path = path
         self.state = 0
-        self.alternatives: list[list[EmirRecord | _PlainEmir]] = []
-        self.current: list[EmirRecord | _PlainEmir] = []
+        self.alternatives: list[list[EmirRecord]] = []
+        self.current: list[EmirRecord] = []
 
-    def line(self, item: Line | PlainRecord) -> Iterator[Line | str]:
+    def line(self, item: Line | SemanticRecord) -> Iterator[Line | str]:
         """The output of one line."""
-        state, path = self.state, self.path
-        if type(item) is PlainRecord:
-            if state == 0:
-                yield item.head + ":" + item.tail + "\n"
-                return
-            if state == 2:
-                self.current.append(_read_plain_emir(item, path))
-                return
-            if state == 3:
-                return  # the block's spurious records: dropped
-            item = item.parse(path, parse_semantic_line)
-        kind = type(item)
+        kind, path = type(item), self.path
         if kind is AltOpen or kind is AltClose:
             output = self.alt(kind is AltOpen, item.n)  # type: ignore[union-attr]
             if output is not None:
                 yield from output
                 return
+        state = self.state
         if state == 2:
-            if not isinstance(item, Record):
-                raise not_a_record_in_alt(item, path, "an Emir record")
-            self.current.append(parse_emir_record(item, path))
+            if kind is not SemanticRecord:
+                raise not_a_record_in_alt(item, path, "an Emir record")  # type: ignore[arg-type]
+            read = item.record(path, parse_semantic_line)  # type: ignore[union-attr]
+            self.current.append(parse_emir_record(read, path))
         elif state == 3:
             return  # the block's spurious records: dropped
+        elif kind is SemanticRecord:
+            try:
+                _check_emir(item.key, path)  # type: ignore[union-attr]
+            except InputError as error:
+                raise at_line(error, item.line) from None  # type: ignore[union-attr]
+            yield item.unchanged() + "\n"  # type: ignore[union-attr]
         else:
-            if isinstance(item, Record):
-                _check_emir(item, path)
-            yield java_line_end(item)
+            yield java_line_end(item)  # type: ignore[arg-type]
 
     def alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
         """The state change of an ``<ALT>`` line and its output; None when the Java
@@ -286,14 +212,9 @@ class _Selector:
             return _chosen_lines(self.alternatives)
         return ()
 
-    def copy(self, text: str) -> tuple[str]:
-        """Lines of a run outside ALT blocks, with the ``:`` marker (as the Java writes)."""
-        return (first_harem_markers(text),)
 
-    run_alt = alt
-
-
-def _check_emir(record: Record, path: str | None) -> None:
+@keyed_cache()
+def _check_emir(key: RecordKey, path: str | None) -> None:
     """Refuse a record that is not Emir output (copied records need no numbers read)."""
-    if record.evaluation is None or any(item.kind != EVAL_SEMANTIC for item in record.evaluation):
-        parse_emir_record(record, path)  # raises the error naming the line
+    if key.items is None or any(parse_evaluation(item).kind != EVAL_SEMANTIC for item in key.items):
+        emir_scores(key, path)  # raises the error

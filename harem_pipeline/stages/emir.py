@@ -38,10 +38,8 @@ element name; they are read so here (the Java reads only ``CATEG``).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
@@ -56,33 +54,26 @@ from harem_pipeline.formats.alinhado import (
     Line,
     Record,
     Tag,
-    format_line,
     parse_evaluation,
     parse_line,
-    reprint_system,
-    reprint_tag,
 )
 from harem_pipeline.formats.semantic import (
-    KEY_GROUPS,
-    KEYED_LINE,
-    EmirRecord,
-    KeyedBlock,
-    KeyedRecord,
+    ClassicKey,
     LevelResult,
-    PlainRecord,
-    PlainTag,
+    RecordKey,
+    SemanticRecord,
     SemanticScore,
-    format_emir_record,
+    as_semantic,
+    at_line,
+    classic_key,
     format_semantic_score,
     parse_alt_weight,
-    parse_alts_record,
-    read_plain_record,
-    replace_keyed_lines,
 )
 from harem_pipeline.formats.veils import format_veil, parse_veil, read_grid
 from harem_pipeline.model import EVERYTHING, Grid
 from harem_pipeline.stages.veus import is_name_categorised
 from harem_pipeline.text.java import java_split_bar, java_string_hash
+from harem_pipeline.text.memo import keyed_cache
 
 DEFAULT_WEIGHTS = (1.0, 1.0, 0.5, 0.25)
 """``id;α;β;γ``: identification, category, type, subtype weights (Java defaults)."""
@@ -97,7 +88,7 @@ AttributeTuple = tuple[str | None, str | None, str | None]
 # Java HashSet iteration order
 
 
-@lru_cache(maxsize=65536)
+@keyed_cache()
 def tuple_hash(item: AttributeTuple) -> int:
     """``AttributeTuple.hashCode``: 31-based over category, subtype, type (that order)."""
     result = 1
@@ -165,62 +156,7 @@ class JavaHashSet:
 # Entities: classic attribute lists as the Java reads them
 
 
-ClassicKey = tuple[str | None, str | None, str | None]
-"""The raw CATEG (or First HAREM element name), TIPO and SUBTIPO values of an entity."""
-
-
-def classic_key(tag: Tag) -> ClassicKey:
-    """What the semantic scores of an entity depend on: its three classic values.
-
-    One pass over the attributes; the first of a repeated name counts, as in
-    ``Tag.attr``.
-    """
-    return _classic_values(tag.name, tag.attributes)
-
-
-_ATTRIBUTE_RE = re.compile(r' ([^\s<>"=]+)="([^"]*)"')
-
-
-def plain_classic_key(tag: PlainTag) -> ClassicKey:
-    """:func:`classic_key` of a plain record's entity (attributes as written).
-
-    A plain entity's attributes are `` NAME="value"`` each (names without
-    ``=``, ``"`` or spaces, values without ``"``), so when no value holds an
-    ``=`` (one ``=`` per two ``"``), `` CATEG="`` can only begin the CATEG
-    attribute, and the first one found is the first one written.
-    """
-    element, attributes = tag[0], tag[1]
-    if attributes.count("=") * 2 != attributes.count('"'):
-        return _classic_values(element, _ATTRIBUTE_RE.findall(attributes))
-    index = attributes.index
-    start = attributes.find(' CATEG="') + 8
-    categ = attributes[start : index('"', start)] if start > 7 else None
-    start = attributes.find(' TIPO="') + 7
-    tipo = attributes[start : index('"', start)] if start > 6 else None
-    start = attributes.find(' SUBTIPO="') + 10
-    subtipo = attributes[start : index('"', start)] if start > 9 else None
-    if categ is None and element != "EM":
-        categ = element
-    return categ, tipo, subtipo
-
-
-def _classic_values(element: str, attributes: Iterable[tuple[str, str]]) -> ClassicKey:
-    categ = tipo = subtipo = None
-    for name, value in attributes:
-        if name == "CATEG":
-            if categ is None:
-                categ = value
-        elif name == "TIPO":
-            if tipo is None:
-                tipo = value
-        elif name == "SUBTIPO" and subtipo is None:
-            subtipo = value
-    if categ is None and element != "EM":
-        categ = element
-    return categ, tipo, subtipo
-
-
-@lru_cache(maxsize=65536)
+@keyed_cache()
 def _split_key(key: ClassicKey) -> tuple[list[str], list[str], list[str]]:
     return java_split_bar(key[0]), java_split_bar(key[1]), java_split_bar(key[2])
 
@@ -253,21 +189,6 @@ def is_spurious_tag(tag: Tag) -> bool:
 def is_spurious_key(key: ClassicKey) -> bool:
     """:func:`is_spurious_tag` of an entity's classic values."""
     return SPURIOUS_TAG in _split_key(key)[0]
-
-
-def is_plain_spurious(tag: PlainTag) -> bool:
-    """:func:`is_spurious_tag` of a plain record's entity."""
-    if SPURIOUS_TAG not in tag[1] and SPURIOUS_TAG not in tag[0]:
-        return False  # no category of it can be ESPURIO
-    return SPURIOUS_TAG in _split_key(plain_classic_key(tag))[0]
-
-
-def plain_attribute(tag: PlainTag, key: str) -> str | None:
-    """``Tag.attr`` of a plain record's entity: the first value of ``key``, None when absent."""
-    for name, value in _ATTRIBUTE_RE.findall(tag[1]):
-        if name == key:
-            return value
-    return None
 
 
 def attribute_tuple_set(tag: Tag) -> JavaHashSet:
@@ -485,7 +406,7 @@ def max_csc(tag: Tag | None, filt: Filter, weights: Weights) -> float:
     return _pair_evaluation(key, key, filt, weights)[1]
 
 
-@lru_cache(maxsize=65536)
+@keyed_cache()
 def _pair_evaluation(
     gold: ClassicKey, system: ClassicKey, filt: Filter, weights: Weights
 ) -> tuple[tuple[LevelResult, ...], float]:
@@ -503,7 +424,7 @@ def _max_csc_of(key: ClassicKey, filt: Filter, weights: Weights) -> float:
     return _pair_evaluation(key, key, filt, weights)[1]
 
 
-@lru_cache(maxsize=65536)
+@keyed_cache()
 def _pair_scores(
     gold: ClassicKey, system: ClassicKey | None, filt: Filter, weights: Weights
 ) -> tuple[tuple[LevelResult, ...], float, float, float]:
@@ -571,10 +492,12 @@ class EmirParams:
     grid_path: str | None = None
 
 
-def is_first_harem_line(item: Line) -> bool:
+def is_first_harem_line(item: Line | SemanticRecord, path: str | None = None) -> bool:
     """A First HAREM document line, or a record whose entities carry the category as the name."""
     if isinstance(item, DocumentLine):
         return True
+    if type(item) is SemanticRecord:
+        item = item.record(path, parse_line)
     return isinstance(item, Record) and is_name_categorised(item.gold)
 
 
@@ -602,25 +525,28 @@ def header_filter(
     return filter_from_header(text, grid, path, header.line or 1)
 
 
-def peek_format(lines: Iterable[Line]) -> tuple[bool, Iterator[Line]]:
-    """Whether the file is First HAREM (from its first record or document line), and its lines."""
-    buffered: list[Line] = []
-    iterator = iter(lines)
+def peek_format(
+    lines: Iterable[Line | SemanticRecord], path: str | None = None
+) -> tuple[bool, Iterator[Line | SemanticRecord]]:
+    """Whether the file is First HAREM (from its first record or document line), and its
+    lines, each record as a :class:`~harem_pipeline.formats.semantic.SemanticRecord`."""
+    buffered: list[Line | SemanticRecord] = []
+    iterator = map(as_semantic, lines)
     first_harem = False
     for item in iterator:
         buffered.append(item)
-        if isinstance(item, (Record, DocumentLine)):
-            first_harem = is_first_harem_line(item)
+        if isinstance(item, (Record, DocumentLine, SemanticRecord)):
+            first_harem = is_first_harem_line(item, path)
             break
 
-    def chained() -> Iterator[Line]:
+    def chained() -> Iterator[Line | SemanticRecord]:
         yield from buffered
         yield from iterator
 
     return first_harem, chained()
 
 
-def read_header(lines: Iterator[Line], path: str | None) -> Header:
+def read_header(lines: Iterator[Line | SemanticRecord], path: str | None) -> Header:
     """The first line, which must be the Véus header ``#veil``."""
     first = next(lines, None)
     if not isinstance(first, Header):
@@ -629,197 +555,68 @@ def read_header(lines: Iterator[Line], path: str | None) -> Header:
     return first
 
 
-def evaluate_record(
-    record: Record, filt: Filter, params: EmirParams, path: str | None
-) -> EmirRecord | None:
-    """The Emir record of one ``.alts`` record; None when the relative scenario drops it."""
-    alts = parse_alts_record(record, path)
-    evaluation = record.evaluation or ()
-    for item in evaluation:
+def evaluate_lines(
+    lines: Iterable[Line | SemanticRecord],
+    params: EmirParams = EmirParams(),
+    path: str | None = None,
+) -> Iterator[Line | str]:
+    """The ``.emir`` lines of ``.alts`` lines: header and structure copied, each record
+    its head as the chain writes it back and the evaluation part of its key
+    (:func:`emir_tail`)."""
+    first_harem, stream = peek_format(lines, path)
+    header = read_header(stream, path)
+    filt = header_filter(header, first_harem, params.grid_path, path)
+    yield Header(header.text, "\n")
+    for item in stream:
+        if type(item) is not SemanticRecord:
+            yield java_line_end(item)  # type: ignore[arg-type]
+            continue
+        try:
+            tail = emir_tail(item.key, filt, params, path)  # type: ignore[union-attr]
+        except InputError as error:
+            raise at_line(error, item.line) from None  # type: ignore[union-attr]
+        if tail is not None:
+            yield item.head() + tail  # type: ignore[union-attr]
+
+
+@keyed_cache()
+def emir_tail(key: RecordKey, filt: Filter, params: EmirParams, path: str | None) -> str | None:
+    """What Emir writes for an ``.alts`` record of this key from its evaluation marker to
+    its line end; None when the relative scenario drops the record.  Checks in the order
+    the Java meets them: the evaluation part, the ALT weight, the items, their count."""
+    if key.items is None:
+        raise InputError(
+            path,
+            "an evaluated record GOLD ---> [SYS, ...]:[EVAL, ...] (Véus output)",
+            "a record without evaluation",
+        )
+    written = parse_alt_weight(key.suffix, path)
+    alt_weight = 1.0 if written is None else written  # AltsRecord.weight
+    items = [parse_evaluation(text) for text in key.items]
+    for item in items:
         if item.kind not in IDENTIFICATION_KINDS:
             raise InputError(
                 path,
                 "identification evaluations (Correcto, Parcialmente_Correcto_por_…, Em_Falta, "
                 "Espurio) as Véus or AvalIDa write them",
                 item.text,
-                line=record.line or None,
             )
-    gold = reprint_tag(record.gold)
-    system = reprint_system(record.system)
-    spurious = is_spurious_tag(gold)
-    if params.relative and (system is None or spurious):
+    if params.relative and (key.systems is None or is_spurious_key(key.gold)):
         return None
-    entities: tuple[Tag | None, ...] = (None,) if system is None else system
-    if len(evaluation) != len(entities):
+    if len(items) != len(key.picks):
         raise InputError(
-            path,
-            f"{len(entities)} evaluation item(s), one per aligned entity",
-            f"{len(evaluation)}",
-            line=record.line or None,
+            path, f"{len(key.picks)} evaluation item(s), one per aligned entity", f"{len(items)}"
         )
-    # EvaluatedAlignment.getScore: the item of the first entity that prints the same
-    items = [evaluation[entities.index(entity)] for entity in entities]
-    scores = tuple(
-        score_pair(
-            gold,
-            entity,
-            identification_weight(item.kind, item.weight),
-            alts.weight,
-            filt,
-            params.weights,
-        )
-        for entity, item in zip(entities, items, strict=True)
-    )
-    return EmirRecord(gold, system, scores, MARKER_FIRST_HAREM, "\n", record.line)
-
-
-def evaluate_lines(
-    lines: Iterable[Line | PlainRecord | KeyedRecord | KeyedBlock],
-    params: EmirParams = EmirParams(),
-    path: str | None = None,
-) -> Iterator[Line | str]:
-    """The ``.emir`` lines of ``.alts`` lines: header and structure copied, records scored.
-
-    A :class:`~harem_pipeline.formats.semantic.PlainRecord` gives its line
-    as written text (line end included), the same text the general path writes;
-    a :class:`~harem_pipeline.formats.semantic.KeyedRecord` its own head and
-    the tail worked out for the first line of its key (read as plain then); a
-    :class:`~harem_pipeline.formats.semantic.KeyedBlock` the text of its lines,
-    each keyed line of a known key so, each of the usual other lines as read (the
-    general path writes them back unchanged), any other line as read alone.
-    """
-    first_harem, stream = peek_format(lines)
-    header = read_header(stream, path)
-    filt = header_filter(header, first_harem, params.grid_path, path)
-    yield Header(header.text, "\n")
-    scored_tails: dict[tuple, str | None] = {}
-    keyed_tails: dict[tuple, str | None] = {}
-
-    def output(item: Line | PlainRecord | KeyedRecord) -> Line | str | None:
-        kind = type(item)
-        if kind is KeyedRecord:
-            key = item.key  # type: ignore[union-attr]
-            if key in keyed_tails:
-                tail = keyed_tails[key]
-                return None if tail is None else item.text[: item.head_end] + tail  # type: ignore[union-attr]
-            item = item.unkeyed(read_plain_record, parse_line, path)  # type: ignore[union-attr]
-            if type(item) is PlainRecord:
-                text = _plain_emir_text(item, filt, params, path, scored_tails)
-                if len(keyed_tails) >= _TAIL_CACHE_LIMIT:
-                    keyed_tails.clear()
-                keyed_tails[key] = None if text is None else text[len(item.head) :]
-                return text
-            kind = type(item)
-        if kind is PlainRecord:
-            return _plain_emir_text(item, filt, params, path, scored_tails)  # type: ignore[arg-type]
-        if isinstance(item, Record):
-            scored = evaluate_record(item, filt, params, path)
-            return None if scored is None else format_emir_record(scored)
-        return java_line_end(item)  # type: ignore[arg-type]
-
-    def block_text(block: KeyedBlock) -> str:
-        number, tails, unseen = block.numbers(), keyed_tails, _UNSEEN
-
-        def replace(match: re.Match[str]) -> str:
-            index = match.lastindex
-            if index == KEYED_LINE:
-                tail = tails.get(match.group(*KEY_GROUPS), unseen)
-                if tail is not unseen:
-                    if tail is None:
-                        return ""
-                    return match.string[match.start() : match.start(KEYED_LINE)] + tail  # type: ignore[operator]
-            elif index is None:
-                return match.group()
-            return _written(output(block.read(match, number(match))))
-
-        return replace_keyed_lines(block.text, replace)
-
-    for item in stream:
-        text = block_text(item) if type(item) is KeyedBlock else output(item)  # type: ignore[arg-type]
-        if text is not None:
-            yield text
-
-
-_UNSEEN = object()
-"""A key not seen yet (its tail may be None: the record is dropped)."""
-
-
-def _written(item: Line | str | None) -> str:
-    """What the stage's writer writes for an output of :func:`evaluate_lines`
-    (the ``:`` marker is the one its records carry already)."""
-    if item is None:
-        return ""
-    if type(item) is str:
-        return item
-    return format_line(item, MARKER_FIRST_HAREM) + item.eol  # type: ignore[union-attr]
-
-
-_TAIL_CACHE_LIMIT = 100_000
-"""Distinct plain records remembered by :func:`_plain_emir_text` (memory stays flat)."""
-
-
-def _plain_emir_text(
-    plain: PlainRecord,
-    filt: Filter,
-    params: EmirParams,
-    path: str | None,
-    tails: dict[tuple, str | None],
-) -> str | None:
-    """The ``.emir`` line of a plain ``.alts`` record (None: dropped by the relative scenario).
-
-    Its evaluation part depends only on the entities' classic values, the
-    items and the ALT suffix; it is worked out (:func:`_plain_emir_tail`)
-    for the first record of each such key and kept for the others.
-    """
-    system = plain.entities()
-    systems = None if system is None else tuple(map(plain_classic_key, system))
-    key = (plain_classic_key(plain.gold), systems, plain.tail)
-    if key in tails:
-        tail = tails[key]
-    else:
-        tail = _plain_emir_tail(plain, key[0], systems, filt, params, path)
-        if len(tails) >= _TAIL_CACHE_LIMIT:
-            tails.clear()
-        tails[key] = tail
-    return None if tail is None else plain.head + tail
-
-
-def _plain_emir_tail(
-    plain: PlainRecord,
-    gold: ClassicKey,
-    systems: tuple[ClassicKey, ...] | None,
-    filt: Filter,
-    params: EmirParams,
-    path: str | None,
-) -> str | None:
-    """What :func:`evaluate_record` gives a plain record, written from its evaluation
-    marker to its line end (None: dropped), from its entities' classic values (``gold``,
-    ``systems``): a plain record's entities are written back unchanged
-    (:func:`~harem_pipeline.formats.alinhado.reprint_tag` is the identity on them), its
-    items are valid identification items, one per entity, and only its suffix is left to
-    check."""
-    tail = plain.tail
-    suffix = tail[tail.index("]") + 1 :]
-    written = parse_alt_weight(suffix, path, plain.line or None)
-    alt_weight = 1.0 if written is None else written  # AltsRecord.weight
-    if params.relative and (systems is None or is_spurious_key(gold)):
-        return None
-    items = [parse_evaluation(text) for text in plain.items]
-    if systems is None:
-        picked = items
-    else:
-        system = plain.entities()
-        picked = [items[system.index(entity)] for entity in system]  # type: ignore[union-attr]
     scores = (
         score_keys(
-            gold,
+            key.gold,
             entity,
-            identification_weight(item.kind, item.weight),
+            identification_weight(items[pick].kind, items[pick].weight),
             alt_weight,
             filt,
             params.weights,
         )
-        for entity, item in zip(systems or (None,), picked, strict=True)
+        for entity, pick in zip(key.systems or (None,), key.picks, strict=True)
     )
     return MARKER_FIRST_HAREM + "[" + ", ".join(map(format_semantic_score, scores)) + "]\n"
 

@@ -44,35 +44,26 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from harem_pipeline.formats.alinhado import Line, Record, parse_line
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats.alinhado import Line
 from harem_pipeline.formats.semantic import (
-    KEY_GROUPS,
-    KEYED_LINE,
-    EmirRecord,
-    KeyedBlock,
-    KeyedRecord,
-    PlainRecord,
+    ClassicKey,
+    RecordKey,
+    SemanticRecord,
     SemanticScore,
-    iter_keyed_blocks,
-    iter_plain_lines,
-    keyed_lines,
-    parse_emir_record,
+    at_line,
+    emir_scores,
+    iter_records,
     parse_semantic_line,
-    parse_semantic_score,
-    read_plain_emir_record,
 )
 from harem_pipeline.formats.tempo import is_tempo_file, parse_tempo_line
-from harem_pipeline.stages.altsem import scores_by_entity
 from harem_pipeline.stages.emir import (
-    ClassicKey,
     Filter,
-    classic_key,
     header_filter,
     is_spurious_key,
     key_categories,
     key_lists,
     peek_format,
-    plain_classic_key,
     read_header,
 )
 from harem_pipeline.stages.tally import (
@@ -82,6 +73,7 @@ from harem_pipeline.stages.tally import (
     DocumentTally,
     row_names,
 )
+from harem_pipeline.text.memo import keyed_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +248,7 @@ def contributions(
 ) -> _Contributions:
     """Everything one Emir record adds to the tally, in the order it is added: what its
     entities' classic values and each entity's score (as
-    :func:`~harem_pipeline.stages.altsem.scores_by_entity` picks it) give."""
+    :attr:`~harem_pipeline.formats.semantic.RecordKey.picks` picks it) give."""
     return _Contributions(
         tuple(record_rows(gold, entities, scores)),
         tuple(category_additions(gold, entities, scores)),
@@ -264,59 +256,19 @@ def contributions(
     )
 
 
-def record_contributions(record: EmirRecord, filt: Filter, views: bool) -> _Contributions:
-    """:func:`contributions` of an Emir record."""
-    entities = tuple(None if tag is None else classic_key(tag) for tag in record.entities)
-    return contributions(classic_key(record.gold), entities, scores_by_entity(record), filt, views)
-
-
-_CONTRIBUTIONS_LIMIT = 100_000
-"""Distinct plain records (and items) remembered by :func:`tally_semantic` (memory stays flat)."""
-
-
-def plain_contributions_key(plain: PlainRecord) -> tuple:
-    """What :func:`record_contributions` of a plain Emir record depends on: its entities'
-    classic values and its items as written (all of them: each is checked)."""
-    system = plain.entities()
-    systems = None if system is None else tuple(map(plain_classic_key, system))
-    return (plain_classic_key(plain.gold), systems, plain.items)
-
-
-def plain_record_contributions(
-    plain: PlainRecord,
-    key: tuple,
-    filt: Filter,
-    views: bool,
-    path: str | None,
-    scores: dict[str, SemanticScore],
+@keyed_cache()
+def key_contributions(
+    key: RecordKey, filt: Filter, views: bool, path: str | None
 ) -> _Contributions:
-    """:func:`record_contributions` of a plain Emir record whose
-    :func:`plain_contributions_key` is ``key``, its items read (and checked, in order, as
-    :func:`~harem_pipeline.formats.semantic.parse_emir_record` does) through ``scores``."""
-    read = []
-    for text in plain.items:
-        score = scores.get(text)
-        if score is None:
-            score = parse_semantic_score(text, path, plain.line or None)
-            if len(scores) < _CONTRIBUTIONS_LIMIT:
-                scores[text] = score
-        read.append(score)
-    gold, systems, _ = key
-    if systems is None:
-        return contributions(gold, (None,), read, filt, views)
-    system = plain.entities()
-    picked = [read[system.index(entity)] for entity in system]  # type: ignore[union-attr]
-    return contributions(gold, systems, picked, filt, views)
+    """:func:`contributions` of an Emir record of this key, its items read and checked in
+    order (:func:`~harem_pipeline.formats.semantic.emir_scores`)."""
+    scores = emir_scores(key, path)
+    picked = [scores[pick] for pick in key.picks]
+    return contributions(key.gold, key.systems or (None,), picked, filt, views)
 
 
-class _Additions(NamedTuple):
-    """:class:`_Contributions` as the running sums take them: ``rows`` as ``(index, value)``
-    for the file's and the document's sums (zeros left out, as ``DocumentTally.add``
-    does), ``others`` as ``(sums, index, value)`` for the per-category and 2005-view
-    sums; each in the order it is added, so every sum takes its values in the same order."""
-
-    rows: tuple[tuple[int, float], ...]
-    others: tuple[tuple[list[float], int, float], ...]
+_CATEGORY_INDEX = {name: i for i, name in enumerate(row_names(CategoryCounts))}
+_FIRST_INDEX = {name: i for i, name in enumerate(row_names(FirstHaremCounts))}
 
 
 class _Sums:
@@ -330,112 +282,56 @@ class _Sums:
         self.categories: dict[str, DocumentTally[CategoryCounts]] = {}
         self.first = DocumentTally(FirstHaremCounts)
 
-    def additions(self, added: _Contributions) -> _Additions:
-        """``added`` indexed for :meth:`add` (a category's sums start when first named)."""
-        rows = tuple((i, value) for row in added.rows for i, value in enumerate(row) if value)
-        category_names, first_names = row_names(CategoryCounts), row_names(FirstHaremCounts)
-        others: list[tuple[list[float], int, float]] = []
-        for cat, name, value in added.categories:
-            if cat not in self.categories:
-                self.categories[cat] = DocumentTally(CategoryCounts)
-            others.append((self.categories[cat].total, category_names.index(name), value))
-        first = self.first.total
-        others.extend((first, first_names.index(name), value) for name, value in added.first_harem)
-        return _Additions(rows, tuple(others))
-
-    def add(self, added: _Additions) -> None:
-        """Add one record's additions (a record has been noted: a document is open)."""
-        rows, others = added
+    def add(self, added: _Contributions) -> None:
+        """Add one record's contributions (a record has been noted: a document is open),
+        each where its field name says, in the order they come (sums take their values
+        in file order)."""
         total, current = self.tally.total, self.tally.current
-        for i, value in rows:
-            total[i] += value
-            current[i] += value  # type: ignore[index]
-        for sums, i, value in others:
-            sums[i] += value
+        for row in added.rows:
+            for i, value in enumerate(row):
+                if value:  # as DocumentTally.add
+                    total[i] += value
+                    current[i] += value  # type: ignore[index]
+        categories = self.categories
+        for cat, name, value in added.categories:
+            sums = categories.get(cat)
+            if sums is None:
+                sums = categories[cat] = DocumentTally(CategoryCounts)
+            sums.total[_CATEGORY_INDEX[name]] += value
+        first = self.first.total
+        for name, value in added.first_harem:
+            first[_FIRST_INDEX[name]] += value
 
 
 def tally_semantic(
-    lines: Iterable[Line | PlainRecord],
+    lines: Iterable[Line | SemanticRecord],
     path: str | None = None,
     grid_path: str | os.PathLike[str] | None = None,
     first_harem: bool | None = None,
 ) -> SemanticTally:
-    """Count a whole Emir file in one pass.
+    """Count a whole Emir file in one pass, each record by its key
+    (:func:`key_contributions`).
 
     ``first_harem`` None detects the First HAREM format (see
     :func:`harem_pipeline.stages.emir.peek_format`); the 2005 views are
     counted for First HAREM files only, unless ``first_harem`` says otherwise.
-    A plain record's additions are worked out once per
-    :func:`plain_contributions_key`, a keyed record's
-    (:class:`~harem_pipeline.formats.semantic.KeyedRecord`) once per its key,
-    read as plain then (at most :data:`_CONTRIBUTIONS_LIMIT` of each kept).
     """
-    detected, stream = peek_format(lines)
+    detected, stream = peek_format(lines, path)
     header = read_header(stream, path)
     views = detected if first_harem is None else first_harem
     filt = header_filter(header, detected, grid_path, path)
     sums = _Sums()
     boundaries = DocumentBoundaries(sums.tally)
-    known: dict[tuple, _Additions] = {}
-    keyed: dict[tuple, _Additions] = {}
-    scores: dict[str, SemanticScore] = {}
-
-    def additions(item: PlainRecord | Record) -> _Additions:
-        if type(item) is not PlainRecord:
-            record = parse_emir_record(item, path)  # type: ignore[arg-type]
-            return sums.additions(record_contributions(record, filt, views))
-        key = plain_contributions_key(item)
-        added = known.get(key)
-        if added is None:
-            found = plain_record_contributions(item, key, filt, views, path, scores)
-            added = sums.additions(found)
-            if len(known) >= _CONTRIBUTIONS_LIMIT:
-                known.clear()
-            known[key] = added
-        return added
-
-    def count(item: Line | PlainRecord | KeyedRecord) -> None:
-        kind = type(item)
-        if kind is KeyedRecord:
-            boundaries.record()
-            added = keyed.get(item.key)  # type: ignore[union-attr]
-            if added is None:
-                found = item.unkeyed(read_plain_emir_record, parse_semantic_line, path)  # type: ignore[union-attr]
-                added = additions(found)  # type: ignore[arg-type]
-                if type(found) is PlainRecord:
-                    if len(keyed) >= _CONTRIBUTIONS_LIMIT:
-                        keyed.clear()
-                    keyed[item.key] = added  # type: ignore[union-attr]
-        elif kind is PlainRecord or isinstance(item, Record):
-            boundaries.record()
-            added = additions(item)  # type: ignore[arg-type]
-        else:
-            boundaries.boundary(item)  # type: ignore[arg-type]
-            return
-        sums.add(added)
-
-    def count_block(block: KeyedBlock) -> None:
-        record, add, known = boundaries.record, sums.add, keyed
-        groups, keyed_line = KEY_GROUPS, KEYED_LINE
-        for number, match in enumerate(keyed_lines(block.text), block.line):  # a line each
-            index = match.lastindex
-            if index == keyed_line:
-                added = known.get(match.group(*groups))
-                if added is not None:
-                    record()
-                    add(added)
-                    continue
-            elif index is None:  # a blank, DOC, EOD or <ALT> line: only DOC and EOD count
-                if match.string[match.start()] in "DE":
-                    boundaries.boundary(parse_line(match.group()[:-1]))  # its number unused
-                continue
-            count(block.read(match, number))
-
     for item in stream:
-        if type(item) is KeyedBlock:
-            count_block(item)  # type: ignore[arg-type]
-        else:
-            count(item)  # type: ignore[arg-type]
+        if type(item) is not SemanticRecord:
+            boundaries.boundary(item)  # type: ignore[arg-type]
+            continue
+        boundaries.record()
+        try:
+            added = key_contributions(item.key, filt, views, path)  # type: ignore[union-attr]
+        except InputError as error:
+            raise at_line(error, item.line) from None  # type: ignore[union-attr]
+        sums.add(added)
     counted = sums.tally.freeze()
     categories = sums.categories
     return SemanticTally(
@@ -446,11 +342,6 @@ def tally_semantic(
         sums.first.freeze().total if views else None,
         detected,
     )
-
-
-def _no_plain_record(text: str, line: int = 0, eol: str = "\n") -> None:
-    """A plain reader that reads no line as plain: every line goes to the line parser."""
-    return None
 
 
 def read_tally(
@@ -465,7 +356,7 @@ def read_tally(
     the Emir records whose values AvalTEMPO raised.
     """
     if is_tempo_file(path):
-        encoding, lines = iter_plain_lines(path, _no_plain_record, parse_tempo_line)
+        encoding, lines = iter_records(path, parse_tempo_line, canonical=False)
         return encoding, tally_semantic(lines, str(path), grid_path, first_harem)
-    encoding, lines = iter_keyed_blocks(path, read_plain_emir_record, parse_semantic_line)
+    encoding, lines = iter_records(path, parse_semantic_line)
     return encoding, tally_semantic(lines, str(path), grid_path, first_harem)

@@ -23,13 +23,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import Record
 from harem_pipeline.formats.semantic import (
-    parse_emir_record,
+    SemanticRecord,
+    at_line,
+    emir_scores,
     parse_semantic_line,
-    parse_semantic_score,
-    read_keyed_record,
-    read_plain_emir_record,
+    read_record_line,
 )
 from harem_pipeline.formats.tempo import (
     TEMPO_RECORD,
@@ -436,18 +435,14 @@ class EmirCheck:
     """Raises the reader's error when a line is not one of an Emir file (``.emir`` or
     ``.altrel``): AvalTEMPO would rewrite anything, so a wrong input is caught here.
 
-    A line is read by :mod:`harem_pipeline.formats.semantic` (every item of an Emir
-    record is read; a ``.tempo`` record's appended block is refused).  A record in the
-    keyed shape is read once per key (:func:`~harem_pipeline.formats.semantic.read_keyed_record`:
-    the key holds all the reading depends on), so a large file is checked at the speed
-    of one match a line.
+    A line is read by :mod:`harem_pipeline.formats.semantic` as Ida reads it (every
+    item of an Emir record is read, once per record key:
+    :func:`~harem_pipeline.formats.semantic.emir_scores`); a ``.tempo`` record's
+    appended block is refused.
     """
-
-    _LIMIT = 100_000
 
     def __init__(self, path: str | None) -> None:
         self.path = path
-        self.keys: set[tuple[str | None, ...]] = set()
 
     def __call__(self, text: str, number: int) -> None:
         if "]::[{MaxCSC_CD=" in text or "MaxCSC_CD=MaxCSC_CD_class(" in text:
@@ -457,20 +452,9 @@ class EmirCheck:
                 "a record with AvalTEMPO's block",
                 line=number,
             )
-        keyed = read_keyed_record(text, number)
-        if keyed is not None and keyed.key in self.keys:
-            return
-        self.read(text, number)
-        if keyed is not None and len(self.keys) < self._LIMIT:
-            self.keys.add(keyed.key)
-
-    def read(self, text: str, number: int) -> None:
-        """Read the line whole (its items too), as Ida would."""
-        plain = read_plain_emir_record(text, number)
-        if plain is not None:
-            for item in plain.items:
-                parse_semantic_score(item, self.path, number)
-            return
-        line = parse_semantic_line(text, self.path, number)
-        if isinstance(line, Record):
-            parse_emir_record(line, self.path)
+        item = read_record_line(text, self.path, number, "\n", parse_semantic_line)
+        if type(item) is SemanticRecord:
+            try:
+                emir_scores(item.key, self.path)
+            except InputError as error:
+                raise at_line(error, number) from None
