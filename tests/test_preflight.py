@@ -93,6 +93,29 @@ def test_harem_run_refuses_a_key_given_twice(
     assert not (tmp_path / "out").exists() and not (tmp_path / "elsewhere").exists()
 
 
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ("veils: [total, cenario2]", "veils[1] (cenario2)"),
+        ("veils: official", "veils[1] (cenario5)"),
+        ('veil: "LOCAL(FISICO)"', "veil"),
+    ],
+)
+def test_harem_run_refuses_a_veil_the_first_harem_grid_lacks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, key: str
+) -> None:
+    """The 2005 grid of a First HAREM collection has no LOCAL(FISICO): the official
+    grid's cenario2 and cenario5 cannot be read there, which only the collection says."""
+    config = make_campaign(tmp_path, documents=2)
+    replace_line(config, line.split(":")[0], line)
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"pipeline.yaml: {key}: expected a veil of the 2005 grid of a First HAREM" in err
+    assert "found unknown type of LOCAL 'FISICO'" in err
+    assert not (tmp_path / "out").exists()
+
+
 def test_luigi_command_refuses_a_grid_that_is_not_a_grid(tmp_path: Path) -> None:
     config = make_campaign(tmp_path, documents=2)
     replace_line(config, "grid", "grid: cd.txt")  # found only by Emir, after everything else

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from harem_pipeline.errors import ConfigError, HaremWarning
+from harem_pipeline.errors import ConfigError, HaremWarning, InputError
 from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.model import FIRST_HAREM, Collection
 from harem_pipeline.pipeline.config import Campaign
@@ -94,7 +94,37 @@ def check_campaign(campaign: Campaign) -> CollectionFacts:
                 f"expected {expected}, found {found}",
                 f"from {campaign.collection.name}; harem stats lists them",
             )
+    _check_veils_on_grid(campaign, facts)
     return facts
+
+
+def _check_veils_on_grid(campaign: Campaign, facts: CollectionFacts) -> None:
+    """Every veil of the campaign names categories and types of the grid Emir will use for
+    this collection (a First HAREM collection has the 2005 grid, which has no
+    ``LOCAL(FISICO)``): else one ``ConfigError`` naming the key, before any task runs.
+
+    The configuration checks veils against the shipped grid when it is read;
+    only here is the collection's format known.
+    """
+    from harem_pipeline.formats.veils import parse_veil
+    from harem_pipeline.stages.emir import choose_grid
+
+    grid = choose_grid(facts.first_harem, campaign.grid)
+    shown = "the 2005 grid of a First HAREM collection" if facts.first_harem else "its grid"
+    if campaign.grid is not None:
+        shown = f"the campaign's grid {campaign.grid.name}"
+    given = [("veil", campaign.veil)]
+    given += [(f"veils[{i}] ({v.name})", v.veil) for i, v in enumerate(campaign.veils)]
+    given += [(f"runs[{i}].veil", r.veil) for i, r in enumerate(campaign.runs) if r.veil]
+    for key, text in given:
+        try:
+            parse_veil(text, grid, None)
+        except InputError as error:
+            raise ConfigError(
+                str(campaign.source),
+                key,
+                f"expected a veil of {shown} ({campaign.collection.name}), found {error.found}",
+            ) from None
 
 
 def campaign_warnings(campaign: Campaign) -> list[str]:
