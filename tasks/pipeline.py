@@ -655,15 +655,17 @@ class Summary(CampaignTask, StageTask):
         )
 
     def missing_runs(self, runs: Iterable[str] | None = None) -> frozenset[str]:
-        """The runs (of ``runs``; None: all) some report of which is not complete."""
+        """The runs (of ``runs``; None: all) some report of which is not complete (a
+        scenario grid's report included: a run is whole under every veil, or missing)."""
         wanted = None if runs is None else set(runs)
-        return frozenset(
+        missing = {
             ida2id.run_name
             for row in self.reports()
             for ida2id in row[:1]
-            if (wanted is None or ida2id.run_name in wanted)
-            and not all(task.complete() for task in row if task is not None)
-        )
+            if not all(task.complete() for task in row if task is not None)
+        }
+        missing |= {task.run_name for task in self.veil_reports() if not task.complete()}
+        return frozenset(run for run in missing if wanted is None or run in wanted)
 
     def produce_incomplete(self) -> None:
         """After a failure: the summary and report of the runs complete now, marked

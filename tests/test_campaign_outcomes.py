@@ -171,3 +171,38 @@ def test_the_incomplete_summary_is_redrawn_once_per_run_that_completes(
     }
     kinds = ("identification", "morphology", "classification", "relaxed")
     assert all(r[kind] for r in good for kind in kinds)
+
+
+def test_a_run_failing_under_one_veil_of_the_grid_is_missing_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The scenario grid: a run whose chain fails under one veil (its other reports whole)
+    is named incomplete, and the other run keeps its rows under every veil."""
+    from harem_pipeline.errors import InputError
+    from harem_pipeline.pipeline import chain
+
+    for name in ("CDexemplo.xml", "ficheiro.xml"):
+        shutil.copy(DATA / "lampada2" / "exemplo1" / name, tmp_path)
+    shutil.copy(tmp_path / "ficheiro.xml", tmp_path / "broken.xml")
+    config = tmp_path / "pipeline.yaml"
+    config.write_text(
+        "collection: CDexemplo.xml\nruns: [ficheiro.xml, broken.xml]\noutput: out\n"
+        "subsets: [total]\nveils: [total, pessoa]\nworkers: 1\nbootstrap: 0\n",
+        encoding="utf-8",
+    )
+    emir = chain.run_emir
+
+    def failing(path: Path, *args: object, **kwargs: object) -> object:
+        if Path(path).name.startswith("broken.") and ".pessoa." in Path(path).name:
+            raise InputError(str(path), "an Emir input", "a failure made by the test")
+        return emir(path, *args, **kwargs)
+
+    monkeypatch.setattr(chain, "run_emir", failing)
+    assert main(["--quiet", "run", "--config", str(config)]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+    data = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert data["incomplete"] == ["broken"]
+    assert {(row["run"], row["veil"]) for row in data["veil_rows"]} == {
+        ("ficheiro", "total"),
+        ("ficheiro", "pessoa"),
+    }
