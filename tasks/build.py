@@ -37,7 +37,7 @@ def run_shares(tasks: list[luigi.Task], workers: int) -> list[list[luigi.Task]]:
     return [share for share in shares if share]
 
 
-def build_runs_apart(config: str, workers: int) -> list[str]:
+def build_runs_apart(root: FullEvaluation, workers: int) -> list[str]:
     """Build the chains of the campaign's runs, their shares in ``workers`` processes at once.
 
     Returns Luigi's summary of each share's build, to show what ran there.
@@ -45,9 +45,9 @@ def build_runs_apart(config: str, workers: int) -> list[str]:
     all is complete, for one worker, or for one run: then the campaign's
     build alone does as well.
     """
-    if workers < 2 or FullEvaluation(config=config).recorded:
+    if workers < 2 or root.recorded:
         return []
-    shares = run_shares(Summary(config=config).requires(), workers)
+    shares = run_shares(Summary(config=root.config).requires(), workers)
     if len(shares) < 2:
         return []
     # As before Luigi's own forks: what the steps import is imported once, and

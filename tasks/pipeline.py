@@ -904,9 +904,16 @@ class FullEvaluation(CampaignTask):
     they have run, the campaign manifest is written for the next build.
     """
 
+    fresh = luigi.BoolParameter(
+        default=False,
+        significant=False,
+        description="the caller has just read pipeline.yaml for this build (harem run)",
+    )
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        reread_campaign(self.config)
+        if not self.fresh:  # a build reads the campaign as it is when it starts
+            reread_campaign(self.config)
         if not self.recorded:
             preflight.check_campaign(self.campaign)
             preflight.warn_campaign(self.campaign)

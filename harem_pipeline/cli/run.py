@@ -26,7 +26,6 @@ from pathlib import Path
 
 from harem_pipeline.cli.options import whole_number
 from harem_pipeline.errors import InputError
-from harem_pipeline.pipeline.config import load_campaign
 from harem_pipeline.text.progress import is_quiet, set_quiet
 
 
@@ -63,12 +62,12 @@ def run_campaign(args: argparse.Namespace) -> int:
     import luigi
 
     from tasks import FullEvaluation, progress
-    from tasks.base import BuildSchedulerFactory
+    from tasks.base import BuildSchedulerFactory, reread_campaign
     from tasks.build import build_runs_apart
     from tasks.pipeline import Summary
 
     config = Path(args.config).resolve()
-    campaign = load_campaign(config)
+    campaign = reread_campaign(str(config))  # what every task of this build reads
     # With a central scheduler other machines run some of the stages, which no count here
     # would see: the line is drawn for a local build only.
     show_progress = not (args.quiet or is_quiet() or args.scheduler_url) and progress.is_terminal(
@@ -80,7 +79,7 @@ def run_campaign(args: argparse.Namespace) -> int:
     if args.scheduler_url:
         check_scheduler(args.scheduler_url)
     luigi.task_register.Register.clear_instance_cache()  # read the campaign as it is now
-    root = FullEvaluation(config=str(config))
+    root = FullEvaluation(config=str(config), fresh=True)
     scheduler = (
         {"scheduler_url": args.scheduler_url} if args.scheduler_url else {"local_scheduler": True}
     )
@@ -88,7 +87,7 @@ def run_campaign(args: argparse.Namespace) -> int:
         progress.start(root)
     try:
         if not args.scheduler_url:
-            for share in build_runs_apart(str(config), workers):
+            for share in build_runs_apart(root, workers):
                 if args.verbose:
                     print("A share of the runs, built in a process of its own:", share, sep="\n")
         result = luigi.build(

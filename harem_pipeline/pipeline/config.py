@@ -33,7 +33,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -468,7 +468,7 @@ class _Loader:
                     key, f"expected setting names, found the {_type_name(name)} key {shown(name)}"
                 )
 
-    def check_name_lengths(self, campaign: Campaign) -> None:
+    def check_name_lengths(self, campaign: Campaign, written: Sequence[Path]) -> None:
         """Every file the campaign writes has a name the file system takes (its temporary too).
 
         A run name of 200 characters passes the name pattern, then the file
@@ -476,9 +476,11 @@ class _Loader:
         halfway through the build.
         """
         longest_allowed = NAME_MAX - _TEMPORARY_EXTRA
+        in_folder: dict[Path, list[str]] = {}
+        for path in written:
+            in_folder.setdefault(path.parent, []).append(path.name)
         for i, run in enumerate(campaign.runs):
-            folder = campaign.output / run.name
-            names = [p.name for p in output_names(campaign, [run]) if p.parent == folder]
+            names = in_folder.get(campaign.output / run.name, [])
             longest = max([run.name, *names], key=lambda n: len(n.encode()))
             size = len(longest.encode())
             if size > longest_allowed:
@@ -616,9 +618,8 @@ class _Loader:
             raise self.fail("output", problem, f"{exc.strerror}: {existing}") from None
         return output
 
-    def check_outputs_are_not_runs(self, data: Mapping, campaign: Campaign) -> None:
+    def check_outputs_are_not_runs(self, data: Mapping, written: Sequence[Path]) -> None:
         """No file the pipeline writes may match a run glob: the next build would read it."""
-        written = output_names(campaign)
         for i, entry in enumerate(data["runs"]):
             if not isinstance(entry, str):
                 continue
@@ -738,8 +739,9 @@ class _Loader:
                     "a selective subset needs every run's declared veil",
                     "give each run a mapping with a veil",
                 )
-        self.check_name_lengths(campaign)
-        self.check_outputs_are_not_runs(data, campaign)
+        written = output_names(campaign)  # every name the build may write, made once
+        self.check_name_lengths(campaign, written)
+        self.check_outputs_are_not_runs(data, written)
         return campaign
 
 
