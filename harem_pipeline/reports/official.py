@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -137,17 +137,25 @@ def parse_semantic_entry(name: str, text: str, path: str | None = None) -> Seman
         (IDENTIFICATION, IDENTIFICATION_KEYS),
         (CLASSIFICATION, CLASSIFICATION_KEYS),
     ):
-        for key in keys:
-            value = sections[title].get(key)
-            if value is None:
-                raise InputError(path, f"a '{key}: <number>' line under '{title}'", "none")
-            try:
-                float(value)
-            except ValueError:
-                raise InputError(
-                    path, f"a number after '{key}: ' under '{title}'", repr(value)
-                ) from None
+        check_numbers(sections[title], keys, title, path)
     return SemanticEntry(name, sections[IDENTIFICATION], sections[CLASSIFICATION])
+
+
+def check_numbers(
+    block: Mapping[str, str], keys: Iterable[str], title: str, path: str | None
+) -> None:
+    """Every one of ``keys`` is in ``block`` (a report's block ``title``) with a number
+    as Java's ``Double.parseDouble`` reads one: else the one line naming key and block."""
+    for key in keys:
+        value = block.get(key)
+        if value is None:
+            raise InputError(path, f"a '{key}: <number>' line under '{title}'", "none")
+        try:
+            float(value)
+        except ValueError:
+            raise InputError(
+                path, f"a number after '{key}: ' under '{title}'", repr(value)
+            ) from None
 
 
 def read_semantic_entry(name: str, path: str | Path) -> SemanticEntry:

@@ -38,6 +38,7 @@ from harem_pipeline.reports.official import (
     _masked,
     _name_cell,
     _zerofied,
+    check_numbers,
     page_header,
 )
 
@@ -129,16 +130,7 @@ def parse_relations_entry(
         needed[CORELS] |= set(SCORED) | set(EXTRA_COLUMNS[CORELS])
         needed[SCORE] = set(SCORED) | set(EXTRA_COLUMNS[SCORE])
     for title, keys in needed.items():
-        for key in sorted(keys):
-            value = blocks[title].get(key)
-            if value is None:
-                raise InputError(path, f"a '{key}: <number>' line under '{title}'", "none")
-            try:
-                float(value)
-            except ValueError:
-                raise InputError(
-                    path, f"a number after '{key}: ' under '{title}'", repr(value)
-                ) from None
+        check_numbers(blocks[title], sorted(keys), title, path)
     return RelationsEntry(name, blocks)
 
 
