@@ -41,8 +41,9 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.text.atomic import atomic_write
@@ -405,6 +406,8 @@ class Record:
         "_gold",
         "_system",
         "_raw",
+        "_texts",
+        "_marker_at",
         "evaluation",
         "marker",
         "suffix",
@@ -425,7 +428,9 @@ class Record:
     ) -> None:
         self._gold: Tag = gold
         self._system: tuple[Tag, ...] | None = system
-        self._raw: _RawParts | None = None
+        self._raw: tuple[str, str, str, str] | None = None
+        self._texts: tuple[str, ...] | None = _UNPARSED
+        self._marker_at = 0
         self.evaluation = evaluation
         self.marker = marker
         self.suffix = suffix
@@ -450,8 +455,8 @@ class Record:
         gold = self._gold
         if gold is _UNPARSED:
             raw = self._raw
-            assert raw is not None
-            gold = self._gold = _tag_of(raw.name, raw.attributes, raw.text)
+            assert raw is not None  # only a record read leaves its tags unbuilt
+            gold = self._gold = _tag_of(raw[0], raw[1], raw[2])
         return gold
 
     @property
@@ -459,88 +464,88 @@ class Record:
         """The system entities aligned to the gold one, None for ``[null]``."""
         system = self._system
         if system is _UNPARSED:
-            listed = self.system_list
+            raw = self._raw
+            assert raw is not None
+            listed = raw[3]
             system = self._system = (
-                None if listed is None else tuple(_tag_of(*tag) for tag in _tags_in(listed))
+                None if listed == NULL_LIST else tuple(_tag_of(*tag) for tag in _tags_in(listed))
             )
         return system
-
-    @property
-    def system_list(self) -> str | None:
-        """The system list as read, ``[…]`` (None for ``[null]`` or a record built from values)."""
-        raw = self._raw
-        return None if raw is None or raw.listed == NULL_LIST else raw.listed
 
     @property
     def gold_text(self) -> str:
         """The gold entity's text, read without building its tag."""
         raw = self._raw
-        return self.gold.text if raw is None else raw.text
+        return self.gold.text if raw is None else raw[2]
 
     @property
     def system_texts(self) -> tuple[str, ...] | None:
         """The system entities' texts (None for ``[null]``), read without building their tags."""
-        raw = self._raw
-        if raw is None or self._system is not _UNPARSED:
-            system = self.system
-            return None if system is None else tuple(tag.text for tag in system)
-        if raw.listed == NULL_LIST:
-            return None
-        return tuple(text for _, _, text in _tags_in(raw.listed))
+        texts = self._texts
+        if texts is _UNPARSED:
+            raw = self._raw
+            if raw is None or self._system is not _UNPARSED:
+                system = self.system
+                texts = None if system is None else tuple([tag.text for tag in system])
+            else:
+                texts = tuple([text for _, _, text in _tags_in(raw[3])])
+            self._texts = texts
+        return texts
 
     @property
     def is_missing(self) -> bool:
         """``GOLD ---> [null]``: no system entity aligned to the gold one."""
-        raw = self._raw
-        if raw is not None:
-            return raw.listed == NULL_LIST
-        return self._system is None
+        return self.system_texts is None
 
     @property
     def is_spurious(self) -> bool:
         """The gold side is ``<ESPURIO>`` / ``CATEG="ESPURIO"``: the system entity has no match."""
         raw = self._raw
-        if raw is not None and SPURIOUS_TAG not in raw.name and SPURIOUS_TAG not in raw.attributes:
+        if raw is not None and SPURIOUS_TAG not in raw[0] and SPURIOUS_TAG not in raw[1]:
             return False
         return self.gold.is_spurious
-
-    @property
-    def marker_at(self) -> int | None:
-        """Where the evaluation marker starts in :attr:`text` (None when there is no text)."""
-        raw = self._raw
-        return None if raw is None or self.text is None else raw.marker_at
 
     def evaluated(self, evaluation: tuple[Evaluation, ...], marker: str) -> Record:
         """The record with ``evaluation`` after ``marker`` and no suffix (an old one replaced).
 
         A record read without evaluation keeps its text, the list appended.
         """
-        text, raw = self.text, self._raw
-        if text is None or raw is None or self.evaluation is not None:
-            record = Record(self.gold, self.system, evaluation, marker, "", self.eol, self.line)
-            return record
-        copy = self._copy()
-        copy.evaluation, copy.marker, copy.suffix = evaluation, marker, ""
-        copy.text = f"{text}{marker}[{', '.join([item.text for item in evaluation])}]"
-        copy._raw = raw._replace(marker_at=len(text))
-        return copy
-
-    def _copy(self) -> Record:
-        copy = Record.__new__(Record)
-        for name in Record.__slots__:
-            setattr(copy, name, getattr(self, name))
-        return copy
+        text = self.text
+        if text is None or self.evaluation is not None:
+            return Record(self.gold, self.system, evaluation, marker, "", self.eol, self.line)
+        items = ", ".join([item.text for item in evaluation])
+        return self._with(f"{text}{marker}[{items}]", evaluation, marker, "", self.eol, len(text))
 
     def rewritten(self, marker: str, eol: str) -> Record:
         """The same record with ``marker`` (when it has an evaluation), ended by ``eol``."""
         if eol == self.eol and (marker == self.marker or self.evaluation is None):
             return self
-        copy = self._copy()
-        if self.evaluation is not None and marker != self.marker:
-            if self.text is not None:
-                copy.text = _format_record(self, marker)
-            copy.marker = marker
-        copy.eol = eol
+        if self.evaluation is None or marker == self.marker:
+            marker = self.marker
+            text = self.text
+        else:
+            text = None if self.text is None else _format_record(self, marker)
+        return self._with(text, self.evaluation, marker, self.suffix, eol, self._marker_at)
+
+    def _with(
+        self,
+        text: str | None,
+        evaluation: tuple[Evaluation, ...] | None,
+        marker: str,
+        suffix: str,
+        eol: str,
+        marker_at: int,
+    ) -> Record:
+        copy = _new_record(Record)
+        copy._gold, copy._system, copy._raw = self._gold, self._system, self._raw
+        copy._texts, copy._marker_at, copy.line = self._texts, marker_at, self.line
+        copy.text, copy.evaluation, copy.marker, copy.suffix, copy.eol = (
+            text,
+            evaluation,
+            marker,
+            suffix,
+            eol,
+        )
         return copy
 
     def _values(self) -> tuple[object, ...]:
@@ -563,32 +568,47 @@ class Record:
         )
 
 
+_new_record = object.__new__
+
+
 def _canonical_record(match: re.Match[str], eol: str, line: int | None, path: str | None) -> Record:
     """:meth:`Record.read` of a line ``_CANONICAL_RECORD`` matched: tags left unbuilt."""
     body = match.string
-    name, attrs, text, listed, _, more, marker = match.group(1, 2, 3, 4, 5, 6, 7)
-    record = Record.__new__(Record)
+    name, attrs, text, listed, first, more, marker = match.group(1, 2, 3, 4, 6, 7, 8)
+    record = _new_record(Record)
     record._gold = record._system = _UNPARSED
-    record._raw = _RawParts(name, attrs, text, listed, match.start(7))
+    record._raw = (name, attrs, text, listed)
+    record._texts = None if first is None else (first,) if more is None else _UNPARSED
     record.eol, record.line, record.text = eol, line or 0, body
     if marker is None:
-        record.evaluation, record.marker, record.suffix = None, "", ""
+        record.evaluation, record.marker, record.suffix, record._marker_at = None, "", "", 0
         return record
-    evaluation, end = _parse_evaluation_list(body, match.start(8), path, line)
-    aligned = None if listed == NULL_LIST else 1 if more is None else len(_tags_in(listed))
-    _check_evaluation_count(aligned, evaluation, path, line)
-    record.evaluation, record.marker, record.suffix = evaluation, marker, body[end:]
+    at = match.start(8)
+    start = at + len(marker)
+    aligned = None if first is None else 1 if more is None else len(_tags_in(listed))
+    try:
+        evaluation, end = _evaluation_part(body[start:], aligned)
+    except InputError:  # read it again to report it with the file and line
+        evaluation, end = _parse_evaluation_list(body, start, path, line)
+        _check_evaluation_count(aligned, evaluation, path, line)
+    end += start
+    record.evaluation, record.marker, record.suffix, record._marker_at = (
+        evaluation,
+        marker,
+        body[end:],
+        at,
+    )
     return record
 
 
-class _RawParts(NamedTuple):
-    """What :meth:`Record.read` keeps of a canonical line to build its tags later."""
-
-    name: str
-    attributes: str
-    text: str
-    listed: str
-    marker_at: int
+@keyed_cache(4096)
+def _evaluation_part(part: str, aligned: int | None) -> tuple[tuple[Evaluation, ...], int]:
+    """The items of a record's evaluation part (``[…]`` and its suffix) for ``aligned``
+    system entities (None: ``[null]``), and where the list ends: read once per text,
+    since a few texts (``[Correcto]``, ``[Em_Falta]``…) make most records."""
+    evaluation, end = _parse_evaluation_list(part, 0, None, None)
+    _check_evaluation_count(aligned, evaluation, None, None)
+    return evaluation, end
 
 
 def _tag_of(name: str, attributes: str, text: str) -> Tag:
@@ -602,23 +622,20 @@ _CANONICAL_TAG = re.compile(f"<{_CANONICAL_NAME}{_CANONICAL_ATTRIBUTES}>([^<]*+)
 of ``<``: what it matches, ``_TAG_RE`` matches the same way (ASCII classes and
 possessive repeats only make it faster; they accept a subset)."""
 _tags_in = _CANONICAL_TAG.findall
-
-
-def _canonical_tag(group: int) -> str:
-    return f'<([A-Za-z0-9_|-]++)(?: [A-Za-z0-9_-]++="[^"]*+")*+>[^<]*+</\\{group}>'
+_NAMED_TAG = '<([A-Za-z0-9_|-]++)(?: [A-Za-z0-9_-]++="[^"]*+")*+>'
 
 
 _CANONICAL_RECORD = re.compile(
     f"<(?!OMITIDO>|VERIFICACAO_MANUAL>){_CANONICAL_NAME}{_CANONICAL_ATTRIBUTES}>([^<]*+)</\\1>"
     + re.escape(ARROW)
-    + f"(\\[null\\]|\\[{_canonical_tag(5)}(?:, {_canonical_tag(6)})*+\\])"
+    + f"(\\[null\\]|\\[{_NAMED_TAG}([^<]*+)</\\5>(?:, {_NAMED_TAG}[^<]*+</\\7>)*+\\])"
     + r"(?:(::?)(\[.*))?\Z",
     re.DOTALL,
 )
 """A record as :func:`format_line` writes it, with canonical tags (``_CANONICAL_TAG``):
-groups gold name, attributes and text, the system list, its first tag's name, a later
-tag's name (None when there is one tag), the marker and the evaluation list with the
-suffix, which :func:`_parse_evaluation_list` reads as the full grammar does."""
+groups gold name, attributes and text, the system list, its first tag's name and text,
+a later tag's name (None when there is one tag), the marker and the evaluation list
+with the suffix, which :func:`_parse_evaluation_list` reads as the full grammar does."""
 _match_canonical_record = _CANONICAL_RECORD.match
 
 
@@ -692,7 +709,11 @@ def parse_line(
     ``text`` may end with its line end (``\\n`` or ``\\r\\n``), which is then
     stored in ``eol``; without one ``eol`` is ``"\\n"`` unless given.
     """
-    body, end = _split_eol(text, eol)
+    body, end = (text, eol) if eol is not None else _split_eol(text, eol)
+    if body[:1] == "<":
+        record = _match_canonical_record(body)
+        if record is not None:
+            return _canonical_record(record, end, line, path)
     number = line or 0
     if body == "":
         return Blank(end, number)
@@ -704,9 +725,6 @@ def parse_line(
     if body == "EOD":
         return DocEnd(end, number)
     if first == "<":
-        record = _match_canonical_record(body)
-        if record is not None:
-            return _canonical_record(record, end, line, path)
         if body.startswith(_MANUAL_OPEN):
             if not body.endswith(_MANUAL_CLOSE):
                 raise InputError(path, f"{_MANUAL_CLOSE} at the end of the line", body, line=line)
@@ -907,6 +925,9 @@ def format_line(item: Line, marker: str | None = None) -> str:
     forces it, e.g. to write our own ``:`` after reading a Java ``::`` file.
     """
     if isinstance(item, Record):
+        text = item.text
+        if text is not None and (marker is None or marker == item.marker):
+            return text
         return _format_record(item, marker)
     if isinstance(item, Blank):
         return ""
@@ -959,8 +980,7 @@ def _format_record(record: Record, marker: str | None) -> str:
             return text
         if marker not in (MARKER_FIRST_HAREM, MARKER_SECOND_HAREM):
             raise ValueError(f"evaluation marker must be ':' or '::', not {marker!r}")
-        at = record.marker_at
-        assert at is not None
+        at = record._marker_at
         return f"{text[:at]}{marker}{text[at + len(record.marker) :]}"
     system = record.system
     text = format_record_parts(
@@ -1094,10 +1114,9 @@ def iter_lines(
 
 def _parsed_lines(chunks: Iterable[LineChunk], name: str, parse: LineParser) -> Iterator[Line]:
     for chunk in chunks:
-        number = chunk.first
-        for body, eol in zip(chunk.bodies, chunk.eols, strict=True):
-            yield parse(body, name, number, eol)
-            number += 1
+        first = chunk.first
+        numbers = range(first, first + len(chunk.bodies))
+        yield from map(parse, chunk.bodies, repeat(name), numbers, chunk.eols)
 
 
 def read_lines(path: str | os.PathLike[str]) -> tuple[str, list[Line]]:
@@ -1128,9 +1147,9 @@ def write_texts(
 
 def write_to(handle: IO[str], lines: Iterable[Line], marker: str | None = None) -> None:
     """Write ``lines`` to an open text handle (opened with ``newline=""``)."""
+    write = handle.write
     for item in lines:
-        handle.write(format_line(item, marker))
-        handle.write(item.eol)
+        write(format_line(item, marker) + item.eol)
 
 
 # ---------------------------------------------------------------------------

@@ -599,8 +599,12 @@ class VeusSubset:
         """The veil line every subset starts with."""
         return Header(format_veil(self.veil), _EOL)
 
-    def line(self, line: Line) -> Iterator[Line]:
-        """What one input line becomes (nothing, itself, or records)."""
+    def line(self, line: Line) -> list[Line]:
+        """What one input line becomes: nothing, itself, or records (a list: most are one)."""
+        if type(line) is Record:
+            if self.in_document and self.keep:
+                return self.record(line)
+            return []
         if isinstance(line, DocStart | DocumentLine):
             self.in_document = True
             if self.subsetting:
@@ -611,30 +615,31 @@ class VeusSubset:
                 self.keep = True
             self.kept += self.keep
             self.memory = SpuriousMemory()
-            if self.keep:
-                yield replace(line, eol=_EOL)
-            return
-        if not (self.in_document and self.keep):
-            return
-        if not isinstance(line, Record):
-            yield replace(line, eol=_EOL)
-            return
+        elif not (self.in_document and self.keep):
+            return []
+        if not self.keep:
+            return []
+        return [line if line.eol == _EOL else replace(line, eol=_EOL)]
+
+    def record(self, record: Record) -> list[Line]:
+        """What one record of a kept document becomes."""
         self.memory.next_record()
-        record = reprint_record(line)
+        record = reprint_record(record)
         if self.veil.everything:
             evaluation = _checked_evaluation(record, self.source)
             if unchanged_by_style(self.style, tuple([item.kind for item in evaluation])):
-                yield record.rewritten(MARKER_FIRST_HAREM, _EOL)
-                return
+                return [record.rewritten(MARKER_FIRST_HAREM, _EOL)]
             alignment: Alignment | None = _alignment_of(record, self.source)
         else:
             alignment = filter_alignment(
                 _alignment_of(record, self.source), self.veil, self.system_veil
             )
         if alignment is None:
-            return
-        for adjusted in adjust_alignment(alignment, self.style, self.memory):
-            yield _record_of(adjusted)
+            return []
+        return [
+            _record_of(adjusted)
+            for adjusted in adjust_alignment(alignment, self.style, self.memory)
+        ]
 
     def finish(self) -> None:
         """A subset that kept no document would score nothing: say why instead."""
