@@ -1136,15 +1136,6 @@ def write_lines(
         write_to(handle, lines, marker)
 
 
-def write_texts(
-    path: str | os.PathLike[str], texts: Iterable[str], encoding: str = "utf-8"
-) -> None:
-    """Write ``texts`` (whole lines with their ends, e.g. a chunk each) atomically."""
-    with atomic_write(path, "w", encoding=encoding, newline="") as handle:
-        for text in texts:
-            handle.write(text)
-
-
 def write_to(handle: IO[str], lines: Iterable[Line], marker: str | None = None) -> None:
     """Write ``lines`` to an open text handle (opened with ``newline=""``)."""
     write = handle.write
