@@ -513,7 +513,7 @@ class Record:
         text = self.text
         if text is None or self.evaluation is not None:
             return Record(self.gold, self.system, evaluation, marker, "", self.eol, self.line)
-        items = ", ".join([item.text for item in evaluation])
+        items = evaluation[0].text if len(evaluation) == 1 else _joined_items(evaluation)
         return self._with(f"{text}{marker}[{items}]", evaluation, marker, "", self.eol, len(text))
 
     def rewritten(self, marker: str, eol: str) -> Record:
@@ -537,15 +537,17 @@ class Record:
         marker_at: int,
     ) -> Record:
         copy = _new_record(Record)
-        copy._gold, copy._system, copy._raw = self._gold, self._system, self._raw
-        copy._texts, copy._marker_at, copy.line = self._texts, marker_at, self.line
-        copy.text, copy.evaluation, copy.marker, copy.suffix, copy.eol = (
-            text,
-            evaluation,
-            marker,
-            suffix,
-            eol,
-        )
+        copy._gold = self._gold
+        copy._system = self._system
+        copy._raw = self._raw
+        copy._texts = self._texts
+        copy._marker_at = marker_at
+        copy.line = self.line
+        copy.text = text
+        copy.evaluation = evaluation
+        copy.marker = marker
+        copy.suffix = suffix
+        copy.eol = eol
         return copy
 
     def _values(self) -> tuple[object, ...]:
@@ -571,33 +573,48 @@ class Record:
 _new_record = object.__new__
 
 
+def _joined_items(evaluation: tuple[Evaluation, ...]) -> str:
+    """The items of an evaluation list as written, without its brackets."""
+    return ", ".join([item.text for item in evaluation])
+
+
 def _canonical_record(match: re.Match[str], eol: str, line: int | None, path: str | None) -> Record:
-    """:meth:`Record.read` of a line ``_CANONICAL_RECORD`` matched: tags left unbuilt."""
-    body = match.string
-    name, attrs, text, listed, first, more, marker = match.group(1, 2, 3, 4, 6, 7, 8)
+    """:meth:`Record.read` of a line ``_CANONICAL_RECORD`` matched: tags left unbuilt.
+
+    The match's groups are taken at once (one call) and kept as plain strings.
+    """
+    name, attrs, text, listed, _, first, more, marker, part = match.groups()
     record = _new_record(Record)
     record._gold = record._system = _UNPARSED
     record._raw = (name, attrs, text, listed)
-    record._texts = None if first is None else (first,) if more is None else _UNPARSED
-    record.eol, record.line, record.text = eol, line or 0, body
+    record.eol = eol
+    record.line = line or 0
+    record.text = match.string
+    if more is None:
+        record._texts = None if first is None else (first,)
+        aligned = None if first is None else 1
+    else:
+        record._texts = _UNPARSED
+        aligned = -1
     if marker is None:
-        record.evaluation, record.marker, record.suffix, record._marker_at = None, "", "", 0
+        record.evaluation = None
+        record.marker = record.suffix = ""
+        record._marker_at = 0
         return record
-    at = match.start(8)
-    start = at + len(marker)
-    aligned = None if first is None else 1 if more is None else len(_tags_in(listed))
+    if aligned == -1:
+        aligned = len(_tags_in(listed))
     try:
-        evaluation, end = _evaluation_part(body[start:], aligned)
+        evaluation, end = _evaluation_part(part, aligned)
     except InputError:  # read it again to report it with the file and line
+        body = match.string
+        start = match.start(9)
         evaluation, end = _parse_evaluation_list(body, start, path, line)
         _check_evaluation_count(aligned, evaluation, path, line)
-    end += start
-    record.evaluation, record.marker, record.suffix, record._marker_at = (
-        evaluation,
-        marker,
-        body[end:],
-        at,
-    )
+        end -= start
+    record.evaluation = evaluation
+    record.marker = marker
+    record.suffix = part[end:] if end < len(part) else ""
+    record._marker_at = match.start(8)
     return record
 
 
@@ -924,7 +941,7 @@ def format_line(item: Line, marker: str | None = None) -> str:
     ``marker`` None writes a record's marker as read; ``":"`` (or ``"::"``)
     forces it, e.g. to write our own ``:`` after reading a Java ``::`` file.
     """
-    if isinstance(item, Record):
+    if type(item) is Record:
         text = item.text
         if text is not None and (marker is None or marker == item.marker):
             return text
@@ -1338,7 +1355,16 @@ def reprint_system(system: tuple[Tag, ...] | None) -> tuple[Tag, ...] | None:
 
 def reprint_record(record: Record) -> Record:
     """``record`` with both sides as the Java reads them back (itself when nothing changes,
-    decided on the texts alone, so an unchanged record keeps its text and unbuilt tags)."""
+    decided on the texts alone, so an unchanged record keeps its text and unbuilt tags).
+
+    A record read from a line is first asked as a whole: when the rule leaves its
+    gold text and its whole system list (inside the outer brackets) as they are,
+    it leaves every text in them so, and no tag is looked at."""
+    raw = record._raw
+    if raw is not None:
+        inner = raw[3][1:-1]
+        if java_entity_text(raw[2], False) is raw[2] and java_entity_text(inner, True) is inner:
+            return record
     gold = record.gold_text
     texts = record.system_texts
     if java_entity_text(gold, False) is gold and (
