@@ -1052,6 +1052,9 @@ def group_alt_blocks(
     start: AltOpen | None = None
     inside: int | None = None
     for item in lines:
+        if start is None and type(item) is Record:  # nearly every line: outside any block
+            yield item
+            continue
         number = getattr(item, "line", 0) or None
         if start is None:
             if isinstance(item, AltOpen) and item.n is None:

@@ -90,7 +90,8 @@ def record_rows(record: Record, path: str | None) -> list[tuple[float, ...]]:
             "a record without evaluation",
             line=line,
         )
-    aligned = 1 if record.system is None else len(record.system)
+    texts = record.system_texts
+    aligned = 1 if texts is None else len(texts)
     if len(record.evaluation) != aligned:
         raise InputError(
             path,

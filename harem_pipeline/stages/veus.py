@@ -494,8 +494,10 @@ class SpuriousMemory:
         self.current_untagged: set[str] = set()
 
     def next_record(self) -> None:
-        self.previous_untagged = self.current_untagged
-        self.current_untagged = set()
+        """The record read becomes the previous one (nothing to move when neither holds any)."""
+        if self.current_untagged or self.previous_untagged:
+            self.previous_untagged = self.current_untagged
+            self.current_untagged = set()
 
     def first_time(self, entity: Tag) -> bool:
         ident = entity.attr("ID")
