@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -14,11 +15,13 @@ from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Record, Tag, parse_line
 from harem_pipeline.pipeline.identification import run_avalida
+from harem_pipeline.stages import avalida
 from harem_pipeline.stages.avalida import (
     evaluate_entity,
     evaluate_record,
     intersection_size,
     is_correct,
+    judge_texts,
     partial_weight,
 )
 from harem_pipeline.text.atoms import atoms
@@ -184,3 +187,25 @@ def test_superscript_two_is_not_part_of_an_atom() -> None:
     # reads "36 mil m²" (First HAREM collection) as 36, MIL, M: "36 mil m" is Correcto
     assert atoms("4000m²") == ["4000M"]
     assert evaluate_entity(em("36 mil m²", "VALOR"), em("36 mil m", "VALOR")).text == "Correcto"
+
+
+def test_replacing_partial_weight_moves_every_printed_weight(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``partial_weight`` is the one rule of the weight: replaced, ``harem avalida`` on a
+    reference file prints the replacement's weights, and every partial item moves."""
+    source = data_dir / "reference/exemplo1/total_harem.alinhado.gz"
+    ours, replaced = tmp_path / "ours.avalida", tmp_path / "replaced.avalida"
+    judge_texts.cache_clear()  # the verdicts remembered by earlier tests
+    assert main(["avalida", str(source), "-o", str(ours)]) == 0
+    monkeypatch.setattr(avalida, "partial_weight", lambda gold, system: 0.37)
+    judge_texts.cache_clear()
+    try:
+        assert main(["avalida", str(source), "-o", str(replaced)]) == 0
+    finally:
+        judge_texts.cache_clear()
+    before = re.findall(r"Parcialmente_Correcto_por_\w+\(([^)]*)\)", ours.read_text("latin-1"))
+    after = re.findall(r"Parcialmente_Correcto_por_\w+\(([^)]*)\)", replaced.read_text("latin-1"))
+    assert len(before) == len(after) > 10
+    assert set(after) == {"0.37; 0.63"}
+    assert "0.37; 0.63" not in before

@@ -17,7 +17,7 @@ import pytest
 
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import format_line, iter_line_chunks, iter_lines, parse_lines
+from harem_pipeline.formats.alinhado import format_line, format_lines, iter_lines, parse_lines
 from harem_pipeline.formats.harem_xml import read_meta
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.pipeline.identification import run_veus
@@ -25,7 +25,6 @@ from harem_pipeline.pipeline.params import SubsetParams
 from harem_pipeline.stages.veus import (
     FIRST_HAREM_GENRES,
     apply_veus,
-    apply_veus_chunks,
     document_infos,
     genre_key,
     subset_file_name,
@@ -97,12 +96,11 @@ def assert_same_lines(expected: list[str], actual: list[str], name: str) -> None
     ids=[f"{r.split('.')[0]}{'+declared' if d else ''}" for _, r, _, _, d in REFERENCE_CASES],
 )
 def test_equals_the_java_reference(data_dir, grid, source, reference, style, veil, declared):
-    """As a campaign runs it: the raw-line path (the general one is held to it byte for
-    byte in test_record_fast_paths)."""
-    encoding, chunks = iter_line_chunks(data_dir / "reference" / source)
+    """As a campaign runs it: the file streamed through the stage and written."""
+    encoding, lines = iter_lines(data_dir / "reference" / source)
     evaluation = parse_veil(veil, grid)
     system = parse_veil(declared, grid) if declared else None
-    written = "".join(apply_veus_chunks(chunks, style, evaluation, system, None, source=source))
+    written = format_lines(apply_veus(lines, style, evaluation, system, None, source=source))
     ours = written.removesuffix("\n").split("\n")
     with gzip.open(data_dir / "reference" / reference, "rb") as handle:
         expected = handle.read().decode(encoding).split("\n")

@@ -40,14 +40,16 @@ import codecs
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.text.atomic import atomic_write
+from harem_pipeline.text.memo import keyed_cache
 from harem_pipeline.text.numbers import java_double
-from harem_pipeline.text.progress import progress, progress_counter
+from harem_pipeline.text.progress import progress_counter
 from harem_pipeline.text.textio import decode_line, detect_file_encoding, open_binary
 
 # ---------------------------------------------------------------------------
@@ -373,7 +375,10 @@ class Blank:
     line: int = field(default=0, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+_UNPARSED: Any = object()
+"""A part of a :class:`Record` read from a line and not yet asked for."""
+
+
 class Record:
     """One alignment: a gold entity, the system entities aligned to it, their evaluation.
 
@@ -382,25 +387,273 @@ class Record:
     and ``suffix`` are empty.  ``marker`` is ``:`` or ``::`` as read;
     ``suffix`` is whatever follows the evaluation list, kept verbatim
     (``^0.25``, the ALT weight of ``.alts`` files).
+
+    Two constructors: ``Record(gold, system, …)`` from its values, and
+    :meth:`read` from a line.  Nearly every line is written the way
+    :func:`format_line` writes it; :meth:`read` recognises that shape with
+    one expression and then keeps the line as :attr:`text`, builds the
+    gold and system tags only when asked for, and gives the raw texts a
+    stage's decision depends on (:attr:`gold_text`, :attr:`system_texts`)
+    without building them; writing such a record unchanged copies
+    :attr:`text`.  Any other line is read by the full grammar.  The
+    evaluation is always read at once, so a bad item is reported whatever
+    the stage does with the record.  A record is a value: equal parts are
+    equal records, whichever constructor built them (``line`` is not
+    compared); treat it as immutable.
     """
 
-    gold: Tag
-    system: tuple[Tag, ...] | None
-    evaluation: tuple[Evaluation, ...] | None = None
-    marker: str = ""
-    suffix: str = ""
-    eol: str = "\n"
-    line: int = field(default=0, compare=False)
+    __slots__ = (
+        "_gold",
+        "_system",
+        "_raw",
+        "_texts",
+        "_marker_at",
+        "evaluation",
+        "marker",
+        "suffix",
+        "eol",
+        "line",
+        "text",
+    )
+
+    def __init__(
+        self,
+        gold: Tag,
+        system: tuple[Tag, ...] | None,
+        evaluation: tuple[Evaluation, ...] | None = None,
+        marker: str = "",
+        suffix: str = "",
+        eol: str = "\n",
+        line: int = 0,
+    ) -> None:
+        self._gold: Tag = gold
+        self._system: tuple[Tag, ...] | None = system
+        self._raw: tuple[str, str, str, str] | None = None
+        self._texts: tuple[str, ...] | None = _UNPARSED
+        self._marker_at = 0
+        self.evaluation = evaluation
+        self.marker = marker
+        self.suffix = suffix
+        self.eol = eol
+        self.line = line
+        self.text: str | None = None
+        """The line as read when it is written as :func:`format_line` writes it, else None."""
+
+    @classmethod
+    def read(
+        cls, body: str, eol: str = "\n", line: int | None = None, path: str | None = None
+    ) -> Record:
+        """The record on line ``body`` (its end cut off); an ``InputError`` when it is none."""
+        match = _match_canonical_record(body)
+        if match is None:
+            return _parse_record(body, eol, path, line)
+        return _canonical_record(match, eol, line, path)
+
+    @property
+    def gold(self) -> Tag:
+        """The gold entity (``<ESPURIO>`` / ``CATEG="ESPURIO"`` for a spurious record)."""
+        gold = self._gold
+        if gold is _UNPARSED:
+            raw = self._raw
+            assert raw is not None  # only a record read leaves its tags unbuilt
+            gold = self._gold = _tag_of(raw[0], raw[1], raw[2])
+        return gold
+
+    @property
+    def system(self) -> tuple[Tag, ...] | None:
+        """The system entities aligned to the gold one, None for ``[null]``."""
+        system = self._system
+        if system is _UNPARSED:
+            raw = self._raw
+            assert raw is not None
+            listed = raw[3]
+            system = self._system = (
+                None if listed == NULL_LIST else tuple(_tag_of(*tag) for tag in _tags_in(listed))
+            )
+        return system
+
+    @property
+    def gold_text(self) -> str:
+        """The gold entity's text, read without building its tag."""
+        raw = self._raw
+        return self.gold.text if raw is None else raw[2]
+
+    @property
+    def system_texts(self) -> tuple[str, ...] | None:
+        """The system entities' texts (None for ``[null]``), read without building their tags."""
+        texts = self._texts
+        if texts is _UNPARSED:
+            raw = self._raw
+            if raw is None or self._system is not _UNPARSED:
+                system = self.system
+                texts = None if system is None else tuple([tag.text for tag in system])
+            else:
+                texts = tuple([text for _, _, text in _tags_in(raw[3])])
+            self._texts = texts
+        return texts
 
     @property
     def is_missing(self) -> bool:
         """``GOLD ---> [null]``: no system entity aligned to the gold one."""
-        return self.system is None
+        return self.system_texts is None
 
     @property
     def is_spurious(self) -> bool:
         """The gold side is ``<ESPURIO>`` / ``CATEG="ESPURIO"``: the system entity has no match."""
+        raw = self._raw
+        if raw is not None and SPURIOUS_TAG not in raw[0] and SPURIOUS_TAG not in raw[1]:
+            return False
         return self.gold.is_spurious
+
+    def evaluated(self, evaluation: tuple[Evaluation, ...], marker: str) -> Record:
+        """The record with ``evaluation`` after ``marker`` and no suffix (an old one replaced).
+
+        A record read without evaluation keeps its text, the list appended.
+        """
+        text = self.text
+        if text is None or self.evaluation is not None:
+            return Record(self.gold, self.system, evaluation, marker, "", self.eol, self.line)
+        items = evaluation[0].text if len(evaluation) == 1 else _joined_items(evaluation)
+        return self._with(f"{text}{marker}[{items}]", evaluation, marker, "", self.eol, len(text))
+
+    def rewritten(self, marker: str, eol: str) -> Record:
+        """The same record with ``marker`` (when it has an evaluation), ended by ``eol``."""
+        if eol == self.eol and (marker == self.marker or self.evaluation is None):
+            return self
+        if self.evaluation is None or marker == self.marker:
+            marker = self.marker
+            text = self.text
+        else:
+            text = None if self.text is None else _format_record(self, marker)
+        return self._with(text, self.evaluation, marker, self.suffix, eol, self._marker_at)
+
+    def _with(
+        self,
+        text: str | None,
+        evaluation: tuple[Evaluation, ...] | None,
+        marker: str,
+        suffix: str,
+        eol: str,
+        marker_at: int,
+    ) -> Record:
+        copy = _new_record(Record)
+        copy._gold = self._gold
+        copy._system = self._system
+        copy._raw = self._raw
+        copy._texts = self._texts
+        copy._marker_at = marker_at
+        copy.line = self.line
+        copy.text = text
+        copy.evaluation = evaluation
+        copy.marker = marker
+        copy.suffix = suffix
+        copy.eol = eol
+        return copy
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.gold, self.system, self.evaluation, self.marker, self.suffix, self.eol)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Record):
+            return NotImplemented
+        if self.text is not None and self.text == other.text:
+            return (self.marker, self.suffix, self.eol) == (other.marker, other.suffix, other.eol)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (
+            f"Record(gold={self.gold!r}, system={self.system!r}, evaluation={self.evaluation!r}, "
+            f"marker={self.marker!r}, suffix={self.suffix!r}, eol={self.eol!r}, line={self.line})"
+        )
+
+
+_new_record = object.__new__
+
+
+def _joined_items(evaluation: tuple[Evaluation, ...]) -> str:
+    """The items of an evaluation list as written, without its brackets."""
+    return ", ".join([item.text for item in evaluation])
+
+
+def _canonical_record(match: re.Match[str], eol: str, line: int | None, path: str | None) -> Record:
+    """:meth:`Record.read` of a line ``_CANONICAL_RECORD`` matched: tags left unbuilt.
+
+    The match's groups are taken at once (one call) and kept as plain strings.
+    """
+    name, attrs, text, listed, _, first, more, marker, part = match.groups()
+    record = _new_record(Record)
+    record._gold = record._system = _UNPARSED
+    record._raw = (name, attrs, text, listed)
+    record.eol = eol
+    record.line = line or 0
+    record.text = match.string
+    if more is None:
+        record._texts = None if first is None else (first,)
+        aligned = None if first is None else 1
+    else:
+        record._texts = _UNPARSED
+        aligned = -1
+    if marker is None:
+        record.evaluation = None
+        record.marker = record.suffix = ""
+        record._marker_at = 0
+        return record
+    if aligned == -1:
+        aligned = len(_tags_in(listed))
+    try:
+        evaluation, end = _evaluation_part(part, aligned)
+    except InputError:  # read it again to report it with the file and line
+        body = match.string
+        start = match.start(9)
+        evaluation, end = _parse_evaluation_list(body, start, path, line)
+        _check_evaluation_count(aligned, evaluation, path, line)
+        end -= start
+    record.evaluation = evaluation
+    record.marker = marker
+    record.suffix = part[end:] if end < len(part) else ""
+    record._marker_at = match.start(8)
+    return record
+
+
+@keyed_cache(4096)
+def _evaluation_part(part: str, aligned: int | None) -> tuple[tuple[Evaluation, ...], int]:
+    """The items of a record's evaluation part (``[…]`` and its suffix) for ``aligned``
+    system entities (None: ``[null]``), and where the list ends: read once per text,
+    since a few texts (``[Correcto]``, ``[Em_Falta]``…) make most records."""
+    evaluation, end = _parse_evaluation_list(part, 0, None, None)
+    _check_evaluation_count(aligned, evaluation, None, None)
+    return evaluation, end
+
+
+def _tag_of(name: str, attributes: str, text: str) -> Tag:
+    return Tag(name, tuple(_findall_attrs(attributes)) if attributes else (), text)
+
+
+_CANONICAL_NAME = r"([A-Za-z0-9_|-]++)"
+_CANONICAL_ATTRIBUTES = r'((?: [A-Za-z0-9_-]++="[^"]*+")*+)'
+_CANONICAL_TAG = re.compile(f"<{_CANONICAL_NAME}{_CANONICAL_ATTRIBUTES}>([^<]*+)</\\1>")
+"""A tag as :func:`format_tag` writes it, with plain ASCII names and keys and a text free
+of ``<``: what it matches, ``_TAG_RE`` matches the same way (ASCII classes and
+possessive repeats only make it faster; they accept a subset)."""
+_tags_in = _CANONICAL_TAG.findall
+_NAMED_TAG = '<([A-Za-z0-9_|-]++)(?: [A-Za-z0-9_-]++="[^"]*+")*+>'
+
+
+_CANONICAL_RECORD = re.compile(
+    f"<(?!OMITIDO>|VERIFICACAO_MANUAL>){_CANONICAL_NAME}{_CANONICAL_ATTRIBUTES}>([^<]*+)</\\1>"
+    + re.escape(ARROW)
+    + f"(\\[null\\]|\\[{_NAMED_TAG}([^<]*+)</\\5>(?:, {_NAMED_TAG}[^<]*+</\\7>)*+\\])"
+    + r"(?:(::?)(\[.*))?\Z",
+    re.DOTALL,
+)
+"""A record as :func:`format_line` writes it, with canonical tags (``_CANONICAL_TAG``):
+groups gold name, attributes and text, the system list, its first tag's name and text,
+a later tag's name (None when there is one tag), the marker and the evaluation list
+with the suffix, which :func:`_parse_evaluation_list` reads as the full grammar does."""
+_match_canonical_record = _CANONICAL_RECORD.match
 
 
 Line = (
@@ -473,7 +726,11 @@ def parse_line(
     ``text`` may end with its line end (``\\n`` or ``\\r\\n``), which is then
     stored in ``eol``; without one ``eol`` is ``"\\n"`` unless given.
     """
-    body, end = _split_eol(text, eol)
+    body, end = (text, eol) if eol is not None else _split_eol(text, eol)
+    if body[:1] == "<":
+        record = _match_canonical_record(body)
+        if record is not None:
+            return _canonical_record(record, end, line, path)
     number = line or 0
     if body == "":
         return Blank(end, number)
@@ -609,8 +866,16 @@ _BRACE_LIST_RE = re.compile(rf"\[({_BRACE_ITEM}(?:, {_BRACE_ITEM})*)\]")
 
 
 def _evaluations(items: list[str], path: str | None, line: int | None) -> tuple[Evaluation, ...]:
-    simple = _SIMPLE_EVALUATIONS.get
-    return tuple(simple(item) or parse_evaluation(item, path, line) for item in items)
+    try:
+        return tuple(map(_known_evaluation, items))
+    except InputError:  # report it with the file and line
+        return tuple(parse_evaluation(item, path, line) for item in items)
+
+
+@keyed_cache(4096)
+def _known_evaluation(text: str) -> Evaluation:
+    """:func:`parse_evaluation` of an item's text (a few dozen texts make most files)."""
+    return parse_evaluation(text)
 
 
 def _parse_record(body: str, eol: str, path: str | None, line: int | None) -> Record:
@@ -633,17 +898,18 @@ def _parse_record(body: str, eol: str, path: str | None, line: int | None) -> Re
         expected = ":[EVAL, ...] or ::[EVAL, ...] after the list"
         raise InputError(path, expected, body[pos:], line=line)
     evaluation, end = _parse_evaluation_list(body, pos + len(marker), path, line)
-    _check_evaluation_count(system, evaluation, path, line)
+    _check_evaluation_count(None if system is None else len(system), evaluation, path, line)
     return Record(gold, system, evaluation, marker, body[end:], eol, number)
 
 
 def _check_evaluation_count(
-    system: tuple[Tag, ...] | None,
+    aligned: int | None,
     evaluation: tuple[Evaluation, ...],
     path: str | None,
     line: int | None,
 ) -> None:
-    """One item per system entity (one for ``[null]``); Vizir's single item excepted.
+    """One item per system entity (``aligned`` of them; one for ``[null]``, None);
+    Vizir's single item excepted.
 
     Every AvalIDa, Véus and Emir file of the reference outputs obeys this;
     a Vizir record carries one morphological item however many entities
@@ -654,9 +920,9 @@ def _check_evaluation_count(
             expected = "exactly one morphological evaluation (Género…) (Número…) (Combinada…)"
             raise InputError(path, expected, f"{len(evaluation)} items", line=line)
         return
-    wanted = 1 if system is None else len(system)
+    wanted = 1 if aligned is None else aligned
     if len(evaluation) != wanted:
-        what = "[null]" if system is None else f"{wanted} system entities"
+        what = "[null]" if aligned is None else f"{wanted} system entities"
         raise InputError(
             path,
             f"{wanted} evaluation item(s) for {what}",
@@ -675,7 +941,10 @@ def format_line(item: Line, marker: str | None = None) -> str:
     ``marker`` None writes a record's marker as read; ``":"`` (or ``"::"``)
     forces it, e.g. to write our own ``:`` after reading a Java ``::`` file.
     """
-    if isinstance(item, Record):
+    if type(item) is Record:
+        text = item.text
+        if text is not None and (marker is None or marker == item.marker):
+            return text
         return _format_record(item, marker)
     if isinstance(item, Blank):
         return ""
@@ -720,6 +989,16 @@ def format_record_parts(gold: str, system: Iterable[str] | None) -> str:
 
 
 def _format_record(record: Record, marker: str | None) -> str:
+    """The record's line: its text as read when it has one (the marker replaced when
+    ``marker`` differs), else written from its parts."""
+    text = record.text
+    if text is not None:
+        if marker is None or marker == record.marker or record.evaluation is None:
+            return text
+        if marker not in (MARKER_FIRST_HAREM, MARKER_SECOND_HAREM):
+            raise ValueError(f"evaluation marker must be ':' or '::', not {marker!r}")
+        at = record._marker_at
+        return f"{text[:at]}{marker}{text[at + len(record.marker) :]}"
     system = record.system
     text = format_record_parts(
         format_tag(record.gold), None if system is None else map(format_tag, system)
@@ -773,6 +1052,9 @@ def group_alt_blocks(
     start: AltOpen | None = None
     inside: int | None = None
     for item in lines:
+        if start is None and type(item) is Record:  # nearly every line: outside any block
+            yield item
+            continue
         number = getattr(item, "line", 0) or None
         if start is None:
             if isinstance(item, AltOpen) and item.n is None:
@@ -837,34 +1119,24 @@ LineParser = Callable[[str, str | None, int | None, str], Line]
 """``parse(text, path, line, eol)``: one line of a record file, its line end cut off."""
 
 
-def _iter_file(path: str | os.PathLike[str], encoding: str, parse: LineParser) -> Iterator[Line]:
-    name = str(path)
-    with open_binary(path) as handle:
-        for number, raw in enumerate(handle, start=1):
-            text = decode_line(raw, encoding, name, number)
-            if number == 1:
-                text = text.removeprefix("\ufeff")  # a UTF-8 BOM is not part of the text
-            if text.endswith("\r\n"):
-                yield parse(text[:-2], name, number, "\r\n")
-            elif text.endswith("\n"):
-                yield parse(text[:-1], name, number, "\n")
-            else:
-                yield parse(text, name, number, "")
-
-
 def iter_lines(
     path: str | os.PathLike[str], parse: LineParser = parse_line
 ) -> tuple[str, Iterator[Line]]:
     """Stream a file (``.gz`` allowed): its encoding and a lazy iterator of its lines.
 
-    Memory stays constant whatever the file size: the encoding check reads
-    the file in chunks, then lines are parsed one at a time, by ``parse``
-    (a format with a faster reader of its own records passes its parser).
+    Memory stays constant whatever the file size: the file is decoded a chunk
+    at a time (:func:`iter_line_chunks`), then lines are parsed one at a time,
+    by ``parse`` (a format with a reader of its own records passes its parser).
     """
-    encoding = detect_file_encoding(path)
-    if encoding == "utf-8-sig":  # the BOM is dropped on reading and not written back
-        encoding = "utf-8"
-    return encoding, progress(_iter_file(path, encoding, parse), Path(path).name, "line")
+    encoding, chunks = iter_line_chunks(path)
+    return encoding, _parsed_lines(chunks, str(path), parse)
+
+
+def _parsed_lines(chunks: Iterable[LineChunk], name: str, parse: LineParser) -> Iterator[Line]:
+    for chunk in chunks:
+        first = chunk.first
+        numbers = range(first, first + len(chunk.bodies))
+        yield from map(parse, chunk.bodies, repeat(name), numbers, chunk.eols)
 
 
 def read_lines(path: str | os.PathLike[str]) -> tuple[str, list[Line]]:
@@ -884,35 +1156,19 @@ def write_lines(
         write_to(handle, lines, marker)
 
 
-def write_texts(
-    path: str | os.PathLike[str], texts: Iterable[str], encoding: str = "utf-8"
-) -> None:
-    """Write ``texts`` (whole lines with their ends, e.g. a chunk each) atomically."""
-    with atomic_write(path, "w", encoding=encoding, newline="") as handle:
-        for text in texts:
-            handle.write(text)
-
-
 def write_to(handle: IO[str], lines: Iterable[Line], marker: str | None = None) -> None:
     """Write ``lines`` to an open text handle (opened with ``newline=""``)."""
+    write = handle.write
     for item in lines:
-        handle.write(format_line(item, marker))
-        handle.write(item.eol)
+        write(format_line(item, marker) + item.eol)
 
 
 # ---------------------------------------------------------------------------
-# The fast path: raw line texts a chunk at a time, and records scanned in place
+# The chunk reader: a file's lines decoded a chunk at a time
 #
-# Most records of a file pass through a stage unchanged or with their
-# evaluation list appended, so the stages that stream whole files
-# (AvalIDa, Véus, AltinaID, Ida2ID) read lines as text, a chunk at a time,
-# and look at a record through :func:`scan_record` instead of building its
-# ``Tag`` and ``Record`` objects.  ``scan_record`` accepts only a record
-# written exactly as :func:`format_line` writes it (single spaces, no text
-# holding ``<``, an identification evaluation list), which is what makes
-# "the same bytes as the general path" easy to keep: anything else gives
-# None and the stage hands that line to :func:`parse_line` and its general
-# code, errors included.
+# Every reader of record files streams through here (:func:`iter_lines`
+# included): a block of whole lines is decoded at once and cut into line
+# texts and ends, so memory stays flat and each line costs one slice.
 
 CHUNK_BYTES = 1 << 20
 """Bytes read at a time by :func:`iter_line_chunks` (cut at the last line end)."""
@@ -1035,7 +1291,7 @@ def _chunk_of(block: bytes, first: int, name: str, encoding: str, whole: bool) -
             text = block.decode(encoding)
         except UnicodeDecodeError:
             text = None
-    if text is None:  # decode line by line: the error names its line, as _iter_file does
+    if text is None:  # decode line by line: the error names its line, as decode_line does
         lines: list[str] = []
         for offset, raw in enumerate(block.split(b"\n")):
             lines.append(decode_line(raw, encoding, name, first + offset))
@@ -1056,189 +1312,9 @@ def _chunk_of(block: bytes, first: int, name: str, encoding: str, whole: bool) -
     return LineChunk(first, bodies, eols)
 
 
-_CANONICAL_NAME = r"([A-Za-z0-9_|-]++)"
-_CANONICAL_ATTRIBUTES = r'((?: [A-Za-z0-9_-]++="[^"]*+")*+)'
-_CANONICAL_TAG = re.compile(f"<{_CANONICAL_NAME}{_CANONICAL_ATTRIBUTES}>([^<]*+)</\\1>")
-"""A tag as :func:`format_tag` writes it, with plain ASCII names and keys and a text free
-of ``<``: what it matches, ``_TAG_RE`` matches the same way (ASCII classes and
-possessive repeats only make it faster; they accept a subset)."""
-_match_canonical = _CANONICAL_TAG.match
-
-RawTag = tuple[str, str, str]
-"""A scanned tag: name, attributes exactly as written (`` K="v"…``), text."""
-
-
-ScannedRecord = tuple[
-    RawTag, tuple[RawTag, ...] | None, int, str, tuple[Evaluation, ...] | None, str
-]
-"""A record line read in place by :func:`scan_record`: ``(gold, system, list_end, marker,
-items, suffix)``.
-
-``system`` None is ``[null]``; ``list_end`` is where the system list ends in
-the line; ``marker`` is ``""`` when the record has no evaluation (then
-``items`` is None and ``suffix`` empty), else ``:`` or ``::``, and ``items``
-the evaluation items, one per system entity (one for ``[null]``), all
-identification kinds.  A plain tuple: one is built per record.
-"""
-
-_USUAL_RECORD = re.compile(
-    f"<(?!OMITIDO>|VERIFICACAO_MANUAL>){_CANONICAL_NAME}{_CANONICAL_ATTRIBUTES}>([^<]*+)</\\1>"
-    + re.escape(ARROW)
-    + f"(?:\\[null\\]|\\[<{_CANONICAL_NAME}{_CANONICAL_ATTRIBUTES}>([^<]*+)</\\4>\\])"
-    + r"(?:(::?)\[([^\[\]{}]*+)\](.*))?\Z",
-    re.DOTALL,
-)
-"""A canonical record whose list is ``[null]`` or one tag, with its evaluation list if any:
-the usual case, read by one match (groups: gold, system tag, marker, items, suffix)."""
-_match_usual = _USUAL_RECORD.match
-
-_RECORD_SKIPS = (_MANUAL_OPEN, _OMITTED_OPEN)
-_KNOWN_ITEMS: dict[str, Evaluation] = {
-    text: item for text, item in _SIMPLE_EVALUATIONS.items() if text == item.kind
-}
-"""Identification items met so far, by their text (a few dozen weights in practice)."""
-_KNOWN_ITEMS_LIMIT = 4096
-
-
-def scan_record(body: str) -> ScannedRecord | None:
-    """A record line written as :func:`format_line` writes it, read without parsing tags.
-
-    None for anything else — another kind of line, other spacing, a tag text
-    holding ``<``, an empty list ``[]``, an evaluation list that is not one
-    identification item per system entity — which the general
-    :func:`parse_line` then reads (or reports).  When not None, what it says
-    is what :func:`parse_line` reads from the same line.
-    """
-    match = _match_usual(body)
-    if match is not None:
-        name, attrs, text, system_name, system_attrs, system_text, marker, inner, suffix = (
-            match.groups()
-        )
-        gold = (name, attrs, text)
-        system = None if system_name is None else ((system_name, system_attrs, system_text),)
-        if marker is None:
-            return gold, system, len(body), "", None, ""
-        item = _KNOWN_ITEMS.get(inner) or _usual_item(inner)
-        if item is None:
-            return None
-        return gold, system, match.start(7), marker, (item,), suffix
-    return _scan_listed(body)
-
-
-def record_marker(body: str) -> tuple[int, str] | None:
-    """``(where the marker starts, the marker)`` of a record :func:`scan_record` reads, else None.
-
-    What a stage that copies the record needs (AltinaID outside ALT blocks),
-    read without building its tags; a record with no evaluation gives
-    ``(len(body), "")``.  None exactly when :func:`scan_record` gives None.
-    """
-    match = _match_usual(body)
-    if match is None:
-        scanned = _scan_listed(body)
-        return None if scanned is None else (scanned[2], scanned[3])
-    marker, inner = match.group(7, 8)
-    if marker is None:
-        return len(body), ""
-    if (_KNOWN_ITEMS.get(inner) or _usual_item(inner)) is None:
-        return None
-    return match.start(7), marker
-
-
-def _usual_item(inner: str) -> Evaluation | None:
-    """The one item of a ``[null]`` or one-entity record, None when not one identification item."""
-    if ", " in inner:
-        return None
-    return _identification_item(inner)
-
-
-def _scan_listed(body: str) -> ScannedRecord | None:
-    """:func:`scan_record` of a record its one usual match does not read (any list length)."""
-    if body.startswith(_RECORD_SKIPS):
-        return None
-    scanned = _scan_tags(body)
-    if scanned is None:
-        return None
-    gold, system, pos = scanned
-    wanted = len(system)
-    if pos == len(body):
-        return gold, system, pos, "", None, ""
-    if body.startswith("::[", pos):
-        marker = MARKER_SECOND_HAREM
-    elif body.startswith(":[", pos):
-        marker = MARKER_FIRST_HAREM
-    else:
-        return None
-    start = pos + len(marker) + 1
-    close = body.find("]", start)
-    if close < 0:
-        return None
-    inner = body[start:close]
-    if not inner or "[" in inner or "{" in inner or "}" in inner:
-        return None
-    texts = inner.split(", ")
-    if len(texts) != wanted:
-        return None
-    known = _KNOWN_ITEMS.get
-    items = []
-    for text in texts:
-        item = known(text) or _identification_item(text)
-        if item is None:
-            return None
-        items.append(item)
-    return gold, system, pos, marker, tuple(items), body[close + 1 :]
-
-
-def _scan_tags(body: str) -> tuple[RawTag, tuple[RawTag, ...], int] | None:
-    """The gold tag, a list of system tags and where it ends (:func:`scan_record`)."""
-    match = _match_canonical(body)
-    if match is None:
-        return None
-    pos = match.end()
-    if not body.startswith(ARROW, pos) or not body.startswith("[", pos + 6):
-        return None
-    pos += 7
-    tags = []
-    while True:
-        tag = _match_canonical(body, pos)
-        if tag is None:
-            return None
-        tags.append(tag.group(1, 2, 3))
-        pos = tag.end()
-        if body.startswith(", ", pos):
-            pos += 2
-        elif body.startswith("]", pos):
-            return match.group(1, 2, 3), tuple(tags), pos + 1
-        else:
-            return None
-
-
-def _identification_item(text: str) -> Evaluation | None:
-    """The partial item ``text`` (remembered), None when not a valid identification item."""
-    if not text.startswith(PARTIAL_KINDS):
-        return None
-    try:
-        item = parse_evaluation(text)
-    except InputError:
-        return None
-    if item.kind not in PARTIAL_KINDS:
-        return None
-    if len(_KNOWN_ITEMS) < _KNOWN_ITEMS_LIMIT:
-        _KNOWN_ITEMS[text] = item
-    return item
-
-
-def raw_tag(tag: RawTag) -> Tag:
-    """The :class:`Tag` of a scanned tag (what :func:`parse_line` would have built)."""
-    name, attrs, text = tag
-    return Tag(name, tuple(_findall_attrs(attrs)) if attrs else (), text)
-
-
-def raw_is_spurious(tag: RawTag) -> bool:
-    """:attr:`Tag.is_spurious` of a scanned tag (most tags need no attribute parsing)."""
-    name, attrs, _ = tag
-    if SPURIOUS_TAG not in name and SPURIOUS_TAG not in attrs:
-        return False
-    return raw_tag(tag).is_spurious
+def raw_tag(tag: tuple[str, str, str]) -> Tag:
+    """The :class:`Tag` of ``(name, attributes as written, text)``."""
+    return _tag_of(*tag)
 
 
 # ---------------------------------------------------------------------------
@@ -1281,36 +1357,29 @@ def reprint_system(system: tuple[Tag, ...] | None) -> tuple[Tag, ...] | None:
 
 
 def reprint_record(record: Record) -> Record:
-    """``record`` with both sides as the Java reads them back (itself when nothing changes)."""
-    gold = reprint_tag(record.gold)
-    system = reprint_system(record.system)
-    if gold is record.gold and (
-        system is None or all(a is b for a, b in zip(system, record.system or (), strict=True))
+    """``record`` with both sides as the Java reads them back (itself when nothing changes,
+    decided on the texts alone, so an unchanged record keeps its text and unbuilt tags).
+
+    A record read from a line is first asked as a whole: when the rule leaves its
+    gold text and its whole system list (inside the outer brackets) as they are,
+    it leaves every text in them so, and no tag is looked at."""
+    raw = record._raw
+    if raw is not None:
+        inner = raw[3][1:-1]
+        if java_entity_text(raw[2], False) is raw[2] and java_entity_text(inner, True) is inner:
+            return record
+    gold = record.gold_text
+    texts = record.system_texts
+    if java_entity_text(gold, False) is gold and (
+        texts is None or all(java_entity_text(text, True) is text for text in texts)
     ):
         return record
-    return replace(record, gold=gold, system=system)
-
-
-def raw_needs_reprint(gold: RawTag, system: tuple[RawTag, ...] | None) -> bool:
-    """Whether :func:`reprint_record` would change the scanned record ``gold ---> system``.
-
-    For the stages' fast paths, which copy a record's text: such a record
-    goes through the general path instead.
-    """
-    if "''" in gold[2]:
-        return True
-    return system is not None and any(
-        "''" in text or "[" in text or "]" in text for _, _, text in system
+    return Record(
+        reprint_tag(record.gold),
+        reprint_system(record.system),
+        record.evaluation,
+        record.marker,
+        record.suffix,
+        record.eol,
+        record.line,
     )
-
-
-_CANONICAL_ALT = re.compile(r"</?ALT(?:0|[1-9][0-9]*)?>\Z")
-_is_canonical_alt = _CANONICAL_ALT.match
-
-
-def is_verbatim(body: str) -> bool:
-    """A blank, ``#header``, ``DOC id``, ``EOD`` or ``<ALT…>`` line that
-    :func:`format_line` writes back as read (``<ALT01>`` would become ``<ALT1>``)."""
-    if not body or body == "EOD" or body[0] == "#" or body.startswith("DOC "):
-        return True
-    return body[0] == "<" and _is_canonical_alt(body) is not None

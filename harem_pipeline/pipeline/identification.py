@@ -1,10 +1,11 @@
 """The identification chain as file-to-file steps: AvalIDa, Véus, AltinaID and Ida2ID.
 
 Each record step streams its input a chunk of lines at a time through the
-stage and writes the output atomically in the input's encoding; Ida2ID counts
-an evaluated file, measures it and writes the report and its JSON twin
-(numpy, for the document bootstrap, is imported only when resamples are
-asked for).  AvalIDa's and Véus's outputs feed the other chains too.
+stage's one body and writes the output atomically in the input's encoding;
+Ida2ID counts an evaluated file, measures it and writes the report and its
+JSON twin (numpy, for the document bootstrap, is imported only when
+resamples are asked for).  AvalIDa's and Véus's outputs feed the other chains
+too.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from harem_pipeline.formats.alinhado import iter_line_chunks, write_texts
+from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, iter_lines, write_lines
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.measures.identification import (
     IdentificationMeasures,
@@ -48,13 +49,13 @@ def run_altida(path: str | os.PathLike[str], output: str | os.PathLike[str] | No
     """Select the alternatives of the evaluated file ``path`` into ``output``
     (default ``IN.altida``), in the input's encoding, atomically."""
 
-    from harem_pipeline.stages.altida import select_alternatives_chunks
+    from harem_pipeline.stages.altida import select_alternatives
 
     target = Path(output) if output is not None else altida_output(path)
     check_stage_input("altida", path)
     check_records_evaluated("altida", path)
-    encoding, chunks = iter_line_chunks(path)
-    write_texts(target, select_alternatives_chunks(chunks, str(path)), encoding)
+    encoding, lines = iter_lines(path)
+    write_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target
 
 
@@ -74,12 +75,12 @@ def run_avalida(path: str | os.PathLike[str], output: str | os.PathLike[str] | N
     bad line leaves no partial output behind.
     """
 
-    from harem_pipeline.stages.avalida import evaluate_chunks
+    from harem_pipeline.stages.avalida import evaluate_lines
 
     target = Path(output) if output is not None else avalida_output(path)
     check_stage_input("avalida", path)
-    encoding, chunks = iter_line_chunks(path)
-    write_texts(target, evaluate_chunks(chunks, str(path)), encoding)
+    encoding, lines = iter_lines(path)
+    write_lines(target, evaluate_lines(lines, str(path)), encoding)
     return target
 
 
@@ -114,7 +115,7 @@ def run_veus(
     Streams the input and writes atomically in its encoding.
     """
     from harem_pipeline.formats.harem_xml import read_meta
-    from harem_pipeline.stages.veus import apply_veus_chunks, check_style, document_infos
+    from harem_pipeline.stages.veus import apply_veus, check_style, document_infos
 
     style, variant, genre, selective = params.style, params.variant, params.genre, params.selective
     check_style(style)
@@ -125,9 +126,9 @@ def run_veus(
     evaluation = parse_veil(params.evaluation_veil(), grid, option)
     meta = document_infos(read_meta(meta_path)) if meta_path else None
     target = Path(output) if output is not None else veus_output(path, variant, genre, selective)
-    encoding, chunks = iter_line_chunks(path)
-    subset = apply_veus_chunks(chunks, style, evaluation, declared, variant, genre, meta, str(path))
-    write_texts(target, subset, encoding)
+    encoding, lines = iter_lines(path)
+    subset = apply_veus(lines, style, evaluation, declared, variant, genre, meta, str(path))
+    write_lines(target, subset, encoding)
     return target
 
 

@@ -27,8 +27,6 @@ like any other: choosing an alternative is AltinaID's job.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
-from functools import lru_cache
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -41,19 +39,13 @@ from harem_pipeline.formats.alinhado import (
     Evaluation,
     Header,
     Line,
-    LineChunk,
     Record,
     Tag,
     format_evaluation,
-    format_line,
-    is_verbatim,
-    parse_line,
-    raw_is_spurious,
-    raw_needs_reprint,
     reprint_record,
-    scan_record,
 )
 from harem_pipeline.text.atoms import atoms
+from harem_pipeline.text.memo import keyed_cache
 
 
 def intersection_size(gold: Sequence[str], system: Sequence[str]) -> int:
@@ -94,29 +86,31 @@ def is_correct(gold: Sequence[str], system: Sequence[str]) -> bool:
 
 def evaluate_entity(gold: Tag, system: Tag) -> Evaluation:
     """The identification verdict for one system entity aligned to one CD entity."""
-    return judge_atoms(atoms(gold.text), atoms(system.text))
+    return judge_texts(gold.text, system.text)
 
 
 _CORRECT = format_evaluation(EVAL_CORRECT)
+_MISSING = (format_evaluation(EVAL_MISSING),)
+_SPURIOUS = (format_evaluation(EVAL_SPURIOUS),)
 
 
 def judge_atoms(gold_atoms: Sequence[str], system_atoms: Sequence[str]) -> Evaluation:
     """The verdict for two entities given by their atoms (see :func:`evaluate_entity`)."""
     if is_correct(gold_atoms, system_atoms):
         return _CORRECT
-    return _partial(len(gold_atoms), len(system_atoms), intersection_size(gold_atoms, system_atoms))
+    kind = EVAL_PARTIAL_EXCESS if len(system_atoms) >= len(gold_atoms) else EVAL_PARTIAL_DEFECT
+    return format_evaluation(kind, partial_weight(gold_atoms, system_atoms))
 
 
-@lru_cache(maxsize=4096)
-def _partial(gold: int, system: int, shared: int) -> Evaluation:
-    """The partial verdict of entities of ``gold`` and ``system`` atoms sharing ``shared``.
+@keyed_cache()
+def judge_texts(gold: str, system: str) -> Evaluation:
+    """:func:`judge_atoms` of two entity texts: the decision on AvalIDa's key.
 
-    The weight depends on these three numbers only (:func:`partial_weight`),
-    so each verdict is built and printed once.
+    The verdict depends on the two texts only, and in a collection the same
+    pairs recur (the same names, the same dates), so it is worked out once
+    per pair.
     """
-    weight = (shared / (gold + system - shared)) / 2
-    kind = EVAL_PARTIAL_EXCESS if system >= gold else EVAL_PARTIAL_DEFECT
-    return format_evaluation(kind, weight)
+    return judge_atoms(atoms(gold), atoms(system))
 
 
 def evaluate_record(record: Record, path: str | None = None) -> Record:
@@ -127,18 +121,19 @@ def evaluate_record(record: Record, path: str | None = None) -> Record:
     the Java reads them (:func:`~harem_pipeline.formats.alinhado.reprint_record`).
     """
     record = reprint_record(record)
-    if record.system is None:
-        evaluation: tuple[Evaluation, ...] = (format_evaluation(EVAL_MISSING),)
-    elif not record.system:
+    system = record.system_texts
+    if system is None:
+        evaluation: tuple[Evaluation, ...] = _MISSING
+    elif not system:
         raise InputError(
             path, "[null] or a non-empty list of system entities", "[]", line=record.line or None
         )
-    elif record.gold.is_spurious:
-        evaluation = (format_evaluation(EVAL_SPURIOUS),)
+    elif record.is_spurious:
+        evaluation = _SPURIOUS
     else:
-        gold_atoms = atoms(record.gold.text)
-        evaluation = tuple(judge_atoms(gold_atoms, atoms(tag.text)) for tag in record.system)
-    return replace(record, evaluation=evaluation, marker=MARKER_FIRST_HAREM, suffix="")
+        gold = record.gold_text
+        evaluation = tuple([judge_texts(gold, text) for text in system])
+    return record.evaluated(evaluation, MARKER_FIRST_HAREM)
 
 
 def evaluate_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
@@ -146,70 +141,13 @@ def evaluate_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[L
     (a ``#`` line only where :func:`check_header_place` allows it)."""
     opened_by_header = False
     for number, item in enumerate(lines, 1):
-        if isinstance(item, Record):
+        if type(item) is Record:
             yield evaluate_record(item, path)
             continue
         if isinstance(item, Header):
             check_header_place(number, opened_by_header, "#" + item.text, path)
             opened_by_header = number == 1
         yield item
-
-
-_MISSING_TEXT = format_evaluation(EVAL_MISSING).text
-_SPURIOUS_TEXT = format_evaluation(EVAL_SPURIOUS).text
-
-
-def _judge_texts(gold: str, system: str) -> str:
-    """The verdict's text for two entity texts; equal texts have equal atoms: ``Correcto``."""
-    if gold == system:
-        return EVAL_CORRECT
-    return judge_atoms(atoms(gold), atoms(system)).text
-
-
-def evaluate_chunks(chunks: Iterable[LineChunk], path: str | None = None) -> Iterator[str]:
-    """:func:`evaluate_lines` on raw lines: the output text of each chunk, lazily.
-
-    A record written as :func:`~harem_pipeline.formats.alinhado.format_line`
-    writes it and not yet evaluated, whose texts the Java reads back as
-    written, is judged in place (its text, then
-    ``:[…]``); blank, ``#``, ``DOC`` and ``EOD`` lines are copied; any other
-    line goes through :func:`parse_line` and :func:`evaluate_record`, so the
-    bytes and the errors are theirs.  A ``#`` line anywhere but in the two
-    that open the file is refused (:func:`check_header_place`).
-    """
-    opened_by_header = False
-    for chunk in chunks:
-        out: list[str] = []
-        append = out.append
-        for index, body in enumerate(chunk.bodies):
-            eol = chunk.eols[index]
-            if body[:1] == "<":
-                scanned = scan_record(body)
-                if (
-                    scanned is not None
-                    and scanned[4] is None
-                    and not raw_needs_reprint(scanned[0], scanned[1])
-                ):
-                    gold, system = scanned[0], scanned[1]
-                    if system is None:
-                        verdicts = _MISSING_TEXT
-                    elif raw_is_spurious(gold):
-                        verdicts = _SPURIOUS_TEXT
-                    else:
-                        verdicts = ", ".join([_judge_texts(gold[2], tag[2]) for tag in system])
-                    append(f"{body}:[{verdicts}]{eol}")
-                    continue
-            if is_verbatim(body):
-                if body[:1] == "#":
-                    check_header_place(chunk.first + index, opened_by_header, body, path)
-                    opened_by_header = chunk.first + index == 1
-                append(body + eol)
-                continue
-            item = parse_line(body, path, chunk.first + index, eol)
-            if isinstance(item, Record):
-                item = evaluate_record(item, path)
-            append(format_line(item) + item.eol)
-        yield "".join(out)
 
 
 def check_header_place(line: int, opened_by_header: bool, body: str, path: str | None) -> None:

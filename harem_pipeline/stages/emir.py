@@ -625,6 +625,8 @@ def java_line_end(item: Line) -> Line:
     """``item`` with the Java's ``\\n`` line end (the Java programs print with ``println``)."""
     if item.eol == "\n":
         return item
+    if isinstance(item, Record):
+        return item.rewritten(item.marker, "\n")
     values = {name: getattr(item, name) for name in item.__slots__}  # type: ignore[attr-defined]
     values["eol"] = "\n"
     return type(item)(**values)

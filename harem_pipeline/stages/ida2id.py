@@ -42,16 +42,11 @@ from harem_pipeline.formats.alinhado import (
     PARTIAL_KINDS,
     Evaluation,
     Line,
-    LineChunk,
     Record,
-    iter_line_chunks,
-    parse_line,
-    raw_is_spurious,
-    scan_record,
+    iter_lines,
 )
 from harem_pipeline.stages.tally import (
     Counts,
-    DocumentBoundaries,
     DocumentTally,
     Tally,
     document_records,
@@ -95,7 +90,8 @@ def record_rows(record: Record, path: str | None) -> list[tuple[float, ...]]:
             "a record without evaluation",
             line=line,
         )
-    aligned = 1 if record.system is None else len(record.system)
+    texts = record.system_texts
+    aligned = 1 if texts is None else len(texts)
     if len(record.evaluation) != aligned:
         raise InputError(
             path,
@@ -103,7 +99,7 @@ def record_rows(record: Record, path: str | None) -> list[tuple[float, ...]]:
             f"{len(record.evaluation)}",
             line=line,
         )
-    rows = [] if record.gold.is_spurious else [_IN_CD]
+    rows = [] if record.is_spurious else [_IN_CD]
     for item in record.evaluation:
         row = item_row(item)
         if row is None:
@@ -140,59 +136,6 @@ def tally_identification(lines: Iterable[Line], path: str | None = None) -> Iden
     return tally.freeze()
 
 
-def tally_identification_chunks(
-    chunks: Iterable[LineChunk], path: str | None = None
-) -> IdentificationTally:
-    """:func:`tally_identification` on raw lines: the same sums, added in the same order.
-
-    A record :func:`~harem_pipeline.formats.alinhado.scan_record` reads is
-    counted from its scanned verdicts; any other line is parsed and counted
-    (or reported) by the general code.
-    """
-    tally = DocumentTally(IdentificationCounts)
-    boundaries = DocumentBoundaries(tally)
-    total = tally.total
-    adds = _ITEM_ADDS
-    for chunk in chunks:
-        for index, body in enumerate(chunk.bodies):
-            if not body:
-                continue
-            scanned = scan_record(body) if body[0] == "<" else None
-            if scanned is not None and scanned[4] is not None:
-                boundaries.record()
-                current = tally.current
-                if not raw_is_spurious(scanned[0]):
-                    total[0] += 1
-                    current[0] += 1
-                for item in scanned[4]:
-                    pairs = adds.get(item.text) or _item_adds(item)
-                    for i, value in pairs:
-                        total[i] += value
-                        current[i] += value
-                continue
-            line = parse_line(body, path, chunk.first + index, chunk.eols[index])
-            if isinstance(line, Record):
-                boundaries.record()
-                for row in record_rows(line, path):
-                    tally.add(row)
-            else:
-                boundaries.boundary(line)
-    return tally.freeze()
-
-
-_ITEM_ADDS: dict[str, tuple[tuple[int, float], ...]] = {}
-"""Per identification item text, the non-zero (index, value) pairs of its row."""
-
-
-def _item_adds(item: Evaluation) -> tuple[tuple[int, float], ...]:
-    row = item_row(item)
-    assert row is not None  # scan_record gives identification items only
-    pairs = tuple((i, value) for i, value in enumerate(row) if value)
-    if len(_ITEM_ADDS) < 4096:
-        _ITEM_ADDS[item.text] = pairs
-    return pairs
-
-
 def count_identification(lines: Iterable[Line], path: str | None = None) -> IdentificationCounts:
     """The whole-file identification counts (``Total na CD`` … ``Em Falta``)."""
     return tally_identification(lines, path).total
@@ -205,5 +148,5 @@ def sum_counts(counts: Iterable[IdentificationCounts]) -> IdentificationCounts:
 
 def read_tally(path: str | os.PathLike[str]) -> tuple[str, IdentificationTally]:
     """Stream an evaluated file and count it; returns its encoding with the tally."""
-    encoding, chunks = iter_line_chunks(path)
-    return encoding, tally_identification_chunks(chunks, str(path))
+    encoding, lines = iter_lines(path)
+    return encoding, tally_identification(lines, str(path))

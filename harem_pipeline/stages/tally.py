@@ -123,6 +123,13 @@ class Tally(Generic[C]):
     documents: tuple[DocumentCounts[C], ...]
 
 
+@keyed_cache()
+def nonzero(row: tuple[float, ...]) -> tuple[tuple[int, float], ...]:
+    """The ``(index, value)`` of a row's non-zero numbers: the few a record adds, worked
+    out once per row (most records add one of a handful of rows)."""
+    return tuple([(i, value) for i, value in enumerate(row) if value])
+
+
 class DocumentTally(Generic[C]):
     """Running sums of one count type for the whole file and the current document."""
 
@@ -155,11 +162,10 @@ class DocumentTally(Generic[C]):
     def add(self, row: Sequence[float]) -> None:
         """Add one record's contribution (a row in :func:`row_names` order)."""
         total, current = self.total, self.current
-        for i, value in enumerate(row):
-            if value:
-                total[i] += value
-                if current is not None:
-                    current[i] += value
+        for i, value in nonzero(tuple(row)):
+            total[i] += value
+            if current is not None:
+                current[i] += value
 
     def add_to(self, name: str, value: float) -> None:
         """Add ``value`` to the one count ``name`` (a row with a single number)."""

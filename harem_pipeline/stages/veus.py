@@ -59,21 +59,16 @@ from harem_pipeline.formats.alinhado import (
     Evaluation,
     Header,
     Line,
-    LineChunk,
     Record,
     Tag,
     format_evaluation,
-    format_line,
     format_tag,
-    is_verbatim,
-    parse_line,
-    raw_needs_reprint,
     reprint_record,
-    scan_record,
 )
 from harem_pipeline.formats.veils import format_veil
 from harem_pipeline.model import Veil
 from harem_pipeline.text.java import java_hash_order, java_split_bar, java_string_hash
+from harem_pipeline.text.memo import keyed_cache
 
 STYLE_HAREM = "harem"
 STYLE_MUC = "muc"
@@ -411,16 +406,24 @@ class Alignment:
 
 
 def _alignment_of(record: Record, source: str | None = None) -> Alignment:
-    evaluation = record.evaluation or ()
+    evaluation = _checked_evaluation(record, source)
     entities: tuple[Tag | None, ...] = record.system if record.system else (None,)
-    if len(evaluation) < len(entities):
+    return Alignment(record.gold, tuple(zip(entities, evaluation, strict=False)), record.suffix)
+
+
+def _checked_evaluation(record: Record, source: str | None) -> tuple[Evaluation, ...]:
+    """The record's items, at least one per aligned entity (``[null]`` counts one)."""
+    evaluation = record.evaluation or ()
+    texts = record.system_texts
+    entities = len(texts) if texts else 1
+    if len(evaluation) < entities:
         raise InputError(
             source,
             "one evaluation per aligned entity (an .avalida file)",
-            f"{len(entities)} entities and {len(evaluation)} evaluations",
+            f"{entities} entities and {len(evaluation)} evaluations",
             line=record.line or None,
         )
-    return Alignment(record.gold, tuple(zip(entities, evaluation, strict=False)), record.suffix)
+    return evaluation
 
 
 def _record_of(alignment: Alignment) -> Record:
@@ -489,8 +492,10 @@ class SpuriousMemory:
         self.current_untagged: set[str] = set()
 
     def next_record(self) -> None:
-        self.previous_untagged = self.current_untagged
-        self.current_untagged = set()
+        """The record read becomes the previous one (nothing to move when neither holds any)."""
+        if self.current_untagged or self.previous_untagged:
+            self.previous_untagged = self.current_untagged
+            self.current_untagged = set()
 
     def first_time(self, entity: Tag) -> bool:
         ident = entity.attr("ID")
@@ -508,15 +513,28 @@ def _spurious_alignment(entity: Tag) -> Alignment:
     return Alignment(spurious_tag(entity), ((entity, _SPURIOUS),))
 
 
+@keyed_cache()
+def unchanged_by_style(style: str, kinds: tuple[str, ...]) -> bool:
+    """Whether ``style`` keeps an alignment with these verdicts as it is.
+
+    ``harem`` keeps every alignment; ``relaxado`` and ``muc`` a one-to-one
+    one, ``muc`` only when it is ``Correcto`` or ``Em_Falta``.  The decision
+    on Véus's key: under the whole veil such a record is written as read.
+    """
+    if style == STYLE_HAREM:
+        return True
+    return len(kinds) == 1 and (style == STYLE_RELAXED or kinds[0] in (EVAL_CORRECT, EVAL_MISSING))
+
+
 def adjust_alignment(alignment: Alignment, style: str, memory: SpuriousMemory) -> list[Alignment]:
     """Rewrite one alignment in the ``muc`` or ``relaxado`` style."""
     pairs = alignment.pairs
+    if unchanged_by_style(style, tuple([evaluation.kind for _, evaluation in pairs])):
+        return [alignment]
     gold_spurious = alignment.gold.is_spurious
     out: list[Alignment] = []
     if len(pairs) == 1:
         entity, evaluation = pairs[0]
-        if style == STYLE_RELAXED or evaluation.kind in (EVAL_CORRECT, EVAL_MISSING):
-            return [alignment]
         if not gold_spurious:
             out.append(Alignment(alignment.gold, ((None, _MISSING),)))
         if entity is not None and memory.first_time(entity):
@@ -550,8 +568,7 @@ def check_style(style: str) -> str:
 class VeusSubset:
     """The state of one Véus pass: which document is open, whether it is kept, the memory.
 
-    :func:`apply_veus` and :func:`apply_veus_chunks` are the same pass over
-    parsed lines and over raw ones; this holds what they share.
+    :func:`apply_veus` feeds it the lines one by one.
     """
 
     def __init__(
@@ -582,8 +599,12 @@ class VeusSubset:
         """The veil line every subset starts with."""
         return Header(format_veil(self.veil), _EOL)
 
-    def line(self, line: Line) -> Iterator[Line]:
-        """What one input line becomes (nothing, itself, or records)."""
+    def line(self, line: Line) -> list[Line]:
+        """What one input line becomes: nothing, itself, or records (a list: most are one)."""
+        if type(line) is Record:
+            if self.in_document and self.keep:
+                return self.record(line)
+            return []
         if isinstance(line, DocStart | DocumentLine):
             self.in_document = True
             if self.subsetting:
@@ -594,25 +615,31 @@ class VeusSubset:
                 self.keep = True
             self.kept += self.keep
             self.memory = SpuriousMemory()
-            if self.keep:
-                yield replace(line, eol=_EOL)
-            return
-        if not (self.in_document and self.keep):
-            return
-        if not isinstance(line, Record):
-            yield replace(line, eol=_EOL)
-            return
+        elif not (self.in_document and self.keep):
+            return []
+        if not self.keep:
+            return []
+        return [line if line.eol == _EOL else replace(line, eol=_EOL)]
+
+    def record(self, record: Record) -> list[Line]:
+        """What one record of a kept document becomes."""
         self.memory.next_record()
-        alignment: Alignment | None = _alignment_of(reprint_record(line), self.source)
-        if not self.veil.everything:
-            alignment = filter_alignment(alignment, self.veil, self.system_veil)
+        record = reprint_record(record)
+        if self.veil.everything:
+            evaluation = _checked_evaluation(record, self.source)
+            if unchanged_by_style(self.style, tuple([item.kind for item in evaluation])):
+                return [record.rewritten(MARKER_FIRST_HAREM, _EOL)]
+            alignment: Alignment | None = _alignment_of(record, self.source)
+        else:
+            alignment = filter_alignment(
+                _alignment_of(record, self.source), self.veil, self.system_veil
+            )
         if alignment is None:
-            return
-        if self.style == STYLE_HAREM:
-            yield _record_of(alignment)
-            return
-        for adjusted in adjust_alignment(alignment, self.style, self.memory):
-            yield _record_of(adjusted)
+            return []
+        return [
+            _record_of(adjusted)
+            for adjusted in adjust_alignment(alignment, self.style, self.memory)
+        ]
 
     def finish(self) -> None:
         """A subset that kept no document would score nothing: say why instead."""
@@ -638,76 +665,13 @@ def apply_veus(
     documents (Second HAREM files need ``meta``, see :func:`document_infos`).
     ``source`` names the input in error messages.  Lines before the first
     document (file-name headers) are not copied; every line is written with
-    ``\\n``, as the original program did.  A subset that keeps no document
-    would score nothing: once the input is read, ``InputError`` says why
-    (an unknown variant or genre lists the valid names, with their counts).
+    ``\\n``, as the original program did, records with the ``:`` marker.  A
+    subset that keeps no document would score nothing: once the input is
+    read, ``InputError`` says why (an unknown variant or genre lists the
+    valid names, with their counts).
     """
     subset = VeusSubset(style, veil, system_veil, variant, genre, meta, source)
     yield subset.header()
     for line in lines:
         yield from subset.line(line)
-    subset.finish()
-
-
-_UNCHANGED_KINDS = (EVAL_CORRECT, EVAL_MISSING)
-"""Single verdicts the ``muc`` style keeps as they are (see :func:`adjust_alignment`)."""
-
-
-def apply_veus_chunks(
-    chunks: Iterable[LineChunk],
-    style: str,
-    veil: Veil,
-    system_veil: Veil | None = None,
-    variant: str | None = None,
-    genre: str | None = None,
-    meta: Mapping[str, DocumentInfo] | None = None,
-    source: str | None = None,
-) -> Iterator[str]:
-    """:func:`apply_veus` on raw lines, written with the ``:`` marker: each chunk's text.
-
-    With the whole veil, a record written as
-    :func:`~harem_pipeline.formats.alinhado.format_line` writes it, with one
-    identification verdict per entity, that the style keeps as it is (any in
-    ``harem``; a single one in ``relaxado``; a single ``Correcto`` or
-    ``Em_Falta`` in ``muc``) and whose texts the Java reads back as written
-    is copied, its marker made ``:``; every other
-    line goes through :func:`parse_line` and :class:`VeusSubset`, so the
-    bytes and the errors are theirs.
-    """
-    subset = VeusSubset(style, veil, system_veil, variant, genre, meta, source)
-    yield format_line(subset.header()) + _EOL
-    whole = veil.everything
-    style = subset.style
-    for chunk in chunks:
-        out: list[str] = []
-        append = out.append
-        for index, body in enumerate(chunk.bodies):
-            scanned = scan_record(body) if body[:1] == "<" else None
-            if (
-                scanned is not None
-                and scanned[4] is not None
-                and whole
-                and not raw_needs_reprint(scanned[0], scanned[1])
-                and (
-                    style == STYLE_HAREM
-                    or len(scanned[4]) == 1
-                    and (style == STYLE_RELAXED or scanned[4][0].kind in _UNCHANGED_KINDS)
-                )
-            ):
-                if subset.in_document and subset.keep:
-                    subset.memory.next_record()
-                    if scanned[3] == MARKER_FIRST_HAREM:
-                        append(body + _EOL)
-                    else:
-                        end = scanned[2]
-                        append(f"{body[:end]}:{body[end + 2 :]}{_EOL}")
-                continue
-            if scanned is None and is_verbatim(body) and not body.startswith("DOC "):
-                if subset.in_document and subset.keep:  # a blank, #, EOD or <ALT…> line
-                    append(body + _EOL)
-                continue
-            item = parse_line(body, source, chunk.first + index, chunk.eols[index])
-            for line in subset.line(item):
-                append(format_line(line, MARKER_FIRST_HAREM) + line.eol)
-        yield "".join(out)
     subset.finish()
