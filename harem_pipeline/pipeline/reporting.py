@@ -35,7 +35,7 @@ from harem_pipeline.reports.ida2mor import format_ida2mor_json, format_ida2mor_t
 from harem_pipeline.stages.ida2mor import (
     MorphologyCounts,
     StretchCounts,
-    count_raw_stretch,
+    count_stretch,
     join_stretches,
     morphology_document_rows,
 )
@@ -93,4 +93,4 @@ def count_altmor_file(path: PathLike, workers: int | None = None) -> tuple[str, 
 
 
 def _stretches(path: str, encoding: str, lines: Iterable[RawLine]) -> list[StretchCounts]:
-    return [count_raw_stretch(lines, path)]
+    return [count_stretch(lines, path)]

@@ -55,14 +55,14 @@ from harem_pipeline.pipeline.semantic import (  # noqa: F401 (the semantic steps
     run_emir,
     run_espurios,
 )
-from harem_pipeline.stages.altmor import choose_raw_lines
+from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.vizir import (
     DERIVED_EXTENSIONS,
     Scenario,
     VizirTally,
     header_scenario,
     scenario_header,
-    score_raw_lines,
+    score_lines,
 )
 from harem_pipeline.text.atomic import atomic_write, written_in_place
 from harem_pipeline.text.textio import derived_path
@@ -107,7 +107,7 @@ def _write_altmor(path: Path, target: Path, workers: int | None) -> Path:
 
 
 def _altmor_texts(path: str, encoding: str, lines: Iterable[RawLine]) -> Iterator[bytes]:
-    for batch in choose_raw_lines(lines, path):
+    for batch in choose_lines(lines, path):
         yield "".join(batch).encode(encoding)
 
 
@@ -251,10 +251,10 @@ records, records scored, whether a system entity carried MORF."""
 def _vizir_parts(
     scenario: Scenario, path: str, encoding: str, lines: Iterable[RawLine]
 ) -> Iterator[VizirPart]:
-    """``score_raw_lines`` as parts, each with the tally of the lines it read."""
+    """``score_lines`` as parts, each with the tally of the lines it read."""
     tally = VizirTally()
     records = scored = 0
-    for batch in score_raw_lines(lines, scenario, path, tally):
+    for batch in score_lines(lines, scenario, path, tally):
         text = "".join(batch).encode(encoding)
         yield text, batch[1], tally.records - records, tally.scored - scored, False
         records, scored = tally.records, tally.scored
