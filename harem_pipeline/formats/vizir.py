@@ -246,11 +246,13 @@ def cut_record(body: str) -> RecordText | None:
     if match is None:
         return None
     gold_head, gold_text, head, text, others, items = match.group(1, 3, 4, 6, 7, 8)
-    listed = tuple(items.split(", ")) if items else ()
+    listed = (items,) if ", " not in items else tuple(items.split(", "))
+    if not items:
+        listed = ()
     if head is None:
-        return RecordText(gold_head, gold_text, None, (), listed)
+        return _record(RecordText, (gold_head, gold_text, None, (), listed))
     if not others:
-        return RecordText(gold_head, gold_text, (head,), (text,), listed)
+        return _record(RecordText, (gold_head, gold_text, (head,), (text,), listed))
     heads, texts = [head], [text]
     for other, name, other_text, closing in _OTHER_TAGS.findall(others):
         if name != closing:
@@ -258,6 +260,10 @@ def cut_record(body: str) -> RecordText | None:
         heads.append(other)
         texts.append(other_text)
     return RecordText(gold_head, gold_text, tuple(heads), tuple(texts), listed)
+
+
+_record = tuple.__new__
+"""``RecordText`` from a tuple of its fields, without the keyword handling (once a line)."""
 
 
 def record_text(record: Record) -> RecordText:

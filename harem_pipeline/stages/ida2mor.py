@@ -34,7 +34,6 @@ from harem_pipeline.formats.vizir import (
     MorphScore,
     Outcome,
     RawLine,
-    RecordText,
     cut_record,
     located,
     record_text,
@@ -201,17 +200,18 @@ def count_stretch(lines: Iterable[RawLine], path: str) -> StretchCounts:
 
     ALT blocks must already be resolved (AltinaMor): counting every
     alternative would count the same entities twice, so an ``<ALT>`` line
-    is an input error here.  Each record counts the cells of
-    :func:`record_cells` of its key.
+    is an input error here.  Each record counts the cells of its key
+    (:func:`scored_key`) where its count row holds a 1.
     """
     documents: list[tuple[str, list[int]]] = []
     lead: list[int] | None = None
     docid: str | None = None  # None: no document line yet in this stretch
     cells: list[tuple[int, ...]] = []
+    cut, key, key_cells = cut_record, scored_key, _key_cells  # looked up once
     for number, text, eol in lines:
         if not text:  # a blank line
             continue
-        record = cut_record(text) if text[:1] == "<" else None
+        record = cut(text) if text[:1] == "<" else None
         if record is None:
             item = parse_line(text, path, number, eol)
             if not isinstance(item, Record):
@@ -224,7 +224,10 @@ def count_stretch(lines: Iterable[RawLine], path: str) -> StretchCounts:
                     docid, cells = started, []
                 continue
             record = record_text(item)
-        cells.append(record_cells(record, path, number))
+        try:
+            cells.append(key_cells(key(record)))
+        except InputError as error:
+            raise located(error, path, number or None) from None
     if docid is not None:
         documents.append((docid, _row(cells)))
     elif cells:
@@ -232,17 +235,10 @@ def count_stretch(lines: Iterable[RawLine], path: str) -> StretchCounts:
     return StretchCounts(lead, documents)
 
 
-def record_cells(record: RecordText, path: str | None, line: int) -> tuple[int, ...]:
-    """Where a record's count row holds a 1 (its verdict's outcomes and its totals)."""
-    try:
-        return _key_cells(scored_key(record))
-    except InputError as error:
-        raise located(error, path, line or None) from None
-
-
 @keyed_cache()
 def _key_cells(key: ScoredKey) -> tuple[int, ...]:
-    """:func:`record_cells` of a key: :func:`outcome_row` of its :func:`scored_facts`."""
+    """Where the count row of a record with this key holds a 1: :func:`outcome_row` of its
+    :func:`scored_facts`."""
     return tuple(i for i, v in enumerate(outcome_row(*scored_facts(key))) if v)
 
 

@@ -198,7 +198,7 @@ def evaluated_entity(alignment: Alignment) -> int | None:
     """:func:`evaluated_index` of an alignment's texts (None for ``[null]``)."""
     if not alignment.system:
         return None
-    return evaluated_index(alignment.gold_text, [e.text for e in alignment.system])
+    return evaluated_index(alignment.gold_text, tuple(e.text for e in alignment.system))
 
 
 # ---------------------------------------------------------------------------
@@ -368,19 +368,21 @@ def vizir_decision(
     system_heads: tuple[str, ...] | None,
     items: tuple[str, ...] | None,
     index: int | None,
-    scenario: Scenario,
+    absolute: bool,
 ) -> tuple[tuple[str, ...] | None, bool]:
     """How a Véus record with this key is written: the text around its entity texts
     (None: dropped), and whether a system entity carries MORF.
 
     The rules are docs/spec/vizir-altinamor-ida2mor.md §1–3, applied by
     :func:`alignment_from_record` and :func:`judge_evaluated` to the record
-    without its texts; ``index`` is the evaluated entity (:func:`evaluated_index`).
+    without its texts; ``index`` is the evaluated entity (:func:`evaluated_index`);
+    ``absolute``: the scenario is the absolute one.
     The text is ``format_line`` of the ``.vizir`` record, cut where the texts go.
     """
     record = skeleton(gold_head, system_heads, items)
     alignment = alignment_from_record(record, None, index)
     morph_seen = any_system_morph((alignment,))
+    scenario = Scenario.ABSOLUTE if absolute else Scenario.RELATIVE
     score = judge_evaluated(alignment, scenario, index)
     if score is None:
         return None, morph_seen
@@ -405,29 +407,31 @@ def score_lines(
     excluded.  ``tally`` learns whether any system entity carried MORF,
     which decides the no-output rule.
     """
+    absolute = scenario is Scenario.ABSOLUTE
+    cut, decide, evaluate = cut_record, vizir_decision, evaluated_index  # looked up once
     out: list[str] = []
+    write = out.append
     for number, text, eol in lines:
         if len(out) >= 8192:
             yield out
             out = []
-        record = cut_record(text) if text[:1] == "<" else None
+            write = out.append
+        record = cut(text) if text[:1] == "<" else None
         if record is None:
             item = parse_line(text, path, number, eol)
             if not isinstance(item, Record):
                 if isinstance(item, _COPIED):
-                    out.append(format_line(item, MARKER_FIRST_HAREM))
-                    out.append(item.eol)
+                    write(format_line(item, MARKER_FIRST_HAREM))
+                    write(item.eol)
                 elif not isinstance(item, _DROPPED):
                     found = type(item).__name__
                     raise InputError(path, "a Véus result line", found, line=number or None)
                 continue
             record = record_text(item)
-        gold_text, system_texts = record.gold_text, record.system_texts
-        index = None if record.system_heads is None else evaluated_index(gold_text, system_texts)
+        gold_head, gold_text, heads, texts, items = record
+        index = None if heads is None else evaluate(gold_text, texts)
         try:
-            pieces, morph_seen = vizir_decision(
-                record.gold_head, record.system_heads, record.items, index, scenario
-            )
+            pieces, morph_seen = decide(gold_head, heads, items, index, absolute)
         except InputError as error:
             raise located(error, path, number or None) from None
         tally.records += 1
@@ -436,10 +440,10 @@ def score_lines(
         if pieces is not None:
             tally.scored += 1
             if len(pieces) == 3:
-                out.append(pieces[0] + gold_text + pieces[1] + system_texts[0] + pieces[2])
+                write(pieces[0] + gold_text + pieces[1] + texts[0] + pieces[2])
             else:
-                out.append(_fill(pieces, (gold_text, *system_texts)))
-            out.append(eol)
+                write(_fill(pieces, (gold_text, *texts)))
+            write(eol)
     if out:
         yield out
 
