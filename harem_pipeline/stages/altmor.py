@@ -113,10 +113,10 @@ def _written_as_read(text: str) -> bool:
     """Whether ``format_line(parse_line(text), ":")`` is ``text``, with no error: a
     canonical record with one morphological item."""
     record = cut_record(text) if text[:1] == "<" else None
-    if record is None or record.items is None or len(record.items) != 1:
+    if record is None:
         return False
-    item = record.items[0]
-    return item[:1] == "(" and item[-1:] == ")"
+    items = record[4]  # one item: no ", " between items, and an item in parentheses
+    return items is not None and items[:1] == "(" and items[-1:] == ")" and ", " not in items
 
 
 def _alt_block(first: AltOpen, lines: Iterator[RawLine], path: str) -> Iterator[Line]:

@@ -38,14 +38,15 @@ from harem_pipeline.formats.vizir import (
     located,
     record_text,
 )
+from harem_pipeline.stages import vizir as vizir_stage
 from harem_pipeline.stages.tally import (
     Counts,
     DocumentCounts,
     Tally,
     row_names,
 )
-from harem_pipeline.stages.vizir import ScoredKey, scored_facts, scored_key
-from harem_pipeline.text.memo import keyed_cache
+from harem_pipeline.stages.vizir import ScoredKey, scored_facts
+from harem_pipeline.text.memo import KeyedTable
 
 FIELD_KEYS = ("genero", "numero", "combinada")
 """The three fields, as the reports and the JSON name them."""
@@ -200,14 +201,17 @@ def count_stretch(lines: Iterable[RawLine], path: str) -> StretchCounts:
 
     ALT blocks must already be resolved (AltinaMor): counting every
     alternative would count the same entities twice, so an ``<ALT>`` line
-    is an input error here.  Each record counts the cells of its key
-    (:func:`scored_key`) where its count row holds a 1.
+    is an input error here.  Each record is counted as the number of its
+    cells (where its count row holds a 1; the key is ``scored_key``'s),
+    and a document's row is added up from those numbers once.
     """
     documents: list[tuple[str, list[int]]] = []
     lead: list[int] | None = None
     docid: str | None = None  # None: no document line yet in this stretch
-    cells: list[tuple[int, ...]] = []
-    cut, key, key_cells = cut_record, scored_key, _key_cells  # looked up once
+    numbers = _KEY_NUMBERS
+    counted: list[int] = []  # the key number of each record of the open document
+    count = counted.append
+    cut, evaluate = cut_record, vizir_stage.evaluated_index  # looked up once a pass
     for number, text, eol in lines:
         if not text:  # a blank line
             continue
@@ -218,35 +222,55 @@ def count_stretch(lines: Iterable[RawLine], path: str) -> StretchCounts:
                 started = _document_boundary(item, path)
                 if started is not None:
                     if docid is not None:
-                        documents.append((docid, _row(cells)))
-                    elif cells:
-                        lead = _row(cells)
-                    docid, cells = started, []
+                        documents.append((docid, _row(counted)))
+                    elif counted:
+                        lead = _row(counted)
+                    docid, counted = started, []
+                    count = counted.append
                 continue
             record = record_text(item)
+        gold_head, gold_text, heads, texts, items = record
         try:
-            cells.append(key_cells(key(record)))
+            count(
+                numbers[
+                    gold_head, heads, items, None if heads is None else evaluate(gold_text, texts)
+                ]
+            )
         except InputError as error:
             raise located(error, path, number or None) from None
     if docid is not None:
-        documents.append((docid, _row(cells)))
-    elif cells:
-        lead = _row(cells)
+        documents.append((docid, _row(counted)))
+    elif counted:
+        lead = _row(counted)
     return StretchCounts(lead, documents)
 
 
-@keyed_cache()
 def _key_cells(key: ScoredKey) -> tuple[int, ...]:
     """Where the count row of a record with this key holds a 1: :func:`outcome_row` of its
     :func:`scored_facts`."""
     return tuple(i for i, v in enumerate(outcome_row(*scored_facts(key))) if v)
 
 
-def _row(cells: list[tuple[int, ...]]) -> list[int]:
-    """A document's count row from its records' cells."""
+def _numbered_cells(cells: tuple[int, ...]) -> int:
+    """A small number for ``cells``: its index in :data:`_CELLS`."""
+    _CELLS.append(cells)
+    return len(_CELLS) - 1
+
+
+_CELLS: list[tuple[int, ...]] = []
+"""The distinct cell sets seen, by number (a few dozen: three outcomes and two totals)."""
+_CELL_NUMBERS: KeyedTable[tuple[int, ...], int] = KeyedTable(_numbered_cells, maxsize=1 << 30)
+_KEY_NUMBERS: KeyedTable[ScoredKey, int] = KeyedTable(lambda key: _CELL_NUMBERS[_key_cells(key)])
+"""The cell number of each key: records are counted as small numbers, one a record, and
+a document's row is added up once from their :class:`~collections.Counter`."""
+
+
+def _row(counted: list[int]) -> list[int]:
+    """A document's count row from its records' cell numbers."""
     total = [0] * (3 * _FIELD_WIDTH)
-    for found, n in Counter(cells).items():
-        for i in found:
+    cells = _CELLS
+    for found, n in Counter(counted).items():
+        for i in cells[found]:
             total[i] += n
     return total
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from typing import Any
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -57,7 +58,7 @@ from harem_pipeline.formats.vizir import (
 )
 from harem_pipeline.model import Morf
 from harem_pipeline.text.atoms import atoms
-from harem_pipeline.text.memo import keyed_cache
+from harem_pipeline.text.memo import KeyedTable, keyed_cache
 
 
 class Scenario(Enum):
@@ -171,11 +172,14 @@ def uniform_score(outcome: Outcome) -> MorphScore:
 # ---------------------------------------------------------------------------
 
 
-@keyed_cache()
 def first_atom(text: str) -> str | None:
     """The first atom of an entity's text (``None`` for a text without letters or digits)."""
     found = atoms(text)
     return found[0] if found else None
+
+
+_FIRST_ATOMS: KeyedTable[str, str | None] = KeyedTable(first_atom)
+""":func:`first_atom` of each text seen (entity texts repeat across a collection)."""
 
 
 def evaluated_index(gold_text: str, system_texts: Sequence[str]) -> int | None:
@@ -185,12 +189,14 @@ def evaluated_index(gold_text: str, system_texts: Sequence[str]) -> int | None:
     evaluated; the others count nowhere (original, examples 3 and 5).  Every
     stage of the chain asks this function, so it is the one first-atom rule.
     """
-    gold_atom = first_atom(gold_text)
-    if gold_atom is None:
-        return None
-    for index, text in enumerate(system_texts):
-        if first_atom(text) == gold_atom:
-            return index
+    first = _FIRST_ATOMS
+    gold_atom = first[gold_text]
+    if gold_atom is not None:
+        index = 0  # counted by hand: an ``enumerate`` a record costs more than the search
+        for text in system_texts:
+            if text == gold_text or first[text] == gold_atom:
+                return index
+            index += 1
     return None
 
 
@@ -366,7 +372,7 @@ _SENTINEL = "\x00"
 def vizir_decision(
     gold_head: str,
     system_heads: tuple[str, ...] | None,
-    items: tuple[str, ...] | None,
+    items: str | None,
     index: int | None,
     absolute: bool,
 ) -> tuple[tuple[str, ...] | None, bool]:
@@ -408,11 +414,17 @@ def score_lines(
     which decides the no-output rule.
     """
     absolute = scenario is Scenario.ABSOLUTE
-    cut, decide, evaluate = cut_record, vizir_decision, evaluated_index  # looked up once
+    decisions: KeyedTable[tuple[Any, ...], tuple[tuple[str, ...] | None, bool]]
+    decisions = KeyedTable(lambda key: vizir_decision(*key, absolute))
+    cut, evaluate = cut_record, evaluated_index  # looked up once a pass
     out: list[str] = []
     write = out.append
+    records = scored = 0
+    morph_seen = False
     for number, text, eol in lines:
         if len(out) >= 8192:
+            _add(tally, records, scored, morph_seen)
+            records = scored = 0
             yield out
             out = []
             write = out.append
@@ -429,23 +441,33 @@ def score_lines(
                 continue
             record = record_text(item)
         gold_head, gold_text, heads, texts, items = record
-        index = None if heads is None else evaluate(gold_text, texts)
         try:
-            pieces, morph_seen = decide(gold_head, heads, items, index, absolute)
+            pieces, seen = decisions[
+                gold_head, heads, items, None if heads is None else evaluate(gold_text, texts)
+            ]
         except InputError as error:
             raise located(error, path, number or None) from None
-        tally.records += 1
-        if morph_seen:
-            tally.system_morph_seen = True
+        records += 1
+        if seen:
+            morph_seen = True
         if pieces is not None:
-            tally.scored += 1
+            scored += 1
             if len(pieces) == 3:
                 write(pieces[0] + gold_text + pieces[1] + texts[0] + pieces[2])
             else:
                 write(_fill(pieces, (gold_text, *texts)))
             write(eol)
+    _add(tally, records, scored, morph_seen)
     if out:
         yield out
+
+
+def _add(tally: VizirTally, records: int, scored: int, morph_seen: bool) -> None:
+    """Add the counts of the lines read since the last batch to ``tally`` (kept in locals
+    in between: an attribute write a record costs)."""
+    tally.records += records
+    tally.scored += scored
+    tally.system_morph_seen = tally.system_morph_seen or morph_seen
 
 
 def _fill(pieces: tuple[str, ...], texts: tuple[str, ...]) -> str:
@@ -457,15 +479,14 @@ def _fill(pieces: tuple[str, ...], texts: tuple[str, ...]) -> str:
     return "".join(written)
 
 
-ScoredKey = tuple[str, tuple[str, ...] | None, tuple[str, ...] | None, int | None]
+ScoredKey = tuple[str, tuple[str, ...] | None, str | None, int | None]
 """What a ``.vizir`` record's facts depend on: its heads, its items, its evaluated entity."""
 
 
 def scored_key(record: RecordText) -> ScoredKey:
     """The :data:`ScoredKey` of a ``.vizir`` record line (:func:`evaluated_index` asked here)."""
-    heads = record.system_heads
-    index = None if heads is None else evaluated_index(record.gold_text, record.system_texts)
-    return record.gold_head, heads, record.items, index
+    gold_head, gold_text, heads, texts, items = record
+    return gold_head, heads, items, None if heads is None else evaluated_index(gold_text, texts)
 
 
 @keyed_cache()
