@@ -12,9 +12,9 @@ import pytest
 
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import format_line, parse_lines
 from harem_pipeline.pipeline.morphology import altmor_output as default_output
 from harem_pipeline.stages.altmor import AltTally, choose_alternative, choose_lines
+from tests.helpers.cases import raw_lines
 
 V = "[(Género: {0}) (Número: {0}) (Combinada: {0})]"
 C, PC, EF, ESP = "Correcto 1", "Parcialmente Correcto 0.5", "Em Falta 0", "Espúrio 0"
@@ -35,8 +35,10 @@ def block(*alternatives: list[str]) -> list[str]:
     return [*lines, "</ALT>"]
 
 
-def run(lines: list[str]) -> list[str]:
-    return [format_line(item) for item in choose_lines(parse_lines("\n".join(lines) + "\n"))]
+def run(lines: list[str], path: str = "f.vizir") -> list[str]:
+    batches = choose_lines(raw_lines("\n".join(lines)), path)
+    written = "".join(text for batch in batches for text in batch)
+    return written.split("\n")[:-1]
 
 
 AVES_ALT1 = (
@@ -151,7 +153,7 @@ def test_records_outside_blocks_unchanged() -> None:
 )
 def test_bad_alt_structure(lines: list[str], message: str) -> None:
     with pytest.raises(InputError, match=message):
-        list(choose_lines(parse_lines("\n".join(lines) + "\n", "f.vizir"), "f.vizir"))
+        run(lines)
 
 
 def test_bad_verdict_through_main(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
-from harem_pipeline.formats.alinhado import iter_lines
 from harem_pipeline.formats.jsontext import format_report_json
+from harem_pipeline.formats.vizir import open_raw_lines
 from harem_pipeline.measures import identification, morphology
 from harem_pipeline.measures.bootstrap import (
     Columns,
@@ -191,8 +191,8 @@ def test_ida2mor_json_intervals_contain_the_figures(weak_altmor: Path, tmp_path:
 
 
 def test_ida2mor_array_measures_equal_the_report_figures(weak_altmor: Path) -> None:
-    _, lines = iter_lines(weak_altmor)
-    counts = ida2mor.count_morphology(lines)
+    _, lines = open_raw_lines(weak_altmor)
+    counts = ida2mor.count_morphology(lines, str(weak_altmor))
     documents = document_rows(counts.documents)
     totals: dict[str, float] = {}
     for doc in documents.values():

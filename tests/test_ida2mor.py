@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import parse_lines
 from harem_pipeline.formats.vizir import MorphScore, Outcome
 from harem_pipeline.measures.morphology import measures_from_counts
 from harem_pipeline.model import Scenario
@@ -30,11 +29,16 @@ from harem_pipeline.stages.ida2mor import (
     MorphologyCounts,
     MorphologyTotals,
     count_morphology,
-    count_record,
+    outcome_row,
 )
-from harem_pipeline.stages.tally import DocumentCounts
-from harem_pipeline.stages.vizir import Alignment, judge_alignment
-from tests.helpers.cases import read_case
+from harem_pipeline.stages.tally import DocumentCounts, from_row
+from harem_pipeline.stages.vizir import (
+    Alignment,
+    counts_for_system,
+    evaluated_entity,
+    judge_alignment,
+)
+from tests.helpers.cases import raw_lines, read_case
 from tests.helpers.perfect import PerfectChain
 from tests.helpers.strategies import ALIGNMENT_LISTS
 
@@ -272,7 +276,7 @@ def test_per_document_breakdown(tmp_path: Path) -> None:
     source = write_run(tmp_path, "abs")
     assert main(["vizir", str(source), "-abs"]) == 0
     assert main(["altmor", str(source) + ".vizir"]) == 0
-    lines = parse_lines((tmp_path / (source.name + ".altmor")).read_text(encoding="iso-8859-1"))
+    lines = raw_lines((tmp_path / (source.name + ".altmor")).read_text(encoding="iso-8859-1"))
     counts = count_morphology(lines)
     docs = {doc.docid: doc.counts.combinada for doc in counts.documents}
     # Document 1 holds records 1–6: C 1; INC 2,3,4; EF 5; ESP 6; CD 5 (not 6); system 1,2,3,4,6.
@@ -310,7 +314,7 @@ def test_f_is_zero_when_p_and_r_are_zero() -> None:
 
 def test_alt_lines_are_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="line 1: expected an .altmor file"):
-        count_morphology(parse_lines("<ALT>\n", "x.vizir"), "x.vizir")
+        count_morphology(raw_lines("<ALT>\n"), "x.vizir")
 
 
 def test_scenario_must_be_known(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -343,7 +347,10 @@ def tally(alignments: list[Alignment], scenario: Scenario) -> MorphologyCounts:
     for alignment in alignments:
         score = judge_alignment(alignment, scenario)
         if score is not None:
-            total = total + count_record(alignment, score)
+            index = evaluated_entity(alignment)
+            in_system = counts_for_system(alignment, index)
+            row = outcome_row(score, not alignment.spurious, in_system)
+            total = total + from_row(MorphologyTotals, row)
     return MorphologyCounts.from_documents([DocumentCounts("d", total)])
 
 
@@ -447,5 +454,28 @@ def test_totals_of_the_numbered_examples(number: int) -> None:
     case = read_case(CASES / f"example-{number:02d}.txt")
     assert case.expected
     last = case.expected[-1]  # the example's own record
-    counts = count_morphology(parse_lines(last + "\n")).field("combinada")
+    counts = count_morphology(raw_lines(last + "\n")).field("combinada")
     assert (counts.total_system, counts.total_cd) == SYSTEM_TOTAL_BY_EXAMPLE[number]
+
+
+def test_replacing_the_half_credit_moves_pontuacao_and_the_f_measure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # One rule, one function: formats.vizir.morph_credit is what the printed
+    # Pontuação and the F measure both read; 1 + 2 x 1/2 = 2 by
+    # docs/spec/vizir-altinamor-ida2mor.md §5.
+    import harem_pipeline.formats.vizir as vizir_format
+
+    field = FieldCounts(correct=1, partially_correct=2, incorrect=1, total_cd=4, total_system=4)
+    counts = MorphologyCounts(MorphologyTotals(field, field, field), ())
+
+    def figures() -> tuple[str, float | None]:
+        text = format_ida2mor_text(counts, Scenario.ABSOLUTE, "SIG")
+        (pontuacao,) = {line for line in text.splitlines() if line.startswith("Pontuação")}
+        return pontuacao, measures_from_counts(field).medida_f
+
+    assert figures() == ("Pontuação: 2.0", 0.5)
+    monkeypatch.setattr(
+        vizir_format, "morph_credit", lambda correct, partial: correct + partial / 4
+    )
+    assert figures() == ("Pontuação: 1.5", 0.375)

@@ -11,7 +11,6 @@ lines); their leading ``#`` comments say where each comes from.
 from __future__ import annotations
 
 import gzip
-import itertools
 from pathlib import Path
 
 import pytest
@@ -41,7 +40,6 @@ from harem_pipeline.stages.vizir import (
     evaluated_index,
     judge_alignment,
     score_field,
-    score_lines,
 )
 from tests.helpers.cases import case_files, read_case
 from tests.helpers.strategies import ALIGNMENT
@@ -436,16 +434,6 @@ def test_scenario_is_required(capsys: pytest.CaptureFixture[str]) -> None:
     assert exc.value.code == 2
 
 
-def test_score_lines_streams(tmp_path: Path) -> None:
-    # Consuming the first output line reads only as far as the first record.
-    def source():
-        yield from parse_lines('DOC d1\n<EM MORF="F,S">A</EM> ---> [null]:[Em_Falta]\n')
-        raise AssertionError("read past the first record")
-
-    stream = score_lines(source(), Scenario.ABSOLUTE)
-    assert list(itertools.islice(stream, 2))[0].docid == "d1"
-
-
 def test_vizir_line_round_trip() -> None:
     # Original example 3's record (Véus) → its .vizir line → read back.
     veus = (
@@ -473,3 +461,31 @@ def test_record_without_verdict_is_refused() -> None:
     (record,) = parse_lines('<EM MORF="M,S">A</EM> ---> [null]:[Em_Falta]\n', "f.vizir")
     with pytest.raises(InputError, match="expected a Vizir verdict"):
         record_morph_score(record, "f.vizir")
+
+
+def test_replacing_the_first_atom_rule_moves_vizir_and_ida2mor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # stages.vizir.evaluated_index is the one first-atom rule: Vizir's verdict
+    # and Ida2Mor's Total classificadas pelo sistema both move with it.
+    import harem_pipeline.stages.vizir as vizir_stage
+
+    source = tmp_path / "r.veu"
+    porto = '<LOCAL MORF="M,S">Porto</LOCAL>'
+    source.write_text(f"DOC d1\n{porto} ---> [{porto}]:[Correcto]\n", encoding="utf-8")
+
+    def chain(name: str) -> tuple[str, str]:
+        scored = run_vizir(source, Scenario.ABSOLUTE, tmp_path / f"{name}.vizir").output
+        assert scored is not None
+        assert main(["ida2mor", str(scored), "-o", str(tmp_path / f"{name}.mor")]) == 0
+        vizir_text = scored.read_text(encoding="utf-8").splitlines()[-1]
+        report = (tmp_path / f"{name}.mor").read_text(encoding="utf-8")
+        return vizir_text.rpartition(":[")[2], report
+
+    verdict, report = chain("before")
+    assert verdict == "(Género: Correcto 1) (Número: Correcto 1) (Combinada: Correcto 1)]"
+    assert "Total classificadas pelo sistema: 1\n" in report
+    monkeypatch.setattr(vizir_stage, "evaluated_index", lambda gold, system: None)
+    verdict, report = chain("after")
+    assert verdict == "(Género: Em Falta 0) (Número: Em Falta 0) (Combinada: Em Falta 0)]"
+    assert "Total classificadas pelo sistema: 0\n" in report

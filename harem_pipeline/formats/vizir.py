@@ -7,12 +7,11 @@ one::
     <EM MORF="M,S">Portugal</EM> ---> [<EM MORF="M,S">Portugal</EM>]:[(Género: Correcto 1) \
 (Número: Correcto 1) (Combinada: Correcto 1)]
 
-This module owns the words and scores of that verdict (``Outcome``), the
-``MORF="G,N"`` value (``Morph``) and the three-field verdict (``MorphScore``),
-and parses/formats the bracketed part.  The record around it is parsed and
-formatted by ``formats/alinhado.py``; the morphology chain's fast path (end of
-this module) cuts records in the canonical shape itself, reading each
-distinct tag head with ``formats/alinhado.py``, and hands every other line to it.
+This module owns the words and scores of that verdict (``Outcome``,
+``morph_credit``) and the three-field verdict (``MorphScore``), and
+parses/formats the bracketed part.  The record around it is parsed and
+formatted by ``formats/alinhado.py``; the end of this module reads a record
+line into the key the chain's stages decide on (``RecordText``).
 """
 
 from __future__ import annotations
@@ -23,9 +22,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
+from typing import Any
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
+    ARROW,
     EVAL_MORPHOLOGICAL,
     MARKER_FIRST_HAREM,
     NULL_LIST,
@@ -33,15 +34,16 @@ from harem_pipeline.formats.alinhado import (
     NumberedLine,
     RawBlock,
     Record,
+    Tag,
+    format_attributes,
     format_line,
-    format_tag,
     iter_lines,
     iter_numbered_lines,
     iter_raw_blocks,
-    parse_tag,
+    parse_line,
     strip_semantics,
 )
-from harem_pipeline.model import Morf
+from harem_pipeline.text.memo import KeyedTable, keyed_cache
 
 UNDERSPECIFIED = "?"
 
@@ -59,13 +61,15 @@ class Outcome(Enum):
 
     @property
     def score(self) -> Fraction:
-        """1 for Correcto, 1/2 for Parcialmente Correcto, else 0; exact, so sums tie exactly."""
-        return _SCORES.get(self, Fraction(0))
+        """1 for Correcto, 1/2 for Parcialmente Correcto, else 0 (:func:`morph_credit`); exact."""
+        return morph_credit(
+            Fraction(self is Outcome.CORRECTO), Fraction(self is Outcome.PARCIALMENTE_CORRECTO)
+        )
 
     @property
     def score_text(self) -> str:
         """The score as the original prints it: ``1``, ``0.5`` or ``0``."""
-        return _SCORE_TEXT[self.score]
+        return format(float(self.score), "g")
 
     @property
     def key(self) -> str:
@@ -73,8 +77,18 @@ class Outcome(Enum):
         return self.name.lower()
 
 
-_SCORES = {Outcome.CORRECTO: Fraction(1), Outcome.PARCIALMENTE_CORRECTO: Fraction(1, 2)}
-_SCORE_TEXT = {Fraction(1): "1", Fraction(1, 2): "0.5", Fraction(0): "0"}
+def morph_credit(correct: Any, partially_correct: Any) -> Any:
+    """Pontuação: 1 per Correcto and 1/2 per Parcialmente Correcto.
+
+    The rule is docs/spec/vizir-altinamor-ida2mor.md §5.
+
+    The one place the half credit is written: a verdict's printed score, the
+    printed Pontuação, the F measure and AltinaMor's choice all read it.
+    Counts may be integers, ``Fraction``s (exact) or arrays.
+    """
+    return correct + partially_correct / 2
+
+
 # Accepted spellings of outcome words on input: the printed word, plus the
 # unaccented ``Espurio`` that some HAREM tools write.
 _OUTCOME_BY_WORD = {o.value: o for o in Outcome} | {"Espurio": Outcome.ESPURIO}
@@ -180,80 +194,126 @@ def _normalise(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# The fast path of the morphology chain: raw lines, canonical records, caches
+# A record line as the morphology chain reads it
 #
 # Vizir, AltinaMor and Ida2Mor read hundreds of thousands of records whose
-# shape almost never varies.  Their fast paths work on the line text: a
-# record in the canonical shape below is cut by one regular expression, each
-# distinct tag head (``<LOCAL TIPO="X" MORF="M,S">``) is read once by the
-# general parser and remembered, and so is each distinct verdict.  Any other
-# line (or a record the fast path is unsure of) is handed to the general
-# parser, which gives the same result or the same error.
+# answer depends only on a small key: the tag heads, the evaluation items and
+# which system entity is evaluated.  A line is read into a ``RecordText`` by
+# one of two constructors -- the canonical expression the chain itself
+# writes (``cut_record``), or the full grammar (``record_text`` of
+# ``parse_line``'s record) -- and each stage decides on the key alone,
+# reading the record without its texts once per key (``skeleton``).
 
 RAW_ENCODINGS = frozenset({"utf-8", "iso8859-1"})
 """Encodings whose text can be cut into lines at ``\\n`` after decoding whole chunks."""
 
-CANONICAL_TAG = r'<([^\s<>/"=]+)((?: [^\s<>"=]+="[^"]*")*)>([^<]*)</\1>'
-"""A tag that ``format_tag`` writes back unchanged: single spaces, no ``<`` in the text."""
-
-_HEAD = r'([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*'
-_SYSTEM_TAG = r'<[^\s<>/"=]+(?: [^\s<>"=]+="[^"]*")*>[^<]*</[^\s<>/"=]+>'
+_NAME = r'[^\s<>/"=]++'
+_ATTRIBUTES = r'(?: [^\s<>"=]++="[^"]*+")*+'
 _CANONICAL_RECORD = re.compile(
-    r"<(" + _HEAD + r")>([^<]*)</\2> ---> "
-    r"(\[null\]|\[(?:" + _SYSTEM_TAG + ", )*" + _SYSTEM_TAG + r"\])(.*)\Z"
+    rf"(?!<OMITIDO>|<VERIFICACAO_MANUAL>)<(({_NAME}){_ATTRIBUTES})>([^<]*+)</\2> ---> "
+    rf"(?:\[null\]|\[<(({_NAME}){_ATTRIBUTES})>([^<]*+)</\5>"
+    rf"((?:, <{_NAME}{_ATTRIBUTES}>[^<]*+</{_NAME}>)*+)\]):\["
 )
-_SYSTEM_TAGS = re.compile(r'<([^\s<>/"=]+(?: [^\s<>"=]+="[^"]*")*)>([^<]*)</([^\s<>/"=]+)>')
-_SINGLE_HEAD = r'(([^\s<>/"=]++)(?: [^\s<>"=]++="[^"]*+")*+)'
-_SINGLE_START = (
-    f"<{_SINGLE_HEAD}>([^<]*+)</\\2> ---> (?:\\[null\\]|\\[<{_SINGLE_HEAD}>([^<]*+)</\\5>\\]):\\["
-)
-SINGLE_RECORD = re.compile(_SINGLE_START + r"([^\[\]{},]*+)\]\Z")
-"""A canonical record with at most one system entity and one evaluation item (most records).
+"""A record ``format_line`` writes back unchanged, up to its evaluation list: tags with
+single spaces and no ``<`` in their texts, ``[null]`` or a list of tags, ``:[``; the rest of
+the line must be a list with no bracket or brace inside (:func:`plain_list`, asked once per
+list text: the expression's engine scanned the long verdicts several times slower).
+Groups: 1 gold head, 3 gold text, 4 first system head, 6 its text, 7 the other system tags.
+(Possessive repeats: each is followed by a character it cannot take, so they match what
+plain ones match, faster.)"""
 
-Groups: 1 gold head, 3 gold text, 4 system head, 6 system text (both None for
-``[null]``), 7 the item.  (Possessive repeats: every repeat here is followed by
-a character it cannot take, so they match what plain ones match, faster.)
+
+def plain_list(items: str) -> bool:
+    """Whether an evaluation list's text has no bracket or brace inside (its items are
+    then split at ``", "``, as ``parse_line`` splits them)."""
+    return not ("[" in items or "]" in items or "{" in items or "}" in items)
+
+
+_PLAIN_LISTS: KeyedTable[str, bool] = KeyedTable(plain_list)
+""":func:`plain_list` of each list text seen: a line's verdict is one of a few dozen, and
+the hash this lookup computes is kept by the string for the stage's key lookup after it."""
+_OTHER_TAGS = re.compile(rf"<(({_NAME}){_ATTRIBUTES})>([^<]*+)</({_NAME})>")
+
+
+RecordText = tuple[str, str, tuple[str, ...] | None, tuple[str, ...], str | None]
+"""A record line: its key (tag heads and items) and its entity texts, the fields
+``(gold_head, gold_text, system_heads, system_texts, items)``.
+
+A head is a tag's opening as ``format_tag`` writes it, without ``<>``
+(``LOCAL TIPO="X" MORF="M,S"``); ``system_heads`` is None for ``[null]``;
+``items`` is the evaluation list's text between its brackets, its items
+joined by ``", "`` (None for a record with no evaluation part).  A plain
+tuple, unpacked where it is read: it is built once a line, and a
+``NamedTuple`` costs a Python-level constructor call each time (about a
+tenth of Vizir's time on 500,000 records).
 """
-SINGLE_RECORD_START = re.compile("(?!<OMITIDO>|<VERIFICACAO_MANUAL>)" + _SINGLE_START)
-""":data:`SINGLE_RECORD` up to its item, on a line that is not one of :data:`SPECIAL_LINES`:
-the same groups 1–6, and the rest of the line is ``item]`` exactly when
-:data:`SINGLE_RECORD` matches the line (:func:`single_item`)."""
 
 
-def single_item(rest: str) -> str | None:
-    """The item of a line :data:`SINGLE_RECORD_START` matched, from what follows the match.
+def cut_record(body: str) -> RecordText | None:
+    """The canonical constructor: a record in the shape the chain writes, else None.
 
-    None when :data:`SINGLE_RECORD` would not match the line (another
-    ``]``, a bracket, brace or comma in the item, or no ``]`` at the end).
+    What it gives is what :func:`record_text` gives of ``parse_line(body)``;
+    its fields are the expression's groups as they are.
     """
-    if rest[-1:] != "]":
+    match = _CANONICAL_RECORD.match(body)
+    if match is None:
         return None
-    item = rest[:-1]
-    if "]" in item or "[" in item or "{" in item or "}" in item or "," in item:
+    items = body[match.end() : -1]
+    if body[-1] != "]" or not _PLAIN_LISTS[items]:
         return None
-    return item
+    gold_head, gold_text, head, text, others = match.group(1, 3, 4, 6, 7)
+    if head is None:
+        return gold_head, gold_text, None, (), items
+    if not others:
+        return gold_head, gold_text, (head,), (text,), items
+    heads, texts = [head], [text]
+    for other, name, other_text, closing in _OTHER_TAGS.findall(others):
+        if name != closing:
+            return None
+        heads.append(other)
+        texts.append(other_text)
+    return gold_head, gold_text, tuple(heads), tuple(texts), items
 
 
-SPECIAL_LINES = ("<OMITIDO>", "<VERIFICACAO_MANUAL>")
-"""Line starts ``parse_line`` reads as other lines, whatever follows."""
-_SCORED_SYSTEM_TAG = r'<([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*>[^<]*</\{}>'
-_CANONICAL_SCORED = re.compile(
-    r'<([^\s<>/"=]+)(?: [^\s<>"=]+="[^"]*")*>[^<]*</\1> ---> '
-    r"(?:\[null\]|\[(?:"
-    + _SCORED_SYSTEM_TAG.format(2)
-    + ", )*"
-    + _SCORED_SYSTEM_TAG.format(3)
-    + r"\]):\[\([^\[\]{},]*\)\]\Z"
-)
+def record_text(record: Record) -> RecordText:
+    """The general constructor: a record ``parse_line`` read, as a :class:`RecordText`."""
+    system = record.system
+    evaluation = record.evaluation
+    return (
+        _head(record.gold),
+        record.gold.text,
+        None if system is None else tuple(map(_head, system)),
+        () if system is None else tuple(tag.text for tag in system),
+        None if evaluation is None else ", ".join(item.text for item in evaluation),
+    )
 
 
-def is_canonical_scored(body: str) -> bool:
-    """Whether ``format_line(parse_line(body), ":")`` is ``body`` itself, with no error.
+def _head(tag: Tag) -> str:
+    return tag.name + format_attributes(tag.attributes)
 
-    True for a ``.vizir`` record as Vizir writes it: canonical tags, ``:`` and
-    one morphological item with no comma, nothing after it.
+
+@keyed_cache()
+def skeleton(gold_head: str, system_heads: tuple[str, ...] | None, items: str | None) -> Record:
+    """The record of a key, without its texts, read by ``parse_line`` (its errors are unlocated).
+
+    Every rule of the chain reads a record's heads and items from here, so a
+    key is read by the general grammar once, whichever constructor cut it.
     """
-    return _CANONICAL_SCORED.match(body) is not None and not body.startswith(SPECIAL_LINES)
+    gold_name = gold_head.partition(" ")[0]
+    if system_heads is None:
+        listed = NULL_LIST
+    else:
+        tags = [f"<{head}></{head.partition(' ')[0]}>" for head in system_heads]
+        listed = "[" + ", ".join(tags) + "]"
+    evaluation = "" if items is None else f"{MARKER_FIRST_HAREM}[{items}]"
+    record = parse_line(f"<{gold_head}></{gold_name}>{ARROW}{listed}{evaluation}")
+    assert isinstance(record, Record)
+    return record
+
+
+def located(error: InputError, path: str | None, line: int | None) -> InputError:
+    """``error`` (raised on a key, with no place) as the general path raises it on a line."""
+    return InputError(path, error.expected, error.found, line=line, docid=error.docid)
 
 
 def open_raw_blocks(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawBlock] | None]:
@@ -285,118 +345,3 @@ def open_raw_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawLine]
     if encoding not in RAW_ENCODINGS:
         return iter_lines(path, _raw_line)  # type: ignore[arg-type]
     return encoding, lines
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class TagHead:
-    """What the morphology chain needs of one distinct tag head, read by the general parser.
-
-    ``opening`` and ``closing`` are the head and end of the tag once its
-    semantics are stripped (``strip_semantics``); ``morph`` is None when the
-    tag has no MORF, and ``morph_error`` says a malformed MORF (an error).
-    Heads are compared by identity (one object per distinct head text).
-    """
-
-    spurious: bool
-    morph: Morf | None
-    morph_error: bool
-    opening: str
-    closing: str
-    name: str
-
-
-_HEADS: dict[str, TagHead] = {}
-_CACHE_LIMIT = 1 << 14
-
-
-def tag_head(head: str) -> TagHead:
-    """The :class:`TagHead` of ``<head>`` (``NAME K="v" …``), cached; the cache is bounded."""
-    found = _HEADS.get(head)
-    if found is None:
-        if len(_HEADS) >= _CACHE_LIMIT:
-            _HEADS.clear()
-        name = head.partition(" ")[0]
-        tag = parse_tag(f"<{head}></{name}>")
-        stripped = strip_semantics(tag)
-        closing = f"</{stripped.name}>"
-        opening = format_tag(stripped).removesuffix(closing)
-        morph, error = None, False
-        if tag.morf is not None:
-            try:
-                morph = Morf.parse(tag.morf)
-            except InputError:
-                error = True
-        found = _HEADS[head] = TagHead(tag.is_spurious, morph, error, opening, closing, name)
-    return found
-
-
-RawTag = tuple[TagHead, str]
-"""A tag of a canonical record: its head and its text."""
-
-
-def split_canonical_record(
-    body: str,
-) -> tuple[TagHead, str, list[RawTag] | None, str] | None:
-    """``(gold head, gold text, system, items)`` of a record in the canonical shape, else None.
-
-    ``system`` is None for ``[null]`` (an empty list ``[]`` is not canonical);
-    ``items`` is the text inside the ``:[…]`` that must end the record.  A
-    record cut here is cut the same way by ``parse_line`` (tags written back
-    unchanged by ``format_tag``), so the general path is needed only when
-    this gives None.
-    """
-    match = _CANONICAL_RECORD.match(body)
-    if match is None or body.startswith(SPECIAL_LINES):
-        return None
-    head, _, gold_text, listed, rest = match.groups()
-    if rest[:2] != ":[" or rest[-1:] != "]":
-        return None
-    items = rest[2:-1]
-    heads = _HEADS
-    gold = heads.get(head) or tag_head(head)
-    if listed == NULL_LIST:
-        return gold, gold_text, None, items
-    system = []
-    for head, text, name in _SYSTEM_TAGS.findall(listed):
-        found = heads.get(head) or tag_head(head)
-        if found.name != name:
-            return None
-        system.append((found, text))
-    return gold, gold_text, system, items
-
-
-def format_raw_tag(tag: RawTag) -> str:
-    """The tag with its semantics stripped, as ``format_tag(strip_semantics(...))`` writes it."""
-    head, text = tag
-    return head.opening + text + head.closing
-
-
-_VERDICTS: dict[str, MorphScore | None] = {}
-_ABSENT = object()
-_VERDICT_START = "(" + FIELD_LABELS[0] + ": "
-
-
-def cached_morph_score(items: str) -> MorphScore | None:
-    """The verdict of a ``.vizir`` record's one evaluation item, None when not well formed.
-
-    Only items the general reader takes as one morphological item are
-    read (a ``(…)`` with no ``", "`` and no bracket or brace); anything else
-    is None, for the general path to read (or report).
-    """
-    score = _VERDICTS.get(items, _ABSENT)
-    if score is _ABSENT:
-        score = None
-        if (
-            items.startswith(_VERDICT_START)
-            and items.endswith(")")
-            and ", " not in items
-            and not any(mark in items for mark in "[]{}")
-        ):
-            try:
-                score = parse_morph_score(items)
-            except InputError:
-                score = None
-        if len(_VERDICTS) >= _CACHE_LIMIT:
-            _VERDICTS.clear()
-        _VERDICTS[items] = score
-    return score

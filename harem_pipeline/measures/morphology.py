@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from harem_pipeline.formats import vizir as vizir_format
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, interval_table
 from harem_pipeline.measures.core import Columns, figures_of_row, ratio
 from harem_pipeline.stages.ida2mor import FIELD_KEYS, FieldCounts
@@ -65,7 +66,7 @@ def field_figures(c: Columns, prefix: str = "") -> dict[str, np.ndarray]:
     def col(name: str) -> np.ndarray:
         return np.asarray(c[prefix + name], dtype=float)
 
-    score = col("correct") + col("partially_correct") / 2
+    score = vizir_format.morph_credit(col("correct"), col("partially_correct"))
     system, cd = col("total_system"), col("total_cd")
     precision = ratio(score, system)
     recall = ratio(score, cd)

@@ -34,11 +34,11 @@ from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
 from harem_pipeline.pipeline.naming import check_stage_input, ida2mor_output, write_twins
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida2mor import format_ida2mor_json, format_ida2mor_text
-from harem_pipeline.stages.altmor import choose_raw_lines
+from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.ida2mor import (
     MorphologyCounts,
     StretchCounts,
-    count_raw_stretch,
+    count_stretch,
     join_stretches,
     morphology_document_rows,
 )
@@ -47,7 +47,7 @@ from harem_pipeline.stages.vizir import (
     VizirTally,
     header_scenario,
     scenario_header,
-    score_raw_lines,
+    score_lines,
 )
 from harem_pipeline.text.atomic import atomic_write, written_in_place
 from harem_pipeline.text.textio import derived_path
@@ -88,7 +88,7 @@ def _write_altmor(path: Path, target: Path, workers: int | None) -> Path:
 
 
 def _altmor_texts(path: str, encoding: str, lines: Iterable[RawLine]) -> Iterator[bytes]:
-    for batch in choose_raw_lines(lines, path):
+    for batch in choose_lines(lines, path):
         yield "".join(batch).encode(encoding)
 
 
@@ -232,10 +232,10 @@ records, records scored, whether a system entity carried MORF."""
 def _vizir_parts(
     scenario: Scenario, path: str, encoding: str, lines: Iterable[RawLine]
 ) -> Iterator[VizirPart]:
-    """``score_raw_lines`` as parts, each with the tally of the lines it read."""
+    """``score_lines`` as parts, each with the tally of the lines it read."""
     tally = VizirTally()
     records = scored = 0
-    for batch in score_raw_lines(lines, scenario, path, tally):
+    for batch in score_lines(lines, scenario, path, tally):
         text = "".join(batch).encode(encoding)
         yield text, batch[1], tally.records - records, tally.scored - scored, False
         records, scored = tally.records, tally.scored
@@ -370,4 +370,4 @@ def count_altmor_file(path: PathLike, workers: int | None = None) -> tuple[str, 
 
 
 def _stretches(path: str, encoding: str, lines: Iterable[RawLine]) -> list[StretchCounts]:
-    return [count_raw_stretch(lines, path)]
+    return [count_stretch(lines, path)]

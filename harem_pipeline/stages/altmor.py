@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from harem_pipeline.formats import vizir as vizir_format
 from harem_pipeline.formats.alinhado import (
-    EVAL_MORPHOLOGICAL,
     MARKER_FIRST_HAREM,
     AltBlockLines,
     AltClose,
@@ -33,11 +33,10 @@ from harem_pipeline.formats.alinhado import (
 from harem_pipeline.formats.vizir import (
     Outcome,
     RawLine,
-    cached_morph_score,
-    is_canonical_scored,
-    record_morph_score,
+    cut_record,
+    record_text,
 )
-from harem_pipeline.stages.vizir import alignment_from_scored_record, counts_for_system
+from harem_pipeline.stages.vizir import record_facts
 
 _ERRORS = frozenset(
     {
@@ -60,15 +59,6 @@ class AltTally:
     errors: int = 0  # Incorrecto + Em Falta + Espúrio + (parcialmente) sobre especificado
     records: int = 0
 
-    def __add__(self, other: AltTally) -> AltTally:
-        return AltTally(
-            self.score + other.score,
-            self.cd + other.cd,
-            self.system + other.system,
-            self.errors + other.errors,
-            self.records + other.records,
-        )
-
     @property
     def precision(self) -> Fraction:
         return (1 + self.score) / (1 + self.system)
@@ -87,14 +77,13 @@ class AltTally:
         return Fraction(self.errors, 1 + self.records)
 
 
-def choose_raw_lines(lines: Iterable[RawLine], path: str) -> Iterator[list[str]]:
-    """The ``.altmor`` text of raw ``.vizir`` lines, in batches ``[text, line end, …]``.
+def choose_lines(lines: Iterable[RawLine], path: str) -> Iterator[list[str]]:
+    """The ``.altmor`` text of ``.vizir`` lines, in batches ``[text, line end, …]``.
 
-    The text ``choose_lines`` + ``format_line`` (``:`` marker) give: a record
-    outside any ALT block that Vizir wrote (``is_canonical_scored``) is
-    passed on as read; every other line is parsed, and an ALT block goes
-    through ``choose_lines`` as before, its lines parsed only as
-    ``choose_lines`` asks for them (so errors come in the same order).
+    Each line is written by ``format_line`` (``:`` marker), so a record
+    Vizir wrote (canonical, one morphological item) is passed on as read;
+    an ALT block is replaced by its best alternative, its lines parsed as
+    they are needed (so errors come in the file's order).
     """
     lines = iter(lines)
     out: list[str] = []
@@ -102,15 +91,15 @@ def choose_raw_lines(lines: Iterable[RawLine], path: str) -> Iterator[list[str]]
         if len(out) >= 8192:
             yield out
             out = []
-        if not text or is_canonical_scored(text):  # a blank line or a record Vizir wrote
+        if not text or _written_as_read(text):
             out.append(text)
             out.append(eol)
             continue
         item = parse_line(text, path, number, eol)
         if isinstance(item, AltOpen) and item.n is None:
-            chosen: Iterable[Line] = choose_lines(_alt_block(item, lines, path), path)
+            chosen: Iterable[Line] = _resolve_blocks(_alt_block(item, lines, path), path)
         elif isinstance(item, (AltOpen, AltClose)):
-            chosen = choose_lines([item], path)  # a marker out of place: the same error
+            chosen = _resolve_blocks([item], path)  # a marker out of place: the same error
         else:
             chosen = (item,)
         for line in chosen:
@@ -120,12 +109,22 @@ def choose_raw_lines(lines: Iterable[RawLine], path: str) -> Iterator[list[str]]
         yield out
 
 
+def _written_as_read(text: str) -> bool:
+    """Whether ``format_line(parse_line(text), ":")`` is ``text``, with no error: a
+    canonical record with one morphological item."""
+    record = cut_record(text) if text[:1] == "<" else None
+    if record is None:
+        return False
+    items = record[4]  # one item: no ", " between items, and an item in parentheses
+    return items is not None and items[:1] == "(" and items[-1:] == ")" and ", " not in items
+
+
 def _alt_block(first: AltOpen, lines: Iterator[RawLine], path: str) -> Iterator[Line]:
     """``first`` (an ``<ALT>``) and the parsed lines after it, up to the ``</ALT>`` closing it.
 
     The block's end is found as ``group_alt_blocks`` finds it (``<ALTn>`` …
     ``</ALTn>`` inside, then ``</ALT>`` outside any alternative), so the
-    whole block, and nothing after it, reaches ``choose_lines``.
+    whole block, and nothing after it, is resolved.
     """
     yield first
     alternative: int | None = None
@@ -141,43 +140,21 @@ def _alt_block(first: AltOpen, lines: Iterator[RawLine], path: str) -> Iterator[
                 return
 
 
-def tally_record(record: Record, path: str | None = None) -> AltTally:
-    """One ``.vizir`` record's contribution to its alternative."""
-    outcome, in_cd, in_system = record_facts(record, path)
-    return AltTally(outcome.score, int(in_cd), int(in_system), int(outcome in _ERRORS), 1)
-
-
-def record_facts(record: Record, path: str | None = None) -> tuple[Outcome, bool, bool]:
-    """A ``.vizir`` record's Combinada outcome and whether it counts in the two totals.
-
-    The totals are Ida2Mor's (``count_record``): *Total na CD* and *Total
-    classificadas pelo sistema*.  A verdict already read is not read again.
-    """
-    evaluation = record.evaluation or ()
-    score = None
-    if len(evaluation) == 1 and evaluation[0].kind == EVAL_MORPHOLOGICAL:
-        score = cached_morph_score(evaluation[0].text)
-    if score is None:
-        score = record_morph_score(record, path)
-    alignment = alignment_from_scored_record(record, path)
-    return score.combined, not alignment.spurious, counts_for_system(alignment)
-
-
 def alternative_tally(records: Iterable[Record], path: str | None = None) -> AltTally:
-    """The sum of ``tally_record`` over an alternative's records, in integers (halves)."""
-    halves = cd = system = errors = count = 0
+    """What an alternative's records add up to; Pontuação is :func:`morph_credit`'s."""
+    correct = partial = cd = system = errors = count = 0
     for record in records:
-        outcome, in_cd, in_system = record_facts(record, path)
-        halves += _HALVES.get(outcome, 0)
+        score, in_cd, in_system = record_facts(record_text(record), path, record.line)
+        outcome = score.combined
+        correct += outcome is Outcome.CORRECTO
+        partial += outcome is Outcome.PARCIALMENTE_CORRECTO
         cd += in_cd
         system += in_system
         errors += outcome in _ERRORS
         count += 1
-    return AltTally(Fraction(halves, 2), cd, system, errors, count)
-
-
-_HALVES = {Outcome.CORRECTO: 2, Outcome.PARCIALMENTE_CORRECTO: 1}
-"""Twice each outcome's score (``Outcome.score``): sums of halves stay integers."""
+    return AltTally(
+        vizir_format.morph_credit(Fraction(correct), Fraction(partial)), cd, system, errors, count
+    )
 
 
 def choose_alternative(tallies: Sequence[AltTally]) -> int:
@@ -190,8 +167,8 @@ def choose_alternative(tallies: Sequence[AltTally]) -> int:
     )
 
 
-def choose_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[Line]:
-    """The ``.altmor`` stream of a ``.vizir`` stream: each ALT block → its best alternative."""
+def _resolve_blocks(lines: Iterable[Line], path: str | None) -> Iterator[Line]:
+    """The parsed lines of an ALT block, each block replaced by its best alternative."""
     for item in group_alt_blocks(lines, path):
         if isinstance(item, AltBlockLines):
             yield from resolve_block(item, path)

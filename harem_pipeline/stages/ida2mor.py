@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.formats import vizir as vizir_format
 from harem_pipeline.formats.alinhado import (
     AltClose,
     AltOpen,
@@ -30,31 +31,22 @@ from harem_pipeline.formats.alinhado import (
     parse_line,
 )
 from harem_pipeline.formats.vizir import (
-    SINGLE_RECORD_START,
     MorphScore,
     Outcome,
     RawLine,
-    cached_morph_score,
-    record_morph_score,
-    single_item,
-    split_canonical_record,
-    tag_head,
+    cut_record,
+    located,
+    record_text,
 )
+from harem_pipeline.stages import vizir as vizir_stage
 from harem_pipeline.stages.tally import (
     Counts,
     DocumentCounts,
-    DocumentTally,
     Tally,
-    from_row,
     row_names,
 )
-from harem_pipeline.stages.vizir import (
-    Alignment,
-    alignment_from_scored_record,
-    cached_first_atom,
-    counts_for_system,
-    evaluated_raw_index,
-)
+from harem_pipeline.stages.vizir import ScoredKey, scored_facts
+from harem_pipeline.text.memo import KeyedTable
 
 FIELD_KEYS = ("genero", "numero", "combinada")
 """The three fields, as the reports and the JSON name them."""
@@ -80,8 +72,8 @@ class FieldCounts(Counts):
 
     @property
     def score(self) -> float:
-        """Σ score: 1 per Correcto, 1/2 per Parcialmente Correcto (exact in binary)."""
-        return self.correct + self.partially_correct / 2
+        """Pontuação (:func:`~harem_pipeline.formats.vizir.morph_credit`), exact in binary."""
+        return vizir_format.morph_credit(self.correct, self.partially_correct)
 
     @property
     def records(self) -> int:
@@ -134,18 +126,6 @@ _TOTAL_CD = row_names(FieldCounts).index("total_cd")
 _TOTAL_SYSTEM = row_names(FieldCounts).index("total_system")
 
 
-def record_row(alignment: Alignment, score: MorphScore) -> list[int]:
-    """One scored record's contribution, as a ``MorphologyTotals`` row.
-
-    The totals are docs/spec/vizir-altinamor-ida2mor.md §5's.
-
-    *Total na CD* takes every record whose gold side is not spurious;
-    *Total classificadas pelo sistema* takes the record when its evaluated
-    system entity carries MORF (``counts_for_system``).
-    """
-    return outcome_row(score, not alignment.spurious, counts_for_system(alignment))
-
-
 def outcome_row(score: MorphScore, in_cd: bool, in_system: bool) -> list[int]:
     """The row of a record with verdict ``score`` counted (or not) in the two totals."""
     row = [0] * (3 * _FIELD_WIDTH)
@@ -157,34 +137,12 @@ def outcome_row(score: MorphScore, in_cd: bool, in_system: bool) -> list[int]:
     return row
 
 
-def count_record(alignment: Alignment, score: MorphScore) -> MorphologyTotals:
-    """One scored record's contribution as counts."""
-    return from_row(MorphologyTotals, record_row(alignment, score))
-
-
 _ACCEPTED = (Header, Blank, DocEnd)
 
 
-def count_morphology(lines: Iterable[Line], path: str | None = None) -> MorphologyCounts:
-    """Count the scored records of an ``.altmor`` stream, in one pass.
-
-    ALT blocks must already be resolved (AltinaMor): counting every
-    alternative would count the same entities twice, so an ``<ALT>`` line
-    is an input error here.
-    """
-    tally = DocumentTally(MorphologyTotals)
-    for item in lines:
-        if isinstance(item, Record):
-            if not tally.open:
-                tally.start("")
-            score = record_morph_score(item, path)
-            tally.add(record_row(alignment_from_scored_record(item, path), score))
-        else:
-            docid = _document_boundary(item, path)
-            if docid is not None:
-                tally.start(docid)
-    frozen = tally.freeze()
-    return MorphologyCounts(frozen.total, frozen.documents)
+def count_morphology(lines: Iterable[RawLine], path: str = "") -> MorphologyCounts:
+    """Count the scored records of ``.altmor`` lines (see ``open_raw_lines``), in one pass."""
+    return join_stretches([count_stretch(lines, path)])
 
 
 def _document_boundary(item: Line, path: str | None) -> str | None:
@@ -201,102 +159,6 @@ def _document_boundary(item: Line, path: str | None) -> str | None:
     if not isinstance(item, _ACCEPTED):
         raise InputError(path, "a .vizir record line", type(item).__name__, line=item.line or None)
     return None
-
-
-# ---------------------------------------------------------------------------
-# The fast path: ``.altmor`` lines as text
-#
-# ``join_stretches`` of the ``count_raw_stretch`` of a file's lines (read
-# whole, or a block at a time) gives the counts ``count_morphology`` gives: a
-# record as Vizir writes it is reduced to a key (its verdict text and its two
-# totals) counted per document, and a document's row is made once from its
-# keys when it closes; any other line goes through ``parse_line`` and the
-# general rules.
-
-
-def raw_record_key(text: str) -> tuple[str, bool, bool] | None:
-    """``(verdict text, in Total na CD, in Total classificadas)`` of a canonical record.
-
-    None when the record is not canonical or anything about it would be an
-    error (then the general path reads it).
-    """
-    parts = split_canonical_record(text)
-    if parts is None:
-        return None
-    gold, gold_text, system, items = parts
-    if cached_morph_score(items) is None:
-        return None
-    spurious = gold.spurious
-    if not spurious and gold.morph_error:
-        return None
-    if not system:
-        return items, not spurious, False
-    for head, _ in system:
-        if head.morph_error:
-            return None
-    if spurious:
-        return items, False, system[0][0].morph is not None
-    index = evaluated_raw_index(gold_text, system)
-    return items, True, index is not None and system[index][0].morph is not None
-
-
-def single_record_key(
-    gold_head: str, system_head: str | None, items: str, evaluated: bool
-) -> tuple[str, bool, bool] | None:
-    """:func:`raw_record_key` of a ``[null]`` or one-entity record (``evaluated``: it is)."""
-    if cached_morph_score(items) is None:
-        return None
-    gold = tag_head(gold_head)
-    if not gold.spurious and gold.morph_error:
-        return None
-    if system_head is None:
-        return items, not gold.spurious, False
-    system = tag_head(system_head)
-    if system.morph_error:
-        return None
-    if gold.spurious:
-        return items, False, system.morph is not None
-    return items, True, evaluated and system.morph is not None
-
-
-class _KeyCells:
-    """A small number per distinct record key, and where each key's row holds a 1 (else 0).
-
-    Keys are few (verdicts × the two totals), so a document counts its records
-    as key numbers and makes its row once, when it closes.
-    """
-
-    __slots__ = ("numbers", "cells")
-
-    def __init__(self) -> None:
-        self.numbers: dict[tuple[str, bool, bool], int] = {}
-        self.cells: list[tuple[int, ...]] = []
-
-    def number(self, key: tuple[str, bool, bool] | None) -> int | None:
-        """The number of ``key`` (None stays None: the general path reads that record)."""
-        if key is None:
-            return None
-        number = self.numbers.get(key)
-        if number is None:
-            score = cached_morph_score(key[0])
-            assert score is not None
-            row = outcome_row(score, key[1], key[2])
-            assert set(row) <= {0, 1}
-            number = self.numbers[key] = len(self.cells)
-            self.cells.append(tuple(i for i, v in enumerate(row) if v))
-        return number
-
-    def row(self, numbers: list[int], rows: list[list[int]]) -> list[int]:
-        """A document's count row from its records' key numbers and its general-path rows."""
-        total = [0] * (3 * _FIELD_WIDTH)
-        cells = self.cells
-        for number, n in Counter(numbers).items():
-            for i in cells[number]:
-                total[i] += n
-        for row in rows:
-            for i, value in enumerate(row):
-                total[i] += value
-        return total
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,82 +196,83 @@ def join_stretches(stretches: Iterable[StretchCounts]) -> MorphologyCounts:
     return MorphologyCounts(totals_from_row(total), counts)
 
 
-_KEYS = _KeyCells()
-"""Record keys numbered once per process, so every stretch of a file shares them."""
-_SINGLES: dict[tuple[str, str | None, str, bool], int | None | object] = {}
-"""``_single_key_number`` of the cut of a one-entity line, per process (bounded)."""
+def count_stretch(lines: Iterable[RawLine], path: str) -> StretchCounts:
+    """The :class:`StretchCounts` of ``.altmor`` lines: the whole file, or a block of it.
 
-
-def count_raw_stretch(lines: Iterable[RawLine], path: str) -> StretchCounts:
-    """The :class:`StretchCounts` of raw ``.altmor`` lines: the whole file, or a block of it."""
-    keys = _KEYS
+    ALT blocks must already be resolved (AltinaMor): counting every
+    alternative would count the same entities twice, so an ``<ALT>`` line
+    is an input error here.  Each record is counted as the number of its
+    cells (where its count row holds a 1; the key is ``scored_key``'s),
+    and a document's row is added up from those numbers once.
+    """
     documents: list[tuple[str, list[int]]] = []
     lead: list[int] | None = None
     docid: str | None = None  # None: no document line yet in this stretch
-    numbers: list[int] = []
-    rows: list[list[int]] = []
-    singles = _SINGLES
-    single_match = SINGLE_RECORD_START.match
+    numbers = _KEY_NUMBERS
+    counted: list[int] = []  # the key number of each record of the open document
+    count = counted.append
+    cut, evaluate = cut_record, vizir_stage.evaluated_index  # looked up once a pass
     for number, text, eol in lines:
         if not text:  # a blank line
             continue
-        if text[:1] == "<":
-            single = single_match(text)
-            if single is not None:
-                gold_head, gold_text, system_head, system_text = single.group(1, 3, 4, 6)
-                if system_head is None:
-                    evaluated = False
-                else:
-                    atom = cached_first_atom(gold_text)
-                    evaluated = atom is not None and (
-                        gold_text == system_text or cached_first_atom(system_text) == atom
-                    )
-                found = (gold_head, system_head, text[single.end() :], evaluated)
-                key = singles.get(found, _UNSEEN)
-                if key is _UNSEEN:
-                    if len(singles) >= 1 << 14:
-                        singles.clear()
-                    key = singles[found] = _single_key_number(keys, *found)
-                if key is _NOT_SINGLE:
-                    key = keys.number(raw_record_key(text))
-            else:
-                key = keys.number(raw_record_key(text))
-            if key is not None:
-                numbers.append(key)  # type: ignore[arg-type]
+        record = cut(text) if text[:1] == "<" else None
+        if record is None:
+            item = parse_line(text, path, number, eol)
+            if not isinstance(item, Record):
+                started = _document_boundary(item, path)
+                if started is not None:
+                    if docid is not None:
+                        documents.append((docid, _row(counted)))
+                    elif counted:
+                        lead = _row(counted)
+                    docid, counted = started, []
+                    count = counted.append
                 continue
-        item = parse_line(text, path, number, eol)
-        if isinstance(item, Record):
-            score = record_morph_score(item, path)
-            rows.append(record_row(alignment_from_scored_record(item, path), score))
-        else:
-            started = _document_boundary(item, path)
-            if started is not None:
-                if docid is not None:
-                    documents.append((docid, keys.row(numbers, rows)))
-                elif numbers or rows:
-                    lead = keys.row(numbers, rows)
-                docid, numbers, rows = started, [], []
+            record = record_text(item)
+        gold_head, gold_text, heads, texts, items = record
+        try:
+            count(
+                numbers[
+                    gold_head, heads, items, None if heads is None else evaluate(gold_text, texts)
+                ]
+            )
+        except InputError as error:
+            raise located(error, path, number or None) from None
     if docid is not None:
-        documents.append((docid, keys.row(numbers, rows)))
-    elif numbers or rows:
-        lead = keys.row(numbers, rows)
+        documents.append((docid, _row(counted)))
+    elif counted:
+        lead = _row(counted)
     return StretchCounts(lead, documents)
 
 
-_UNSEEN = object()
-"""Not in a cache (None is a cached value)."""
-_NOT_SINGLE = object()
-"""A line ``SINGLE_RECORD`` does not match after all: :func:`raw_record_key` reads it."""
+def _key_cells(key: ScoredKey) -> tuple[int, ...]:
+    """Where the count row of a record with this key holds a 1: :func:`outcome_row` of its
+    :func:`scored_facts`."""
+    return tuple(i for i, v in enumerate(outcome_row(*scored_facts(key))) if v)
 
 
-def _single_key_number(
-    keys: _KeyCells, gold_head: str, system_head: str | None, rest: str, evaluated: bool
-) -> int | None | object:
-    """The key number of a line ``SINGLE_RECORD_START`` matched (``rest``: what follows)."""
-    item = single_item(rest)
-    if item is None:
-        return _NOT_SINGLE
-    return keys.number(single_record_key(gold_head, system_head, item, evaluated))
+def _numbered_cells(cells: tuple[int, ...]) -> int:
+    """A small number for ``cells``: its index in :data:`_CELLS`."""
+    _CELLS.append(cells)
+    return len(_CELLS) - 1
+
+
+_CELLS: list[tuple[int, ...]] = []
+"""The distinct cell sets seen, by number (a few dozen: three outcomes and two totals)."""
+_CELL_NUMBERS: KeyedTable[tuple[int, ...], int] = KeyedTable(_numbered_cells, maxsize=1 << 30)
+_KEY_NUMBERS: KeyedTable[ScoredKey, int] = KeyedTable(lambda key: _CELL_NUMBERS[_key_cells(key)])
+"""The cell number of each key: records are counted as small numbers, one a record, and
+a document's row is added up once from their :class:`~collections.Counter`."""
+
+
+def _row(counted: list[int]) -> list[int]:
+    """A document's count row from its records' cell numbers."""
+    total = [0] * (3 * _FIELD_WIDTH)
+    cells = _CELLS
+    for found, n in Counter(counted).items():
+        for i in cells[found]:
+            total[i] += n
+    return total
 
 
 def totals_from_row(row: Sequence[int]) -> MorphologyTotals:

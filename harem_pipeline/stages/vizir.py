@@ -11,23 +11,21 @@ functions on plain values, from the smallest up:
 * ``judge_alignment`` — a whole record under a scenario, including the
   missing / spurious / ignored cases;
 
-and on top of them ``score_record`` (one parsed record) and
-``score_lines`` (a stream of parsed lines → ``.vizir`` lines).  Only
-``run_vizir`` touches files, through the format modules.
+and on top of them ``score_lines`` (Véus lines → ``.vizir`` text), whose
+decision is :func:`vizir_decision` of a record's key, and :func:`scored_facts`,
+what AltinaMor and Ida2Mor need of a ``.vizir`` record.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
-    ARROW,
     EVAL_CORRECT,
-    IDENTIFICATION_KINDS,
     MARKER_FIRST_HAREM,
-    NULL_LIST,
     PARTIAL_KINDS,
     AltClose,
     AltOpen,
@@ -42,26 +40,24 @@ from harem_pipeline.formats.alinhado import (
     Record,
     Tag,
     format_line,
-    parse_evaluation,
     parse_line,
 )
 from harem_pipeline.formats.vizir import (
-    SINGLE_RECORD,
-    SPECIAL_LINES,
     UNDERSPECIFIED,
     MorphScore,
     Outcome,
     RawLine,
-    RawTag,
-    TagHead,
-    format_morph_items,
-    format_raw_tag,
-    split_canonical_record,
-    tag_head,
+    RecordText,
+    cut_record,
+    located,
+    record_morph_score,
+    record_text,
+    skeleton,
     vizir_record,
 )
 from harem_pipeline.model import Morf, Scenario
 from harem_pipeline.text.atoms import atoms
+from harem_pipeline.text.memo import KeyedTable, keyed_cache
 
 SCENARIO_NAMES = {Scenario.ABSOLUTE: "absoluto", Scenario.RELATIVE: "relativo"}
 SCENARIO_HEADER = " Cenário: "
@@ -159,19 +155,33 @@ def first_atom(text: str) -> str | None:
     return found[0] if found else None
 
 
+_FIRST_ATOMS: KeyedTable[str, str | None] = KeyedTable(first_atom)
+""":func:`first_atom` of each text seen (entity texts repeat across a collection)."""
+
+
 def evaluated_index(gold_text: str, system_texts: Sequence[str]) -> int | None:
     """Index of the system entity Vizir evaluates, or ``None`` when none qualifies.
 
     Only the first system entity whose first atom equals GOLD's first atom is
-    evaluated; the others count nowhere (original, examples 3 and 5).
+    evaluated; the others count nowhere (original, examples 3 and 5).  Every
+    stage of the chain asks this function, so it is the one first-atom rule.
     """
-    gold_atom = cached_first_atom(gold_text)
-    if gold_atom is None:
-        return None
-    for index, text in enumerate(system_texts):
-        if cached_first_atom(text) == gold_atom:
-            return index
+    first = _FIRST_ATOMS
+    gold_atom = first[gold_text]
+    if gold_atom is not None:
+        index = 0  # counted by hand: an ``enumerate`` a record costs more than the search
+        for text in system_texts:
+            if text == gold_text or first[text] == gold_atom:
+                return index
+            index += 1
     return None
+
+
+def evaluated_entity(alignment: Alignment) -> int | None:
+    """:func:`evaluated_index` of an alignment's texts (None for ``[null]``)."""
+    if not alignment.system:
+        return None
+    return evaluated_index(alignment.gold_text, tuple(e.text for e in alignment.system))
 
 
 # ---------------------------------------------------------------------------
@@ -202,7 +212,14 @@ class Alignment:
 
 
 def judge_alignment(alignment: Alignment, scenario: Scenario) -> MorphScore | None:
-    """The verdict of one record, or ``None`` when it is ignored or excluded.
+    """The verdict of one record, or ``None`` when it is ignored or excluded."""
+    return judge_evaluated(alignment, scenario, evaluated_entity(alignment))
+
+
+def judge_evaluated(
+    alignment: Alignment, scenario: Scenario, index: int | None
+) -> MorphScore | None:
+    """:func:`judge_alignment` once the evaluated entity (``index``) is known.
 
     The special records are those of docs/spec/vizir-altinamor-ida2mor.md §2.
 
@@ -219,26 +236,25 @@ def judge_alignment(alignment: Alignment, scenario: Scenario) -> MorphScore | No
         return None
     if alignment.system is None:
         return uniform_score(Outcome.EM_FALTA) if scenario is Scenario.ABSOLUTE else None
-    index = evaluated_index(alignment.gold_text, [e.text for e in alignment.system])
     if index is None:
         return uniform_score(Outcome.EM_FALTA)
     entity = alignment.system[index]
     return score_morph(alignment.gold_morf, entity.morf, entity.partial)
 
 
-def counts_for_system(alignment: Alignment) -> bool:
+def counts_for_system(alignment: Alignment, index: int | None) -> bool:
     """Whether a scored record adds one to *Total classificadas pelo sistema*.
 
     The rule is docs/spec/vizir-altinamor-ida2mor.md §5.
 
-    A scored spurious record does; otherwise the evaluated system entity must
-    exist and carry a MORF attribute (``?,?`` included, original example 11).
+    A scored spurious record does; otherwise the evaluated system entity
+    (``index``) must exist and carry a MORF attribute (``?,?`` included,
+    original example 11).
     """
     if not alignment.system:
         return False
     if alignment.spurious:
         return alignment.system[0].morf is not None
-    index = evaluated_index(alignment.gold_text, [e.text for e in alignment.system])
     return index is not None and alignment.system[index].morf is not None
 
 
@@ -258,12 +274,14 @@ def tag_morph(tag: Tag, path: str | None = None, line: int | None = None) -> Mor
     return None if value is None else Morf.parse(value, path, line)
 
 
-def alignment_from_record(record: Record, path: str | None = None) -> Alignment:
+def alignment_from_record(
+    record: Record, path: str | None = None, index: int | None = None
+) -> Alignment:
     """What Vizir needs of a Véus record: texts, MORF values and identification verdicts.
 
     The identification list must give one item per system entity, and the
-    evaluated entity must be ``Correcto`` or partially correct (the
-    ``harem`` Véus style); anything else is reported with its line.
+    evaluated entity (``index``) must be ``Correcto`` or partially correct
+    (the ``harem`` Véus style); anything else is reported with its line.
     """
     line = record.line or None
     spurious = record.gold.is_spurious
@@ -290,7 +308,6 @@ def alignment_from_record(record: Record, path: str | None = None) -> Alignment:
     )
     alignment = Alignment(record.gold.text, gold_morf, spurious, entities)
     if not spurious and gold_morf is not None:
-        index = evaluated_index(alignment.gold_text, [e.text for e in entities])
         if index is not None and evaluation[index].kind not in (EVAL_CORRECT, *PARTIAL_KINDS):
             raise InputError(
                 path,
@@ -325,306 +342,150 @@ class VizirTally:
 
 _COPIED = (DocStart, DocEnd, DocumentLine, AltOpen, AltClose, Blank)
 _DROPPED = (Header, ManualCheck, Omitted)
+_SENTINEL = "\x00"
+
+
+@keyed_cache()
+def vizir_decision(
+    gold_head: str,
+    system_heads: tuple[str, ...] | None,
+    items: str | None,
+    index: int | None,
+    absolute: bool,
+) -> tuple[tuple[str, ...] | None, bool]:
+    """How a Véus record with this key is written: the text around its entity texts
+    (None: dropped), and whether a system entity carries MORF.
+
+    The rules are docs/spec/vizir-altinamor-ida2mor.md §1–3, applied by
+    :func:`alignment_from_record` and :func:`judge_evaluated` to the record
+    without its texts; ``index`` is the evaluated entity (:func:`evaluated_index`);
+    ``absolute``: the scenario is the absolute one.
+    The text is ``format_line`` of the ``.vizir`` record, cut where the texts go.
+    """
+    record = skeleton(gold_head, system_heads, items)
+    alignment = alignment_from_record(record, None, index)
+    morph_seen = any_system_morph((alignment,))
+    scenario = Scenario.ABSOLUTE if absolute else Scenario.RELATIVE
+    score = judge_evaluated(alignment, scenario, index)
+    if score is None:
+        return None, morph_seen
+    texts = len(system_heads or ()) + 1
+    gold = replace(record.gold, text=_SENTINEL)
+    system = record.system and tuple(replace(tag, text=_SENTINEL) for tag in record.system)
+    written = format_line(vizir_record(replace(record, gold=gold, system=system), score))
+    pieces = tuple(written.split(_SENTINEL))
+    assert len(pieces) == texts + 1
+    return pieces, morph_seen
 
 
 def score_lines(
-    lines: Iterable[Line],
-    scenario: Scenario,
-    path: str | None = None,
-    tally: VizirTally | None = None,
-) -> Iterator[Line]:
-    """Turn a stream of Véus lines into the stream of ``.vizir`` lines.
-
-    The rules are docs/spec/vizir-altinamor-ida2mor.md §1–3.
-
-    Document and ALT lines (and blank lines) are copied; headers, manual
-    revision and omission lines are dropped; each record is scored, or
-    dropped when ignored or excluded.  ``tally`` (if given) learns whether
-    any system entity carried MORF, which decides the no-output rule.
-    """
-    tally = tally if tally is not None else VizirTally()
-    for item in lines:
-        scored = score_line(item, scenario, path, tally)
-        if scored is not None:
-            yield scored
-
-
-def score_line(item: Line, scenario: Scenario, path: str | None, tally: VizirTally) -> Line | None:
-    """The ``.vizir`` line of one Véus line (None: dropped), counted in ``tally``."""
-    if isinstance(item, Record):
-        tally.records += 1
-        alignment = alignment_from_record(item, path)
-        if not tally.system_morph_seen and any_system_morph((alignment,)):
-            tally.system_morph_seen = True
-        score = judge_alignment(alignment, scenario)
-        if score is None:
-            return None
-        tally.scored += 1
-        return vizir_record(item, score)
-    if isinstance(item, _COPIED):
-        return item
-    if not isinstance(item, _DROPPED):
-        found = type(item).__name__
-        raise InputError(path, "a Véus result line", found, line=item.line or None)
-    return None
-
-
-# ---------------------------------------------------------------------------
-# The fast path: Véus lines as text
-#
-# ``score_raw_lines`` gives the text ``score_lines`` + ``format_line`` give,
-# line for line, without building a ``Record``: a canonical record
-# (``formats.vizir.split_canonical_record``) is judged from its cached tag
-# heads, first atoms and verdict texts; any other line, or a record whose
-# judgement would raise an error, goes through ``parse_line`` and
-# ``score_line``.
-
-_FIRST_ATOMS: dict[str, str | None] = {}
-_ITEM_KINDS: dict[str, str | None] = {}
-_VERDICT_TEXTS: dict[tuple[TagHead, TagHead, bool], str] = {}
-_CACHE_LIMIT = 1 << 14
-
-
-def cached_first_atom(text: str) -> str | None:
-    """:func:`first_atom`, remembered for the last few thousand distinct texts."""
-    try:
-        return _FIRST_ATOMS[text]
-    except KeyError:
-        if len(_FIRST_ATOMS) >= _CACHE_LIMIT:
-            _FIRST_ATOMS.clear()
-        atom = _FIRST_ATOMS[text] = first_atom(text)
-        return atom
-
-
-def evaluated_raw_index(gold_text: str, system: Sequence[RawTag]) -> int | None:
-    """:func:`evaluated_index` of a canonical record's texts, with cached first atoms."""
-    gold_atom = cached_first_atom(gold_text)
-    if gold_atom is None:
-        return None
-    for index, (_, text) in enumerate(system):
-        if text == gold_text or cached_first_atom(text) == gold_atom:
-            return index
-    return None
-
-
-def identification_kind(item: str) -> str | None:
-    """The kind of an identification evaluation item, None for any other item or a bad one."""
-    try:
-        return _ITEM_KINDS[item]
-    except KeyError:
-        kind = None
-        try:
-            kind = parse_evaluation(item).kind
-        except InputError:
-            pass
-        if kind not in IDENTIFICATION_KINDS:
-            kind = None
-        if len(_ITEM_KINDS) >= _CACHE_LIMIT:
-            _ITEM_KINDS.clear()
-        _ITEM_KINDS[item] = kind
-        return kind
-
-
-def verdict_text(gold: TagHead, system: TagHead, partial: bool) -> str:
-    """``format_morph_items(score_morph(...))`` of two valid heads' MORF, remembered."""
-    key = (gold, system, partial)
-    text = _VERDICT_TEXTS.get(key)
-    if text is None:
-        if len(_VERDICT_TEXTS) >= _CACHE_LIMIT:
-            _VERDICT_TEXTS.clear()
-        assert gold.morph is not None
-        score = score_morph(gold.morph, system.morph, partial)
-        text = _VERDICT_TEXTS[key] = format_morph_items(score)
-    return text
-
-
-_UNIFORM_TEXTS = {
-    outcome: format_morph_items(uniform_score(outcome))
-    for outcome in (Outcome.ESPURIO, Outcome.EM_FALTA)
-}
-_FALLBACK = object()
-_ACCEPTED_KINDS = (EVAL_CORRECT, *PARTIAL_KINDS)
-
-
-def judge_heads(
-    gold: TagHead,
-    system: Sequence[TagHead] | None,
-    kinds: Sequence[str],
-    index: int | None,
-    absolute: bool,
-) -> tuple[str | None, bool] | object:
-    """``(verdict text or None when dropped, any system MORF)`` of a canonical record.
-
-    ``judge_alignment`` and the checks of ``alignment_from_record`` on what
-    a record's verdict depends on: its tag heads, its identification kinds
-    and which system entity is evaluated (``index``).  ``_FALLBACK`` when
-    the general path would report an error.
-    """
-    spurious = gold.spurious
-    if not spurious and gold.morph_error:
-        return _FALLBACK
-    if system is None:
-        if spurious or gold.morph is None or not absolute:
-            return None, False
-        return _UNIFORM_TEXTS[Outcome.EM_FALTA], False
-    morph_seen = False
-    for head in system:
-        if head.morph_error:
-            return _FALLBACK
-        if head.morph is not None:
-            morph_seen = True
-    if spurious:
-        morph = system[0].morph
-        if (
-            not absolute
-            or morph is None
-            or (morph.gender == UNDERSPECIFIED and morph.number == UNDERSPECIFIED)
-        ):
-            return None, morph_seen
-        return _UNIFORM_TEXTS[Outcome.ESPURIO], morph_seen
-    if gold.morph is None:
-        return None, morph_seen
-    if index is None:
-        return _UNIFORM_TEXTS[Outcome.EM_FALTA], morph_seen
-    kind = kinds[index]
-    if kind not in _ACCEPTED_KINDS:
-        return _FALLBACK
-    return verdict_text(gold, system[index], kind != EVAL_CORRECT), morph_seen
-
-
-def score_raw_record(body: str, absolute: bool) -> tuple[str | None, bool] | object:
-    """``(the .vizir text or None when dropped, any system MORF)`` of a canonical record.
-
-    ``_FALLBACK`` when the record is not canonical or anything about it
-    would be reported as an error: the general path then reads it.
-    """
-    parts = split_canonical_record(body)
-    if parts is None:
-        return _FALLBACK
-    gold, gold_text, system, inner = parts
-    if "[" in inner or "]" in inner or "{" in inner or "}" in inner:
-        return _FALLBACK
-    kinds = [identification_kind(item) for item in inner.split(", ")]
-    if None in kinds or len(kinds) != (1 if system is None else len(system)):
-        return _FALLBACK
-    index = None if system is None else evaluated_raw_index(gold_text, system)
-    heads = None if system is None else [head for head, _ in system]
-    judged = judge_heads(gold, heads, kinds, index, absolute)  # type: ignore[arg-type]
-    if judged is _FALLBACK:
-        return _FALLBACK
-    verdict, morph_seen = judged  # type: ignore[misc]
-    if verdict is None:
-        return None, morph_seen
-    listed = NULL_LIST if system is None else "[" + ", ".join(map(format_raw_tag, system)) + "]"
-    return f"{gold.opening}{gold_text}{gold.closing}{ARROW}{listed}:[{verdict}]", morph_seen
-
-
-SingleTemplate = tuple[str | None, str, str, bool]
-"""Text before the gold text, between the two texts, after the system text; any MORF."""
-
-
-def single_template(
-    gold_head: str, system_head: str | None, item: str, evaluated: bool, absolute: bool
-) -> SingleTemplate | object:
-    """How a record with these heads and item is written (``_FALLBACK``: not here).
-
-    ``system_head`` None is a ``[null]`` record (its system text is then empty).
-    """
-    kind = identification_kind(item)
-    if kind is None:
-        return _FALLBACK
-    gold = tag_head(gold_head)
-    system = None if system_head is None else tag_head(system_head)
-    index = 0 if evaluated else None
-    judged = judge_heads(gold, None if system is None else (system,), (kind,), index, absolute)
-    if judged is _FALLBACK:
-        return _FALLBACK
-    verdict, morph_seen = judged  # type: ignore[misc]
-    if verdict is None:
-        return None, "", "", morph_seen
-    if system is None:
-        return gold.opening, f"{gold.closing}{ARROW}{NULL_LIST}:[{verdict}]", "", morph_seen
-    middle = f"{gold.closing}{ARROW}[{system.opening}"
-    return gold.opening, middle, f"{system.closing}]:[{verdict}]", morph_seen
-
-
-_TEMPLATES: dict[bool, dict[tuple[str, str | None, str, bool], SingleTemplate | object]] = {
-    True: {},
-    False: {},
-}
-"""``single_template`` per scenario (absolute?), kept from one call of ``score_raw_lines``
-to the next: a file read a block at a time builds each template once."""
-
-
-def score_raw_lines(
-    lines: Iterable[RawLine],
-    scenario: Scenario,
-    path: str,
-    tally: VizirTally,
+    lines: Iterable[RawLine], scenario: Scenario, path: str, tally: VizirTally
 ) -> Iterator[list[str]]:
-    """The ``.vizir`` text of raw Véus lines (see ``open_raw_lines``), in batches.
+    """The ``.vizir`` text of Véus lines (see ``open_raw_lines``), in batches.
 
-    A batch is ``[text, line end, text, line end, …]``: the lines
-    ``score_lines`` gives, written by ``format_line`` with the ``:`` marker;
-    errors are the general path's.
+    A batch is ``[text, line end, text, line end, …]``.  Document and ALT
+    lines (and blank lines) are copied; headers, manual revision and
+    omission lines are dropped; each record is written as
+    :func:`vizir_decision` of its key says, or dropped when ignored or
+    excluded.  ``tally`` learns whether any system entity carried MORF,
+    which decides the no-output rule.
     """
     absolute = scenario is Scenario.ABSOLUTE
-    templates = _TEMPLATES[absolute]
-    single_match = SINGLE_RECORD.match
+    decisions: KeyedTable[tuple[Any, ...], tuple[tuple[str, ...] | None, bool]]
+    decisions = KeyedTable(lambda key: vizir_decision(*key, absolute))
+    cut, evaluate = cut_record, evaluated_index  # looked up once a pass
     out: list[str] = []
+    write = out.append
+    records = scored = 0
+    morph_seen = False
     for number, text, eol in lines:
         if len(out) >= 8192:
+            _add(tally, records, scored, morph_seen)
+            records = scored = 0
             yield out
             out = []
-        if not text:  # a blank line is copied
-            out.append(text)
-            out.append(eol)
-            continue
-        if text[:1] == "<":
-            single = single_match(text)
-            if single is not None and not text.startswith(SPECIAL_LINES):
-                gold_head, gold_text, system_head, system_text, item = single.group(1, 3, 4, 6, 7)
-                if system_head is None:
-                    system_text = ""
-                    evaluated = False
-                else:
-                    atom = cached_first_atom(gold_text)
-                    evaluated = atom is not None and (
-                        gold_text == system_text or cached_first_atom(system_text) == atom
-                    )
-                key = (gold_head, system_head, item, evaluated)
-                template = templates.get(key)
-                if template is None:
-                    if len(templates) >= _CACHE_LIMIT:
-                        templates.clear()
-                    template = templates[key] = single_template(*key, absolute)
-                if template is not _FALLBACK:
-                    before, middle, after, morph_seen = template  # type: ignore[misc]
-                    tally.records += 1
-                    if morph_seen:
-                        tally.system_morph_seen = True
-                    if before is not None:
-                        tally.scored += 1
-                        out.append(before + gold_text + middle + system_text + after)
-                        out.append(eol)
-                    continue
-            result = score_raw_record(text, absolute)
-            if result is not _FALLBACK:
-                line, morph_seen = result  # type: ignore[misc]
-                tally.records += 1
-                if morph_seen:
-                    tally.system_morph_seen = True
-                if line is not None:
-                    tally.scored += 1
-                    out.append(line)
-                    out.append(eol)
+            write = out.append
+        record = cut(text) if text[:1] == "<" else None
+        if record is None:
+            item = parse_line(text, path, number, eol)
+            if not isinstance(item, Record):
+                if isinstance(item, _COPIED):
+                    write(format_line(item, MARKER_FIRST_HAREM))
+                    write(item.eol)
+                elif not isinstance(item, _DROPPED):
+                    found = type(item).__name__
+                    raise InputError(path, "a Véus result line", found, line=number or None)
                 continue
-        item = score_line(parse_line(text, path, number, eol), scenario, path, tally)
-        if item is not None:
-            out.append(format_line(item, MARKER_FIRST_HAREM))
-            out.append(item.eol)
+            record = record_text(item)
+        gold_head, gold_text, heads, texts, items = record
+        try:
+            pieces, seen = decisions[
+                gold_head, heads, items, None if heads is None else evaluate(gold_text, texts)
+            ]
+        except InputError as error:
+            raise located(error, path, number or None) from None
+        records += 1
+        if seen:
+            morph_seen = True
+        if pieces is not None:
+            scored += 1
+            if len(pieces) == 3:
+                write(pieces[0] + gold_text + pieces[1] + texts[0] + pieces[2])
+            else:
+                write(_fill(pieces, (gold_text, *texts)))
+            write(eol)
+    _add(tally, records, scored, morph_seen)
     if out:
         yield out
+
+
+def _add(tally: VizirTally, records: int, scored: int, morph_seen: bool) -> None:
+    """Add the counts of the lines read since the last batch to ``tally`` (kept in locals
+    in between: an attribute write a record costs)."""
+    tally.records += records
+    tally.scored += scored
+    tally.system_morph_seen = tally.system_morph_seen or morph_seen
+
+
+def _fill(pieces: tuple[str, ...], texts: tuple[str, ...]) -> str:
+    """``pieces`` with ``texts`` between them."""
+    written = [pieces[0]]
+    for text, piece in zip(texts, pieces[1:], strict=True):
+        written.append(text)
+        written.append(piece)
+    return "".join(written)
+
+
+ScoredKey = tuple[str, tuple[str, ...] | None, str | None, int | None]
+"""What a ``.vizir`` record's facts depend on: its heads, its items, its evaluated entity."""
+
+
+def scored_key(record: RecordText) -> ScoredKey:
+    """The :data:`ScoredKey` of a ``.vizir`` record line (:func:`evaluated_index` asked here)."""
+    gold_head, gold_text, heads, texts, items = record
+    return gold_head, heads, items, None if heads is None else evaluated_index(gold_text, texts)
+
+
+@keyed_cache()
+def scored_facts(key: ScoredKey) -> tuple[MorphScore, bool, bool]:
+    """A ``.vizir`` record's verdict and whether it counts in *Total na CD* and in
+    *Total classificadas pelo sistema*: what AltinaMor and Ida2Mor decide on.
+
+    The totals are docs/spec/vizir-altinamor-ida2mor.md §5's; errors unlocated.
+    """
+    gold_head, system_heads, items, index = key
+    record = skeleton(gold_head, system_heads, items)
+    score = record_morph_score(record)
+    alignment = alignment_from_scored_record(record)
+    return score, not alignment.spurious, counts_for_system(alignment, index)
+
+
+def record_facts(record: RecordText, path: str | None, line: int) -> tuple[MorphScore, bool, bool]:
+    """:func:`scored_facts` of a ``.vizir`` record line, its errors located."""
+    try:
+        return scored_facts(scored_key(record))
+    except InputError as error:
+        raise located(error, path, line or None) from None
 
 
 # ---------------------------------------------------------------------------

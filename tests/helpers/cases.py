@@ -82,3 +82,11 @@ def read_case(path: Path) -> Case:
 def case_files(folder: Path) -> list[Path]:
     """The folder's case files, in name order (``README.md`` and data files left out)."""
     return sorted(folder.glob("*.txt"))
+
+
+def raw_lines(text: str) -> list[tuple[int, str, str]]:
+    """``(number, text, line end)`` of LF text, as ``open_raw_lines`` reads a file."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [(number, line, "\n") for number, line in enumerate(lines, start=1)]

@@ -1,13 +1,9 @@
-"""The fast paths of Vizir, AltinaMor and Ida2Mor against the general path, byte for byte.
+"""Vizir, AltinaMor and Ida2Mor a block at a time (``pipeline/blocks.py``) and as one stream.
 
-``run_vizir``, ``run_altmor`` and ``run_ida2mor`` read line text and handle
-canonical records without parsing them into ``Record`` objects
-(``formats/vizir.py``: ``open_raw_lines``, ``split_canonical_record``…).  The
-general path is the one they fall back on: ``iter_lines`` + ``score_lines`` /
-``choose_lines`` / ``count_morphology``.  Here both run on every worked example
-and record case, on the First HAREM campaign run, and on random files built
-from well-formed and malformed pieces: same bytes, same counts, or the same
-error.
+A file larger than a block is read a block of whole lines at a time, on
+worker processes; the outputs, counts and errors must be the one-stream
+run's, on the First HAREM campaign run and on random files built from
+well-formed and malformed pieces.
 """
 
 from __future__ import annotations
@@ -26,31 +22,21 @@ from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
-    MARKER_FIRST_HAREM,
     block_lines,
-    format_line,
     iter_lines,
 )
 from harem_pipeline.formats.vizir import (
-    SINGLE_RECORD,
-    SINGLE_RECORD_START,
-    SPECIAL_LINES,
     open_raw_lines,
-    single_item,
 )
 from harem_pipeline.pipeline.morphology import count_altmor_file, run_altmor, run_vizir
-from harem_pipeline.pipeline.naming import check_stage_input
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.reports.ida2mor import JSON_COUNT_KEYS, json_row
-from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.ida2mor import (
     MorphologyTotals,
-    count_morphology,
     morphology_document_rows,
 )
-from harem_pipeline.stages.tally import document_rows, row_names
-from harem_pipeline.stages.vizir import Scenario, VizirTally, scenario_header, score_lines
-from tests.helpers.cases import case_files, read_case
+from harem_pipeline.stages.tally import row_names
+from harem_pipeline.stages.vizir import Scenario
 from tests.helpers.strategies import seeded
 
 CASES = Path(__file__).parent / "cases"
@@ -65,54 +51,19 @@ def outcome(action: Callable[[], object]) -> object:
         return f"error: {error}"
 
 
-def general_vizir(path: Path, scenario: Scenario) -> object:
-    """The ``.vizir`` bytes the general path writes (None: no output, the no-MORF rule)."""
-
+def vizir_outcome(path: Path, scenario: Scenario) -> object:
     def run() -> object:
-        check_stage_input("vizir", path)  # a file's rule, before its lines
-        encoding, lines = iter_lines(path)
-        tally = VizirTally()
-        scored = list(score_lines(lines, scenario, str(path), tally))
-        if not tally.system_morph_seen:
-            return None
-        header = scenario_header(scenario, scored[0].eol if scored else "\n")
-        text = "".join(format_line(x, MARKER_FIRST_HAREM) + x.eol for x in [header, *scored])
-        return text.encode(encoding)
-
-    return outcome(run)
-
-
-def fast_vizir(path: Path, scenario: Scenario) -> object:
-    def run() -> object:
-        result = run_vizir(path, scenario, path.with_name("fast.vizir"))
+        result = run_vizir(path, scenario, path.with_name("out.vizir"))
         return None if result.output is None else result.output.read_bytes()
 
     return outcome(run)
 
 
-def general_altmor(path: Path) -> object:
-    def run() -> object:
-        check_stage_input("altmor", path)
-        encoding, lines = iter_lines(path)
-        chosen = choose_lines(lines, str(path))
-        return "".join(format_line(x, MARKER_FIRST_HAREM) + x.eol for x in chosen).encode(encoding)
-
-    return outcome(run)
+def altmor_outcome(path: Path) -> object:
+    return outcome(lambda: run_altmor(path, path.with_name("out.altmor")).read_bytes())
 
 
-def fast_altmor(path: Path) -> object:
-    return outcome(lambda: run_altmor(path, path.with_name("fast.altmor")).read_bytes())
-
-
-def general_counts(path: Path) -> object:
-    def run() -> object:
-        counts = count_morphology(iter_lines(path)[1], str(path))
-        return counts, document_rows(counts.documents)
-
-    return outcome(run)
-
-
-def fast_counts(path: Path) -> object:
+def counts_outcome(path: Path) -> object:
     def run() -> object:
         counts = count_altmor_file(path)[1]
         return counts, morphology_document_rows(counts.documents)
@@ -120,14 +71,10 @@ def fast_counts(path: Path) -> object:
     return outcome(run)
 
 
-GENERAL = (general_vizir, general_altmor, general_counts)
-FAST = (fast_vizir, fast_altmor, fast_counts)
-
-
-def chain_outcomes(path: Path, paths: tuple[Callable, ...]) -> list[object]:
-    """Vizir (both scenarios), then AltinaMor and Ida2Mor on its output and on the input,
-    each by ``paths`` (``GENERAL`` or ``FAST``); an output is read on as the next input."""
-    vizir, altmor, counts = paths
+def chain_outcomes(path: Path) -> list[object]:
+    """Vizir (both scenarios), then AltinaMor and Ida2Mor on its output and on the input;
+    an output is read on as the next input."""
+    vizir, altmor, counts = vizir_outcome, altmor_outcome, counts_outcome
     outcomes: list[object] = []
 
     def altmor_and_counts(source: Path) -> None:
@@ -149,57 +96,17 @@ def chain_outcomes(path: Path, paths: tuple[Callable, ...]) -> list[object]:
     return outcomes
 
 
-def check_chain(path: Path, general: list[object] | None = None) -> None:
-    """The fast paths' outcomes are the general path's (``general``: those, known already)."""
-    expected = chain_outcomes(path, GENERAL) if general is None else general
-    assert chain_outcomes(path, FAST) == expected
-
-
-# ---------------------------------------------------------------------------
-# Shipped inputs
-
-
-def case_inputs() -> list[tuple[str, bytes]]:
-    inputs = []
-    for path in case_files(CASES / "vizir"):
-        case = read_case(path)
-        inputs.append((path.stem, ("\n".join(case.input) + "\n").encode("utf-8")))
-        if case.expected:
-            text = "# Cenário: absoluto\n" + "\n".join(case.expected) + "\n"
-            inputs.append((path.stem + "-scored", text.encode("utf-8")))
-    for path in sorted((CASES / "records").glob("*.txt")):
-        inputs.append((path.stem, path.read_bytes()))
-    return inputs
-
-
-CASE_INPUTS = case_inputs()
-
-
-@pytest.mark.parametrize(("name", "data"), CASE_INPUTS, ids=[name for name, _ in CASE_INPUTS])
-def test_cases_fast_equals_general(name: str, data: bytes, tmp_path: Path) -> None:
-    source = tmp_path / "in.veu"
-    source.write_bytes(data)
-    check_chain(source)
+def check_chain(path: Path, one_stream: list[object]) -> None:
+    """The outcomes are those of the run as one stream (``one_stream``, known already)."""
+    assert chain_outcomes(path) == one_stream
 
 
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[object]]:
-    """The campaign's Véus file and the general path's outcomes on it (worked out once)."""
+    """The campaign's Véus file and the one-stream outcomes on it (worked out once)."""
     source = tmp_path_factory.mktemp("campaign") / "r.veu"
     source.write_bytes(campaign_veus())
-    return source, chain_outcomes(source, GENERAL)
-
-
-def test_campaign_run_fast_equals_general(campaign, tmp_path: Path) -> None:
-    """The First HAREM collection against the simulated run: Véus output through the chain,
-    and its first documents again with CRLF line ends (the last line without one)."""
-    source, general = campaign
-    check_chain(source, general)
-    data = source.read_bytes()
-    head = data[: data.index(b"\n\n\n", len(data) // 8) + 3]  # its first documents, whole
-    crlf = tmp_path / "crlf.veu"
-    crlf.write_bytes(head.replace(b"\n", b"\r\n").removesuffix(b"\r\n"))
-    check_chain(crlf)
+    return source, chain_outcomes(source)
 
 
 # ---------------------------------------------------------------------------
@@ -314,25 +221,6 @@ VEUS_FILES = seeded(lambda rng: random_file(rng, VEUS_PARTS))
 VIZIR_FILES = seeded(lambda rng: random_file(rng, VIZIR_PARTS))
 
 
-def check_random(data: bytes) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        source = Path(folder) / "in.veu"
-        source.write_bytes(data)
-        check_chain(source)
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(VEUS_FILES)
-def test_random_veus_files(data: bytes) -> None:
-    check_random(data)
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(VIZIR_FILES)
-def test_random_vizir_files(data: bytes) -> None:
-    check_random(data)
-
-
 # ---------------------------------------------------------------------------
 # A block at a time (pipeline/blocks.py)
 
@@ -364,8 +252,12 @@ def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterat
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(VEUS_FILES, VIZIR_FILES), st.integers(1, 80))
 def test_random_files_a_block_at_a_time(data: bytes, chunk: int) -> None:
-    with blockwise(chunk):
-        check_random(data)
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "in.veu"
+        source.write_bytes(data)
+        one_stream = chain_outcomes(source)
+        with blockwise(chunk):
+            check_chain(source, one_stream)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -374,12 +266,13 @@ def test_altmor_cut_anywhere_still_gives_the_one_stream_outcome(data: bytes, chu
     """Blocks cut inside ALT blocks fail, and the file is read again as one stream."""
     import harem_pipeline.pipeline.morphology as steps
 
-    with blockwise(chunk), pytest.MonkeyPatch.context() as patch:
-        patch.setattr(steps, "cut_outside_alt", lambda blocks: blocks)
-        with tempfile.TemporaryDirectory() as folder:
-            source = Path(folder) / "in.vizir"
-            source.write_bytes(data)
-            assert fast_altmor(source) == general_altmor(source)
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "in.vizir"
+        source.write_bytes(data)
+        one_stream = altmor_outcome(source)
+        with blockwise(chunk), pytest.MonkeyPatch.context() as patch:
+            patch.setattr(steps, "cut_outside_alt", lambda blocks: blocks)
+            assert altmor_outcome(source) == one_stream
 
 
 @functools.cache
@@ -401,11 +294,11 @@ def campaign_veus() -> bytes:
 @pytest.mark.parametrize("chunk", [997, 1 << 14])
 def test_campaign_run_cut_outside_alt_blocks(chunk: int, campaign) -> None:
     """Valid files with many ALT blocks, cut a block at a time with no second reading:
-    the chain's outputs and counts are the general path's."""
-    source, general = campaign
+    the chain's outputs and counts are the one-stream run's."""
+    source, one_stream = campaign
     assert source.read_bytes().count(b"\n<ALT>") > 50
     with blockwise(chunk, fallback=False):
-        check_chain(source, general)
+        check_chain(source, one_stream)
 
 
 def test_campaign_run_on_two_workers(tmp_path: Path) -> None:
@@ -444,12 +337,12 @@ def test_an_error_on_workers_is_the_one_stream_error(tmp_path: Path) -> None:
     veus = tmp_path / "bad.veu"
     veus.write_bytes(with_line_inserted(campaign_veus(), "<EM>x</EM> ---> [<EM>x</EM>"))
     (tmp_path / "good.veu").write_bytes(campaign_veus())
-    vizir = general_vizir(tmp_path / "good.veu", Scenario.ABSOLUTE)
+    vizir = vizir_outcome(tmp_path / "good.veu", Scenario.ABSOLUTE)
     assert isinstance(vizir, bytes)
     bad_vizir = tmp_path / "bad.vizir"
     bad_vizir.write_bytes(with_line_inserted(vizir, "<ALT2>"))  # outside any ALT block
     (tmp_path / "good.vizir").write_bytes(vizir)
-    altmor = general_altmor(tmp_path / "good.vizir")
+    altmor = altmor_outcome(tmp_path / "good.vizir")
     assert isinstance(altmor, bytes)
     bad_altmor = tmp_path / "bad.altmor"
     bad_altmor.write_bytes(with_line_inserted(altmor, "<ALT>"))
@@ -458,15 +351,20 @@ def test_an_error_on_workers_is_the_one_stream_error(tmp_path: Path) -> None:
         bad_vizir: "expected <ALT> before an alternative, found <ALT2>",
         bad_altmor: "ALT blocks resolved by AltinaMor",
     }
+    one_stream = {
+        veus: vizir_outcome(veus, Scenario.ABSOLUTE),
+        bad_vizir: altmor_outcome(bad_vizir),
+        bad_altmor: counts_outcome(bad_altmor),
+    }
     with blockwise(512):
-        found = fast_vizir(veus, Scenario.ABSOLUTE)
-        assert found == general_vizir(veus, Scenario.ABSOLUTE)
+        found = vizir_outcome(veus, Scenario.ABSOLUTE)
+        assert found == one_stream[veus]
         assert isinstance(found, str) and expected[veus] in found
-        found = fast_altmor(bad_vizir)
-        assert found == general_altmor(bad_vizir)
+        found = altmor_outcome(bad_vizir)
+        assert found == one_stream[bad_vizir]
         assert isinstance(found, str) and expected[bad_vizir] in found
-        found = fast_counts(bad_altmor)
-        assert found == general_counts(bad_altmor)
+        found = counts_outcome(bad_altmor)
+        assert found == one_stream[bad_altmor]
         assert isinstance(found, str) and expected[bad_altmor] in found
 
 
@@ -496,7 +394,7 @@ def test_standard_output_gets_only_the_run_that_succeeds(tmp_path: Path, capfdbi
 
     source = tmp_path / "r.veu"
     source.write_bytes(campaign_veus())
-    expected = general_vizir(source, Scenario.ABSOLUTE)
+    expected = vizir_outcome(source, Scenario.ABSOLUTE)
     assert isinstance(expected, bytes)
 
     calls: list[int] = []
@@ -621,60 +519,7 @@ def test_chunked_reader_reports_the_undecodable_line(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Ida2Mor's cut of a one-entity record: SINGLE_RECORD_START and single_item
-
-
-def single_reading(text: str) -> tuple[str | None, ...] | None:
-    """Groups 1–6 and the item as ``SINGLE_RECORD`` reads a line (special lines read nothing)."""
-    match = SINGLE_RECORD.match(text)
-    if match is None or text.startswith(SPECIAL_LINES):
-        return None
-    return match.group(1, 2, 3, 4, 5, 6, 7)
-
-
-def start_reading(text: str) -> tuple[str | None, ...] | None:
-    """The same from ``SINGLE_RECORD_START`` and :func:`single_item` of the rest of the line."""
-    match = SINGLE_RECORD_START.match(text)
-    if match is None:
-        return None
-    item = single_item(text[match.end() :])
-    return None if item is None else (*match.group(1, 2, 3, 4, 5, 6), item)
-
-
-ODD_RESTS = ["]", "x]", "x", "x] ", "x]]", "[x]", "x, y]", "x,y]", "{x}]", "x}]", "]x]", ""]
-
-
-def reference_lines() -> list[str]:
-    lines = []
-    for path in sorted(CASES.glob("*/*.txt")):
-        lines += path.read_text(encoding="utf-8", errors="replace").splitlines()
-    return lines
-
-
-def test_single_record_start_reads_what_single_record_reads() -> None:
-    lines = reference_lines()
-    heads = [line[: line.index(":[") + 2] for line in lines if ":[" in line]
-    lines += [head + rest for head in heads for rest in ODD_RESTS]
-    lines += [f"{special} ---> [null]:[x]" for special in ("<OMITIDO>a</OMITIDO>",)]
-    read = 0
-    for line in lines:
-        assert start_reading(line) == single_reading(line), line
-        read += single_reading(line) is not None
-    assert 0 < read < len(lines)
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.one_of(
-        seeded(lambda rng: random_record(rng, (*VIZIR_PARTS[:2], (*VERDICTS, *ODD_RESTS)))),
-        seeded(lambda rng: random_record(rng, VEUS_PARTS)),
-        st.sampled_from(OTHER_LINES),
-    )
-)
-def test_single_record_start_reads_what_single_record_reads_on_generated_lines(
-    text: str,
-) -> None:
-    assert start_reading(text) == single_reading(text)
+# The JSON report's names
 
 
 def test_json_names_are_the_partition_rule() -> None:
