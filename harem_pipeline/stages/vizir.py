@@ -372,7 +372,10 @@ def vizir_decision(
     texts = len(system_heads or ()) + 1
     gold = replace(record.gold, text=_SENTINEL)
     system = record.system and tuple(replace(tag, text=_SENTINEL) for tag in record.system)
-    written = format_line(vizir_record(replace(record, gold=gold, system=system), score))
+    blanked = Record(
+        gold, system, record.evaluation, record.marker, record.suffix, record.eol, record.line
+    )
+    written = format_line(vizir_record(blanked, score))
     pieces = tuple(written.split(_SENTINEL))
     assert len(pieces) == texts + 1
     return pieces, morph_seen
