@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import harem_pipeline.pipeline.identification as identification
+import harem_pipeline.measures.identification as identification
 import harem_pipeline.pipeline.naming as naming
 from harem_pipeline.cli import main
 from harem_pipeline.measures.bootstrap import MAX_RESAMPLES

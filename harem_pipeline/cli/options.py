@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
+from harem_pipeline.measures.resampling import MAX_RESAMPLES
 
 # Arguments that name files a command reads (whatever the command).
 INPUT_DESTS = ("input", "file", "cd", "run", "meta", "grid", "predictions")

@@ -41,13 +41,13 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import islice, repeat
 from pathlib import Path
 from typing import IO, Any
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.text.memo import keyed_cache
+from harem_pipeline.text.memo import KeyedTable, keyed_cache
 from harem_pipeline.text.numbers import java_double
 from harem_pipeline.text.progress import progress_counter
 from harem_pipeline.text.textio import decode_line, detect_file_encoding, open_binary
@@ -428,7 +428,8 @@ class Record:
     ) -> None:
         self._gold: Tag = gold
         self._system: tuple[Tag, ...] | None = system
-        self._raw: tuple[str, str, str, str] | None = None
+        self._raw: tuple[str | Any, ...] | None = None
+        """The canonical expression's groups: gold name, attributes, text, system list, …"""
         self._texts: tuple[str, ...] | None = _UNPARSED
         self._marker_at = 0
         self.evaluation = evaluation
@@ -581,30 +582,36 @@ def _joined_items(evaluation: tuple[Evaluation, ...]) -> str:
 def _canonical_record(match: re.Match[str], eol: str, line: int | None, path: str | None) -> Record:
     """:meth:`Record.read` of a line ``_CANONICAL_RECORD`` matched: tags left unbuilt.
 
-    The match's groups are taken at once (one call) and kept as plain strings.
+    The match's groups are taken at once (one call) and kept as they are
+    (:attr:`Record._raw`: the gold name, attributes and text and the system
+    list come first).
     """
-    name, attrs, text, listed, _, first, more, marker, part = match.groups()
+    raw = match.groups()
+    _, _, _, listed, _, first, more, marker, part = raw
     record = _new_record(Record)
     record._gold = record._system = _UNPARSED
-    record._raw = (name, attrs, text, listed)
+    record._raw = raw
     record.eol = eol
     record.line = line or 0
     record.text = match.string
-    if more is None:
-        record._texts = None if first is None else (first,)
-        aligned = None if first is None else 1
-    else:
-        record._texts = _UNPARSED
-        aligned = -1
     if marker is None:
+        record._texts = _UNPARSED if more is not None else None if first is None else (first,)
         record.evaluation = None
         record.marker = record.suffix = ""
         record._marker_at = 0
         return record
-    if aligned == -1:
+    if more is None:
+        if first is None:
+            record._texts = None
+            aligned = None
+        else:
+            record._texts = (first,)
+            aligned = 1
+    else:
+        record._texts = _UNPARSED
         aligned = len(_tags_in(listed))
     try:
-        evaluation, end = _evaluation_part(part, aligned)
+        evaluation, end = _EVALUATION_PARTS[part, aligned]
     except InputError:  # read it again to report it with the file and line
         body = match.string
         start = match.start(9)
@@ -618,14 +625,20 @@ def _canonical_record(match: re.Match[str], eol: str, line: int | None, path: st
     return record
 
 
-@keyed_cache(4096)
-def _evaluation_part(part: str, aligned: int | None) -> tuple[tuple[Evaluation, ...], int]:
+def _evaluation_part(key: tuple[str, int | None]) -> tuple[tuple[Evaluation, ...], int]:
     """The items of a record's evaluation part (``[…]`` and its suffix) for ``aligned``
     system entities (None: ``[null]``), and where the list ends: read once per text,
     since a few texts (``[Correcto]``, ``[Em_Falta]``…) make most records."""
+    part, aligned = key
     evaluation, end = _parse_evaluation_list(part, 0, None, None)
     _check_evaluation_count(aligned, evaluation, None, None)
     return evaluation, end
+
+
+_EVALUATION_PARTS: KeyedTable[tuple[str, int | None], tuple[tuple[Evaluation, ...], int]] = (
+    KeyedTable(_evaluation_part, 4096)
+)
+""":func:`_evaluation_part` of each ``(part, aligned)`` seen (one lookup a record)."""
 
 
 def _tag_of(name: str, attributes: str, text: str) -> Tag:
@@ -1156,11 +1169,17 @@ def write_lines(
         write_to(handle, lines, marker)
 
 
+WRITE_BATCH = 8192
+"""Lines :func:`write_to` joins into one ``write`` (a call a line cost more than the join)."""
+
+
 def write_to(handle: IO[str], lines: Iterable[Line], marker: str | None = None) -> None:
-    """Write ``lines`` to an open text handle (opened with ``newline=""``)."""
+    """Write ``lines`` to an open text handle (opened with ``newline=""``), a batch of
+    :data:`WRITE_BATCH` lines a call."""
     write = handle.write
-    for item in lines:
-        write(format_line(item, marker) + item.eol)
+    items = iter(lines)
+    while batch := [format_line(item, marker) + item.eol for item in islice(items, WRITE_BATCH)]:
+        write("".join(batch))
 
 
 # ---------------------------------------------------------------------------

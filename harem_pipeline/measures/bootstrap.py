@@ -21,19 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from harem_pipeline.measures.core import FigureFunction, scalar
+from harem_pipeline.measures.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.measures.resampling import MAX_RESAMPLES as MAX_RESAMPLES  # its bound too
 
 Counts = Mapping[str, float]
-
-DEFAULT_RESAMPLES = 1000
-MAX_RESAMPLES = 100_000
-"""The most resamples any report, command or ``pipeline.yaml`` may ask for.
-
-The resampled totals take resamples × counts × 8 bytes (some 60 MB at this
-bound for Ida2ID's 77 counts; 10^9 resamples would be 574 GiB), and the
-intervals are steady long before: 1,000 is the default, 10,000 the most the
-bootstrap literature asks for.
-"""
-DEFAULT_SEED = 12345
 
 
 @dataclass(frozen=True, slots=True)

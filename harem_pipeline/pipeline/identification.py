@@ -13,15 +13,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, iter_lines, write_lines
 from harem_pipeline.formats.veils import parse_veil, read_grid
-from harem_pipeline.measures.identification import (
-    IdentificationMeasures,
-    identification_intervals,
-    measures_from_counts,
-)
-from harem_pipeline.measures.spans import MeasuresReport
 from harem_pipeline.pipeline.naming import (
     check_records_evaluated,
     check_stage_input,
@@ -29,10 +24,12 @@ from harem_pipeline.pipeline.naming import (
     write_twins,
 )
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
-from harem_pipeline.reports.ida2id import format_ida2id_json, format_ida2id_text
-from harem_pipeline.stages.ida2id import IdentificationTally, read_tally
-from harem_pipeline.stages.tally import document_rows
 from harem_pipeline.text.textio import derived_path
+
+if TYPE_CHECKING:  # Ida2ID's measures and reports load numpy: imported where it runs
+    from harem_pipeline.measures.identification import IdentificationMeasures
+    from harem_pipeline.measures.spans import MeasuresReport
+    from harem_pipeline.stages.ida2id import IdentificationTally
 
 PathLike = str | os.PathLike[str]
 
@@ -161,6 +158,14 @@ def run_ida2id(
     bootstrap (0: ``ci95`` null) and the per-document counts; the report names
     the evaluation veil of ``params`` (none when its evaluation is not known).
     """
+    from harem_pipeline.measures.identification import (
+        identification_intervals,
+        measures_from_counts,
+    )
+    from harem_pipeline.reports.ida2id import format_ida2id_json, format_ida2id_text
+    from harem_pipeline.stages.ida2id import read_tally
+    from harem_pipeline.stages.tally import document_rows
+
     veil = params.evaluation.evaluation_veil() if params.evaluation else None
     target = Path(output) if output is not None else ida2id_output(path)
     check_stage_input("ida2id", path)

@@ -28,12 +28,10 @@ from harem_pipeline.formats.alinhado import (
     iter_lines,
 )
 from harem_pipeline.formats.vizir import RawLine
-from harem_pipeline.measures.morphology import morphology_intervals
 from harem_pipeline.model import Scenario
 from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
 from harem_pipeline.pipeline.naming import check_stage_input, ida2mor_output, write_twins
 from harem_pipeline.pipeline.params import ReportParams
-from harem_pipeline.reports.ida2mor import format_ida2mor_json, format_ida2mor_text
 from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.ida2mor import (
     MorphologyCounts,
@@ -345,6 +343,10 @@ def run_ida2mor(
     in UTF-8.  A large file is counted a block at a time on ``workers``
     processes (default: every core).
     """
+    # Ida2Mor's measures and reports load numpy, which Vizir and AltinaMor never need.
+    from harem_pipeline.measures.morphology import morphology_intervals
+    from harem_pipeline.reports.ida2mor import format_ida2mor_json, format_ida2mor_text
+
     scenario, subset = params.scenario, params.subset
     if scenario is None:
         raise InputError(str(path), "a scenario (a '# Cenário:' line, or -abs/-rel)", "none")

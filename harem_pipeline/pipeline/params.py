@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.measures.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.model import EVERYTHING, Alt, Scenario
 from harem_pipeline.stages.emir import DEFAULT_WEIGHTS, EmirParams, parse_weights
 
