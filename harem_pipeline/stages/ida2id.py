@@ -50,7 +50,9 @@ from harem_pipeline.stages.tally import (
     DocumentTally,
     Tally,
     document_records,
+    nonzero,
 )
+from harem_pipeline.text.memo import KeyedTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,36 +84,61 @@ _IN_CD = (1, 0, 0, 0, 0.0, 0.0, 0, 0)
 
 def record_rows(record: Record, path: str | None) -> list[tuple[float, ...]]:
     """One evaluated record's contributions, in the order the Java adds them."""
-    line = record.line or None
-    if record.evaluation is None:
+    try:
+        return list(verdict_rows(record_key(record, path)))
+    except InputError as error:
+        raise InputError(path, error.expected, error.found, line=record.line or None) from None
+
+
+RecordKey = tuple[bool, tuple[Evaluation, ...]]
+"""What a record's contributions depend on: whether its gold side is spurious, its items."""
+
+
+def record_key(record: Record, path: str | None) -> RecordKey:
+    """The :data:`RecordKey` of an evaluated record, its evaluation checked against its
+    entities (one item per aligned entity) on the way."""
+    evaluation = record.evaluation
+    if evaluation is None:
         raise InputError(
             path,
             "an evaluated record GOLD ---> [SYS, ...]:[EVAL, ...] (run harem avalida first)",
             "a record without evaluation",
-            line=line,
+            line=record.line or None,
         )
     texts = record.system_texts
     aligned = 1 if texts is None else len(texts)
-    if len(record.evaluation) != aligned:
+    if len(evaluation) != aligned:
         raise InputError(
             path,
             f"{aligned} evaluation item(s), one per aligned entity",
-            f"{len(record.evaluation)}",
-            line=line,
+            f"{len(evaluation)}",
+            line=record.line or None,
         )
-    rows = [] if record.is_spurious else [_IN_CD]
-    for item in record.evaluation:
+    return record.is_spurious, evaluation
+
+
+def verdict_rows(key: RecordKey) -> tuple[tuple[float, ...], ...]:
+    """The rows a record adds (``Total na CD`` first, then one per item), in the order the
+    Java adds them: the decision on Ida2ID's key (an unknown item's error unlocated)."""
+    spurious, evaluation = key
+    rows = [] if spurious else [_IN_CD]
+    for item in evaluation:
         row = item_row(item)
         if row is None:
             raise InputError(
-                path,
+                None,
                 "an identification evaluation (Correcto, Parcialmente_Correcto_por_…(w; 1-w), "
                 "Em_Falta, Espurio)",
                 item.text,
-                line=line,
             )
         rows.append(row)
-    return rows
+    return tuple(rows)
+
+
+def verdict_numbers(key: RecordKey) -> tuple[tuple[int, float], ...]:
+    """:func:`verdict_rows` as the ``(index, value)`` of their non-zero numbers, row after
+    row: what :meth:`DocumentTally.add_numbers` adds, in the same order."""
+    return tuple([number for row in verdict_rows(key) for number in nonzero(row)])
 
 
 def item_row(item: Evaluation) -> tuple[float, ...] | None:
@@ -128,11 +155,21 @@ def item_row(item: Evaluation) -> tuple[float, ...] | None:
 
 
 def tally_identification(lines: Iterable[Line], path: str | None = None) -> IdentificationTally:
-    """Count a whole evaluated file in one pass: totals and per-document counts."""
+    """Count a whole evaluated file in one pass: totals and per-document counts.
+
+    Each record's numbers are :func:`verdict_numbers` of its key, worked out once per key.
+    """
     tally = DocumentTally(IdentificationCounts)
+    numbers: KeyedTable[RecordKey, tuple[tuple[int, float], ...]] = KeyedTable(verdict_numbers)
+    add = tally.add_numbers
     for record in document_records(lines, tally):
-        for row in record_rows(record, path):
-            tally.add(row)
+        key = record_key(record, path)
+        try:
+            found = numbers[key]
+        except InputError:
+            record_rows(record, path)  # raises it with the file and line
+            raise
+        add(found)
     return tally.freeze()
 
 

@@ -161,10 +161,17 @@ class DocumentTally(Generic[C]):
 
     def add(self, row: Sequence[float]) -> None:
         """Add one record's contribution (a row in :func:`row_names` order)."""
+        self.add_numbers(nonzero(tuple(row)))
+
+    def add_numbers(self, numbers: Iterable[tuple[int, float]]) -> None:
+        """Add ``(index, value)`` numbers (:func:`nonzero` of rows), one after the other."""
         total, current = self.total, self.current
-        for i, value in nonzero(tuple(row)):
-            total[i] += value
-            if current is not None:
+        if current is None:
+            for i, value in numbers:
+                total[i] += value
+        else:
+            for i, value in numbers:
+                total[i] += value
                 current[i] += value
 
     def add_to(self, name: str, value: float) -> None:
