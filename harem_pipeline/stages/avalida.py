@@ -27,6 +27,7 @@ like any other: choosing an alternative is AltinaID's job.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -132,7 +133,7 @@ def evaluate_record(record: Record, path: str | None = None) -> Record:
         evaluation = _SPURIOUS
     else:
         gold = record.gold_text
-        evaluation = tuple([judge_texts(gold, text) for text in system])
+        evaluation = tuple(map(judge_texts, repeat(gold, len(system)), system))
     return record.evaluated(evaluation, MARKER_FIRST_HAREM)
 
 
