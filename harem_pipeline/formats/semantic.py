@@ -25,6 +25,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
@@ -34,19 +35,20 @@ from harem_pipeline.formats.alinhado import (
     MARKER_FIRST_HAREM,
     Evaluation,
     Line,
+    LineChunk,
     LineParser,
     Record,
     Tag,
     format_line,
     format_tag_list,
+    iter_line_chunks,
     iter_lines,
-    iter_numbered_lines,
     parse_evaluation,
     parse_line,
     reprint_system,
     reprint_tag,
 )
-from harem_pipeline.text.memo import keyed_cache
+from harem_pipeline.text.memo import KeyedTable, keyed_cache
 from harem_pipeline.text.numbers import java_double as _java_double
 
 java_double = keyed_cache(8192)(_java_double)
@@ -473,21 +475,20 @@ def _is_item(text: str) -> bool:
     return True
 
 
-@keyed_cache()
-def _canonical_key(
-    g_element: str,
-    g_written: str,
-    s_element: str | None,
-    s_written: str | None,
-    item: str,
-    suffix: str,
-) -> RecordKey | None:
-    """The key of a canonical record from its groups; None when its item is not one."""
+def _canonical_key(groups: tuple[str | None, ...]) -> RecordKey | None:
+    """The key of a canonical record from the expression's groups (the marker, group 5,
+    left out); None when its item is not one."""
+    g_element, g_written, s_element, s_written, _, item, suffix = groups
+    assert g_element is not None and g_written is not None and item is not None
     if not _is_item(item):
         return None
     systems = None if s_element is None else (_written_classic(s_element, s_written),)
-    return RecordKey(_written_classic(g_element, g_written), systems, (0,), (item,), suffix)
+    return RecordKey(_written_classic(g_element, g_written), systems, (0,), (item,), suffix or "")
 
+
+_CANONICAL_KEYS: KeyedTable[tuple[str | None, ...], RecordKey | None] = KeyedTable(_canonical_key)
+""":func:`_canonical_key` of each line's groups seen: one lookup a line, on the tuple the
+match gives (a few thousand distinct keys make a file)."""
 
 _new_tuple = tuple.__new__  # a NamedTuple without its keyword-argument constructor
 
@@ -496,8 +497,7 @@ def _canonical_record(text: str, line: int, eol: str) -> SemanticRecord | None:
     match = _CANONICAL_RE.match(text)
     if match is None:
         return None
-    g_element, g_written, s_element, s_written, _, item, suffix = match.groups()
-    key = _canonical_key(g_element, g_written, s_element, s_written, item, suffix)
+    key = _CANONICAL_KEYS[match.groups()]
     if key is None:
         return None
     return _new_tuple(SemanticRecord, (text, line, eol, match.start(_MARKER), key, None))
@@ -544,17 +544,23 @@ def iter_records(
     """Stream a semantic-chain file: its encoding and each line read by
     :func:`read_record_line` (``canonical`` False: every record by ``parse`` alone, for
     a format the canonical shape does not describe)."""
-    encoding, lines = iter_numbered_lines(path)
-    name = str(path)
+    encoding, chunks = iter_line_chunks(path)
+    return encoding, _read_chunks(chunks, str(path), parse, canonical)
 
-    def read() -> Iterator[Line | SemanticRecord]:
-        for number, text, eol in lines:
-            if canonical:
-                yield read_record_line(text, name, number, eol, parse)
-                continue
-            yield as_semantic(parse(text, name, number, eol))
 
-    return encoding, read()
+def _read_chunks(
+    chunks: Iterable[LineChunk], name: str, parse: LineParser, canonical: bool
+) -> Iterator[Line | SemanticRecord]:
+    for chunk in chunks:
+        first = chunk.first
+        numbers = range(first, first + len(chunk.bodies))
+        if canonical:
+            yield from map(
+                read_record_line, chunk.bodies, repeat(name), numbers, chunk.eols, repeat(parse)
+            )
+        else:
+            for text, number, eol in zip(chunk.bodies, numbers, chunk.eols, strict=True):
+                yield as_semantic(parse(text, name, number, eol))
 
 
 @keyed_cache()

@@ -20,13 +20,18 @@ from typing import TYPE_CHECKING, Any
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.model import EVERYTHING, Alt, Scenario
-from harem_pipeline.stages.emir import DEFAULT_WEIGHTS, EmirParams, parse_weights
 
 if TYPE_CHECKING:  # only annotations: a report command need not load the campaign reader
     from harem_pipeline.pipeline.config import Campaign
+    from harem_pipeline.stages.emir import EmirParams
 
-DEFAULT_WEIGHTS_TEXT = ";".join(format(weight, "g") for weight in DEFAULT_WEIGHTS)
-"""Emir's official weights as a signature prints them: ``1;1;0.5;0.25``."""
+
+def default_weights_text() -> str:
+    """Emir's official weights as a signature prints them: ``1;1;0.5;0.25`` (Emir is
+    imported here, so that a command of another chain starts without loading it)."""
+    from harem_pipeline.stages.emir import DEFAULT_WEIGHTS
+
+    return ";".join(format(weight, "g") for weight in DEFAULT_WEIGHTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +160,8 @@ def report_params(
 
 def emir_params(campaign: Campaign, scenario: Scenario) -> EmirParams:
     """Emir's options for the campaign (weights, penalties, grid) in one scenario."""
+    from harem_pipeline.stages.emir import EmirParams, parse_weights
+
     weights = parse_weights(campaign.weights, campaign.penalties, "weights")
     grid = None if campaign.grid is None else str(campaign.grid)
     return EmirParams(weights, scenario is Scenario.RELATIVE, grid)
@@ -176,7 +183,7 @@ def semantic_report_params(
         scenario=scenario,
         evaluation=subset_params(campaign, run, subset, style, veil),
         alt=alt,
-        weights=campaign.weights or DEFAULT_WEIGHTS_TEXT,
+        weights=campaign.weights or default_weights_text(),
         penalties=campaign.penalties,
         grid=None if campaign.grid is None else campaign.grid.name,
         bootstrap=campaign.bootstrap,

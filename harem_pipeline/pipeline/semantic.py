@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,9 +35,7 @@ PathLike = str | os.PathLike[str]
 # Each step imports its stage (and the reports their measures) when it runs.
 
 _BATCH = 4096
-"""Lines joined into one write."""
-_BATCH_CHARS = 1 << 20
-"""Characters of texts (a run of lines is one) that end a batch sooner."""
+"""Lines joined into one write (a stage gives a record as the text of its one line)."""
 
 
 def write_stage_lines(
@@ -46,19 +45,12 @@ def write_stage_lines(
     :func:`~harem_pipeline.formats.alinhado.write_lines` writes it, a text as it is
     (a record's line, its line end included), a few thousand lines a write."""
     with atomic_write(target, "w", encoding=encoding, newline="") as handle:
-        batch: list[str] = []
-        size = 0
-        for item in lines:
-            if type(item) is str:
-                batch.append(item)
-                size += len(item)
-            else:
-                batch.append(format_line(item, marker) + item.eol)
-            if len(batch) >= _BATCH or size >= _BATCH_CHARS:
-                handle.write("".join(batch))
-                batch.clear()
-                size = 0
-        handle.write("".join(batch))
+        items = iter(lines)
+        while batch := [
+            item if type(item) is str else format_line(item, marker) + item.eol
+            for item in islice(items, _BATCH)
+        ]:
+            handle.write("".join(batch))
 
 
 # ---------------------------------------------------------------------------

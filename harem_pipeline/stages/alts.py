@@ -188,22 +188,22 @@ class _Organiser:
         self.block = _Block()
         self.left_ids: set[str] = set()
 
-    def line(self, item: Line | SemanticRecord) -> Iterator[Line | str]:
-        """The output of one line."""
+    def line(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
+        """The output of one line (a tuple or a block's lines: no generator a line)."""
         kind, path = type(item), self.path
         if kind is AltOpen or kind is AltClose:
             output = self.alt(kind is AltOpen, item.n)  # type: ignore[union-attr]
             if output is not None:
-                yield from output
-                return
+                return output
         if self.state == 2:
             if kind is not SemanticRecord:
                 raise not_a_record_in_alt(item, path)  # type: ignore[arg-type]
             self.block.add(item.record(path, parse_line), path)  # type: ignore[union-attr]
         elif kind is not SemanticRecord:
-            yield java_line_end(item)  # type: ignore[arg-type]
+            return (java_line_end(item),)  # type: ignore[arg-type]
         elif not self._left_in_alt(item):  # type: ignore[arg-type]
-            yield item.unchanged() + "\n"  # type: ignore[union-attr]
+            return (item.unchanged() + "\n",)  # type: ignore[union-attr]
+        return ()
 
     def _left_in_alt(self, record: SemanticRecord) -> bool:
         """A spurious record whose first system entity has the ID of an entity left spurious

@@ -170,14 +170,13 @@ class _Selector:
         self.alternatives: list[list[EmirRecord]] = []
         self.current: list[EmirRecord] = []
 
-    def line(self, item: Line | SemanticRecord) -> Iterator[Line | str]:
-        """The output of one line."""
+    def line(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
+        """The output of one line (a tuple or a block's lines: no generator a line)."""
         kind, path = type(item), self.path
         if kind is AltOpen or kind is AltClose:
             output = self.alt(kind is AltOpen, item.n)  # type: ignore[union-attr]
             if output is not None:
-                yield from output
-                return
+                return output
         state = self.state
         if state == 2:
             if kind is not SemanticRecord:
@@ -185,15 +184,16 @@ class _Selector:
             read = item.record(path, parse_semantic_line)  # type: ignore[union-attr]
             self.current.append(parse_emir_record(read, path))
         elif state == 3:
-            return  # the block's spurious records: dropped
+            pass  # the block's spurious records: dropped
         elif kind is SemanticRecord:
             try:
                 _check_emir(item.key, path)  # type: ignore[union-attr]
             except InputError as error:
                 raise at_line(error, item.line) from None  # type: ignore[union-attr]
-            yield item.unchanged() + "\n"  # type: ignore[union-attr]
+            return (item.unchanged() + "\n",)  # type: ignore[union-attr]
         else:
-            yield java_line_end(item)  # type: ignore[arg-type]
+            return (java_line_end(item),)  # type: ignore[arg-type]
+        return ()
 
     def alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
         """The state change of an ``<ALT>`` line and its output; None when the Java
