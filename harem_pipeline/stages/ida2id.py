@@ -82,14 +82,6 @@ _IN_CD = (1, 0, 0, 0, 0.0, 0.0, 0, 0)
 """Rows (in ``IdentificationCounts`` field order) of the verdicts that add constants."""
 
 
-def record_rows(record: Record, path: str | None) -> list[tuple[float, ...]]:
-    """One evaluated record's contributions, in the order the Java adds them."""
-    try:
-        return list(verdict_rows(record_key(record, path)))
-    except InputError as error:
-        raise InputError(path, error.expected, error.found, line=record.line or None) from None
-
-
 RecordKey = tuple[bool, tuple[Evaluation, ...]]
 """What a record's contributions depend on: whether its gold side is spurious, its items."""
 
@@ -117,9 +109,10 @@ def record_key(record: Record, path: str | None) -> RecordKey:
     return record.is_spurious, evaluation
 
 
-def verdict_rows(key: RecordKey) -> tuple[tuple[float, ...], ...]:
-    """The rows a record adds (``Total na CD`` first, then one per item), in the order the
-    Java adds them: the decision on Ida2ID's key (an unknown item's error unlocated)."""
+def record_rows(key: RecordKey) -> tuple[tuple[float, ...], ...]:
+    """The rows a record of this key adds (``Total na CD`` first, then one per item), in
+    the order the Java adds them: the decision on Ida2ID's key (an unknown item's
+    error unlocated)."""
     spurious, evaluation = key
     rows = [] if spurious else [_IN_CD]
     for item in evaluation:
@@ -135,10 +128,10 @@ def verdict_rows(key: RecordKey) -> tuple[tuple[float, ...], ...]:
     return tuple(rows)
 
 
-def verdict_numbers(key: RecordKey) -> tuple[tuple[int, float], ...]:
-    """:func:`verdict_rows` as the ``(index, value)`` of their non-zero numbers, row after
+def record_numbers(key: RecordKey) -> tuple[tuple[int, float], ...]:
+    """:func:`record_rows` as the ``(index, value)`` of their non-zero numbers, row after
     row: what :meth:`DocumentTally.add_numbers` adds, in the same order."""
-    return tuple([number for row in verdict_rows(key) for number in nonzero(row)])
+    return tuple([number for row in record_rows(key) for number in nonzero(row)])
 
 
 def item_row(item: Evaluation) -> tuple[float, ...] | None:
@@ -157,18 +150,17 @@ def item_row(item: Evaluation) -> tuple[float, ...] | None:
 def tally_identification(lines: Iterable[Line], path: str | None = None) -> IdentificationTally:
     """Count a whole evaluated file in one pass: totals and per-document counts.
 
-    Each record's numbers are :func:`verdict_numbers` of its key, worked out once per key.
+    Each record's numbers are :func:`record_numbers` of its key, worked out once per key.
     """
     tally = DocumentTally(IdentificationCounts)
-    numbers: KeyedTable[RecordKey, tuple[tuple[int, float], ...]] = KeyedTable(verdict_numbers)
+    numbers: KeyedTable[RecordKey, tuple[tuple[int, float], ...]] = KeyedTable(record_numbers)
     add = tally.add_numbers
     for record in document_records(lines, tally):
         key = record_key(record, path)
         try:
             found = numbers[key]
-        except InputError:
-            record_rows(record, path)  # raises it with the file and line
-            raise
+        except InputError as error:  # located at the record's line
+            raise InputError(path, error.expected, error.found, line=record.line or None) from None
         add(found)
     return tally.freeze()
 
