@@ -28,10 +28,11 @@ from tasks.pipeline import FullEvaluation, Summary
 
 
 def run_shares(tasks: list[luigi.Task], workers: int) -> list[list[luigi.Task]]:
-    """``tasks`` (each of one run) in ``workers`` shares, whole runs dealt in turn, none empty."""
+    """``tasks`` (each of one run) in ``workers`` shares, whole runs dealt in turn, none empty;
+    a ceiling run goes with its model run, whose import it reads."""
     by_run: dict[str, list[luigi.Task]] = {}
     for task in tasks:
-        by_run.setdefault(task.run_name, []).append(task)
+        by_run.setdefault(task.run_spec.ceiling_of or task.run_name, []).append(task)
     runs = list(by_run.values())
     shares = [list(itertools.chain.from_iterable(runs[i::workers])) for i in range(workers)]
     return [share for share in shares if share]

@@ -25,6 +25,7 @@ from typing import Any
 import luigi
 
 from harem_pipeline import __version__
+from harem_pipeline.formats.veils import veil_categories
 from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline import chain, official, preflight
 from harem_pipeline.pipeline.config import Campaign
@@ -45,6 +46,7 @@ from harem_pipeline.pipeline.params import (
     subset_params,
 )
 from harem_pipeline.stages.emir import EmirParams
+from harem_pipeline.tools.export import SELECTIVE
 from tasks.base import (
     CampaignTask,
     RunTask,
@@ -56,10 +58,59 @@ from tasks.base import (
 )
 
 
+class ExportCeiling(RunTask, StageTask):
+    """A ceiling run's predictions: the gold exported in its model run's label set
+    (``chain.export_ceiling``), read back by the ceiling run's ``ImportRun``."""
+
+    stage = "ceiling"
+
+    @cached_property
+    def model(self) -> ImportRun:
+        """The import of the model run whose ceiling this is."""
+        assert self.run_spec.ceiling_of is not None
+        return ImportRun(config=self.config, run_name=self.run_spec.ceiling_of)
+
+    def requires(self) -> ImportRun:
+        return self.model
+
+    def anchor(self) -> Path:
+        return self.run_spec.path
+
+    def output_names(self) -> list[Path]:
+        return [self.anchor()]
+
+    def input_paths(self) -> list[Path]:
+        return [self.campaign.collection, self.model.anchor(), self.model.run_spec.path]
+
+    def stage_params(self) -> dict[str, Any]:
+        return {"selective": self.selective, "only": self.run_spec.only_predicted}
+
+    @property
+    def selective(self) -> bool:
+        """Whether the model declared the selective scenario's categories (its veil)."""
+        veil = self.run_spec.veil
+        return veil is not None and veil_categories(veil) == SELECTIVE
+
+    def produce(self) -> list[Path]:
+        model = self.model.run_spec
+        assert model.format is not None  # a ceiling is a model run's
+        documents = None
+        if model.only_predicted:
+            documents = chain.predicted_documents(model.path, model.format)
+        return chain.export_ceiling(
+            self.campaign.collection, self.model.anchor(), self.anchor(), self.selective, documents
+        )
+
+
 class ImportRun(RunTask, StageTask):
     """A model's predictions (``format:`` in pipeline.yaml) as a HAREM run over the CD."""
 
     stage = "import"
+
+    def requires(self) -> list[ExportCeiling]:
+        if self.run_spec.ceiling_of is None:
+            return []
+        return [ExportCeiling(config=self.config, run_name=self.run_name)]
 
     def anchor(self) -> Path:
         return self.harem_run
@@ -522,7 +573,7 @@ class Summary(CampaignTask, StageTask):
         the collection has no MORF), the strict Ida (the relative one for the relative
         scenario) and the relaxed Ida (absolute)."""
         rows = []
-        for run in self.campaign.runs:
+        for run in self.campaign.scored_runs:
             for subset in self.campaign.subsets:
                 common = {"config": self.config, "run_name": run.name, "subset": subset.name}
                 for scenario in map(Scenario, self.campaign.scenarios):
@@ -611,9 +662,12 @@ class Summary(CampaignTask, StageTask):
         seen: set[Ida2ID] = set()
         files = []
         for ida2id, ida2mor, strict, relaxed in rows:
-            first = ida2id not in seen  # the TEMPO reports go with a run's subset's first row
+            # The TEMPO reports go with a run's subset's first row, the ReRelEM ones with a
+            # run's first row; a ceiling run has neither track.
+            tracks = ida2id.run_spec.ceiling_of is None and ida2id.run_name not in missing
+            first = ida2id not in seen
             seen.add(ida2id)
-            ran = {f.run for f in files}  # the ReRelEM ones with a run's first row
+            ran = {f.run for f in files}
             files.append(
                 chain.ReportFiles(
                     ida2id.run_name,
@@ -628,12 +682,11 @@ class Summary(CampaignTask, StageTask):
                     None
                     if relaxed is None or ida2id.run_name in missing
                     else chain.json_twin(relaxed.anchor()),
-                    tempo=self.tempo_files(ida2id)
-                    if first and ida2id.run_name not in missing
-                    else (),
+                    tempo=self.tempo_files(ida2id) if tracks and first else (),
                     rerelem=self.rerelem_files(ida2id.run_name)
-                    if ida2id.run_name not in ran and ida2id.run_name not in missing
+                    if tracks and ida2id.run_name not in ran
                     else (),
+                    ceiling_of=ida2id.run_spec.ceiling_of,
                 )
             )
         return files
@@ -676,7 +729,7 @@ class Summary(CampaignTask, StageTask):
         (folder / CAMPAIGN_MANIFEST).unlink(missing_ok=True)
         for name in (*self.output_names(), folder / "report.html"):
             manifest_path(name).unlink(missing_ok=True)
-        incomplete = [run.name for run in self.campaign.runs if run.name in missing]
+        incomplete = [run.name for run in self.campaign.scored_runs if run.name in missing]
         chain.summary(
             self.campaign,
             self.report_files(missing),
