@@ -40,7 +40,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -69,7 +68,7 @@ from harem_pipeline.formats.semantic import (
     format_semantic_score,
     parse_alt_weight,
 )
-from harem_pipeline.formats.veils import format_veil, parse_veil, read_grid
+from harem_pipeline.formats.veils import GRID_2005_PATH, format_veil, parse_veil, read_grid
 from harem_pipeline.model import EVERYTHING, Grid
 from harem_pipeline.stages.veus import is_name_categorised
 from harem_pipeline.text.java import java_split_bar, java_string_hash
@@ -77,9 +76,6 @@ from harem_pipeline.text.memo import keyed_cache
 
 DEFAULT_WEIGHTS = (1.0, 1.0, 0.5, 0.25)
 """``id;α;β;γ``: identification, category, type, subtype weights (Java defaults)."""
-
-GRID_2005_PATH = Path(__file__).resolve().parent.parent / "resources" / "harem2005.conf"
-"""The First HAREM (2005) category grid, chosen for First HAREM inputs."""
 
 AttributeTuple = tuple[str | None, str | None, str | None]
 
