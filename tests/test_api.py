@@ -308,6 +308,13 @@ def test_only_predicted_scores_the_named_documents_as_the_campaign_does(
     assert result["signature"].endswith("|docs:predicted")
     assert result["exact"]["f1"] == result["identification"]["medida_f"] == 1.0
     assert result["ceiling"]["identification"]["total_cd"] == ida2id["total_cd"]
+    # the campaign's ceiling run is the gold of the same two documents
+    ceiling = tmp_path / "out" / "model-ceiling"
+    kept = json.loads((ceiling / "model-ceiling.gold.json").read_text("utf-8"))
+    assert [d["doc_id"] for d in kept] == [d["doc_id"] for d in gold[:2]]
+    own = json.loads((ceiling / "model-ceiling.alinhado.avalida.total.ida2id.json").read_text())
+    assert own["signature"] == result["ceiling"]["signature"]
+    assert own["medida_f"] == result["ceiling"]["identification"]["medida_f"]
     everything = harem_pipeline.evaluate(preds, folder / "cd.txt", ceiling=False)
     assert everything["identification"]["total_cd"] > ida2id["total_cd"]
     assert everything["exact"]["recall"] < 1 and "docs:" not in everything["signature"]
