@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
+import operator
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -857,6 +858,7 @@ def _open_tag(entity: Entity, fmt: str) -> tuple[str, str]:
 
 # Containers with identical spans nest paragraph outside omitted region.
 _RANK = {"P": 0, "OMITIDO": 1}
+_SPAN = operator.itemgetter(0, 1)  # a leaf's (start, end)
 
 
 @dataclass(slots=True)
@@ -888,16 +890,18 @@ class _Writer:
             key=lambda c: (c[0], -c[1], -1 if c[2] == "OMITIDO" and c[:2] in outer else _RANK[c[2]])
         )
         leaves: list[tuple[int, int, Entity | AltBlock]] = [
-            (e.start, e.end, e) for e in (*doc.entities, *doc.omitted_entities)
+            (e.start, e.end, e) for e in doc.entities
         ]
-        leaves += [(b.start, b.end, b) for b in doc.alt_blocks]
-        leaves.sort(key=lambda leaf: (leaf[0], leaf[1]))
+        if doc.omitted_entities or doc.alt_blocks:
+            leaves += [(e.start, e.end, e) for e in doc.omitted_entities]
+            leaves += [(b.start, b.end, b) for b in doc.alt_blocks]
+        leaves.sort(key=_SPAN)
         omitted_ids = {id(e) for e in doc.omitted_entities}
         # Where something is written: a leaf's end is not, as its text runs up to it (and
         # it is never the first offset found inside an earlier leaf: its start comes first).
-        offsets = sorted(
-            {0, len(text)} | {x for c in containers for x in c[:2]} | {f[0] for f in leaves}
-        )
+        offsets = {0, len(text), *[f[0] for f in leaves]}
+        if containers:
+            offsets.update([x for c in containers for x in c[:2]])
         # What starts at each offset, in the sorted orders above: one pass over each list,
         # not one per offset, so a document is written in time linear in its annotation.
         containers_at = _starting_at(containers)
@@ -907,7 +911,7 @@ class _Writer:
         stack = self.stack
         open_ends = self.open_ends
         pos = 0
-        for offset in offsets:
+        for offset in sorted(offsets):
             if offset < pos:
                 raise ValueError(f"overlapping annotation at offset {offset} in {doc.docid}")
             out.append(text[pos:offset])
@@ -987,7 +991,11 @@ def _starting_at(spans: Sequence[tuple[int, int, object]]) -> dict[int, list[tup
     """``(start, end, thing)`` spans grouped by their start, each group in their order."""
     groups: dict[int, list[tuple]] = {}
     for span in spans:
-        groups.setdefault(span[0], []).append(span)
+        group = groups.get(span[0])
+        if group is None:
+            groups[span[0]] = [span]
+        else:
+            group.append(span)
     return groups
 
 
