@@ -23,7 +23,7 @@ number down to the limit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import add
 from typing import Any, NamedTuple
@@ -301,7 +301,7 @@ class SpanUnits:
     without bootstrap).  Memory: O(``limit``) rows, whatever the input.
     """
 
-    __slots__ = ("layout", "units", "tally", "kept", "_open", "_open_id")
+    __slots__ = ("layout", "units", "tally", "kept", "before_close", "_open", "_open_id")
 
     def __init__(
         self, limit: int = UNIT_LIMIT, min_overlap: float = 0.0, listing: Listing | None = None
@@ -311,6 +311,9 @@ class SpanUnits:
         self.tally = SpanTally(min_overlap, listing)
         self.kept: list[Unit] = []
         """The final units, once ``finish`` has run."""
+        self.before_close: Callable[[], None] | None = None
+        """Called before a unit's tally is taken: a reader that holds counts back (spans
+        found on both sides, counted in bulk) adds them to ``tally`` then."""
         self._open = 0  # source units in the unit being filled
         self._open_id: Any = None
 
@@ -327,6 +330,8 @@ class SpanUnits:
             self._close()
 
     def _close(self) -> None:
+        if self.before_close is not None:
+            self.before_close()
         self.units.push(self._open_id, self.layout.tally_row(self.tally), self._open)
         clear_tally(self.tally)
         self._open = 0
@@ -343,6 +348,8 @@ class SpanUnits:
         the last ``end_source`` count in the totals only."""
         if self._open:
             self._close()
+        if self.before_close is not None:
+            self.before_close()
         total = add_rows(self.units.total(), self.layout.tally_row(self.tally))
         clear_tally(self.tally)
         self.kept = self.units.finish()
