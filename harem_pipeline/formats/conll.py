@@ -135,6 +135,8 @@ _CLOSES = np.array([c in "OES" for c in _PREFIXES])
 _SPACE = np.array([chr(c).isspace() for c in range(256)])
 _WIDE_SPACE = np.array([c for c in range(256, 0x3001) if chr(c).isspace()], dtype=np.uint32)
 _PACKED = 7
+_SCANS = 16
+"""New tags a block's lookup finds by one pass each before it sorts the rest."""
 """Tags of at most this many one-byte characters are looked up by a packed integer key."""
 
 
@@ -261,9 +263,17 @@ class _TagTable:
             at = np.zeros(len(keys), dtype=np.int64)
             missing = np.ones(len(keys), dtype=bool)
         if missing.any():
-            new, first = np.unique(keys[missing], return_index=True)
-            where = np.flatnonzero(missing)[first]
-            for key, i in zip(new.tolist(), where.tolist(), strict=True):
+            unseen = keys[missing]
+            where = np.flatnonzero(missing)
+            for _ in range(_SCANS):  # a few new tags: one pass each, no sort of the column
+                if not len(unseen):
+                    break
+                i = int(where[0])
+                self._by_key[int(unseen[0])] = self.tag_id(text[int(starts[i]) : int(ends[i])])
+                other = unseen != unseen[0]
+                unseen, where = unseen[other], where[other]
+            new, first = np.unique(unseen, return_index=True)  # many: sorted once
+            for key, i in zip(new.tolist(), where[first].tolist(), strict=True):
                 self._by_key[key] = self.tag_id(text[int(starts[i]) : int(ends[i])])
             order = sorted(self._by_key)
             self.keys = np.array(order, dtype=np.uint64)
