@@ -370,8 +370,9 @@ class Listing:
 
         ``pending`` is emptied in place (a reader may hold it to test it cheaply).
         """
-        found = sorted(self.pending, key=_error_order)
-        self.pending.clear()
+        pending = self.pending
+        found = sorted(pending, key=_error_order) if len(pending) > 1 else list(pending)
+        pending.clear()
         return found
 
 
