@@ -5,7 +5,7 @@ LAST TWO whitespace-separated columns are the gold tag and the system tag;
 a blank line or a ``-DOCSTART-`` line ends a sentence, and a ``-DOCSTART-``
 line also starts a document (each sentence carries the line of the
 ``-DOCSTART-`` before it, the bootstrap's unit when a file has several).  A
-file is read in blocks of whole sentences (about 1 MiB of text each), and
+file is read in blocks of whole sentences (about 256 KiB of text each), and
 each block is cut into columns and decoded with array operations over all
 its lines at once: memory holds one block, whatever the file's size.
 
@@ -84,7 +84,7 @@ _NORMALISE = {"B": "B", "I": "I", "E": "E", "S": "S", "L": "E", "U": "S"}
 _FIRST = itemgetter(0)
 # One or more blank (whitespace-only) lines: the sentence separator.
 _SEPARATOR = re.compile(r"\n(?:[ \t\r\f\v]*\n)+")
-_CHUNK_CHARS = 1 << 20
+_CHUNK_CHARS = 1 << 18
 _CHUNK_LINES = 8192
 _TAG_EXPECTED = "a tag O, or B/I/E/S/L/U alone or followed by - and a type"
 
@@ -540,7 +540,7 @@ def parse_conll_blocks(
 
     ``lines`` is a text stream or an iterable of lines that keep their line
     ends (as iterating a file gives them).  Text is taken in bounded chunks
-    (1 MiB, or 8,192 lines) and cut at a blank line, so memory holds one
+    (256 Ki characters, or 8,192 lines) and cut at a blank line, so memory holds one
     chunk and one sentence whatever the file's size; each block is read
     with array operations over its characters and tags, never line by line.
     The first bad line of a block (in reading order) raises before any of
