@@ -197,6 +197,8 @@ def ida2id(
     """
     spans = None
     if cd is not None and run is not None:
+        if params.evaluation is None:  # a campaign's report always has them
+            raise ValueError("the span measures need the subset's settings (params.evaluation)")
         veil = parse_veil(params.evaluation.evaluation_veil(), read_grid(), "veil")
         spans = measure_evaluated(cd, run, source, meta, veil, params.bootstrap, params.seed)
     outputs = run_ida2id(source, params, signature, output, spans)

@@ -49,7 +49,7 @@ def write_stage_lines(
         batch: list[str] = []
         size = 0
         for item in lines:
-            if type(item) is str:
+            if isinstance(item, str):
                 batch.append(item)
                 size += len(item)
             else:

@@ -127,11 +127,11 @@ def build_row(
 
 
 def build_veil_row(
-    run: str, subset: str, veil: str, kind: str, classification: Mapping[str, Any]
+    run: str, subset: str, veil: str, kind: str, classification: Mapping[str, Any] | None
 ) -> SummaryRow:
     """One row of the scenario grid: the Ida report of one run, subset, named veil and
     ALT (``kind``: ``strict``, ``relaxed`` or ``relative``, the relative scenario's
-    strict-ALT report).
+    strict-ALT report; None when it is missing).
 
     Only the Ida's figures are the veil's own: its classification F (in
     ``class_f``, whichever the ALT) and identification F.  Ida2ID, the span
@@ -154,7 +154,7 @@ def build_veil_row(
         morf_precision=None,
         morf_recall=None,
         morf_f=None,
-        signature=str(classification.get("signature") or ""),
+        signature=str(dig(classification, "signature") or ""),
         veil=veil,
         alt="relaxed" if kind == "relaxed" else "strict",
     )

@@ -171,7 +171,7 @@ def organise_alts(
     outside the ALT blocks written back as read, the records inside a block read whole
     and rebuilt as the Java rebuilds them."""
     stream = iter(lines)
-    header = read_header(stream, path)  # type: ignore[arg-type]
+    header = read_header(stream, path)
     yield java_line_end(header)
     organiser = _Organiser(path)
     for item in stream:
@@ -190,20 +190,20 @@ class _Organiser:
 
     def line(self, item: Line | SemanticRecord) -> Iterator[Line | str]:
         """The output of one line."""
-        kind, path = type(item), self.path
-        if kind is AltOpen or kind is AltClose:
-            output = self.alt(kind is AltOpen, item.n)  # type: ignore[union-attr]
+        path = self.path
+        if type(item) is AltOpen or type(item) is AltClose:
+            output = self.alt(type(item) is AltOpen, item.n)
             if output is not None:
                 yield from output
                 return
         if self.state == 2:
-            if kind is not SemanticRecord:
-                raise not_a_record_in_alt(item, path)  # type: ignore[arg-type]
-            self.block.add(item.record(path, parse_line), path)  # type: ignore[union-attr]
-        elif kind is not SemanticRecord:
-            yield java_line_end(item)  # type: ignore[arg-type]
-        elif not self._left_in_alt(item):  # type: ignore[arg-type]
-            yield item.unchanged() + "\n"  # type: ignore[union-attr]
+            if not isinstance(item, SemanticRecord):
+                raise not_a_record_in_alt(item, path)
+            self.block.add(item.record(path, parse_line), path)
+        elif not isinstance(item, SemanticRecord):
+            yield java_line_end(item)
+        elif not self._left_in_alt(item):
+            yield item.unchanged() + "\n"
 
     def _left_in_alt(self, record: SemanticRecord) -> bool:
         """A spurious record whose first system entity has the ID of an entity left spurious
@@ -231,6 +231,6 @@ class _Organiser:
             self.block.close_alternative()
         else:
             spurious = self.block.spurious
-            self.left_ids.update(e.attr("ID") for e in spurious if e.attr("ID") is not None)  # type: ignore[misc]
+            self.left_ids.update(i for e in spurious if (i := e.attr("ID")) is not None)
             return self.block.lines()
         return ()

@@ -99,7 +99,7 @@ def record_rows(record: Record, path: str | None) -> list[tuple[float, ...]]:
             f"{len(record.evaluation)}",
             line=line,
         )
-    rows = [] if record.is_spurious else [_IN_CD]
+    rows: list[tuple[float, ...]] = [] if record.is_spurious else [_IN_CD]
     for item in record.evaluation:
         row = item_row(item)
         if row is None:
