@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -45,16 +44,15 @@ from harem_pipeline.pipeline.preflight import check_campaign
 from harem_pipeline.pipeline.signature import report_signature, short_digest
 from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import measures_json
-from harem_pipeline.text.textio import detect_file_encoding, read_head
-from harem_pipeline.tools.export import SCENARIOS, SELECTIVE, run_export
-from harem_pipeline.tools.predictions import FORMATS, predicted_docids, predictions_source
+from harem_pipeline.text.textio import read_head
+from harem_pipeline.tools.export import SCENARIOS, SELECTIVE
+from harem_pipeline.tools.predictions import FORMATS
 
 PathLike = str | os.PathLike[str]
 RUN = "model"
 """The run's name in the temporary campaign (its files are ``model.*``)."""
 SPAN_FAMILIES = ("exact", "overlap", "intersection")
 _SUFFIX_FORMATS = {".json": "harem-json", ".jsonl": "jsonl", ".conll": "conll", ".spacy": "spacy"}
-_TYPED_TAG = re.compile(rb"""\bTIPO\s*=\s*["'][^"']""")
 
 
 def guess_format(path: PathLike) -> str:
@@ -263,13 +261,6 @@ def _figures(reports: Mapping[str, Path]) -> dict[str, Any]:
     return result
 
 
-def _typed(run: Path) -> bool:
-    """Whether the imported run carries any type (``TIPO="…"``): the predictions' label
-    set is then ``CAT:TIPO``, else categories alone."""
-    with open(run, "rb") as handle:
-        return any(_TYPED_TAG.search(line) for line in handle)
-
-
 def _score(
     collection: Path,
     predictions: Path,
@@ -292,13 +283,6 @@ def _score(
     return result, one.run
 
 
-def _named_documents(path: Path, fmt: str) -> frozenset[str]:
-    """The DOCIDs a predictions file names."""
-    encoding = None if fmt == "spacy" else detect_file_encoding(path)
-    with predictions_source(path, fmt, encoding) as handle:
-        return frozenset(predicted_docids(fmt, handle, str(path)) or ())
-
-
 _CEILINGS: dict[tuple[Any, ...], dict[str, Any]] = {}
 """The ceilings computed in this process, by collection digest, label set and options:
 a notebook scoring several models on one collection exports and scores the gold once."""
@@ -306,25 +290,20 @@ a notebook scoring several models on one collection exports and scores the gold 
 
 def _ceiling(
     collection: Path,
-    scenario: str,
-    typed: bool,
+    run: Path,
     options: Mapping[str, Any],
     folder: Path,
     documents: frozenset[str] | None = None,
 ) -> dict[str, Any]:
-    """The figures of the gold itself, exported in the predictions' label set (``typed``:
-    ``CAT:TIPO``) and the scenario's categories, then imported back as predictions
-    (only the ``documents`` named, when given: the predictions' own with
-    ``only_predicted``)."""
+    """The figures of the gold itself, exported in the label set of the model's imported
+    ``run`` and its scenario's categories, then imported back as predictions (only the
+    ``documents`` named, when given: the predictions' own with ``only_predicted``)."""
+    typed = chain.run_is_typed(run)
     kept = None if documents is None else tuple(sorted(documents))
-    key = (short_digest(collection), scenario, typed, kept, *sorted(options.items()))
+    key = (short_digest(collection), typed, kept, *sorted(options.items()))
     if key not in _CEILINGS:
         gold = folder / "gold.json"
-        run_export(collection, "harem-json", gold, scenario, "first", "iob2", typed)
-        if documents is not None:
-            exported = json.loads(gold.read_text(encoding="utf-8"))
-            chosen = [doc for doc in exported if doc["doc_id"] in documents]
-            gold.write_text(json.dumps(chosen, ensure_ascii=False), encoding="utf-8")
+        chain.export_ceiling(collection, run, gold, options["selective"], documents)
         figures, _ = _score(collection, gold, "harem-json", "lenient", folder / "ceiling", options)
         _CEILINGS[key] = figures
     return json.loads(json.dumps(_CEILINGS[key]))  # a copy the caller may change
@@ -403,10 +382,8 @@ def evaluate(
         model = {**options, "label_map": label_map}  # the ceiling's gold has HAREM labels
         result, run = _score(collection, path, fmt, scheme, folder / "model", model)
         if ceiling:
-            documents = _named_documents(path, fmt) if only_predicted else None
-            result["ceiling"] = _ceiling(
-                collection, scenario, _typed(run), options, folder, documents
-            )
+            documents = chain.predicted_documents(path, fmt) if only_predicted else None
+            result["ceiling"] = _ceiling(collection, run, options, folder, documents)
         if not bootstrap:
             del result["ci95"]
             if ceiling:

@@ -10,10 +10,10 @@ calls one library function; no scoring happens here.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property, wraps
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, TypeVar, cast
 
 import luigi
 import luigi.rpc
@@ -64,7 +64,7 @@ def reread_campaign(config: str) -> Campaign:
 class CampaignTask(luigi.Task):
     """A task that belongs to the campaign described by ``config``."""
 
-    config = luigi.Parameter(default="pipeline.yaml", description="path of pipeline.yaml")
+    config: str = luigi.Parameter(default="pipeline.yaml", description="path of pipeline.yaml")
 
     @cached_property
     def campaign(self) -> Campaign:
@@ -82,10 +82,18 @@ def campaign_places(campaign: Campaign) -> Places:
     return Places(campaign.source.parent, campaign.output)
 
 
+class SubsetKeys(TypedDict):
+    """The parameters that name a run's subset in a campaign, shared by most stage tasks."""
+
+    config: str
+    run_name: str
+    subset: str
+
+
 class RunTask(CampaignTask):
     """A task about one system run of the campaign."""
 
-    run_name = luigi.Parameter(description="name of the run in pipeline.yaml")
+    run_name: str = luigi.Parameter(description="name of the run in pipeline.yaml")
 
     @cached_property
     def run_spec(self) -> RunSpec:
@@ -139,7 +147,10 @@ def replace_links(root: Path, paths: Iterable[Path]) -> None:
                 break  # nothing further down exists yet (or it is the file itself)
 
 
-def remembered(requires: Callable[[Any], Any]) -> Callable[[Any], Any]:
+Required = TypeVar("Required")
+
+
+def remembered(requires: Callable[[Any], Required]) -> Callable[[Any], Required]:
     """``requires`` made once per task instance.
 
     A task's requirements follow from its parameters and the build's
@@ -149,7 +160,7 @@ def remembered(requires: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """
 
     @wraps(requires)
-    def once(task: Any) -> Any:
+    def once(task: Any) -> Required:
         try:
             return task.__dict__["_requirements"]
         except KeyError:
@@ -167,12 +178,17 @@ class StageTask(luigi.Task):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "requires" in cls.__dict__:
-            cls.requires = remembered(cls.__dict__["requires"])
+            once = remembered(cls.__dict__["requires"])
+            cls.requires = once  # type: ignore[method-assign, assignment]  # made once a task
 
     @property
     def places(self) -> Places | None:
         """Where the manifests name files from (a campaign's task says; None: as given)."""
         return None
+
+    def requires(self) -> StageTask | Sequence[StageTask]:
+        """The stages this one reads the outputs of (as Luigi's default: none)."""
+        return []
 
     def anchor(self) -> Path:
         """The main output; its manifest is the task's Luigi target."""
@@ -268,9 +284,11 @@ def campaign_stamps(root: luigi.Task) -> dict[str, Stamp] | None:
 
     def is_complete(task: luigi.Task) -> bool:
         if task not in seen:
-            upstream = luigi.task.flatten(task.requires())
-            done = isinstance(task, StageTask) and all(is_complete(t) for t in upstream)
-            own = task.own_stamps() if done else None
+            own = None
+            if isinstance(task, StageTask) and all(
+                is_complete(t) for t in luigi.task.flatten(task.requires())
+            ):
+                own = task.own_stamps()
             if own is not None:
                 add_stamps(stamps, own)
             seen[task] = own is not None
@@ -303,3 +321,13 @@ class BuildSchedulerFactory:
         return luigi.worker.Worker(
             scheduler=scheduler, worker_processes=worker_processes, assistant=assistant
         )
+
+
+Handler = TypeVar("Handler", bound=Callable[..., None])
+
+
+def event_handler(cls: type[luigi.Task], event: str) -> Callable[[Handler], Handler]:
+    """``cls.event_handler(event)`` with its type (Luigi's is untyped): the decorator that
+    calls the function it decorates on ``event`` of any task of ``cls``."""
+    register = cast(Callable[[str], Callable[[Handler], Handler]], cls.event_handler)
+    return register(event)

@@ -19,19 +19,21 @@ import gc
 import itertools
 import multiprocessing
 import multiprocessing.connection
+from collections.abc import Iterable
 
 import luigi
 
 from harem_pipeline.pipeline import chain
-from tasks.base import BuildSchedulerFactory
+from tasks.base import BuildSchedulerFactory, RunTask
 from tasks.pipeline import FullEvaluation, Summary
 
 
-def run_shares(tasks: list[luigi.Task], workers: int) -> list[list[luigi.Task]]:
-    """``tasks`` (each of one run) in ``workers`` shares, whole runs dealt in turn, none empty."""
-    by_run: dict[str, list[luigi.Task]] = {}
+def run_shares(tasks: Iterable[RunTask], workers: int) -> list[list[RunTask]]:
+    """``tasks`` (each of one run) in ``workers`` shares, whole runs dealt in turn, none empty;
+    a ceiling run goes with its model run, whose import it reads."""
+    by_run: dict[str, list[RunTask]] = {}
     for task in tasks:
-        by_run.setdefault(task.run_name, []).append(task)
+        by_run.setdefault(task.run_spec.ceiling_of or task.run_name, []).append(task)
     runs = list(by_run.values())
     shares = [list(itertools.chain.from_iterable(runs[i::workers])) for i in range(workers)]
     return [share for share in shares if share]
@@ -47,7 +49,8 @@ def build_runs_apart(root: FullEvaluation, workers: int) -> list[str]:
     """
     if workers < 2 or root.recorded:
         return []
-    shares = run_shares(Summary(config=root.config).requires(), workers)
+    reports = Summary(config=root.config).requires()  # every one of them a run's
+    shares = run_shares((task for task in reports if isinstance(task, RunTask)), workers)
     if len(shares) < 2:
         return []
     # As before Luigi's own forks: what the steps import is imported once, and
@@ -74,7 +77,7 @@ def build_runs_apart(root: FullEvaluation, workers: int) -> list[str]:
     return summaries
 
 
-def _build(tasks: list[luigi.Task], sender: multiprocessing.connection.Connection) -> None:
+def _build(tasks: list[RunTask], sender: multiprocessing.connection.Connection) -> None:
     """One share of the runs, by one Luigi worker in this process; its summary sent back.
 
     A failure is not logged here: the campaign's build tries the task again

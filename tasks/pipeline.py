@@ -20,11 +20,12 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import luigi
 
 from harem_pipeline import __version__
+from harem_pipeline.formats.veils import veil_categories
 from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline import chain, official, preflight
 from harem_pipeline.pipeline.config import Campaign
@@ -45,21 +46,78 @@ from harem_pipeline.pipeline.params import (
     subset_params,
 )
 from harem_pipeline.stages.emir import EmirParams
+from harem_pipeline.tools.export import SELECTIVE
 from tasks.base import (
     CampaignTask,
     RunTask,
     StageTask,
+    SubsetKeys,
     campaign_places,
     campaign_stamps,
+    event_handler,
     replace_links,
     reread_campaign,
 )
+
+if TYPE_CHECKING:  # the tracks' modules import this one
+    from harem_pipeline.pipeline.rerelem import RerelemSetting
+    from tasks.rerelem import Rerelem
+    from tasks.tempo import TempoIda
+
+
+class ExportCeiling(RunTask, StageTask):
+    """A ceiling run's predictions: the gold exported in its model run's label set
+    (``chain.export_ceiling``), read back by the ceiling run's ``ImportRun``."""
+
+    stage = "ceiling"
+
+    @cached_property
+    def model(self) -> ImportRun:
+        """The import of the model run whose ceiling this is."""
+        assert self.run_spec.ceiling_of is not None
+        return ImportRun(config=self.config, run_name=self.run_spec.ceiling_of)
+
+    def requires(self) -> ImportRun:
+        return self.model
+
+    def anchor(self) -> Path:
+        return self.run_spec.path
+
+    def output_names(self) -> list[Path]:
+        return [self.anchor()]
+
+    def input_paths(self) -> list[Path]:
+        return [self.campaign.collection, self.model.anchor(), self.model.run_spec.path]
+
+    def stage_params(self) -> dict[str, Any]:
+        return {"selective": self.selective, "only": self.run_spec.only_predicted}
+
+    @property
+    def selective(self) -> bool:
+        """Whether the model declared the selective scenario's categories (its veil)."""
+        veil = self.run_spec.veil
+        return veil is not None and veil_categories(veil) == SELECTIVE
+
+    def produce(self) -> list[Path]:
+        model = self.model.run_spec
+        assert model.format is not None  # a ceiling is a model run's
+        documents = None
+        if model.only_predicted:
+            documents = chain.predicted_documents(model.path, model.format)
+        return chain.export_ceiling(
+            self.campaign.collection, self.model.anchor(), self.anchor(), self.selective, documents
+        )
 
 
 class ImportRun(RunTask, StageTask):
     """A model's predictions (``format:`` in pipeline.yaml) as a HAREM run over the CD."""
 
     stage = "import"
+
+    def requires(self) -> list[ExportCeiling]:
+        if self.run_spec.ceiling_of is None:
+            return []
+        return [ExportCeiling(config=self.config, run_name=self.run_name)]
 
     def anchor(self) -> Path:
         return self.harem_run
@@ -73,7 +131,11 @@ class ImportRun(RunTask, StageTask):
 
     def stage_params(self) -> dict[str, Any]:
         spec = self.run_spec
-        params = {"format": spec.format, "scheme": spec.scheme, "only": spec.only_predicted}
+        params: dict[str, Any] = {
+            "format": spec.format,
+            "scheme": spec.scheme,
+            "only": spec.only_predicted,
+        }
         if spec.label_map:  # left out when empty: the runs without a map keep their manifests
             params["label_map"] = [list(pair) for pair in spec.label_map]
         return params
@@ -82,7 +144,7 @@ class ImportRun(RunTask, StageTask):
         spec = self.run_spec
         return chain.import_run(
             spec.path,
-            spec.format,
+            str(spec.format),  # None (a HAREM run: nothing to import) is refused as a format
             self.campaign.collection,
             self.anchor(),
             spec.scheme,
@@ -145,9 +207,9 @@ class Veus(RunTask, StageTask):
     """Véus: one subset of the evaluated alignment, in one style."""
 
     stage = "veus"
-    subset = luigi.Parameter()
-    style = luigi.Parameter(default="harem")
-    veil = luigi.Parameter(default="")
+    subset: str = luigi.Parameter()
+    style: str = luigi.Parameter(default="harem")
+    veil: str = luigi.Parameter(default="")
     """A named veil of ``veils:`` (its name ends the file's); empty: the campaign's ``veil:``."""
 
     def requires(self) -> Avalida:
@@ -178,8 +240,8 @@ class Veus(RunTask, StageTask):
 class SubsetStep(RunTask, StageTask):
     """A step from a subset's Véus file in the campaign's style to ``<that file>.<suffix>``."""
 
-    subset = luigi.Parameter()
-    veil = luigi.Parameter(default="")
+    subset: str = luigi.Parameter()
+    veil: str = luigi.Parameter(default="")
     suffix = ""
 
     def requires(self) -> Veus:
@@ -220,7 +282,7 @@ class Ida2ID(RunTask, StageTask):
     """Ida2ID: the identification report and its JSON twin."""
 
     stage = "ida2id"
-    subset = luigi.Parameter()
+    subset: str = luigi.Parameter()
 
     def requires(self) -> AltinaID:
         return AltinaID(config=self.config, run_name=self.run_name, subset=self.subset)
@@ -268,8 +330,8 @@ class Vizir(RunTask, StageTask):
     """
 
     stage = "vizir"
-    subset = luigi.Parameter()
-    scenario = luigi.EnumParameter(enum=Scenario)
+    subset: str = luigi.Parameter()
+    scenario: Scenario = luigi.EnumParameter(enum=Scenario)
 
     def requires(self) -> Veus:
         return Veus(config=self.config, run_name=self.run_name, subset=self.subset, style="harem")
@@ -292,8 +354,8 @@ class AltinaMor(RunTask, StageTask):
     """AltinaMor: the best alternative of every ALT block for morphology."""
 
     stage = "altmor"
-    subset = luigi.Parameter()
-    scenario = luigi.EnumParameter(enum=Scenario)
+    subset: str = luigi.Parameter()
+    scenario: Scenario = luigi.EnumParameter(enum=Scenario)
 
     def requires(self) -> Vizir:
         return Vizir(
@@ -314,8 +376,8 @@ class Ida2Mor(RunTask, StageTask):
     """Ida2Mor: the morphology report and its JSON twin."""
 
     stage = "ida2mor"
-    subset = luigi.Parameter()
-    scenario = luigi.EnumParameter(enum=Scenario)
+    subset: str = luigi.Parameter()
+    scenario: Scenario = luigi.EnumParameter(enum=Scenario)
 
     def requires(self) -> AltinaMor:
         return AltinaMor(
@@ -357,9 +419,9 @@ class Emir(RunTask, StageTask):
     """Emir: the semantic classification (CSC) of every aligned pair, in one scenario."""
 
     stage = "emir"
-    subset = luigi.Parameter()
-    scenario = luigi.EnumParameter(enum=Scenario, default=Scenario.ABSOLUTE)
-    veil = luigi.Parameter(default="")
+    subset: str = luigi.Parameter()
+    scenario: Scenario = luigi.EnumParameter(enum=Scenario, default=Scenario.ABSOLUTE)
+    veil: str = luigi.Parameter(default="")
 
     def requires(self) -> Alts:
         return Alts(config=self.config, run_name=self.run_name, subset=self.subset, veil=self.veil)
@@ -389,8 +451,8 @@ class AltSem(RunTask, StageTask):
     """ALTina: the relaxed ALT choice (the best alternative of every block) of the Emir file."""
 
     stage = "altsem"
-    subset = luigi.Parameter()
-    veil = luigi.Parameter(default="")
+    subset: str = luigi.Parameter()
+    veil: str = luigi.Parameter(default="")
 
     def requires(self) -> Emir:
         return Emir(config=self.config, run_name=self.run_name, subset=self.subset, veil=self.veil)
@@ -415,10 +477,10 @@ class Ida(RunTask, StageTask):
     """
 
     stage = "ida"
-    subset = luigi.Parameter()
-    scenario = luigi.EnumParameter(enum=Scenario, default=Scenario.ABSOLUTE)
-    alt = luigi.EnumParameter(enum=Alt, default=Alt.STRICT)
-    veil = luigi.Parameter(default="")
+    subset: str = luigi.Parameter()
+    scenario: Scenario = luigi.EnumParameter(enum=Scenario, default=Scenario.ABSOLUTE)
+    alt: Alt = luigi.EnumParameter(enum=Alt, default=Alt.STRICT)
+    veil: str = luigi.Parameter(default="")
 
     @property
     def kind(self) -> str:
@@ -427,7 +489,7 @@ class Ida(RunTask, StageTask):
         return "relative" if self.scenario is Scenario.RELATIVE else self.alt.value
 
     def requires(self) -> Emir | AltSem:
-        common = {"config": self.config, "run_name": self.run_name, "subset": self.subset}
+        common = SubsetKeys(config=self.config, run_name=self.run_name, subset=self.subset)
         if self.alt is Alt.RELAXED:
             return AltSem(**common, veil=self.veil)
         return Emir(**common, scenario=self.scenario, veil=self.veil)
@@ -477,7 +539,7 @@ class Browse(RunTask, StageTask):
             return None
         return Emir(config=self.config, run_name=self.run_name, subset="total")
 
-    def requires(self) -> list[luigi.Task]:
+    def requires(self) -> list[StageTask]:
         emir = self.emir()
         return [Avalida(config=self.config, run_name=self.run_name), *([emir] if emir else [])]
 
@@ -522,9 +584,9 @@ class Summary(CampaignTask, StageTask):
         the collection has no MORF), the strict Ida (the relative one for the relative
         scenario) and the relaxed Ida (absolute)."""
         rows = []
-        for run in self.campaign.runs:
+        for run in self.campaign.scored_runs:
             for subset in self.campaign.subsets:
-                common = {"config": self.config, "run_name": run.name, "subset": subset.name}
+                common = SubsetKeys(config=self.config, run_name=run.name, subset=subset.name)
                 for scenario in map(Scenario, self.campaign.scenarios):
                     relative = scenario is Scenario.RELATIVE
                     rows.append(
@@ -544,20 +606,20 @@ class Summary(CampaignTask, StageTask):
 
         return tempo_modes(self.campaign)
 
-    def tempo_reports(self, run: str, subset: str) -> list[luigi.Task]:
+    def tempo_reports(self, run: str, subset: str) -> list[TempoIda]:
         """The TEMPO track's Ida reports of a run's subset (``tasks.tempo``)."""
         from tasks.tempo import tempo_reports
 
         return tempo_reports(self.config, run, subset, self.tempo_modes)
 
     @cached_property
-    def rerelem_plan(self) -> Any:
+    def rerelem_plan(self) -> RerelemSetting:
         """The ReRelEM track's scenarios × veils (none unless the collection has relations)."""
         from tasks.rerelem import rerelem_plan
 
         return rerelem_plan(self.campaign)
 
-    def rerelem_tasks(self, run: str) -> list[luigi.Task]:
+    def rerelem_tasks(self, run: str) -> list[Rerelem]:
         """The ReRelEM chains of a run, on the first subset (``tasks.rerelem``)."""
         from tasks.rerelem import rerelem_tasks
 
@@ -581,8 +643,9 @@ class Summary(CampaignTask, StageTask):
             if t.run_name not in missing
         ]
 
-    def requires(self) -> list[luigi.Task]:
-        tasks = [task for row in self.reports() for task in row if task is not None]
+    def requires(self) -> list[StageTask]:
+        rows = self.reports()
+        tasks: list[StageTask] = [task for row in rows for task in row if task is not None]
         for run in self.campaign.runs:
             for subset in self.campaign.subsets:
                 tasks += self.tempo_reports(run.name, subset.name)
@@ -609,11 +672,14 @@ class Summary(CampaignTask, StageTask):
         """Where every report is; none for the ``missing`` runs (what is there is stale)."""
         rows = self.reports()
         seen: set[Ida2ID] = set()
-        files = []
+        files: list[chain.ReportFiles] = []
         for ida2id, ida2mor, strict, relaxed in rows:
-            first = ida2id not in seen  # the TEMPO reports go with a run's subset's first row
+            # The TEMPO reports go with a run's subset's first row, the ReRelEM ones with a
+            # run's first row; a ceiling run has neither track.
+            tracks = ida2id.run_spec.ceiling_of is None and ida2id.run_name not in missing
+            first = ida2id not in seen
             seen.add(ida2id)
-            ran = {f.run for f in files}  # the ReRelEM ones with a run's first row
+            ran = {f.run for f in files}
             files.append(
                 chain.ReportFiles(
                     ida2id.run_name,
@@ -628,12 +694,11 @@ class Summary(CampaignTask, StageTask):
                     None
                     if relaxed is None or ida2id.run_name in missing
                     else chain.json_twin(relaxed.anchor()),
-                    tempo=self.tempo_files(ida2id)
-                    if first and ida2id.run_name not in missing
-                    else (),
+                    tempo=self.tempo_files(ida2id) if tracks and first else (),
                     rerelem=self.rerelem_files(ida2id.run_name)
-                    if ida2id.run_name not in ran and ida2id.run_name not in missing
+                    if tracks and ida2id.run_name not in ran
                     else (),
+                    ceiling_of=ida2id.run_spec.ceiling_of,
                 )
             )
         return files
@@ -676,7 +741,7 @@ class Summary(CampaignTask, StageTask):
         (folder / CAMPAIGN_MANIFEST).unlink(missing_ok=True)
         for name in (*self.output_names(), folder / "report.html"):
             manifest_path(name).unlink(missing_ok=True)
-        incomplete = [run.name for run in self.campaign.runs if run.name in missing]
+        incomplete = [run.name for run in self.campaign.scored_runs if run.name in missing]
         chain.summary(
             self.campaign,
             self.report_files(missing),
@@ -742,7 +807,7 @@ class OfficialPages(CampaignTask, StageTask):
         ]
         for run in self.campaign.runs:
             for subset in self.campaign.subsets:
-                common = {"config": self.config, "run_name": run.name, "subset": subset.name}
+                common = SubsetKeys(config=self.config, run_name=run.name, subset=subset.name)
                 for veil in self.campaign.veils:
                     for scenario, alt in self.kinds:
                         tasks.append(Ida(**common, scenario=scenario, alt=alt, veil=veil.name))
@@ -828,8 +893,8 @@ class Report(CampaignTask, StageTask):
 
     stage = "report"
 
-    def requires(self) -> list[luigi.Task]:
-        summary: list[luigi.Task] = [Summary(config=self.config)]
+    def requires(self) -> list[StageTask]:
+        summary: list[StageTask] = [Summary(config=self.config)]
         if self.campaign.veils:  # the official pages come with every build that has veils:
             summary.append(OfficialPages(config=self.config))
             from tasks.tempo import official_tempo_pages  # TEMPO veils × modes, when on
@@ -904,7 +969,7 @@ class FullEvaluation(CampaignTask):
     they have run, the campaign manifest is written for the next build.
     """
 
-    fresh = luigi.BoolParameter(
+    fresh: bool = luigi.BoolParameter(
         default=False,
         significant=False,
         description="the caller has just read pipeline.yaml for this build (harem run)",
@@ -956,14 +1021,14 @@ class FullEvaluation(CampaignTask):
         return True
 
 
-@RunTask.event_handler(luigi.Event.FAILURE)
+@event_handler(RunTask, luigi.Event.FAILURE)
 def summarise_the_other_runs(task: RunTask, exception: BaseException) -> None:
     """A run's chain failed: the other runs still get a summary and report, marked
     incomplete (and no report of an earlier build stays as if it were current)."""
     Summary(config=task.config).produce_incomplete()
 
 
-@RunTask.event_handler(luigi.Event.SUCCESS)
+@event_handler(RunTask, luigi.Event.SUCCESS)
 def refresh_an_incomplete_summary(task: RunTask) -> None:
     """A report that completes its run finished after a failure: the incomplete summary
     takes the run in.

@@ -36,9 +36,9 @@ class Rerelem(RunTask, StageTask):
     """The ReRelEM chain on one run's ``.alts`` under one NER veil, every scenario."""
 
     stage = "rerelem"
-    subset = luigi.Parameter()
-    veil = luigi.Parameter()
-    scenarios = luigi.TupleParameter()
+    subset: str = luigi.Parameter()
+    veil: str = luigi.Parameter()
+    scenarios: tuple[str, ...] = luigi.TupleParameter()
 
     def requires(self) -> Alts:
         return Alts(config=self.config, run_name=self.run_name, subset=self.subset, veil=self.veil)

@@ -35,7 +35,7 @@ from harem_pipeline.pipeline.tempo import (
     tempo_step,
 )
 from harem_pipeline.stages.tempo import MODE_NAMES
-from tasks.base import CampaignTask, RunTask, StageTask
+from tasks.base import CampaignTask, RunTask, StageTask, SubsetKeys
 from tasks.pipeline import AltSem, Emir, OfficialPages
 
 TEMPO_ALTS = (Alt.STRICT, Alt.RELAXED)
@@ -46,20 +46,17 @@ class Tempo(RunTask, StageTask):
     """AvalTEMPO: the TEMPO attributes' credit added to an Emir file, in one mode."""
 
     stage = "tempo"
-    subset = luigi.Parameter()
-    mode = luigi.IntParameter()
-    alt = luigi.EnumParameter(enum=Alt, default=Alt.STRICT)
-    veil = luigi.Parameter(default="")
+    subset: str = luigi.Parameter()
+    mode: int = luigi.IntParameter()
+    alt: Alt = luigi.EnumParameter(enum=Alt, default=Alt.STRICT)
+    veil: str = luigi.Parameter(default="")
     """A named veil of ``veils:`` (the grid's chain); empty: the campaign's own chain."""
 
     def requires(self) -> Emir | AltSem:
-        common = {
-            "config": self.config,
-            "run_name": self.run_name,
-            "subset": self.subset,
-            "veil": self.veil,
-        }
-        return AltSem(**common) if self.alt is Alt.RELAXED else Emir(**common)
+        common = SubsetKeys(config=self.config, run_name=self.run_name, subset=self.subset)
+        if self.alt is Alt.RELAXED:
+            return AltSem(**common, veil=self.veil)
+        return Emir(**common, veil=self.veil)
 
     def anchor(self) -> Path:
         return tempo_names(self.requires().anchor(), self.mode)[0]
@@ -81,10 +78,10 @@ class TempoIda(RunTask, StageTask):
     """Ida on a ``.tempo`` file: the TEMPO track's figures, and its JSON twin."""
 
     stage = "ida"
-    subset = luigi.Parameter()
-    mode = luigi.IntParameter()
-    alt = luigi.EnumParameter(enum=Alt, default=Alt.STRICT)
-    veil = luigi.Parameter(default="")
+    subset: str = luigi.Parameter()
+    mode: int = luigi.IntParameter()
+    alt: Alt = luigi.EnumParameter(enum=Alt, default=Alt.STRICT)
+    veil: str = luigi.Parameter(default="")
 
     def requires(self) -> Tempo:
         return Tempo(

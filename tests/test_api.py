@@ -18,6 +18,7 @@ import pytest
 import harem_pipeline
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
+from harem_pipeline.tools.export import SELECTIVE
 from tests.helpers.campaign import build, make_campaign
 from tests.helpers.paths import DATA
 
@@ -139,6 +140,66 @@ def test_the_ceiling_is_the_exported_gold_scored_as_predictions(campaign) -> Non
     assert "ci95" not in result
 
 
+def test_a_campaign_scores_each_model_s_ceiling_beside_it(campaign) -> None:
+    """The campaign's ``model-ceiling`` run is evaluate()'s ceiling, figure for figure and
+    signature for signature (the same exported file), and its rows follow the model's."""
+    folder, _ = campaign
+    result = harem_pipeline.evaluate(folder / "preds.json", folder / "cd.txt", bootstrap=BOOTSTRAP)
+    ceiling = result["ceiling"]
+    out = folder / "out"
+    own = json.loads((out / "model-ceiling" / "model-ceiling.gold.json").read_text("utf-8"))
+    assert [d["doc_id"] for d in own] == [d["doc_id"] for d in campaign[1]]
+    ida2id = json.loads(
+        (out / "model-ceiling" / "model-ceiling.alinhado.avalida.total.ida2id.json").read_text()
+    )
+    assert ida2id["signature"] == ceiling["signature"]
+    assert ida2id["medida_f"] == ceiling["identification"]["medida_f"]
+    summary = json.loads((out / "summary.json").read_text("utf-8"))
+    rows = summary["rows"]
+    assert [(r["run"], r["scenario"]) for r in rows] == [
+        ("model", "absolute"),
+        ("model", "relative"),
+        ("model-ceiling", "absolute"),
+        ("model-ceiling", "relative"),
+    ]
+    assert [r.get("ceiling_of") for r in rows] == [None, None, "model", "model"]
+    row = rows[2]
+    assert row["class_f"] == ceiling["classification"]["strict"]["medida_f"] < 1.0
+    assert row["class_f_relaxed"] == ceiling["classification"]["relaxed"]["medida_f"]
+    assert row["id_f"] == ceiling["identification"]["medida_f"]
+    assert row["exact_f1"] == ceiling["exact"]["f1"] == 1.0
+    assert rows[3]["class_f"] == ceiling["classification"]["relative"]["medida_f"]
+    assert summary["campaign"]["runs"] == ["model"]  # the runs given; ceilings are derived
+    markdown = (out / "summary.md").read_text("utf-8")
+    assert "| model-ceiling | total | absolute |" in markdown
+    assert "Ceiling rows (NAME-ceiling" in markdown
+    header, *lines = (out / "summary.csv").read_text("utf-8").splitlines()
+    assert header.endswith(",veil,alt,ceiling_of")
+    assert [line.rsplit(",", 1)[1] for line in lines] == ["", "", "model", "model"]
+    html = (out / "report.html").read_text("utf-8")
+    assert html.count('<tr class="ceiling">') == 2  # the leaderboard and its details
+    assert "(tecto)</span>" in html and "<strong>Tecto.</strong>" in html
+
+
+def test_a_campaign_without_ceilings_scores_the_runs_alone(tmp_path: Path) -> None:
+    config = make_campaign(tmp_path, documents=2)
+    gold = tmp_path / "gold.json"
+    assert (
+        main(["export", str(tmp_path / "cd.txt"), "--format", "harem-json", "-o", str(gold)]) == 0
+    )
+    config.write_text(
+        "collection: cd.txt\nruns:\n  - {path: gold.json, format: harem-json, name: m}\n"
+        "output: out\nsubsets: [total]\nscenarios: [absolute]\nbootstrap: 0\n"
+        "charts: false\nbrowse: false\nceilings: false\n",
+        encoding="utf-8",
+    )
+    build(config)
+    rows = json.loads((tmp_path / "out" / "summary.json").read_text("utf-8"))["rows"]
+    assert [r["run"] for r in rows] == ["m"]
+    assert "ceiling_of" not in rows[0]
+    assert not (tmp_path / "out" / "m-ceiling").exists()
+
+
 def test_the_format_is_guessed_from_the_name_or_the_first_character(tmp_path: Path) -> None:
     from harem_pipeline.api import guess_format
 
@@ -247,6 +308,13 @@ def test_only_predicted_scores_the_named_documents_as_the_campaign_does(
     assert result["signature"].endswith("|docs:predicted")
     assert result["exact"]["f1"] == result["identification"]["medida_f"] == 1.0
     assert result["ceiling"]["identification"]["total_cd"] == ida2id["total_cd"]
+    # the campaign's ceiling run is the gold of the same two documents
+    ceiling = tmp_path / "out" / "model-ceiling"
+    kept = json.loads((ceiling / "model-ceiling.gold.json").read_text("utf-8"))
+    assert [d["doc_id"] for d in kept] == [d["doc_id"] for d in gold[:2]]
+    own = json.loads((ceiling / "model-ceiling.alinhado.avalida.total.ida2id.json").read_text())
+    assert own["signature"] == result["ceiling"]["signature"]
+    assert own["medida_f"] == result["ceiling"]["identification"]["medida_f"]
     everything = harem_pipeline.evaluate(preds, folder / "cd.txt", ceiling=False)
     assert everything["identification"]["total_cd"] > ida2id["total_cd"]
     assert everything["exact"]["recall"] < 1 and "docs:" not in everything["signature"]
@@ -276,3 +344,25 @@ def test_evaluate_hugging_face_rows_in_memory_equals_the_file(campaign, tmp_path
     assert unsigned(in_memory) == unsigned(from_file)
     # (the few entities widened to whole tokens keep precision just under 1)
     assert in_memory["exact"]["precision"] > 0.95 > in_memory["exact"]["recall"]
+
+
+def test_a_selective_model_s_ceiling_is_the_selective_export(tmp_path: Path) -> None:
+    config = make_campaign(tmp_path, documents=3)
+    gold = tmp_path / "gold.json"
+    assert (
+        main(["export", str(tmp_path / "cd.txt"), "--format", "harem-json", "-o", str(gold)]) == 0
+    )
+    labels = {e["label"] for d in json.loads(gold.read_text("utf-8")) for e in d["entities"]}
+    assert labels - SELECTIVE  # the collection has other categories: the test can fail
+    veil = ":".join(sorted(SELECTIVE))
+    config.write_text(
+        "collection: cd.txt\nruns:\n"
+        f"  - {{path: gold.json, format: harem-json, name: m, veil: '{veil}'}}\n"
+        "output: out\nsubsets: [total]\nscenarios: [absolute]\nbootstrap: 0\n"
+        "charts: false\nbrowse: false\n",
+        encoding="utf-8",
+    )
+    build(config)
+    ceiling = tmp_path / "out" / "m-ceiling" / "m-ceiling.gold.json"
+    exported = {e["label"] for d in json.loads(ceiling.read_text("utf-8")) for e in d["entities"]}
+    assert exported and exported <= SELECTIVE

@@ -20,7 +20,17 @@ from tests.helpers.campaign import break_run, make_campaign, outputs
 
 
 def _tasks(*runs: str) -> list[SimpleNamespace]:
-    return [SimpleNamespace(run_name=run, n=n) for n, run in enumerate(runs)]
+    """Tasks of the named runs (``m-ceiling``: the ceiling run of ``m``)."""
+    return [
+        SimpleNamespace(
+            run_name=run,
+            n=n,
+            run_spec=SimpleNamespace(
+                ceiling_of=run.removesuffix("-ceiling") if "-" in run else None
+            ),
+        )
+        for n, run in enumerate(runs)
+    ]
 
 
 def test_runs_are_dealt_whole_in_turn_and_no_share_is_empty() -> None:
@@ -31,6 +41,9 @@ def test_runs_are_dealt_whole_in_turn_and_no_share_is_empty() -> None:
         [("b", 1), ("b", 4), ("d", 5)],
     ]
     assert len(run_shares(_tasks("a", "a"), 4)) == 1
+    # a ceiling run is built with its model, whose import it reads
+    shares = run_shares(_tasks("a", "a-ceiling", "b", "a"), 2)
+    assert [[t.run_name for t in share] for share in shares] == [["a", "a-ceiling", "a"], ["b"]]
     assert run_shares([], 2) == []
 
 

@@ -474,3 +474,60 @@ def test_an_output_that_is_a_fifo_says_so(campaign_dir: Path) -> None:
     os.mkfifo(campaign_dir / "out")
     line = refusal(campaign_dir, BASE)
     assert "output: is a FIFO (named pipe), not a folder: out (name a folder)" in line
+
+
+def test_each_model_run_gets_its_ceiling_run_after_it(campaign_dir: Path) -> None:
+    (campaign_dir / "preds.json").write_text("[]", encoding="utf-8")
+    campaign = load_campaign(
+        write(
+            campaign_dir,
+            "collection: cd.txt\noutput: out\nruns:\n  - runs/a.txt\n"
+            "  - {path: preds.json, format: harem-json, name: m, veil: 'PESSOA:LOCAL'}\n"
+            "  - runs/b.txt\n",
+        )
+    )
+    ceiling = campaign.run("m-ceiling")
+    assert ceiling.ceiling_of == "m"
+    assert ceiling.path == campaign_dir / "out" / "m-ceiling" / "m-ceiling.gold.json"
+    assert (ceiling.format, ceiling.veil) == ("harem-json", "PESSOA:LOCAL")
+    assert [r.name for r in campaign.runs] == ["a", "m", "b"]
+    assert [r.name for r in campaign.scored_runs] == ["a", "m", "m-ceiling", "b"]
+
+
+@pytest.mark.parametrize(
+    ("runs", "extra", "message"),
+    [
+        (
+            "[{path: preds.json, format: harem-json, name: m},"
+            " {path: runs/a.txt, name: m-ceiling}]",
+            "",
+            "runs[1].name: run name 'm-ceiling' is the name of a model run's ceiling run",
+        ),
+        (
+            "[{path: preds.json, format: harem-json, name: m}]",
+            "ceilings: 1\n",
+            "ceilings: expected",
+        ),
+    ],
+)
+def test_ceiling_mistakes_are_one_line(
+    campaign_dir: Path, runs: str, extra: str, message: str
+) -> None:
+    (campaign_dir / "preds.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        load_campaign(
+            write(campaign_dir, f"collection: cd.txt\noutput: out\nruns: {runs}\n{extra}")
+        )
+
+
+def test_a_ceiling_name_clash_is_allowed_without_ceilings(campaign_dir: Path) -> None:
+    (campaign_dir / "preds.json").write_text("[]", encoding="utf-8")
+    campaign = load_campaign(
+        write(
+            campaign_dir,
+            "collection: cd.txt\noutput: out\nceilings: false\nruns:\n"
+            "  - {path: preds.json, format: harem-json, name: m}\n"
+            "  - {path: runs/a.txt, name: m-ceiling}\n",
+        )
+    )
+    assert [r.name for r in campaign.scored_runs] == ["m", "m-ceiling"]

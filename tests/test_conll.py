@@ -320,6 +320,38 @@ def test_line_numbers_survive_chunk_boundaries_and_blank_runs() -> None:
         list(parse_conll(lines, "f"))
 
 
+@pytest.mark.parametrize(
+    "names",
+    [
+        {"A": "LOCALIZACAO", "B": "LOCALIZACAX"},  # past the packed key's 7 characters
+        {"A": "人名", "B": "地名"},  # characters wider than a byte
+        {"A": "a\x00", "B": "a"},  # a NUL inside a tag, lengths telling them apart
+    ],
+)
+def test_tags_of_any_length_and_alphabet_read_as_short_ones(names) -> None:
+    # The reader looks short one-byte tags up by a packed key and cuts the others
+    # out of the text: both must give the same sentences.
+    rng = random.Random(7)
+    tags = ["O", "B-A", "I-A", "B-B", "I-B", "E-A", "S-B"]
+    lines = []
+    for _ in range(300):
+        lines += [f"w X {rng.choice(tags)} {rng.choice(tags)}\n" for _ in range(rng.randint(1, 9))]
+        lines.append("\n")
+
+    def renamed(line: str) -> str:
+        return re.sub(r"-([AB])\b", lambda m: "-" + names[m.group(1)], line)
+
+    short = list(parse_conll(lines, "f", "iobes"))
+    long = list(parse_conll([renamed(line) for line in lines], "f", "iobes"))
+    back = {frozenset({v}): frozenset({k}) for k, v in names.items()}
+    assert [(s.line, s.tokens, s.gold_repairs, s.system_repairs, s.equal_tags) for s in long] == [
+        (s.line, s.tokens, s.gold_repairs, s.system_repairs, s.equal_tags) for s in short
+    ]
+    assert [[(a, b, back[k]) for a, b, k in s.gold + s.system] for s in long] == [
+        list(s.gold + s.system) for s in short
+    ]
+
+
 def test_non_ascii_labels_in_latin1_file(tmp_path: Path) -> None:
     path = tmp_path / "pt.conll"
     path.write_bytes("Lisboa X B-LOCALIZAÇÃO B-LOCALIZAÇÃO\n".encode("iso8859-1"))

@@ -13,12 +13,14 @@ import pytest
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_json import CharDocument, CharEntity
 from harem_pipeline.formats.harem_xml import format_collection, read_collection
+from harem_pipeline.model import FIRST_HAREM, SECOND_HAREM, Document, Entity
 from harem_pipeline.tools.predictions import build_run, open_predictions, run_import
 from harem_pipeline.tools.predictions.chars import align_dense
 from harem_pipeline.tools.predictions.collection import iter_collection_documents
 from harem_pipeline.tools.predictions.labels import Label, parse_label
 from harem_pipeline.tools.predictions.merge import Prediction, read_predictions
-from harem_pipeline.tools.predictions.placing import ImportSummary, place_char_document
+from harem_pipeline.tools.predictions.placing import ImportSummary, Placed, place_char_document
+from harem_pipeline.tools.predictions.writer import run_entity
 from tests.helpers.predictions import D1_TEXT, D2_TEXT, identification, write_tiny_cd
 from tests.helpers.shipped import shipped_collection
 
@@ -422,6 +424,22 @@ def test_alignment_is_right_on_long_texts():
 )
 def test_labels(label, expected):
     assert parse_label(label) == expected
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["PESSOA", "PESSOA:INDIVIDUAL", "LOCAL-HUMANO-PAIS", "LOCAL|ORGANIZACAO", "B-PER"],
+)
+@pytest.mark.parametrize("fmt", [SECOND_HAREM, FIRST_HAREM])
+def test_run_entities_are_those_entity_checks_and_fills_in(label, fmt):
+    """A run's entity is built without ``Entity``'s checks: built with them, it is equal."""
+    doc = Document(docid="D1", text="O Rio de Janeiro.")
+    built = run_entity(doc, 3, Placed(2, 16, parse_label(label)), fmt)
+    parsed = parse_label(label)
+    ident = None if fmt == FIRST_HAREM else "D1-3"
+    checked = Entity(ident, *parsed, None, "Rio de Janeiro", 2, 16)
+    assert built == checked
+    assert (built.attributes, built.tag) == (checked.attributes, checked.tag)
 
 
 # ---------------------------------------------------------------------------

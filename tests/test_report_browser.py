@@ -7,6 +7,7 @@ reason, never passed silently.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,50 @@ def test_links_to_the_alignment_pages_keep_the_leaderboard_in_its_box(
     assert found["page"] <= width, found
     scroll, box = found["board"]
     assert scroll <= box, found
+
+
+def ceiling_summary() -> dict:
+    """``fake_summary`` with the ceiling run of ``real``: higher than every run, unranked."""
+    from tests.helpers.report_fixtures import fake_report
+
+    summary = fake_summary()
+    for subset in ("total", "pt"):
+        for scenario in ("absolute", "relative"):
+            report = fake_report("real-ceiling", subset, scenario, 0.95, simulated=False)
+            summary["reports"].append({**report, "ceiling_of": "real"})
+    return summary
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_a_ceiling_row_follows_its_model_unranked(tmp_path: Path, width: int) -> None:
+    page = tmp_path / "report.html"
+    page.write_text(render_report(ceiling_summary()), encoding="utf-8")
+    probe = tmp_path / "probe.html"
+    probe.write_text(
+        page.read_text(encoding="utf-8").replace(
+            "</body>",
+            "<script>document.title=JSON.stringify({rows:Array.prototype.map.call("
+            "document.querySelectorAll('#leaderboard tbody tr'),function(r){return ["
+            "r.cells[0].textContent,r.cells[1].getAttribute('data-value'),r.className]}),"
+            "page:document.documentElement.scrollWidth});</script></body>",
+        ),
+        encoding="utf-8",
+    )
+    shot = tmp_path / "shot.png"
+    result = chromium(
+        tmp_path,
+        f"--window-size={width},1600",
+        f"--screenshot={shot}",
+        "--dump-dom",
+        probe.as_uri(),
+    )
+    assert console_messages(result.stderr) == []
+    found = json.loads(title_of(result.stdout).replace("&quot;", '"').replace("&amp;", "&"))
+    assert found["rows"] == [
+        ["1", "sim-strong", ""],
+        ["2", "real", ""],
+        ["", "real-ceiling", "ceiling"],
+        ["3", "sim-weak", ""],
+    ]
+    assert found["page"] <= width
+    assert shot.is_file()

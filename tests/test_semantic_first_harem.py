@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.formats.alinhado import parse_lines
-from harem_pipeline.formats.veils import format_veil, parse_veil, read_grid
+from harem_pipeline.formats.veils import GRID_2005_PATH, format_veil, parse_veil, read_grid
 from harem_pipeline.measures.semantic import first_harem_figures
-from harem_pipeline.stages.emir import GRID_2005_PATH, EmirParams, evaluate_lines
+from harem_pipeline.stages.emir import EmirParams, evaluate_lines
 from harem_pipeline.stages.ida import tally_semantic
 from tests.helpers.semantic import ROOT, written
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 
 from harem_pipeline.cli import say
 from harem_pipeline.cli.options import resamples
@@ -184,7 +185,7 @@ def run_measures(args: argparse.Namespace) -> int:
     return 0
 
 
-def label_list(option: str):
+def label_list(option: str) -> Callable[[str], frozenset[str]]:
     """An argparse ``type``: labels separated by commas, none empty."""
 
     def convert(text: str) -> frozenset[str]:
@@ -197,7 +198,7 @@ def label_list(option: str):
     return convert
 
 
-def share(option: str):
+def share(option: str) -> Callable[[str], float]:
     """An argparse ``type``: a number from 0 to 1."""
 
     def convert(text: str) -> float:

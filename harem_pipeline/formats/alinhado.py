@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice, repeat
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar, overload
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.text.atomic import atomic_write
@@ -773,7 +773,8 @@ def parse_line(
         return SpuriousListLine(tags, end, number)
     document = _DOCUMENT_LINE_RE.match(body)
     if document is not None:
-        return DocumentLine(*document.groups(), end, number)
+        docid, variant, genre = document.groups()
+        return DocumentLine(docid, variant, genre, end, number)
     raise InputError(
         path,
         "a record, #header, DOC id, EOD, <ALT>, document line, [entities] or blank line",
@@ -1130,11 +1131,20 @@ def format_lines(lines: Iterable[Line], marker: str | None = None) -> str:
 
 LineParser = Callable[[str, str | None, int | None, str], Line]
 """``parse(text, path, line, eol)``: one line of a record file, its line end cut off."""
+Parsed = TypeVar("Parsed")
+"""What a line reader makes of a line (a ``Line``, or a stage's own value)."""
 
 
+@overload
+def iter_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]: ...
+@overload
 def iter_lines(
-    path: str | os.PathLike[str], parse: LineParser = parse_line
-) -> tuple[str, Iterator[Line]]:
+    path: str | os.PathLike[str], parse: Callable[[str, str | None, int | None, str], Parsed]
+) -> tuple[str, Iterator[Parsed]]: ...
+def iter_lines(
+    path: str | os.PathLike[str],
+    parse: Callable[[str, str | None, int | None, str], Any] = parse_line,
+) -> tuple[str, Iterator[Any]]:
     """Stream a file (``.gz`` allowed): its encoding and a lazy iterator of its lines.
 
     Memory stays constant whatever the file size: the file is decoded a chunk
@@ -1145,7 +1155,11 @@ def iter_lines(
     return encoding, _parsed_lines(chunks, str(path), parse)
 
 
-def _parsed_lines(chunks: Iterable[LineChunk], name: str, parse: LineParser) -> Iterator[Line]:
+def _parsed_lines(
+    chunks: Iterable[LineChunk],
+    name: str,
+    parse: Callable[[str, str | None, int | None, str], Parsed],
+) -> Iterator[Parsed]:
     for chunk in chunks:
         first = chunk.first
         numbers = range(first, first + len(chunk.bodies))

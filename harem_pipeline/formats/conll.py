@@ -5,8 +5,9 @@ LAST TWO whitespace-separated columns are the gold tag and the system tag;
 a blank line or a ``-DOCSTART-`` line ends a sentence, and a ``-DOCSTART-``
 line also starts a document (each sentence carries the line of the
 ``-DOCSTART-`` before it, the bootstrap's unit when a file has several).  A
-file is read one sentence at a time and nothing but the current sentence is
-ever held in memory.
+file is read in blocks of whole sentences (about 256 KiB of text each), and
+each block is cut into columns and decoded with array operations over all
+its lines at once: memory holds one block, whatever the file's size.
 
 Tags are ``O`` or ``P-TYPE`` with the prefix ``P`` one of ``B I E S`` (IOB1,
 IOB2, IOE1, IOE2, IOBES) or ``L U`` (BILOU's names for ``E S``); the type is
@@ -16,7 +17,8 @@ is a tag of the one type ``_`` (seqeval's name for it), in every scheme.  Any
 other prefix is an input error.
 
 Decoding -- the same for every scheme -- is ``conlleval``'s reading, in the
-IOBES-aware form that ``seqeval`` uses by default:
+IOBES-aware form that ``seqeval`` uses by default (:func:`_decode_column`
+writes it as array comparisons, for a block or for one sentence):
 
 * a chunk ends before a token when the previous tag is ``E``/``S``, or the
   previous tag is ``B``/``I`` and this one is ``B``/``S``/``O``, or the type
@@ -52,9 +54,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress, count, islice
-from operator import eq, itemgetter
+from itertools import islice
+from operator import itemgetter
 from typing import NamedTuple, TextIO
+
+import numpy as np
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.model import Span
@@ -77,13 +81,10 @@ _ALLOWED = {
 }
 _RAW_PREFIXES = {"bilou": "BILUO", "iobes": "BIESO", "io": "IO"}
 _NORMALISE = {"B": "B", "I": "I", "E": "E", "S": "S", "L": "E", "U": "S"}
-_NOT_O = "O".__ne__
 _FIRST = itemgetter(0)
-_GOLD = itemgetter(-2)
-_SYSTEM = itemgetter(-1)
 # One or more blank (whitespace-only) lines: the sentence separator.
 _SEPARATOR = re.compile(r"\n(?:[ \t\r\f\v]*\n)+")
-_CHUNK_CHARS = 1 << 20
+_CHUNK_CHARS = 1 << 18
 _CHUNK_LINES = 8192
 _TAG_EXPECTED = "a tag O, or B/I/E/S/L/U alone or followed by - and a type"
 
@@ -125,41 +126,280 @@ class TagInfo(NamedTuple):
 
 
 _OUTSIDE = TagInfo("O", None, frozenset(), True)
+_PREFIXES = "OBIES"
+"""Prefix codes of the arrays: ``O`` is 0, ``B`` 1, ``I`` 2, ``E`` 3, ``S`` 4."""
+_OPENS = np.array([c in "BS" for c in _PREFIXES])
+"""Prefixes that start a chunk whatever comes before."""
+_CLOSES = np.array([c in "OES" for c in _PREFIXES])
+"""Prefixes after which any non-``O`` tag starts a chunk."""
+_SPACE = np.array([chr(c).isspace() for c in range(256)])
+_WIDE_SPACE = np.array([c for c in range(256, 0x3001) if chr(c).isspace()], dtype=np.uint32)
+_PACKED = 7
+_SCANS = 16
+"""New tags a block's lookup finds by one pass each before it sorts the rest."""
+"""Tags of at most this many one-byte characters are looked up by a packed integer key."""
+
+
+def _boundary_table(scheme: str) -> np.ndarray:
+    """``table[prev, prefix, same]``: whether the boundary ``prev -> prefix`` breaks
+    ``scheme`` (``same``: both tags non-``O`` of one type), from :func:`_invalid`.
+
+    ``lenient`` breaks nothing (no repair is counted).
+    """
+    table = np.zeros((len(_PREFIXES), len(_PREFIXES), 2), dtype=bool)
+    if scheme == "lenient":
+        return table
+    for p, prev in enumerate(_PREFIXES):
+        for c, prefix in enumerate(_PREFIXES):
+            for same in (0, 1):
+                prev_kind = None if prev == "O" else "x"
+                kind = None if prefix == "O" else ("x" if same else "y")
+                table[p, c, same] = _invalid(scheme, prev, prev_kind, prefix, kind, True)
+    return table
 
 
 class _TagTable:
-    """Parsed tags, cached per distinct tag string (a file has few of them), and the
-    line of the last ``-DOCSTART-`` read (the reader's only other state)."""
+    """The distinct tags of one file, each parsed once, as arrays indexed by a tag id,
+    and the line of the last ``-DOCSTART-`` read (the reader's only other state).
 
-    __slots__ = ("path", "scheme", "cache", "labels", "document")
+    A tag that cannot be read is kept too (``bad``): the error is raised where
+    the file first uses it, in reading order.
+    """
+
+    __slots__ = (
+        "path", "scheme", "ids", "tags", "kinds", "labels", "document", "prefix", "kind",
+        "allowed", "bad", "keys", "key_ids", "_by_key", "invalid",
+    )  # fmt: skip
 
     def __init__(self, path: str | None, scheme: str) -> None:
         if scheme not in _ALLOWED:
             raise InputError(path, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
         self.path = path
         self.scheme = scheme
-        self.cache: dict[str, TagInfo] = {}
-        self.labels: dict[str, frozenset[str]] = {}
+        self.ids: dict[str, int] = {}
+        self.tags: list[str] = []
+        self.kinds: dict[str, int] = {}
+        self.labels: list[frozenset[str]] = []
+        """The label set of each type id."""
         self.document = 0
+        self.prefix = np.zeros(0, dtype=np.int8)
+        self.kind = np.zeros(0, dtype=np.int32)
+        self.allowed = np.zeros(0, dtype=bool)
+        self.bad = np.zeros(0, dtype=bool)
+        self.keys = np.zeros(0, dtype=np.uint64)
+        self.key_ids = np.zeros(0, dtype=np.int64)
+        self._by_key: dict[int, int] = {}
+        self.invalid = _boundary_table(scheme)
 
-    def parse(self, tag: str, line: int) -> TagInfo:
-        """What ``tag`` says (an ``InputError`` for a tag the scheme cannot read)."""
+    def parse(self, tag: str) -> TagInfo | None:
+        """What ``tag`` says (None for a tag the scheme cannot read)."""
         if tag == "O":
-            info = _OUTSIDE
+            return _OUTSIDE
+        raw, dash, kind = tag.partition("-")
+        if not dash:
+            kind = TYPELESS
+        prefix = _NORMALISE.get(raw) if kind else None
+        if prefix is None:
+            return None
+        if kind not in self.kinds:
+            self.kinds[kind] = len(self.labels)
+            self.labels.append(frozenset((kind,)))
+        labels = self.labels[self.kinds[kind]]
+        allowed = prefix in _ALLOWED[self.scheme] and raw in _RAW_PREFIXES.get(
+            self.scheme, "BIESLUO"
+        )
+        return TagInfo(prefix, kind, labels, allowed)
+
+    def tag_id(self, tag: str) -> int:
+        """The id of ``tag`` (given on first sight)."""
+        found = self.ids.get(tag)
+        if found is not None:
+            return found
+        info = self.parse(tag)
+        found = self.ids[tag] = len(self.tags)
+        self.tags.append(tag)
+        self.prefix = np.append(self.prefix, _PREFIXES.index(info.prefix) if info else 0)
+        self.kind = np.append(self.kind, self.kinds[info.kind] if info and info.kind else -1)
+        self.allowed = np.append(self.allowed, info.allowed if info else True)
+        self.bad = np.append(self.bad, info is None)
+        return found
+
+    def lookup(
+        self, text: str, codes: np.ndarray, starts: np.ndarray, ends: np.ndarray
+    ) -> np.ndarray:
+        """The tag ids of the fields ``text[starts[i]:ends[i]]``.
+
+        Short tags (most) are found by a packed integer key, in bulk; the
+        others are cut out of the text one by one.  ``codes`` are the text's
+        characters and ``_PACKED`` more.
+        """
+        lengths = ends - starts
+        short = lengths <= _PACKED
+        if codes.dtype != np.uint8:  # wider characters: only tags of one-byte ones are packed
+            wide = np.concatenate(([0], np.cumsum(codes > 255)))
+            short &= wide[ends] == wide[starts]
+        ids = np.empty(len(starts), dtype=np.int64)
+        packed = np.flatnonzero(short)
+        if len(packed):
+            keys = _pack(codes, starts[packed], lengths[packed])
+            ids[packed] = self._key_lookup(keys, text, starts[packed], ends[packed])
+        rest = np.flatnonzero(~short)
+        if len(rest):
+            tag_id = self.tag_id
+            ids[rest] = [
+                tag_id(text[s:e])
+                for s, e in zip(starts[rest].tolist(), ends[rest].tolist(), strict=True)
+            ]
+        return ids
+
+    def _key_lookup(
+        self, keys: np.ndarray, text: str, starts: np.ndarray, ends: np.ndarray
+    ) -> np.ndarray:
+        """Ids of packed keys; a key not seen before is read from its first field."""
+        if len(self.keys):
+            at = np.searchsorted(self.keys, keys).clip(0, len(self.keys) - 1)
+            missing = self.keys[at] != keys
         else:
-            raw, dash, kind = tag.partition("-")
-            if not dash:
-                kind = TYPELESS
-            prefix = _NORMALISE.get(raw) if kind else None
-            if prefix is None:
-                raise InputError(self.path, _TAG_EXPECTED, tag, line=line)
-            labels = self.labels.setdefault(kind, frozenset((kind,)))
-            allowed = prefix in _ALLOWED[self.scheme] and raw in _RAW_PREFIXES.get(
-                self.scheme, "BIESLUO"
+            at = np.zeros(len(keys), dtype=np.int64)
+            missing = np.ones(len(keys), dtype=bool)
+        if missing.any():
+            unseen = keys[missing]
+            where = np.flatnonzero(missing)
+            for _ in range(_SCANS):  # a few new tags: one pass each, no sort of the column
+                if not len(unseen):
+                    break
+                i = int(where[0])
+                self._by_key[int(unseen[0])] = self.tag_id(text[int(starts[i]) : int(ends[i])])
+                other = unseen != unseen[0]
+                unseen, where = unseen[other], where[other]
+            new, first = np.unique(unseen, return_index=True)  # many: sorted once
+            for key, i in zip(new.tolist(), where[first].tolist(), strict=True):
+                self._by_key[key] = self.tag_id(text[int(starts[i]) : int(ends[i])])
+            order = sorted(self._by_key)
+            self.keys = np.array(order, dtype=np.uint64)
+            self.key_ids = np.array([self._by_key[k] for k in order], dtype=np.int64)
+            at = np.searchsorted(self.keys, keys)
+        return self.key_ids[at]
+
+
+def _pack(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """One integer per short field: its one-byte characters, then its length (the top byte).
+
+    ``codes`` must have ``_PACKED`` characters past the last field (the block's line end
+    and padding).
+    """
+    keys = lengths.astype(np.uint64) << np.uint64(56)
+    for k in range(_PACKED):
+        keys |= (codes[starts + k].astype(np.uint64) * (lengths > k)) << np.uint64(8 * k)
+    return keys
+
+
+def _codes(text: str) -> np.ndarray:
+    """The characters of ``text`` as integers, one byte each when they fit."""
+    try:
+        return np.frombuffer(text.encode("latin-1"), dtype=np.uint8)
+    except UnicodeEncodeError:
+        return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _spaces(codes: np.ndarray) -> np.ndarray:
+    """Which characters ``str.split()`` splits at."""
+    if codes.dtype == np.uint8:
+        return _SPACE[codes]
+    space = _SPACE[np.minimum(codes, 255)] & (codes < 256)
+    wide = np.flatnonzero(codes > 255)
+    if len(wide):
+        space[wide] = np.isin(codes[wide], _WIDE_SPACE)
+    return space
+
+
+class ColumnSpans(NamedTuple):
+    """The spans of one tag column of a block, in order, and its repairs per sentence.
+
+    ``sentence`` is the sentence (in the block) of each span; ``start`` and
+    ``end`` are token positions in it (``end`` exclusive); ``kind`` indexes
+    the block's ``labels``.
+    """
+
+    sentence: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    kind: np.ndarray
+    repairs: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class ConllBlock:
+    """The sentences of a run of whole lines of a CoNLL file, as arrays.
+
+    One entry per sentence: ``lines`` (file line of its first token),
+    ``first`` (index of its first token among the block's), ``tokens``,
+    ``documents`` (line of the last ``-DOCSTART-`` before it, 0: none) and
+    ``equal_tags``.  ``labels`` gives the label set of a span's ``kind``.
+    The text is kept so that an error listing can quote words.
+    """
+
+    text: str
+    lines: np.ndarray
+    first: list[int]
+    tokens: np.ndarray
+    documents: np.ndarray
+    equal_tags: np.ndarray
+    gold: ColumnSpans
+    system: ColumnSpans
+    labels: Sequence[frozenset[str]]
+    word_starts: list[int]
+    word_ends: list[int]
+    """Where each token's first field starts and ends in ``text``."""
+    token_lines: np.ndarray
+    """Each token's line in the block (0 the first)."""
+
+    def words(self, sentence: int, start: int, end: int) -> str:
+        """The first column of tokens ``start:end`` of ``sentence``, joined by spaces."""
+        base = self.first[sentence]
+        text = self.text
+        pairs = zip(
+            self.word_starts[base + start : base + end],
+            self.word_ends[base + start : base + end],
+            strict=True,
+        )
+        return " ".join([text[a:b] for a, b in pairs])
+
+    def spans(self, column: ColumnSpans) -> list[tuple[Span, ...]]:
+        """Each sentence's spans of ``column`` as span tuples."""
+        labels = self.labels
+        out: list[list[Span]] = [[] for _ in range(len(self.lines))]
+        for s, a, b, k in zip(
+            column.sentence.tolist(), column.start.tolist(), column.end.tolist(),
+            column.kind.tolist(), strict=True,
+        ):  # fmt: skip
+            out[s].append((a, b, labels[k]))
+        return [tuple(spans) for spans in out]
+
+    def sentences(self) -> Iterator[ConllSentence]:
+        """The block's sentences one by one."""
+        rows = self.text.split("\n")
+        gold, system = self.spans(self.gold), self.spans(self.system)
+        ends = [*self.first[1:], len(self.token_lines)]
+        token_lines = self.token_lines.tolist()
+        for i, (line, first, n, document, equal) in enumerate(
+            zip(
+                self.lines.tolist(), self.first, self.tokens.tolist(),
+                self.documents.tolist(), self.equal_tags.tolist(), strict=True,
             )
-            info = TagInfo(prefix, kind, labels, allowed)
-        self.cache[tag] = info
-        return info
+        ):  # fmt: skip
+            kept = [rows[t].split() for t in token_lines[first : ends[i]]]
+            yield ConllSentence(
+                line,
+                n,
+                gold[i],
+                system[i],
+                int(self.gold.repairs[i]),
+                int(self.system.repairs[i]),
+                document,
+                equal,
+                kept,
+            )
 
 
 def decode_tags(
@@ -169,7 +409,7 @@ def decode_tags(
 
     ``line`` is the file line of the first tag, for error messages.
     """
-    return _decode(tags, _TagTable(path, scheme), line)
+    return _decode_sentence(tags, _TagTable(path, scheme), line)
 
 
 class TagDecoder:
@@ -182,51 +422,80 @@ class TagDecoder:
 
     def __call__(self, tags: Sequence[str], line: int = 1) -> tuple[list[Span], int]:
         """The spans of one sentence's tags and the number of repairs made."""
-        return _decode(tags, self._table, line)
+        return _decode_sentence(tags, self._table, line)
 
 
-def _decode(tags: Sequence[str], table: _TagTable, line: int) -> tuple[list[Span], int]:
-    """Spans and repairs of one column.
+def _decode_sentence(tags: Sequence[str], table: _TagTable, line: int) -> tuple[list[Span], int]:
+    """Spans and repairs of one sentence's column (the block decoder on one sentence)."""
+    if not tags:
+        return [], 0
+    ids = np.array([table.tag_id(tag) for tag in tags], dtype=np.int64)
+    bad = np.flatnonzero(table.bad[ids])
+    if len(bad):
+        i = int(bad[0])
+        raise InputError(table.path, _TAG_EXPECTED, tags[i], line=line + i)
+    starts = np.zeros(1, dtype=np.int64)
+    column = _decode_column(ids, starts, np.zeros(len(ids), dtype=np.int64), table)
+    labels = table.labels
+    spans = [
+        (a, b, labels[k])
+        for a, b, k in zip(
+            column.start.tolist(), column.end.tolist(), column.kind.tolist(), strict=True
+        )
+    ]
+    return spans, int(column.repairs[0])
 
-    Only the non-``O`` tags are visited (found by C-level iteration): a gap
-    between two of them means ``O`` tags in between, which close any open
-    chunk.  The rules are those of the module docstring.
+
+def _decode_column(
+    ids: np.ndarray, first: np.ndarray, sentence_of: np.ndarray, table: _TagTable
+) -> ColumnSpans:
+    """Spans and repairs of one column of tag ids over whole sentences.
+
+    ``first`` is each sentence's first token, ``sentence_of`` each token's
+    sentence.  The rules are those of the module docstring, as array
+    comparisons: a chunk starts at a non-``O`` tag that is ``B``/``S``, that
+    follows ``O``/``E``/``S`` (or starts the sentence), or whose type differs
+    from the previous tag's; it ends before the next start, an ``O`` or the
+    end of the sentence.  A repair is an invalid boundary between two tags
+    (the sentence's edges as ``O``), :func:`_boundary_table`'s.
     """
-    cache = table.cache
-    scheme = table.scheme
-    strict = scheme != "lenient"
-    spans: list[Span] = []
-    append = spans.append
-    prev_i = -2
-    prev_prefix = "O"
-    prev_kind: str | None = None
-    prev_labels: frozenset[str] = frozenset()
-    begin = 0
-    repairs = 0
-    for i in compress(count(), map(_NOT_O, tags)):
-        tag = tags[i]
-        info = cache.get(tag) or table.parse(tag, line + i)
-        prefix, kind, labels, allowed = info
-        if i != prev_i + 1:
-            if prev_prefix != "O":
-                append((begin, prev_i + 1, prev_labels))
-                if strict and _invalid(scheme, prev_prefix, prev_kind, "O", None, True):
-                    repairs += 1
-            if strict and _invalid(scheme, "O", None, prefix, kind, allowed):
-                repairs += 1
-            begin = i
-        else:
-            if strict and _invalid(scheme, prev_prefix, prev_kind, prefix, kind, allowed):
-                repairs += 1
-            if prefix in "BS" or prev_prefix in "ES" or kind != prev_kind:
-                append((begin, i, prev_labels))
-                begin = i
-        prev_i, prev_prefix, prev_kind, prev_labels = i, prefix, kind, labels
-    if prev_prefix != "O":
-        append((begin, prev_i + 1, prev_labels))
-        if strict and _invalid(scheme, prev_prefix, prev_kind, "O", None, True):
-            repairs += 1
-    return spans, repairs
+    prefix = table.prefix[ids]
+    kind = table.kind[ids]
+    n = len(ids)
+    starts_sentence = np.zeros(n, dtype=bool)
+    starts_sentence[first] = True
+    ends_sentence = np.empty(n, dtype=bool)
+    ends_sentence[:-1] = starts_sentence[1:]
+    ends_sentence[-1] = True
+    prev_prefix = np.empty_like(prefix)
+    prev_prefix[0] = 0
+    prev_prefix[1:] = prefix[:-1]
+    prev_prefix[starts_sentence] = 0
+    prev_kind = np.empty_like(kind)
+    prev_kind[0] = -1
+    prev_kind[1:] = kind[:-1]
+    prev_kind[starts_sentence] = -1
+    inside = prefix != 0
+    start = inside & (_OPENS[prefix] | _CLOSES[prev_prefix] | (kind != prev_kind))
+    closes = np.empty(n, dtype=bool)
+    closes[:-1] = start[1:] | ~inside[1:]
+    closes[-1] = True
+    end = inside & (closes | ends_sentence)
+    begins = np.flatnonzero(start)
+    sentence = sentence_of[begins]
+    offset = first[sentence]
+    if table.scheme == "lenient":
+        repairs = np.zeros(len(first), dtype=np.int64)
+    else:
+        same = (kind == prev_kind) & (prev_prefix != 0)
+        broken = table.invalid[prev_prefix, prefix, same.astype(np.int8)] | ~table.allowed[ids]
+        closing = table.invalid[prefix[ends_sentence], 0, 0]  # the last tag -> the end
+        repairs = np.bincount(sentence_of, weights=broken, minlength=len(first))
+        repairs += np.bincount(sentence_of[ends_sentence], weights=closing, minlength=len(first))
+        repairs = repairs.astype(np.int64)
+    return ColumnSpans(
+        sentence, begins - offset, np.flatnonzero(end) + 1 - offset, kind[begins], repairs
+    )
 
 
 def _invalid(
@@ -258,24 +527,52 @@ def parse_conll(
 ) -> Iterator[ConllSentence]:
     """Read sentences lazily; bad lines raise ``InputError``.
 
+    The sentences of :func:`parse_conll_blocks`, one at a time.
+    """
+    for block in parse_conll_blocks(lines, path, scheme):
+        yield from block.sentences()
+
+
+def parse_conll_blocks(
+    lines: Iterable[str] | TextIO, path: str | None = None, scheme: str = "lenient"
+) -> Iterator[ConllBlock]:
+    """Read a CoNLL text as blocks of whole sentences; bad lines raise ``InputError``.
+
     ``lines`` is a text stream or an iterable of lines that keep their line
     ends (as iterating a file gives them).  Text is taken in bounded chunks
-    (1 MiB, or 8,192 lines) and cut at blank lines, so memory holds one chunk
-    and one sentence whatever the file's size.
+    (256 Ki characters, or 8,192 lines) and cut at a blank line, so memory holds one
+    chunk and one sentence whatever the file's size; each block is read
+    with array operations over its characters and tags, never line by line.
+    The first bad line of a block (in reading order) raises before any of
+    its sentences is handed out.
     """
     table = _TagTable(path, scheme)
     pending = ""
     line = 1  # file line where ``pending`` starts
     for chunk in _text_chunks(lines):
         text = pending + chunk
-        pos = 0
-        for match in _SEPARATOR.finditer(text):
-            yield from _read_block(text[pos : match.start()], line, table)
-            line += text.count("\n", pos, match.end())
-            pos = match.end()
-        pending = text[pos:]
+        cut = _last_break(text)
+        if cut < 0:
+            pending = text
+            continue
+        block = _read_block(text[:cut], line, table)
+        if block is not None:
+            yield block
+        line += text.count("\n", 0, cut)
+        pending = text[cut:]
     if pending:
-        yield from _read_block(pending, line, table)
+        block = _read_block(pending if pending.endswith("\n") else pending + "\n", line, table)
+        if block is not None:
+            yield block
+
+
+def _last_break(text: str) -> int:
+    """Where the text after the last blank line it has starts (-1: it has none)."""
+    found = text.rfind("\n\n")
+    if found >= 0:
+        return found + 2
+    ends = [match.end() for match in _SEPARATOR.finditer(text)]
+    return ends[-1] if ends else -1
 
 
 def _text_chunks(source: Iterable[str] | TextIO) -> Iterator[str]:
@@ -289,69 +586,108 @@ def _text_chunks(source: Iterable[str] | TextIO) -> Iterator[str]:
         yield chunk
 
 
-def _read_block(block: str, line: int, table: _TagTable) -> Iterator[ConllSentence]:
-    """The sentences of a block of text that has no blank line inside.
+def _read_block(text: str, line: int, table: _TagTable) -> ConllBlock | None:
+    """The sentences of whole lines ``text`` (ending in a line end), its first line ``line``.
 
-    Fast path (every line has at least 3 columns, no ``-DOCSTART-``): the
-    columns are cut with C-level ``map``; otherwise line by line.
+    Every line is cut into whitespace-separated fields at once: a line with
+    no field ends a sentence, a ``-DOCSTART-`` line ends one and starts a
+    document, any other is a token whose last two fields are its tags.
+    None when the text holds no token.
     """
-    if not block or block.isspace():
-        return
-    rows = list(map(str.split, block.split("\n")))
-    if DOCSTART not in block and min(map(len, rows)) >= 3:
-        gold = list(map(_GOLD, rows))
-        system = list(map(_SYSTEM, rows))
-        yield _sentence(gold, system, table, line, rows)
-        return
-    kept: list[list[str]] = []
-    gold, system = [], []
-    first = line
-    for lineno, fields in enumerate(rows, line):
-        if not fields or fields[0] == DOCSTART:
-            if gold:
-                yield _sentence(gold, system, table, first, kept)
-                gold, system, kept = [], [], []
-            if fields:
-                table.document = lineno
-            continue
-        if len(fields) < 3:
-            raise InputError(
-                table.path,
-                "at least 3 columns (token ... gold-tag system-tag)",
-                f"{len(fields)} column(s): {' '.join(fields)}",
-                line=lineno,
-            )
-        if not gold:
-            first = lineno
-        gold.append(fields[-2])
-        system.append(fields[-1])
-        kept.append(fields)
-    if gold:
-        yield _sentence(gold, system, table, first, kept)
-
-
-def _sentence(
-    gold: list[str], system: list[str], table: _TagTable, first: int, rows: list[list[str]]
-) -> ConllSentence:
-    gold_spans, gold_repairs = _decode(gold, table, first)
-    n = len(gold)
-    if system == gold:  # common case: decode once, and the tally's fast path sees equal tuples
-        spans = tuple(gold_spans)
-        return ConllSentence(
-            first, n, spans, spans, gold_repairs, gold_repairs, table.document, n, rows
-        )
-    system_spans, system_repairs = _decode(system, table, first)
-    return ConllSentence(
-        first,
-        n,
-        tuple(gold_spans),
-        tuple(system_spans),
-        gold_repairs,
-        system_repairs,
-        table.document,
-        sum(map(eq, gold, system)),
-        rows,
+    padded = _codes(text + "\0" * _PACKED)  # room for ``_pack``'s reads past a field
+    codes = padded[: len(text)]
+    space = _spaces(codes)
+    solid = ~space
+    field_starts = np.flatnonzero(solid & np.concatenate(([True], space[:-1])))
+    field_ends = np.flatnonzero(solid & np.concatenate((space[1:], [True]))) + 1
+    newlines = np.flatnonzero(codes == 10)
+    fields_before = np.searchsorted(field_starts, newlines)  # fields of the lines before each end
+    counts = np.diff(fields_before, prepend=0)
+    first_field = fields_before - counts
+    lines_with_fields = np.flatnonzero(counts)
+    heads = first_field[lines_with_fields]
+    maybe = lines_with_fields[
+        (field_ends[heads] - field_starts[heads] == len(DOCSTART))
+        & (codes[field_starts[heads]] == ord("-"))
+    ]
+    doc_lines = [
+        i for i in maybe.tolist() if text.startswith(DOCSTART, int(field_starts[first_field[i]]))
+    ]
+    is_token = counts > 0
+    is_token[doc_lines] = False
+    token_lines = np.flatnonzero(is_token)
+    previous_document = table.document
+    if doc_lines:
+        table.document = line + doc_lines[-1]
+    if not len(token_lines):
+        return None
+    opens = is_token.copy()
+    opens[1:] &= ~is_token[:-1]
+    opening = opens[token_lines]
+    first = np.flatnonzero(opening)
+    sentence_of = np.cumsum(opening) - 1
+    n_fields = counts[token_lines]
+    last_field = first_field[token_lines] + n_fields - 1
+    head_field = first_field[token_lines]
+    gold_field = np.maximum(last_field - 1, head_field)
+    gold = table.lookup(text, padded, field_starts[gold_field], field_ends[gold_field])
+    system = table.lookup(text, padded, field_starts[last_field], field_ends[last_field])
+    _check_block(text, line, table, token_lines, sentence_of, n_fields, gold, system)
+    docs = np.array(doc_lines, dtype=np.int64)
+    before = np.searchsorted(docs, token_lines[first]) - 1
+    documents = (
+        np.where(before >= 0, line + docs[before.clip(0)], previous_document)
+        if len(docs)
+        else np.full(len(first), previous_document)
     )
+    return ConllBlock(
+        text,
+        line + token_lines[first],
+        first.tolist(),
+        np.diff(np.append(first, len(token_lines))),
+        documents,
+        np.add.reduceat((gold == system).astype(np.int64), first),
+        _decode_column(gold, first, sentence_of, table),
+        _decode_column(system, first, sentence_of, table),
+        table.labels,
+        field_starts[head_field].tolist(),
+        field_ends[head_field].tolist(),
+        token_lines,
+    )
+
+
+def _check_block(
+    text: str,
+    line: int,
+    table: _TagTable,
+    token_lines: np.ndarray,
+    sentence_of: np.ndarray,
+    n_fields: np.ndarray,
+    gold: np.ndarray,
+    system: np.ndarray,
+) -> None:
+    """Raise the block's first error as a sentence-by-sentence reader meets it: a line
+    of fewer than 3 columns, then a bad gold tag, then a bad system tag."""
+    found = []
+    for rank, bad in enumerate((n_fields < 3, table.bad[gold], table.bad[system])):
+        where = np.flatnonzero(bad)
+        if len(where):
+            token = int(where[0])
+            found.append((int(sentence_of[token]), rank, token))
+    if not found:
+        return
+    _, rank, token = min(found)
+    lineno = line + int(token_lines[token])
+    if rank == 0:
+        fields = text.split("\n")[int(token_lines[token])].split()
+        raise InputError(
+            table.path,
+            "at least 3 columns (token ... gold-tag system-tag)",
+            f"{len(fields)} column(s): {' '.join(fields)}",
+            line=lineno,
+        )
+    tag = table.tags[int((gold if rank == 1 else system)[token])]
+    raise InputError(table.path, _TAG_EXPECTED, tag, line=lineno)
 
 
 def encode_spans(spans: Sequence[Span], length: int, scheme: str = "iob2") -> list[str]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import codecs
 import dataclasses
+import operator
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -257,24 +258,26 @@ class _Frame:
     inner_paragraph_end: int = -1  # an OMITIDO's child P starting where it starts
 
 
-_ENTITY_FIELDS = tuple(f.name for f in dataclasses.fields(Entity))
+# Each field's slot setter, in field order: it stores past the frozen ``__setattr__``.
+_ENTITY_SETTERS = tuple(getattr(Entity, f.name).__set__ for f in dataclasses.fields(Entity))
 _new = object.__new__
-_set = object.__setattr__
 
 
-def _read_entity(values: tuple) -> Entity:
-    """An ``Entity`` of the reader's own making, without ``Entity``'s checks.
+def entity_of_fields(values: tuple) -> Entity:
+    """An ``Entity`` from fields that agree by construction, without ``Entity``'s checks.
 
-    The checks would only repeat what the reader has just done: the fields
-    are ``read_entity_fields`` of the very tag and attributes stored, the
-    tag is never empty, and the span is the text's (an entity holds no tag,
-    so its end is its start plus its text's length).  ``Entity`` itself
-    would read the attributes a second time, which is a tenth of the
-    reading.  ``tests/test_harem_xml.py`` checks the two agree.
+    ``values`` are ``Entity``'s fields in order.  The reader's are
+    ``read_entity_fields`` of the very tag and attributes stored, the tag
+    is never empty, and the span is the text's (an entity holds no tag, so
+    its end is its start plus its text's length); an import's are its
+    label's, joined into the attributes.  The checks would only repeat
+    that: ``Entity`` would read the attributes a second time, a tenth of
+    the reading and most of an import's writing.  ``tests/test_harem_xml.py``
+    checks the reader's agree.
     """
     entity = _new(Entity)
-    for name, value in zip(_ENTITY_FIELDS, values):  # noqa: B905 (as many values as fields)
-        _set(entity, name, value)
+    for store, value in zip(_ENTITY_SETTERS, values):  # noqa: B905 (as many values as fields)
+        store(entity, value)
     return entity
 
 
@@ -388,7 +391,7 @@ class _Builder:
         line = tag.line
         fields = read_entity_fields(tag.name, tag.attributes, self.source.path, line, self.docid)
         text = "".join(frame.texts[0])
-        entity = _read_entity((*fields, text, frame.start, end, tag.attributes, tag.name, line))
+        entity = entity_of_fields((*fields, text, frame.start, end, tag.attributes, tag.name, line))
         alt = self._alt()
         if alt is not None:
             alt.entities[-1].append(entity)
@@ -796,25 +799,33 @@ def format_collection(collection: Collection) -> str:
     written verbatim (it was never unescaped); raises ``ValueError`` when the
     annotation cannot be written (overlapping entities, crossing regions).
     """
-    nl = collection.newline
+    head, tail = format_frame(collection)
+    fmt, nl = collection.format, collection.newline
+    return "".join([head, *(format_document(doc, fmt, nl) for doc in collection.documents), tail])
+
+
+def format_frame(collection: Collection) -> tuple[str, str]:
+    """What ``format_collection`` writes before the first document and after the last.
+
+    So a collection can be written a document at a time (``format_document``
+    between the two) with the bytes ``format_collection`` gives; its own
+    documents are not read.  A First HAREM collection has no frame.
+    """
     if collection.format == FIRST_HAREM:
-        return "".join(_format_first_document(doc, nl) for doc in collection.documents)
+        return "", ""
+    nl = collection.newline
     declared = _DECLARED.get(collection.encoding, collection.encoding.upper())
     head = f'<?xml version="1.0" encoding="{declared}"?>{nl}<{collection.root}'
     if collection.version is not None:
         head += f" versao={_quote(collection.version)}"
-    parts = [head, ">", nl]
-    for doc in collection.documents:
-        parts += [
-            "<DOC DOCID=",
-            _quote(doc.docid),
-            ">",
-            _format_content(doc, SECOND_HAREM),
-            "</DOC>",
-            nl,
-        ]
-    parts += [f"</{collection.root}>", nl]
-    return "".join(parts)
+    return f"{head}>{nl}", f"</{collection.root}>{nl}"
+
+
+def format_document(doc: Document, fmt: CollectionFormat, newline: str) -> str:
+    """One document as ``format_collection`` writes it in format ``fmt``, its line end included."""
+    if fmt == FIRST_HAREM:
+        return _format_first_document(doc, newline)
+    return f"<DOC DOCID={_quote(doc.docid)}>{_format_content(doc, SECOND_HAREM)}</DOC>{newline}"
 
 
 def _format_first_document(doc: Document, nl: str) -> str:
@@ -841,12 +852,13 @@ def _open_tag(entity: Entity, fmt: str) -> tuple[str, str]:
     elif fmt == SECOND_HAREM and name != EM_TAG:
         attributes = (("CATEG", name), *attributes)
         name = EM_TAG
-    rendered = "".join(f" {key}={_quote(value)}" for key, value in attributes)
+    rendered = "".join([f" {key}={_quote(value)}" for key, value in attributes])
     return f"<{name}{rendered}>", f"</{name}>"
 
 
 # Containers with identical spans nest paragraph outside omitted region.
 _RANK = {"P": 0, "OMITIDO": 1}
+_SPAN = operator.itemgetter(0, 1)  # a leaf's (start, end)
 
 
 @dataclass(slots=True)
@@ -866,20 +878,11 @@ class _Writer:
     fmt: str
     out: list[str] = field(default_factory=list)
     stack: list[tuple[int, int, str]] = field(default_factory=list)
-    pos: int = 0
-
-    def emit_to(self, offset: int) -> None:
-        if offset < self.pos:
-            raise ValueError(f"overlapping annotation at offset {offset} in {self.doc.docid}")
-        self.out.append(self.doc.text[self.pos : offset])
-        self.pos = offset
-
-    def emit_entity(self, entity: Entity) -> None:
-        opening, closing = _open_tag(entity, self.fmt)
-        self.out += [opening, entity.text, closing]
+    open_ends: dict[int, int] = field(default_factory=dict)  # the ends of ``stack``, counted
 
     def render(self) -> str:
         doc = self.doc
+        text = doc.text
         containers = [(s, e, "P") for s, e in doc.paragraphs]
         containers += [(s, e, "OMITIDO") for s, e in doc.omitted]
         outer = set(doc.omitted_outer)
@@ -887,66 +890,93 @@ class _Writer:
             key=lambda c: (c[0], -c[1], -1 if c[2] == "OMITIDO" and c[:2] in outer else _RANK[c[2]])
         )
         leaves: list[tuple[int, int, Entity | AltBlock]] = [
-            (e.start, e.end, e) for e in (*doc.entities, *doc.omitted_entities)
+            (e.start, e.end, e) for e in doc.entities
         ]
-        leaves += [(b.start, b.end, b) for b in doc.alt_blocks]
-        leaves.sort(key=lambda leaf: (leaf[0], leaf[1]))
+        if doc.omitted_entities or doc.alt_blocks:
+            leaves += [(e.start, e.end, e) for e in doc.omitted_entities]
+            leaves += [(b.start, b.end, b) for b in doc.alt_blocks]
+        leaves.sort(key=_SPAN)
         omitted_ids = {id(e) for e in doc.omitted_entities}
-        offsets = sorted(
-            {0, len(doc.text)}
-            | {x for c in containers for x in c[:2]}
-            | {x for f in leaves for x in f[:2]}
-        )
+        # Where something is written: a leaf's end is not, as its text runs up to it (and
+        # it is never the first offset found inside an earlier leaf: its start comes first).
+        offsets = {0, len(text), *[f[0] for f in leaves]}
+        if containers:
+            offsets.update([x for c in containers for x in c[:2]])
         # What starts at each offset, in the sorted orders above: one pass over each list,
         # not one per offset, so a document is written in time linear in its annotation.
         containers_at = _starting_at(containers)
         empty_at = _starting_at([f for f in leaves if f[0] == f[1]])
         starting_at = _starting_at([f for f in leaves if f[0] < f[1]])
-        for offset in offsets:
-            self.emit_to(offset)
-            here = containers_at.get(offset, [])
-            empty_leaves = [f[2] for f in empty_at.get(offset, ())]
-            hidden = [x for x in empty_leaves if id(x) in omitted_ids]
-            plain = [x for x in empty_leaves if id(x) not in omitted_ids]
-            hidden = self.close_at(
-                offset, hidden, any(c[1] == offset and c[2] == "OMITIDO" for c in here)
-            )
-            for start, end, kind in here:
-                if start == end:
-                    self.out.append(f"<{kind}>")
-                    if kind == "OMITIDO":
-                        self.out += [h for x in hidden for h in self.render_leaf(x)]
-                        hidden = []
-                    self.out.append(f"</{kind}>")
-            for leaf in plain:
-                self.out += self.render_leaf(leaf)
-            for start, end, kind in here:
-                if start < end:
-                    self.out.append(f"<{kind}>")
-                    self.stack.append((start, end, kind))
-            if hidden:
-                if not any(kind == "OMITIDO" for _, _, kind in self.stack):
-                    raise ValueError(f"omitted entity outside OMITIDO in {self.doc.docid}")
-                self.out += [h for x in hidden for h in self.render_leaf(x)]
-            starting = [f[2] for f in starting_at.get(offset, ())]
+        out = self.out
+        stack = self.stack
+        open_ends = self.open_ends
+        pos = 0
+        for offset in sorted(offsets):
+            if offset < pos:
+                raise ValueError(f"overlapping annotation at offset {offset} in {doc.docid}")
+            out.append(text[pos:offset])
+            pos = offset
+            here = containers_at.get(offset)
+            empty = empty_at.get(offset)
+            if here is not None or empty is not None or offset in open_ends:
+                self.place_at(offset, here or [], [f[2] for f in empty or ()], omitted_ids)
+            starting = starting_at.get(offset)
+            if starting is None:
+                continue
             if len(starting) > 1:
                 raise ValueError(f"overlapping annotation at offset {offset} in {doc.docid}")
-            for leaf in starting:
-                self.out += self.render_leaf(leaf)
-                self.pos = leaf.end
-        if self.stack:
+            leaf = starting[0][2]
+            out += self.render_leaf(leaf)
+            pos = leaf.end
+        if stack:
             raise ValueError(f"annotation beyond the text of {doc.docid}")
-        return "".join(self.out)
+        return "".join(out)
+
+    def place_at(
+        self,
+        offset: int,
+        here: list[tuple[int, int, str]],
+        empty_leaves: list[Entity | AltBlock],
+        omitted_ids: set[int],
+    ) -> None:
+        """What is written at ``offset`` before the leaf starting there: the containers
+        closing, the empty ones, the empty leaves and the containers opening."""
+        hidden = [x for x in empty_leaves if id(x) in omitted_ids]
+        plain = [x for x in empty_leaves if id(x) not in omitted_ids]
+        hidden = self.close_at(
+            offset, hidden, any(c[1] == offset and c[2] == "OMITIDO" for c in here)
+        )
+        for start, end, kind in here:
+            if start == end:
+                self.out.append(f"<{kind}>")
+                if kind == "OMITIDO":
+                    self.out += [h for x in hidden for h in self.render_leaf(x)]
+                    hidden = []
+                self.out.append(f"</{kind}>")
+        for leaf in plain:
+            self.out += self.render_leaf(leaf)
+        for start, end, kind in here:
+            if start < end:
+                self.out.append(f"<{kind}>")
+                self.stack.append((start, end, kind))
+                self.open_ends[end] = self.open_ends.get(end, 0) + 1
+        if hidden:
+            if not any(kind == "OMITIDO" for _, _, kind in self.stack):
+                raise ValueError(f"omitted entity outside OMITIDO in {self.doc.docid}")
+            self.out += [h for x in hidden for h in self.render_leaf(x)]
 
     def close_at(self, offset: int, hidden: list[Entity | AltBlock], empty_omitido: bool) -> list:
         """Close the containers ending at ``offset``; return the omitted leaves still to place."""
         while self.stack and self.stack[-1][1] == offset:
             _, _, kind = self.stack.pop()
+            self.open_ends[offset] -= 1
+            if not self.open_ends[offset]:
+                del self.open_ends[offset]
             if kind == "OMITIDO" and hidden and not empty_omitido:
                 self.out += [h for x in hidden for h in self.render_leaf(x)]
                 hidden = []
             self.out.append(f"</{kind}>")
-        if any(end == offset for _, end, _ in self.stack):
+        if offset in self.open_ends:
             raise ValueError(f"crossing regions at offset {offset} in {self.doc.docid}")
         return hidden
 
@@ -961,7 +991,11 @@ def _starting_at(spans: Sequence[tuple[int, int, object]]) -> dict[int, list[tup
     """``(start, end, thing)`` spans grouped by their start, each group in their order."""
     groups: dict[int, list[tuple]] = {}
     for span in spans:
-        groups.setdefault(span[0], []).append(span)
+        group = groups.get(span[0])
+        if group is None:
+            groups[span[0]] = [span]
+        else:
+            group.append(span)
     return groups
 
 

@@ -13,7 +13,7 @@ import io
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, TextIO
+from typing import IO, Any
 
 DOCUMENTS_KEY = "documents"
 LINE_KEYS = ("per_document", DOCUMENTS_KEY)
@@ -32,7 +32,7 @@ def format_report_json(obj: Mapping[str, Any]) -> str:
 
 
 def write_report_json(
-    handle: TextIO, obj: Mapping[str, Any], streams: Mapping[str, Iterable[str]] | None = None
+    handle: IO[str], obj: Mapping[str, Any], streams: Mapping[str, Iterable[str]] | None = None
 ) -> None:
     """Write ``obj`` as :func:`format_report_json` formats it, piece by piece.
 

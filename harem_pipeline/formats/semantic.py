@@ -223,13 +223,17 @@ def _read_semantic_score(text: str) -> SemanticScore | None:
     if match is None:
         return None
     g = match.groups()
-    levels = [LevelResult(_names(g[i]), _names(g[i + 1]), _names(g[i + 2])) for i in (0, 3, 6)]
+    category, typ, subtype = [
+        LevelResult(_names(g[i]), _names(g[i + 1]), _names(g[i + 2])) for i in (0, 3, 6)
+    ]
     try:
-        numbers = [float(x) for x in g[9:13]]
+        max_gold, max_system, csc, weight = [float(x) for x in g[9:13]]
         alt = None if g[13] is None else float(g[13])
     except ValueError:
         return None
-    return SemanticScore(*levels, *numbers, alt, bool(g[14]))
+    return SemanticScore(
+        category, typ, subtype, max_gold, max_system, csc, weight, alt, bool(g[14])
+    )
 
 
 def _format_level(name: str, level: LevelResult) -> str:
@@ -482,7 +486,10 @@ def _canonical_key(groups: tuple[str | None, ...]) -> RecordKey | None:
     assert g_element is not None and g_written is not None and item is not None
     if not _is_item(item):
         return None
-    systems = None if s_element is None else (_written_classic(s_element, s_written),)
+    if s_element is None or s_written is None:  # the two groups match together
+        systems = None
+    else:
+        systems = (_written_classic(s_element, s_written),)
     return RecordKey(_written_classic(g_element, g_written), systems, (0,), (item,), suffix or "")
 
 

@@ -30,6 +30,7 @@ header is byte-identical to the original one.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -41,6 +42,9 @@ from harem_pipeline.text.textio import read_text
 # The grid shipped inside the package (LÂMPADA 2.0 ``harem.conf``), so an
 # installed package finds it too.
 DEFAULT_GRID_PATH = Path(__file__).resolve().parents[1] / "resources" / "harem.conf"
+# The First HAREM (2005) grid, as its guidelines define it (every category and type of
+# the First HAREM golden collection is in it).
+GRID_2005_PATH = DEFAULT_GRID_PATH.with_name("harem2005.conf")
 
 # --------------------------------------------------------------------------
 # Trees of categories, types and subtypes.
@@ -134,14 +138,19 @@ def veil_in_words(text: str | None) -> str:
 # harem.conf
 
 
-def parse_grid(lines: Iterable[str], path: str | None = None) -> Grid:
-    """Read the ``C:``/``T:``/``S:`` lines of a ``harem.conf``.
+DeclaredGrid = dict[str, dict[str, tuple[str, ...]]]
+"""A grid as its file declares it: categories, their types and the types' subtypes, in
+the file's order, without the ``OUTRO`` entries the reader adds."""
+
+
+def declared_grid(lines: Iterable[str], path: str | None = None) -> DeclaredGrid:
+    """Read the ``C:``/``T:``/``S:`` lines of a ``harem.conf``, in the file's order.
 
     As in the original reader, ``#`` lines are comments, the first empty line
     ends the file, and relation (``R:``), temporal reference (``X:``) and
     direction (``Y:``) lines are not part of the grid.
     """
-    builder = _TreeBuilder()
+    declared: dict[str, dict[str, list[str]]] = {}
     cat: str | None = None
     typ: str | None = None
     for number, raw in enumerate(lines, start=1):
@@ -158,20 +167,41 @@ def parse_grid(lines: Iterable[str], path: str | None = None) -> Grid:
             )
         if key == "C":
             cat, typ = value, None
-            builder.add_category(cat)
+            declared.setdefault(cat, {})
         elif key == "T":
             if cat is None:
                 raise InputError(path, "a C: line before the first T: line", line, line=number)
             typ = value
-            builder.add_type(cat, typ)
+            declared[cat].setdefault(typ, [])
         elif key == "S":
             if cat is None or typ is None:
                 raise InputError(path, "a T: line before the first S: line", line, line=number)
-            builder.add_subtype(cat, typ, value)
-    if not builder.cats:
+            subs = declared[cat][typ]
+            if value not in subs:
+                subs.append(value)
+    if not declared:
         raise InputError(path, "at least one C: category line", "none")
+    return {c: {t: tuple(s) for t, s in types.items()} for c, types in declared.items()}
+
+
+def parse_grid(lines: Iterable[str], path: str | None = None) -> Grid:
+    """The grid of a ``harem.conf`` (``declared_grid``), every category given a type
+    ``OUTRO`` and every type a subtype ``OUTRO``, as the original reader fills it."""
+    builder = _TreeBuilder()
+    for cat, types in declared_grid(lines, path).items():
+        builder.add_category(cat)
+        for typ, subs in types.items():
+            builder.add_type(cat, typ)
+            for sub in subs:
+                builder.add_subtype(cat, typ, sub)
     builder.fill_with_other()
     return Grid(builder.freeze(), path)
+
+
+def read_declared_grid(path: str | os.PathLike[str] | None = None) -> DeclaredGrid:
+    """A ``harem.conf`` as declared (``declared_grid``); ``None``: the shipped one."""
+    target = DEFAULT_GRID_PATH if path is None else Path(path)
+    return declared_grid(read_text(target).text.splitlines(), str(target))
 
 
 def read_grid(path: str | os.PathLike[str] | None = None) -> Grid:
@@ -282,6 +312,17 @@ class _VeilParser:
         if sub not in valid:
             raise self.unknown(f"subtype of {cat}({typ})", sub, start, valid)
         self.builder.add_subtype(cat, typ, sub)
+
+
+_VEIL_GROUP = re.compile(r"\([^)]*\)")
+"""A category's types in a veil (``(…)``, their subtypes' ``{…}`` inside)."""
+
+
+def veil_categories(text: str) -> frozenset[str]:
+    """The categories a veil names (``PESSOA:LOCAL(HUMANO)`` → PESSOA, LOCAL), read from its
+    text alone, without a grid."""
+    cleaned = text.replace("#", "").strip().upper()
+    return frozenset(name.strip() for name in _VEIL_GROUP.sub("", cleaned).split(":"))
 
 
 def parse_veil(text: str | None, grid: Grid, source: str | None = "veil") -> Veil:

@@ -343,5 +343,5 @@ def open_raw_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawLine]
     """
     encoding, lines = iter_numbered_lines(path)
     if encoding not in RAW_ENCODINGS:
-        return iter_lines(path, _raw_line)  # type: ignore[arg-type]
+        return iter_lines(path, _raw_line)
     return encoding, lines

@@ -70,11 +70,13 @@ def count_matrix(documents: Sequence[Counts]) -> tuple[list[str], np.ndarray]:
     """The names (union of the documents' keys, sorted) and the documents × counts matrix."""
     names = sorted({key for doc in documents for key in doc})
     index = {name: i for i, name in enumerate(names)}
-    matrix = np.zeros((len(documents), len(names)))
-    for row, doc in enumerate(documents):
+    rows = []
+    for doc in documents:
+        row = [0.0] * len(names)
         for key, value in doc.items():
-            matrix[row, index[key]] = value
-    return names, matrix
+            row[index[key]] = value
+        rows.append(row)
+    return names, np.array(rows, dtype=float).reshape(len(documents), len(names))
 
 
 def resampled_totals(
@@ -164,8 +166,19 @@ def interval_table(
     """
     if resamples <= 0:
         return None
-    names, matrix = count_matrix(documents)
-    if not documents:
+    return matrix_interval_table(*count_matrix(documents), measure, resamples, seed)
+
+
+def matrix_interval_table(
+    names: Sequence[str],
+    matrix: np.ndarray,
+    measure: ArrayMeasure,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, list[float] | None]:
+    """:func:`interval_table` of documents already made a matrix (:func:`count_matrix`),
+    for a report that reads the same matrix for something else too."""
+    if not matrix.shape[0]:
         values = measure(Columns(names, np.zeros((1, len(names)))))
         return dict.fromkeys(values)
     (totals,) = resampled_totals([matrix], resamples, seed)

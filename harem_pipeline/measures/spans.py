@@ -24,6 +24,7 @@ from harem_pipeline.measures.bootstrap import (
     Columns,
     count_matrix,
     interval_table,
+    matrix_interval_table,
 )
 from harem_pipeline.measures.core import Columns as CountColumns
 from harem_pipeline.measures.core import RowColumns, harmonic, ratio, scalar
@@ -271,16 +272,19 @@ def compute_measures(counts: SpanCounts) -> SpanMeasures:
 
 def unit_measures(
     units: Sequence[tuple[str, Mapping[str, float]]],
+    counted: tuple[list[str], np.ndarray] | None = None,
 ) -> list[tuple[str, dict[str, Any]]]:
     """Every measure of each bootstrap unit on its own (the JSON's ``per_document``).
 
     One :func:`span_figures` call over a column per count (one value per
     unit), nested like the report's measures; undefined is None.  Labels
-    with no span in a unit are left out of its ``per_label``.
+    with no span in a unit are left out of its ``per_label``.  ``counted`` is
+    :func:`~harem_pipeline.measures.bootstrap.count_matrix` of the units, when
+    already made.
     """
     if not units:
         return []
-    names, matrix = count_matrix([m for _, m in units])
+    names, matrix = counted or count_matrix([m for _, m in units])
     figures = span_figures(Columns(names, matrix))
     keys = list(figures)
     table = np.stack([np.asarray(figures[k], dtype=float) for k in keys], axis=1)
@@ -365,8 +369,10 @@ def span_report(
     intervals = None
     per_document: tuple = ()
     if counted.units is not None:
-        intervals = mapping_intervals([m for _, m in counted.units], resamples, seed)
-        per_document = tuple(unit_measures(counted.units))
+        names, matrix = count_matrix([m for _, m in counted.units])
+        if resamples > 0:
+            intervals = _nest(matrix_interval_table(names, matrix, span_figures, resamples, seed))
+        per_document = tuple(unit_measures(counted.units, (names, matrix)))
     accuracy = scalar(ratio(counted.equal_tags, counted.tokens))
     return MeasuresReport(
         counted.path,

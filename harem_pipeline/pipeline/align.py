@@ -117,7 +117,7 @@ def _write_alignment(
 
     warnings: list[str] = []
     run_docids: list[str] = []
-    counted = dataclasses.replace(run, documents=_noting_docids(run.documents, run_docids))
+    counted = _NotedRun(run.path, run.format, _noting_docids(run.documents, run_docids))
     encode = functools.partial(
         _encoded_token_pairs if show_tokens else _encoded_pairs, encoding=cd.encoding
     )
@@ -183,6 +183,15 @@ def _batched(
         raise
     if batch:
         yield batch
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _NotedRun:
+    """A run whose documents note their DOCIDs as they are read (a ``DocumentSource``)."""
+
+    path: str
+    format: str
+    documents: Iterator[Document | RawDocument]
 
 
 def _noting_docids(

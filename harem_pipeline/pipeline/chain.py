@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,8 +34,9 @@ from harem_pipeline.reports.rerelem import format_rerelem_markdown, rerelem_rows
 from harem_pipeline.reports.tempo import format_tempo_markdown, tempo_rows
 from harem_pipeline.stages.emir import EmirParams
 from harem_pipeline.text.atomic import write_text_atomic
-from harem_pipeline.text.textio import read_json_object
-from harem_pipeline.tools.predictions import run_import
+from harem_pipeline.text.textio import detect_file_encoding, read_json_object
+from harem_pipeline.tools.export import run_export
+from harem_pipeline.tools.predictions import predicted_docids, predictions_source, run_import
 from harem_pipeline.tools.simulate import is_simulated
 
 PathLike = str | os.PathLike[str]
@@ -111,6 +113,48 @@ def import_run(
     return [Path(output), notes]
 
 
+_TYPED_TAG = re.compile(rb"""\bTIPO\s*=\s*["'][^"']""")
+
+
+def run_is_typed(run: PathLike) -> bool:
+    """Whether a HAREM run carries any type (``TIPO="…"``): an imported model's label set
+    is then ``CAT:TIPO``, else categories alone."""
+    with open(run, "rb") as handle:
+        return any(_TYPED_TAG.search(line) for line in handle)
+
+
+def predicted_documents(predictions: PathLike, fmt: str) -> frozenset[str]:
+    """The DOCIDs a predictions file names."""
+    encoding = None if fmt == "spacy" else detect_file_encoding(predictions)
+    with predictions_source(predictions, fmt, encoding) as handle:
+        return frozenset(predicted_docids(fmt, handle, str(predictions)) or ())
+
+
+def export_ceiling(
+    cd: PathLike,
+    imported_run: PathLike,
+    output: PathLike,
+    selective: bool,
+    documents: frozenset[str] | None = None,
+) -> list[Path]:
+    """A model's ceiling predictions: the gold of ``cd`` exported as harem-json in the
+    label set of the model's ``imported_run`` (``CAT:TIPO`` when it carries types, else
+    categories), with the selective scenario's categories when ``selective``, and only
+    the ``documents`` named when given (the model's own, for ``only_predicted``).
+
+    Read back as predictions and scored the model's way, it gives the best figures a
+    model predicting that label set can get: ``evaluate()``'s ``ceiling`` and a
+    campaign's ``NAME-ceiling`` rows are this file's figures.
+    """
+    scenario = "selective" if selective else "total"
+    run_export(cd, "harem-json", output, scenario, "first", "iob2", run_is_typed(imported_run))
+    if documents is not None:
+        exported = json.loads(Path(output).read_text(encoding="utf-8"))
+        chosen = [doc for doc in exported if doc["doc_id"] in documents]
+        write_text_atomic(output, json.dumps(chosen, ensure_ascii=False))
+    return [Path(output)]
+
+
 def align(
     cd: PathLike, run: PathLike, output: PathLike, meta: PathLike | None = None
 ) -> list[Path]:
@@ -153,6 +197,8 @@ def ida2id(
     """
     spans = None
     if cd is not None and run is not None:
+        if params.evaluation is None:  # a campaign's report always has them
+            raise ValueError("the span measures need the subset's settings (params.evaluation)")
         veil = parse_veil(params.evaluation.evaluation_veil(), read_grid(), "veil")
         spans = measure_evaluated(cd, run, source, meta, veil, params.bootstrap, params.seed)
     outputs = run_ida2id(source, params, signature, output, spans)
@@ -244,6 +290,8 @@ class ReportFiles:
     """The TEMPO track's Ida reports ``(mode, strict|relaxed, JSON)`` (absolute rows only)."""
     rerelem: tuple[tuple[str, str, Path], ...] = ()
     """The ReRelEM summaries ``(NER veil, relation scenario, .resumo.json)`` (a run's first row)."""
+    ceiling_of: str | None = None
+    """A ceiling run's row: the model run whose ceiling it is."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,10 +308,11 @@ class VeilReportFile:
 
 def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
     """Every report's JSON of the campaign, one entry per run × subset × scenario."""
-    simulated = {f.run: is_simulated(f.run_path) for f in files}
+    simulated = {f.run: f.ceiling_of is None and is_simulated(f.run_path) for f in files}
     return [
         {
             "run": f.run,
+            **({"ceiling_of": f.ceiling_of} if f.ceiling_of else {}),
             "simulated": simulated[f.run],
             "subset": f.subset,
             "scenario": f.scenario,
@@ -337,6 +386,7 @@ def summary(
             r["morphology"],
             r["classification"],
             r["relaxed"],
+            r.get("ceiling_of"),
         )
         for r in reports
     ]

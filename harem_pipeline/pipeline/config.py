@@ -78,6 +78,7 @@ TOP_LEVEL_KEYS = {
     "rerelem",
     "browse",
     "veils",
+    "ceilings",
 }
 RUN_KEYS = {"path", "name", "veil", "format", "scheme", "only_predicted", "label_map"}
 _VARIANT = re.compile(r"^[a-z]{2}$")
@@ -148,6 +149,9 @@ class RunSpec:
     label_map: tuple[tuple[str, str], ...] = ()
     """Predictions only: the model's labels renamed on import (``label_map:``, as
     ``harem import --label-map``), in the order given."""
+    ceiling_of: str | None = None
+    """A ceiling run: the name of the model run whose gold it is (the golden collection
+    exported in that model's label set, its ``path``, read back as predictions)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +185,9 @@ class Campaign:
     """Write every run's alignment pages (``harem browse``) to ``<output>/<run>/browse/``,
     linked from the report.  They change no figure; without them a build spends no time
     aligning each run a second time for its token view (a few seconds per run)."""
+    ceilings: bool = True
+    """Score, beside each model run (``format:``), its ceiling run ``NAME-ceiling``: the
+    gold itself exported in the model's label set and read back (``ceiling_runs``)."""
     veils: tuple[NamedVeil, ...] = ()
     """The named veils every run is evaluated under (``veils:``; the official grid of
     ``docs/spec/official-grid.md`` for ``official``); empty: the one ``veil``."""
@@ -202,9 +209,23 @@ class Campaign:
                 return veil
         raise ConfigError(str(self.source), "veils", f"no veil named {name!r}")
 
+    @property
+    def ceiling_runs(self) -> tuple[RunSpec, ...]:
+        """Each model run's ceiling run (none with ``ceilings: false``), in the runs' order."""
+        if not self.ceilings:
+            return ()
+        return tuple(ceiling_run(self.output, run) for run in self.runs if run.format)
+
+    @property
+    def scored_runs(self) -> tuple[RunSpec, ...]:
+        """The runs the summary scores: each run, followed by its ceiling run if any."""
+        ceilings = {run.ceiling_of: run for run in self.ceiling_runs}
+        return tuple(kept for run in self.runs for kept in (run, ceilings.get(run.name)) if kept)
+
     def run(self, name: str) -> RunSpec:
-        """The run called ``name`` (a ConfigError naming the known ones otherwise)."""
-        for run in self.runs:
+        """The run called ``name``, a ceiling run too (a ConfigError naming the known
+        ones otherwise)."""
+        for run in self.scored_runs:
             if run.name == name:
                 return run
         known = ", ".join(r.name for r in self.runs)
@@ -217,6 +238,26 @@ class Campaign:
                 return subset
         known = ", ".join(s.name for s in self.subsets)
         raise ConfigError(str(self.source), "subsets", f"no subset named {name!r}", known)
+
+
+CEILING_SUFFIX = "-ceiling"
+"""A ceiling run's name: its model run's name and this."""
+
+
+def ceiling_run(output: Path, model: RunSpec) -> RunSpec:
+    """The ceiling run of the model run ``model``: the gold exported in the model's label
+    set (as ``harem_pipeline.evaluate()``'s ``ceiling``), written in its own run folder,
+    scored under the model's veil and documents."""
+    name = model.name + CEILING_SUFFIX
+    return RunSpec(
+        name,
+        output / name / f"{name}.gold.json",
+        veil=model.veil,
+        format="harem-json",
+        only_predicted=model.only_predicted,
+        veil_name=model.veil_name,
+        ceiling_of=model.name,
+    )
 
 
 def parse_subset(name: str) -> Subset | None:
@@ -479,17 +520,33 @@ class _Loader:
         in_folder: dict[Path, list[str]] = {}
         for path in written:
             in_folder.setdefault(path.parent, []).append(path.name)
+        ceilings = {run.ceiling_of: run.name for run in campaign.ceiling_runs}
         for i, run in enumerate(campaign.runs):
-            names = in_folder.get(campaign.output / run.name, [])
-            longest = max([run.name, *names], key=lambda n: len(n.encode()))
-            size = len(longest.encode())
-            if size > longest_allowed:
+            for name in (run.name, ceilings.get(run.name)):  # a ceiling's names are longer
+                if name is None:
+                    continue
+                names = in_folder.get(campaign.output / name, [])
+                longest = max([name, *names], key=lambda n: len(n.encode()))
+                size = len(longest.encode())
+                if size > longest_allowed:
+                    raise self.fail(
+                        f"runs[{i}].name",
+                        f"run name {shown(run.name)} makes file names of {size} bytes "
+                        f"({shown(longest)}), the file system takes {NAME_MAX}",
+                        f"a run name of at most {longest_allowed - size + len(run.name.encode())}"
+                        " bytes",
+                    )
+
+    def check_ceiling_names(self, campaign: Campaign) -> None:
+        """No run is called as another's ceiling run (``NAME-ceiling``): their folders and
+        summary rows would be one."""
+        ceilings = {run.name for run in campaign.ceiling_runs}
+        for i, run in enumerate(campaign.runs):
+            if run.name in ceilings:
                 raise self.fail(
                     f"runs[{i}].name",
-                    f"run name {shown(run.name)} makes file names of {size} bytes "
-                    f"({shown(longest)}), the file system takes {NAME_MAX}",
-                    f"a run name of at most {longest_allowed - size + len(run.name.encode())} "
-                    "bytes",
+                    f"run name {shown(run.name)} is the name of a model run's ceiling run",
+                    "rename the run, or set ceilings: false",
                 )
 
     def bootstrap(self, value: Any) -> int:
@@ -702,6 +759,7 @@ class _Loader:
         except ValueError as exc:
             raise self.fail("tempo", str(exc), "e.g. tempo: {modes: [1, 2, 3]}") from None
         browse = self.expect("browse", data.get("browse", True), bool, "true or false")
+        ceilings = self.expect("ceilings", data.get("ceilings", True), bool, "true or false")
         veils = self.veils(data["veils"]) if "veils" in data else ()
         try:
             known = {v.name for v in (*official_veils(), *veils)}
@@ -728,6 +786,7 @@ class _Loader:
             charts=charts,
             tempo=tempo,
             browse=browse,
+            ceilings=ceilings,
             veils=veils,
             veil_style=data.get("style", "muc"),
             rerelem=rerelem,
@@ -739,6 +798,7 @@ class _Loader:
                     "a selective subset needs every run's declared veil",
                     "give each run a mapping with a veil",
                 )
+        self.check_ceiling_names(campaign)
         written = output_names(campaign)  # every name the build may write, made once
         self.check_name_lengths(campaign, written)
         self.check_outputs_are_not_runs(data, written)
@@ -785,10 +845,15 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
     names = [campaign.output / name for name in TOP_FILES]
     whole = [campaign.output / CAMPAIGN_MANIFEST]
     rerelem_plan = campaign_rerelem(campaign.rerelem, campaign.collection)
-    for run in campaign.runs if runs is None else runs:
+    written_runs = campaign.scored_runs if runs is None else tuple(runs)
+    for run in written_runs:
         folder = campaign.output / run.name
         base = f"{run.name}.alinhado.avalida"
         files = [f"{run.name}.alinhado", f"{run.name}.aligner.stderr", base]
+        if run.format:
+            files += [f"{run.name}.run", f"{run.name}.run.import.stderr"]
+        if run.ceiling_of:
+            files.append(run.path.name)
         for subset in campaign.subsets:
             veus_names = [f"{base}.{subset.name}"]
             if campaign.style != "harem":
@@ -816,7 +881,8 @@ def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> l
         names.append(folder)
         names += [folder / name for name in files]
     anchors = [n for n in names if n.suffix not in ("", ".json", ".stderr")]
-    anchors.append(campaign.output / "summary.json")  # the one JSON that is a stage's anchor
+    anchors.append(campaign.output / "summary.json")  # the JSONs that are a stage's anchor
+    anchors += [run.path for run in written_runs if run.ceiling_of]
     return [*names, *whole, *(Path(f"{n}{MANIFEST_SUFFIX}") for n in anchors)]
 
 

@@ -135,9 +135,12 @@ def write_semantic_pages(
             strict, [filter_label(veil, False, prefix, tempo)], moment, codes
         )
         pages.append((folder / strict_name, text))
-        relaxed_runs = [run for run in runs if run.relaxed is not None]
-        if relaxed_runs:
-            relaxed = [read_semantic_entry(shown[run.name], run.relaxed) for run in relaxed_runs]
+        relaxed = [
+            read_semantic_entry(shown[run.name], run.relaxed)
+            for run in runs
+            if run.relaxed is not None
+        ]
+        if relaxed:
             label = filter_label(veil, True, prefix, tempo)
             pages.append(
                 (folder / relaxed_name, render_semantic_page(relaxed, [label], moment, codes))

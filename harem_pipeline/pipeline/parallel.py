@@ -26,7 +26,8 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import TypeVar
+from enum import Enum
+from typing import Generic, Literal, NoReturn, TypeVar
 
 from harem_pipeline.errors import InputError
 
@@ -75,7 +76,7 @@ class _Failure:
     def __init__(self, error: InputError) -> None:
         self.fields = (error.path, error.expected, error.found, error.line, error.docid)
 
-    def raise_again(self) -> None:
+    def raise_again(self) -> NoReturn:
         path, expected, found, line, docid = self.fields
         raise InputError(path, expected, found, line=line, docid=docid)
 
@@ -87,7 +88,7 @@ def _call(func: Callable[[T], R], item: T) -> R | _Failure:
         return _Failure(error)
 
 
-def _result(future: Future) -> object:
+def _result(future: Future[R | _Failure]) -> R:
     value = future.result()
     if isinstance(value, _Failure):
         value.raise_again()
@@ -114,30 +115,33 @@ def ordered_map(
             yield func(item)
         return
     second = _Deferred(iterator)
-    if second.done:
+    if second.item is _END:
         yield func(first)
         second.reraise()
         return
-    yield from _pooled(func, first, second, iterator, workers)
+    yield from _pooled(func, first, second.item, iterator, workers)
 
 
-_END = object()
+class _End(Enum):
+    """The end of the items (a sentinel with a type of its own)."""
+
+    END = "end"
 
 
-class _Deferred:
-    """The next item, or the exception reading it raised (kept for later)."""
+_END: Literal[_End.END] = _End.END
 
-    def __init__(self, iterator: Iterator) -> None:
-        self.item: object = _END
+
+class _Deferred(Generic[T]):
+    """The next item (``_END`` at the end or after an error), or the exception reading
+    it raised (kept for later)."""
+
+    def __init__(self, iterator: Iterator[T]) -> None:
+        self.item: T | Literal[_End.END] = _END
         self.error: BaseException | None = None
         try:
             self.item = next(iterator, _END)
         except Exception as error:  # re-raised once earlier items are done
             self.error = error
-
-    @property
-    def done(self) -> bool:
-        return self.item is _END
 
     def reraise(self) -> None:
         if self.error is not None:
@@ -145,22 +149,22 @@ class _Deferred:
 
 
 def _pooled(
-    func: Callable[[T], R], first: T, second: _Deferred, iterator: Iterator[T], workers: int
+    func: Callable[[T], R], first: T, second: T, iterator: Iterator[T], workers: int
 ) -> Iterator[R]:
     context = multiprocessing.get_context("fork")
     window = workers * _PER_WORKER
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        pending: deque[Future] = deque()
+        pending: deque[Future[R | _Failure]] = deque()
         try:
             pending.append(pool.submit(_call, func, first))
-            pending.append(pool.submit(_call, func, second.item))
+            pending.append(pool.submit(_call, func, second))
             while True:
                 while len(pending) >= window:
-                    yield _result(pending.popleft())  # type: ignore[misc]
+                    yield _result(pending.popleft())
                 following = _Deferred(iterator)
-                if following.done:
+                if following.item is _END:
                     while pending:
-                        yield _result(pending.popleft())  # type: ignore[misc]
+                        yield _result(pending.popleft())
                     following.reraise()
                     return
                 pending.append(pool.submit(_call, func, following.item))

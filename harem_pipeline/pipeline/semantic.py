@@ -47,7 +47,7 @@ def write_stage_lines(
     with atomic_write(target, "w", encoding=encoding, newline="") as handle:
         items = iter(lines)
         while batch := [
-            item if type(item) is str else format_line(item, marker) + item.eol
+            item if isinstance(item, str) else format_line(item, marker) + item.eol
             for item in islice(items, _BATCH)
         ]:
             handle.write("".join(batch))

@@ -80,7 +80,9 @@ def measure_file(
 
 def _restrictions(labels: LabelFilter | None, min_overlap: float) -> dict[str, str | None]:
     """Signature fields of the label restriction and the overlap threshold (None: default)."""
-    fields = labels.signature() if labels is not None else {"labels": None, "ignore": None}
+    fields: dict[str, str | None] = (
+        labels.signature() if labels is not None else {"labels": None, "ignore": None}
+    )
     fields["overlap"] = f"{min_overlap:g}" if min_overlap else None
     return fields
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,7 +70,7 @@ def run_tempo(
 
     check = EmirCheck(name)
 
-    def lines():
+    def lines() -> Iterator[tuple[int, str]]:
         for number, text, eol in numbered:
             if not is_copied(text):
                 check(text, number)
@@ -122,7 +122,7 @@ def tempo_modes_setting(value: object) -> tuple[int, ...] | None:
         mode = _MODE_WORDS.get(item, item) if isinstance(item, str) else item
         if isinstance(mode, bool) or mode not in MODE_NAMES:
             raise ValueError(f"modes: expected 1, 2, 3 (completo, semnorm, sonorm), found {item!r}")
-        chosen.append(mode)  # type: ignore[arg-type]
+        chosen.append(mode)
     return tuple(dict.fromkeys(chosen))
 
 

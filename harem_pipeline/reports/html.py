@@ -30,6 +30,7 @@ from harem_pipeline.reports import charts
 from harem_pipeline.reports.grid_html import render_grid_section
 from harem_pipeline.reports.rerelem import render_rerelem_section
 from harem_pipeline.reports.summary import (
+    CEILING_LEGEND,
     FAMILY_LEGENDS,
     RELATIVE_NOTE,
     check_campaign_summary,
@@ -82,6 +83,7 @@ details.run[open]>summary{border-bottom:1px solid #eee;margin-bottom:.5rem}
 .charts svg{width:100%;height:auto;display:block}
 .charts figcaption{font-size:.9rem;color:#444;margin-top:.25rem}
 .sim{color:#8d6e00;font-weight:normal;font-size:.8rem}
+tr.ceiling td{font-style:italic;background:#f6f6f2}
 a.browse{font-size:.8rem;font-weight:normal;white-space:nowrap} td.name a.browse{display:block}
 """
 
@@ -196,7 +198,8 @@ def _columns(columns: Sequence[tuple[str, str]], morphology: bool) -> list[tuple
 
 
 def _leaderboard_entries(reports: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """One entry per run: subset ``total`` and the absolute scenario when present."""
+    """One entry per run: subset ``total`` and the absolute scenario when present; ranked,
+    each model run's ceiling run (unranked) right after it."""
     best: dict[str, Mapping[str, Any]] = {}
     for report in reports:
         run = report["run"]
@@ -218,13 +221,20 @@ def _leaderboard_entries(reports: Sequence[Mapping[str, Any]]) -> list[Mapping[s
             report["run"],
         )
 
-    return sorted(best.values(), key=rank)
+    ranked = sorted((r for r in best.values() if not r.get("ceiling_of")), key=rank)
+    ceilings = {r["ceiling_of"]: r for r in best.values() if r.get("ceiling_of")}
+    return [entry for r in ranked for entry in (r, ceilings.get(r["run"])) if entry]
 
 
 def _run_label(report: Mapping[str, Any]) -> str:
     label = escape(report["run"])
     if report.get("simulated"):
         label += ' <span class="sim">(simulada)</span>'
+    if report.get("ceiling_of"):
+        label += (
+            ' <span class="sim" title="O ouro exportado no conjunto de etiquetas do modelo '
+            f'{escape(report["ceiling_of"])} e lido de volta">(tecto)</span>'
+        )
     return label
 
 
@@ -272,12 +282,19 @@ def render_leaderboard(
         head = ("<th>#</th>" if ranked else "") + '<th class="name">Saída</th>'
         head += "".join(f"<th>{escape(label)}</th>" for _, label in columns)
         rows = []
-        for position, report in enumerate(entries, 1):
+        position = 0
+        for report in entries:
             figures = _headline(report)
             cells = "".join(_cell(*figures[key]) for key, _ in columns)
-            rank = f'<td data-value="{position}">{position}</td>' if ranked else ""
+            ceiling = bool(report.get("ceiling_of"))
+            position += not ceiling
+            rank = ""
+            if ranked:  # a ceiling row sorts with its model, and takes no place
+                shown = "" if ceiling else str(position)
+                rank = f'<td data-value="{position}">{shown}</td>'
+            row_class = ' class="ceiling"' if ceiling else ""
             rows.append(
-                f"<tr>{rank}"
+                f"<tr{row_class}>{rank}"
                 f'<td class="name" data-value="{escape(report["run"])}">'
                 f'<a href="#{run_anchor(report["run"])}">{_run_label(report)}</a>'
                 f"{_browse_link(report['run'], browsed)}</td>"
@@ -449,6 +466,8 @@ def render_legend(reports: Sequence[Mapping[str, Any]], morphology: bool) -> str
     text = LEGEND + (MORPHOLOGY_LEGEND if morphology else "") + LEGEND_END
     parts = [f"<p>{escape(text)}</p>"]
     parts += [f"<p>{escape(family.replace('`', ''))}</p>" for _, family in FAMILY_LEGENDS]
+    if any(r.get("ceiling_of") for r in reports):
+        parts.append(f"<p><strong>Tecto.</strong> {escape(CEILING_LEGEND.replace('`', ''))}</p>")
     if any(r.get("scenario") == "relative" and r.get("classification") for r in reports):
         parts.append(f"<p><strong>Cenário relativo.</strong> {escape(RELATIVE_NOTE_HTML)}</p>")
     return '<div id="legenda" class="muted">' + "".join(parts) + "</div>"
@@ -636,7 +655,8 @@ def render_report(
         )
     about = escape(str(campaign.get("collection", "")))
     drawn = campaign.get("charts", True) is not False
-    blocks = chart_blocks(reports, morphology) if drawn else []
+    models = [r for r in reports if not r.get("ceiling_of")]  # the charts compare systems
+    blocks = chart_blocks(models, morphology) if drawn else []
     charts_html = (
         f'<div class="charts">{"".join(block for _, _, block in blocks)}</div>'
         if drawn

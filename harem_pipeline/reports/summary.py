@@ -65,6 +65,8 @@ class SummaryRow:
     """The named veil of a scenario-grid row; None for the campaign's own rows."""
     alt: str | None = None
     """``strict`` or ``relaxed`` for a scenario-grid row (its ``class_f`` is that ALT's)."""
+    ceiling_of: str | None = None
+    """A ceiling run's row: the model run whose ceiling it is (``CEILING_LEGEND``)."""
 
 
 def dig(data: Any, *keys: str) -> Any:
@@ -84,8 +86,10 @@ def build_row(
     morphology: Mapping[str, Any] | None,
     classification: Mapping[str, Any] | None = None,
     relaxed: Mapping[str, Any] | None = None,
+    ceiling_of: str | None = None,
 ) -> SummaryRow:
-    """One summary row from the reports of one run × subset × scenario.
+    """One summary row from the reports of one run × subset × scenario (``ceiling_of``: of
+    the ceiling run of that model run).
 
     The official figures lead: the classification F of the strict Ida report
     (``.emir.ida``, the relative scenario's ``.emir_relativo.ida``), of the
@@ -118,15 +122,16 @@ def build_row(
         morf_recall=dig(combined, "abrangencia"),
         morf_f=dig(combined, "medida_f"),
         signature=signature,
+        ceiling_of=ceiling_of,
     )
 
 
 def build_veil_row(
-    run: str, subset: str, veil: str, kind: str, classification: Mapping[str, Any]
+    run: str, subset: str, veil: str, kind: str, classification: Mapping[str, Any] | None
 ) -> SummaryRow:
     """One row of the scenario grid: the Ida report of one run, subset, named veil and
     ALT (``kind``: ``strict``, ``relaxed`` or ``relative``, the relative scenario's
-    strict-ALT report).
+    strict-ALT report; None when it is missing).
 
     Only the Ida's figures are the veil's own: its classification F (in
     ``class_f``, whichever the ALT) and identification F.  Ida2ID, the span
@@ -149,7 +154,7 @@ def build_veil_row(
         morf_precision=None,
         morf_recall=None,
         morf_f=None,
-        signature=str(classification.get("signature") or ""),
+        signature=str(dig(classification, "signature") or ""),
         veil=veil,
         alt="relaxed" if kind == "relaxed" else "strict",
     )
@@ -243,6 +248,16 @@ def family_legend() -> str:
     return "\n\n".join(text for _, text in FAMILY_LEGENDS)
 
 
+CEILING_LEGEND = (
+    "Ceiling rows (NAME-ceiling, one beside each model run): the golden collection itself, "
+    "exported by `harem export` in the model's label set (categories, or CAT:TIPO when the "
+    "model predicts types; the selective categories for a model that declared them) and "
+    "read back as that model's predictions, scored the same way. They are the best figures "
+    "a model predicting that label set can get: a model's figure is read against its "
+    "ceiling, not against 1."
+)
+"""What the ceiling rows are (the Markdown summary and the HTML report, when there are any)."""
+
 RELATIVE_NOTE = (
     "In the relative scenario, the identification of the Ida report (Id. F (Ida), its "
     "precision and recall, and the same per category) is not a proportion and may exceed 1, "
@@ -298,6 +313,8 @@ def format_markdown(
         lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
     legend = LEGEND if morphology else LEGEND.replace(MORPHOLOGY_LEGEND, "")
     lines += ["", legend, "", family_legend()]
+    if any(row.ceiling_of for row in rows):
+        lines += ["", CEILING_LEGEND]
     if any(row.scenario == "relative" for row in rows):
         lines += ["", RELATIVE_NOTE]
     return "\n".join(lines) + "\n"
@@ -307,9 +324,12 @@ def format_csv(rows: Iterable[SummaryRow]) -> str:
     """CSV with a header of field names; undefined values are empty cells.
 
     The ``veil`` and ``alt`` columns come last, so the campaign's own rows
-    (empty there) read as before by column name.
+    (empty there) read as before by column name; ``ceiling_of`` follows when a
+    row is a ceiling run's.
     """
-    columns = (*COLUMNS, *VEIL_COLUMNS)
+    rows = list(rows)
+    ceilings = (("ceiling_of", "Ceiling of"),) if any(row.ceiling_of for row in rows) else ()
+    columns = (*COLUMNS, *VEIL_COLUMNS, *ceilings)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([key for key, _ in columns])
@@ -345,8 +365,16 @@ def format_json(rows: Iterable[SummaryRow], veil_rows: Iterable[SummaryRow] = ()
     """JSON: ``{"rows": [...]}`` with null for undefined values, and the scenario
     grid's rows apart (``veil_rows``, when there are any), so that a reader of
     ``rows`` sees the campaign's own rows only."""
-    data: dict[str, Any] = {"rows": [asdict(row) for row in rows]}
-    veils = [asdict(row) for row in veil_rows]
+    data: dict[str, Any] = {"rows": [_row_json(row) for row in rows]}
+    veils = [_row_json(row) for row in veil_rows]
     if veils:
         data["veil_rows"] = veils
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _row_json(row: SummaryRow) -> dict[str, Any]:
+    """A row as JSON: ``ceiling_of`` only on a ceiling run's row."""
+    values = asdict(row)
+    if values["ceiling_of"] is None:
+        del values["ceiling_of"]
+    return values

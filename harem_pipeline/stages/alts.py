@@ -171,7 +171,7 @@ def organise_alts(
     outside the ALT blocks written back as read, the records inside a block read whole
     and rebuilt as the Java rebuilds them."""
     stream = iter(lines)
-    header = read_header(stream, path)  # type: ignore[arg-type]
+    header = read_header(stream, path)
     yield java_line_end(header)
     organiser = _Organiser(path)
     for item in stream:
@@ -190,19 +190,19 @@ class _Organiser:
 
     def line(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
         """The output of one line (a tuple or a block's lines: no generator a line)."""
-        kind, path = type(item), self.path
-        if kind is AltOpen or kind is AltClose:
-            output = self.alt(kind is AltOpen, item.n)  # type: ignore[union-attr]
+        path = self.path
+        if type(item) is AltOpen or type(item) is AltClose:
+            output = self.alt(type(item) is AltOpen, item.n)
             if output is not None:
                 return output
         if self.state == 2:
-            if kind is not SemanticRecord:
-                raise not_a_record_in_alt(item, path)  # type: ignore[arg-type]
-            self.block.add(item.record(path, parse_line), path)  # type: ignore[union-attr]
-        elif kind is not SemanticRecord:
-            return (java_line_end(item),)  # type: ignore[arg-type]
-        elif not self._left_in_alt(item):  # type: ignore[arg-type]
-            return (item.unchanged() + "\n",)  # type: ignore[union-attr]
+            if not isinstance(item, SemanticRecord):
+                raise not_a_record_in_alt(item, path)
+            self.block.add(item.record(path, parse_line), path)
+        elif not isinstance(item, SemanticRecord):
+            return (java_line_end(item),)
+        elif not self._left_in_alt(item):
+            return (item.unchanged() + "\n",)
         return ()
 
     def _left_in_alt(self, record: SemanticRecord) -> bool:
@@ -231,6 +231,6 @@ class _Organiser:
             self.block.close_alternative()
         else:
             spurious = self.block.spurious
-            self.left_ids.update(e.attr("ID") for e in spurious if e.attr("ID") is not None)  # type: ignore[misc]
+            self.left_ids.update(i for e in spurious if (i := e.attr("ID")) is not None)
             return self.block.lines()
         return ()

@@ -155,7 +155,7 @@ def select_alternatives(
     """The ``.altrel`` lines of ``.emir`` lines (header first, required): a record outside
     the ALT blocks written back as read, the records inside a block read whole."""
     stream = iter(lines)
-    yield java_line_end(read_header(stream, path))  # type: ignore[arg-type]
+    yield java_line_end(read_header(stream, path))
     selector = _Selector(path)
     for item in stream:
         yield from selector.line(item)
@@ -172,27 +172,27 @@ class _Selector:
 
     def line(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
         """The output of one line (a tuple or a block's lines: no generator a line)."""
-        kind, path = type(item), self.path
-        if kind is AltOpen or kind is AltClose:
-            output = self.alt(kind is AltOpen, item.n)  # type: ignore[union-attr]
+        path = self.path
+        if type(item) is AltOpen or type(item) is AltClose:
+            output = self.alt(type(item) is AltOpen, item.n)
             if output is not None:
                 return output
         state = self.state
         if state == 2:
-            if kind is not SemanticRecord:
-                raise not_a_record_in_alt(item, path, "an Emir record")  # type: ignore[arg-type]
-            read = item.record(path, parse_semantic_line)  # type: ignore[union-attr]
+            if not isinstance(item, SemanticRecord):
+                raise not_a_record_in_alt(item, path, "an Emir record")
+            read = item.record(path, parse_semantic_line)
             self.current.append(parse_emir_record(read, path))
         elif state == 3:
             pass  # the block's spurious records: dropped
-        elif kind is SemanticRecord:
+        elif isinstance(item, SemanticRecord):
             try:
-                _check_emir(item.key, path)  # type: ignore[union-attr]
+                _check_emir(item.key, path)
             except InputError as error:
-                raise at_line(error, item.line) from None  # type: ignore[union-attr]
-            return (item.unchanged() + "\n",)  # type: ignore[union-attr]
+                raise at_line(error, item.line) from None
+            return (item.unchanged() + "\n",)
         else:
-            return (java_line_end(item),)  # type: ignore[arg-type]
+            return (java_line_end(item),)
         return ()
 
     def alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:

@@ -40,7 +40,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -69,7 +68,7 @@ from harem_pipeline.formats.semantic import (
     format_semantic_score,
     parse_alt_weight,
 )
-from harem_pipeline.formats.veils import format_veil, parse_veil, read_grid
+from harem_pipeline.formats.veils import GRID_2005_PATH, format_veil, parse_veil, read_grid
 from harem_pipeline.model import EVERYTHING, Grid
 from harem_pipeline.stages.veus import is_name_categorised
 from harem_pipeline.text.java import java_split_bar, java_string_hash
@@ -77,9 +76,6 @@ from harem_pipeline.text.memo import keyed_cache
 
 DEFAULT_WEIGHTS = (1.0, 1.0, 0.5, 0.25)
 """``id;α;β;γ``: identification, category, type, subtype weights (Java defaults)."""
-
-GRID_2005_PATH = Path(__file__).resolve().parent.parent / "resources" / "harem2005.conf"
-"""The First HAREM (2005) category grid, chosen for First HAREM inputs."""
 
 AttributeTuple = tuple[str | None, str | None, str | None]
 
@@ -210,7 +206,8 @@ def attribute_tuple_set(tag: Tag) -> JavaHashSet:
 class Filter:
     """The evaluation veil as Emir counts in it: category → type → number of subtypes."""
 
-    tree: dict[str, dict[str, frozenset[str]]]
+    tree: dict[str | None, dict[str | None, frozenset[str]]]
+    """Looked up with an entity's values, which may be missing (None: no such node)."""
     text: str
 
     @property
@@ -223,7 +220,7 @@ class Filter:
     def subtype_count(self, cat: str | None, typ: str | None) -> int:
         return len(self.tree.get(cat, {}).get(typ, ()))
 
-    def type_names(self, cat: str | None) -> Sequence[str]:
+    def type_names(self, cat: str | None) -> Sequence[str | None]:
         return tuple(self.tree.get(cat, ()))
 
     def valid_tuples(self, key: ClassicKey) -> JavaHashSet:
@@ -263,7 +260,9 @@ def filter_from_header(
         raise InputError(
             path, f"a Véus veil of the grid ({exc.expected})", exc.found, line=line
         ) from None
-    tree = {cat: {typ: frozenset(subs) for typ, subs in types} for cat, types in veil.tree}
+    tree: dict[str | None, dict[str | None, frozenset[str]]] = {
+        cat: {typ: frozenset(subs) for typ, subs in types} for cat, types in veil.tree
+    }
     return Filter(tree, header)
 
 
@@ -297,7 +296,8 @@ def parse_weights(text: str | None, penalties: bool = False, source: str = "--we
         numbers = []
     if len(numbers) != 4 or any(x != x or x in (float("inf"), float("-inf")) for x in numbers):
         raise InputError(source, "four numbers id;α;β;γ such as 1;1;0.5;0.25", repr(text))
-    return Weights(*numbers, penalties=penalties)
+    identification, alpha, beta, gamma = numbers
+    return Weights(identification, alpha, beta, gamma, penalties=penalties)
 
 
 class _Level:
@@ -396,6 +396,8 @@ def _csc(levels: Sequence[_Level], filt: Filter, weights: Weights) -> float:
 
 
 _EMPTY_LEVELS = LevelResult()
+Levels = tuple[LevelResult, LevelResult, LevelResult]
+"""An item's category, type and subtype results."""
 
 
 def max_csc(tag: Tag | None, filt: Filter, weights: Weights) -> float:
@@ -409,9 +411,10 @@ def max_csc(tag: Tag | None, filt: Filter, weights: Weights) -> float:
 @keyed_cache()
 def _pair_evaluation(
     gold: ClassicKey, system: ClassicKey, filt: Filter, weights: Weights
-) -> tuple[tuple[LevelResult, ...], float]:
+) -> tuple[Levels, float]:
     levels = _match_levels(filt.valid_tuples(gold), filt.valid_tuples(system))
-    return tuple(level.result() for level in levels), _csc(levels, filt, weights)
+    category, typ, subtype = levels
+    return (category.result(), typ.result(), subtype.result()), _csc(levels, filt, weights)
 
 
 _NO_LEVELS = (_EMPTY_LEVELS, _EMPTY_LEVELS, _EMPTY_LEVELS)
@@ -427,7 +430,7 @@ def _max_csc_of(key: ClassicKey, filt: Filter, weights: Weights) -> float:
 @keyed_cache()
 def _pair_scores(
     gold: ClassicKey, system: ClassicKey | None, filt: Filter, weights: Weights
-) -> tuple[tuple[LevelResult, ...], float, float, float]:
+) -> tuple[Levels, float, float, float]:
     """Levels, CSC, MaxCSC_CD and MaxCSC_S of a pair of classic values (``system`` None: [null])."""
     if system is None or SPURIOUS_TAG in _split_key(gold)[0]:
         results, csc = _NO_LEVELS, 0.0
@@ -568,15 +571,15 @@ def evaluate_lines(
     filt = header_filter(header, first_harem, params.grid_path, path)
     yield Header(header.text, "\n")
     for item in stream:
-        if type(item) is not SemanticRecord:
-            yield java_line_end(item)  # type: ignore[arg-type]
+        if not isinstance(item, SemanticRecord):
+            yield java_line_end(item)
             continue
         try:
-            tail = emir_tail(item.key, filt, params, path)  # type: ignore[union-attr]
+            tail = emir_tail(item.key, filt, params, path)
         except InputError as error:
-            raise at_line(error, item.line) from None  # type: ignore[union-attr]
+            raise at_line(error, item.line) from None
         if tail is not None:
-            yield item.head() + tail  # type: ignore[union-attr]
+            yield item.head() + tail
 
 
 @keyed_cache()
@@ -627,6 +630,6 @@ def java_line_end(item: Line) -> Line:
         return item
     if isinstance(item, Record):
         return item.rewritten(item.marker, "\n")
-    values = {name: getattr(item, name) for name in item.__slots__}  # type: ignore[attr-defined]
+    values = {name: getattr(item, name) for name in item.__slots__}
     values["eol"] = "\n"
     return type(item)(**values)

@@ -21,7 +21,7 @@ def collect_spurious(
     """The ``.espurios`` lines of an ``.alts`` file's lines: a spurious record gives its
     system list as the Java writes it back (``[]`` for ``[null]``)."""
     stream = iter(lines)
-    yield java_line_end(read_header(stream, path))  # type: ignore[arg-type]
+    yield java_line_end(read_header(stream, path))
     for item in stream:
         if type(item) is SemanticRecord:
             if is_spurious_key(item.key.gold):

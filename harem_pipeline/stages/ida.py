@@ -282,16 +282,16 @@ class _Sums:
         self.categories: dict[str, DocumentTally[CategoryCounts]] = {}
         self.first = DocumentTally(FirstHaremCounts)
 
-    def add(self, added: _Contributions) -> None:
-        """Add one record's contributions (a record has been noted: a document is open),
-        each where its field name says, in the order they come (sums take their values
-        in file order)."""
-        total, current = self.tally.total, self.tally.current
+    def add(self, added: _Contributions, current: list[float]) -> None:
+        """Add one record's contributions, each where its field name says, in the order
+        they come (sums take their values in file order); ``current``: the sums of the
+        document the record is in (:meth:`DocumentBoundaries.record`)."""
+        total = self.tally.total
         for row in added.rows:
             for i, value in enumerate(row):
                 if value:  # as DocumentTally.add
                     total[i] += value
-                    current[i] += value  # type: ignore[index]
+                    current[i] += value
         categories = self.categories
         for cat, name, value in added.categories:
             sums = categories.get(cat)
@@ -323,15 +323,15 @@ def tally_semantic(
     sums = _Sums()
     boundaries = DocumentBoundaries(sums.tally)
     for item in stream:
-        if type(item) is not SemanticRecord:
-            boundaries.boundary(item)  # type: ignore[arg-type]
+        if not isinstance(item, SemanticRecord):
+            boundaries.boundary(item)
             continue
-        boundaries.record()
+        current = boundaries.record()
         try:
-            added = key_contributions(item.key, filt, views, path)  # type: ignore[union-attr]
+            added = key_contributions(item.key, filt, views, path)
         except InputError as error:
-            raise at_line(error, item.line) from None  # type: ignore[union-attr]
-        sums.add(added)
+            raise at_line(error, item.line) from None
+        sums.add(added, current)
     counted = sums.tally.freeze()
     categories = sums.categories
     return SemanticTally(

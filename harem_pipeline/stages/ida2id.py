@@ -114,7 +114,7 @@ def record_rows(key: RecordKey) -> tuple[tuple[float, ...], ...]:
     the order the Java adds them: the decision on Ida2ID's key (an unknown item's
     error unlocated)."""
     spurious, evaluation = key
-    rows = [] if spurious else [_IN_CD]
+    rows: list[tuple[float, ...]] = [] if spurious else [_IN_CD]
     for item in evaluation:
         row = item_row(item)
         if row is None:

@@ -88,12 +88,13 @@ class ErrorSpill:
         if not found:
             return
         place = f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['
+        known = _LABELS
         lines = []
-        for error in found:
-            start, end, labels = error.span
-            other = ", ".join(f"[{s}, {e}, {_label(ls)}]" for s, e, ls in error.others)
+        for kind, side, (start, end, labels), others in found:
+            other = ", ".join([f"[{s}, {e}, {known.get(ls) or _label(ls)}]" for s, e, ls in others])
+            label = known.get(labels) or _label(labels)
             lines.append(
-                f'{{"kind": "{error.kind}", "side": "{error.side}", "label": {_label(labels)}, '
+                f'{{"kind": "{kind}", "side": "{side}", "label": {label}, '
                 f'"start": {start}, "end": {end}, "text": {_string(text(start, end))}'
                 f"{place}{other}]}}\n"
             )

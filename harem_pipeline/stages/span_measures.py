@@ -20,11 +20,14 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
-from typing import TextIO
+from typing import NamedTuple, TextIO
+
+import numpy as np
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.conll import SCHEMES, parse_conll
+from harem_pipeline.formats.conll import SCHEMES, ConllBlock, parse_conll_blocks
 from harem_pipeline.formats.jsonl import parse_jsonl
+from harem_pipeline.model import Span
 from harem_pipeline.stages.span_errors import ErrorSpill
 from harem_pipeline.stages.span_units import UNIT_LIMIT, SpanUnits
 from harem_pipeline.stages.spans import (
@@ -32,6 +35,7 @@ from harem_pipeline.stages.spans import (
     LabelFilter,
     Repairs,
     SpanCounts,
+    SpanTally,
     equal_token_tags,
 )
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
@@ -161,47 +165,159 @@ def measure_conll(
     """
     if units is None:
         units = SpanUnits()
-    add = units.tally.add_document  # the same tally all along (cleared per unit)
+    tally = units.tally  # the same tally all along (cleared per unit)
     end_source = units.end_source
-    pending = [] if spill is None else spill.listing.pending  # filled by ``add``
+    pending = [] if spill is None else spill.listing.pending  # filled by ``tally``
     gold_repairs = system_repairs = sentences = tokens = equal = 0
     documents = 0
     previous = marked = None
     by_document = False
     first_document = current = source_line = None
-    for sentence in parse_conll(lines, path, scheme):
-        if by_document:
-            if sentence.document != current:
-                end_source(source_line)
-                current, source_line = sentence.document, sentence.line
-        elif first_document is None:
-            first_document, source_line = sentence.document, sentence.line
-        elif sentence.document != first_document:
-            units.collapse()  # the sentences so far are the first document
-            by_document = True
-            current, source_line = sentence.document, sentence.line
-        if labels is None:
-            add(sentence.gold, sentence.system)
-        else:
-            add(labels(sentence.gold), labels(sentence.system))
-        if pending and spill is not None:
-            spill.flush(sentence.document or None, sentence.line, sentence.words)
-        if not by_document:
-            end_source(sentence.line)
-        gold_repairs += sentence.gold_repairs
-        system_repairs += sentence.system_repairs
-        sentences += 1
-        tokens += sentence.tokens
-        equal += sentence.equal_tags
-        if sentence.document != previous:
-            documents += 1
-            previous = sentence.document
-        marked = marked or bool(sentence.document)
+    for block in parse_conll_blocks(lines, path, scheme):
+        shown: list[frozenset[str] | None] = list(block.labels)
+        if labels is not None:
+            shown = list(map(labels.shown, block.labels))
+        gold, system, held = _split_block(block, shown, tally)
+        units.before_close = held.release
+        line_numbers = block.lines.tolist()
+        block_documents = block.documents.tolist()
+        apart = (gold.apart | system.apart).tolist()
+        for i, document in enumerate(block_documents):
+            held.position = i
+            if by_document:
+                if document != current:
+                    end_source(source_line)
+                    current, source_line = document, line_numbers[i]
+            elif first_document is None:
+                first_document, source_line = document, line_numbers[i]
+            elif document != first_document:
+                units.collapse()  # the sentences so far are the first document
+                by_document = True
+                current, source_line = document, line_numbers[i]
+            if apart[i]:
+                tally.add_apart(gold.spans(i), system.spans(i))
+                if pending and spill is not None:
+                    spill.flush(document or None, line_numbers[i], partial(block.words, i))
+            held.position = i + 1
+            if not by_document:
+                end_source(line_numbers[i])
+        held.release()
+        units.before_close = None
+        gold_repairs += int(block.gold.repairs.sum())
+        system_repairs += int(block.system.repairs.sum())
+        sentences += len(line_numbers)
+        tokens += int(block.tokens.sum())
+        equal += int(block.equal_tags.sum())
+        for document in block_documents:
+            if document != previous:
+                documents += 1
+                previous = document
+        marked = marked or any(block_documents)
     if by_document:
         end_source(source_line)
     counts = units.finish()
     repairs = Repairs(gold_repairs, system_repairs)
     return counts, repairs, sentences, tokens, documents if marked else 0, equal
+
+
+class _Side(NamedTuple):
+    """One column's spans of a block that the other column lacks, by sentence."""
+
+    apart: np.ndarray
+    """Whether each sentence has such a span."""
+    tuples: list[Span]
+    bounds: list[int]
+    """Sentence ``i``'s spans are ``tuples[bounds[i]:bounds[i + 1]]``."""
+
+    def spans(self, sentence: int) -> list[Span]:
+        return self.tuples[self.bounds[sentence] : self.bounds[sentence + 1]]
+
+
+class _Held:
+    """The spans a block's two columns share, counted per sentence and type, held back
+    until the tally needs them: ``release`` adds those of the sentences before
+    ``position`` not yet added (:attr:`SpanUnits.before_close`)."""
+
+    __slots__ = ("tally", "labels", "totals", "position", "_added")
+
+    def __init__(self, tally: SpanTally, labels: list[frozenset[str]], totals: list[list[int]]):
+        self.tally = tally
+        self.labels = labels
+        self.totals = totals
+        """Per type, running totals: ``totals[k][i]`` spans before sentence ``i``."""
+        self.position = 0
+        self._added = 0
+
+    def release(self) -> None:
+        a, b = self._added, self.position
+        if b <= a:
+            return
+        for labels, running in zip(self.labels, self.totals, strict=True):
+            number = running[b] - running[a]
+            if number:
+                self.tally.add_identical(labels, number)
+        self._added = b
+
+
+def _split_block(
+    block: ConllBlock, shown: list[frozenset[str] | None], tally: SpanTally
+) -> tuple[_Side, _Side, _Held]:
+    """Spans of a block's columns: those on both sides (same sentence, boundaries and
+    type; correct on every measure, only counted) and the rest, per sentence.
+
+    ``shown`` is each type's labels as scored (None: left out on both sides);
+    the shared spans are held for ``tally``.
+    Decoded spans never overlap, so a span on both sides touches nothing else
+    (:meth:`SpanTally.add_apart`).
+    """
+    kept = np.array([labels is not None for labels in shown], dtype=bool)
+    scored = [labels or frozenset() for labels in shown]  # the left out are never read
+    n = len(block.lines)
+    first = np.array(block.first, dtype=np.int64)
+    columns = []
+    for column in (block.gold, block.system):
+        keep = np.flatnonzero(kept[column.kind]) if len(shown) else np.zeros(0, dtype=np.int64)
+        sentence = column.sentence[keep]
+        columns.append((sentence, first[sentence] + column.start[keep], column, keep))
+    (g_sentence, g_at, g_column, g_keep), (s_sentence, s_at, s_column, s_keep) = columns
+    g_common = np.zeros(len(g_at), dtype=bool)
+    s_common = np.zeros(len(s_at), dtype=bool)
+    if len(g_at) and len(s_at):
+        match = np.searchsorted(s_at, g_at).clip(0, len(s_at) - 1)
+        g_common = (
+            (s_at[match] == g_at)
+            & (s_column.end[s_keep][match] == g_column.end[g_keep])
+            & (s_column.kind[s_keep][match] == g_column.kind[g_keep])
+        )
+        s_common[match[g_common]] = True
+    common_kinds = g_column.kind[g_keep][g_common]
+    common_sentences = g_sentence[g_common]
+    present = np.unique(common_kinds).tolist()
+    totals = []
+    for kind in present:
+        per_sentence = np.bincount(common_sentences[common_kinds == kind], minlength=n)
+        totals.append(np.concatenate(([0], np.cumsum(per_sentence))).tolist())
+    held = _Held(tally, [scored[k] for k in present], totals)
+    sides = []
+    for sentence, column, keep, common in (
+        (g_sentence, g_column, g_keep, g_common),
+        (s_sentence, s_column, s_keep, s_common),
+    ):
+        rest = keep[~common]
+        rest_sentence = sentence[~common]
+        apart = np.zeros(n, dtype=bool)
+        apart[rest_sentence] = True
+        tuples = list(
+            zip(
+                column.start[rest].tolist(),
+                column.end[rest].tolist(),
+                map(scored.__getitem__, column.kind[rest].tolist()),
+                strict=True,
+            )
+        )
+        bounds = np.searchsorted(rest_sentence, np.arange(n + 1)).tolist()
+        sides.append(_Side(apart, tuples, bounds))
+    return sides[0], sides[1], held
 
 
 def measure_jsonl(

@@ -23,7 +23,7 @@ number down to the limit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from operator import add
 from typing import Any, NamedTuple
@@ -86,28 +86,28 @@ class CountLayout:
 
     def tally_row(self, tally: SpanTally) -> list[float]:
         """The counts of ``tally`` as a row (the layout ``SpanTally.counts`` documents)."""
-        column = self.column
-        identical = identical_per_label(tally)
-        for label in tally.per_label:
-            column(label)
-        for label in identical:
-            column(label)
-        row: list[float] = [0] * len(self.keys)
         n = tally.identical
-        for base, t in ((0, tally.labelled), (_VIEW_COLUMNS, tally.unlabelled)):
-            s_correct, g_correct = t[3] + n, t[11] + n
-            row[base : base + _VIEW_COLUMNS] = (
-                t[0] + n, t[8] + n, s_correct, g_correct, t[1] + n, t[9] + n, t[2] + n, t[10] + n,
-                s_correct, t[4], t[5], t[6], t[7], g_correct, t[12], t[13], t[14], t[15],
-            )  # fmt: skip
+        a, b = tally.labelled, tally.unlabelled
+        row: list[float] = [
+            a[0] + n, a[8] + n, a[3] + n, a[11] + n, a[1] + n, a[9] + n, a[2] + n, a[10] + n,
+            a[3] + n, a[4], a[5], a[6], a[7], a[11] + n, a[12], a[13], a[14], a[15],
+            b[0] + n, b[8] + n, b[3] + n, b[11] + n, b[1] + n, b[9] + n, b[2] + n, b[10] + n,
+            b[3] + n, b[4], b[5], b[6], b[7], b[11] + n, b[12], b[13], b[14], b[15],
+        ]  # fmt: skip
+        if not tally.per_label and not tally.identical_labels:
+            return row
+        identical = identical_per_label(tally)
         labels = self.labels
+        for label in (*tally.per_label, *identical):
+            if label not in labels:
+                self.column(label)
+        row.extend([0] * (len(self.keys) - len(row)))
         for label, t in tally.per_label.items():
             base = labels[label]
             row[base : base + _LABEL_COLUMNS] = (t[0], t[4], t[1], t[5], t[2], t[6], t[3], t[7])
         for label, k in identical.items():
             base = labels[label]
-            for i in range(base, base + _LABEL_COLUMNS):
-                row[i] += k
+            row[base : base + _LABEL_COLUMNS] = [v + k for v in row[base : base + _LABEL_COLUMNS]]
         return row
 
     def counts_row(self, counts: SpanCounts) -> list[float]:
@@ -201,10 +201,12 @@ class BoundedUnits:
     up (one vectorised sum over the rows matrix) and ``size`` doubles.
     ``finish`` halves once more if needed, so the final units are those of
     :func:`unit_size`: unit ``i`` holds source units ``i*s`` to ``(i+1)*s - 1``.
-    Memory: a ``2 * limit`` × columns matrix of doubles (exact for counts).
+    Memory: a ``2 * limit`` × columns matrix of doubles (exact for counts);
+    pushed rows wait in a list and enter it together (one conversion, not
+    one per unit) before the matrix is read.
     """
 
-    __slots__ = ("limit", "size", "ids", "sources", "matrix", "_pending")
+    __slots__ = ("limit", "size", "ids", "sources", "matrix", "_pending", "_rows")
 
     def __init__(self, limit: int = UNIT_LIMIT) -> None:
         if limit < 1:
@@ -215,6 +217,7 @@ class BoundedUnits:
         self.sources: list[int] = []
         self.matrix = np.zeros((2 * limit, 0))  # widened as rows get longer
         self._pending: _Filling | None = None
+        self._rows: list[Sequence[float]] = []  # the last units pushed, not yet in ``matrix``
 
     def add(self, source_id: Any, row: Sequence[float]) -> None:
         """Add one source unit's row (for counts that come one source unit at a time)."""
@@ -231,18 +234,30 @@ class BoundedUnits:
 
     def push(self, unit_id: Any, row: Sequence[float], sources: int | None = None) -> None:
         """Append the next unit (``sources`` defaults to ``size``)."""
-        n = len(self.ids)
-        if len(row) > self.matrix.shape[1]:
-            wider = np.zeros((self.matrix.shape[0], len(row)))
-            wider[:, : self.matrix.shape[1]] = self.matrix
-            self.matrix = wider
-        self.matrix[n, : len(row)] = row
+        self._rows.append(row)
         self.ids.append(unit_id)
         self.sources.append(self.size if sources is None else sources)
-        if n + 1 >= 2 * self.limit:
+        if len(self.ids) >= 2 * self.limit:
             self._halve()
 
+    def _write(self) -> None:
+        """Put the waiting rows into ``matrix`` (widened if a row is longer)."""
+        rows = self._rows
+        if not rows:
+            return
+        width = max(map(len, rows))
+        if width > self.matrix.shape[1]:
+            wider = np.zeros((self.matrix.shape[0], width))
+            wider[:, : self.matrix.shape[1]] = self.matrix
+            self.matrix = wider
+        padded = [row if len(row) == width else [*row, *[0] * (width - len(row))] for row in rows]
+        start = len(self.ids) - len(rows)
+        self.matrix[start : len(self.ids), :width] = padded
+        self.matrix[start : len(self.ids), width:] = 0
+        rows.clear()
+
     def _halve(self) -> None:
+        self._write()
         n = len(self.ids)
         pairs = n // 2
         m = self.matrix
@@ -268,6 +283,7 @@ class BoundedUnits:
     def collapse(self) -> None:
         """Everything so far becomes one unit of one source unit (size back to 1)."""
         self._flush()
+        self._write()
         n = len(self.ids)
         if not n:
             return
@@ -279,6 +295,7 @@ class BoundedUnits:
     def finish(self) -> list[Unit]:
         """The final units (at most ``limit``)."""
         self._flush()
+        self._write()
         if len(self.ids) > self.limit:
             self._halve()
         rows = self.matrix[: len(self.ids)].tolist()
@@ -286,6 +303,7 @@ class BoundedUnits:
 
     def total(self) -> list[float]:
         """Column sums over every unit (and a unit being filled)."""
+        self._write()
         total = self.matrix[: len(self.ids)].sum(axis=0).tolist()
         return total if self._pending is None else add_rows(total, self._pending.row)
 
@@ -301,7 +319,7 @@ class SpanUnits:
     without bootstrap).  Memory: O(``limit``) rows, whatever the input.
     """
 
-    __slots__ = ("layout", "units", "tally", "kept", "_open", "_open_id")
+    __slots__ = ("layout", "units", "tally", "kept", "before_close", "_open", "_open_id")
 
     def __init__(
         self, limit: int = UNIT_LIMIT, min_overlap: float = 0.0, listing: Listing | None = None
@@ -311,6 +329,9 @@ class SpanUnits:
         self.tally = SpanTally(min_overlap, listing)
         self.kept: list[Unit] = []
         """The final units, once ``finish`` has run."""
+        self.before_close: Callable[[], None] | None = None
+        """Called before a unit's tally is taken: a reader that holds counts back (spans
+        found on both sides, counted in bulk) adds them to ``tally`` then."""
         self._open = 0  # source units in the unit being filled
         self._open_id: Any = None
 
@@ -327,6 +348,8 @@ class SpanUnits:
             self._close()
 
     def _close(self) -> None:
+        if self.before_close is not None:
+            self.before_close()
         self.units.push(self._open_id, self.layout.tally_row(self.tally), self._open)
         clear_tally(self.tally)
         self._open = 0
@@ -343,6 +366,8 @@ class SpanUnits:
         the last ``end_source`` count in the totals only."""
         if self._open:
             self._close()
+        if self.before_close is not None:
+            self.before_close()
         total = add_rows(self.units.total(), self.layout.tally_row(self.tally))
         clear_tally(self.tally)
         self.kept = self.units.finish()

@@ -240,6 +240,19 @@ class SpanTally:
                 _tally_identical(self, common)
                 gold = [g for g in gold if g not in common]
                 system = [s for s in system if s not in common]
+        self.add_apart(gold, system)
+
+    def add_identical(self, labels: frozenset[str], number: int) -> None:
+        """Add ``number`` spans of ``labels`` found on both sides, correct on both.
+
+        For a reader that finds the spans two sides share in bulk (see ``add_apart``).
+        """
+        self.identical += number
+        self.identical_labels[labels] += number
+
+    def add_apart(self, gold: Sequence[Span], system: Sequence[Span]) -> None:
+        """Add one document's spans, each side sorted, the spans both sides share taken out
+        (``add_identical``), or sides with spans that overlap each other."""
         _tally_side(self, system, gold, 0)
         _tally_side(self, gold, system, _VIEW_WIDTH)
 
@@ -357,8 +370,9 @@ class Listing:
 
         ``pending`` is emptied in place (a reader may hold it to test it cheaply).
         """
-        found = sorted(self.pending, key=_error_order)
-        self.pending.clear()
+        pending = self.pending
+        found = sorted(pending, key=_error_order) if len(pending) > 1 else list(pending)
+        pending.clear()
         return found
 
 
@@ -758,6 +772,13 @@ class LabelFilter:
             if shown is not None:
                 kept.append((start, end, shown))
         return tuple(kept)
+
+    def shown(self, labels: frozenset[str]) -> frozenset[str] | None:
+        """The labels of ``labels`` kept (None: the span is dropped)."""
+        cache = self._cache
+        if labels not in cache:
+            cache[labels] = self._shown(labels)
+        return cache[labels]
 
     def _shown(self, labels: frozenset[str]) -> frozenset[str] | None:
         shown = labels if self.labels is None else labels & self.labels

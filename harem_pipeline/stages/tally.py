@@ -142,11 +142,12 @@ class DocumentTally(Generic[C]):
         self.docid: str | None = None
         self.blocks: list[DocumentCounts[C]] = []
 
-    def start(self, docid: str) -> None:
-        """Close the current document (if any) and start counting ``docid``."""
+    def start(self, docid: str) -> list[float]:
+        """Close the current document (if any) and start counting ``docid``; its sums."""
         self.close()
         self.docid = docid
-        self.current = list(self.kind().row())
+        current = self.current = list(self.kind().row())
+        return current
 
     def close(self) -> None:
         """Close the current document block (nothing when none is open)."""
@@ -215,12 +216,15 @@ class DocumentBoundaries:
         elif isinstance(item, DocEnd):
             tally.close()
 
-    def record(self) -> None:
-        """Note a record (counted in the open document, or in :data:`NO_DOCUMENT`)."""
-        if self.tally.current is None:
-            self.tally.start(NO_DOCUMENT)
+    def record(self) -> list[float]:
+        """Note a record (counted in the open document, or in :data:`NO_DOCUMENT`); the
+        running sums of that document."""
+        current = self.tally.current
+        if current is None:
+            current = self.tally.start(NO_DOCUMENT)
             self.records = 0
         self.records += 1
+        return current
 
 
 def document_records(lines: Iterable[Line], tally: DocumentTally) -> Iterator[Record]:

@@ -601,7 +601,7 @@ class VeusSubset:
 
     def line(self, line: Line) -> list[Line]:
         """What one input line becomes: nothing, itself, or records (a list: most are one)."""
-        if type(line) is Record:
+        if isinstance(line, Record):
             if self.in_document and self.keep:
                 return self.record(line)
             return []

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -394,7 +393,10 @@ def score_lines(
     which decides the no-output rule.
     """
     absolute = scenario is Scenario.ABSOLUTE
-    decisions: KeyedTable[tuple[Any, ...], tuple[tuple[str, ...] | None, bool]]
+    decisions: KeyedTable[
+        tuple[str, tuple[str, ...] | None, str | None, int | None],
+        tuple[tuple[str, ...] | None, bool],
+    ]
     decisions = KeyedTable(lambda key: vizir_decision(*key, absolute))
     cut, evaluate = cut_record, evaluated_index  # looked up once a pass
     out: list[str] = []

@@ -84,14 +84,17 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import cache
 from itertools import accumulate
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.harem_xml import format_collection, read_collection
+from harem_pipeline.formats.veils import GRID_2005_PATH, DeclaredGrid, read_declared_grid
 from harem_pipeline.model import (
     EM_TAG,
     FIRST_HAREM,
+    OTHER,
     AltBlock,
     Collection,
     Document,
@@ -160,51 +163,6 @@ PROFILES: dict[str, Profile] = {
         Profile("average", 0.12, 0.12, 0.06, 0.06, 0.02, 0.02, 0.15, 0.10, 0.15),
         Profile("weak", 0.25, 0.25, 0.10, 0.10, 0.04, 0.03, 0.30, 0.20, 0.30),
     )
-}
-
-# The First HAREM (2005) category grid, as its guidelines define it; every
-# category and type of the golden collection is in it.
-FIRST_HAREM_GRID: dict[str, tuple[str, ...]] = {
-    "PESSOA": ("INDIVIDUAL", "CARGO", "GRUPOIND", "GRUPOMEMBRO", "MEMBRO", "GRUPOCARGO"),
-    "ORGANIZACAO": ("ADMINISTRACAO", "EMPRESA", "INSTITUICAO", "SUB"),
-    "TEMPO": ("DATA", "HORA", "PERIODO", "CICLICO"),
-    "LOCAL": ("CORREIO", "ADMINISTRATIVO", "GEOGRAFICO", "VIRTUAL", "ALARGADO"),
-    "OBRA": ("ARTE", "REPRODUZIDA", "PUBLICACAO", "PRODUTO"),
-    "ACONTECIMENTO": ("EFEMERIDE", "ORGANIZADO", "EVENTO"),
-    "ABSTRACCAO": ("DISCIPLINA", "ESTADO", "IDEIA", "PLANO", "OBRA", "NOME", "MARCA", "ESCOLA"),
-    "COISA": ("CLASSE", "SUBSTANCIA", "OBJECTO"),
-    "VALOR": ("CLASSIFICACAO", "QUANTIDADE", "MOEDA"),
-    "VARIADO": ("OUTRO",),
-}
-
-# The Second HAREM grid (categories and types of LÂMPADA 2.0's harem.conf).
-SECOND_HAREM_GRID: dict[str, tuple[str, ...]] = {
-    "PESSOA": (
-        "INDIVIDUAL",
-        "CARGO",
-        "GRUPOIND",
-        "GRUPOMEMBRO",
-        "MEMBRO",
-        "GRUPOCARGO",
-        "POVO",
-        "OUTRO",
-    ),
-    "ORGANIZACAO": ("ADMINISTRACAO", "EMPRESA", "INSTITUICAO", "OUTRO"),
-    "LOCAL": ("HUMANO", "FISICO", "VIRTUAL", "OUTRO"),
-    "OBRA": ("REPRODUZIDA", "ARTE", "PLANO", "OUTRO"),
-    "ACONTECIMENTO": ("EFEMERIDE", "ORGANIZADO", "EVENTO", "OUTRO"),
-    "ABSTRACCAO": ("DISCIPLINA", "ESTADO", "IDEIA", "NOME", "OUTRO"),
-    "COISA": ("CLASSE", "SUBSTANCIA", "OBJECTO", "MEMBROCLASSE", "OUTRO"),
-    "VALOR": ("CLASSIFICACAO", "QUANTIDADE", "MOEDA", "OUTRO"),
-    "TEMPO": ("TEMPO_CALEND", "DURACAO", "FREQUENCIA", "GENERICO", "OUTRO"),
-    "OUTRO": (),
-}
-SECOND_HAREM_SUBTYPES: dict[tuple[str, str], tuple[str, ...]] = {
-    ("LOCAL", "HUMANO"): ("PAIS", "DIVISAO", "REGIAO", "CONSTRUCAO", "RUA", "OUTRO"),
-    ("LOCAL", "FISICO"): ("AGUACURSO", "AGUAMASSA", "RELEVO", "PLANETA", "ILHA", "REGIAO", "OUTRO"),
-    ("LOCAL", "VIRTUAL"): ("COMSOCIAL", "SITIO", "OBRA", "OUTRO"),
-    ("LOCAL", "OUTRO"): ("OUTRO",),
-    ("TEMPO", "TEMPO_CALEND"): ("DATA", "INTERVALO", "HORA"),
 }
 
 # Categories that take no morphology (a number or a date has no gender).
@@ -541,14 +499,25 @@ def _words_inside(text: str, start: int, end: int) -> list[tuple[int, int]]:
 # Category, type and morphology errors
 
 
+@cache
+def _declared_for(fmt: str) -> DeclaredGrid:
+    """The grid a simulated system of ``fmt`` draws labels from, as ``resources/`` declares
+    it: the 2005 grid for the First HAREM, ``harem.conf`` (with its subtypes) for the
+    Second; its order is the draws' order, ``OUTRO`` (the category of what fits no
+    other) last."""
+    declared = read_declared_grid(GRID_2005_PATH if fmt == FIRST_HAREM else None)
+    return dict(sorted(declared.items(), key=lambda item: item[0] == OTHER))
+
+
+@cache
 def _grid_for(fmt: str) -> dict[str, tuple[str, ...]]:
-    return FIRST_HAREM_GRID if fmt == FIRST_HAREM else SECOND_HAREM_GRID
+    """Each category's types, in the declared order."""
+    return {category: tuple(types) for category, types in _declared_for(fmt).items()}
 
 
 def _subtypes_for(fmt: str, category: str, type_: str) -> tuple[str, ...]:
-    if fmt == FIRST_HAREM:
-        return ()
-    return SECOND_HAREM_SUBTYPES.get((category, type_), ())
+    """A type's subtypes, in the declared order (none in the 2005 grid)."""
+    return _declared_for(fmt).get(category, {}).get(type_, ())
 
 
 @dataclass(frozen=True, slots=True)

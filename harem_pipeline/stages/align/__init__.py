@@ -293,9 +293,12 @@ def pair_documents(
 class DocumentSource(Protocol):
     """A collection read one document at a time (parsed, or as written)."""
 
-    path: str
-    format: str
-    documents: Iterator[Document] | Iterator[RawDocument]
+    @property
+    def path(self) -> str: ...
+    @property
+    def format(self) -> str: ...
+    @property
+    def documents(self) -> Iterator[Document | RawDocument]: ...
 
 
 def header_lines(cd: DocumentSource, run: DocumentSource) -> list[Line]:

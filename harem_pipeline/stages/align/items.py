@@ -449,8 +449,8 @@ def _plain_flat(found: list[_ItemMatch]) -> list[Item]:
             append(node)
         elif tag == "<OMITIDO>":
             pieces, index = _pieces_until(found, index, "</OMITIDO>")
-            (node,) = _plain_nodes(["", tag, *pieces, "", "</DOC>"])
-            append(node)
+            (omitted,) = _plain_nodes(["", tag, *pieces, "", "</DOC>"])
+            append(omitted)
         elif tag == "<P>" and paragraph < 0:
             paragraph = len(items)
         elif tag == "</P>" and 0 <= paragraph < len(items):

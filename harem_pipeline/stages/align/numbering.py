@@ -319,10 +319,10 @@ def number_entities(
     unread: list[str] = []
     if not _number_in_bulk(items, counters, out, xml, unread):
         for item in items:
-            if type(item) is str:
+            if isinstance(item, str):
                 unread.append(item)
             else:
-                _number_item(item, counters, out, xml, unread)  # type: ignore[arg-type]
+                _number_item(item, counters, out, xml, unread)
         _count_unread(unread, counters)
     return [entity for entity in out if entity is not None], counters
 
@@ -335,7 +335,7 @@ def _number_item(
     unread: list[str],
 ) -> None:
     """Number one item that is not running text, after the running text before it."""
-    if type(item) is FlatEntity:
+    if isinstance(item, FlatEntity):
         if unread:
             _count_unread(unread, counters)
         attributes, shown, text = item
@@ -343,7 +343,7 @@ def _number_item(
         ident = tag_string(EM_TAG, shown, marked)
         out.append(NumberedEntity(EM_TAG, attributes, text, marked, marks, False, shown, ident))
     else:
-        _number_nodes((item,), counters, out, xml, unread)  # type: ignore[arg-type]
+        _number_nodes((item,), counters, out, xml, unread)
 
 
 def _number_in_bulk(
@@ -365,12 +365,12 @@ def _number_in_bulk(
     others: list[FlatEntity | Node] = []
     running: list[str] = []
     for item in items:
-        if type(item) is str:
-            running.append(item)  # type: ignore[arg-type]
+        if isinstance(item, str):
+            running.append(item)
         else:
             gaps.append("\n".join(running))
             running.clear()
-            others.append(item)  # type: ignore[arg-type]
+            others.append(item)
     gaps.append("\n".join(running))
     text = GAP.join(gaps)
     tokens = upper_words_by_gap(text)

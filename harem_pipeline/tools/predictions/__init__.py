@@ -74,6 +74,7 @@ from typing import TextIO
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
+from harem_pipeline.formats.harem_xml import format_document, format_frame
 from harem_pipeline.model import FIRST_HAREM, Collection
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
@@ -87,12 +88,7 @@ from harem_pipeline.tools.predictions.merge import (
     read_predictions,
 )
 from harem_pipeline.tools.predictions.placing import ImportSummary
-from harem_pipeline.tools.predictions.writer import (
-    render_document,
-    run_collection,
-    run_document,
-    run_frame,
-)
+from harem_pipeline.tools.predictions.writer import run_collection, run_document
 
 
 def build_run(
@@ -163,7 +159,7 @@ def parse_label_map(value: str) -> dict[str, str]:
             ):
                 raise InputError(value, 'a JSON object {"LABEL": "CATEGORY", ...}', "another value")
             return dict(data)
-        entries = [
+        entries: list[tuple[int | None, str]] = [
             (n, line)
             for n, line in enumerate(text.splitlines(), 1)
             if line.strip() and not line.lstrip().startswith("#")
@@ -211,7 +207,7 @@ def run_import(
     info, cd_documents = iter_collection_documents(cd)
     if output is None:
         output = default_output(pred, info.format)
-    head, tail = run_frame(info)
+    head, tail = format_frame(run_collection(info, ()))
     summary = ImportSummary(label_map=dict(label_map or {}))
     if only_predicted:
         summary.absent_as = "empty, so not scored"
@@ -227,7 +223,7 @@ def run_import(
             cd_documents, predictions, summary, scheme, name, named, only_predicted
         )
         for item in items:
-            out.write(render_document(item, info.format, info.newline))
+            out.write(format_document(run_document(item, info.format), info.format, info.newline))
         if not summary.predicted:  # a run of the collection's text alone scores nothing
             raise InputError(name, "at least one predicted document", "none")
         out.write(tail)

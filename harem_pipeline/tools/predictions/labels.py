@@ -8,8 +8,7 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-from harem_pipeline.formats.veils import read_grid
-from harem_pipeline.tools.simulate import FIRST_HAREM_GRID
+from harem_pipeline.formats.veils import GRID_2005_PATH, read_grid
 
 _VALUE = re.compile(r"[^\s<>\"'&|]+")
 
@@ -25,7 +24,7 @@ class Label(NamedTuple):
 @lru_cache(maxsize=1)
 def known_categories() -> frozenset[str]:
     """Categories a label prefix may name: the ``harem.conf`` grid's and the First HAREM's."""
-    return frozenset(read_grid().categories) | frozenset(FIRST_HAREM_GRID)
+    return frozenset(read_grid().categories) | frozenset(read_grid(GRID_2005_PATH).categories)
 
 
 @lru_cache(maxsize=4096)

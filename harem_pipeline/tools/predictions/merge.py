@@ -69,6 +69,7 @@ def _conll_predictions(
     items: Iterable[ConllSentence | ConllDocument | ConllColumns], path: str | None
 ) -> Iterator[Prediction]:
     current: Prediction | None = None
+    sentences: list[ConllSentence] = []  # the current prediction's content
     named: bool | None = None
     for item in items:
         if isinstance(item, ConllDocument):
@@ -82,17 +83,20 @@ def _conll_predictions(
             named = item.docid is not None
             if current is not None:
                 yield current
-            current = Prediction(item.docid, item.line, [])
+            sentences = []
+            current = Prediction(item.docid, item.line, sentences)
+        elif isinstance(item, ConllColumns):
+            if current is None:  # a file read in columns opens with a document line
+                raise InputError(path, "a document line before the tokens", "a document")
+            current = current._replace(content=item)
         elif current is None:
             if named is not None:
                 raise InputError(
                     path, "a document line before the tokens", item.tokens[0], line=item.line
                 )
             yield Prediction(None, item.line, [item], flow=True)
-        elif isinstance(item, ConllColumns):
-            current = current._replace(content=item)
         else:
-            current.content.append(item)  # type: ignore[union-attr]
+            sentences.append(item)
     if current is not None:
         yield current
 
@@ -150,7 +154,7 @@ def import_documents(
         yield from _in_order(cd_documents, iter(predictions), summary, scheme, path)
         return
     stream = iter(predictions)
-    waiting: dict[str, Prediction] = {}
+    waiting: dict[str | None, Prediction] = {}
     done: set[str] = set()
     for doc in cd_documents:
         summary.documents += 1
@@ -168,7 +172,7 @@ def import_documents(
                 if pred.docid == doc.docid:
                     found = pred
                     break
-                waiting[pred.docid] = pred  # type: ignore[index]
+                waiting[pred.docid] = pred
         done.add(doc.docid)
         if found is None:
             summary.absent += 1
@@ -221,7 +225,7 @@ def _in_order(
             continue
         placer = ConllPlacer(doc, scheme, summary, path)
         while pending is not None and pending.flow and not placer.cursor.exhausted:
-            placer.add(pending.content[0])  # type: ignore[index]
+            placer.add(pending.content[0])  # type: ignore[index, arg-type]  # flow: one sentence
             pending = next(stream, None)
         summary.entities += len(placer.placed)
         yield ImportedDocument(doc, placer.placed)
