@@ -52,6 +52,8 @@ PathLike = str | os.PathLike[str]
 RUN = "model"
 """The run's name in the temporary campaign (its files are ``model.*``)."""
 SPAN_FAMILIES = ("exact", "overlap", "intersection")
+SELECTIVE_VEIL = ":".join(sorted(SELECTIVE))
+"""The veil a selective model declares (the run's ``veil``, and its ceiling's)."""
 _SUFFIX_FORMATS = {".json": "harem-json", ".jsonl": "jsonl", ".conll": "conll", ".spacy": "spacy"}
 
 
@@ -102,7 +104,7 @@ def _campaign_yaml(
     if options.get("label_map"):
         run["label_map"] = dict(options["label_map"])
     if options["selective"]:
-        run["veil"] = ":".join(sorted(SELECTIVE))
+        run["veil"] = SELECTIVE_VEIL
     data: dict[str, Any] = {
         "collection": str(collection),
         "runs": [run],
@@ -303,7 +305,8 @@ def _ceiling(
     key = (short_digest(collection), typed, kept, *sorted(options.items()))
     if key not in _CEILINGS:
         gold = folder / "gold.json"
-        chain.export_ceiling(collection, run, gold, options["selective"], documents)
+        veil = SELECTIVE_VEIL if options["selective"] else None
+        chain.export_ceiling(collection, run, gold, veil, None, documents)
         figures, _ = _score(collection, gold, "harem-json", "lenient", folder / "ceiling", options)
         _CEILINGS[key] = figures
     return json.loads(json.dumps(_CEILINGS[key]))  # a copy the caller may change

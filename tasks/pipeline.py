@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 import luigi
 
 from harem_pipeline import __version__
-from harem_pipeline.formats.veils import veil_categories
 from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline import chain, official, preflight
 from harem_pipeline.pipeline.config import Campaign
@@ -46,7 +45,6 @@ from harem_pipeline.pipeline.params import (
     subset_params,
 )
 from harem_pipeline.stages.emir import EmirParams
-from harem_pipeline.tools.export import SELECTIVE
 from tasks.base import (
     CampaignTask,
     RunTask,
@@ -90,13 +88,8 @@ class ExportCeiling(RunTask, StageTask):
         return [self.campaign.collection, self.model.anchor(), self.model.run_spec.path]
 
     def stage_params(self) -> dict[str, Any]:
-        return {"selective": self.selective, "only": self.run_spec.only_predicted}
-
-    @property
-    def selective(self) -> bool:
-        """Whether the model declared the selective scenario's categories (its veil)."""
-        veil = self.run_spec.veil
-        return veil is not None and veil_categories(veil) == SELECTIVE
+        grid = None if self.campaign.grid is None else str(self.campaign.grid)
+        return {"veil": self.run_spec.veil, "grid": grid, "only": self.run_spec.only_predicted}
 
     def produce(self) -> list[Path]:
         model = self.model.run_spec
@@ -105,7 +98,12 @@ class ExportCeiling(RunTask, StageTask):
         if model.only_predicted:
             documents = chain.predicted_documents(model.path, model.format)
         return chain.export_ceiling(
-            self.campaign.collection, self.model.anchor(), self.anchor(), self.selective, documents
+            self.campaign.collection,
+            self.model.anchor(),
+            self.anchor(),
+            self.run_spec.veil,
+            self.campaign.grid,
+            documents,
         )
 
 

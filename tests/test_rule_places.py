@@ -285,8 +285,8 @@ def test_replacing_the_ceiling_export_moves_evaluate_s_ceiling(
     ours = harem_pipeline.evaluate(gold, cd)["ceiling"]["exact"]["f1"]
     rule = chain.export_ceiling
 
-    def halved(cd: Any, run: Any, output: Any, selective: bool, documents: Any = None) -> Any:
-        written = rule(cd, run, output, selective, documents)
+    def halved(cd: Any, run: Any, output: Any, veil: Any, grid: Any, documents: Any) -> Any:
+        written = rule(cd, run, output, veil, grid, documents)
         docs = json.loads(Path(output).read_text("utf-8"))
         for doc in docs:
             doc["entities"] = doc["entities"][::2]

@@ -15,7 +15,6 @@ from harem_pipeline.formats.veils import (
     parse_grid,
     parse_veil,
     read_grid,
-    veil_categories,
 )
 from harem_pipeline.text.java import java_hash_order, java_string_hash
 from tests.helpers.paths import DATA
@@ -227,15 +226,3 @@ def _as_sets(tree) -> set:
     return {(cat, typ, frozenset(subs)) for cat, types in tree for typ, subs in types} | {
         (cat, None, frozenset()) for cat, _ in tree
     }
-
-
-@pytest.mark.parametrize(
-    ("text", "categories"),
-    [
-        ("PESSOA:LOCAL", {"PESSOA", "LOCAL"}),
-        ("pessoa(individual;cargo):local(humano{pais,divisao})", {"PESSOA", "LOCAL"}),
-        ("#VALOR:TEMPO(*)#", {"VALOR", "TEMPO"}),
-    ],
-)
-def test_veil_categories_are_read_from_the_text_alone(text: str, categories: set[str]) -> None:
-    assert veil_categories(text) == categories

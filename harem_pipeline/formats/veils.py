@@ -30,7 +30,6 @@ header is byte-identical to the original one.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -312,17 +311,6 @@ class _VeilParser:
         if sub not in valid:
             raise self.unknown(f"subtype of {cat}({typ})", sub, start, valid)
         self.builder.add_subtype(cat, typ, sub)
-
-
-_VEIL_GROUP = re.compile(r"\([^)]*\)")
-"""A category's types in a veil (``(…)``, their subtypes' ``{…}`` inside)."""
-
-
-def veil_categories(text: str) -> frozenset[str]:
-    """The categories a veil names (``PESSOA:LOCAL(HUMANO)`` → PESSOA, LOCAL), read from its
-    text alone, without a grid."""
-    cleaned = text.replace("#", "").strip().upper()
-    return frozenset(name.strip() for name in _VEIL_GROUP.sub("", cleaned).split(":"))
 
 
 def parse_veil(text: str | None, grid: Grid, source: str | None = "veil") -> Veil:

@@ -26,16 +26,17 @@ from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_
 from harem_pipeline.pipeline.morphology import run_altmor, run_ida2mor, run_vizir
 from harem_pipeline.pipeline.naming import json_twin
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
+from harem_pipeline.pipeline.preflight import collection_facts
 from harem_pipeline.pipeline.semantic import run_alts, run_altsem, run_emir, run_ida
 from harem_pipeline.pipeline.spans import measure_evaluated
 from harem_pipeline.reports import summary as summary_stage
 from harem_pipeline.reports.html import write_report_html
 from harem_pipeline.reports.rerelem import format_rerelem_markdown, rerelem_rows
 from harem_pipeline.reports.tempo import format_tempo_markdown, tempo_rows
-from harem_pipeline.stages.emir import EmirParams
+from harem_pipeline.stages.emir import EmirParams, choose_grid
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import detect_file_encoding, read_json_object
-from harem_pipeline.tools.export import run_export
+from harem_pipeline.tools.export import SELECTIVE, run_export
 from harem_pipeline.tools.predictions import predicted_docids, predictions_source, run_import
 from harem_pipeline.tools.simulate import is_simulated
 
@@ -130,23 +131,35 @@ def predicted_documents(predictions: PathLike, fmt: str) -> frozenset[str]:
         return frozenset(predicted_docids(fmt, handle, str(predictions)) or ())
 
 
+def declares_selective(veil: str | None, cd: PathLike, grid: PathLike | None = None) -> bool:
+    """Whether a model's declared ``veil`` keeps exactly the selective scenario's
+    categories (read by the veil parser, on the grid Emir uses for ``cd``)."""
+    if veil is None:
+        return False
+    first_harem = collection_facts(cd).first_harem
+    tree = parse_veil(veil, choose_grid(first_harem, grid), "veil").tree
+    return {category for category, _ in tree} == SELECTIVE
+
+
 def export_ceiling(
     cd: PathLike,
     imported_run: PathLike,
     output: PathLike,
-    selective: bool,
+    veil: str | None,
+    grid: PathLike | None = None,
     documents: frozenset[str] | None = None,
 ) -> list[Path]:
     """A model's ceiling predictions: the gold of ``cd`` exported as harem-json in the
     label set of the model's ``imported_run`` (``CAT:TIPO`` when it carries types, else
-    categories), with the selective scenario's categories when ``selective``, and only
-    the ``documents`` named when given (the model's own, for ``only_predicted``).
+    categories), with the selective scenario's categories when the model's declared
+    ``veil`` keeps those (:func:`declares_selective`), and only the ``documents`` named
+    when given (the model's own, for ``only_predicted``).
 
     Read back as predictions and scored the model's way, it gives the best figures a
     model predicting that label set can get: ``evaluate()``'s ``ceiling`` and a
     campaign's ``NAME-ceiling`` rows are this file's figures.
     """
-    scenario = "selective" if selective else "total"
+    scenario = "selective" if declares_selective(veil, cd, grid) else "total"
     run_export(cd, "harem-json", output, scenario, "first", "iob2", run_is_typed(imported_run))
     if documents is not None:
         exported = json.loads(Path(output).read_text(encoding="utf-8"))
