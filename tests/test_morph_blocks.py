@@ -1,9 +1,10 @@
-"""Vizir, AltinaMor and Ida2Mor a block at a time (``pipeline/blocks.py``) and as one stream.
+"""The record stages a block at a time (``pipeline/blocks.py``) and as one stream.
 
-A file larger than a block is read a block of whole lines at a time, on
-worker processes; the outputs, counts and errors must be the one-stream
-run's, on the First HAREM campaign run and on random files built from
-well-formed and malformed pieces.
+Vizir, AltinaMor, Ida2Mor, AvalIDa, Véus and AltinaID read a file larger
+than a block a block of whole lines at a time, on worker processes; the
+outputs, counts and errors must be the one-stream run's, on the campaign
+runs of both collection formats and on random files built from well-formed
+and malformed pieces.
 """
 
 from __future__ import annotations
@@ -236,6 +237,7 @@ def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterat
     """
     import harem_pipeline.formats.alinhado as alinhado_format
     import harem_pipeline.pipeline.blocks as blocks
+    import harem_pipeline.pipeline.identification as identification
     import harem_pipeline.pipeline.morphology as steps
 
     with pytest.MonkeyPatch.context() as patch:
@@ -246,6 +248,7 @@ def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterat
         if not fallback:
             direct = lambda run, workers=None: run(workers)  # noqa: E731
             patch.setattr(steps, "run_with_fallback", direct)
+            patch.setattr(identification, "run_with_fallback", direct)
         yield
 
 
@@ -461,6 +464,149 @@ def test_cut_outside_alt_worked_example() -> None:
         (1, b"a\n"),
         (2, b"<ALT>\n<ALT1>\nx\n</ALT1>\n</ALT>\nb\n"),
         (8, b"c"),
+    ]
+
+
+# ---------------------------------------------------------------------------
+# AvalIDa, Véus and AltinaID a block at a time
+
+ID_LINES = ["DOC d1", "DOC d2", "HAREM-1-2 PT Web", "HAREM-7 BR Literário", "EOD", "#header"]
+
+
+def identification_outcomes(path: Path) -> list[object]:
+    """AvalIDa, Véus (three styles, a veil, a variant) and AltinaID on ``path``."""
+    from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_veus
+
+    out = path.with_name("out")
+    runs: list[Callable[[], Path]] = [
+        lambda: run_avalida(path, out),
+        lambda: run_altida(path, out),
+    ]
+    for params in (
+        SubsetParams(),
+        SubsetParams(style="muc"),
+        SubsetParams(style="relaxado", veil="PESSOA:LOCAL"),
+        SubsetParams(variant="PT"),
+    ):
+        runs.append(functools.partial(run_veus, path, params, out))
+    return [outcome(lambda run=run: run().read_bytes()) for run in runs]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(VEUS_FILES, VIZIR_FILES), st.lists(st.sampled_from(ID_LINES), max_size=4))
+def test_identification_stages_a_block_at_a_time(data: bytes, extra: list[str]) -> None:
+    """Random files with document lines of both formats and misplaced ``#`` lines: every
+    outcome (bytes or error) is the one-stream run's, in blocks of 1 to 80 bytes."""
+    data += "".join(f"\n{line}" for line in extra).encode()
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "in.avalida"
+        source.write_bytes(data)
+        one_stream = identification_outcomes(source)
+        for chunk in (1, 17, 80):
+            with blockwise(chunk):
+                assert identification_outcomes(source) == one_stream
+
+
+@functools.cache
+def campaign_evaluated(kind: str) -> bytes:
+    """The ``.avalida`` of a campaign run: ``first`` (document lines) or ``second`` (``DOC``)."""
+    from harem_pipeline.pipeline.align import run_align
+    from harem_pipeline.pipeline.identification import run_avalida
+    from tests.helpers.paths import DATA
+
+    cd, run = {
+        "first": ("first-harem/ColeccaoDouradaHAREM.txt", "campaign/sim-weak.txt.gz"),
+        "second": (
+            "second-harem/SegundoHaremReRelEM_t1.xml.gz",
+            "second-harem/ParticipacaoSegundoHaremReRelEM_t1.xml.gz",
+        ),
+    }[kind]
+    with tempfile.TemporaryDirectory() as folder:
+        aligned, _ = run_align(DATA / cd, DATA / run, Path(folder) / "r.alinhado")
+        return run_avalida(aligned).read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["first", "second"])
+def test_campaign_runs_cut_at_documents_and_outside_alt_blocks(kind: str, tmp_path: Path) -> None:
+    """Valid files of both formats, cut a block at a time with no second reading (a cut
+    that broke a document or an ALT block would fail or differ): the same bytes."""
+    from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_veus
+
+    evaluated = tmp_path / "r.avalida"
+    evaluated.write_bytes(campaign_evaluated(kind))
+    aligned_source = {"first": b"\nHAREM-", "second": b"\nDOC "}[kind]
+    assert evaluated.read_bytes().count(aligned_source) > 50
+
+    def outputs() -> list[bytes]:
+        veu = run_veus(evaluated, SubsetParams(style="relaxado"), tmp_path / "r.veu")
+        return [
+            run_avalida(evaluated, tmp_path / "again.avalida").read_bytes(),
+            veu.read_bytes(),
+            run_altida(veu, tmp_path / "r.altida").read_bytes(),
+            run_veus(evaluated, SubsetParams(veil="PESSOA"), tmp_path / "p.veu").read_bytes(),
+        ]
+
+    one_stream = outputs()
+    with blockwise(2048, fallback=False):
+        assert outputs() == one_stream
+    with blockwise(1 << 14, pooled=True, fallback=False):
+        assert outputs() == one_stream
+
+
+def test_a_header_line_in_a_later_block_is_refused_with_its_line(tmp_path: Path) -> None:
+    """AvalIDa's rule (``#`` lines only on lines 1 and 2) holds in every block: a block
+    does not start at line 1."""
+    from harem_pipeline.pipeline.identification import run_avalida
+
+    aligned = tmp_path / "r.alinhado"
+    lines = campaign_evaluated("second").split(b"\n")
+    lines.insert(len(lines) // 2, b"# another file")
+    aligned.write_bytes(b"\n".join(lines))
+    with blockwise(1024, fallback=False), pytest.raises(InputError) as raised:
+        run_avalida(aligned, tmp_path / "out")
+    assert raised.value.line == len(lines) // 2 + 1
+    assert "on lines 1 and 2 only" in str(raised.value)
+
+
+DOCUMENT_LINES = st.lists(
+    st.sampled_from(["r", "", "DOC d", "HAREM-1 PT Web", "#x", "DOCX", "<ALT>", "EOD"]),
+    max_size=30,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(DOCUMENT_LINES, st.lists(st.integers(1, 40), min_size=1, max_size=40))
+def test_cut_before_documents_keeps_the_lines_and_starts_blocks_at_documents(
+    lines: list[str], sizes: list[int]
+) -> None:
+    from harem_pipeline.pipeline.blocks import cut_before_documents
+
+    data = "".join(line + "\n" for line in lines).encode()
+    blocks, at, number = [], 0, 1
+    for size in itertools.cycle(sizes):
+        if at >= len(data):
+            break
+        end = data.find(b"\n", at + size - 1) + 1 or len(data)
+        blocks.append((number, data[at:end]))
+        number += data.count(b"\n", at, end)
+        at = end
+    cut = list(cut_before_documents(iter(blocks)))
+    assert b"".join(block for _, block in cut) == data
+    assert all(block for _, block in cut)
+    assert [first for first, _ in cut] == [
+        1 + b"".join(block for _, block in cut[:i]).count(b"\n") for i in range(len(cut))
+    ]
+    assert all(block.startswith((b"DOC ", b"HAREM-1 PT Web\n")) for _, block in cut[1:])
+
+
+def test_cut_before_documents_worked_example() -> None:
+    from harem_pipeline.pipeline.blocks import cut_before_documents
+
+    blocks = [(1, b"# a\nDOC x\nr\n"), (4, b"r\nr\n"), (6, b"DOC y\nr\r\nH-1 PT Web\r\nr\n")]
+    assert list(cut_before_documents(iter(blocks))) == [
+        (1, b"# a\n"),
+        (2, b"DOC x\nr\nr\nr\nDOC y\nr\r\n"),  # cut before the last document of a block
+        (8, b"H-1 PT Web\r\nr\n"),
     ]
 
 

@@ -1191,9 +1191,21 @@ def write_to(handle: IO[str], lines: Iterable[Line], marker: str | None = None) 
     """Write ``lines`` to an open text handle (opened with ``newline=""``), a batch of
     :data:`WRITE_BATCH` lines a call."""
     write = handle.write
+    for text in formatted_batches(lines, marker):
+        write(text)
+
+
+def formatted_batches(lines: Iterable[Line], marker: str | None = None) -> Iterator[str]:
+    """The text of ``lines`` as :func:`write_to` writes it, :data:`WRITE_BATCH` lines a piece."""
     items = iter(lines)
     while batch := [format_line(item, marker) + item.eol for item in islice(items, WRITE_BATCH)]:
-        write("".join(batch))
+        yield "".join(batch)
+
+
+def parse_numbered(lines: Iterable[NumberedLine], path: str | None = None) -> Iterator[Line]:
+    """``(number, text, line end)`` lines parsed: the lines :func:`iter_lines` gives."""
+    for number, text, eol in lines:
+        yield parse_line(text, path, number, eol)
 
 
 # ---------------------------------------------------------------------------

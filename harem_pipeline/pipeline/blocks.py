@@ -23,14 +23,24 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import TypeVar
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats import alinhado
-from harem_pipeline.formats.alinhado import RawBlock, block_lines
+from harem_pipeline.formats.alinhado import (
+    Line,
+    RawBlock,
+    block_lines,
+    formatted_batches,
+    parse_numbered,
+)
 from harem_pipeline.formats.vizir import RawLine, open_raw_blocks, open_raw_lines
 from harem_pipeline.pipeline.parallel import ordered_map, uses_workers
+from harem_pipeline.text.atomic import atomic_write
 
 R = TypeVar("R")
 T = TypeVar("T")
@@ -94,3 +104,121 @@ def run_with_fallback(run: Callable[[int | None], T], workers: int | None = None
         if not uses_workers(workers):
             raise
     return run(1)
+
+
+def write_line_blocks(
+    path: Path,
+    target: Path,
+    stage: StageOnLines[bytes],
+    regroup: Callable[[Iterator[RawBlock]], Iterator[RawBlock]] | None,
+    workers: int | None,
+) -> Path:
+    """Write ``stage``'s encoded texts over ``path``'s blocks into ``target``, atomically
+    (:func:`map_line_blocks`; for :func:`run_with_fallback`, ``workers`` last)."""
+    _, texts = map_line_blocks(path, stage, workers, regroup)
+    with atomic_write(target, "wb", encoding=None) as handle:
+        for text in texts:
+            handle.write(text)
+    return target
+
+
+def record_texts(
+    transform: Callable[[Iterable[Line], str], Iterable[Line]],
+    marker: str | None,
+    path: str,
+    encoding: str,
+    lines: Iterable[RawLine],
+) -> Iterator[bytes]:
+    """A record stage over parsed lines (``transform(lines, path)``) as encoded texts:
+    what ``write_lines`` writes of its output, ``marker`` as there."""
+    for text in formatted_batches(transform(parse_numbered(lines, path), path), marker):
+        yield text.encode(encoding)
+
+
+def last_alt_marker(data: bytes) -> tuple[bool, int] | None:
+    """``(closing, offset)`` of the last line of ``data`` starting ``<ALT>`` or ``</ALT>``.
+
+    Where to cut a block (:func:`cut_outside_alt`); a line read some other
+    way by ``parse_line`` can only make the cut fall inside a block.
+    """
+    opening = data.rfind(b"\n<ALT>") + 1
+    closing = data.rfind(b"\n</ALT>") + 1
+    if opening or closing:
+        return (True, closing) if closing > opening else (False, opening)
+    if data.startswith(b"<ALT>"):
+        return False, 0
+    if data.startswith(b"</ALT>"):
+        return True, 0
+    return None
+
+
+def cut_outside_alt(blocks: Iterable[RawBlock]) -> Iterator[RawBlock]:
+    """The same lines in blocks that end outside any ALT block (of a valid file).
+
+    A block that ends inside one (after an ``<ALT>`` line with no ``</ALT>``
+    after it) gives the lines from that ``<ALT>`` on to the next block.  A
+    file that opens its blocks some other way may be cut inside one: its
+    block then fails, and ``run_with_fallback`` reads it as one stream.
+    Each byte is scanned once.
+    """
+    pieces: list[bytes] = []
+    first_line = 0
+    opened: tuple[int, int] | None = None  # (piece, offset) of an <ALT> line not closed yet
+    for first, data in blocks:
+        if not pieces:
+            first_line = first
+        pieces.append(data)
+        last = last_alt_marker(data)
+        if last is not None:
+            closing, offset = last
+            opened = None if closing else (len(pieces) - 1, offset)
+        if opened is None:
+            yield first_line, b"".join(pieces)
+            pieces = []
+        elif opened != (0, 0):
+            index, offset = opened
+            head = b"".join(pieces[:index]) + pieces[index][:offset]
+            yield first_line, head
+            first_line += head.count(b"\n")
+            pieces = [pieces[index][offset:], *pieces[index + 1 :]]
+            opened = (0, 0)
+    if pieces:
+        yield first_line, b"".join(pieces)
+
+
+_DOCUMENT_START = re.compile(rb"^(?:DOC |[A-Za-z]+-[\w-]+ \S+ \S+\r?$)", re.MULTILINE)
+"""A line that opens a document: ``DOC <docid>``, or a First HAREM document line
+(``docid variant genre``, :class:`~harem_pipeline.formats.alinhado.DocumentLine`; one
+with a non-ASCII id is no cut, which only makes a block longer)."""
+
+
+def last_document_start(data: bytes) -> int | None:
+    """The offset of the last line of ``data`` that opens a document, if any."""
+    last = deque(_DOCUMENT_START.finditer(data), maxlen=1)
+    return last[0].start() if last else None
+
+
+def cut_before_documents(blocks: Iterable[RawBlock]) -> Iterator[RawBlock]:
+    """The same lines in blocks that each begin with a line opening a document (all but
+    the first block).
+
+    For a stage whose state is the open document's (Véus): every block then
+    starts where a document does.  A block with no such line goes whole
+    to the next one; each byte is scanned once.
+    """
+    pieces: list[bytes] = []
+    first_line = 0
+    for first, data in blocks:
+        if not pieces:
+            first_line = first
+        at = last_document_start(data)
+        if at is None:
+            pieces.append(data)
+            continue
+        head = b"".join([*pieces, data[:at]])
+        if head:
+            yield first_line, head
+            first_line += head.count(b"\n")
+        pieces = [data[at:]]
+    if pieces:
+        yield first_line, b"".join(pieces)

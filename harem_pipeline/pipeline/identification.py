@@ -10,13 +10,24 @@ too.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, iter_lines, write_lines
+from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, formatted_batches, parse_numbered
 from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.formats.vizir import RawLine
+from harem_pipeline.pipeline.blocks import (
+    cut_before_documents,
+    cut_outside_alt,
+    map_line_blocks,
+    record_texts,
+    run_with_fallback,
+    write_line_blocks,
+)
 from harem_pipeline.pipeline.naming import (
     check_records_evaluated,
     check_stage_input,
@@ -24,12 +35,14 @@ from harem_pipeline.pipeline.naming import (
     write_twins,
 )
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
+from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path
 
 if TYPE_CHECKING:  # Ida2ID's measures and reports load numpy: imported where it runs
     from harem_pipeline.measures.identification import IdentificationMeasures
     from harem_pipeline.measures.spans import MeasuresReport
     from harem_pipeline.stages.ida2id import IdentificationTally
+    from harem_pipeline.stages.veus import DocumentInfo, VeusSubset
 
 PathLike = str | os.PathLike[str]
 
@@ -42,18 +55,25 @@ def altida_output(path: str | os.PathLike[str]) -> Path:
     return derived_path(path, ".altida")
 
 
-def run_altida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+def run_altida(
+    path: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+) -> Path:
     """Select the alternatives of the evaluated file ``path`` into ``output``
-    (default ``IN.altida``), in the input's encoding, atomically."""
+    (default ``IN.altida``), in the input's encoding, atomically.
 
+    A large file is read a block at a time on ``workers`` processes (default:
+    every core), blocks cut outside ALT blocks.
+    """
     from harem_pipeline.stages.altida import select_alternatives
 
     target = Path(output) if output is not None else altida_output(path)
     check_stage_input("altida", path)
     check_records_evaluated("altida", path)
-    encoding, lines = iter_lines(path)
-    write_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
-    return target
+    stage = functools.partial(record_texts, select_alternatives, MARKER_FIRST_HAREM, str(path))
+    write = functools.partial(write_line_blocks, Path(path), target, stage, cut_outside_alt)
+    return run_with_fallback(write, workers)
 
 
 # ---------------------------------------------------------------------------
@@ -65,20 +85,25 @@ def avalida_output(path: str | os.PathLike[str]) -> Path:
     return derived_path(path, ".avalida")
 
 
-def run_avalida(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+def run_avalida(
+    path: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+) -> Path:
     """Evaluate the ``.alinhado`` file ``path`` into ``output`` (default ``IN.avalida``).
 
     Streams the file and writes atomically in the input's encoding, so a
-    bad line leaves no partial output behind.
+    bad line leaves no partial output behind; a large file is read a block
+    at a time on ``workers`` processes (default: every core).
     """
 
     from harem_pipeline.stages.avalida import evaluate_lines
 
     target = Path(output) if output is not None else avalida_output(path)
     check_stage_input("avalida", path)
-    encoding, lines = iter_lines(path)
-    write_lines(target, evaluate_lines(lines, str(path)), encoding)
-    return target
+    stage = functools.partial(record_texts, evaluate_lines, None, str(path))
+    write = functools.partial(write_line_blocks, Path(path), target, stage, None)
+    return run_with_fallback(write, workers)
 
 
 # ---------------------------------------------------------------------------
@@ -105,14 +130,17 @@ def run_veus(
     output: str | os.PathLike[str] | None = None,
     grid_path: str | os.PathLike[str] | None = None,
     meta_path: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
 ) -> Path:
     """Write the Véus subset ``params`` of the ``.avalida`` file ``path``; return where.
 
     Its categories are scored with :meth:`SubsetParams.evaluation_veil`.
-    Streams the input and writes atomically in its encoding.
+    Streams the input and writes atomically in its encoding; a large file
+    is read a block at a time on ``workers`` processes (default: every
+    core), each block starting at a document.
     """
     from harem_pipeline.formats.harem_xml import read_meta
-    from harem_pipeline.stages.veus import apply_veus, check_style, document_infos
+    from harem_pipeline.stages.veus import VeusSubset, check_style, document_infos
 
     style, variant, genre, selective = params.style, params.variant, params.genre, params.selective
     check_style(style)
@@ -123,10 +151,41 @@ def run_veus(
     evaluation = parse_veil(params.evaluation_veil(), grid, option)
     meta = document_infos(read_meta(meta_path)) if meta_path else None
     target = Path(output) if output is not None else veus_output(path, variant, genre, selective)
-    encoding, lines = iter_lines(path)
-    subset = apply_veus(lines, style, evaluation, declared, variant, genre, meta, str(path))
-    write_lines(target, subset, encoding)
+    subset = functools.partial(
+        VeusSubset, style, evaluation, declared, variant, genre, meta, str(path)
+    )
+    write = functools.partial(_write_veus, Path(path), target, subset)
+    return run_with_fallback(write, workers)
+
+
+VeusPart = tuple[bytes, int, tuple["DocumentInfo", ...]]
+"""A block's subset text (encoded), and the documents it kept and saw (for ``finish``)."""
+
+
+def _write_veus(
+    path: Path, target: Path, subset: Callable[[], VeusSubset], workers: int | None
+) -> Path:
+    """The subset's veil line, each block's subset, then the whole file's check."""
+    stage = functools.partial(_veus_parts, subset, str(path))
+    encoding, parts = map_line_blocks(path, stage, workers, cut_before_documents)
+    whole = subset()
+    with atomic_write(target, "wb", encoding=None) as handle:
+        handle.write("".join(formatted_batches([whole.header()])).encode(encoding))
+        for text, kept, seen in parts:
+            handle.write(text)
+            whole.kept += kept
+            whole.seen.extend(seen)
+        whole.finish()
     return target
+
+
+def _veus_parts(
+    subset: Callable[[], VeusSubset], path: str, encoding: str, lines: Iterable[RawLine]
+) -> Iterator[VeusPart]:
+    part = subset()
+    for text in formatted_batches(part.lines(parse_numbered(lines, path))):
+        yield text.encode(encoding), 0, ()
+    yield b"", part.kept, tuple(part.seen)
 
 
 # ---------------------------------------------------------------------------

@@ -23,13 +23,17 @@ from pathlib import Path
 from harem_pipeline.errors import HaremError, InputError
 from harem_pipeline.formats.alinhado import (
     Header,
-    RawBlock,
     format_line,
     iter_lines,
 )
 from harem_pipeline.formats.vizir import RawLine
 from harem_pipeline.model import Scenario
-from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
+from harem_pipeline.pipeline.blocks import (
+    cut_outside_alt,
+    map_line_blocks,
+    run_with_fallback,
+    write_line_blocks,
+)
 from harem_pipeline.pipeline.naming import check_stage_input, ida2mor_output, write_twins
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.stages.altmor import choose_lines
@@ -73,72 +77,14 @@ def run_altmor(
     """
     target = Path(output) if output is not None else altmor_output(path)
     check_stage_input("altmor", path)
-    return run_with_fallback(functools.partial(_write_altmor, Path(path), target), workers)
-
-
-def _write_altmor(path: Path, target: Path, workers: int | None) -> Path:
     stage = functools.partial(_altmor_texts, str(path))
-    encoding, texts = map_line_blocks(path, stage, workers, regroup=cut_outside_alt)
-    with atomic_write(target, "wb", encoding=None) as handle:
-        for text in texts:
-            handle.write(text)
-    return target
+    write = functools.partial(write_line_blocks, Path(path), target, stage, cut_outside_alt)
+    return run_with_fallback(write, workers)
 
 
 def _altmor_texts(path: str, encoding: str, lines: Iterable[RawLine]) -> Iterator[bytes]:
     for batch in choose_lines(lines, path):
         yield "".join(batch).encode(encoding)
-
-
-def last_alt_marker(data: bytes) -> tuple[bool, int] | None:
-    """``(closing, offset)`` of the last line of ``data`` starting ``<ALT>`` or ``</ALT>``.
-
-    Where to cut a block (:func:`cut_outside_alt`); a line read some other
-    way by ``parse_line`` can only make the cut fall inside a block.
-    """
-    opening = data.rfind(b"\n<ALT>") + 1
-    closing = data.rfind(b"\n</ALT>") + 1
-    if opening or closing:
-        return (True, closing) if closing > opening else (False, opening)
-    if data.startswith(b"<ALT>"):
-        return False, 0
-    if data.startswith(b"</ALT>"):
-        return True, 0
-    return None
-
-
-def cut_outside_alt(blocks: Iterable[RawBlock]) -> Iterator[RawBlock]:
-    """The same lines in blocks that end outside any ALT block (of a valid file).
-
-    A block that ends inside one (after an ``<ALT>`` line with no ``</ALT>``
-    after it) gives the lines from that ``<ALT>`` on to the next block.  A
-    file that opens its blocks some other way may be cut inside one: its
-    block then fails, and ``run_with_fallback`` reads it as one stream.
-    Each byte is scanned once.
-    """
-    pieces: list[bytes] = []
-    first_line = 0
-    opened: tuple[int, int] | None = None  # (piece, offset) of an <ALT> line not closed yet
-    for first, data in blocks:
-        if not pieces:
-            first_line = first
-        pieces.append(data)
-        last = last_alt_marker(data)
-        if last is not None:
-            closing, offset = last
-            opened = None if closing else (len(pieces) - 1, offset)
-        if opened is None:
-            yield first_line, b"".join(pieces)
-            pieces = []
-        elif opened != (0, 0):
-            index, offset = opened
-            head = b"".join(pieces[:index]) + pieces[index][:offset]
-            yield first_line, head
-            first_line += head.count(b"\n")
-            pieces = [pieces[index][offset:], *pieces[index + 1 :]]
-            opened = (0, 0)
-    if pieces:
-        yield first_line, b"".join(pieces)
 
 
 # ---------------------------------------------------------------------------

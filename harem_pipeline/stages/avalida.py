@@ -146,6 +146,9 @@ def evaluate_lines(lines: Iterable[Line], path: str | None = None) -> Iterator[L
             yield evaluate_record(item, path)
             continue
         if isinstance(item, Header):
+            # The line's own number where it was read (a block of a file does not
+            # start at line 1), else its place in ``lines``.
+            number = item.line or number
             check_header_place(number, opened_by_header, "#" + item.text, path)
             opened_by_header = number == 1
         yield item

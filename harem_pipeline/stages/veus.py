@@ -641,6 +641,12 @@ class VeusSubset:
             for adjusted in adjust_alignment(alignment, self.style, self.memory)
         ]
 
+    def lines(self, lines: Iterable[Line]) -> Iterator[Line]:
+        """What ``lines`` become, lazily (a whole file, or a part that starts at a document)."""
+        line = self.line
+        for item in lines:
+            yield from line(item)
+
     def finish(self) -> None:
         """A subset that kept no document would score nothing: say why instead."""
         if not self.kept:
@@ -672,6 +678,5 @@ def apply_veus(
     """
     subset = VeusSubset(style, veil, system_veil, variant, genre, meta, source)
     yield subset.header()
-    for line in lines:
-        yield from subset.line(line)
+    yield from subset.lines(lines)
     subset.finish()
