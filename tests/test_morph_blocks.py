@@ -430,6 +430,19 @@ ALT_LINES = st.lists(
 )
 
 
+def line_blocks(data: bytes, sizes: list[int]) -> list[tuple[int, bytes]]:
+    """``data`` as numbered blocks of whole lines, about ``sizes[i]`` bytes each, in turn."""
+    blocks, at, number = [], 0, 1
+    for size in itertools.cycle(sizes):
+        if at >= len(data):
+            break
+        end = data.find(b"\n", at + size - 1) + 1 or len(data)
+        blocks.append((number, data[at:end]))
+        number += data.count(b"\n", at, end)
+        at = end
+    return blocks
+
+
 @settings(max_examples=200, deadline=None)
 @given(ALT_LINES, st.lists(st.integers(1, 40), min_size=1, max_size=40))
 def test_cut_outside_alt_keeps_the_lines_and_cuts_between_blocks(
@@ -439,15 +452,7 @@ def test_cut_outside_alt_keeps_the_lines_and_cuts_between_blocks(
 
     lines = [line for piece in pieces for line in ([piece] if isinstance(piece, str) else piece)]
     data = "".join(line + "\n" for line in lines).encode()
-    blocks, at, number = [], 0, 1
-    for size in itertools.cycle(sizes):  # whole lines, about ``size`` bytes a block
-        if at >= len(data):
-            break
-        end = data.find(b"\n", at + size - 1) + 1 or len(data)
-        blocks.append((number, data[at:end]))
-        number += data.count(b"\n", at, end)
-        at = end
-    cut = list(cut_outside_alt(iter(blocks)))
+    cut = list(cut_outside_alt(iter(line_blocks(data, sizes))))
     assert b"".join(block for _, block in cut) == data
     assert all(block for _, block in cut)
     assert [first for first, _ in cut] == [
@@ -489,7 +494,11 @@ def identification_outcomes(path: Path) -> list[object]:
         SubsetParams(variant="PT"),
     ):
         runs.append(functools.partial(run_veus, path, params, out))
-    return [outcome(lambda run=run: run().read_bytes()) for run in runs]
+    return [outcome(functools.partial(_read_output, run)) for run in runs]
+
+
+def _read_output(run: Callable[[], Path]) -> bytes:
+    return run().read_bytes()
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -582,15 +591,7 @@ def test_cut_before_documents_keeps_the_lines_and_starts_blocks_at_documents(
     from harem_pipeline.pipeline.blocks import cut_before_documents
 
     data = "".join(line + "\n" for line in lines).encode()
-    blocks, at, number = [], 0, 1
-    for size in itertools.cycle(sizes):
-        if at >= len(data):
-            break
-        end = data.find(b"\n", at + size - 1) + 1 or len(data)
-        blocks.append((number, data[at:end]))
-        number += data.count(b"\n", at, end)
-        at = end
-    cut = list(cut_before_documents(iter(blocks)))
+    cut = list(cut_before_documents(iter(line_blocks(data, sizes))))
     assert b"".join(block for _, block in cut) == data
     assert all(block for _, block in cut)
     assert [first for first, _ in cut] == [
