@@ -479,7 +479,8 @@ ID_LINES = ["DOC d1", "DOC d2", "HAREM-1-2 PT Web", "HAREM-7 BR Literário", "EO
 
 
 def identification_outcomes(path: Path) -> list[object]:
-    """AvalIDa, Véus (three styles, a veil, a variant) and AltinaID on ``path``."""
+    """AvalIDa, Véus (three styles, a veil, a variant), AltinaID and Ida2ID's tally (its
+    fractional sums compared to the bit) on ``path``."""
     from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_veus
 
     out = path.with_name("out")
@@ -494,7 +495,10 @@ def identification_outcomes(path: Path) -> list[object]:
         SubsetParams(variant="PT"),
     ):
         runs.append(functools.partial(run_veus, path, params, out))
-    return [outcome(functools.partial(_read_output, run)) for run in runs]
+    from harem_pipeline.pipeline.identification import count_evaluated_file
+
+    found = [outcome(functools.partial(_read_output, run)) for run in runs]
+    return [*found, outcome(lambda: count_evaluated_file(path)[1])]
 
 
 def _read_output(run: Callable[[], Path]) -> bytes:
@@ -538,8 +542,14 @@ def campaign_evaluated(kind: str) -> bytes:
 @pytest.mark.parametrize("kind", ["first", "second"])
 def test_campaign_runs_cut_at_documents_and_outside_alt_blocks(kind: str, tmp_path: Path) -> None:
     """Valid files of both formats, cut a block at a time with no second reading (a cut
-    that broke a document or an ALT block would fail or differ): the same bytes."""
-    from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_veus
+    that broke a document or an ALT block would fail or differ): the same bytes, and
+    Ida2ID's tally to the bit."""
+    from harem_pipeline.pipeline.identification import (
+        count_evaluated_file,
+        run_altida,
+        run_avalida,
+        run_veus,
+    )
 
     evaluated = tmp_path / "r.avalida"
     evaluated.write_bytes(campaign_evaluated(kind))
@@ -553,6 +563,7 @@ def test_campaign_runs_cut_at_documents_and_outside_alt_blocks(kind: str, tmp_pa
             veu.read_bytes(),
             run_altida(veu, tmp_path / "r.altida").read_bytes(),
             run_veus(evaluated, SubsetParams(veil="PESSOA"), tmp_path / "p.veu").read_bytes(),
+            repr(count_evaluated_file(veu)).encode(),
         ]
 
     one_stream = outputs()
@@ -578,7 +589,7 @@ def test_a_header_line_in_a_later_block_is_refused_with_its_line(tmp_path: Path)
 
 
 DOCUMENT_LINES = st.lists(
-    st.sampled_from(["r", "", "DOC d", "HAREM-1 PT Web", "#x", "DOCX", "<ALT>", "EOD"]),
+    st.sampled_from(["<r> ---> [r]", "", "DOC d", "HAREM-1 PT Web", "#x", "DOCX", "<ALT>", "EOD"]),
     max_size=30,
 )
 
@@ -598,16 +609,21 @@ def test_cut_before_documents_keeps_the_lines_and_starts_blocks_at_documents(
         1 + b"".join(block for _, block in cut[:i]).count(b"\n") for i in range(len(cut))
     ]
     assert all(block.startswith((b"DOC ", b"HAREM-1 PT Web\n")) for _, block in cut[1:])
+    before = [b"".join(block for _, block in cut[:i]) for i in range(1, len(cut))]
+    assert all(head.rstrip(b"\n").endswith((b"EOD", b" ---> [r]")) for head in before)
 
 
 def test_cut_before_documents_worked_example() -> None:
     from harem_pipeline.pipeline.blocks import cut_before_documents
 
-    blocks = [(1, b"# a\nDOC x\nr\n"), (4, b"r\nr\n"), (6, b"DOC y\nr\r\nH-1 PT Web\r\nr\n")]
+    r = b"<EM>a</EM> ---> [null]\n"
+    blocks = [(1, b"# a\nDOC x\n" + r), (4, r + b"EOD\n"), (6, b"DOC y\n" + r + b"H-1 PT Web\r\n")]
+    blocks.append((9, b"DOC z\nH-2 PT Web\n" + r))
     assert list(cut_before_documents(iter(blocks))) == [
-        (1, b"# a\n"),
-        (2, b"DOC x\nr\nr\nr\nDOC y\nr\r\n"),  # cut before the last document of a block
-        (8, b"H-1 PT Web\r\nr\n"),
+        (1, b"# a\nDOC x\n" + r + r + b"EOD\n" + b"DOC y\n" + r),  # not at the first line
+        # the last document line after a record; DOC z opens its block, whose
+        # previous line is not looked for, and H-2 right after it only renames it
+        (8, b"H-1 PT Web\r\nDOC z\nH-2 PT Web\n" + r),
     ]
 
 

@@ -24,7 +24,6 @@ import functools
 import itertools
 import os
 import re
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -193,18 +192,41 @@ with a non-ASCII id is no cut, which only makes a block longer)."""
 
 
 def last_document_start(data: bytes) -> int | None:
-    """The offset of the last line of ``data`` that opens a document, if any."""
-    last = deque(_DOCUMENT_START.finditer(data), maxlen=1)
-    return last[0].start() if last else None
+    """The offset of the last line of ``data`` that opens a document after a record or an
+    ``EOD`` line (blank lines between), if any: where a file may be cut.
+
+    A document line that follows a document with no record yet only renames it
+    (``stages.tally.DocumentBoundaries``), so a cut there would count one
+    document as two; after a record or an ``EOD`` line it always starts one.
+    """
+    starts = [match.start() for match in _DOCUMENT_START.finditer(data)]
+    for start in reversed(starts):
+        previous = _previous_line(data, start)
+        if previous == b"EOD" or (previous[:1] == b"<" and b" ---> " in previous):
+            return start
+    return None
+
+
+def _previous_line(data: bytes, start: int) -> bytes:
+    """The last line of ``data`` before offset ``start`` that is not blank (without its
+    end; empty when there is none in ``data``)."""
+    end = start
+    while end > 0:
+        begin = data.rfind(b"\n", 0, end - 1) + 1
+        line = data[begin:end].rstrip(b"\r\n")
+        if line:
+            return line
+        end = begin
+    return b""
 
 
 def cut_before_documents(blocks: Iterable[RawBlock]) -> Iterator[RawBlock]:
-    """The same lines in blocks that each begin with a line opening a document (all but
-    the first block).
+    """The same lines in blocks that each begin with a line opening a document after a
+    record or an ``EOD`` line (all but the first block).
 
-    For a stage whose state is the open document's (Véus): every block then
-    starts where a document does.  A block with no such line goes whole
-    to the next one; each byte is scanned once.
+    For a stage whose state is the open document's (Véus, Ida2ID): every block
+    then starts where a document does (:func:`last_document_start`).  A block
+    with no such line goes whole to the next one; each byte is scanned once.
     """
     pieces: list[bytes] = []
     first_line = 0
