@@ -357,13 +357,12 @@ class ConllBlock:
     def words(self, sentence: int, start: int, end: int) -> str:
         """The first column of tokens ``start:end`` of ``sentence``, joined by spaces."""
         base = self.first[sentence]
-        text = self.text
-        pairs = zip(
+        cuts = map(
+            slice,
             self.word_starts[base + start : base + end],
             self.word_ends[base + start : base + end],
-            strict=True,
         )
-        return " ".join([text[a:b] for a, b in pairs])
+        return " ".join(map(self.text.__getitem__, cuts))
 
     def spans(self, column: ColumnSpans) -> list[tuple[Span, ...]]:
         """Each sentence's spans of ``column`` as span tuples."""

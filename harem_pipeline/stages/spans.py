@@ -60,7 +60,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
-from operator import itemgetter, le
+from operator import itemgetter, le, sub
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from harem_pipeline.model import Span
@@ -442,7 +442,7 @@ def _tally_side(tally: SpanTally, spans: Sequence[Span], others: Sequence[Span],
     gold_side = side != 0
     label_side = 0 if side == 0 else _LABEL_WIDTH
     starts = list(map(_START, others))
-    max_length = max((o[1] - o[0] for o in others), default=0)
+    max_length = max(map(sub, map(_END, others), starts), default=0)
     for span in spans:
         start, end, labels = span
         length = end - start
