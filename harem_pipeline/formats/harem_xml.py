@@ -148,7 +148,7 @@ class _Source:
         # Set while a document's content is read: a run of elements of text alone is
         # then one token (``_Run``); elsewhere its tags and texts, each an error there.
         self.content = False
-        self.entities = True  # False: the documents' entities are checked in place, not built
+        self.entities = True  # False: no ``Entity`` is built, nor its attributes read
 
     def _read(self, at_least: int = 0) -> bool:
         """Append the next chunks (at least ``at_least`` characters); False at the end."""
@@ -193,7 +193,9 @@ class _Source:
             limit = len(window) if final else window.rfind("<")
             for match in _MARKUP.finditer(window, pos):
                 begin = match.start()
-                # A run (``_RUN``) ends with text up to a "<": it is decided.
+                # A run (``_RUN``) holds a "<" past its start, so it starts before the
+                # window's last one; where the window cuts it, what follows is read as
+                # more tokens, which reads the same.
                 element = match.lastindex
                 if not element:
                     raw = match.group(0)
