@@ -14,9 +14,13 @@ from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_json import CharDocument, CharEntity
 from harem_pipeline.formats.harem_xml import format_collection, read_collection
 from harem_pipeline.model import FIRST_HAREM, SECOND_HAREM, Document, Entity
-from harem_pipeline.tools.predictions import build_run, open_predictions, run_import
+from harem_pipeline.tools.predictions import (
+    build_run,
+    collection_documents,
+    open_predictions,
+    run_import,
+)
 from harem_pipeline.tools.predictions.chars import align_dense
-from harem_pipeline.tools.predictions.collection import iter_collection_documents
 from harem_pipeline.tools.predictions.labels import Label, parse_label
 from harem_pipeline.tools.predictions.merge import Prediction, read_predictions
 from harem_pipeline.tools.predictions.placing import ImportSummary, Placed, place_char_document
@@ -130,7 +134,7 @@ def test_sample_scores_what_the_exported_collection_scores(tmp_path, sample_cd):
 @pytest.mark.parametrize("cd", COLLECTIONS, ids=lambda p: p.name)
 def test_collection_streamed_like_read_collection(cd):
     full = read_collection(cd)
-    info, documents = iter_collection_documents(cd)
+    info, documents = collection_documents(cd)
     documents = list(documents)
     assert (info.format, info.encoding, info.newline, info.root) == (
         full.format,

@@ -44,13 +44,32 @@ from harem_pipeline.model import (
 )
 from harem_pipeline.text.textio import decode, detect_file_encoding, open_binary, read_bytes
 
+# An element of text alone that may be an entity (no structure element's
+# name), ``<NAME attributes>text</NAME>``, is the most common thing in a
+# collection; a run of them with the text between (``_Run``) is read as one
+# match, and its elements, when a document's content wants them, by one
+# ``findall`` (``_RUN_ITEM``).  Their tags are those the other alternatives
+# would give one by one, so the run is the tokens it stands for.
+_ELEMENT_NAME = (
+    r"<(?!(?:DOC|DOCID|GENERO|ORIGEM|TEXTO|ALT|OMITIDO|P)[\s/>])(?P<name>[^\s<>/=\"'!?]++)"
+)
+# The attributes as ``_TAG`` reads them (the loops possessive: each branch starts apart).
+_ELEMENT_ATTRIBUTES = r"(?:\s++[^\s=<>]++\s*+=\s*+(?:\"[^\"<]*+\"|'[^'<]*+'))*+"
+_RUN = rf"(?:{_ELEMENT_NAME}{_ELEMENT_ATTRIBUTES}\s*+>[^<]*+</(?P=name)>[^<]*+)++"
+# An element of the run (start tag, name, attributes, text) and the text after it.
+_RUN_ITEM = re.compile(
+    rf"({_ELEMENT_NAME}({_ELEMENT_ATTRIBUTES})\s*+>)([^<]*+)</(?P=name)>([^<]*+)"
+)
+_RUN_TAG = re.compile(r"<(?:[^<>\"']++|\"[^\"<]*+\"|'[^'<]*+')*+>")
+_NOT_EM = re.compile(r"<(?!/?EM[\s>])")
+
 # Markup the scanner skips or reads: comments, the DOCTYPE (with an internal
 # subset whose declarations contain their own ``<...>``), processing
 # instructions, then ordinary tags, whose quoted attribute values may hold a
 # ``>`` (never a ``<``).  A ``>`` in character data is plain text: the First
 # HAREM file has ``<OMITIDO>></OMITIDO>``.  A ``<`` that opens no tag is an error.
 _MARKUP = re.compile(
-    r"<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[.*?\])*>|<\?.*?\?>"
+    rf"({_RUN})|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[.*?\])*>|<\?.*?\?>"
     r"|<(?:[^<>\"']|\"[^\"<]*\"|'[^'<]*')*>|<",
     re.DOTALL,
 )
@@ -93,6 +112,12 @@ class _Text:
     line: int
 
 
+@dataclass(slots=True)
+class _Run(_Text):
+    """Elements of text alone and the text between and after them (``_RUN``), met in a
+    document's content (``_Source.content``): never anywhere else."""
+
+
 class _Source:
     """The file being read, scanned chunk by chunk into text and tags.
 
@@ -120,6 +145,10 @@ class _Source:
         self.blank = True  # only blanks and no markup so far
         self._last = ""
         self._plain: dict[str, _Tag] = {}
+        # Set while a document's content is read: a run of elements of text alone is
+        # then one token (``_Run``); elsewhere its tags and texts, each an error there.
+        self.content = False
+        self.entities = True  # False: no ``Entity`` is built, nor its attributes read
 
     def _read(self, at_least: int = 0) -> bool:
         """Append the next chunks (at least ``at_least`` characters); False at the end."""
@@ -164,9 +193,14 @@ class _Source:
             limit = len(window) if final else window.rfind("<")
             for match in _MARKUP.finditer(window, pos):
                 begin = match.start()
-                raw = match.group(0)
-                if not final and (begin >= limit or (raw[1:2] in "!?" and not _complete(raw))):
-                    break  # decided only by text not read yet
+                # A run (``_RUN``) holds a "<" past its start, so it starts before the
+                # window's last one; where the window cuts it, what follows is read as
+                # more tokens, which reads the same.
+                element = match.lastindex
+                if not element:
+                    raw = match.group(0)
+                    if not final and (begin >= limit or (raw[1:2] in "!?" and not _complete(raw))):
+                        break  # decided only by text not read yet
                 if begin > pos:
                     text = window[pos:begin]
                     if self.blank and text.strip():
@@ -175,6 +209,14 @@ class _Source:
                     line += window.count("\n", pos, begin)
                 pos = match.end()
                 self.blank = False
+                if element:
+                    run = _Run(match.group(1), self._base + begin, line)
+                    if self.content:
+                        yield run
+                    else:
+                        yield from self.run_tokens(run)
+                    line += window.count("\n", begin, pos)
+                    continue
                 if raw[1:2] in "!?" and raw.startswith(("<!--", "<!DOCTYPE", "<?")):
                     line += raw.count("\n")
                     continue
@@ -201,6 +243,29 @@ class _Source:
                 self.blank = False
             yield _Text(text, self._base + pos, line)
 
+    def run_tokens(self, run: _Run) -> Iterator[_Text | _Tag]:
+        """The tags and texts a run stands for, in order, each with its offset and line."""
+        text = run.text
+        line = run.line
+        pos = 0
+        for match in _RUN_TAG.finditer(text):
+            begin = match.start()
+            if begin > pos:
+                yield _Text(text[pos:begin], run.offset + pos, line)
+                line += text.count("\n", pos, begin)
+            raw = match.group(0)
+            yield self._tag(raw, line)
+            line += raw.count("\n")
+            pos = match.end()
+        if pos < len(text):
+            yield _Text(text[pos:], run.offset + pos, line)
+
+    def opening(self, opening: str, name: str, attributes: str, line: int) -> _Tag:
+        """The start tag of an element of a run, whose shape its match has checked."""
+        if not attributes or "\x00" in opening:
+            return self._tag(opening, line)
+        return _Tag(name, False, False, _read_attributes(attributes), line, opening)
+
     def _tag(self, raw: str, line: int) -> _Tag:
         plain = self._plain.get(raw)
         if plain is not None:
@@ -211,6 +276,21 @@ class _Source:
         return tag
 
 
+_AFTER_TAG = re.compile(r">([^<]*)")
+
+
+def _run_text(run: str) -> str:
+    """A run's text, its tags left out.
+
+    When there are as many ``>`` as ``<``, each tag holds one ``>`` (its
+    end) and no text holds any: the text is what follows each ``>``, found
+    without reading a tag (twice as fast).
+    """
+    if run.count(">") != run.count("<"):
+        return _RUN_TAG.sub("", run)
+    return "".join(_AFTER_TAG.findall(run))
+
+
 def _complete(raw: str) -> bool:
     """True when a ``<!...>``/``<?...>`` match is the whole construct, not a fallback."""
     if raw.startswith("<!--"):
@@ -218,6 +298,16 @@ def _complete(raw: str) -> bool:
     if raw.startswith("<?"):
         return len(raw) >= 4 and raw.endswith("?>")
     return raw.endswith(">")
+
+
+_DOUBLE_QUOTED = re.compile(r"([^\s=<>]+)\s*=\s*\"([^\"]*)\"")
+
+
+def _read_attributes(written: str) -> tuple[tuple[str, str], ...]:
+    """The (name, value) pairs of a tag's attributes as written (values unquoted)."""
+    if "'" not in written:
+        return tuple(_DOUBLE_QUOTED.findall(written))
+    return tuple((name, quoted[1:-1]) for name, quoted in _ATTRIBUTE.findall(written))
 
 
 def _read_tag(raw: str, line: int, source: _Source) -> _Tag:
@@ -233,7 +323,7 @@ def _read_tag(raw: str, line: int, source: _Source) -> _Tag:
     tag = _TAG.fullmatch(raw)
     if tag is None:
         raise source.error("a well-formed tag", raw, line)
-    attributes = tuple((name, quoted[1:-1]) for name, quoted in _ATTRIBUTE.findall(tag.group(3)))
+    attributes = _read_attributes(tag.group(3))
     closing = tag.group(1) == "/"
     empty = tag.group(4) == "/"
     if closing and (attributes or empty):
@@ -329,6 +419,48 @@ class _Builder:
             alt.texts[-1].append(piece)
             alt.alt_lengths[-1] += len(piece)
 
+    def run(self, run: _Run) -> None:
+        """A run of elements of text alone (``_Run``): outside ALT and entities, each an
+        entity of this format, they are read at once; else token by token."""
+        stack = self.stack
+        text = run.text
+        if (
+            self.alt is not None
+            or (stack and stack[-1].kind == "ENTITY")
+            or (self.entity_is == EM_TAG and _NOT_EM.search(text))
+            or "\x00" in text
+        ):
+            for token in self.source.run_tokens(run):
+                if isinstance(token, _Text):
+                    self.add_text(token.text)
+                elif token.closing:
+                    self.close(token)
+                else:
+                    self.open(token)
+            return
+        parts = self.parts
+        if not self.source.entities:
+            plain = _run_text(text)
+            parts.append(plain)
+            self.size += len(plain)
+            return
+        found = self.omitted_entities if self.omitted_depth else self.entities
+        source = self.source
+        path, docid = source.path, self.docid
+        line = run.line
+        size = self.size
+        for opening, name, attributes, inner, after in _RUN_ITEM.findall(text):
+            tag = source.opening(opening, name, attributes, line)
+            values = tag.attributes
+            fields = read_entity_fields(name, values, path, line, docid)
+            end = size + len(inner)
+            found.append(entity_of_fields((*fields, inner, size, end, values, name, line)))
+            parts += (inner, after)
+            size = end + len(after)
+            if "\n" in opening or "\n" in inner or "\n" in after:
+                line += opening.count("\n") + inner.count("\n") + after.count("\n")
+        self.size = size
+
     def _kind(self, name: str) -> str:
         if name in _STRUCTURE:
             return name
@@ -387,6 +519,8 @@ class _Builder:
                 parent.inner_paragraph_end = end
 
     def _close_entity(self, frame: _Frame, end: int) -> None:
+        if not self.source.entities:
+            return
         tag = frame.tag
         line = tag.line
         fields = read_entity_fields(tag.name, tag.attributes, self.source.path, line, self.docid)
@@ -491,17 +625,23 @@ class CollectionStream:
 
 
 def open_collection(
-    path: str | os.PathLike[str], meta_path: str | os.PathLike[str] | None = None
+    path: str | os.PathLike[str],
+    meta_path: str | os.PathLike[str] | None = None,
+    entities: bool = True,
 ) -> CollectionStream:
     """Open a HAREM collection or run for reading document by document.
 
     The same documents, in the same order, as ``read_collection``, with the
     text decoded chunk by chunk, so memory holds one document at a time.
+    With ``entities`` False the documents hold their text, paragraphs and
+    regions but no entity (nor any in their ALT blocks): the markup is read
+    and checked the same, but no ``Entity`` is built nor its attributes
+    read, for a reader that needs only the text (``harem import``).
     """
     name = str(path)
     encoding = detect_file_encoding(path)
     meta = read_meta(meta_path) if meta_path is not None else None
-    return _open_stream(_decoded_chunks(path, encoding), name, encoding, meta)
+    return _open_stream(_decoded_chunks(path, encoding), name, encoding, meta, entities=entities)
 
 
 def _decoded_chunks(
@@ -531,8 +671,10 @@ def _open_stream(
     meta: MetaData | None,
     read_size: int = _CHUNK,
     first_line: int = 1,
+    entities: bool = True,
 ) -> CollectionStream:
     source = _Source(path, chunks, read_size, first_line)
+    source.entities = entities
     tokens = source.tokens()
     first = _first_tag(tokens, source)
     if first.name == "DOC" and not first.attributes:
@@ -602,12 +744,15 @@ def _read_first_document(
     docid = None
     for token in tokens:
         if builder is not None:
-            if isinstance(token, _Text):
+            if isinstance(token, _Run):
+                builder.run(token)
+            elif isinstance(token, _Text):
                 builder.add_text(token.text)
             elif token.name == "TEXTO" and token.closing and not builder.stack:
                 builder.finish(token.line, token.raw)
                 text_done = True
                 text_builder, builder = builder, None
+                source.content = False
             elif token.closing:
                 builder.close(token)
             else:
@@ -632,6 +777,7 @@ def _read_first_document(
             current = token
         elif token.name == "TEXTO" and not token.closing and not text_done:
             builder = _Builder(source, docid, "*")
+            source.content = True
         else:
             raise source.error("DOCID, GENERO, ORIGEM or TEXTO", token.raw, token.line, docid)
     else:
@@ -686,15 +832,19 @@ def _read_second_harem(
         if docid in seen:
             raise source.error("a DOCID used once", f"{docid} again", tag.line, docid)
         seen.add(docid)
+        source.content = True
         return _Builder(source, docid, EM_TAG)
 
     if first_doc is not None:
         doc_tag, builder = first_doc, start(first_doc)
     for token in tokens:
         if builder is not None:
-            if isinstance(token, _Text):
+            if isinstance(token, _Run):
+                builder.run(token)
+            elif isinstance(token, _Text):
                 builder.add_text(token.text)
             elif token.name == "DOC" and token.closing and not builder.stack:
+                source.content = False
                 variant, genre = (meta or {}).get(builder.docid or "", (None, None))
                 yield _document(
                     builder,

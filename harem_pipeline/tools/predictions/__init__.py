@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 import os
 import re
@@ -74,11 +75,10 @@ from typing import TextIO
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
-from harem_pipeline.formats.harem_xml import format_document, format_frame
-from harem_pipeline.model import FIRST_HAREM, Collection
+from harem_pipeline.formats.harem_xml import format_document, format_frame, open_collection
+from harem_pipeline.model import FIRST_HAREM, Collection, Document
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
-from harem_pipeline.tools.predictions.collection import iter_collection_documents
 from harem_pipeline.tools.predictions.conll import DEFAULT_SCHEME
 from harem_pipeline.tools.predictions.merge import (
     FORMATS,
@@ -111,6 +111,25 @@ def build_run(
     imported = import_documents(cd.documents, predictions, summary, scheme, path, named)
     documents = [run_document(item, cd.format) for item in imported]
     return run_collection(cd, documents), summary
+
+
+def collection_documents(
+    path: str | os.PathLike[str],
+) -> tuple[Collection, Iterator[Document]]:
+    """The collection's description (no documents) and its documents, read one at a time.
+
+    The documents carry the text and paragraphs a run takes from the
+    collection and no entity (``open_collection`` with ``entities`` False),
+    which is what makes this fast.  The first document is read at once:
+    the run's head is written before the others are read, with the line
+    end the file mostly uses so far (its first chunk).
+    """
+    stream = open_collection(path, entities=False)
+    documents = stream.documents
+    first = next(documents, None)
+    root = stream.root or "colHAREM"
+    info = Collection(stream.path, stream.format, stream.encoding, (), stream.newline(), root)
+    return info, documents if first is None else itertools.chain((first,), documents)
 
 
 def open_predictions(path: str | os.PathLike[str], encoding: str | None = None) -> TextIO:
@@ -204,7 +223,7 @@ def run_import(
     encoding = None if fmt == "spacy" else detect_file_encoding(pred)
     with predictions_source(pred, fmt, encoding) as handle:
         named = predicted_docids(fmt, handle, name)
-    info, cd_documents = iter_collection_documents(cd)
+    info, cd_documents = collection_documents(cd)
     if output is None:
         output = default_output(pred, info.format)
     head, tail = format_frame(run_collection(info, ()))
