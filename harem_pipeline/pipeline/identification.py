@@ -162,7 +162,7 @@ def run_ida2id(
         identification_intervals,
         measures_from_counts,
     )
-    from harem_pipeline.reports.ida2id import format_ida2id_json, format_ida2id_text
+    from harem_pipeline.reports.ida2id import format_ida2id_text, ida2id_json_object
     from harem_pipeline.stages.ida2id import read_tally
     from harem_pipeline.stages.tally import document_rows
 
@@ -174,6 +174,6 @@ def run_ida2id(
     text = format_ida2id_text(tally.total, measures, signature, spans, veil)
     documents = document_rows(tally.documents)
     ci95 = identification_intervals(documents, params.bootstrap, params.seed)
-    json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents, spans, veil)
-    json_path = write_twins(target, text, encoding, json_text)
+    twin = ida2id_json_object(tally.total, measures, signature, ci95, documents, spans, veil)
+    json_path = write_twins(target, text, encoding, twin)
     return Ida2idOutputs(target, json_path, tally, measures)

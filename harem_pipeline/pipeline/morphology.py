@@ -345,7 +345,7 @@ def run_ida2mor(
     """
     # Ida2Mor's measures and reports load numpy, which Vizir and AltinaMor never need.
     from harem_pipeline.measures.morphology import morphology_intervals
-    from harem_pipeline.reports.ida2mor import format_ida2mor_json, format_ida2mor_text
+    from harem_pipeline.reports.ida2mor import format_ida2mor_text, ida2mor_json_object
 
     scenario, subset = params.scenario, params.subset
     if scenario is None:
@@ -357,10 +357,10 @@ def run_ida2mor(
     text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)
     rows = morphology_document_rows(counts.documents)
     intervals = morphology_intervals(rows, params.bootstrap, params.seed)
-    json_text = format_ida2mor_json(
+    twin = ida2mor_json_object(
         counts, scenario, signature, run, subset, intervals, veil, document_rows=rows
     )
-    json_path = write_twins(target, text, encoding, json_text)
+    json_path = write_twins(target, text, encoding, twin)
     return Ida2MorOutputs(target, json_path, counts)
 
 

@@ -171,7 +171,7 @@ def run_ida(
     document bootstrap of its intervals (``bootstrap`` resamples, ``seed``).
     """
     from harem_pipeline.measures.semantic import semantic_intervals
-    from harem_pipeline.reports.ida import format_ida_json, format_ida_text
+    from harem_pipeline.reports.ida import format_ida_text, ida_json
     from harem_pipeline.stages.ida import read_tally
     from harem_pipeline.stages.tally import document_rows
 
@@ -184,6 +184,6 @@ def run_ida(
     documents = document_rows(tally.documents)
     ci95 = semantic_intervals(documents, params.bootstrap, params.seed)
     text = format_ida_text(tally, signature)
-    json_text = format_ida_json(tally, signature, params.scenario, params.alt, ci95, documents)
-    json_path = write_twins(target, text, encoding, json_text)
+    twin = ida_json(tally, signature, params.scenario, params.alt, ci95, documents)
+    json_path = write_twins(target, text, encoding, twin)
     return IdaOutputs(target, json_path, tally)

@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.measures.semantic import (
     CLASSIFICATION_KEYS,
     CLASSIFICATION_PREFIX,
@@ -178,15 +177,3 @@ def ida_json(
         "ci95": _ci95(ci95),
         "documents": {docid: dict(counts) for docid, counts in documents.items()},
     }
-
-
-def format_ida_json(
-    tally: SemanticTally,
-    signature: str,
-    scenario: Scenario,
-    alt: Alt,
-    ci95: Mapping[str, Any] | None,
-    documents: Mapping[str, Mapping[str, float]],
-) -> str:
-    """The JSON twin's text."""
-    return format_report_json(ida_json(tally, signature, scenario, alt, ci95, documents))

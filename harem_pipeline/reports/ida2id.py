@@ -32,7 +32,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.report import format_fields
 from harem_pipeline.formats.veils import veil_in_words
 from harem_pipeline.measures.identification import IdentificationMeasures
@@ -183,18 +182,3 @@ def span_measures_object(spans: MeasuresReport) -> dict[str, Any]:
     counts: the report's ``documents`` are the identification ones)."""
     full = measures_json(spans)
     return {key: full[key] for key in ("labelled", "unlabelled", "per_label", "signature")}
-
-
-def format_ida2id_json(
-    counts: IdentificationCounts,
-    measures: IdentificationMeasures,
-    signature: str,
-    ci95: Mapping[str, Any] | None = None,
-    documents: Mapping[str, Mapping[str, float]] | None = None,
-    spans: MeasuresReport | None = None,
-    veil: str | None = None,
-) -> str:
-    """The JSON twin as text (floats keep every digit; one document a line)."""
-    return format_report_json(
-        ida2id_json_object(counts, measures, signature, ci95, documents, spans, veil)
-    )
