@@ -34,6 +34,7 @@ from harem_pipeline.measures.semantic import (
     semantic_figures,
 )
 from harem_pipeline.model import Alt, Scenario
+from harem_pipeline.reports.ida2id import ERROR_AND_FIGURE_LABELS
 from harem_pipeline.text.numbers import java_double
 
 if TYPE_CHECKING:
@@ -46,13 +47,7 @@ IDENTIFICATION_LABELS = (
     "Total de EMs identificadas na CD",
     "Total de EMs identificadas pelo sistema",
     "Total correctamente identificadas",
-    "Espúrios",
-    "Em Falta",
-    "Precisão",
-    "Abrangência",
-    "Medida F",
-    "Sobre-geração",
-    "Sub-geração",
+    *ERROR_AND_FIGURE_LABELS,
 )
 CLASSIFICATION_LABELS = (
     "Valor máximo possível para a Classificação na CD",

@@ -34,7 +34,7 @@ from typing import Any
 
 from harem_pipeline.formats.report import format_fields
 from harem_pipeline.formats.veils import veil_in_words
-from harem_pipeline.measures.identification import IdentificationMeasures
+from harem_pipeline.measures.identification import MEASURE_KEYS, IdentificationMeasures
 from harem_pipeline.measures.spans import MeasuresReport
 from harem_pipeline.reports.measures import measures_json
 from harem_pipeline.stages.ida2id import IdentificationCounts
@@ -44,13 +44,7 @@ UNDEFINED_TEXT = "-"
 SIGNATURE_LABEL = "Assinatura"
 VEIL_LABEL = "Véu de avaliação"
 
-LABELS = (
-    "Total na CD",
-    "Total identificadas",
-    "Total correctamente identificadas",
-    "Total Ocorrências Parcialmente Correctos",
-    "Soma Parcialmente Correctos",
-    "Soma Parcialmente Incorrectos",
+ERROR_AND_FIGURE_LABELS = (
     "Espúrios",
     "Em Falta",
     "Precisão",
@@ -58,6 +52,17 @@ LABELS = (
     "Medida F",
     "Sobre-geração",
     "Sub-geração",
+)
+"""The labels this report shares with the Ida report's identification block, in its order."""
+
+LABELS = (
+    "Total na CD",
+    "Total identificadas",
+    "Total correctamente identificadas",
+    "Total Ocorrências Parcialmente Correctos",
+    "Soma Parcialmente Correctos",
+    "Soma Parcialmente Incorrectos",
+    *ERROR_AND_FIGURE_LABELS,
     "Erro Combinado",
 )
 """Report labels in the order the Java prints them."""
@@ -71,12 +76,7 @@ JSON_KEYS = (
     "soma_parciais_incorrectos",
     "espurios",
     "em_falta",
-    "precisao",
-    "abrangencia",
-    "medida_f",
-    "sobre_geracao",
-    "sub_geracao",
-    "erro_combinado",
+    *MEASURE_KEYS,
 )
 """JSON keys, one per text label, same order; ``signature`` follows them."""
 
