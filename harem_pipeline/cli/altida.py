@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from harem_pipeline.cli.options import add_input_output
 from harem_pipeline.pipeline.identification import run_altida
 
 
@@ -19,8 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "'# ALT escolhida: k de n'."
         ),
     )
-    parser.add_argument("input", help="the evaluated alignment file")
-    parser.add_argument("-o", "--output", help="output file (default: INPUT.altida)")
+    add_input_output(parser, "the evaluated alignment file", "output file (default: INPUT.altida)")
     parser.set_defaults(func=run_command)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from harem_pipeline.cli.options import add_input_output
 from harem_pipeline.pipeline.morphology import run_altmor
 
 
@@ -16,8 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "smoothed F) and keep the best one, after a '# ALT escolhida: k de n' line."
         ),
     )
-    parser.add_argument("input", metavar="FILE.vizir", help="a Vizir output")
-    parser.add_argument("-o", "--output", help="output file (default FILE.altmor)")
+    add_input_output(parser, "a Vizir output", "output file (default FILE.altmor)", "FILE.vizir")
     parser.set_defaults(func=altmor_command)
 
 

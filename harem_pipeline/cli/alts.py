@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from harem_pipeline.cli.options import add_input_output
 from harem_pipeline.pipeline.semantic import run_alts
 
 
@@ -19,8 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "entities after the last alternative."
         ),
     )
-    parser.add_argument("input", help="the Véus file (.veu, .gz allowed)")
-    parser.add_argument("-o", "--output", help="output file (default: INPUT.alts)")
+    add_input_output(
+        parser, "the Véus file (.veu, .gz allowed)", "output file (default: INPUT.alts)"
+    )
     parser.set_defaults(func=run_command)
 
 

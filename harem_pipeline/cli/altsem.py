@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from harem_pipeline.cli.options import add_input_output
 from harem_pipeline.pipeline.semantic import run_altsem
 
 
@@ -18,8 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "highest smoothed F of the CSC, its PALT reset to 1."
         ),
     )
-    parser.add_argument("input", help="the .emir file (.gz allowed)")
-    parser.add_argument("-o", "--output", help="output file (default: INPUT.altrel)")
+    add_input_output(parser, "the .emir file (.gz allowed)", "output file (default: INPUT.altrel)")
     parser.set_defaults(func=run_command)
 
 

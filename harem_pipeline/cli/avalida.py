@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from harem_pipeline.cli.options import add_input_output
 from harem_pipeline.pipeline.identification import run_avalida
 
 
@@ -17,8 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "evaluation after every record, as the HAREM AvalIDa does."
         ),
     )
-    parser.add_argument("input", help="the .alinhado file")
-    parser.add_argument("-o", "--output", help="output file (default: INPUT.avalida)")
+    add_input_output(parser, "the .alinhado file", "output file (default: INPUT.avalida)")
     parser.set_defaults(func=run_command)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from harem_pipeline.cli.options import add_input_output
 from harem_pipeline.pipeline.semantic import run_espurios
 
 
@@ -18,8 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "line, its DOC line and one [entity] line per spurious record."
         ),
     )
-    parser.add_argument("input", help="the .alts file (.gz allowed)")
-    parser.add_argument("-o", "--output", help="output file (default: INPUT.espurios)")
+    add_input_output(
+        parser, "the .alts file (.gz allowed)", "output file (default: INPUT.espurios)"
+    )
     parser.set_defaults(func=run_command)
 
 
