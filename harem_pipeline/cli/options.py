@@ -8,6 +8,7 @@ found -1``), exit status 2, raised while the arguments are parsed.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 from collections.abc import Callable
 
@@ -51,6 +52,26 @@ def add_input_output(
     """The positional ``input`` a command reads and the ``-o/--output`` it writes."""
     parser.add_argument("input", metavar=metavar, help=input_help)
     parser.add_argument("-o", "--output", help=output_help)
+
+
+def add_file_step(
+    subparsers: argparse._SubParsersAction,
+    name: str,
+    summary: str,
+    description: str,
+    files: tuple[str, str] | tuple[str, str, str],
+    step: Callable[[str, str | None], object],
+) -> None:
+    """A command that reads one file and writes one: ``harem NAME IN [-o OUT]`` is
+    ``step(IN, OUT)``; ``files`` are :func:`add_input_output`'s helps (and metavar)."""
+    parser = subparsers.add_parser(name, help=summary, description=description)
+    add_input_output(parser, *files)
+    parser.set_defaults(func=functools.partial(_run_file_step, step))
+
+
+def _run_file_step(step: Callable[[str, str | None], object], args: argparse.Namespace) -> int:
+    step(args.input, args.output)
+    return 0
 
 
 def add_bootstrap(
