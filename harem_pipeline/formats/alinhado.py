@@ -375,6 +375,13 @@ class Blank:
     line: int = field(default=0, compare=False)
 
 
+DOCUMENT_STARTS = (DocStart, DocumentLine)
+"""The lines that open a document's records: ``DOC <docid>``, or the First HAREM's line."""
+
+ALT_MARKS = (AltOpen, AltClose)
+"""The lines that open and close an ALT block or one of its alternatives."""
+
+
 _UNPARSED: Any = object()
 """A part of a :class:`Record` read from a line and not yet asked for."""
 
@@ -1073,7 +1080,7 @@ def group_alt_blocks(
         if start is None:
             if isinstance(item, AltOpen) and item.n is None:
                 start, labels, alternatives = item, [], []
-            elif isinstance(item, (AltOpen, AltClose)):
+            elif isinstance(item, ALT_MARKS):
                 raise InputError(path, "<ALT> before an alternative", _marker(item), line=number)
             else:
                 yield item
@@ -1103,7 +1110,7 @@ def group_alt_blocks(
 
 
 def _marker(item: Line) -> str:
-    return format_line(item) if isinstance(item, (AltOpen, AltClose)) else type(item).__name__
+    return format_line(item) if isinstance(item, ALT_MARKS) else type(item).__name__
 
 
 def parse_lines(text: str, path: str | None = None) -> Iterator[Line]:
