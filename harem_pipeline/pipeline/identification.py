@@ -112,7 +112,7 @@ def run_veus(
     Streams the input and writes atomically in its encoding.
     """
     from harem_pipeline.formats.harem_xml import read_meta
-    from harem_pipeline.stages.veus import apply_veus, check_style, document_infos
+    from harem_pipeline.stages.veus import VeusSubset, check_style, document_infos
 
     style, variant, genre, selective = params.style, params.variant, params.genre, params.selective
     check_style(style)
@@ -124,7 +124,7 @@ def run_veus(
     meta = document_infos(read_meta(meta_path)) if meta_path else None
     target = Path(output) if output is not None else veus_output(path, variant, genre, selective)
     encoding, lines = iter_lines(path)
-    subset = apply_veus(lines, style, evaluation, declared, variant, genre, meta, str(path))
+    subset = VeusSubset(style, evaluation, declared, variant, genre, meta, str(path)).apply(lines)
     write_lines(target, subset, encoding)
     return target
 

@@ -566,9 +566,13 @@ def check_style(style: str) -> str:
 
 
 class VeusSubset:
-    """The state of one Véus pass: which document is open, whether it is kept, the memory.
+    """One Véus pass, the subset of an ``.avalida`` file: :meth:`apply` streams it.
 
-    :func:`apply_veus` feeds it the lines one by one.
+    ``veil`` is the evaluation veil; ``system_veil`` the one the run
+    declared (None: everything).  ``variant``/``genre`` keep only matching
+    documents (Second HAREM files need ``meta``, see :func:`document_infos`).
+    ``source`` names the input in error messages.  The state: which document
+    is open, whether it is kept, the spurious memory.
     """
 
     def __init__(
@@ -647,31 +651,16 @@ class VeusSubset:
             problem = subset_problem(self.seen, self.variant, self.genre)
             raise InputError(self.source, *(problem or ("at least one document", "none")))
 
+    def apply(self, lines: Iterable[Line]) -> Iterator[Line]:
+        """Stream the subset: the veil header, then its documents.
 
-def apply_veus(
-    lines: Iterable[Line],
-    style: str,
-    veil: Veil,
-    system_veil: Veil | None = None,
-    variant: str | None = None,
-    genre: str | None = None,
-    meta: Mapping[str, DocumentInfo] | None = None,
-    source: str | None = None,
-) -> Iterator[Line]:
-    """Stream the subset of an ``.avalida`` file: the veil header, then its documents.
-
-    ``veil`` is the evaluation veil; ``system_veil`` the one the run
-    declared (None: everything).  ``variant``/``genre`` keep only matching
-    documents (Second HAREM files need ``meta``, see :func:`document_infos`).
-    ``source`` names the input in error messages.  Lines before the first
-    document (file-name headers) are not copied; every line is written with
-    ``\\n``, as the original program did, records with the ``:`` marker.  A
-    subset that keeps no document would score nothing: once the input is
-    read, ``InputError`` says why (an unknown variant or genre lists the
-    valid names, with their counts).
-    """
-    subset = VeusSubset(style, veil, system_veil, variant, genre, meta, source)
-    yield subset.header()
-    for line in lines:
-        yield from subset.line(line)
-    subset.finish()
+        Lines before the first document (file-name headers) are not copied;
+        every line is written with ``\\n``, as the original program did,
+        records with the ``:`` marker.  A subset that keeps no document would
+        score nothing: once the input is read, ``InputError`` says why (an
+        unknown variant or genre lists the valid names, with their counts).
+        """
+        yield self.header()
+        for line in lines:
+            yield from self.line(line)
+        self.finish()
