@@ -1396,6 +1396,14 @@ def reprint_system(system: tuple[Tag, ...] | None) -> tuple[Tag, ...] | None:
     return tuple(reprint_tag(tag, system=True) for tag in system)
 
 
+def evaluation_of(record: Record, path: str | None, expected: str) -> tuple[Evaluation, ...]:
+    """The record's evaluation items; a record without them is the input error ``expected``
+    (each stage names what it reads and where such a file comes from)."""
+    if record.evaluation is None:
+        raise InputError(path, expected, "a record without evaluation", line=record.line or None)
+    return record.evaluation
+
+
 def reprint_record(record: Record) -> Record:
     """``record`` with both sides as the Java reads them back (itself when nothing changes,
     decided on the texts alone, so an unchanged record keeps its text and unbuilt tags).

@@ -39,6 +39,7 @@ from harem_pipeline.formats.alinhado import (
     LineParser,
     Record,
     Tag,
+    evaluation_of,
     format_line,
     format_tag_list,
     iter_line_chunks,
@@ -102,13 +103,9 @@ def format_alt_weight(weight: float | None) -> str:
 
 def parse_alts_record(record: Record, path: str | None = None) -> AltsRecord:
     """Read the ALT weight of a ``.alts`` record (its evaluation part must be present)."""
-    if record.evaluation is None:
-        raise InputError(
-            path,
-            "an evaluated record GOLD ---> [SYS, ...]:[EVAL, ...] (Véus output)",
-            "a record without evaluation",
-            line=record.line or None,
-        )
+    evaluation_of(
+        record, path, "an evaluated record GOLD ---> [SYS, ...]:[EVAL, ...] (Véus output)"
+    )
     weight = parse_alt_weight(record.suffix, path, record.line or None)
     return AltsRecord(_with_suffix(record, ""), weight)
 
