@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from harem_pipeline.measures.rerelem import Block, RerelemFigures
 from harem_pipeline.reports.rerelem_official import OFFICIAL_FOLDER, page_name
-from harem_pipeline.reports.summary import cell_text, markdown_table
+from harem_pipeline.reports.summary import cell_text, markdown_table, sortable_section
 from harem_pipeline.text.numbers import java_double
 
 
@@ -193,11 +193,6 @@ def render_rerelem_section(summary: Mapping[str, Any]) -> str:
     rows = summary.get("rerelem") or []
     if not rows:
         return ""
-    head = "".join(
-        f'<th class="name">{escape(label)}</th>' if key in _NAMES else f"<th>{escape(label)}</th>"
-        for key, label in RERELEM_COLUMNS
-    )
-    head += '<th class="name">Views</th>'
     body = []
     for row in rows:
         cells = []
@@ -217,9 +212,8 @@ def render_rerelem_section(summary: Mapping[str, Any]) -> str:
             cells.append(f'<td{kind} data-value="{escape(sort)}">{shown}{mark}</td>')
         cells.append(f'<td class="name" style="white-space:nowrap">{_views(row)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        '<section id="rerelem"><h2>ReRelEM (relações)</h2>'
-        f'<div class="scroll"><table class="sortable"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
-        f'<p class="muted">{escape(RERELEM_LEGEND)} {escape(VIEWS_LEGEND)}</p></section>'
+    columns = (*RERELEM_COLUMNS, ("views", "Views"))
+    legend = f"{RERELEM_LEGEND} {VIEWS_LEGEND}"
+    return sortable_section(
+        "rerelem", "ReRelEM (relações)", columns, {*_NAMES, "views"}, body, legend
     )

@@ -11,8 +11,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from html import escape
 from typing import Any
 
 from harem_pipeline.errors import InputError
@@ -274,6 +275,31 @@ RELATIVE_NOTE = (
     "above 1 too, for a category with few missing entities."
 )
 """Why a relative row's identification may exceed 1 (the summary, the HTML report, the README)."""
+
+
+def sortable_section(
+    anchor: str,
+    title: str,
+    columns: Sequence[tuple[str, str]],
+    names: Collection[str],
+    body: Iterable[str],
+    legend: str,
+) -> str:
+    """An HTML report section of one sortable table (the TEMPO and ReRelEM tracks').
+
+    ``columns`` are (key, label); the columns in ``names`` hold names (left-aligned);
+    ``body`` is the rows, already rendered, and ``legend`` the text below the table.
+    """
+    head = "".join(
+        f'<th class="name">{escape(label)}</th>' if key in names else f"<th>{escape(label)}</th>"
+        for key, label in columns
+    )
+    return (
+        f'<section id="{anchor}"><h2>{title}</h2>'
+        f'<div class="scroll"><table class="sortable"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+        f'<p class="muted">{escape(legend)}</p></section>'
+    )
 
 
 def markdown_table(labels: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
-from harem_pipeline.reports.summary import cell_text, dig, markdown_table
+from harem_pipeline.reports.summary import cell_text, dig, markdown_table, sortable_section
 
 TEMPO_COLUMNS = (
     ("run", "Run"),
@@ -58,6 +58,10 @@ def tempo_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+_NAMES = ("run", "subset", "mode", "alt")
+"""The TEMPO table's columns of names (left-aligned in the HTML)."""
+
+
 def format_tempo_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
     """The summary's TEMPO section (nothing when the campaign ran no TEMPO track)."""
     if not rows:
@@ -75,12 +79,6 @@ def render_tempo_section(summary: Mapping[str, Any]) -> str:
     rows = summary.get("tempo") or []
     if not rows:
         return ""
-    head = "".join(
-        f'<th class="name">{escape(label)}</th>'
-        if key in ("run", "subset", "mode", "alt")
-        else f"<th>{escape(label)}</th>"
-        for key, label in TEMPO_COLUMNS
-    )
     body = []
     for row in rows:
         cells = []
@@ -88,7 +86,7 @@ def render_tempo_section(summary: Mapping[str, Any]) -> str:
             value = row.get(key)
             if key == "signature":
                 cells.append(f'<td class="name"><code class="sig">{escape(str(value))}</code></td>')
-            elif key in ("run", "subset", "mode", "alt"):
+            elif key in _NAMES:
                 mark = (
                     ' <span class="sim">simulated</span>'
                     if key == "run" and row.get("simulated")
@@ -101,9 +99,4 @@ def render_tempo_section(summary: Mapping[str, Any]) -> str:
                     f'<td data-value="{escape(cell_text(value))}">{escape(cell_text(value))}</td>'
                 )
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        '<section id="tempo"><h2>Pista TEMPO</h2>'
-        f'<div class="scroll"><table class="sortable"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
-        f'<p class="muted">{escape(TEMPO_LEGEND)}</p></section>'
-    )
+    return sortable_section("tempo", "Pista TEMPO", TEMPO_COLUMNS, _NAMES, body, TEMPO_LEGEND)
