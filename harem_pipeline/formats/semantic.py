@@ -33,6 +33,8 @@ from harem_pipeline.formats.alinhado import (
     ARROW,
     EVAL_SEMANTIC,
     MARKER_FIRST_HAREM,
+    AltClose,
+    AltOpen,
     Evaluation,
     Line,
     LineChunk,
@@ -623,3 +625,33 @@ def next_alt_state(state: int, opening: bool, n: int | None) -> int | None:
     if state == 3 and not opening and n is None:
         return 0
     return None
+
+
+class AltBlockReader:
+    """A reader of a stream's ALT blocks in :func:`next_alt_state`'s states (alts, altsem).
+
+    A subclass says what a state change writes (:meth:`entered`) and what any
+    other line becomes (:meth:`other`), an ``<ALT>`` line its state does not
+    expect included.
+    """
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.state = 0
+
+    def line(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
+        """The output of one line (a tuple or a block's lines: no generator a line)."""
+        if type(item) is AltOpen or type(item) is AltClose:
+            state = next_alt_state(self.state, type(item) is AltOpen, item.n)
+            if state is not None:
+                self.state = state
+                return self.entered(state)
+        return self.other(item)
+
+    def entered(self, state: int) -> Iterable[Line | str]:
+        """The output of moving to ``state``."""
+        raise NotImplementedError
+
+    def other(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
+        """The output of a line that changes no state."""
+        raise NotImplementedError
