@@ -11,13 +11,13 @@ too.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, iter_lines, write_lines
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.pipeline.naming import (
+    ReportOutputs,
     check_records_evaluated,
     check_stage_input,
     ida2id_output,
@@ -27,7 +27,6 @@ from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.text.textio import derived_path
 
 if TYPE_CHECKING:  # Ida2ID's measures and reports load numpy: imported where it runs
-    from harem_pipeline.measures.identification import IdentificationMeasures
     from harem_pipeline.measures.spans import MeasuresReport
     from harem_pipeline.stages.ida2id import IdentificationTally
 
@@ -133,23 +132,13 @@ def run_veus(
 # ida2id
 
 
-@dataclass(frozen=True, slots=True)
-class Ida2idOutputs:
-    """What :func:`run_ida2id` wrote and computed."""
-
-    text_path: Path
-    json_path: Path
-    tally: IdentificationTally
-    measures: IdentificationMeasures
-
-
 def run_ida2id(
     path: PathLike,
     params: ReportParams,
     signature: str,
     output: PathLike | None = None,
     spans: MeasuresReport | None = None,
-) -> Ida2idOutputs:
+) -> ReportOutputs[IdentificationTally]:
     """Count ``path`` and write the text report (``output``, default ``IN.ida2id``) and
     ``output.json``; ``spans``, the span measures of the same documents, join both
     (see :mod:`harem_pipeline.reports.ida2id`).
@@ -176,4 +165,4 @@ def run_ida2id(
     ci95 = identification_intervals(documents, params.bootstrap, params.seed)
     twin = ida2id_json_object(tally.total, measures, signature, ci95, documents, spans, veil)
     json_path = write_twins(target, text, encoding, twin)
-    return Ida2idOutputs(target, json_path, tally, measures)
+    return ReportOutputs(target, json_path, tally)

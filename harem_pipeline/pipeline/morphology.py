@@ -30,7 +30,12 @@ from harem_pipeline.formats.alinhado import (
 from harem_pipeline.formats.vizir import RawLine
 from harem_pipeline.model import Scenario
 from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
-from harem_pipeline.pipeline.naming import check_stage_input, ida2mor_output, write_twins
+from harem_pipeline.pipeline.naming import (
+    ReportOutputs,
+    check_stage_input,
+    ida2mor_output,
+    write_twins,
+)
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.ida2mor import (
@@ -317,15 +322,6 @@ def run_vizir_folder(
 # ida2mor
 
 
-@dataclass(frozen=True, slots=True)
-class Ida2MorOutputs:
-    """Where the two reports went, and the counts they were made from."""
-
-    text: Path
-    json: Path
-    counts: MorphologyCounts
-
-
 def run_ida2mor(
     path: PathLike,
     params: ReportParams,
@@ -333,7 +329,7 @@ def run_ida2mor(
     output: PathLike | None = None,
     run: str | None = None,
     workers: int | None = None,
-) -> Ida2MorOutputs:
+) -> ReportOutputs[MorphologyCounts]:
     """Count an ``.altmor`` file in one streaming pass and write ``OUT`` and ``OUT.json``.
 
     ``params`` gives the scenario, the subset and its evaluation veil the
@@ -361,7 +357,7 @@ def run_ida2mor(
         counts, scenario, signature, run, subset, intervals, veil, document_rows=rows
     )
     json_path = write_twins(target, text, encoding, twin)
-    return Ida2MorOutputs(target, json_path, counts)
+    return ReportOutputs(target, json_path, counts)
 
 
 def count_altmor_file(path: PathLike, workers: int | None = None) -> tuple[str, MorphologyCounts]:

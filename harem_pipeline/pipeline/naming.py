@@ -10,8 +10,9 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.jsontext import format_report_json
@@ -125,6 +126,19 @@ def json_twin(path: PathLike) -> Path:
         return Path(os.devnull)
     path = Path(path)
     return path.with_name(path.name + ".json")
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class ReportOutputs(Generic[T]):
+    """What a report step wrote (the text report and its JSON twin, :func:`write_twins`)
+    and the counts both were made from."""
+
+    text_path: Path
+    json_path: Path
+    counts: T
 
 
 def write_twins(target: Path, text: str, encoding: str, twin: Mapping[str, Any]) -> Path:

@@ -220,9 +220,6 @@ class Filter:
     def subtype_count(self, cat: str | None, typ: str | None) -> int:
         return len(self.tree.get(cat, {}).get(typ, ()))
 
-    def type_names(self, cat: str | None) -> Sequence[str | None]:
-        return tuple(self.tree.get(cat, ()))
-
     def valid_tuples(self, key: ClassicKey) -> JavaHashSet:
         """``EntitiesAttributesTree.getValidTuples`` of an entity's classic values:
         values outside the veil become None."""
