@@ -566,7 +566,7 @@ def evaluate_lines(
     first_harem, stream = peek_format(lines, path)
     header = read_header(stream, path)
     filt = header_filter(header, first_harem, params.grid_path, path)
-    yield Header(header.text, "\n")
+    yield Header(header.text, eol="\n")
     for item in stream:
         if not isinstance(item, SemanticRecord):
             yield java_line_end(item)

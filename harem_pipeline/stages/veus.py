@@ -601,7 +601,7 @@ class VeusSubset:
 
     def header(self) -> Header:
         """The veil line every subset starts with."""
-        return Header(format_veil(self.veil), _EOL)
+        return Header(format_veil(self.veil), eol=_EOL)
 
     def line(self, line: Line) -> list[Line]:
         """What one input line becomes: nothing, itself, or records (a list: most are one)."""

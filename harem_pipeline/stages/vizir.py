@@ -63,7 +63,7 @@ SCENARIO_HEADER = " Cenário: "
 
 def scenario_header(scenario: Scenario, eol: str = "\n") -> Header:
     """``# Cenário: absoluto``: the scenario, recorded in the file Vizir writes."""
-    return Header(SCENARIO_HEADER + SCENARIO_NAMES[scenario], eol)
+    return Header(SCENARIO_HEADER + SCENARIO_NAMES[scenario], eol=eol)
 
 
 def header_scenario(line: Line) -> Scenario | None:
