@@ -277,6 +277,12 @@ def format_evaluation(kind: str, weight: float | None = None) -> Evaluation:
     raise ValueError(f"not an identification evaluation kind: {kind!r}")
 
 
+CORRECT_EVALUATION = format_evaluation(EVAL_CORRECT)
+MISSING_EVALUATION = format_evaluation(EVAL_MISSING)
+SPURIOUS_EVALUATION = format_evaluation(EVAL_SPURIOUS)
+"""The evaluations with no weight, made once: AvalIDa writes them, Véus rewrites to them."""
+
+
 # ---------------------------------------------------------------------------
 # Line kinds
 
