@@ -145,8 +145,8 @@ def test_mixed_line_ends_of_the_lampada_example_are_kept() -> None:
         29,
         30,
     ]
-    assert lines[0] == Header(" teste2703sub.xml", "\r\n")
-    assert lines[18] == AltClose(None, "\n")
+    assert lines[0] == Header(" teste2703sub.xml", eol="\r\n")
+    assert lines[18] == AltClose(None, eol="\n")
     kinds = [type(item).__name__ for item in lines]
     # 2 headers, DOC teste1 and teste2 (no EOD in this version), 5 ALT openings and closings.
     assert (kinds.count("Header"), kinds.count("DocStart"), kinds.count("DocEnd")) == (2, 2, 0)
@@ -172,8 +172,8 @@ def test_first_harem_veus_result_case_file() -> None:
     assert fmt.format_lines(lines).encode(encoding) == raw
     assert {item.eol for item in lines[:-1]} == {"\r\n"}
     assert lines[-1].eol == ""
-    assert lines[0] == Header('CATEGORIA1=["TIPO1", "TIPO2"]; CATEGORIA2=["TIPO3"]', "\r\n")
-    assert lines[1] == DocumentLine("HAREM-251-04443", "PT", "Web", "\r\n")
+    assert lines[0] == Header('CATEGORIA1=["TIPO1", "TIPO2"]; CATEGORIA2=["TIPO3"]', eol="\r\n")
+    assert lines[1] == DocumentLine("HAREM-251-04443", "PT", "Web", eol="\r\n")
     records = [item for item in lines if isinstance(item, Record)]
     assert len(records) == 11 + 3
     # Example 3: two system entities, two partial evaluations (original document).
@@ -411,11 +411,16 @@ def test_manual_check_is_not_a_record() -> None:
 
 
 def test_line_ends_are_kept() -> None:
-    assert parse_line("EOD\r\n") == DocEnd("\r\n")
-    assert parse_line("EOD\n") == DocEnd("\n")
+    assert parse_line("EOD\r\n") == DocEnd(eol="\r\n")
+    assert parse_line("EOD\n") == DocEnd(eol="\n")
     text = "DOC a\r\n\r\n<ALT>\n</ALT>"
     lines = list(fmt.parse_lines(text))
-    assert lines == [DocStart("a", "\r\n"), Blank("\r\n"), AltOpen(None, "\n"), AltClose(None, "")]
+    assert lines == [
+        DocStart("a", eol="\r\n"),
+        Blank(eol="\r\n"),
+        AltOpen(None, eol="\n"),
+        AltClose(None, eol=""),
+    ]
     assert [item.line for item in lines] == [1, 2, 3, 4]
     assert fmt.format_lines(lines) == text
 
@@ -545,7 +550,7 @@ def test_utf8_bom_is_read_and_not_written_back(tmp_path: Path) -> None:
     path.write_bytes(raw)
     encoding, lines = fmt.read_lines(path)
     assert encoding == "utf-8"
-    assert lines[0] == DocStart("d", "\r\n")
+    assert lines[0] == DocStart("d", eol="\r\n")
     out = tmp_path / "copy.alinhado"
     fmt.write_lines(out, lines, encoding)
     assert out.read_bytes() == raw[3:]
@@ -668,22 +673,22 @@ _TOKEN = st.text(st.characters(whitelist_categories=("Lu", "Ll", "Nd")), min_siz
 _ENDS = st.sampled_from(["\n", "\r\n", ""])
 _LINES: st.SearchStrategy[Line] = st.one_of(
     _records(),
-    st.builds(Header, _FREE, _ENDS),
-    st.builds(DocStart, _FREE, _ENDS),
-    st.builds(DocEnd, _ENDS),
-    st.builds(Blank, _ENDS),
-    st.builds(AltOpen, st.one_of(st.none(), st.integers(0, 99)), _ENDS),
-    st.builds(AltClose, st.one_of(st.none(), st.integers(0, 99)), _ENDS),
+    st.builds(Header, _FREE, eol=_ENDS),
+    st.builds(DocStart, _FREE, eol=_ENDS),
+    st.builds(DocEnd, eol=_ENDS),
+    st.builds(Blank, eol=_ENDS),
+    st.builds(AltOpen, st.one_of(st.none(), st.integers(0, 99)), eol=_ENDS),
+    st.builds(AltClose, st.one_of(st.none(), st.integers(0, 99)), eol=_ENDS),
     st.builds(
         DocumentLine,
         st.builds(lambda a, b: f"HAREM-{a}-{b}", st.integers(0, 999), st.integers(0, 99999)),
         _TOKEN,
         _TOKEN,
-        _ENDS,
+        eol=_ENDS,
     ),
-    st.builds(ManualCheck, _FREE, _ENDS),
-    st.builds(Omitted, _FREE.map(lambda t: "<OMITIDO>" + t), _ENDS),
-    st.builds(SpuriousListLine, st.lists(_TAGS, max_size=3).map(tuple), _ENDS),
+    st.builds(ManualCheck, _FREE, eol=_ENDS),
+    st.builds(Omitted, _FREE.map(lambda t: "<OMITIDO>" + t), eol=_ENDS),
+    st.builds(SpuriousListLine, st.lists(_TAGS, max_size=3).map(tuple), eol=_ENDS),
 )
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.cli import main
+from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.model import Scenario
-from harem_pipeline.reports.ida2mor import format_ida2mor_json
+from harem_pipeline.reports.ida2mor import ida2mor_json_object
 from harem_pipeline.stages.ida2mor import FieldCounts, MorphologyCounts, MorphologyTotals
 from harem_pipeline.stages.tally import DocumentCounts
 
@@ -112,7 +113,9 @@ def ida2mor_report(path: Path, espurio: int) -> Path:
         DocumentCounts(f"HAREM-{i}", MorphologyTotals(field(), field(), field())) for i in range(20)
     ]
     counts = MorphologyCounts.from_documents(documents)
-    path.write_text(format_ida2mor_json(counts, Scenario.ABSOLUTE, "S"), encoding="utf-8")
+    path.write_text(
+        format_report_json(ida2mor_json_object(counts, Scenario.ABSOLUTE, "S")), encoding="utf-8"
+    )
     return path
 
 

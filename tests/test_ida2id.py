@@ -350,7 +350,7 @@ def test_after_altida_exemplo0_by_hand(data_dir: Path, tmp_path: Path) -> None:
     chosen = run_altida(
         data_dir / "reference/exemplo0/total_muc.alinhado.avalida.gz", tmp_path / "x"
     )
-    counts = run_ida2id(chosen, UNKNOWN, "s").tally.total
+    counts = run_ida2id(chosen, UNKNOWN, "s").counts.total
     # outside the ALT: cd2, cd4 and teste2's three Correcto, cd3 missing, one spurious
     # (6 CD entities); ALT2 kept: cdAlt2a [5/14, C, 1/3, .1, .1], cdAlt2b [1/14, .1, C]
     assert (counts.total_cd, counts.identified, counts.correct) == (8, 14, 7)

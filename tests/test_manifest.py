@@ -9,7 +9,7 @@ import pytest
 
 import harem_pipeline.pipeline.manifest as manifest_module
 from harem_pipeline.pipeline.manifest import (
-    is_complete,
+    check_complete,
     manifest_path,
     read_manifest,
     snapshot_inputs,
@@ -31,7 +31,7 @@ def stage(tmp_path: Path) -> tuple[Path, Path, Path]:
 def test_fresh_manifest_is_complete(stage: tuple[Path, Path, Path]) -> None:
     _, source, output = stage
     assert manifest_path(output).name == "run.alinhado.manifest.json"
-    assert is_complete(output, "align", {"style": "harem"}, [source])
+    assert check_complete(output, "align", {"style": "harem"}, [source]) is not None
     assert read_manifest(output).signature == "sig"
 
 
@@ -39,7 +39,7 @@ def test_touch_without_change_stays_complete(stage: tuple[Path, Path, Path]) -> 
     _, source, output = stage
     stat = source.stat()
     os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
-    assert is_complete(output, "align", {"style": "harem"}, [source])
+    assert check_complete(output, "align", {"style": "harem"}, [source]) is not None
 
 
 def test_content_change_is_stale_even_with_same_size_and_mtime(
@@ -49,25 +49,25 @@ def test_content_change_is_stale_even_with_same_size_and_mtime(
     stat = source.stat()
     source.write_text("<EM>Lisbon</EM>\n", encoding="utf-8")  # same length
     os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
-    assert not is_complete(output, "align", {"style": "harem"}, [source])
+    assert check_complete(output, "align", {"style": "harem"}, [source]) is None
 
 
 def test_parameter_stage_or_inputs_change_is_stale(stage: tuple[Path, Path, Path]) -> None:
     tmp_path, source, output = stage
-    assert not is_complete(output, "align", {"style": "muc"}, [source])
-    assert not is_complete(output, "avalida", {"style": "harem"}, [source])
+    assert check_complete(output, "align", {"style": "muc"}, [source]) is None
+    assert check_complete(output, "avalida", {"style": "harem"}, [source]) is None
     other = tmp_path / "other.txt"
     other.write_text("x", encoding="utf-8")
-    assert not is_complete(output, "align", {"style": "harem"}, [source, other])
+    assert check_complete(output, "align", {"style": "harem"}, [source, other]) is None
 
 
 def test_missing_output_or_manifest_is_stale(stage: tuple[Path, Path, Path]) -> None:
     _, source, output = stage
     output.unlink()
-    assert not is_complete(output, "align", {"style": "harem"}, [source])
+    assert check_complete(output, "align", {"style": "harem"}, [source]) is None
     output.write_text("record\n", encoding="utf-8")
     manifest_path(output).unlink()
-    assert not is_complete(output, "align", {"style": "harem"}, [source])
+    assert check_complete(output, "align", {"style": "harem"}, [source]) is None
 
 
 def test_new_scoring_version_is_stale(
@@ -75,13 +75,13 @@ def test_new_scoring_version_is_stale(
 ) -> None:
     _, source, output = stage
     monkeypatch.setattr(manifest_module, "SCORING_VERSION", "999")
-    assert not is_complete(output, "align", {"style": "harem"}, [source])
+    assert check_complete(output, "align", {"style": "harem"}, [source]) is None
 
 
 def test_corrupt_manifest_is_stale(stage: tuple[Path, Path, Path]) -> None:
     _, source, output = stage
     manifest_path(output).write_text("{not json", encoding="utf-8")
-    assert not is_complete(output, "align", {"style": "harem"}, [source])
+    assert check_complete(output, "align", {"style": "harem"}, [source]) is None
 
 
 def test_edited_or_truncated_output_is_stale(stage: tuple[Path, Path, Path]) -> None:
@@ -89,9 +89,9 @@ def test_edited_or_truncated_output_is_stale(stage: tuple[Path, Path, Path]) -> 
     stat = output.stat()
     output.write_text("recorx\n", encoding="utf-8")  # same size
     os.utime(output, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
-    assert not is_complete(output, "align", {"style": "harem"}, [source])
+    assert check_complete(output, "align", {"style": "harem"}, [source]) is None
     output.write_text("rec", encoding="utf-8")
-    assert not is_complete(output, "align", {"style": "harem"}, [source])
+    assert check_complete(output, "align", {"style": "harem"}, [source]) is None
 
 
 def test_input_changed_while_the_stage_ran_is_stale(tmp_path: Path) -> None:
@@ -102,4 +102,4 @@ def test_input_changed_while_the_stage_ran_is_stale(tmp_path: Path) -> None:
     source.write_text("during\n", encoding="utf-8")  # rewritten meanwhile
     output.write_text("record\n", encoding="utf-8")
     write_manifest(output, "align", {}, inputs, [output])
-    assert not is_complete(output, "align", {}, [source])
+    assert check_complete(output, "align", {}, [source]) is None

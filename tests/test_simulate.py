@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_xml import parse_collection
+from harem_pipeline.measures.identification import measures_from_counts as identification_measures
 from harem_pipeline.model import AltBlock, Collection, Document, Entity, Morf
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.tools import simulate
@@ -419,9 +420,11 @@ def test_second_harem_perfect_run_identifies_everything(
     assert result.warnings == ()
     evaluated = run_avalida(aligned, tmp_path / "perfect.alinhado.avalida")
     total = run_veus(evaluated, SubsetParams(), tmp_path / "perfect.alinhado.avalida.total")
-    m = run_ida2id(
-        run_altida(total, tmp_path / "t.altida"), UNKNOWN, "sig", tmp_path / "t.id"
-    ).measures
+    m = identification_measures(
+        run_ida2id(
+            run_altida(total, tmp_path / "t.altida"), UNKNOWN, "sig", tmp_path / "t.id"
+        ).counts.total
+    )
     assert (m.precision, m.recall, m.f_measure, m.combined_error) == (1.0, 1.0, 1.0, 0.0)
 
 
@@ -532,7 +535,7 @@ def test_perfect_run_scores_one_everywhere_through_the_whole_chain(
     identification = run_ida2id(
         run_altida(total, tmp_path / "t.altida"), UNKNOWN, "sig", tmp_path / "t.id"
     )
-    m = identification.measures
+    m = identification_measures(identification.counts.total)
     assert (m.precision, m.recall, m.f_measure) == (1.0, 1.0, 1.0)
     assert (m.over_generation, m.under_generation, m.combined_error) == (0.0, 0.0, 0.0)
 

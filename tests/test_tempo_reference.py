@@ -124,5 +124,5 @@ def test_the_collection_against_itself_scores_one(mode: int, kind: str, tmp_path
     lines = report.text_path.read_bytes().decode("latin-1").split("\n")
     classification = lines[lines.index("Avaliação Global - Classificação") :]
     assert "Medida F: 1.0" in classification
-    counts = report.tally.total
+    counts = report.counts.total
     assert counts.system_csc == counts.max_cd == counts.max_system > 0

@@ -24,7 +24,7 @@ from harem_pipeline.pipeline.identification import run_veus
 from harem_pipeline.pipeline.params import SubsetParams
 from harem_pipeline.stages.veus import (
     FIRST_HAREM_GENRES,
-    apply_veus,
+    VeusSubset,
     document_infos,
     genre_key,
     subset_file_name,
@@ -100,7 +100,7 @@ def test_equals_the_java_reference(data_dir, grid, source, reference, style, vei
     encoding, lines = iter_lines(data_dir / "reference" / source)
     evaluation = parse_veil(veil, grid)
     system = parse_veil(declared, grid) if declared else None
-    written = format_lines(apply_veus(lines, style, evaluation, system, None, source=source))
+    written = format_lines(VeusSubset(style, evaluation, system, None, source=source).apply(lines))
     ours = written.removesuffix("\n").split("\n")
     with gzip.open(data_dir / "reference" / reference, "rb") as handle:
         expected = handle.read().decode(encoding).split("\n")
@@ -135,7 +135,7 @@ def veus(text: str, style: str, veil: str | None = None, declared: str | None = 
     grid = read_grid()
     lines = parse_lines(text)
     system = parse_veil(declared, grid) if declared else None
-    out = apply_veus(lines, style, parse_veil(veil, grid), system)
+    out = VeusSubset(style, parse_veil(veil, grid), system).apply(lines)
     return [format_line(line) for line in out][1:]  # without the veil header
 
 
@@ -297,7 +297,7 @@ def test_variant_of_second_harem_file_needs_metadata(data_dir) -> None:
     source = data_dir / "reference" / "exemplo0" / "total_muc.alinhado.avalida.gz"
     _, lines = iter_lines(source)
     with pytest.raises(InputError) as exc:
-        list(apply_veus(lines, "muc", parse_veil(None, read_grid()), variant="pt"))
+        list(VeusSubset("muc", parse_veil(None, read_grid()), variant="pt").apply(lines))
     assert "colSegundoHAREM-meta.xml" in str(exc.value)
     assert "DOC teste1" in str(exc.value)
 
@@ -363,8 +363,8 @@ def gold_sequence(lines) -> list[str]:
 def test_muc_keeps_every_gold_entity_and_no_partial(data_dir, grid) -> None:
     source = data_dir / "reference" / "gabriel" / "run.alinhado.avalida.gz"
     _, lines = iter_lines(source)
-    harem = list(apply_veus(lines, "harem", parse_veil(None, grid)))
-    muc = list(apply_veus(iter(harem[1:]), "muc", parse_veil(None, grid)))
+    harem = list(VeusSubset("harem", parse_veil(None, grid)).apply(lines))
+    muc = list(VeusSubset("muc", parse_veil(None, grid)).apply(iter(harem[1:])))
     assert gold_sequence(muc) == gold_sequence(harem)
     texts = [format_line(line) for line in muc]
     assert not any("Parcialmente" in text for text in texts)

@@ -4,23 +4,20 @@ from __future__ import annotations
 
 import argparse
 
+from harem_pipeline.cli.options import add_file_step
 from harem_pipeline.pipeline.morphology import run_altmor
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    """Add the ``altmor`` subcommand."""
+    add_file_step(
+        subparsers,
         "altmor",
-        help="AltinaMor: replace each <ALT> block of a .vizir file by its best alternative",
-        description=(
+        "AltinaMor: replace each <ALT> block of a .vizir file by its best alternative",
+        (
             "Score every alternative of each <ALT> block on the Combinada field (add-one "
             "smoothed F) and keep the best one, after a '# ALT escolhida: k de n' line."
         ),
+        ("a Vizir output", "output file (default FILE.altmor)", "FILE.vizir"),
+        run_altmor,
     )
-    parser.add_argument("input", metavar="FILE.vizir", help="a Vizir output")
-    parser.add_argument("-o", "--output", help="output file (default FILE.altmor)")
-    parser.set_defaults(func=altmor_command)
-
-
-def altmor_command(args: argparse.Namespace) -> int:
-    run_altmor(args.input, args.output)
-    return 0

@@ -4,26 +4,21 @@ from __future__ import annotations
 
 import argparse
 
+from harem_pipeline.cli.options import add_file_step
 from harem_pipeline.pipeline.semantic import run_altsem
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``altsem`` subcommand."""
-    parser = subparsers.add_parser(
+    add_file_step(
+        subparsers,
         "altsem",
-        help="keep the best alternative of every <ALT> block of an .emir file (.altrel)",
-        description=(
+        "keep the best alternative of every <ALT> block of an .emir file (.altrel)",
+        (
             "Read an .emir file and write X.emir.altrel as the official "
             "SemanticAltAlignmentSelector does: per <ALT> block the alternative with the "
             "highest smoothed F of the CSC, its PALT reset to 1."
         ),
+        ("the .emir file (.gz allowed)", "output file (default: INPUT.altrel)"),
+        run_altsem,
     )
-    parser.add_argument("input", help="the .emir file (.gz allowed)")
-    parser.add_argument("-o", "--output", help="output file (default: INPUT.altrel)")
-    parser.set_defaults(func=run_command)
-
-
-def run_command(args: argparse.Namespace) -> int:
-    """Write the relaxed file; return the exit status."""
-    run_altsem(args.input, args.output)
-    return 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from harem_pipeline.cli.options import resamples, whole_number
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.cli.options import add_bootstrap, whole_number
+from harem_pipeline.measures.bootstrap import DEFAULT_SEED
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.tools.compare import (
     compare_reports,
@@ -39,13 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("a", metavar="A.json", help="the baseline report")
     parser.add_argument("b", metavar="B.json", help="the report compared with it")
-    parser.add_argument(
-        "--bootstrap",
-        type=resamples(),
-        default=DEFAULT_RESAMPLES,
-        metavar="N",
-        help=f"resamples (default {DEFAULT_RESAMPLES}; 0: no p-values)",
-    )
+    add_bootstrap(parser, "", "no p-values")
     parser.add_argument(
         "--seed",
         type=whole_number("--seed", 0),

@@ -4,26 +4,21 @@ from __future__ import annotations
 
 import argparse
 
+from harem_pipeline.cli.options import add_file_step
 from harem_pipeline.pipeline.semantic import run_espurios
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``espurios`` subcommand."""
-    parser = subparsers.add_parser(
+    add_file_step(
+        subparsers,
         "espurios",
-        help="list, per document, the spurious system entities of an .alts file",
-        description=(
+        "list, per document, the spurious system entities of an .alts file",
+        (
             "Read an .alts file and write X.alts.espurios as the official "
             "SpuriousAlignmentsCollector does: the Véus header, then per document a blank "
             "line, its DOC line and one [entity] line per spurious record."
         ),
+        ("the .alts file (.gz allowed)", "output file (default: INPUT.espurios)"),
+        run_espurios,
     )
-    parser.add_argument("input", help="the .alts file (.gz allowed)")
-    parser.add_argument("-o", "--output", help="output file (default: INPUT.espurios)")
-    parser.set_defaults(func=run_command)
-
-
-def run_command(args: argparse.Namespace) -> int:
-    """Write the spurious list; return the exit status."""
-    run_espurios(args.input, args.output)
-    return 0

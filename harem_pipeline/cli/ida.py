@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harem_pipeline.cli.options import resamples
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.cli.options import add_bootstrap, add_input_output
 from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline.naming import semantic_kind_from_name
 from harem_pipeline.pipeline.params import ReportParams
@@ -28,8 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "per-document counts."
         ),
     )
-    parser.add_argument("input", help="the Emir file (.gz allowed)")
-    parser.add_argument("-o", "--output", help="report file (default: INPUT.ida)")
+    add_input_output(parser, "the Emir file (.gz allowed)", "report file (default: INPUT.ida)")
     parser.add_argument(
         "--scenario",
         type=Scenario,
@@ -51,13 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="add the First HAREM 2005 views (default: for First HAREM files only)",
     )
-    parser.add_argument(
-        "--bootstrap",
-        type=resamples(),
-        default=DEFAULT_RESAMPLES,
-        metavar="N",
-        help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; 0: none)",
-    )
+    add_bootstrap(parser)
     parser.set_defaults(func=run_command)
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harem_pipeline.cli.options import resamples
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.cli.options import add_bootstrap, add_input_output
 from harem_pipeline.pipeline.identification import run_ida2id
 from harem_pipeline.pipeline.naming import subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
@@ -26,8 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Precisão, Abrangência and Medida F and the per-document counts (documents)."
         ),
     )
-    parser.add_argument("input", help="the evaluated alignment file")
-    parser.add_argument("-o", "--output", help="report file (default: INPUT.ida2id)")
+    add_input_output(parser, "the evaluated alignment file", "report file (default: INPUT.ida2id)")
     parser.add_argument(
         "--subset", help="subset named in the signature (default: from the file name, or total)"
     )
@@ -42,14 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="*",
         help="evaluation veil the file was made with, named in the signature (default '*')",
     )
-    parser.add_argument(
-        "--bootstrap",
-        type=resamples(),
-        default=DEFAULT_RESAMPLES,
-        metavar="N",
-        help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; 0: none, "
-        "ci95 is null)",
-    )
+    add_bootstrap(parser, zero="none, ci95 is null")
     parser.set_defaults(func=run_command)
 
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from harem_pipeline.cli.options import resamples
+from harem_pipeline.cli.options import add_bootstrap, add_input_output, add_scenario
 from harem_pipeline.errors import InputError
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
-from harem_pipeline.model import Scenario
 from harem_pipeline.pipeline.morphology import read_scenario, run_ida2mor
 from harem_pipeline.pipeline.naming import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
@@ -27,38 +25,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "from the file name when not given."
         ),
     )
-    parser.add_argument("input", metavar="FILE.altmor", help="an AltinaMor output")
-    parser.add_argument("-o", "--output", help="text report (default FILE.ida2mor)")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument(
-        "-abs",
-        dest="scenario",
-        action="store_const",
-        const=Scenario.ABSOLUTE,
-        help="the file was scored in the absolute scenario (overrides the file's header)",
+    add_input_output(
+        parser, "an AltinaMor output", "text report (default FILE.ida2mor)", "FILE.altmor"
     )
-    group.add_argument(
-        "-rel",
-        dest="scenario",
-        action="store_const",
-        const=Scenario.RELATIVE,
-        help="the file was scored in the relative scenario (overrides the file's header)",
+    overrides = "scenario (overrides the file's header)"
+    add_scenario(
+        parser,
+        (
+            f"the file was scored in the absolute {overrides}",
+            f"the file was scored in the relative {overrides}",
+            "the Vizir scenario the file was scored in (default: the file's "
+            "'# Cenário:' line, else .abs/.rel in its name)",
+        ),
     )
-    group.add_argument(
-        "--scenario", dest="scenario", type=Scenario.parse, metavar="absolute|relative",
-        help="the Vizir scenario the file was scored in (default: the file's "
-        "'# Cenário:' line, else .abs/.rel in its name)",
-    )  # fmt: skip
     parser.add_argument("--run", help="run name shown in the report (default: from the name)")
     parser.add_argument("--subset", help="subset shown in the report (default: from the name)")
     parser.add_argument("--signature", help="signature line to print (default: computed)")
-    parser.add_argument(
-        "--bootstrap",
-        type=resamples(),
-        default=DEFAULT_RESAMPLES,
-        metavar="N",
-        help=f"resamples of the document bootstrap giving each field's ci95 in the JSON "
-        f"(default {DEFAULT_RESAMPLES}; 0: none, ci95 is null)",
+    add_bootstrap(
+        parser,
+        " of the document bootstrap giving each field's ci95 in the JSON",
+        "none, ci95 is null",
     )
     parser.set_defaults(func=run_command)
 

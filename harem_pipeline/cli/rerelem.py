@@ -13,8 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from harem_pipeline.cli.options import resamples
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.cli.options import add_bootstrap
 from harem_pipeline.pipeline import rerelem as steps
 from harem_pipeline.stages.rerelem.scoring import SCENARIOS
 
@@ -82,13 +81,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="keep relations with an ESPURIO argument (the official -espurios sim)",
     )
-    sub.choices["summary"].add_argument(
-        "--bootstrap",
-        type=resamples(),
-        default=DEFAULT_RESAMPLES,
-        metavar="N",
-        help=f"resamples of the document bootstrap for the JSON's ci95 (default "
-        f"{DEFAULT_RESAMPLES}; 0: none, ci95 is null)",
+    add_bootstrap(
+        sub.choices["summary"],
+        " of the document bootstrap for the JSON's ci95",
+        "none, ci95 is null",
     )
     evaluate = sub.choices["evaluate"]
     evaluate.add_argument(

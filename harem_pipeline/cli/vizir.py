@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from harem_pipeline.cli import say
-from harem_pipeline.model import Scenario
+from harem_pipeline.cli.options import add_scenario
 from harem_pipeline.pipeline.morphology import VizirResult, run_vizir, run_vizir_folder
 
 
@@ -25,19 +25,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("input", metavar="FILE|DIR", help="a Véus result file or a folder")
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument(
-        "-abs", dest="scenario", action="store_const", const=Scenario.ABSOLUTE,
-        help="absolute scenario: missing and spurious entities are scored too",
-    )  # fmt: skip
-    group.add_argument(
-        "-rel", dest="scenario", action="store_const", const=Scenario.RELATIVE,
-        help="relative scenario: missing and spurious entities are left out",
-    )  # fmt: skip
-    group.add_argument(
-        "--scenario", dest="scenario", type=Scenario.parse, metavar="absolute|relative",
-        help="long form of -abs / -rel",
-    )  # fmt: skip
+    add_scenario(
+        parser,
+        (
+            "absolute scenario: missing and spurious entities are scored too",
+            "relative scenario: missing and spurious entities are left out",
+            "long form of -abs / -rel",
+        ),
+        required=True,
+    )
     parser.add_argument("-o", "--output", help="output file (default FILE.vizir; not for a folder)")
     parser.set_defaults(func=vizir_command)
 

@@ -277,67 +277,70 @@ def format_evaluation(kind: str, weight: float | None = None) -> Evaluation:
     raise ValueError(f"not an identification evaluation kind: {kind!r}")
 
 
+CORRECT_EVALUATION = format_evaluation(EVAL_CORRECT)
+MISSING_EVALUATION = format_evaluation(EVAL_MISSING)
+SPURIOUS_EVALUATION = format_evaluation(EVAL_SPURIOUS)
+"""The evaluations with no weight, made once: AvalIDa writes them, Véus rewrites to them."""
+
+
 # ---------------------------------------------------------------------------
 # Line kinds
 
 
 @dataclass(frozen=True, slots=True)
-class Header:
+class LineKind:
+    """What every line that is not a record carries: the line end it was read with
+    (``eol``, written back as read) and its line number (``line``: 0 when the line was
+    made, not read; never compared).  Both are keywords, after each kind's own fields."""
+
+    eol: str = field(default="\n", kw_only=True)
+    line: int = field(default=0, compare=False, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Header(LineKind):
     """``#`` + ``text``: a file-name header or the veil line; copied, never scored."""
 
     text: str
-    eol: str = "\n"
-    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
-class DocStart:
+class DocStart(LineKind):
     """``DOC <docid>``: start of a document's records."""
 
     docid: str
-    eol: str = "\n"
-    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
-class DocEnd:
+class DocEnd(LineKind):
     """``EOD``: end of a document's records."""
 
-    eol: str = "\n"
-    line: int = field(default=0, compare=False)
-
 
 @dataclass(frozen=True, slots=True)
-class DocumentLine:
+class DocumentLine(LineKind):
     """First HAREM document line ``HAREM-251-04443 PT Web``: DOCID, variant, genre."""
 
     docid: str
     variant: str
     genre: str
-    eol: str = "\n"
-    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
-class AltOpen:
+class AltOpen(LineKind):
     """``<ALT>`` (``n`` None) or ``<ALTn>``: start of an alternative block / alternative."""
 
     n: int | None
-    eol: str = "\n"
-    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
-class AltClose:
+class AltClose(LineKind):
     """``</ALT>`` (``n`` None) or ``</ALTn>``."""
 
     n: int | None
-    eol: str = "\n"
-    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
-class ManualCheck:
+class ManualCheck(LineKind):
     """``<VERIFICACAO_MANUAL>body</VERIFICACAO_MANUAL>``: AlinhEM asks for a human look.
 
     ``body`` is kept verbatim (with its leading/trailing spaces); its
@@ -345,34 +348,32 @@ class ManualCheck:
     """
 
     body: str
-    eol: str = "\n"
-    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
-class Omitted:
+class Omitted(LineKind):
     """A line starting with ``<OMITIDO>``, kept verbatim in ``text``; never scored."""
 
     text: str
-    eol: str = "\n"
-    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
-class SpuriousListLine:
+class SpuriousListLine(LineKind):
     """``[SYS, …]`` in ``.espurios`` files: the system entities left spurious."""
 
     tags: tuple[Tag, ...]
-    eol: str = "\n"
-    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
-class Blank:
+class Blank(LineKind):
     """An empty line (documents are followed by two in the Java outputs)."""
 
-    eol: str = "\n"
-    line: int = field(default=0, compare=False)
+
+DOCUMENT_STARTS = (DocStart, DocumentLine)
+"""The lines that open a document's records: ``DOC <docid>``, or the First HAREM's line."""
+
+ALT_MARKS = (AltOpen, AltClose)
+"""The lines that open and close an ALT block or one of its alternatives."""
 
 
 _UNPARSED: Any = object()
@@ -746,35 +747,37 @@ def parse_line(
             return _canonical_record(record, end, line, path)
     number = line or 0
     if body == "":
-        return Blank(end, number)
+        return Blank(eol=end, line=number)
     first = body[0]
     if first == "#":
-        return Header(body[1:], end, number)
+        return Header(body[1:], eol=end, line=number)
     if body.startswith("DOC "):
-        return DocStart(body[4:], end, number)
+        return DocStart(body[4:], eol=end, line=number)
     if body == "EOD":
-        return DocEnd(end, number)
+        return DocEnd(eol=end, line=number)
     if first == "<":
         if body.startswith(_MANUAL_OPEN):
             if not body.endswith(_MANUAL_CLOSE):
                 raise InputError(path, f"{_MANUAL_CLOSE} at the end of the line", body, line=line)
-            return ManualCheck(body[len(_MANUAL_OPEN) : -len(_MANUAL_CLOSE)], end, number)
+            return ManualCheck(body[len(_MANUAL_OPEN) : -len(_MANUAL_CLOSE)], eol=end, line=number)
         if body.startswith(_OMITTED_OPEN):
-            return Omitted(body, end, number)
+            return Omitted(body, eol=end, line=number)
         alt = alt_marker(body)
         if alt is not None:
             closing, n = alt
-            return AltClose(n, end, number) if closing else AltOpen(n, end, number)
+            return (
+                AltClose(n, eol=end, line=number) if closing else AltOpen(n, eol=end, line=number)
+            )
         return _parse_record(body, end, path, line)
     if first == "[":
         tags, pos = _parse_tag_list(body, 0, path, line)
         if tags is None or pos != len(body):
             raise InputError(path, "a list of spurious entities [SYS, ...]", body, line=line)
-        return SpuriousListLine(tags, end, number)
+        return SpuriousListLine(tags, eol=end, line=number)
     document = _DOCUMENT_LINE_RE.match(body)
     if document is not None:
         docid, variant, genre = document.groups()
-        return DocumentLine(docid, variant, genre, end, number)
+        return DocumentLine(docid, variant, genre, eol=end, line=number)
     raise InputError(
         path,
         "a record, #header, DOC id, EOD, <ALT>, document line, [entities] or blank line",
@@ -1049,7 +1052,7 @@ ALT_CHOICE = " ALT escolhida: {k} de {n}"
 
 def alt_choice_header(k: int, n: int, eol: str = "\n") -> Header:
     """The ``# ALT escolhida: k de n`` line written before a chosen alternative."""
-    return Header(ALT_CHOICE.format(k=k, n=n), eol)
+    return Header(ALT_CHOICE.format(k=k, n=n), eol=eol)
 
 
 def group_alt_blocks(
@@ -1073,7 +1076,7 @@ def group_alt_blocks(
         if start is None:
             if isinstance(item, AltOpen) and item.n is None:
                 start, labels, alternatives = item, [], []
-            elif isinstance(item, (AltOpen, AltClose)):
+            elif isinstance(item, ALT_MARKS):
                 raise InputError(path, "<ALT> before an alternative", _marker(item), line=number)
             else:
                 yield item
@@ -1103,7 +1106,7 @@ def group_alt_blocks(
 
 
 def _marker(item: Line) -> str:
-    return format_line(item) if isinstance(item, (AltOpen, AltClose)) else type(item).__name__
+    return format_line(item) if isinstance(item, ALT_MARKS) else type(item).__name__
 
 
 def parse_lines(text: str, path: str | None = None) -> Iterator[Line]:
@@ -1399,6 +1402,14 @@ def reprint_system(system: tuple[Tag, ...] | None) -> tuple[Tag, ...] | None:
     if system is None:
         return None
     return tuple(reprint_tag(tag, system=True) for tag in system)
+
+
+def evaluation_of(record: Record, path: str | None, expected: str) -> tuple[Evaluation, ...]:
+    """The record's evaluation items; a record without them is the input error ``expected``
+    (each stage names what it reads and where such a file comes from)."""
+    if record.evaluation is None:
+        raise InputError(path, expected, "a record without evaluation", line=record.line or None)
+    return record.evaluation
 
 
 def reprint_record(record: Record) -> Record:

@@ -33,12 +33,15 @@ from harem_pipeline.formats.alinhado import (
     ARROW,
     EVAL_SEMANTIC,
     MARKER_FIRST_HAREM,
+    AltClose,
+    AltOpen,
     Evaluation,
     Line,
     LineChunk,
     LineParser,
     Record,
     Tag,
+    evaluation_of,
     format_line,
     format_tag_list,
     iter_line_chunks,
@@ -102,13 +105,9 @@ def format_alt_weight(weight: float | None) -> str:
 
 def parse_alts_record(record: Record, path: str | None = None) -> AltsRecord:
     """Read the ALT weight of a ``.alts`` record (its evaluation part must be present)."""
-    if record.evaluation is None:
-        raise InputError(
-            path,
-            "an evaluated record GOLD ---> [SYS, ...]:[EVAL, ...] (Véus output)",
-            "a record without evaluation",
-            line=record.line or None,
-        )
+    evaluation_of(
+        record, path, "an evaluated record GOLD ---> [SYS, ...]:[EVAL, ...] (Véus output)"
+    )
     weight = parse_alt_weight(record.suffix, path, record.line or None)
     return AltsRecord(_with_suffix(record, ""), weight)
 
@@ -626,3 +625,33 @@ def next_alt_state(state: int, opening: bool, n: int | None) -> int | None:
     if state == 3 and not opening and n is None:
         return 0
     return None
+
+
+class AltBlockReader:
+    """A reader of a stream's ALT blocks in :func:`next_alt_state`'s states (alts, altsem).
+
+    A subclass says what a state change writes (:meth:`entered`) and what any
+    other line becomes (:meth:`other`), an ``<ALT>`` line its state does not
+    expect included.
+    """
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.state = 0
+
+    def line(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
+        """The output of one line (a tuple or a block's lines: no generator a line)."""
+        if type(item) is AltOpen or type(item) is AltClose:
+            state = next_alt_state(self.state, type(item) is AltOpen, item.n)
+            if state is not None:
+                self.state = state
+                return self.entered(state)
+        return self.other(item)
+
+    def entered(self, state: int) -> Iterable[Line | str]:
+        """The output of moving to ``state``."""
+        raise NotImplementedError
+
+    def other(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
+        """The output of a line that changes no state."""
+        raise NotImplementedError

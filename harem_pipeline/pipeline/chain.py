@@ -246,7 +246,7 @@ def ida2mor(
     if not sources:
         return _nothing(output, json_twin(output))
     outputs = run_ida2mor(sources[0], params, signature, output, run)
-    return [Path(outputs.text), Path(outputs.json)]
+    return [outputs.text_path, outputs.json_path]
 
 
 def alts(source: PathLike, output: PathLike) -> list[Path]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +28,7 @@ from harem_pipeline.pipeline.blocks import (
     write_line_blocks,
 )
 from harem_pipeline.pipeline.naming import (
+    ReportOutputs,
     check_records_evaluated,
     check_stage_input,
     ida2id_output,
@@ -39,7 +39,6 @@ from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path
 
 if TYPE_CHECKING:  # Ida2ID's measures and reports load numpy: imported where it runs
-    from harem_pipeline.measures.identification import IdentificationMeasures
     from harem_pipeline.measures.spans import MeasuresReport
     from harem_pipeline.stages.ida2id import IdentificationPart, IdentificationTally
     from harem_pipeline.stages.veus import DocumentInfo, VeusSubset
@@ -192,16 +191,6 @@ def _veus_parts(
 # ida2id
 
 
-@dataclass(frozen=True, slots=True)
-class Ida2idOutputs:
-    """What :func:`run_ida2id` wrote and computed."""
-
-    text_path: Path
-    json_path: Path
-    tally: IdentificationTally
-    measures: IdentificationMeasures
-
-
 def run_ida2id(
     path: PathLike,
     params: ReportParams,
@@ -209,7 +198,7 @@ def run_ida2id(
     output: PathLike | None = None,
     spans: MeasuresReport | None = None,
     workers: int | None = None,
-) -> Ida2idOutputs:
+) -> ReportOutputs[IdentificationTally]:
     """Count ``path`` and write the text report (``output``, default ``IN.ida2id``) and
     ``output.json``; ``spans``, the span measures of the same documents, join both
     (see :mod:`harem_pipeline.reports.ida2id`).
@@ -224,7 +213,7 @@ def run_ida2id(
         identification_intervals,
         measures_from_counts,
     )
-    from harem_pipeline.reports.ida2id import format_ida2id_json, format_ida2id_text
+    from harem_pipeline.reports.ida2id import format_ida2id_text, ida2id_json_object
     from harem_pipeline.stages.tally import document_rows
 
     veil = params.evaluation.evaluation_veil() if params.evaluation else None
@@ -235,9 +224,9 @@ def run_ida2id(
     text = format_ida2id_text(tally.total, measures, signature, spans, veil)
     documents = document_rows(tally.documents)
     ci95 = identification_intervals(documents, params.bootstrap, params.seed)
-    json_text = format_ida2id_json(tally.total, measures, signature, ci95, documents, spans, veil)
-    json_path = write_twins(target, text, encoding, json_text)
-    return Ida2idOutputs(target, json_path, tally, measures)
+    twin = ida2id_json_object(tally.total, measures, signature, ci95, documents, spans, veil)
+    json_path = write_twins(target, text, encoding, twin)
+    return ReportOutputs(target, json_path, tally)
 
 
 def count_evaluated_file(

@@ -216,8 +216,11 @@ def check_complete(
     inputs: Iterable[str | os.PathLike[str]],
     places: Places | None = None,
 ) -> dict[str, Stamp] | None:
-    """``is_complete``, answering with the stamps of the files it judged (None: not complete).
+    """Whether ``anchor``'s manifest matches the stage, parameters and input contents now:
+    the stamps of the files it judged, None when not complete.
 
+    Every output listed in the manifest must also still have the recorded
+    content: a deleted, truncated or edited output means the stage must run.
     The stamps are those of the very ``stat`` calls the judgement rests on
     (the manifest's is taken before it is read), so a file that changes
     afterwards no longer has the stamp recorded here.  They are keyed by
@@ -253,21 +256,6 @@ def check_complete(
     for key, digest in outputs.items():
         add_stamps(stamps, {_path(places, key): (digest.size, digest.mtime_ns)})
     return stamps
-
-
-def is_complete(
-    anchor: str | os.PathLike[str],
-    stage: str,
-    params: Mapping[str, Any],
-    inputs: Iterable[str | os.PathLike[str]],
-    places: Places | None = None,
-) -> bool:
-    """True when ``anchor``'s manifest matches the stage, parameters and input contents now.
-
-    Every output listed in the manifest must also still have the recorded
-    content: a deleted, truncated or edited output means the stage must run.
-    """
-    return check_complete(anchor, stage, params, inputs, places) is not None
 
 
 def snapshot_inputs(

@@ -34,7 +34,12 @@ from harem_pipeline.pipeline.blocks import (
     run_with_fallback,
     write_line_blocks,
 )
-from harem_pipeline.pipeline.naming import check_stage_input, ida2mor_output, write_twins
+from harem_pipeline.pipeline.naming import (
+    ReportOutputs,
+    check_stage_input,
+    ida2mor_output,
+    write_twins,
+)
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.ida2mor import (
@@ -263,15 +268,6 @@ def run_vizir_folder(
 # ida2mor
 
 
-@dataclass(frozen=True, slots=True)
-class Ida2MorOutputs:
-    """Where the two reports went, and the counts they were made from."""
-
-    text: Path
-    json: Path
-    counts: MorphologyCounts
-
-
 def run_ida2mor(
     path: PathLike,
     params: ReportParams,
@@ -279,7 +275,7 @@ def run_ida2mor(
     output: PathLike | None = None,
     run: str | None = None,
     workers: int | None = None,
-) -> Ida2MorOutputs:
+) -> ReportOutputs[MorphologyCounts]:
     """Count an ``.altmor`` file in one streaming pass and write ``OUT`` and ``OUT.json``.
 
     ``params`` gives the scenario, the subset and its evaluation veil the
@@ -291,7 +287,7 @@ def run_ida2mor(
     """
     # Ida2Mor's measures and reports load numpy, which Vizir and AltinaMor never need.
     from harem_pipeline.measures.morphology import morphology_intervals
-    from harem_pipeline.reports.ida2mor import format_ida2mor_json, format_ida2mor_text
+    from harem_pipeline.reports.ida2mor import format_ida2mor_text, ida2mor_json_object
 
     scenario, subset = params.scenario, params.subset
     if scenario is None:
@@ -303,11 +299,11 @@ def run_ida2mor(
     text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)
     rows = morphology_document_rows(counts.documents)
     intervals = morphology_intervals(rows, params.bootstrap, params.seed)
-    json_text = format_ida2mor_json(
+    twin = ida2mor_json_object(
         counts, scenario, signature, run, subset, intervals, veil, document_rows=rows
     )
-    json_path = write_twins(target, text, encoding, json_text)
-    return Ida2MorOutputs(target, json_path, counts)
+    json_path = write_twins(target, text, encoding, twin)
+    return ReportOutputs(target, json_path, counts)
 
 
 def count_altmor_file(path: PathLike, workers: int | None = None) -> tuple[str, MorphologyCounts]:

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.text.atomic import write_text_atomic, written_in_place
 from harem_pipeline.text.textio import check_not_empty, derived_path
@@ -124,14 +128,30 @@ def json_twin(path: PathLike) -> Path:
     return path.with_name(path.name + ".json")
 
 
-def write_twins(target: Path, text: str, encoding: str, json_text: str) -> Path:
-    """Write a text report and its JSON twin, both or neither; return the twin's path.
+T = TypeVar("T")
 
-    Both are rendered before this is called, so a failure while computing
+
+@dataclass(frozen=True, slots=True)
+class ReportOutputs(Generic[T]):
+    """What a report step wrote (the text report and its JSON twin, :func:`write_twins`)
+    and the counts both were made from."""
+
+    text_path: Path
+    json_path: Path
+    counts: T
+
+
+def write_twins(target: Path, text: str, encoding: str, twin: Mapping[str, Any]) -> Path:
+    """Write a text report and its JSON twin (the object ``twin``, as
+    :func:`~harem_pipeline.formats.jsontext.format_report_json` writes it), both or
+    neither; return the twin's path.
+
+    Both are rendered before anything is written, so a failure while computing
     (the bootstrap out of memory, a bad document) leaves no file at all; a
     failure writing the twin takes the text report back, unless that went to
     a pipe or a device, which cannot be taken back.
     """
+    json_text = format_report_json(twin)
     json_path = json_twin(target)
     write_text_atomic(target, text, encoding=encoding)
     try:

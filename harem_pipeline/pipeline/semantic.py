@@ -8,7 +8,6 @@ an Emir file and writes the report and its JSON twin.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +18,12 @@ from harem_pipeline.formats.semantic import (
     iter_records,
     parse_semantic_line,
 )
-from harem_pipeline.pipeline.naming import check_records_evaluated, ida_output, write_twins
+from harem_pipeline.pipeline.naming import (
+    ReportOutputs,
+    check_records_evaluated,
+    ida_output,
+    write_twins,
+)
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path, read_bytes
 
@@ -143,15 +147,6 @@ def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
 # ida
 
 
-@dataclass(frozen=True, slots=True)
-class IdaOutputs:
-    """What :func:`run_ida` wrote and counted."""
-
-    text_path: Path
-    json_path: Path
-    tally: SemanticTally
-
-
 JAVA_ENCODING = "iso-8859-1"
 
 
@@ -162,7 +157,7 @@ def run_ida(
     output: PathLike | None = None,
     grid_path: PathLike | None = None,
     first_harem: bool | None = None,
-) -> IdaOutputs:
+) -> ReportOutputs[SemanticTally]:
     """Count the Emir file ``path``; write the ``.ida`` text (``output``, default ``IN.ida``,
     in the input's encoding, ISO-8859-1 for a plain ASCII input as the Java) and
     ``output.json`` (UTF-8), both atomically.
@@ -171,7 +166,7 @@ def run_ida(
     document bootstrap of its intervals (``bootstrap`` resamples, ``seed``).
     """
     from harem_pipeline.measures.semantic import semantic_intervals
-    from harem_pipeline.reports.ida import format_ida_json, format_ida_text
+    from harem_pipeline.reports.ida import format_ida_text, ida_json
     from harem_pipeline.stages.ida import read_tally
     from harem_pipeline.stages.tally import document_rows
 
@@ -184,6 +179,6 @@ def run_ida(
     documents = document_rows(tally.documents)
     ci95 = semantic_intervals(documents, params.bootstrap, params.seed)
     text = format_ida_text(tally, signature)
-    json_text = format_ida_json(tally, signature, params.scenario, params.alt, ci95, documents)
-    json_path = write_twins(target, text, encoding, json_text)
-    return IdaOutputs(target, json_path, tally)
+    twin = ida_json(tally, signature, params.scenario, params.alt, ci95, documents)
+    json_path = write_twins(target, text, encoding, twin)
+    return ReportOutputs(target, json_path, tally)

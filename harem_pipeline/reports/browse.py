@@ -78,7 +78,21 @@ th{background:#f3f3f3;position:sticky;top:0} td.name,th.name{text-align:left}
 font-size:.85rem}
 """
 
-SCRIPT = """
+_CHOOSE_CATEGORY = """\
+  // A category linked from the report that no entity here has is still the one
+  // chosen (nothing is then shown), not silently "all".
+  function choose(select, category) {
+    if (!Array.prototype.some.call(select.options, function (o) { return o.value === category; })) {
+      select.add(new Option(category, category));
+    }
+    select.value = category;
+  }
+  var wanted = /(?:^|[#&])cat=([^&]*)/.exec(location.hash);
+"""
+"""The category a link asks for (``#cat=``), chosen on both pages' category lists."""
+
+SCRIPT = (
+    """
 (function () {
   var data = JSON.parse(document.getElementById('records').textContent);
   var ems = Array.prototype.slice.call(document.querySelectorAll('#text .em'));
@@ -132,21 +146,16 @@ SCRIPT = """
   document.getElementById('tokens').addEventListener('change', function (event) {
     document.body.classList.toggle('tokens', event.target.checked);
   });
-  // A category linked from the report that no entity here has is still the one
-  // chosen (nothing is then shown), not silently "all".
-  function choose(select, category) {
-    if (!Array.prototype.some.call(select.options, function (o) { return o.value === category; })) {
-      select.add(new Option(category, category));
-    }
-    select.value = category;
-  }
-  var wanted = /(?:^|[#&])cat=([^&]*)/.exec(location.hash);
-  if (wanted) { choose(document.getElementById('categ'), decodeURIComponent(wanted[1])); }
+"""
+    + _CHOOSE_CATEGORY
+    + """  if (wanted) { choose(document.getElementById('categ'), decodeURIComponent(wanted[1])); }
   apply();
 })();
 """
+)
 
-INDEX_SCRIPT = """
+INDEX_SCRIPT = (
+    """
 (function () {
   var select = document.getElementById('categ');
   function apply() {
@@ -158,20 +167,14 @@ INDEX_SCRIPT = """
       link.href = link.getAttribute('data-href') + (cat ? '#cat=' + encodeURIComponent(cat) : '');
     });
   }
-  // A category linked from the report that no entity here has is still the one
-  // chosen (nothing is then shown), not silently "all".
-  function choose(select, category) {
-    if (!Array.prototype.some.call(select.options, function (o) { return o.value === category; })) {
-      select.add(new Option(category, category));
-    }
-    select.value = category;
-  }
-  var wanted = /(?:^|[#&])cat=([^&]*)/.exec(location.hash);
-  if (wanted) { choose(select, decodeURIComponent(wanted[1])); }
+"""
+    + _CHOOSE_CATEGORY
+    + """  if (wanted) { choose(select, decodeURIComponent(wanted[1])); }
   select.addEventListener('change', apply);
   apply();
 })();
 """
+)
 
 OUTCOME_LABELS = {
     EVAL_CORRECT: "Correcto",

@@ -132,38 +132,37 @@ def _cell(value: float | None, interval: Sequence[float] | None = None) -> str:
     return f'<td data-value="{sort_value}">{text}</td>'
 
 
+_HEADLINE_PLACES: dict[str, tuple[str, tuple[str, ...], int]] = {
+    "class_f": ("strict", ("classificacao", "medida_f"), 0),
+    "class_f_relaxed": ("relaxed", ("classificacao", "medida_f"), 0),
+    "id_f_official": ("strict", ("identificacao", "medida_f"), 0),
+    "id_p": ("ident", ("precisao",), 0),
+    "id_r": ("ident", ("abrangencia",), 0),
+    "id_f": ("ident", ("medida_f",), 0),
+    "exact": ("spans", ("exact", "f1"), 1),
+    "overlap": ("spans", ("overlap", "f1"), 1),
+    "intersection": ("spans", ("intersection", "f1"), 1),
+    "morf_p": ("morph", ("precisao",), 0),
+    "morf_r": ("morph", ("abrangencia",), 0),
+    "morf_f": ("morph", ("medida_f",), 0),
+}
+"""Where each leaderboard figure stands in its report part: the part, the keys, and where
+among them the interval's ``ci95`` goes (the span measures keep theirs beside each figure)."""
+
+
 def _headline(report: Mapping[str, Any]) -> dict[str, Any]:
     """The leaderboard figures of one report entry, with their intervals."""
     ident = report.get("identification") or {}
-    morph = dig(report, "morphology", "fields", "combinada") or {}
-    spans = dig(ident, "measures", "labelled") or {}
-    strict = report.get("classification") or {}
-    relaxed = report.get("relaxed") or {}
+    parts = {
+        "ident": ident,
+        "morph": dig(report, "morphology", "fields", "combinada") or {},
+        "spans": dig(ident, "measures", "labelled") or {},
+        "strict": report.get("classification") or {},
+        "relaxed": report.get("relaxed") or {},
+    }
     return {
-        "class_f": (
-            dig(strict, "classificacao", "medida_f"),
-            dig(strict, "ci95", "classificacao", "medida_f"),
-        ),
-        "class_f_relaxed": (
-            dig(relaxed, "classificacao", "medida_f"),
-            dig(relaxed, "ci95", "classificacao", "medida_f"),
-        ),
-        "id_f_official": (
-            dig(strict, "identificacao", "medida_f"),
-            dig(strict, "ci95", "identificacao", "medida_f"),
-        ),
-        "id_p": (ident.get("precisao"), dig(ident, "ci95", "precisao")),
-        "id_r": (ident.get("abrangencia"), dig(ident, "ci95", "abrangencia")),
-        "id_f": (ident.get("medida_f"), dig(ident, "ci95", "medida_f")),
-        "exact": (dig(spans, "exact", "f1"), dig(spans, "exact", "ci95", "f1")),
-        "overlap": (dig(spans, "overlap", "f1"), dig(spans, "overlap", "ci95", "f1")),
-        "intersection": (
-            dig(spans, "intersection", "f1"),
-            dig(spans, "intersection", "ci95", "f1"),
-        ),
-        "morf_p": (morph.get("precisao"), dig(morph, "ci95", "precisao")),
-        "morf_r": (morph.get("abrangencia"), dig(morph, "ci95", "abrangencia")),
-        "morf_f": (morph.get("medida_f"), dig(morph, "ci95", "medida_f")),
+        key: (dig(parts[part], *keys), dig(parts[part], *keys[:at], "ci95", *keys[at:]))
+        for key, (part, keys, at) in _HEADLINE_PLACES.items()
     }
 
 

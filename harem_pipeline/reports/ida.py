@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.measures.semantic import (
     CLASSIFICATION_KEYS,
     CLASSIFICATION_PREFIX,
@@ -35,6 +34,7 @@ from harem_pipeline.measures.semantic import (
     semantic_figures,
 )
 from harem_pipeline.model import Alt, Scenario
+from harem_pipeline.reports.ida2id import ERROR_AND_FIGURE_LABELS
 from harem_pipeline.text.numbers import java_double
 
 if TYPE_CHECKING:
@@ -47,13 +47,7 @@ IDENTIFICATION_LABELS = (
     "Total de EMs identificadas na CD",
     "Total de EMs identificadas pelo sistema",
     "Total correctamente identificadas",
-    "Espúrios",
-    "Em Falta",
-    "Precisão",
-    "Abrangência",
-    "Medida F",
-    "Sobre-geração",
-    "Sub-geração",
+    *ERROR_AND_FIGURE_LABELS,
 )
 CLASSIFICATION_LABELS = (
     "Valor máximo possível para a Classificação na CD",
@@ -178,15 +172,3 @@ def ida_json(
         "ci95": _ci95(ci95),
         "documents": {docid: dict(counts) for docid, counts in documents.items()},
     }
-
-
-def format_ida_json(
-    tally: SemanticTally,
-    signature: str,
-    scenario: Scenario,
-    alt: Alt,
-    ci95: Mapping[str, Any] | None,
-    documents: Mapping[str, Mapping[str, float]],
-) -> str:
-    """The JSON twin's text."""
-    return format_report_json(ida_json(tally, signature, scenario, alt, ci95, documents))

@@ -32,10 +32,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.report import format_fields
 from harem_pipeline.formats.veils import veil_in_words
-from harem_pipeline.measures.identification import IdentificationMeasures
+from harem_pipeline.measures.identification import MEASURE_KEYS, IdentificationMeasures
 from harem_pipeline.measures.spans import MeasuresReport
 from harem_pipeline.reports.measures import measures_json
 from harem_pipeline.stages.ida2id import IdentificationCounts
@@ -45,13 +44,7 @@ UNDEFINED_TEXT = "-"
 SIGNATURE_LABEL = "Assinatura"
 VEIL_LABEL = "Véu de avaliação"
 
-LABELS = (
-    "Total na CD",
-    "Total identificadas",
-    "Total correctamente identificadas",
-    "Total Ocorrências Parcialmente Correctos",
-    "Soma Parcialmente Correctos",
-    "Soma Parcialmente Incorrectos",
+ERROR_AND_FIGURE_LABELS = (
     "Espúrios",
     "Em Falta",
     "Precisão",
@@ -59,6 +52,17 @@ LABELS = (
     "Medida F",
     "Sobre-geração",
     "Sub-geração",
+)
+"""The labels this report shares with the Ida report's identification block, in its order."""
+
+LABELS = (
+    "Total na CD",
+    "Total identificadas",
+    "Total correctamente identificadas",
+    "Total Ocorrências Parcialmente Correctos",
+    "Soma Parcialmente Correctos",
+    "Soma Parcialmente Incorrectos",
+    *ERROR_AND_FIGURE_LABELS,
     "Erro Combinado",
 )
 """Report labels in the order the Java prints them."""
@@ -72,12 +76,7 @@ JSON_KEYS = (
     "soma_parciais_incorrectos",
     "espurios",
     "em_falta",
-    "precisao",
-    "abrangencia",
-    "medida_f",
-    "sobre_geracao",
-    "sub_geracao",
-    "erro_combinado",
+    *MEASURE_KEYS,
 )
 """JSON keys, one per text label, same order; ``signature`` follows them."""
 
@@ -183,18 +182,3 @@ def span_measures_object(spans: MeasuresReport) -> dict[str, Any]:
     counts: the report's ``documents`` are the identification ones)."""
     full = measures_json(spans)
     return {key: full[key] for key in ("labelled", "unlabelled", "per_label", "signature")}
-
-
-def format_ida2id_json(
-    counts: IdentificationCounts,
-    measures: IdentificationMeasures,
-    signature: str,
-    ci95: Mapping[str, Any] | None = None,
-    documents: Mapping[str, Mapping[str, float]] | None = None,
-    spans: MeasuresReport | None = None,
-    veil: str | None = None,
-) -> str:
-    """The JSON twin as text (floats keep every digit; one document a line)."""
-    return format_report_json(
-        ida2id_json_object(counts, measures, signature, ci95, documents, spans, veil)
-    )

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.report import format_fields
 from harem_pipeline.formats.veils import veil_in_words
 from harem_pipeline.formats.vizir import Outcome
@@ -154,24 +153,6 @@ def ida2mor_json_object(
         },
         "documents": {docid: json_row(row) for docid, row in document_rows.items()},
     }
-
-
-def format_ida2mor_json(
-    counts: MorphologyCounts,
-    scenario: Scenario,
-    signature: str,
-    run: str | None = None,
-    subset: str | None = None,
-    intervals: Mapping[str, Mapping[str, Any]] | None = None,
-    veil: str | None = None,
-    document_rows: Mapping[str, Mapping[str, float]] | None = None,
-) -> str:
-    """The JSON twin as text (UTF-8, floats with every digit, one document a line)."""
-    return format_report_json(
-        ida2mor_json_object(
-            counts, scenario, signature, run, subset, intervals, veil, document_rows
-        )
-    )
 
 
 def json_row(row: Mapping[str, float]) -> dict[str, float]:

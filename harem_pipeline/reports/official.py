@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.report import SEPARATOR, Field, Text, parse_report
@@ -302,6 +303,28 @@ def _table(
     return lines
 
 
+class _HasName(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_Named = TypeVar("_Named", bound=_HasName)
+
+
+def _distinct_runs(entries: Iterable[_Named], report: str) -> list[_Named]:
+    """The page's runs, at least one and each name once: the page's rows are keyed by name."""
+    runs = list(entries)
+    if not runs:
+        raise InputError(None, f"at least one run's {report} report for an official page", "none")
+    names = [entry.name for entry in runs]
+    if len(set(names)) != len(names):
+        duplicated = sorted({name for name in names if names.count(name) > 1})
+        raise InputError(
+            None, "distinct run names on one official page", f"{', '.join(duplicated)} twice"
+        )
+    return runs
+
+
 def render_semantic_page(
     entries: Sequence[SemanticEntry],
     filters: Sequence[str],
@@ -315,17 +338,9 @@ def render_semantic_page(
     columns per table); with them, the anonymised page (code names, no
     extra columns).  Lines end in ``\\n``; encode as ISO-8859-1.
     """
-    runs = list(entries)
-    if not runs:
-        raise InputError(None, "at least one run's .ida report for an official page", "none")
-    names = [entry.name for entry in runs]
-    if len(set(names)) != len(names):
-        duplicated = sorted({name for name in names if names.count(name) > 1})
-        raise InputError(
-            None, "distinct run names on one official page", f"{', '.join(duplicated)} twice"
-        )
+    runs = _distinct_runs(entries, ".ida")
     debug = code_names is None
-    shown = {name: name for name in names} if code_names is None else dict(code_names)
+    shown = {entry.name: entry.name for entry in runs} if code_names is None else dict(code_names)
     lines = page_header(filters, generated)
     lines += _table(runs, shown, classification=True, debug=debug)
     lines += _table(runs, shown, classification=False, debug=debug)
@@ -517,15 +532,7 @@ def render_identification_page(
     included; anonymised, those runs have none.  No comma decimals; P and R
     × 100; F zerofied.
     """
-    runs = list(entries)
-    if not runs:
-        raise InputError(None, "at least one run's .globalid report for an official page", "none")
-    names = [entry.name for entry in runs]
-    if len(set(names)) != len(names):
-        duplicated = sorted({name for name in names if names.count(name) > 1})
-        raise InputError(
-            None, "distinct run names on one official page", f"{', '.join(duplicated)} twice"
-        )
+    runs = _distinct_runs(entries, ".globalid")
     debug = code_names is None
     best = {
         key: _best([entry.values[key] for entry in runs], largest, nan_small=largest)

@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from harem_pipeline.measures.rerelem import Block, RerelemFigures
 from harem_pipeline.reports.rerelem_official import OFFICIAL_FOLDER, page_name
+from harem_pipeline.reports.summary import cell_text, markdown_table, sortable_section
 from harem_pipeline.text.numbers import java_double
 
 
@@ -158,12 +159,6 @@ def rerelem_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def _text(value: Any) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.4f}" if isinstance(value, float) else str(value)
-
-
 def _half_width(row: Mapping[str, Any], key: str) -> str:
     """`` ± 0.0123`` for a figure with an interval, nothing otherwise."""
     interval = row.get(f"{key}_ci95")
@@ -176,13 +171,11 @@ def format_rerelem_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
     """The summary's ReRelEM section (nothing when the campaign ran no ReRelEM track)."""
     if not rows:
         return ""
-    lines = ["", "## The ReRelEM track (relations)", ""]
-    lines.append("| " + " | ".join(label for _, label in RERELEM_COLUMNS) + " |")
-    lines.append("|" + "---|" * len(RERELEM_COLUMNS))
-    for row in rows:
-        cells = [_text(row[key]) + _half_width(row, key) for key, _ in RERELEM_COLUMNS]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return "\n".join([*lines, "", RERELEM_LEGEND, ""])
+    table = [
+        [cell_text(row[key]) + _half_width(row, key) for key, _ in RERELEM_COLUMNS] for row in rows
+    ]
+    lines = markdown_table([label for _, label in RERELEM_COLUMNS], table)
+    return "\n".join(["", "## The ReRelEM track (relations)", "", *lines, "", RERELEM_LEGEND, ""])
 
 
 def _views(row: Mapping[str, Any]) -> str:
@@ -200,17 +193,12 @@ def render_rerelem_section(summary: Mapping[str, Any]) -> str:
     rows = summary.get("rerelem") or []
     if not rows:
         return ""
-    head = "".join(
-        f'<th class="name">{escape(label)}</th>' if key in _NAMES else f"<th>{escape(label)}</th>"
-        for key, label in RERELEM_COLUMNS
-    )
-    head += '<th class="name">Views</th>'
     body = []
     for row in rows:
         cells = []
         for key, _ in RERELEM_COLUMNS:
             value = row.get(key)
-            shown = escape(_text(value))
+            shown = escape(cell_text(value))
             mark = (
                 ' <span class="sim">simulated</span>'
                 if key == "run" and row.get("simulated")
@@ -224,9 +212,8 @@ def render_rerelem_section(summary: Mapping[str, Any]) -> str:
             cells.append(f'<td{kind} data-value="{escape(sort)}">{shown}{mark}</td>')
         cells.append(f'<td class="name" style="white-space:nowrap">{_views(row)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        '<section id="rerelem"><h2>ReRelEM (relações)</h2>'
-        f'<div class="scroll"><table class="sortable"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
-        f'<p class="muted">{escape(RERELEM_LEGEND)} {escape(VIEWS_LEGEND)}</p></section>'
+    columns = (*RERELEM_COLUMNS, ("views", "Views"))
+    legend = f"{RERELEM_LEGEND} {VIEWS_LEGEND}"
+    return sortable_section(
+        "rerelem", "ReRelEM (relações)", columns, {*_NAMES, "views"}, body, legend
     )

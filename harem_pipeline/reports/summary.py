@@ -11,8 +11,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from html import escape
 from typing import Any
 
 from harem_pipeline.errors import InputError
@@ -181,7 +182,8 @@ def row_signature(
     return ""
 
 
-def _cell(value: Any) -> str:
+def cell_text(value: Any) -> str:
+    """A value as the summaries' tables print it: ``-`` when undefined, floats to 4 places."""
     if value is None:
         return "-"
     if isinstance(value, float):
@@ -275,9 +277,40 @@ RELATIVE_NOTE = (
 """Why a relative row's identification may exceed 1 (the summary, the HTML report, the README)."""
 
 
-def _markdown_cell(text: str) -> str:
-    """A table cell's text: ``|`` escaped (``\\|``), even inside code, so cells stay cells."""
-    return text.replace("|", "\\|")
+def sortable_section(
+    anchor: str,
+    title: str,
+    columns: Sequence[tuple[str, str]],
+    names: Collection[str],
+    body: Iterable[str],
+    legend: str,
+) -> str:
+    """An HTML report section of one sortable table (the TEMPO and ReRelEM tracks').
+
+    ``columns`` are (key, label); the columns in ``names`` hold names (left-aligned);
+    ``body`` is the rows, already rendered, and ``legend`` the text below the table.
+    """
+    head = "".join(
+        f'<th class="name">{escape(label)}</th>' if key in names else f"<th>{escape(label)}</th>"
+        for key, label in columns
+    )
+    return (
+        f'<section id="{anchor}"><h2>{title}</h2>'
+        f'<div class="scroll"><table class="sortable"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+        f'<p class="muted">{escape(legend)}</p></section>'
+    )
+
+
+def markdown_table(labels: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    """A Markdown table's lines: the head, the rule, a line a row of cells.
+
+    Each cell's ``|`` is escaped (``\\|``), even inside code, so cells stay cells.
+    """
+    lines = ["| " + " | ".join(labels) + " |", "|" + "---|" * len(labels)]
+    for cells in rows:
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return lines
 
 
 MORPHOLOGY_COLUMNS = frozenset({"morf_precision", "morf_recall", "morf_f"})
@@ -304,13 +337,13 @@ def format_markdown(
     lines = [f"# {title}", ""]
     for note in notes:
         lines += [note, ""]
-    lines.append("| " + " | ".join(label for _, label in columns) + " |")
-    lines.append("|" + "|".join("---" for _ in columns) + "|")
+    table = []
     for row in rows:
         values = asdict(row)
-        cells = [_cell(values[key]) for key, _ in columns]
+        cells = [cell_text(values[key]) for key, _ in columns]
         cells[-1] = f"`{cells[-1]}`" if values["signature"] else "-"
-        lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
+        table.append(cells)
+    lines += markdown_table([label for _, label in columns], table)
     legend = LEGEND if morphology else LEGEND.replace(MORPHOLOGY_LEGEND, "")
     lines += ["", legend, "", family_legend()]
     if any(row.ceiling_of for row in rows):

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
-from harem_pipeline.reports.summary import dig
+from harem_pipeline.reports.summary import cell_text, dig, markdown_table, sortable_section
 
 TEMPO_COLUMNS = (
     ("run", "Run"),
@@ -58,24 +58,20 @@ def tempo_rows(reports: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def _text(value: Any) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.4f}" if isinstance(value, float) else str(value)
+_NAMES = ("run", "subset", "mode", "alt")
+"""The TEMPO table's columns of names (left-aligned in the HTML)."""
 
 
 def format_tempo_markdown(rows: Sequence[Mapping[str, Any]]) -> str:
     """The summary's TEMPO section (nothing when the campaign ran no TEMPO track)."""
     if not rows:
         return ""
-    lines = ["", "## The TEMPO track", ""]
-    lines.append("| " + " | ".join(label for _, label in TEMPO_COLUMNS) + " |")
-    lines.append("|" + "---|" * len(TEMPO_COLUMNS))
-    for row in rows:
-        cells = [_text(row[key]) for key, _ in TEMPO_COLUMNS[:-1]]
-        cells.append(f"`{row['signature']}`")
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return "\n".join([*lines, "", TEMPO_LEGEND, ""])
+    table = [
+        [*(cell_text(row[key]) for key, _ in TEMPO_COLUMNS[:-1]), f"`{row['signature']}`"]
+        for row in rows
+    ]
+    lines = markdown_table([label for _, label in TEMPO_COLUMNS], table)
+    return "\n".join(["", "## The TEMPO track", "", *lines, "", TEMPO_LEGEND, ""])
 
 
 def render_tempo_section(summary: Mapping[str, Any]) -> str:
@@ -83,12 +79,6 @@ def render_tempo_section(summary: Mapping[str, Any]) -> str:
     rows = summary.get("tempo") or []
     if not rows:
         return ""
-    head = "".join(
-        f'<th class="name">{escape(label)}</th>'
-        if key in ("run", "subset", "mode", "alt")
-        else f"<th>{escape(label)}</th>"
-        for key, label in TEMPO_COLUMNS
-    )
     body = []
     for row in rows:
         cells = []
@@ -96,7 +86,7 @@ def render_tempo_section(summary: Mapping[str, Any]) -> str:
             value = row.get(key)
             if key == "signature":
                 cells.append(f'<td class="name"><code class="sig">{escape(str(value))}</code></td>')
-            elif key in ("run", "subset", "mode", "alt"):
+            elif key in _NAMES:
                 mark = (
                     ' <span class="sim">simulated</span>'
                     if key == "run" and row.get("simulated")
@@ -105,11 +95,8 @@ def render_tempo_section(summary: Mapping[str, Any]) -> str:
                 shown = escape(str(value))
                 cells.append(f'<td class="name" data-value="{shown}">{shown}{mark}</td>')
             else:
-                cells.append(f'<td data-value="{escape(_text(value))}">{escape(_text(value))}</td>')
+                cells.append(
+                    f'<td data-value="{escape(cell_text(value))}">{escape(cell_text(value))}</td>'
+                )
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        '<section id="tempo"><h2>Pista TEMPO</h2>'
-        f'<div class="scroll"><table class="sortable"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
-        f'<p class="muted">{escape(TEMPO_LEGEND)}</p></section>'
-    )
+    return sortable_section("tempo", "Pista TEMPO", TEMPO_COLUMNS, _NAMES, body, TEMPO_LEGEND)

@@ -32,7 +32,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_CORRECT,
     EVAL_MISSING,
@@ -43,6 +42,7 @@ from harem_pipeline.formats.alinhado import (
     Line,
     Record,
     alt_choice_header,
+    evaluation_of,
     group_alt_blocks,
 )
 
@@ -98,14 +98,8 @@ def _evaluated(
 ) -> Iterator[tuple[bool, tuple[Evaluation, ...]]]:
     """``(gold side spurious, evaluation items)`` of each record; one without them is an error."""
     for record in records:
-        if record.evaluation is None:
-            raise InputError(
-                path,
-                "an evaluated record (run harem avalida first)",
-                "a record without evaluation",
-                line=record.line or None,
-            )
-        yield record.is_spurious, record.evaluation
+        evaluation = evaluation_of(record, path, "an evaluated record (run harem avalida first)")
+        yield record.is_spurious, evaluation
 
 
 def score_evaluations(

@@ -115,7 +115,7 @@ def _written_as_read(text: str) -> bool:
     record = cut_record(text) if text[:1] == "<" else None
     if record is None:
         return False
-    items = record[4]  # one item: no ", " between items, and an item in parentheses
+    _, _, _, _, items = record  # one item: no ", " between items, and an item in parentheses
     return items is not None and items[:1] == "(" and items[-1:] == ")" and ", " not in items
 
 

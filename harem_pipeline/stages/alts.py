@@ -48,10 +48,10 @@ from harem_pipeline.formats.alinhado import (
     reprint_tag,
 )
 from harem_pipeline.formats.semantic import (
+    AltBlockReader,
     AltsRecord,
     SemanticRecord,
     format_alts_record,
-    next_alt_state,
     not_a_record_in_alt,
 )
 from harem_pipeline.stages.emir import (
@@ -178,27 +178,22 @@ def organise_alts(
         yield from organiser.line(item)
 
 
-class _Organiser:
+class _Organiser(AltBlockReader):
     """The Java's states (0 outside blocks, 1 after ``<ALT>``, 2 in an alternative, 3 after
     ``</ALTn>``), the block being read and the IDs of the entities left spurious in blocks."""
 
     def __init__(self, path: str | None) -> None:
-        self.path = path
-        self.state = 0
+        super().__init__(path)
         self.block = _Block()
         self.left_ids: set[str] = set()
 
-    def line(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
-        """The output of one line (a tuple or a block's lines: no generator a line)."""
-        path = self.path
-        if type(item) is AltOpen or type(item) is AltClose:
-            output = self.alt(type(item) is AltOpen, item.n)
-            if output is not None:
-                return output
+    def other(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
+        """A record of an alternative is kept for the block; any other line is copied, a
+        record outside blocks unless it is left in an earlier block."""
         if self.state == 2:
             if not isinstance(item, SemanticRecord):
-                raise not_a_record_in_alt(item, path)
-            self.block.add(item.record(path, parse_line), path)
+                raise not_a_record_in_alt(item, self.path)
+            self.block.add(item.record(self.path, parse_line), self.path)
         elif not isinstance(item, SemanticRecord):
             return (java_line_end(item),)
         elif not self._left_in_alt(item):
@@ -216,13 +211,8 @@ class _Organiser:
         first = system[0].attr("ID")
         return first is not None and first in self.left_ids
 
-    def alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
-        """The state change of an ``<ALT>`` line (``<ALTn>``, ``</ALTn>``, ``</ALT>``);
-        its output, or None when the Java reads it as a line outside the states it expects."""
-        state = next_alt_state(self.state, opening, n)
-        if state is None:
-            return None
-        self.state = state
+    def entered(self, state: int) -> Iterable[Line | str]:
+        """A new block, a new alternative, an alternative closed, or the block written."""
         if state == 1:
             self.block = _Block()
         elif state == 2:

@@ -35,12 +35,11 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_SEMANTIC,
     MARKER_FIRST_HAREM,
-    AltClose,
-    AltOpen,
     Line,
     parse_evaluation,
 )
 from harem_pipeline.formats.semantic import (
+    AltBlockReader,
     EmirRecord,
     RecordKey,
     SemanticRecord,
@@ -48,7 +47,6 @@ from harem_pipeline.formats.semantic import (
     at_line,
     emir_scores,
     format_emir_record,
-    next_alt_state,
     not_a_record_in_alt,
     parse_emir_record,
     parse_semantic_line,
@@ -161,22 +159,18 @@ def select_alternatives(
         yield from selector.line(item)
 
 
-class _Selector:
+class _Selector(AltBlockReader):
     """The states of :mod:`~harem_pipeline.stages.alts` and the alternatives of the block read."""
 
     def __init__(self, path: str | None) -> None:
-        self.path = path
-        self.state = 0
+        super().__init__(path)
         self.alternatives: list[list[EmirRecord]] = []
         self.current: list[EmirRecord] = []
 
-    def line(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
-        """The output of one line (a tuple or a block's lines: no generator a line)."""
+    def other(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
+        """A record of an alternative is kept, the block's spurious records dropped; a line
+        outside blocks is copied (a record once checked to be Emir output)."""
         path = self.path
-        if type(item) is AltOpen or type(item) is AltClose:
-            output = self.alt(type(item) is AltOpen, item.n)
-            if output is not None:
-                return output
         state = self.state
         if state == 2:
             if not isinstance(item, SemanticRecord):
@@ -195,13 +189,8 @@ class _Selector:
             return (java_line_end(item),)
         return ()
 
-    def alt(self, opening: bool, n: int | None) -> Iterable[Line | str] | None:
-        """The state change of an ``<ALT>`` line and its output; None when the Java
-        reads it as a line outside the states it expects."""
-        state = next_alt_state(self.state, opening, n)
-        if state is None:
-            return None
-        self.state = state
+    def entered(self, state: int) -> Iterable[Line | str]:
+        """A new block, a new alternative, an alternative closed, or the chosen one written."""
         if state == 1:
             self.alternatives = []
         elif state == 2:

@@ -31,12 +31,12 @@ from itertools import repeat
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
-    EVAL_CORRECT,
-    EVAL_MISSING,
+    CORRECT_EVALUATION,
     EVAL_PARTIAL_DEFECT,
     EVAL_PARTIAL_EXCESS,
-    EVAL_SPURIOUS,
     MARKER_FIRST_HAREM,
+    MISSING_EVALUATION,
+    SPURIOUS_EVALUATION,
     Evaluation,
     Header,
     Line,
@@ -90,15 +90,14 @@ def evaluate_entity(gold: Tag, system: Tag) -> Evaluation:
     return judge_texts(gold.text, system.text)
 
 
-_CORRECT = format_evaluation(EVAL_CORRECT)
-_MISSING = (format_evaluation(EVAL_MISSING),)
-_SPURIOUS = (format_evaluation(EVAL_SPURIOUS),)
+_MISSING = (MISSING_EVALUATION,)
+_SPURIOUS = (SPURIOUS_EVALUATION,)
 
 
 def judge_atoms(gold_atoms: Sequence[str], system_atoms: Sequence[str]) -> Evaluation:
     """The verdict for two entities given by their atoms (see :func:`evaluate_entity`)."""
     if is_correct(gold_atoms, system_atoms):
-        return _CORRECT
+        return CORRECT_EVALUATION
     kind = EVAL_PARTIAL_EXCESS if len(system_atoms) >= len(gold_atoms) else EVAL_PARTIAL_DEFECT
     return format_evaluation(kind, partial_weight(gold_atoms, system_atoms))
 

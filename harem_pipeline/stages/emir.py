@@ -220,9 +220,6 @@ class Filter:
     def subtype_count(self, cat: str | None, typ: str | None) -> int:
         return len(self.tree.get(cat, {}).get(typ, ()))
 
-    def type_names(self, cat: str | None) -> Sequence[str | None]:
-        return tuple(self.tree.get(cat, ()))
-
     def valid_tuples(self, key: ClassicKey) -> JavaHashSet:
         """``EntitiesAttributesTree.getValidTuples`` of an entity's classic values:
         values outside the veil become None."""
@@ -569,7 +566,7 @@ def evaluate_lines(
     first_harem, stream = peek_format(lines, path)
     header = read_header(stream, path)
     filt = header_filter(header, first_harem, params.grid_path, path)
-    yield Header(header.text, "\n")
+    yield Header(header.text, eol="\n")
     for item in stream:
         if not isinstance(item, SemanticRecord):
             yield java_line_end(item)

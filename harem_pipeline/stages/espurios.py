@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from harem_pipeline.formats.alinhado import NULL_LIST, Blank, DocStart, DocumentLine, Line
+from harem_pipeline.formats.alinhado import DOCUMENT_STARTS, NULL_LIST, Blank, Line
 from harem_pipeline.formats.semantic import SemanticRecord
 from harem_pipeline.stages.emir import is_spurious_key, java_line_end, read_header
 
@@ -27,6 +27,6 @@ def collect_spurious(
             if is_spurious_key(item.key.gold):
                 listed = item.listed()
                 yield ("[]" if listed == NULL_LIST else listed) + "\n"
-        elif isinstance(item, (DocStart, DocumentLine)):
+        elif isinstance(item, DOCUMENT_STARTS):
             yield Blank()
             yield java_line_end(item)

@@ -44,6 +44,7 @@ from harem_pipeline.formats.alinhado import (
     Evaluation,
     Line,
     Record,
+    evaluation_of,
     iter_lines,
 )
 from harem_pipeline.stages.tally import (
@@ -92,14 +93,11 @@ RecordKey = tuple[bool, tuple[Evaluation, ...]]
 def record_key(record: Record, path: str | None) -> RecordKey:
     """The :data:`RecordKey` of an evaluated record, its evaluation checked against its
     entities (one item per aligned entity) on the way."""
-    evaluation = record.evaluation
-    if evaluation is None:
-        raise InputError(
-            path,
-            "an evaluated record GOLD ---> [SYS, ...]:[EVAL, ...] (run harem avalida first)",
-            "a record without evaluation",
-            line=record.line or None,
-        )
+    evaluation = evaluation_of(
+        record,
+        path,
+        "an evaluated record GOLD ---> [SYS, ...]:[EVAL, ...] (run harem avalida first)",
+    )
     texts = record.system_texts
     aligned = 1 if texts is None else len(texts)
     if len(evaluation) != aligned:

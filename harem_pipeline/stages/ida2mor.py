@@ -19,12 +19,10 @@ from dataclasses import dataclass
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats import vizir as vizir_format
 from harem_pipeline.formats.alinhado import (
-    AltClose,
-    AltOpen,
+    ALT_MARKS,
+    DOCUMENT_STARTS,
     Blank,
     DocEnd,
-    DocStart,
-    DocumentLine,
     Header,
     Line,
     Record,
@@ -147,9 +145,9 @@ def count_morphology(lines: Iterable[RawLine], path: str = "") -> MorphologyCoun
 
 def _document_boundary(item: Line, path: str | None) -> str | None:
     """The DOCID a non-record line starts (None: none); a line not allowed is an error."""
-    if isinstance(item, (DocStart, DocumentLine)):
+    if isinstance(item, DOCUMENT_STARTS):
         return item.docid
-    if isinstance(item, (AltOpen, AltClose)):
+    if isinstance(item, ALT_MARKS):
         raise InputError(
             path,
             "an .altmor file (ALT blocks resolved by AltinaMor)",

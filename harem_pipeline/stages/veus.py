@@ -49,10 +49,12 @@ from dataclasses import dataclass, replace
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
+    CORRECT_EVALUATION,
     EVAL_CORRECT,
     EVAL_MISSING,
-    EVAL_SPURIOUS,
     MARKER_FIRST_HAREM,
+    MISSING_EVALUATION,
+    SPURIOUS_EVALUATION,
     SPURIOUS_TAG,
     DocStart,
     DocumentLine,
@@ -61,7 +63,6 @@ from harem_pipeline.formats.alinhado import (
     Line,
     Record,
     Tag,
-    format_evaluation,
     format_tag,
     reprint_record,
 )
@@ -439,11 +440,6 @@ def _record_of(alignment: Alignment) -> Record:
     )
 
 
-_MISSING = format_evaluation(EVAL_MISSING)
-_SPURIOUS = format_evaluation(EVAL_SPURIOUS)
-_CORRECT = format_evaluation(EVAL_CORRECT)
-
-
 def filter_alignment(
     alignment: Alignment, veil: Veil, system_veil: Veil | None = None
 ) -> Alignment | None:
@@ -478,8 +474,8 @@ def filter_alignment(
     if gold_spurious and not kept:
         return None
     if not kept:
-        return Alignment(filtered_gold, ((None, _MISSING),), alignment.suffix)
-    new_pairs = tuple((e, _SPURIOUS if gold_spurious else ev) for e, ev in kept)
+        return Alignment(filtered_gold, ((None, MISSING_EVALUATION),), alignment.suffix)
+    new_pairs = tuple((e, SPURIOUS_EVALUATION if gold_spurious else ev) for e, ev in kept)
     return Alignment(filtered_gold, new_pairs, alignment.suffix)
 
 
@@ -510,7 +506,7 @@ class SpuriousMemory:
 
 
 def _spurious_alignment(entity: Tag) -> Alignment:
-    return Alignment(spurious_tag(entity), ((entity, _SPURIOUS),))
+    return Alignment(spurious_tag(entity), ((entity, SPURIOUS_EVALUATION),))
 
 
 @keyed_cache()
@@ -536,7 +532,7 @@ def adjust_alignment(alignment: Alignment, style: str, memory: SpuriousMemory) -
     if len(pairs) == 1:
         entity, evaluation = pairs[0]
         if not gold_spurious:
-            out.append(Alignment(alignment.gold, ((None, _MISSING),)))
+            out.append(Alignment(alignment.gold, ((None, MISSING_EVALUATION),)))
         if entity is not None and memory.first_time(entity):
             out.append(_spurious_alignment(entity))
         return out
@@ -546,9 +542,9 @@ def adjust_alignment(alignment: Alignment, style: str, memory: SpuriousMemory) -
     else:
         correct = [e for e, ev in pairs if ev.kind == EVAL_CORRECT and e is not None]
         if correct:
-            out.append(Alignment(alignment.gold, ((_merge_correct(correct), _CORRECT),)))
+            out.append(Alignment(alignment.gold, ((_merge_correct(correct), CORRECT_EVALUATION),)))
         elif not gold_spurious:
-            out.append(Alignment(alignment.gold, ((None, _MISSING),)))
+            out.append(Alignment(alignment.gold, ((None, MISSING_EVALUATION),)))
     for entity, evaluation in rest:
         if evaluation.kind != EVAL_CORRECT and entity is not None and memory.first_time(entity):
             out.append(_spurious_alignment(entity))
@@ -566,9 +562,13 @@ def check_style(style: str) -> str:
 
 
 class VeusSubset:
-    """The state of one Véus pass: which document is open, whether it is kept, the memory.
+    """One Véus pass, the subset of an ``.avalida`` file: :meth:`apply` streams it.
 
-    :func:`apply_veus` feeds it the lines one by one.
+    ``veil`` is the evaluation veil; ``system_veil`` the one the run
+    declared (None: everything).  ``variant``/``genre`` keep only matching
+    documents (Second HAREM files need ``meta``, see :func:`document_infos`).
+    ``source`` names the input in error messages.  The state: which document
+    is open, whether it is kept, the spurious memory.
     """
 
     def __init__(
@@ -597,7 +597,7 @@ class VeusSubset:
 
     def header(self) -> Header:
         """The veil line every subset starts with."""
-        return Header(format_veil(self.veil), _EOL)
+        return Header(format_veil(self.veil), eol=_EOL)
 
     def line(self, line: Line) -> list[Line]:
         """What one input line becomes: nothing, itself, or records (a list: most are one)."""
@@ -653,30 +653,15 @@ class VeusSubset:
             problem = subset_problem(self.seen, self.variant, self.genre)
             raise InputError(self.source, *(problem or ("at least one document", "none")))
 
+    def apply(self, lines: Iterable[Line]) -> Iterator[Line]:
+        """Stream the subset: the veil header, then its documents.
 
-def apply_veus(
-    lines: Iterable[Line],
-    style: str,
-    veil: Veil,
-    system_veil: Veil | None = None,
-    variant: str | None = None,
-    genre: str | None = None,
-    meta: Mapping[str, DocumentInfo] | None = None,
-    source: str | None = None,
-) -> Iterator[Line]:
-    """Stream the subset of an ``.avalida`` file: the veil header, then its documents.
-
-    ``veil`` is the evaluation veil; ``system_veil`` the one the run
-    declared (None: everything).  ``variant``/``genre`` keep only matching
-    documents (Second HAREM files need ``meta``, see :func:`document_infos`).
-    ``source`` names the input in error messages.  Lines before the first
-    document (file-name headers) are not copied; every line is written with
-    ``\\n``, as the original program did, records with the ``:`` marker.  A
-    subset that keeps no document would score nothing: once the input is
-    read, ``InputError`` says why (an unknown variant or genre lists the
-    valid names, with their counts).
-    """
-    subset = VeusSubset(style, veil, system_veil, variant, genre, meta, source)
-    yield subset.header()
-    yield from subset.lines(lines)
-    subset.finish()
+        Lines before the first document (file-name headers) are not copied;
+        every line is written with ``\\n``, as the original program did,
+        records with the ``:`` marker.  A subset that keeps no document would
+        score nothing: once the input is read, ``InputError`` says why (an
+        unknown variant or genre lists the valid names, with their counts).
+        """
+        yield self.header()
+        yield from self.lines(lines)
+        self.finish()

@@ -23,15 +23,13 @@ from dataclasses import dataclass, replace
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
+    ALT_MARKS,
+    DOCUMENT_STARTS,
     EVAL_CORRECT,
     MARKER_FIRST_HAREM,
     PARTIAL_KINDS,
-    AltClose,
-    AltOpen,
     Blank,
     DocEnd,
-    DocStart,
-    DocumentLine,
     Header,
     Line,
     ManualCheck,
@@ -65,7 +63,7 @@ SCENARIO_HEADER = " Cenário: "
 
 def scenario_header(scenario: Scenario, eol: str = "\n") -> Header:
     """``# Cenário: absoluto``: the scenario, recorded in the file Vizir writes."""
-    return Header(SCENARIO_HEADER + SCENARIO_NAMES[scenario], eol)
+    return Header(SCENARIO_HEADER + SCENARIO_NAMES[scenario], eol=eol)
 
 
 def header_scenario(line: Line) -> Scenario | None:
@@ -339,7 +337,7 @@ class VizirTally:
     system_morph_seen: bool = False
 
 
-_COPIED = (DocStart, DocEnd, DocumentLine, AltOpen, AltClose, Blank)
+_COPIED = (*DOCUMENT_STARTS, *ALT_MARKS, DocEnd, Blank)
 _DROPPED = (Header, ManualCheck, Omitted)
 _SENTINEL = "\x00"
 

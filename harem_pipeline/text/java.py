@@ -129,46 +129,41 @@ class _TreeNode:
         self.red = False
 
 
-def _rotate_left(root: _TreeNode, p: _TreeNode) -> _TreeNode:
-    r = p.right
+_OTHER_SIDE = {"left": "right", "right": "left"}
+
+
+def _rotate(root: _TreeNode, p: _TreeNode, toward: str) -> _TreeNode:
+    """``TreeNode.rotateLeft``/``rotateRight`` as one: ``p``'s child on the other side rises.
+
+    The two Java methods are mirror images; ``toward`` ("left" or "right") names the side
+    ``p`` goes down to, so one body holds both.
+    """
+    away = _OTHER_SIDE[toward]
+    r = getattr(p, away)
     if r is not None:
-        rl = p.right = r.left
-        if rl is not None:
-            rl.parent = p
+        inner = getattr(r, toward)
+        setattr(p, away, inner)
+        if inner is not None:
+            inner.parent = p
         pp = r.parent = p.parent
         if pp is None:
             root = r
             r.red = False
-        elif pp.left is p:
-            pp.left = r
+        elif getattr(pp, toward) is p:
+            setattr(pp, toward, r)
         else:
-            pp.right = r
-        r.left = p
+            setattr(pp, away, r)
+        setattr(r, toward, p)
         p.parent = r
     return root
 
 
-def _rotate_right(root: _TreeNode, p: _TreeNode) -> _TreeNode:
-    left = p.left
-    if left is not None:
-        lr = p.left = left.right
-        if lr is not None:
-            lr.parent = p
-        pp = left.parent = p.parent
-        if pp is None:
-            root = left
-            left.red = False
-        elif pp.right is p:
-            pp.right = left
-        else:
-            pp.left = left
-        left.right = p
-        p.parent = left
-    return root
-
-
 def _balance_insertion(root: _TreeNode, x: _TreeNode) -> _TreeNode:
-    """``TreeNode.balanceInsertion`` line for line."""
+    """``TreeNode.balanceInsertion`` line for line, its two mirrored halves as one.
+
+    ``near`` is the side of the grandparent the parent hangs on; the Java's first half is
+    ``near == "left"``, its second the mirror image.
+    """
     x.red = True
     while True:
         xp = x.parent
@@ -178,42 +173,25 @@ def _balance_insertion(root: _TreeNode, x: _TreeNode) -> _TreeNode:
         xpp = xp.parent
         if not xp.red or xpp is None:
             return root
-        xppl = xpp.left
-        if xp is xppl:
-            xppr = xpp.right
-            if xppr is not None and xppr.red:
-                xppr.red = False
-                xp.red = False
-                xpp.red = True
-                x = xpp
-            else:
-                if x is xp.right:
-                    x = xp
-                    root = _rotate_left(root, x)
-                    xp = x.parent
-                    xpp = None if xp is None else xp.parent
-                if xp is not None:
-                    xp.red = False
-                    if xpp is not None:
-                        xpp.red = True
-                        root = _rotate_right(root, xpp)
+        near = "left" if xp is xpp.left else "right"
+        far = _OTHER_SIDE[near]
+        uncle = getattr(xpp, far)
+        if uncle is not None and uncle.red:
+            uncle.red = False
+            xp.red = False
+            xpp.red = True
+            x = xpp
         else:
-            if xppl is not None and xppl.red:
-                xppl.red = False
+            if x is getattr(xp, far):
+                x = xp
+                root = _rotate(root, x, near)
+                xp = x.parent
+                xpp = None if xp is None else xp.parent
+            if xp is not None:
                 xp.red = False
-                xpp.red = True
-                x = xpp
-            else:
-                if x is xp.left:
-                    x = xp
-                    root = _rotate_right(root, x)
-                    xp = x.parent
-                    xpp = None if xp is None else xp.parent
-                if xp is not None:
-                    xp.red = False
-                    if xpp is not None:
-                        xpp.red = True
-                        root = _rotate_left(root, xpp)
+                if xpp is not None:
+                    xpp.red = True
+                    root = _rotate(root, xpp, far)
 
 
 class _TreeBin:

@@ -126,6 +126,32 @@ def _add_nodes(graph: JavaHashMap[str, Node], nodes: JavaHashMap[str, Node]) -> 
         graph.put(node.key, node)
 
 
+def _graphs(
+    document: AltsDocument,
+    keeps: Callable[[str], bool],
+    problems: list[str],
+    path: str | None,
+) -> tuple[
+    JavaHashMap[str, Node], JavaHashMap[str, Node], list[tuple[Element, JavaHashMap[str, Node]]]
+]:
+    """A document's golden and system (``Part``) relation graphs, and each entity's nodes in
+    record order: the golden entity of every record not spurious, the first system one."""
+    gold_graph = new_graph()
+    part_graph = new_graph()
+    entities: list[tuple[Element, JavaHashMap[str, Node]]] = []
+    for record in document.records:
+        if not record.is_spurious:
+            nodes = _nodes(record.gold, False, keeps, problems, path, record)
+            _add_nodes(gold_graph, nodes)
+            entities.append((record.gold, nodes))
+        first = record.first
+        if first is not None:
+            nodes = _nodes(first, True, keeps, problems, path, record)
+            _add_nodes(part_graph, nodes)
+            entities.append((first, nodes))
+    return gold_graph, part_graph, entities
+
+
 # ---------------------------------------------------------------------------
 # Expander
 
@@ -140,22 +166,11 @@ def expand_documents(
     """``RelationExpanderM2``: every entity's relations closed under inverses and the rules."""
     yield source.header
     for document in source.documents:
-        gold_graph = new_graph()
-        part_graph = new_graph()
-        entities: list[tuple[Element, JavaHashMap[str, Node]]] = []
         for record in document.records:
             record.gold = record.gold.without_comment()
             if record.system is not None:
                 record.system = [entity.without_comment() for entity in record.system]
-            if not record.is_spurious:
-                nodes = _nodes(record.gold, False, source.keeps, problems, path, record)
-                _add_nodes(gold_graph, nodes)
-                entities.append((record.gold, nodes))
-            first = record.first
-            if first is not None:
-                nodes = _nodes(first, True, source.keeps, problems, path, record)
-                _add_nodes(part_graph, nodes)
-                entities.append((first, nodes))
+        gold_graph, part_graph, entities = _graphs(document, source.keeps, problems, path)
         expand(gold_graph, types, problems)
         if expand_system:
             expand(part_graph, types, problems)
@@ -333,16 +348,7 @@ def triples_documents(
     """``AlignmentsToTriples``: per document the golden ``[CD]`` and system ``[Part]`` relations."""
     yield source.header
     for document in source.documents:
-        gold_graph = new_graph()
-        part_graph = new_graph()
-        for record in document.records:
-            if not record.is_spurious:
-                _add_nodes(
-                    gold_graph, _nodes(record.gold, False, source.keeps, problems, path, record)
-                )
-            first = record.first
-            if first is not None:
-                _add_nodes(part_graph, _nodes(first, True, source.keeps, problems, path, record))
+        gold_graph, part_graph, _ = _graphs(document, source.keeps, problems, path)
         yield ""
         yield "DOC " + document.docid
         yield CD_MARK
