@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
+from harem_pipeline.cli.names import subset_from_name
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     Blank,
@@ -27,7 +28,6 @@ from harem_pipeline.formats.alinhado import (
 from harem_pipeline.measures.core import figures_of_row
 from harem_pipeline.measures.identification import identification_figures, measures_from_counts
 from harem_pipeline.pipeline.identification import run_ida2id
-from harem_pipeline.pipeline.naming import subset_from_name
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida2id import JSON_KEYS, LABELS, format_ida2id_text
 from harem_pipeline.stages.ida2id import (

@@ -18,11 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
+from harem_pipeline.cli.names import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.vizir import MorphScore, Outcome
 from harem_pipeline.measures.morphology import measures_from_counts
 from harem_pipeline.model import Scenario
-from harem_pipeline.pipeline.naming import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.reports.ida2mor import format_ida2mor_text
 from harem_pipeline.stages.ida2mor import (
     FieldCounts,

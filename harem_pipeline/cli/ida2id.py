@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from harem_pipeline.cli.names import subset_from_name
 from harem_pipeline.cli.options import add_bootstrap, add_input_output
 from harem_pipeline.pipeline.identification import run_ida2id
-from harem_pipeline.pipeline.naming import subset_from_name
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.stages.veus import STYLES

@@ -1,13 +1,12 @@
-"""What a HAREM file name tells, and the default output names of the stages.
+"""The default output names of the stages, and the checks and writers around them.
 
 The pipeline names its files as the original tools did
-(``run.alinhado.avalida.<subset>.abs.vizir``); outside a campaign a report
-still wants its run, subset and scenario, and a name is the fallback.
+(``run.alinhado.avalida.<subset>.abs.vizir``); what a name tells back (a
+command's fallback) is read in :mod:`harem_pipeline.cli.names` only.
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,48 +15,10 @@ from typing import Any, Generic, TypeVar
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.jsontext import format_report_json
-from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.text.atomic import write_text_atomic, written_in_place
 from harem_pipeline.text.textio import check_not_empty, derived_path
 
 PathLike = str | os.PathLike[str]
-
-_STAGE_PARTS = frozenset(
-    {"abs", "rel", "absolute", "relative", "vizir", "altmor", "ida2mor", "altida", "ida2id", "gz"}
-)
-
-
-def subset_from_name(path: PathLike, default: str | None = "total") -> str | None:
-    """The Véus subset a file name carries after ``.avalida.`` (``default`` when none).
-
-    ``run.alinhado.avalida.pt.web.altida`` → ``pt.web``;
-    ``run.alinhado.avalida.total.abs.altmor`` → ``total``;
-    ``run.alinhado.avalida`` → ``default``.
-    """
-    parts = Path(path).name.split(".")
-    if "avalida" not in parts:
-        return default
-    rest = parts[parts.index("avalida") + 1 :]
-    kept = list(itertools.takewhile(lambda p: p not in _STAGE_PARTS, rest))
-    return ".".join(kept) or default
-
-
-def scenario_from_name(path: PathLike) -> Scenario | None:
-    """``abs``/``rel`` (or ``absolute``/``relative``) as a dot-separated part of the name
-    (``harem ida2mor``'s fallback for a file without the ``# Cenário:`` header)."""
-    found = None
-    for part in Path(path).name.split("."):
-        try:
-            found = Scenario.parse(part)
-        except ValueError:
-            continue
-    return found
-
-
-def run_from_name(path: PathLike) -> str:
-    """The run's name: what precedes ``.alinhado`` (else the name up to its first dot)."""
-    name = Path(path).name
-    return name.split(".alinhado", 1)[0] if ".alinhado" in name else name.split(".", 1)[0]
 
 
 def ida2id_output(path: PathLike) -> Path:
@@ -161,14 +122,6 @@ def write_twins(target: Path, text: str, encoding: str, twin: Mapping[str, Any])
             target.unlink(missing_ok=True)
         raise
     return json_path
-
-
-def semantic_kind_from_name(path: PathLike) -> tuple[Scenario, Alt]:
-    """``(scenario, alt)`` an Emir file's name says: ``emir_relativo`` is relative, ``altrel``
-    relaxed (what ``harem ida`` names in a report when not told; the file does not say)."""
-    name = Path(path).name
-    scenario = Scenario.RELATIVE if "emir_relativo" in name else Scenario.ABSOLUTE
-    return scenario, Alt.RELAXED if ".altrel" in name else Alt.STRICT
 
 
 def ida_output(path: PathLike) -> Path:
