@@ -479,8 +479,7 @@ ID_LINES = ["DOC d1", "DOC d2", "HAREM-1-2 PT Web", "HAREM-7 BR Literário", "EO
 
 
 def identification_outcomes(path: Path) -> list[object]:
-    """AvalIDa, Véus (three styles, a veil, a variant), AltinaID and Ida2ID's tally (its
-    fractional sums compared to the bit) on ``path``."""
+    """AvalIDa, Véus (three styles, a veil, a variant) and AltinaID on ``path``."""
     from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_veus
 
     out = path.with_name("out")
@@ -495,10 +494,7 @@ def identification_outcomes(path: Path) -> list[object]:
         SubsetParams(variant="PT"),
     ):
         runs.append(functools.partial(run_veus, path, params, out))
-    from harem_pipeline.pipeline.identification import count_evaluated_file
-
-    found = [outcome(functools.partial(_read_output, run)) for run in runs]
-    return [*found, outcome(lambda: count_evaluated_file(path)[1])]
+    return [outcome(functools.partial(_read_output, run)) for run in runs]
 
 
 def _read_output(run: Callable[[], Path]) -> bytes:
@@ -542,14 +538,8 @@ def campaign_evaluated(kind: str) -> bytes:
 @pytest.mark.parametrize("kind", ["first", "second"])
 def test_campaign_runs_cut_at_documents_and_outside_alt_blocks(kind: str, tmp_path: Path) -> None:
     """Valid files of both formats, cut a block at a time with no second reading (a cut
-    that broke a document or an ALT block would fail or differ): the same bytes, and
-    Ida2ID's tally to the bit."""
-    from harem_pipeline.pipeline.identification import (
-        count_evaluated_file,
-        run_altida,
-        run_avalida,
-        run_veus,
-    )
+    that broke a document or an ALT block would fail or differ): the same bytes."""
+    from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_veus
 
     evaluated = tmp_path / "r.avalida"
     evaluated.write_bytes(campaign_evaluated(kind))
@@ -563,7 +553,6 @@ def test_campaign_runs_cut_at_documents_and_outside_alt_blocks(kind: str, tmp_pa
             veu.read_bytes(),
             run_altida(veu, tmp_path / "r.altida").read_bytes(),
             run_veus(evaluated, SubsetParams(veil="PESSOA"), tmp_path / "p.veu").read_bytes(),
-            repr(count_evaluated_file(veu)).encode(),
         ]
 
     one_stream = outputs()

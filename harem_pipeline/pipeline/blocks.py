@@ -224,7 +224,7 @@ def cut_before_documents(blocks: Iterable[RawBlock]) -> Iterator[RawBlock]:
     """The same lines in blocks that each begin with a line opening a document after a
     record or an ``EOD`` line (all but the first block).
 
-    For a stage whose state is the open document's (Véus, Ida2ID): every block
+    For a stage whose state is the open document's (Véus): every block
     then starts where a document does (:func:`last_document_start`).  A block
     with no such line goes whole to the next one; each byte is scanned once.
     """

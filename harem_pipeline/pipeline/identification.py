@@ -40,7 +40,7 @@ from harem_pipeline.text.textio import derived_path
 
 if TYPE_CHECKING:  # Ida2ID's measures and reports load numpy: imported where it runs
     from harem_pipeline.measures.spans import MeasuresReport
-    from harem_pipeline.stages.ida2id import IdentificationPart, IdentificationTally
+    from harem_pipeline.stages.ida2id import IdentificationTally
     from harem_pipeline.stages.veus import DocumentInfo, VeusSubset
 
 PathLike = str | os.PathLike[str]
@@ -197,7 +197,6 @@ def run_ida2id(
     signature: str,
     output: PathLike | None = None,
     spans: MeasuresReport | None = None,
-    workers: int | None = None,
 ) -> ReportOutputs[IdentificationTally]:
     """Count ``path`` and write the text report (``output``, default ``IN.ida2id``) and
     ``output.json``; ``spans``, the span measures of the same documents, join both
@@ -206,20 +205,21 @@ def run_ida2id(
     The JSON carries the 95 % intervals of a ``params.bootstrap``-draw document
     bootstrap (0: ``ci95`` null) and the per-document counts; the report names
     the evaluation veil of ``params`` (none when its evaluation is not known).
-    A large file is counted a block at a time on ``workers`` processes
-    (default: every core).
+    The file is read as one stream: its blocks on two cores were slower
+    (bench/README.md, "The identification stages in blocks").
     """
     from harem_pipeline.measures.identification import (
         identification_intervals,
         measures_from_counts,
     )
     from harem_pipeline.reports.ida2id import format_ida2id_text, ida2id_json_object
+    from harem_pipeline.stages.ida2id import read_tally
     from harem_pipeline.stages.tally import document_rows
 
     veil = params.evaluation.evaluation_veil() if params.evaluation else None
     target = Path(output) if output is not None else ida2id_output(path)
     check_stage_input("ida2id", path)
-    encoding, tally = run_with_fallback(functools.partial(count_evaluated_file, path), workers)
+    encoding, tally = read_tally(path)
     measures = measures_from_counts(tally.total)
     text = format_ida2id_text(tally.total, measures, signature, spans, veil)
     documents = document_rows(tally.documents)
@@ -227,23 +227,3 @@ def run_ida2id(
     twin = ida2id_json_object(tally.total, measures, signature, ci95, documents, spans, veil)
     json_path = write_twins(target, text, encoding, twin)
     return ReportOutputs(target, json_path, tally)
-
-
-def count_evaluated_file(
-    path: PathLike, workers: int | None = None
-) -> tuple[str, IdentificationTally]:
-    """The encoding and Ida2ID's tally of an evaluated file, a block at a time on
-    ``workers``, each block starting at a document (:func:`join_parts`)."""
-    from harem_pipeline.stages.ida2id import join_parts
-
-    stage = functools.partial(_identification_parts, str(path))
-    encoding, parts = map_line_blocks(path, stage, workers, cut_before_documents)
-    return encoding, join_parts(parts)
-
-
-def _identification_parts(
-    path: str, encoding: str, lines: Iterable[RawLine]
-) -> list[IdentificationPart]:
-    from harem_pipeline.stages.ida2id import identification_part
-
-    return [identification_part(parse_numbered(lines, path), path)]

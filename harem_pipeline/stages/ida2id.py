@@ -32,8 +32,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
-from typing import NamedTuple
+from dataclasses import dataclass
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -49,11 +48,9 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.stages.tally import (
     Counts,
-    DocumentCounts,
     DocumentTally,
     Tally,
     document_records,
-    from_row,
     nonzero,
 )
 from harem_pipeline.text.memo import KeyedTable
@@ -148,19 +145,12 @@ def item_row(item: Evaluation) -> tuple[float, ...] | None:
     return None
 
 
-def tally_identification(
-    lines: Iterable[Line],
-    path: str | None = None,
-    tally: DocumentTally[IdentificationCounts] | None = None,
-) -> IdentificationTally:
+def tally_identification(lines: Iterable[Line], path: str | None = None) -> IdentificationTally:
     """Count a whole evaluated file in one pass: totals and per-document counts.
 
     Each record's numbers are :func:`record_numbers` of its key, worked out once per key.
-    ``tally`` (default a new one) receives them: an :class:`IdentificationJournal`
-    for a part of a file.
     """
-    if tally is None:
-        tally = DocumentTally(IdentificationCounts)
+    tally = DocumentTally(IdentificationCounts)
     numbers: KeyedTable[RecordKey, tuple[tuple[int, float], ...]] = KeyedTable(record_numbers)
     add = tally.add_numbers
     for record in document_records(lines, tally):
@@ -171,67 +161,6 @@ def tally_identification(
             raise InputError(path, error.expected, error.found, line=record.line or None) from None
         add(found)
     return tally.freeze()
-
-
-_FRACTIONAL = frozenset(
-    i for i, f in enumerate(fields(IdentificationCounts)) if f.type in (float, "float")
-)
-"""The columns whose sums are fractional (the partial weights): added in file order."""
-
-
-class IdentificationJournal(DocumentTally[IdentificationCounts]):
-    """A tally that also notes each fractional number it adds, in order.
-
-    The file's fractional sums are made by adding every record's numbers in
-    file order, and floating-point sums depend on the order; a part of a file
-    (a block counted on a worker) hands back its numbers so that the whole
-    file's sums come out the same bits (:func:`join_parts`).
-    """
-
-    __slots__ = ("journal",)
-
-    def __init__(self) -> None:
-        super().__init__(IdentificationCounts)
-        self.journal: list[tuple[int, float]] = []
-
-    def add_numbers(self, numbers: Iterable[tuple[int, float]]) -> None:
-        numbers = tuple(numbers)
-        super().add_numbers(numbers)
-        self.journal.extend([number for number in numbers if number[0] in _FRACTIONAL])
-
-
-class IdentificationPart(NamedTuple):
-    """What consecutive lines of an evaluated file count, starting at a document (or at the
-    file's start): its document blocks, its totals, and its fractional numbers in order."""
-
-    documents: tuple[DocumentCounts[IdentificationCounts], ...]
-    total: tuple[float, ...]
-    journal: list[tuple[int, float]]
-
-
-def identification_part(lines: Iterable[Line], path: str | None = None) -> IdentificationPart:
-    """:func:`tally_identification` of a part of a file, for :func:`join_parts`."""
-    journal = IdentificationJournal()
-    tally = tally_identification(lines, path, journal)
-    return IdentificationPart(tally.documents, tally.total.row(), journal.journal)
-
-
-def join_parts(parts: Iterable[IdentificationPart]) -> IdentificationTally:
-    """The file's tally from its parts in order: the one-pass tally's, bit for bit.
-
-    Whole-number columns add in any order; the fractional ones are added
-    number by number in file order, as one pass adds them.
-    """
-    documents: list[DocumentCounts[IdentificationCounts]] = []
-    total = list(IdentificationCounts().row())
-    for part in parts:
-        documents.extend(part.documents)
-        for i, value in enumerate(part.total):
-            if i not in _FRACTIONAL:
-                total[i] += value
-        for i, value in part.journal:
-            total[i] += value
-    return Tally(from_row(IdentificationCounts, total), tuple(documents))
 
 
 def count_identification(lines: Iterable[Line], path: str | None = None) -> IdentificationCounts:
