@@ -44,11 +44,11 @@ from harem_pipeline.pipeline.preflight import check_campaign
 from harem_pipeline.pipeline.signature import report_signature, short_digest
 from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import measures_json
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.textio import read_head
 from harem_pipeline.tools.export import SCENARIOS, SELECTIVE
 from harem_pipeline.tools.predictions import FORMATS
 
-PathLike = str | os.PathLike[str]
 RUN = "model"
 """The run's name in the temporary campaign (its files are ``model.*``)."""
 SPAN_FAMILIES = ("exact", "overlap", "intersection")

@@ -10,12 +10,10 @@ never guesses from a name: the scenario travels in the files that have one.
 from __future__ import annotations
 
 import itertools
-import os
 from pathlib import Path
 
 from harem_pipeline.model import Alt, Scenario
-
-PathLike = str | os.PathLike[str]
+from harem_pipeline.text import PathLike
 
 _STAGE_PARTS = frozenset(
     {"abs", "rel", "absolute", "relative", "vizir", "altmor", "ida2mor", "altida", "ida2id", "gz"}

@@ -37,7 +37,6 @@ semantic item belongs to Emir and of a morphological one to
 from __future__ import annotations
 
 import codecs
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -46,6 +45,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar, overload
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.memo import KeyedTable, keyed_cache
 from harem_pipeline.text.numbers import java_double
@@ -1139,13 +1139,13 @@ Parsed = TypeVar("Parsed")
 
 
 @overload
-def iter_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]: ...
+def iter_lines(path: PathLike) -> tuple[str, Iterator[Line]]: ...
 @overload
 def iter_lines(
-    path: str | os.PathLike[str], parse: Callable[[str, str | None, int | None, str], Parsed]
+    path: PathLike, parse: Callable[[str, str | None, int | None, str], Parsed]
 ) -> tuple[str, Iterator[Parsed]]: ...
 def iter_lines(
-    path: str | os.PathLike[str],
+    path: PathLike,
     parse: Callable[[str, str | None, int | None, str], Any] = parse_line,
 ) -> tuple[str, Iterator[Any]]:
     """Stream a file (``.gz`` allowed): its encoding and a lazy iterator of its lines.
@@ -1169,14 +1169,14 @@ def _parsed_lines(
         yield from map(parse, chunk.bodies, repeat(name), numbers, chunk.eols)
 
 
-def read_lines(path: str | os.PathLike[str]) -> tuple[str, list[Line]]:
+def read_lines(path: PathLike) -> tuple[str, list[Line]]:
     """Read a whole file into a list of lines, with its encoding."""
     encoding, lines = iter_lines(path)
     return encoding, list(lines)
 
 
 def write_lines(
-    path: str | os.PathLike[str],
+    path: PathLike,
     lines: Iterable[Line],
     encoding: str = "utf-8",
     marker: str | None = None,
@@ -1238,7 +1238,7 @@ class LineChunk:
     eols: list[str]
 
 
-def iter_line_chunks(path: str | os.PathLike[str]) -> tuple[str, Iterator[LineChunk]]:
+def iter_line_chunks(path: PathLike) -> tuple[str, Iterator[LineChunk]]:
     """Stream a file (``.gz`` allowed) as chunks of lines; its encoding first.
 
     The same lines, line ends, encoding and errors as :func:`iter_lines`
@@ -1255,7 +1255,7 @@ NumberedLine = tuple[int, str, str]
 """``(line number, text, line end)``: one line of a file before parsing."""
 
 
-def iter_numbered_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[NumberedLine]]:
+def iter_numbered_lines(path: PathLike) -> tuple[str, Iterator[NumberedLine]]:
     """:func:`iter_line_chunks` one line at a time: the encoding, then each
     ``(number, text, line end)``, for stages that look at a line at a time."""
     encoding, chunks = iter_line_chunks(path)
@@ -1266,7 +1266,7 @@ RawBlock = tuple[int, bytes]
 """``(number of its first line, bytes)``: consecutive whole lines of a file, undecoded."""
 
 
-def iter_raw_blocks(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawBlock]]:
+def iter_raw_blocks(path: PathLike) -> tuple[str, Iterator[RawBlock]]:
     """:func:`iter_line_chunks` left undecoded: the encoding, then blocks of whole lines.
 
     For a reader that decodes elsewhere (a worker process):
@@ -1277,7 +1277,7 @@ def iter_raw_blocks(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawBloc
     return encoding, _numbered_blocks(path)
 
 
-def _numbered_blocks(path: str | os.PathLike[str]) -> Iterator[RawBlock]:
+def _numbered_blocks(path: PathLike) -> Iterator[RawBlock]:
     bar = progress_counter(Path(path).name, "line")
     number = 1
     for block in iter_line_blocks(path):
@@ -1302,7 +1302,7 @@ def _numbered(chunks: Iterable[LineChunk]) -> Iterator[NumberedLine]:
         yield from zip(numbers, chunk.bodies, chunk.eols, strict=True)
 
 
-def iter_line_blocks(path: str | os.PathLike[str]) -> Iterator[bytes]:
+def iter_line_blocks(path: PathLike) -> Iterator[bytes]:
     """The file's bytes, ``CHUNK_BYTES`` at a time, each block cut after its last ``\\n``
     (the rest goes with the next block; the last block ends where the file does)."""
     rest = b""
@@ -1319,7 +1319,7 @@ def iter_line_blocks(path: str | os.PathLike[str]) -> Iterator[bytes]:
         yield rest
 
 
-def _iter_chunks(path: str | os.PathLike[str], encoding: str) -> Iterator[LineChunk]:
+def _iter_chunks(path: PathLike, encoding: str) -> Iterator[LineChunk]:
     name = str(path)
     whole_chunks = codecs.lookup(encoding).name in _CHUNK_ENCODINGS
     bar = progress_counter(Path(path).name, "line")

@@ -16,10 +16,10 @@ the same bytes.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_text
 
@@ -80,12 +80,12 @@ def format_fields(fields: Iterable[tuple[str, str]]) -> list[str]:
     return [format_report_line(Field(label, value)) for label, value in fields]
 
 
-def read_report(path: str | os.PathLike[str]) -> tuple[str, list[ReportLine]]:
+def read_report(path: PathLike) -> tuple[str, list[ReportLine]]:
     """A report file's encoding and lines (``.gz`` allowed)."""
     decoded = read_text(path)
     return decoded.encoding, parse_report(decoded.text)
 
 
-def write_report(path: str | os.PathLike[str], items: Iterable[ReportLine], encoding: str) -> None:
+def write_report(path: PathLike, items: Iterable[ReportLine], encoding: str) -> None:
     """Write a report atomically in ``encoding``."""
     write_text_atomic(path, format_report(items), encoding)

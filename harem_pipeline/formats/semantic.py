@@ -21,7 +21,6 @@ closing parenthesis); :attr:`SemanticScore.extra_paren` keeps that so a
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -51,6 +50,7 @@ from harem_pipeline.formats.alinhado import (
     reprint_system,
     reprint_tag,
 )
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.memo import KeyedTable, keyed_cache
 from harem_pipeline.text.numbers import java_double as _java_double
 
@@ -328,7 +328,7 @@ def parse_semantic_line(
     return parse_line(text, path, line, eol)
 
 
-def iter_semantic_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[Line]]:
+def iter_semantic_lines(path: PathLike) -> tuple[str, Iterator[Line]]:
     """Stream an Emir file (``.gz`` allowed): its encoding and its parsed lines."""
     return iter_lines(path, parse_semantic_line)
 
@@ -545,7 +545,7 @@ def read_record_line(
 
 
 def iter_records(
-    path: str | os.PathLike[str], parse: LineParser = parse_line, canonical: bool = True
+    path: PathLike, parse: LineParser = parse_line, canonical: bool = True
 ) -> tuple[str, Iterator[Line | SemanticRecord]]:
     """Stream a semantic-chain file: its encoding and each line read by
     :func:`read_record_line` (``canonical`` False: every record by ``parse`` alone, for

@@ -20,13 +20,13 @@ it, reading or writing a DocBin is one error line.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.harem_json import CharDocument, CharEntity
+from harem_pipeline.text import PathLike
 
 INSTALL = "spaCy installed (pip install 'harem-pipeline[spacy]') to read or write a DocBin"
 
@@ -41,7 +41,7 @@ def _spacy(path: str | None) -> Any:
     return spacy
 
 
-def read_docbin(path: str | os.PathLike[str]) -> Iterator[CharDocument | tuple[None, CharDocument]]:
+def read_docbin(path: PathLike) -> Iterator[CharDocument | tuple[None, CharDocument]]:
     """The documents of a DocBin in file order; a Doc without a DOCID comes as
     ``(None, document)`` (the next collection document), with one as a ``CharDocument``.
 

@@ -20,13 +20,13 @@ numbers).  The Emir line itself is read by :mod:`harem_pipeline.formats.semantic
 from __future__ import annotations
 
 import math
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Line, Record, parse_line
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.textio import open_binary
 
 BLOCK_MARK = "::[{"
@@ -86,7 +86,7 @@ TEMPO_RECORD = re.compile(r'CATEG="[^"]*TEMPO[^"]*".* --->')
 so in a ``.tempo`` file it always has a block."""
 
 
-def is_tempo_file(path: str | os.PathLike[str]) -> bool:
+def is_tempo_file(path: PathLike) -> bool:
     """A ``.tempo`` file: its name says so (``.gz`` aside), or it holds an AvalTEMPO block."""
     if Path(path).name.removesuffix(".gz").endswith(".tempo"):
         return True

@@ -29,12 +29,12 @@ header is byte-identical to the original one.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.model import EVERYTHING, OTHER, Grid, Tree, Veil
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.java import java_hash_order
 from harem_pipeline.text.textio import read_text
 
@@ -197,13 +197,13 @@ def parse_grid(lines: Iterable[str], path: str | None = None) -> Grid:
     return Grid(builder.freeze(), path)
 
 
-def read_declared_grid(path: str | os.PathLike[str] | None = None) -> DeclaredGrid:
+def read_declared_grid(path: PathLike | None = None) -> DeclaredGrid:
     """A ``harem.conf`` as declared (``declared_grid``); ``None``: the shipped one."""
     target = DEFAULT_GRID_PATH if path is None else Path(path)
     return declared_grid(read_text(target).text.splitlines(), str(target))
 
 
-def read_grid(path: str | os.PathLike[str] | None = None) -> Grid:
+def read_grid(path: PathLike | None = None) -> Grid:
     """Read a ``harem.conf`` grid; ``None`` means the grid shipped with the project."""
     target = DEFAULT_GRID_PATH if path is None else Path(path)
     return parse_grid(read_text(target).text.splitlines(), str(target))

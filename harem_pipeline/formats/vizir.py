@@ -16,7 +16,6 @@ line into the key the chain's stages decide on (``RecordText``).
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ from harem_pipeline.formats.alinhado import (
     parse_line,
     strip_semantics,
 )
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.memo import KeyedTable, keyed_cache
 
 UNDERSPECIFIED = "?"
@@ -316,7 +316,7 @@ def located(error: InputError, path: str | None, line: int | None) -> InputError
     return InputError(path, error.expected, error.found, line=line, docid=error.docid)
 
 
-def open_raw_blocks(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawBlock] | None]:
+def open_raw_blocks(path: PathLike) -> tuple[str, Iterator[RawBlock] | None]:
     """:func:`open_raw_lines` as blocks of whole lines (``block_lines`` reads each).
 
     None instead of the blocks for an encoding ``open_raw_lines`` reads line
@@ -334,7 +334,7 @@ def _raw_line(text: str, path: str | None, line: int | None, eol: str) -> RawLin
     return (line or 0, text, eol)
 
 
-def open_raw_lines(path: str | os.PathLike[str]) -> tuple[str, Iterator[RawLine]]:
+def open_raw_lines(path: PathLike) -> tuple[str, Iterator[RawLine]]:
     """A record file's encoding and its lines unparsed, streamed (``iter_lines``'s reading).
 
     Files in UTF-8 or ISO-8859-1 (all HAREM files) are read a chunk at a time

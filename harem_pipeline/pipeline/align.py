@@ -35,6 +35,7 @@ from harem_pipeline.stages.align import (
     header_lines,
     pair_text,
 )
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
 from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.textio import derived_path
@@ -43,16 +44,16 @@ from harem_pipeline.text.textio import derived_path
 # align
 
 
-def align_output(run_path: str | os.PathLike[str]) -> Path:
+def align_output(run_path: PathLike) -> Path:
     """``RUN.alinhado`` (a ``.gz`` run ``x.xml.gz`` gives ``x.xml.alinhado``)."""
     return derived_path(run_path, ".alinhado")
 
 
 def run_align(
-    cd_path: str | os.PathLike[str],
-    run_path: str | os.PathLike[str],
-    output: str | os.PathLike[str] | None = None,
-    meta_path: str | os.PathLike[str] | None = None,
+    cd_path: PathLike,
+    run_path: PathLike,
+    output: PathLike | None = None,
+    meta_path: PathLike | None = None,
     workers: int | None = None,
     show_tokens: bool = False,
 ) -> tuple[Path, AlignmentWritten]:

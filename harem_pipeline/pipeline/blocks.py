@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -39,6 +38,7 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.vizir import RawLine, open_raw_blocks, open_raw_lines
 from harem_pipeline.pipeline.parallel import ordered_map, uses_workers
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 
 R = TypeVar("R")
@@ -52,7 +52,7 @@ cost of a copy, a ``str`` is encoded and decoded again."""
 
 
 def map_line_blocks(
-    path: str | os.PathLike[str],
+    path: PathLike,
     stage: StageOnLines[R],
     workers: int | None = None,
     regroup: Callable[[Iterator[RawBlock]], Iterator[RawBlock]] | None = None,

@@ -41,11 +41,10 @@ from harem_pipeline.stages.align import DocumentPair, document_pairs, pair_docum
 from harem_pipeline.stages.align_tokens import pair_token_text
 from harem_pipeline.stages.avalida import evaluate_lines
 from harem_pipeline.stages.browse import BrowseDocument, link_document, unnumbered
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.java import java_trim
 from harem_pipeline.tools.simulate import is_simulated
-
-PathLike = str | os.PathLike[str]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,14 +33,12 @@ from harem_pipeline.reports.html import write_report_html
 from harem_pipeline.reports.rerelem import format_rerelem_markdown, rerelem_rows
 from harem_pipeline.reports.tempo import format_tempo_markdown, tempo_rows
 from harem_pipeline.stages.emir import EmirParams, choose_grid
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import detect_file_encoding, read_json_object
 from harem_pipeline.tools.export import SELECTIVE, run_export
 from harem_pipeline.tools.predictions import predicted_docids, predictions_source, run_import
 from harem_pipeline.tools.simulate import is_simulated
-
-PathLike = str | os.PathLike[str]
-
 
 # What the steps import only when they run (so that one command loads only its
 # own stage): a build that forks a process per task loads them once, before.

@@ -11,7 +11,6 @@ too.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +34,7 @@ from harem_pipeline.pipeline.naming import (
     write_twins,
 )
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path
 
@@ -43,20 +43,19 @@ if TYPE_CHECKING:  # Ida2ID's measures and reports load numpy: imported where it
     from harem_pipeline.stages.ida2id import IdentificationTally
     from harem_pipeline.stages.veus import DocumentInfo, VeusSubset
 
-PathLike = str | os.PathLike[str]
 
 # ---------------------------------------------------------------------------
 # altida
 
 
-def altida_output(path: str | os.PathLike[str]) -> Path:
+def altida_output(path: PathLike) -> Path:
     """``IN.altida`` (``.gz`` dropped first)."""
     return derived_path(path, ".altida")
 
 
 def run_altida(
-    path: str | os.PathLike[str],
-    output: str | os.PathLike[str] | None = None,
+    path: PathLike,
+    output: PathLike | None = None,
     workers: int | None = None,
 ) -> Path:
     """Select the alternatives of the evaluated file ``path`` into ``output``
@@ -79,14 +78,14 @@ def run_altida(
 # avalida
 
 
-def avalida_output(path: str | os.PathLike[str]) -> Path:
+def avalida_output(path: PathLike) -> Path:
     """``IN.avalida`` (a ``.gz`` input ``x.alinhado.gz`` gives ``x.alinhado.avalida``)."""
     return derived_path(path, ".avalida")
 
 
 def run_avalida(
-    path: str | os.PathLike[str],
-    output: str | os.PathLike[str] | None = None,
+    path: PathLike,
+    output: PathLike | None = None,
     workers: int | None = None,
 ) -> Path:
     """Evaluate the ``.alinhado`` file ``path`` into ``output`` (default ``IN.avalida``).
@@ -110,7 +109,7 @@ def run_avalida(
 
 
 def veus_output(
-    path: str | os.PathLike[str],
+    path: PathLike,
     variant: str | None = None,
     genre: str | None = None,
     selective: bool = False,
@@ -124,11 +123,11 @@ def veus_output(
 
 
 def run_veus(
-    path: str | os.PathLike[str],
+    path: PathLike,
     params: SubsetParams,
-    output: str | os.PathLike[str] | None = None,
-    grid_path: str | os.PathLike[str] | None = None,
-    meta_path: str | os.PathLike[str] | None = None,
+    output: PathLike | None = None,
+    grid_path: PathLike | None = None,
+    meta_path: PathLike | None = None,
     workers: int | None = None,
 ) -> Path:
     """Write the Véus subset ``params`` of the ``.avalida`` file ``path``; return where.

@@ -38,6 +38,7 @@ from typing import Any
 
 from harem_pipeline import SCORING_VERSION
 from harem_pipeline.pipeline.signature import sha256_file
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import sync_to_disk, write_text_atomic
 
 MANIFEST_SUFFIX = ".manifest.json"
@@ -58,7 +59,7 @@ class Places:
     campaign: Path
     output: Path
 
-    def key(self, path: str | os.PathLike[str]) -> str:
+    def key(self, path: PathLike) -> str:
         """The name a manifest gives ``path``: ``$output/…`` inside the output folder,
         relative inside the campaign's folder, absolute outside both (a shared collection
         stays where it is when the campaign moves)."""
@@ -81,7 +82,7 @@ class Places:
         return self.campaign / key  # an absolute key stays itself
 
 
-def _key(places: Places | None, path: str | os.PathLike[str]) -> str:
+def _key(places: Places | None, path: PathLike) -> str:
     """``path`` as a manifest names it: by :class:`Places`, or as given outside a campaign."""
     return str(path) if places is None else places.key(path)
 
@@ -152,13 +153,13 @@ class Manifest:
         )
 
 
-def manifest_path(anchor: str | os.PathLike[str]) -> Path:
+def manifest_path(anchor: PathLike) -> Path:
     """The manifest that belongs to the output ``anchor``."""
     anchor = Path(anchor)
     return anchor.with_name(anchor.name + MANIFEST_SUFFIX)
 
 
-def read_manifest(anchor: str | os.PathLike[str]) -> Manifest | None:
+def read_manifest(anchor: PathLike) -> Manifest | None:
     """The manifest of ``anchor``, or None when missing or unreadable (= not complete)."""
     try:
         return Manifest.from_json(manifest_path(anchor).read_text(encoding="utf-8"))
@@ -166,7 +167,7 @@ def read_manifest(anchor: str | os.PathLike[str]) -> Manifest | None:
         return None
 
 
-def digest_file(path: str | os.PathLike[str], known: FileDigest | None = None) -> FileDigest:
+def digest_file(path: PathLike, known: FileDigest | None = None) -> FileDigest:
     """The digest of ``path``, reusing ``known`` when size and mtime are unchanged."""
     stat = os.stat(path)
     if known is not None and known.size == stat.st_size and known.mtime_ns == stat.st_mtime_ns:
@@ -175,7 +176,7 @@ def digest_file(path: str | os.PathLike[str], known: FileDigest | None = None) -
 
 
 def digest_inputs(
-    paths: Iterable[str | os.PathLike[str]],
+    paths: Iterable[PathLike],
     previous: Manifest | None = None,
     places: Places | None = None,
 ) -> dict[str, FileDigest]:
@@ -193,7 +194,7 @@ def _normalise(params: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(dict(params), sort_keys=True, default=str))
 
 
-def file_stamp(path: str | os.PathLike[str]) -> Stamp:
+def file_stamp(path: PathLike) -> Stamp:
     """The size and mtime of ``path`` now, None when it does not exist."""
     try:
         stat = os.stat(path)
@@ -210,10 +211,10 @@ def add_stamps(into: dict[str, Stamp], stamps: Mapping[str, Stamp]) -> None:
 
 
 def check_complete(
-    anchor: str | os.PathLike[str],
+    anchor: PathLike,
     stage: str,
     params: Mapping[str, Any],
-    inputs: Iterable[str | os.PathLike[str]],
+    inputs: Iterable[PathLike],
     places: Places | None = None,
 ) -> dict[str, Stamp] | None:
     """Whether ``anchor``'s manifest matches the stage, parameters and input contents now:
@@ -259,8 +260,8 @@ def check_complete(
 
 
 def snapshot_inputs(
-    anchor: str | os.PathLike[str],
-    inputs: Iterable[str | os.PathLike[str]],
+    anchor: PathLike,
+    inputs: Iterable[PathLike],
     places: Places | None = None,
 ) -> dict[str, FileDigest]:
     """The digests of a stage's inputs, taken *before* it runs.
@@ -272,11 +273,11 @@ def snapshot_inputs(
 
 
 def write_manifest(
-    anchor: str | os.PathLike[str],
+    anchor: PathLike,
     stage: str,
     params: Mapping[str, Any],
     inputs: Mapping[str, FileDigest],
-    outputs: Iterable[str | os.PathLike[str]],
+    outputs: Iterable[PathLike],
     signature: str | None = None,
     places: Places | None = None,
 ) -> Manifest:
@@ -306,7 +307,7 @@ def _stamp_json(stamps: Mapping[str, Stamp], places: Places | None) -> dict[str,
 
 
 def write_campaign_manifest(
-    path: str | os.PathLike[str],
+    path: PathLike,
     settings: Mapping[str, Any],
     stamps: Mapping[str, Stamp],
     places: Places | None = None,
@@ -325,7 +326,7 @@ def write_campaign_manifest(
 
 
 def campaign_manifest_matches(
-    path: str | os.PathLike[str], settings: Mapping[str, Any], places: Places | None = None
+    path: PathLike, settings: Mapping[str, Any], places: Places | None = None
 ) -> bool:
     """True when the campaign manifest at ``path`` has these settings and every file its stamp.
 

@@ -56,23 +56,22 @@ from harem_pipeline.stages.vizir import (
     scenario_header,
     score_lines,
 )
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write, written_in_place
 from harem_pipeline.text.textio import derived_path
-
-PathLike = str | os.PathLike[str]
 
 # ---------------------------------------------------------------------------
 # altmor
 
 
-def altmor_output(path: str | os.PathLike[str]) -> Path:
+def altmor_output(path: PathLike) -> Path:
     """``FILE.vizir`` → ``FILE.altmor`` (any other name gets ``.altmor`` appended)."""
     return derived_path(path, ".altmor", replaces=".vizir")
 
 
 def run_altmor(
-    path: str | os.PathLike[str],
-    output: str | os.PathLike[str] | None = None,
+    path: PathLike,
+    output: PathLike | None = None,
     workers: int | None = None,
 ) -> Path:
     """Resolve the ALT blocks of a ``.vizir`` file into ``output``, in the input's encoding.
@@ -114,15 +113,15 @@ class _NothingClassified(Exception):
     """Raised inside the atomic writer to abandon the output (no-output rule)."""
 
 
-def vizir_output(path: str | os.PathLike[str]) -> Path:
+def vizir_output(path: PathLike) -> Path:
     """``FILE.vizir``; a gzipped input ``FILE.gz`` gives ``FILE.vizir``."""
     return derived_path(path, ".vizir")
 
 
 def run_vizir(
-    path: str | os.PathLike[str],
+    path: PathLike,
     scenario: Scenario,
-    output: str | os.PathLike[str] | None = None,
+    output: PathLike | None = None,
     workers: int | None = None,
 ) -> VizirResult:
     """Score one Véus result file into ``output`` (default ``FILE.vizir``), streaming.
@@ -191,7 +190,7 @@ def _vizir_parts(
     yield b"", None, tally.records - records, tally.scored - scored, tally.system_morph_seen
 
 
-def read_scenario(path: str | os.PathLike[str]) -> Scenario | None:
+def read_scenario(path: PathLike) -> Scenario | None:
     """The scenario a ``.vizir`` or ``.altmor`` file records in its header lines, if any.
 
     Only the ``#`` lines at the top are read (files of earlier versions have none).
@@ -225,7 +224,7 @@ class FolderFailure:
 
 
 def run_vizir_folder(
-    folder: str | os.PathLike[str], scenario: Scenario
+    folder: PathLike, scenario: Scenario
 ) -> tuple[list[VizirResult], list[FolderFailure]]:
     """Score every Véus result of ``folder`` (the original ``ACMorf.pl DIR``), in name order,
     all or nothing.

@@ -15,10 +15,9 @@ from typing import Any, Generic, TypeVar
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.jsontext import format_report_json
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import write_text_atomic, written_in_place
 from harem_pipeline.text.textio import check_not_empty, derived_path
-
-PathLike = str | os.PathLike[str]
 
 
 def ida2id_output(path: PathLike) -> Path:

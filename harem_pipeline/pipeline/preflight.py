@@ -13,7 +13,6 @@ said before the campaign runs.
 
 from __future__ import annotations
 
-import os
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,8 +24,7 @@ from harem_pipeline.model import FIRST_HAREM, Collection
 from harem_pipeline.pipeline.config import Campaign
 from harem_pipeline.stages.gold import CategoryUse, category_uses, unknown_category_warnings
 from harem_pipeline.stages.veus import DocumentInfo, genre_key, subset_problem, variant_key
-
-PathLike = str | os.PathLike[str]
+from harem_pipeline.text import PathLike
 
 
 @dataclass(frozen=True, slots=True)

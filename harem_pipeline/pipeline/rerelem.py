@@ -9,7 +9,6 @@ lines end in LF as the Java writes them.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -35,10 +34,9 @@ from harem_pipeline.reports.rerelem_official import (
 from harem_pipeline.stages.rerelem import chain, scoring
 from harem_pipeline.stages.rerelem.convert import convert_t2_to_t1
 from harem_pipeline.stages.rerelem.relations import RelationTypes, parse_relation_types
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path, detect_file_encoding, read_bytes, read_text
-
-PathLike = str | os.PathLike[str]
 
 EXPANDED = ".expandido"
 SELECTED = ".selec"

@@ -7,7 +7,6 @@ an Emir file and writes the report and its JSON twin.
 
 from __future__ import annotations
 
-import os
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +23,7 @@ from harem_pipeline.pipeline.naming import (
     ida_output,
     write_twins,
 )
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path, read_bytes
 
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from harem_pipeline.stages.emir import EmirParams
     from harem_pipeline.stages.ida import SemanticTally
 
-PathLike = str | os.PathLike[str]
 
 # Each step imports its stage (and the reports their measures) when it runs.
 

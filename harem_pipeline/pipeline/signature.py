@@ -13,12 +13,12 @@ never compute one.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harem_pipeline import SCORING_VERSION, __version__
+from harem_pipeline.text import PathLike
 
 if TYPE_CHECKING:  # an annotation only: signing a file report need not load the stages
     from harem_pipeline.pipeline.params import ReportParams
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # an annotation only: signing a file report need not load the
 DIGEST_LENGTH = 12
 
 
-def sha256_file(path: str | os.PathLike[str]) -> str:
+def sha256_file(path: PathLike) -> str:
     """The SHA-256 hex digest of a file's bytes, read in chunks."""
     digest = hashlib.sha256()
     with Path(path).open("rb") as handle:
@@ -35,7 +35,7 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
-def short_digest(path: str | os.PathLike[str]) -> str:
+def short_digest(path: PathLike) -> str:
     """The first 12 hex digits of a file's SHA-256 (enough to tell files apart)."""
     return sha256_file(path)[:DIGEST_LENGTH]
 
@@ -91,6 +91,6 @@ def report_signature(
     return Signature.build(cd=cd, run=run, input=input, **params.signature_fields())
 
 
-def file_signature(path: str | os.PathLike[str], params: ReportParams) -> Signature:
+def file_signature(path: PathLike, params: ReportParams) -> Signature:
     """The signature of a report made from one evaluated file, outside a campaign."""
     return report_signature(params, input=short_digest(path))

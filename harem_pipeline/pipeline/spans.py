@@ -10,7 +10,6 @@ signature that pins its numbers to the inputs.  Rendering is
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from harem_pipeline.errors import InputError
@@ -20,6 +19,7 @@ from harem_pipeline.pipeline.signature import Signature, short_digest
 from harem_pipeline.stages.span_measures import count_file, format_name
 from harem_pipeline.stages.span_units import UNIT_LIMIT
 from harem_pipeline.stages.spans import LabelFilter
+from harem_pipeline.text import PathLike
 
 # The HAREM functions import the collection reader, the aligner and the
 # chain's steps when called: scoring a CoNLL file loads none of them.
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
 
 HAREM_FORMAT = "harem"
 """``harem_pipeline.stages.harem_spans.FORMAT`` (a test checks they agree)."""
-
-PathLike = str | os.PathLike[str]
 
 
 def measure_file(

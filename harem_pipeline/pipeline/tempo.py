@@ -11,7 +11,6 @@ the output, so a bad input leaves neither half written.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -19,10 +18,9 @@ from pathlib import Path
 
 from harem_pipeline.formats.alinhado import iter_numbered_lines
 from harem_pipeline.stages.tempo import MODE_NAMES, EmirCheck, is_copied, score_lines
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path, read_bytes
-
-PathLike = str | os.PathLike[str]
 
 ERRORS_SUFFIX = ".ERROS.txt"
 

@@ -18,7 +18,6 @@ like the rest of the package.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Collection, Mapping, Sequence
 from html import escape
@@ -38,6 +37,7 @@ from harem_pipeline.reports.summary import (
     row_signature,
 )
 from harem_pipeline.reports.tempo import render_tempo_section
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import read_json_object
 
@@ -686,9 +686,9 @@ def render_report(
 
 
 def write_report_html(
-    summary_json: str | os.PathLike[str],
-    output: str | os.PathLike[str],
-    grid_json: str | os.PathLike[str] | None = None,
+    summary_json: PathLike,
+    output: PathLike,
+    grid_json: PathLike | None = None,
 ) -> Path:
     """Render the campaign summary at ``summary_json`` into the page ``output``, atomically
     (with the scenario grid's section when ``grid_json``, ``official/grid.json``, is given)."""

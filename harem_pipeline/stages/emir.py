@@ -37,7 +37,6 @@ element name; they are read so here (the Java reads only ``CATEG``).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -71,6 +70,7 @@ from harem_pipeline.formats.semantic import (
 from harem_pipeline.formats.veils import GRID_2005_PATH, format_veil, parse_veil, read_grid
 from harem_pipeline.model import EVERYTHING, Grid
 from harem_pipeline.stages.veus import is_name_categorised
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.java import java_split_bar, java_string_hash
 from harem_pipeline.text.memo import keyed_cache
 
@@ -501,7 +501,7 @@ def is_first_harem_line(item: Line | SemanticRecord, path: str | None = None) ->
     return isinstance(item, Record) and is_name_categorised(item.gold)
 
 
-def choose_grid(first_harem: bool, grid_path: str | os.PathLike[str] | None) -> Grid:
+def choose_grid(first_harem: bool, grid_path: PathLike | None) -> Grid:
     """``grid_path`` when given, else the 2005 grid for First HAREM input, else ``harem.conf``."""
     if grid_path is not None:
         return read_grid(grid_path)
@@ -511,7 +511,7 @@ def choose_grid(first_harem: bool, grid_path: str | os.PathLike[str] | None) -> 
 def header_filter(
     header: Header,
     first_harem: bool,
-    grid_path: str | os.PathLike[str] | None,
+    grid_path: PathLike | None,
     path: str | None,
 ) -> Filter:
     """The filter of a Véus header; a First HAREM file whose header is the whole 2008 grid

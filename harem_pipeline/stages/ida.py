@@ -39,7 +39,6 @@ system entity's tuples (``combined_max_system``) and over the gold entity's
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -73,6 +72,7 @@ from harem_pipeline.stages.tally import (
     DocumentTally,
     row_names,
 )
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.memo import keyed_cache
 
 
@@ -306,7 +306,7 @@ class _Sums:
 def tally_semantic(
     lines: Iterable[Line | SemanticRecord],
     path: str | None = None,
-    grid_path: str | os.PathLike[str] | None = None,
+    grid_path: PathLike | None = None,
     first_harem: bool | None = None,
 ) -> SemanticTally:
     """Count a whole Emir file in one pass, each record by its key
@@ -345,8 +345,8 @@ def tally_semantic(
 
 
 def read_tally(
-    path: str | os.PathLike[str],
-    grid_path: str | os.PathLike[str] | None = None,
+    path: PathLike,
+    grid_path: PathLike | None = None,
     first_harem: bool | None = None,
 ) -> tuple[str, SemanticTally]:
     """Stream an Emir file and count it; its encoding with the tally.

@@ -30,7 +30,6 @@ partially aligned system entity).  We reproduce the reference.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -53,6 +52,7 @@ from harem_pipeline.stages.tally import (
     document_records,
     nonzero,
 )
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.memo import KeyedTable
 
 
@@ -173,7 +173,7 @@ def sum_counts(counts: Iterable[IdentificationCounts]) -> IdentificationCounts:
     return sum(counts, IdentificationCounts())
 
 
-def read_tally(path: str | os.PathLike[str]) -> tuple[str, IdentificationTally]:
+def read_tally(path: PathLike) -> tuple[str, IdentificationTally]:
     """Stream an evaluated file and count it; returns its encoding with the tally."""
     encoding, lines = iter_lines(path)
     return encoding, tally_identification(lines, str(path))

@@ -42,11 +42,12 @@ from pathlib import Path
 from typing import IO
 
 from harem_pipeline.errors import OutputError
+from harem_pipeline.text import PathLike
 
 
 @contextmanager
 def atomic_write(
-    path: str | os.PathLike[str],
+    path: PathLike,
     mode: str = "w",
     encoding: str | None = "utf-8",
     newline: str | None = "",
@@ -71,7 +72,7 @@ _NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 @contextmanager
-def _full_disk_named(path: str | os.PathLike[str]) -> Iterator[None]:
+def _full_disk_named(path: PathLike) -> Iterator[None]:
     """An ``OSError`` of a full disk while writing ``path`` as an ``OutputError`` naming it.
 
     (The bare error of a ``write`` names no file; the campaign's tasks
@@ -115,7 +116,7 @@ def _replaced(target: Path, mode: str, encoding: str | None, newline: str | None
         raise
 
 
-def written_in_place(path: str | os.PathLike[str]) -> bool:
+def written_in_place(path: PathLike) -> bool:
     """Whether ``atomic_write`` writes ``path`` in place (``-``, a pipe, a device), not
     by renaming a file over it: such a target is never to be removed."""
     return str(path) == "-" or _written_in_place(Path(path))
@@ -216,7 +217,7 @@ def _umask() -> int:
     return mask
 
 
-def sync_to_disk(paths: Iterable[str | os.PathLike[str]]) -> None:
+def sync_to_disk(paths: Iterable[PathLike]) -> None:
     """Flush files, and the folders that name them, to the disk (``fsync``).
 
     For what must survive the machine stopping: a file renamed into place is
@@ -241,7 +242,7 @@ def _fsync_path(path: str, flags: int) -> None:
         os.close(fd)
 
 
-def remove_stale_temporaries(path: str | os.PathLike[str]) -> int:
+def remove_stale_temporaries(path: PathLike) -> int:
     """Delete the temporaries a killed writer of ``path`` left behind; return how many.
 
     Only names ``atomic_write`` makes for exactly this target match, so the
@@ -254,13 +255,13 @@ def remove_stale_temporaries(path: str | os.PathLike[str]) -> int:
     return len(stale)
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
+def write_text_atomic(path: PathLike, text: str, encoding: str = "utf-8") -> None:
     """Write ``text`` to ``path`` atomically in ``encoding``."""
     with atomic_write(path, "w", encoding=encoding) as handle:
         handle.write(text)
 
 
-def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+def write_bytes_atomic(path: PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically."""
     with atomic_write(path, "wb", encoding=None, newline=None) as handle:
         handle.write(data)

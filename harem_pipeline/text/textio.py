@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from harem_pipeline.errors import InputError, StaleDeclarationWarning
+from harem_pipeline.text import PathLike
 
 R = TypeVar("R")
 
@@ -55,7 +56,7 @@ class DecodedText:
     encoding: str
 
 
-def open_binary(path: str | os.PathLike[str]) -> gzip.GzipFile | io.BufferedReader:
+def open_binary(path: PathLike) -> gzip.GzipFile | io.BufferedReader:
     """Open a file for reading bytes, transparently un-gzipping ``*.gz`` files.
 
     Only a regular file is read: a device such as ``/dev/zero`` never ends
@@ -86,12 +87,12 @@ _FILE_KINDS = (
 )
 
 
-def check_input_file(path: str | os.PathLike[str]) -> None:
+def check_input_file(path: PathLike) -> None:
     """``InputError`` unless ``path`` names a regular file, as :func:`open_binary` says it."""
     open_binary(path).close()
 
 
-def check_readable_kind(path: str | os.PathLike[str]) -> None:
+def check_readable_kind(path: PathLike) -> None:
     """``InputError`` unless ``path`` (through links) is a regular file."""
     mode = os.stat(path).st_mode  # FileNotFoundError: the caller's line
     if stat.S_ISREG(mode):
@@ -129,11 +130,11 @@ class _CheckedGzipFile(gzip.GzipFile):
     peek = _gzip_errors(gzip.GzipFile.peek)
 
 
-def _unreadable(path: str | os.PathLike[str], exc: BaseException) -> InputError:
+def _unreadable(path: PathLike, exc: BaseException) -> InputError:
     return InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}")
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
+def read_bytes(path: PathLike) -> bytes:
     """Read a file's bytes, transparently un-gzipping ``*.gz`` files."""
     with open_binary(path) as handle:
         try:
@@ -142,7 +143,7 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
             raise _unreadable(path, exc) from None
 
 
-def read_head(path: str | os.PathLike[str], size: int) -> bytes:
+def read_head(path: PathLike, size: int) -> bytes:
     """The first ``size`` bytes of a file (of its content, for ``.gz``), reading no more."""
     with open_binary(path) as handle:
         try:
@@ -151,7 +152,7 @@ def read_head(path: str | os.PathLike[str], size: int) -> bytes:
             raise _unreadable(path, exc) from None
 
 
-def check_not_empty(path: str | os.PathLike[str], expected: str) -> None:
+def check_not_empty(path: PathLike, expected: str) -> None:
     """``InputError`` when ``path`` holds no byte (of content, for ``.gz``).
 
     An intermediate file of no byte (a stage killed before the atomic
@@ -162,7 +163,7 @@ def check_not_empty(path: str | os.PathLike[str], expected: str) -> None:
         raise InputError(str(path), expected, "an empty file")
 
 
-def detect_file_encoding(path: str | os.PathLike[str]) -> str:
+def detect_file_encoding(path: PathLike) -> str:
     """The encoding of a file by the rule above, reading it in chunks (memory stays flat).
 
     A BOM, or an XML declaration naming any encoding but a single-byte
@@ -258,12 +259,12 @@ def undecodable(path: str | None, encoding: str, byte: int, line: int) -> InputE
     return InputError(path, f"text in {encoding}", f"undecodable byte {byte:#04x}", line=line)
 
 
-def read_text(path: str | os.PathLike[str]) -> DecodedText:
+def read_text(path: PathLike) -> DecodedText:
     """Read and decode a whole file (``.gz`` allowed)."""
     return decode(read_bytes(path), str(path))
 
 
-def derived_path(path: str | os.PathLike[str], suffix: str, replaces: str | None = None) -> Path:
+def derived_path(path: PathLike, suffix: str, replaces: str | None = None) -> Path:
     """The default name of a stage's output: ``IN`` + ``suffix``, beside the input.
 
     A ``.gz`` ending is dropped first (a gzipped input gives a plain output),
@@ -275,7 +276,7 @@ def derived_path(path: str | os.PathLike[str], suffix: str, replaces: str | None
     return Path(path).with_name(name + suffix)
 
 
-def too_deep(path: str | os.PathLike[str] | None, line: int | None = None) -> InputError:
+def too_deep(path: PathLike | None, line: int | None = None) -> InputError:
     """The error for JSON nested past what Python's decoder can follow (``RecursionError``).
 
     Every JSON reader catches it: ``[`` repeated 10^5 times is a few bytes
@@ -289,7 +290,7 @@ def too_deep(path: str | os.PathLike[str] | None, line: int | None = None) -> In
     )
 
 
-def loads_json(text: str, path: str | os.PathLike[str] | None, line: int | None = None) -> object:
+def loads_json(text: str, path: PathLike | None, line: int | None = None) -> object:
     """``json.loads(text)``; nesting too deep is :func:`too_deep` (syntax errors stay
     ``json.JSONDecodeError`` for the caller to word)."""
     try:
@@ -298,7 +299,7 @@ def loads_json(text: str, path: str | os.PathLike[str] | None, line: int | None 
         raise too_deep(path, line) from None
 
 
-def read_json_object(path: str | os.PathLike[str], what: str = "a JSON report") -> dict:
+def read_json_object(path: PathLike, what: str = "a JSON report") -> dict:
     """Read a JSON object (a report, a summary); anything else is the user's bad input."""
     raw = read_bytes(path)
     try:

@@ -13,7 +13,6 @@ give a difference of 0 and p = 1.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +28,7 @@ from harem_pipeline.measures.bootstrap import (
 )
 from harem_pipeline.measures.spans import span_figures
 from harem_pipeline.reports.ida2mor import row_from_json
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.textio import read_json_object
 
 KINDS: dict[str, tuple[ArrayMeasure, tuple[str, ...]]] = {
@@ -80,7 +80,7 @@ def report_kind(obj: Mapping[str, Any]) -> str | None:
     return None
 
 
-def load_report(path: str | os.PathLike[str]) -> LoadedReport:
+def load_report(path: PathLike) -> LoadedReport:
     """Read a report JSON and check it carries per-document counts."""
     name = str(path)
     obj = read_json_object(path, "a report JSON")

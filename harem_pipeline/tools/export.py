@@ -42,7 +42,6 @@ document opens with ``-DOCSTART- DOCID O``, which conlleval counts as an
 from __future__ import annotations
 
 import bisect
-import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -61,6 +60,7 @@ from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.formats.hf import format_hf_row
 from harem_pipeline.formats.spacy_docbin import DocLayout, docbin_bytes
 from harem_pipeline.model import AltBlock, Collection, Document, Entity
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.tools.predictions.chars import TextMap, decode_references
 from harem_pipeline.tools.predictions.merge import FORMATS
@@ -424,7 +424,7 @@ def export_text(
             yield format_conll_document(doc, scheme, left_out)
 
 
-def default_output(cd: str | os.PathLike[str], fmt: str, scenario: str) -> Path:
+def default_output(cd: PathLike, fmt: str, scenario: str) -> Path:
     """Beside the collection: ``<name>.<scenario>.json``, ``.jsonl`` or ``.conll``."""
     suffix = {
         "harem-json": ".json",
@@ -439,9 +439,9 @@ def default_output(cd: str | os.PathLike[str], fmt: str, scenario: str) -> Path:
 
 
 def run_export(
-    cd: str | os.PathLike[str],
+    cd: PathLike,
     fmt: str,
-    output: str | os.PathLike[str] | None = None,
+    output: PathLike | None = None,
     scenario: str = "total",
     alt: str = "first",
     scheme: str = "iob2",

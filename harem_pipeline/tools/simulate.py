@@ -78,7 +78,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
 import random
 import re
 from bisect import bisect_left, bisect_right
@@ -110,6 +109,7 @@ from harem_pipeline.stages.rerelem.entities import (
     java_split_space,
 )
 from harem_pipeline.stages.rerelem.relations import BASIC_TYPES, normalized_type
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.textio import read_head
 
 
@@ -235,7 +235,7 @@ def simulation_header(cd_name: str, profile: str, seed: int) -> str:
     )
 
 
-def is_simulated(path: str | os.PathLike[str]) -> bool:
+def is_simulated(path: PathLike) -> bool:
     """True when the run file says it is a simulated run (``simulation_header``), in its
     first kilobyte (the header opens the file, after an XML declaration at most)."""
     return SIMULATED_MARK.encode("ascii") in read_head(path, 1024)
@@ -868,9 +868,7 @@ def _check_disjoint(doc: Document, spans: list[tuple[int, int, Entity]]) -> None
             )
 
 
-def simulated_run_bytes(
-    cd_path: str | os.PathLike[str], profile: str, seed: int, gzip_it: bool
-) -> bytes:
+def simulated_run_bytes(cd_path: PathLike, profile: str, seed: int, gzip_it: bool) -> bytes:
     """The bytes of a simulated run of the collection at ``cd_path``, in its encoding.
 
     ``gzip_it`` compresses them with no time stamp, so the same command

@@ -67,7 +67,6 @@ import contextlib
 import io
 import itertools
 import json
-import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -77,6 +76,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.harem_xml import format_document, format_frame, open_collection
 from harem_pipeline.model import FIRST_HAREM, Collection, Document
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 from harem_pipeline.tools.predictions.conll import DEFAULT_SCHEME
@@ -114,7 +114,7 @@ def build_run(
 
 
 def collection_documents(
-    path: str | os.PathLike[str],
+    path: PathLike,
 ) -> tuple[Collection, Iterator[Document]]:
     """The collection's description (no documents) and its documents, read one at a time.
 
@@ -132,7 +132,7 @@ def collection_documents(
     return info, documents if first is None else itertools.chain((first,), documents)
 
 
-def open_predictions(path: str | os.PathLike[str], encoding: str | None = None) -> TextIO:
+def open_predictions(path: PathLike, encoding: str | None = None) -> TextIO:
     """A predictions file as text (UTF-8 unless it does not decode; ``.gz`` allowed).
 
     ``encoding``: the file's, when already known (the check reads the whole file).
@@ -142,7 +142,7 @@ def open_predictions(path: str | os.PathLike[str], encoding: str | None = None) 
 
 
 def predictions_source(
-    path: str | os.PathLike[str], fmt: str, encoding: str | None
+    path: PathLike, fmt: str, encoding: str | None
 ) -> contextlib.AbstractContextManager[TextIO]:
     """The text of a predictions file; a DocBin, binary, is read by its path instead."""
     if fmt == "spacy":
@@ -150,7 +150,7 @@ def predictions_source(
     return open_predictions(path, encoding)
 
 
-def default_output(pred: str | os.PathLike[str], collection_format: str) -> Path:
+def default_output(pred: PathLike, collection_format: str) -> Path:
     """Beside ``PRED``: its name up to the first dot, plus ``.run.xml`` or ``.run.txt``."""
     suffix = ".run.txt" if collection_format == FIRST_HAREM else ".run.xml"
     return Path(pred).with_name(Path(pred).name.split(".")[0] + suffix)
@@ -197,10 +197,10 @@ def parse_label_map(value: str) -> dict[str, str]:
 
 
 def run_import(
-    pred: str | os.PathLike[str],
+    pred: PathLike,
     fmt: str,
-    cd: str | os.PathLike[str],
-    output: str | os.PathLike[str] | None = None,
+    cd: PathLike,
+    output: PathLike | None = None,
     scheme: str = DEFAULT_SCHEME,
     label_map: dict[str, str] | None = None,
     only_predicted: bool = False,
