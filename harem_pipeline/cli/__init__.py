@@ -55,8 +55,6 @@ COMMAND_MODULES = (
 # Commands whose module is named otherwise (``import`` is a Python keyword).
 COMMAND_ALIASES = {"import": "import_run"}
 
-EXIT_OK = 0
-EXIT_FAILED_CHECK = 1
 EXIT_USAGE = 2
 
 

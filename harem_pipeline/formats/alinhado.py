@@ -1360,11 +1360,6 @@ def _chunk_of(block: bytes, first: int, name: str, encoding: str, whole: bool) -
     return LineChunk(first, bodies, eols)
 
 
-def raw_tag(tag: tuple[str, str, str]) -> Tag:
-    """The :class:`Tag` of ``(name, attributes as written, text)``."""
-    return _tag_of(*tag)
-
-
 # ---------------------------------------------------------------------------
 # Entity texts as the Java programs read them back
 

@@ -62,7 +62,6 @@ ALT_WEIGHT_MARK = "^"
 CATEGORY = "Categoria"
 TYPE = "Tipo"
 SUBTYPE = "Subtipo"
-LEVELS = (CATEGORY, TYPE, SUBTYPE)
 
 
 # ---------------------------------------------------------------------------

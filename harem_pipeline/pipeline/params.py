@@ -191,10 +191,5 @@ def semantic_report_params(
     )
 
 
-def signature_keys() -> tuple[str, ...]:
-    """The keys :meth:`ReportParams.signature_fields` prints (a test holds them to the fields)."""
-    return tuple(ReportParams().signature_fields())
-
-
 def field_names(kind: type[Params]) -> tuple[str, ...]:
     return tuple(f.name for f in fields(kind))

@@ -10,7 +10,7 @@ lines end in LF as the Java writes them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -36,7 +36,7 @@ from harem_pipeline.stages.rerelem.convert import convert_t2_to_t1
 from harem_pipeline.stages.rerelem.relations import RelationTypes, parse_relation_types
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.text.textio import derived_path, detect_file_encoding, read_bytes, read_text
+from harem_pipeline.text.textio import derived_path, read_bytes, read_text
 
 EXPANDED = ".expandido"
 SELECTED = ".selec"
@@ -72,11 +72,6 @@ class StepResult:
 
 def _target(path: PathLike, output: PathLike | None, suffix: str) -> Path:
     return Path(output) if output is not None else derived_path(path, suffix)
-
-
-def _encoding(path: PathLike) -> str:
-    encoding = detect_file_encoding(path)
-    return "utf-8" if encoding == "utf-8-sig" else encoding
 
 
 def write_lines(target: Path, lines: Iterable[str], encoding: str) -> None:
@@ -395,11 +390,6 @@ def run_chain(
         summaries[scenario] = summary.output
     warnings = expanded.warnings + normalized.warnings + triples.warnings
     return ChainResult(expanded.output, triples.output, summaries, warnings)
-
-
-def iter_nonheader(lines: Iterable[str]) -> Iterator[str]:
-    """Lines without the ``#`` ones (how the reference outputs are compared)."""
-    return (line for line in lines if not line.startswith("#"))
 
 
 # ---------------------------------------------------------------------------

@@ -75,7 +75,6 @@ FIRST_HAREM_LABELS = {
     "combinada": "Combinada (0, 1, 2 - 1/n)",
 }
 SIGNATURE_LABEL = "Assinatura"
-_BLOCK_END = "\n" * 4
 _PRF = ("precisao", "abrangencia", "medida_f")
 
 

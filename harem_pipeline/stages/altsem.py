@@ -73,13 +73,9 @@ class AlternativeRank:
         return (self.f_measure, self.csc_sum, self.records)
 
 
-def rank_alternative(records: Sequence[EmirRecord]) -> AlternativeRank:
-    """``compareTo``'s figures, with the Java's maxima (0, see the module doc)."""
-    return rank_scores([scores_by_entity(record) for record in records])
-
-
 def rank_scores(records: Sequence[Sequence[SemanticScore]]) -> AlternativeRank:
-    """:func:`rank_alternative` of each record's scores by entity (:func:`scores_by_entity`).
+    """``compareTo``'s figures of an alternative, from each record's scores by entity
+    (:func:`scores_by_entity`), with the Java's maxima (0, see the module doc).
 
     The Java adds each record's maxima to both sums, 0 every time, so both
     stay 1 and the precision and recall are the same figure.

@@ -167,13 +167,9 @@ def key_lists(key: ClassicKey) -> tuple[list[str], list[str], list[str]]:
     return _split_key(key)
 
 
-def tag_categories(tag: Tag) -> list[str]:
-    """Distinct non-empty categories of an entity, in order (none for a spurious gold side)."""
-    return key_categories(classic_key(tag))
-
-
 def key_categories(key: ClassicKey) -> list[str]:
-    """:func:`tag_categories` of an entity's classic values."""
+    """Distinct non-empty categories of an entity's classic values, in order (none for a
+    spurious gold side)."""
     return [c for c in dict.fromkeys(_split_key(key)[0]) if c and c != SPURIOUS_TAG]
 
 
@@ -397,14 +393,6 @@ Levels = tuple[LevelResult, LevelResult, LevelResult]
 """An item's category, type and subtype results."""
 
 
-def max_csc(tag: Tag | None, filt: Filter, weights: Weights) -> float:
-    """``getMaximumCSC``: the entity scored against itself (0 if None or spurious)."""
-    if tag is None or is_spurious_tag(tag):
-        return 0.0
-    key = classic_key(tag)
-    return _pair_evaluation(key, key, filt, weights)[1]
-
-
 @keyed_cache()
 def _pair_evaluation(
     gold: ClassicKey, system: ClassicKey, filt: Filter, weights: Weights
@@ -418,7 +406,8 @@ _NO_LEVELS = (_EMPTY_LEVELS, _EMPTY_LEVELS, _EMPTY_LEVELS)
 
 
 def _max_csc_of(key: ClassicKey, filt: Filter, weights: Weights) -> float:
-    """:func:`max_csc` of an entity's classic values."""
+    """``getMaximumCSC``: the entity's classic values scored against themselves (0 if
+    spurious)."""
     if SPURIOUS_TAG in _split_key(key)[0]:
         return 0.0
     return _pair_evaluation(key, key, filt, weights)[1]

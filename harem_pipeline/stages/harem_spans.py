@@ -369,18 +369,6 @@ def system_spans(
     return spans
 
 
-def document_spans(
-    cd_doc: Document,
-    run_doc: Document | None,
-    choices: Sequence[AltChoice] | None = None,
-    veil: Veil | None = None,
-    path: str = "",
-) -> tuple[DocumentSpans, int]:
-    """One document's spans and its number of token positions."""
-    spans, tokens = document_spans_tokens(cd_doc, run_doc, choices, veil, path)
-    return spans, len(tokens)
-
-
 def document_spans_tokens(
     cd_doc: Document,
     run_doc: Document | None,

@@ -100,11 +100,6 @@ def from_row(kind: type[C], values: Sequence[float]) -> C:
     return kind(*args)
 
 
-def from_mapping(kind: type[C], mapping: dict[str, float]) -> C:
-    """Counts from ``{row name: value}`` (absent names are zero)."""
-    return from_row(kind, [mapping.get(name, 0) for name in row_names(kind)])
-
-
 class DocumentCounts(NamedTuple, Generic[C]):
     """The counts of one document block (``docid`` empty for records before any document)."""
 
@@ -174,13 +169,6 @@ class DocumentTally(Generic[C]):
             for i, value in numbers:
                 total[i] += value
                 current[i] += value
-
-    def add_to(self, name: str, value: float) -> None:
-        """Add ``value`` to the one count ``name`` (a row with a single number)."""
-        i = _index(self.kind)[name]
-        self.total[i] += value
-        if self.current is not None:
-            self.current[i] += value
 
     def freeze(self) -> Tally[C]:
         self.close()

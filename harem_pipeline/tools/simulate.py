@@ -944,7 +944,6 @@ def perturb_tempo(
 
 RELATION_ERROR_RATES = {"perfect": 0.0, "strong": 0.10, "average": 0.25, "weak": 0.50}
 """The share of kept relations that get one error (dropped, retyped, retargeted)."""
-RELATION_ERRORS = ("dropped", "retyped", "retargeted")
 RETYPES = (*BASIC_TYPES, "outrarel")
 """The types a retyped relation may get: each scores as a different class."""
 
