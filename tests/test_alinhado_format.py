@@ -573,9 +573,8 @@ def test_record_flags() -> None:
     missing = parse_line("<EM>x</EM> ---> [null]:[Em_Falta]")
     spurious = parse_line('<EM CATEG="ESPURIO">x</EM> ---> [<EM>x</EM>]:[Espurio]')
     assert isinstance(missing, Record) and isinstance(spurious, Record)
-    assert (missing.is_missing, missing.is_spurious) == (True, False)
-    assert (spurious.is_missing, spurious.is_spurious) == (False, True)
-    assert all(isinstance(parse_line(text), fmt.LINE_KINDS) for text in ("EOD", "", "#x"))
+    assert (missing.system_texts, missing.is_spurious) == (None, False)
+    assert (spurious.system_texts, spurious.is_spurious) == (("x",), True)
 
 
 def test_encoding_is_detected_per_file(tmp_path: Path) -> None:

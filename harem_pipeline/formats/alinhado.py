@@ -495,11 +495,6 @@ class Record:
         return texts
 
     @property
-    def is_missing(self) -> bool:
-        """``GOLD ---> [null]``: no system entity aligned to the gold one."""
-        return self.system_texts is None
-
-    @property
     def is_spurious(self) -> bool:
         """The gold side is ``<ESPURIO>`` / ``CATEG="ESPURIO"``: the system entity has no match."""
         raw = self._raw
@@ -683,21 +678,6 @@ Line = (
     | Blank
     | Record
 )
-
-LINE_KINDS = (
-    Header,
-    DocStart,
-    DocEnd,
-    DocumentLine,
-    AltOpen,
-    AltClose,
-    ManualCheck,
-    Omitted,
-    SpuriousListLine,
-    Blank,
-    Record,
-)
-"""Every line class, for ``isinstance`` checks."""
 
 # ---------------------------------------------------------------------------
 # Parsing one line

@@ -35,9 +35,6 @@ BLOCK_MARK = "::[{"
 LABELS = ("TempoRef", "Sentido", "ValDelta", "ValNorm")
 """The attribute labels of the block, as AvalTEMPO prints them."""
 
-DECIMAL = ","
-"""The decimal point of the ``pt_PT`` locale the 2008 run used."""
-
 
 @dataclass(frozen=True, slots=True)
 class TempoBlock:

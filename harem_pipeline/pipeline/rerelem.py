@@ -45,7 +45,6 @@ TRIPLES = ".triplas"
 FILTERED = ".filtrado"
 EVALUATED = ".avaliado"
 SUMMARY = ".resumo"
-SUMMARY_JSON = ".resumo.json"
 CONVERTED = "_t1.xml"
 GRAPH = ".html"
 

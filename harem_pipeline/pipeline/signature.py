@@ -60,12 +60,6 @@ class Signature:
         """A signature led by ``harem:<version>``, then ``values`` in the order given."""
         return cls((("harem", tool_version()), *values.items()))
 
-    def with_fields(self, **values: str | None) -> Signature:
-        """A copy with ``values`` appended (or replaced in place when the key exists)."""
-        current = dict(self.fields)
-        current.update(values)
-        return Signature(tuple(current.items()))
-
     def format(self) -> str:
         """The one-line form, ``key:value`` joined by ``|``."""
         return "|".join(f"{key}:{value}" for key, value in self.fields if value is not None)

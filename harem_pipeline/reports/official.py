@@ -40,7 +40,6 @@ from harem_pipeline.text.textio import read_text
 
 IDENTIFICATION = "Avaliação Global - Identificação"
 CLASSIFICATION = "Avaliação Global - Classificação"
-FILTER_TITLE = "Descrição do cenário avaliado"
 
 PRECISION = "Precisão"
 RECALL = "Abrangência"
