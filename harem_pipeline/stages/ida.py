@@ -40,7 +40,7 @@ system entity's tuples (``combined_max_system``) and over the gold entity's
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
@@ -120,7 +120,6 @@ class SemanticTally:
     documents: tuple[DocumentCounts[SemanticCounts], ...]
     categories: tuple[tuple[str, CategoryCounts], ...]
     first_harem: FirstHaremCounts | None = None
-    is_first_harem: bool = field(default=False)
 
 
 Entity = ClassicKey | None
@@ -340,7 +339,6 @@ def tally_semantic(
         counted.documents,
         tuple((cat, categories[cat].freeze().total) for cat in sorted(categories)),
         sums.first.freeze().total if views else None,
-        detected,
     )
 
 
