@@ -32,7 +32,6 @@ from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida2id import JSON_KEYS, LABELS, format_ida2id_text
 from harem_pipeline.stages.ida2id import (
     IdentificationCounts,
-    count_identification,
     sum_counts,
     tally_identification,
 )
@@ -97,13 +96,13 @@ def test_exemplo0_recall_above_one_by_hand(data_dir: Path) -> None:
     # exemplo0: (10 correct + 4.3 partial credit) / 12 CD entities = 1.1916666666666667;
     # the .avalida holds all four ALT alternatives and six system entities partially
     # aligned to one CD entity, so recall is not bounded by 1 without ALT selection
-    counts = count_identification(
+    counts = tally_identification(
         parse_lines(
             gzip.open(data_dir / "reference/exemplo0/total_muc.alinhado.avalida.gz")
             .read()
             .decode("utf-8")
         )
-    )
+    ).total
     assert measures_from_counts(counts).recall == (10 + 4.3) / 12 == 1.1916666666666667
 
 
@@ -187,7 +186,7 @@ def test_bad_input_exits_2_with_one_line(
     assert f"{bad}, {message}" in err
     assert not (tmp_path / "bad.avalida.ida2id").exists()
     with pytest.raises(InputError):
-        count_identification(parse_lines(content, str(bad)), str(bad))
+        tally_identification(parse_lines(content, str(bad)), str(bad))
 
 
 # ---------------------------------------------------------------------------
@@ -264,8 +263,8 @@ def test_ranges_and_conservation(documents: list[list[Record]]) -> None:
 def test_invariant_to_document_order(documents: list[list[Record]], rnd) -> None:
     shuffled = list(documents)
     rnd.shuffle(shuffled)
-    a = count_identification(as_lines(documents))
-    b = count_identification(as_lines(shuffled))
+    a = tally_identification(as_lines(documents)).total
+    b = tally_identification(as_lines(shuffled)).total
     # integers are identical; the two sums only up to floating-point rounding,
     # since they are accumulated in file order (as the Java does)
     assert a.as_mapping() == pytest.approx(b.as_mapping(), rel=1e-12, abs=1e-12)
@@ -294,7 +293,7 @@ def test_perfect_run_scores_one(sizes: list[int]) -> None:
         ]
         for size in sizes
     ]
-    measures = measures_from_counts(count_identification(as_lines(documents)))
+    measures = measures_from_counts(tally_identification(as_lines(documents)).total)
     assert (measures.precision, measures.recall, measures.f_measure) == (1.0, 1.0, 1.0)
     assert measures.combined_error == 0.0
     assert (measures.over_generation, measures.under_generation) == (0.0, 0.0)

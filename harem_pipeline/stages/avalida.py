@@ -41,7 +41,6 @@ from harem_pipeline.formats.alinhado import (
     Header,
     Line,
     Record,
-    Tag,
     format_evaluation,
     reprint_record,
 )
@@ -85,17 +84,13 @@ def is_correct(gold: Sequence[str], system: Sequence[str]) -> bool:
     return len(gold) == len(system) and set(gold) <= set(system)
 
 
-def evaluate_entity(gold: Tag, system: Tag) -> Evaluation:
-    """The identification verdict for one system entity aligned to one CD entity."""
-    return judge_texts(gold.text, system.text)
-
-
 _MISSING = (MISSING_EVALUATION,)
 _SPURIOUS = (SPURIOUS_EVALUATION,)
 
 
 def judge_atoms(gold_atoms: Sequence[str], system_atoms: Sequence[str]) -> Evaluation:
-    """The verdict for two entities given by their atoms (see :func:`evaluate_entity`)."""
+    """The identification verdict for a system entity aligned to a CD entity, given by
+    their atoms."""
     if is_correct(gold_atoms, system_atoms):
         return CORRECT_EVALUATION
     kind = EVAL_PARTIAL_EXCESS if len(system_atoms) >= len(gold_atoms) else EVAL_PARTIAL_DEFECT

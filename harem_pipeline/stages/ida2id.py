@@ -163,11 +163,6 @@ def tally_identification(lines: Iterable[Line], path: str | None = None) -> Iden
     return tally.freeze()
 
 
-def count_identification(lines: Iterable[Line], path: str | None = None) -> IdentificationCounts:
-    """The whole-file identification counts (``Total na CD`` … ``Em Falta``)."""
-    return tally_identification(lines, path).total
-
-
 def sum_counts(counts: Iterable[IdentificationCounts]) -> IdentificationCounts:
     """The counts of several parts together (e.g. a bootstrap sample of documents)."""
     return sum(counts, IdentificationCounts())
