@@ -315,15 +315,16 @@ def alignment_from_record(
     return alignment
 
 
-def alignment_from_scored_record(record: Record, path: str | None = None) -> Alignment:
-    """What the later stages need of a ``.vizir`` record (identification no longer matters)."""
+def alignment_from_scored_record(record: Record) -> Alignment:
+    """What the later stages need of a ``.vizir`` record (identification no longer matters);
+    errors unlocated, as :func:`scored_facts` raises them."""
     line = record.line or None
     spurious = record.gold.is_spurious
-    gold_morf = None if spurious else tag_morph(record.gold, path, line)
+    gold_morf = None if spurious else tag_morph(record.gold, None, line)
     system = None
     if record.system is not None:
         system = tuple(
-            SystemEntity(tag.text, tag_morph(tag, path, line), False) for tag in record.system
+            SystemEntity(tag.text, tag_morph(tag, None, line), False) for tag in record.system
         )
     return Alignment(record.gold.text, gold_morf, spurious, system)
 
