@@ -1107,9 +1107,9 @@ def parse_lines(text: str, path: str | None = None) -> Iterator[Line]:
         pos = end + 1
 
 
-def format_lines(lines: Iterable[Line], marker: str | None = None) -> str:
+def format_lines(lines: Iterable[Line]) -> str:
     """The text of ``lines``, each followed by its own line end."""
-    return "".join(format_line(item, marker) + item.eol for item in lines)
+    return "".join(format_line(item) + item.eol for item in lines)
 
 
 LineParser = Callable[[str, str | None, int | None, str], Line]

@@ -33,7 +33,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -839,13 +839,12 @@ def not_a_file(path: Path) -> str | None:
     return "not a regular file"
 
 
-def output_names(campaign: Campaign, runs: Iterable[RunSpec] | None = None) -> list[Path]:
-    """Every file and folder a build of ``campaign`` may write (the HAREM names, manifests);
-    of ``runs`` alone, when given, besides the campaign's own files."""
+def output_names(campaign: Campaign) -> list[Path]:
+    """Every file and folder a build of ``campaign`` may write (the HAREM names, manifests)."""
     names = [campaign.output / name for name in TOP_FILES]
     whole = [campaign.output / CAMPAIGN_MANIFEST]
     rerelem_plan = campaign_rerelem(campaign.rerelem, campaign.collection)
-    written_runs = campaign.scored_runs if runs is None else tuple(runs)
+    written_runs = campaign.scored_runs
     for run in written_runs:
         folder = campaign.output / run.name
         base = f"{run.name}.alinhado.avalida"

@@ -21,12 +21,9 @@ T = TypeVar("T")
 QUIET_VARIABLE = "HAREM_QUIET"
 
 
-def set_quiet(quiet: bool = True) -> None:
-    """Silence (or allow again) every progress bar of this process and its children."""
-    if quiet:
-        os.environ[QUIET_VARIABLE] = "1"
-    else:
-        os.environ.pop(QUIET_VARIABLE, None)
+def set_quiet() -> None:
+    """Silence every progress bar of this process and its children."""
+    os.environ[QUIET_VARIABLE] = "1"
 
 
 def is_quiet() -> bool:
