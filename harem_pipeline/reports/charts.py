@@ -140,11 +140,9 @@ def _ends(
 
 
 def grouped_points(
-    title: str,
     groups: Sequence[str],
     series: Mapping[str, Sequence[float | None]],
     intervals: Mapping[str, Sequence[list[float] | None]] | None = None,
-    ylabel: str = "F",
     legend_title: str = "subconjunto",
 ) -> tuple[str, tuple[float, float]]:
     """One marker per group and series, with its 95 % error bar when given; returns the SVG
@@ -175,9 +173,7 @@ def grouped_points(
     axes.set_xticks(range(len(groups)), groups, rotation=20, ha="right")
     axes.set_xlim(-0.5, len(groups) - 0.5)
     axes.set_ylim(*bounds)
-    axes.set_ylabel(ylabel)
-    if title:
-        axes.set_title(title, loc="left")
+    axes.set_ylabel("F")
     axes.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), title=legend_title)
     axes.grid(axis="y", alpha=0.3)
     return _to_svg(figure), bounds
@@ -185,18 +181,15 @@ def grouped_points(
 
 def stacked_outcomes(
     panels: Sequence[tuple[str, Sequence[str], Sequence[Mapping[str, int]]]],
-    title: str = "",
 ) -> str:
     """Stacked bars of outcome shares (Correcto, …) per run; one panel per field.
 
     ``panels`` holds (title, runs, counts per run) for each field, drawn side
-    by side with one shared legend; ``title`` goes above them all.
+    by side with one shared legend.
     """
     figure, axes_row = _pyplot().subplots(
         1, len(panels), figsize=(WIDTH, 4.2), sharey=True, squeeze=False
     )
-    if title:
-        figure.suptitle(title)
     for axes, (title, runs, counts) in zip(axes_row[0], panels, strict=True):
         bottoms = [0.0] * len(runs)
         totals = [sum(c.values()) or 1 for c in counts]

@@ -521,7 +521,7 @@ def chart_blocks(
             ]
             series[subset] = [f[family][0] if f else None for f in figures]
             intervals[subset] = [f[family][1] if f else None for f in figures]
-        svg, bounds = charts.grouped_points("", runs, series, intervals)
+        svg, bounds = charts.grouped_points(runs, series, intervals)
         blocks.append(
             _chart(
                 chart_id,
@@ -615,10 +615,10 @@ def _tracks(summary: Mapping[str, Any], grid: Sequence[Mapping[str, str]] | None
 
 def render_report(
     summary: Mapping[str, Any],
-    title: str = "Relatório da campanha HAREM",
     grid: Sequence[Mapping[str, str]] | None = None,
 ) -> str:
     """The whole page from the campaign summary data (and the scenario grid's rows)."""
+    title = "Relatório da campanha HAREM"
     reports = list(summary.get("reports") or [])
     simulated = sorted({r["run"] for r in reports if r.get("simulated")})
     note = ""

@@ -208,7 +208,7 @@ def system_charts(
         )
     ordered, series = runs_by_f(rows, veil, mine, system)
     if series:
-        svg, bounds = charts.grouped_points("", ordered, series, legend_title="saídas e ALT")
+        svg, bounds = charts.grouped_points(ordered, series, legend_title="saídas e ALT")
         blocks.append(
             _chart(
                 "grafico-saidas-por-f",
@@ -220,7 +220,7 @@ def system_charts(
         )
     best = best_by_system(rows, veil, systems)
     if best and len(systems) > 1:
-        svg, bounds = charts.grouped_points("", list(systems), best, legend_title="ALT")
+        svg, bounds = charts.grouped_points(list(systems), best, legend_title="ALT")
         blocks.append(
             _chart(
                 "grafico-sistemas",
@@ -231,7 +231,7 @@ def system_charts(
         )
     by_category = per_category(rows, categories, runs)
     if by_category and categories:
-        svg, bounds = charts.grouped_points("", list(categories), by_category, legend_title="saída")
+        svg, bounds = charts.grouped_points(list(categories), by_category, legend_title="saída")
         blocks.append(
             _chart(
                 "grafico-categorias",

@@ -318,7 +318,6 @@ MORPHOLOGY_COLUMNS = frozenset({"morf_precision", "morf_recall", "morf_f"})
 
 def format_markdown(
     rows: Iterable[SummaryRow],
-    title: str = "HAREM campaign summary",
     notes: Iterable[str] = (),
     morphology: bool = True,
 ) -> str:
@@ -334,7 +333,7 @@ def format_markdown(
     columns = [
         (key, label) for key, label in COLUMNS if morphology or key not in MORPHOLOGY_COLUMNS
     ]
-    lines = [f"# {title}", ""]
+    lines = ["# HAREM campaign summary", ""]
     for note in notes:
         lines += [note, ""]
     table = []
