@@ -32,7 +32,6 @@ from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida2id import JSON_KEYS, LABELS, format_ida2id_text
 from harem_pipeline.stages.ida2id import (
     IdentificationCounts,
-    sum_counts,
     tally_identification,
 )
 
@@ -81,7 +80,7 @@ def test_gabriel_figures(data_dir: Path) -> None:
     assert measures_from_counts(total).precision == 0.7513447478720138
     # per-document counts (one per DOC block, 129 documents) add up to the totals
     assert len(tally.documents) == 129
-    summed = sum_counts(d.counts for d in tally.documents)
+    summed = sum((d.counts for d in tally.documents), IdentificationCounts())
     assert summed.identified == total.identified and summed.total_cd == total.total_cd
     assert summed.partial_correct_sum == pytest.approx(total.partial_correct_sum, rel=1e-12)
 
@@ -254,7 +253,7 @@ def test_ranges_and_conservation(documents: list[list[Record]]) -> None:
     for ratio in (measures.over_generation, measures.under_generation, measures.combined_error):
         assert ratio is None or 0 <= ratio <= 1
     assert [d.docid for d in tally.documents] == [f"d{n}" for n in range(len(documents))]
-    summed = sum_counts(d.counts for d in tally.documents)
+    summed = sum((d.counts for d in tally.documents), IdentificationCounts())
     assert summed.as_mapping() == pytest.approx(counts.as_mapping())
 
 

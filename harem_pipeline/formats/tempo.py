@@ -32,9 +32,6 @@ from harem_pipeline.text.textio import open_binary
 BLOCK_MARK = "::[{"
 """What starts AvalTEMPO's block, right after the Emir evaluation list."""
 
-LABELS = ("TempoRef", "Sentido", "ValDelta", "ValNorm")
-"""The attribute labels of the block, as AvalTEMPO prints them."""
-
 
 @dataclass(frozen=True, slots=True)
 class TempoBlock:

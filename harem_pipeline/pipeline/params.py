@@ -14,7 +14,7 @@ with (a selective subset: the run's declared veil).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from harem_pipeline.errors import InputError
@@ -189,7 +189,3 @@ def semantic_report_params(
         bootstrap=campaign.bootstrap,
         documents=scored_documents(campaign, run),
     )
-
-
-def field_names(kind: type[Params]) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(kind))

@@ -163,11 +163,6 @@ def tally_identification(lines: Iterable[Line], path: str | None = None) -> Iden
     return tally.freeze()
 
 
-def sum_counts(counts: Iterable[IdentificationCounts]) -> IdentificationCounts:
-    """The counts of several parts together (e.g. a bootstrap sample of documents)."""
-    return sum(counts, IdentificationCounts())
-
-
 def read_tally(path: PathLike) -> tuple[str, IdentificationTally]:
     """Stream an evaluated file and count it; returns its encoding with the tally."""
     encoding, lines = iter_lines(path)

@@ -80,11 +80,6 @@ def row_names(kind: type[Counts]) -> tuple[str, ...]:
     return tuple(names)
 
 
-@keyed_cache()
-def _index(kind: type[Counts]) -> dict[str, int]:
-    return {name: i for i, name in enumerate(row_names(kind))}
-
-
 def from_row(kind: type[C], values: Sequence[float]) -> C:
     """The counts whose :meth:`Counts.row` is ``values``."""
     args: list[object] = []

@@ -56,17 +56,3 @@ def _parse_part(part: str) -> tuple[str, str, str]:
                 return part[:index], kind, sub
             return part[:index], rest, ""
     return part, "", ""
-
-
-def format_label(entity_label: Label) -> str:
-    """A label back as text, ``CAT`` or ``CAT:TIPO`` (the form ``parse_label`` reads)."""
-    cats, types, subs = entity_label
-    parts = []
-    for index, cat in enumerate(cats):
-        piece = cat
-        if types:
-            piece += ":" + types[index]
-            if subs:
-                piece += ":" + subs[index]
-        parts.append(piece)
-    return "|".join(parts)
