@@ -24,7 +24,6 @@ from harem_pipeline.measures import identification, morphology
 from harem_pipeline.measures.bootstrap import (
     Columns,
     count_matrix,
-    interval_table,
     percentile_interval,
     resampled_totals,
 )
@@ -355,10 +354,6 @@ def test_percentile_interval_rules() -> None:
     # numpy's linear rule: 2.5th percentile of 1..4 is 1.075 (by hand), NaN left out
     assert percentile_interval(np.array([1.0, np.nan, 2.0, 3.0, 4.0])) == [1.075, 3.925]
     assert percentile_interval(np.array([np.nan, np.nan])) is None
-
-
-def test_interval_table_off_is_none() -> None:
-    assert interval_table([{"a": 1}], lambda c: {"x": c["a"]}, 0) is None
 
 
 @settings(derandomize=True, deadline=None, max_examples=40)
