@@ -52,12 +52,6 @@ def test_java_set_order_of_local_fisico_subtypes() -> None:
     assert java_hash_order(inserted) == printed
 
 
-def test_java_set_order_keeps_insertion_order_within_a_bucket() -> None:
-    # "Aa" and "BB" share a bucket: whichever came first stays first.
-    assert java_hash_order(["Aa", "BB"]) == ["Aa", "BB"]
-    assert java_hash_order(["BB", "Aa"]) == ["BB", "Aa"]
-
-
 # ---------------------------------------------------------------------------
 # The grid
 
