@@ -37,7 +37,6 @@ SHARED_WORK = {
     "tests/test_semantic_plain.py": "the general path on the semantic reference inputs",
     "tests/test_semantic_runs.py": "the general path on the semantic reference inputs",
     "tests/test_semantic_keyed_blocks.py": "the general path on the semantic reference inputs",
-    "tests/test_ida2mor.py": "perfect_first_harem",
     "tests/test_simulate.py": "perfect_first_harem",
 }
 """Test files that share work their process keeps (cached helpers, session fixtures), and

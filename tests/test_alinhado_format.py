@@ -357,19 +357,6 @@ def test_first_harem_records_from_the_vizir_document() -> None:
     assert vague.morf == "?,?"
 
 
-def test_vizir_output_record_morphological_item() -> None:
-    text = (
-        '<EM MORF="M,S">Hotel Lisboa Plaza</EM> ---> [<EM MORF="M,S">Hotel Lisboa</EM>, '
-        '<EM MORF="F,S">Plaza</EM>]:[(Género: Parcialmente Correcto 0.5) '
-        "(Número: Parcialmente Correcto 0.5) (Combinada: Parcialmente Correcto 0.5)]"
-    )
-    record = parse_line(text)
-    assert isinstance(record, Record)
-    assert record.evaluation is not None
-    assert [item.kind for item in record.evaluation] == [fmt.EVAL_MORPHOLOGICAL]
-    assert format_line(record) == text
-
-
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -69,24 +69,6 @@ def test_a_fifo_is_written_through_not_replaced_by_a_file(tmp_path: Path) -> Non
     assert [p.name for p in tmp_path.iterdir()] == ["pipe"]  # no temporary left
 
 
-def test_harem_o_fifo_streams_to_the_reader(tmp_path: Path) -> None:
-    import threading
-
-    from harem_pipeline.cli import main
-
-    source = tmp_path / "r.alinhado"
-    source.write_text("DOC d\nEOD\n", encoding="utf-8")
-    fifo = tmp_path / "out.avalida"
-    os.mkfifo(fifo)
-    received: list[bytes] = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
-    reader.start()
-    assert main(["avalida", str(source), "-o", str(fifo)]) == 0
-    reader.join(timeout=10)
-    assert received and b"DOC d" in received[0]
-    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
-
-
 def test_a_symlink_is_kept_and_its_target_replaced_atomically(tmp_path: Path) -> None:
     real = tmp_path / "real" / "report.txt"
     real.parent.mkdir()

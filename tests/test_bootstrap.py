@@ -23,13 +23,6 @@ def precision(columns):
         return {"p": np.where(found > 0, correct / np.where(found > 0, found, 1), np.nan)}
 
 
-def test_percentile_matches_linear_interpolation() -> None:
-    # numpy's linear rule: the 2.5th percentile of 1..4 lies 0.075 of the way from 1 to 2.
-    low, high = percentile_interval(np.array([1.0, 2.0, 3.0, 4.0]))
-    assert abs(low - 1.075) < 1e-12 and abs(high - 3.925) < 1e-12
-    assert percentile_interval(np.array([np.nan])) is None
-
-
 FIGURES = st.one_of(
     st.floats(0, 1, allow_nan=False),
     st.sampled_from([0.0, 0.5, 1.0, 1 / 3, 2 / 3, 0.1, 0.7]),

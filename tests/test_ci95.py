@@ -2,8 +2,9 @@
 
 Real data: the reference ``.avalida`` files (Ida2ID), a First HAREM chain of
 the simulated weak run (Ida2Mor), the CoNLL-2000 sample (span measures).
-The array formulas that compute every resample at once are checked against
-the scalar measures the reports print.
+The span measures' array formula, which computes every resample at once, is
+checked here against the measures the report prints; each family's on random
+counts in test_measure_families.
 """
 
 from __future__ import annotations
@@ -19,12 +20,10 @@ from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
 from harem_pipeline.formats.jsontext import format_report_json
-from harem_pipeline.formats.vizir import open_raw_lines
 from harem_pipeline.measures import identification, morphology
 from harem_pipeline.measures.bootstrap import (
     Columns,
     count_matrix,
-    interval_table,
     percentile_interval,
     resampled_totals,
 )
@@ -32,7 +31,7 @@ from harem_pipeline.measures.core import figures_of_row
 from harem_pipeline.measures.spans import compute_measures, span_figures, span_intervals
 from harem_pipeline.model import make_span
 from harem_pipeline.pipeline.spans import measure_file
-from harem_pipeline.stages import ida2id, ida2mor
+from harem_pipeline.stages import ida2id
 from harem_pipeline.stages.spans import (
     SpanTally,
     count_document,
@@ -108,17 +107,6 @@ def test_ida2id_gabriel_129_documents_seeded(data_dir: Path) -> None:
     assert contains(first["precisao"], 0.7513447478720138)
 
 
-def test_ida2id_array_measures_equal_the_report_figures(data_dir: Path) -> None:
-    # the vectorised formulas give, on the whole file, the figures of the .globalid
-    _, tally = ida2id.read_tally(data_dir / "reference/gabriel/run.alinhado.avalida.gz")
-    mapping = tally.total.as_mapping()
-    arrays = identification.identification_figures(single_row(mapping))
-    scalars = figures_of_row(identification.identification_figures, mapping)
-    assert list(arrays)[:3] == ID_KEYS
-    for key, column in arrays.items():
-        assert same_number(float(column[0]), scalars[key]), key
-
-
 def test_ida2id_bootstrap_zero_is_null(data_dir: Path, tmp_path: Path) -> None:
     source = data_dir / "reference/exemplo1/total_harem.alinhado.avalida.gz"
     out = tmp_path / "r.ida2id"
@@ -188,26 +176,6 @@ def test_ida2mor_json_intervals_contain_the_figures(weak_altmor: Path, tmp_path:
     assert list(report)[-1] == "documents"
     combined = sum(d.get("combinada.total_cd", 0) for d in report["documents"].values())
     assert combined == report["fields"]["combinada"]["total_cd"]
-
-
-def test_ida2mor_array_measures_equal_the_report_figures(weak_altmor: Path) -> None:
-    _, lines = open_raw_lines(weak_altmor)
-    counts = ida2mor.count_morphology(lines, str(weak_altmor))
-    documents = document_rows(counts.documents)
-    totals: dict[str, float] = {}
-    for doc in documents.values():
-        for key, value in doc.items():
-            totals[key] = totals.get(key, 0) + value
-    arrays = morphology.morphology_figures(single_row(totals))
-    for field in ida2mor.FIELD_KEYS:
-        measures = morphology.measures_from_counts(counts.field(field))
-        for name in ("precisao", "abrangencia", "medida_f", "sobre_geracao", "sub_geracao"):
-            value = float(arrays[f"{field}.{name}"][0])
-            assert value == pytest.approx(getattr(measures, name), rel=1e-15), (field, name)
-    # seeded
-    assert morphology.morphology_intervals(documents, 300, 9) == morphology.morphology_intervals(
-        documents, 300, 9
-    )
 
 
 def test_ida2mor_bootstrap_zero_and_identical_documents(weak_altmor: Path, tmp_path: Path) -> None:
@@ -355,10 +323,6 @@ def test_percentile_interval_rules() -> None:
     # numpy's linear rule: 2.5th percentile of 1..4 is 1.075 (by hand), NaN left out
     assert percentile_interval(np.array([1.0, np.nan, 2.0, 3.0, 4.0])) == [1.075, 3.925]
     assert percentile_interval(np.array([np.nan, np.nan])) is None
-
-
-def test_interval_table_off_is_none() -> None:
-    assert interval_table([{"a": 1}], lambda c: {"x": c["a"]}, 0) is None
 
 
 @settings(derandomize=True, deadline=None, max_examples=40)

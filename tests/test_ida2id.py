@@ -29,7 +29,7 @@ from harem_pipeline.measures.core import figures_of_row
 from harem_pipeline.measures.identification import identification_figures, measures_from_counts
 from harem_pipeline.pipeline.identification import run_ida2id
 from harem_pipeline.pipeline.params import ReportParams
-from harem_pipeline.reports.ida2id import JSON_KEYS, LABELS, format_ida2id_text
+from harem_pipeline.reports.ida2id import JSON_KEYS, format_ida2id_text
 from harem_pipeline.stages.ida2id import (
     IdentificationCounts,
     tally_identification,
@@ -125,11 +125,6 @@ def test_f_undefined_when_nothing_earned() -> None:
     assert (measures.precision, measures.recall, measures.f_measure) == (0.0, 0.0, None)
     assert measures.combined_error == 1.0
     assert "Medida F: -\n" in format_ida2id_text(counts, measures, "s")
-
-
-def test_labels_are_the_java_ones() -> None:
-    assert LABELS[3] == "Total Ocorrências Parcialmente Correctos"
-    assert LABELS[8:10] == ("Precisão", "Abrangência")
 
 
 def test_subset_from_name() -> None:

@@ -39,7 +39,6 @@ from harem_pipeline.stages.vizir import (
     judge_alignment,
 )
 from tests.helpers.cases import raw_lines, read_case
-from tests.helpers.perfect import PerfectChain
 from tests.helpers.strategies import ALIGNMENT_LISTS
 
 PCD = "Parcialmente_Correcto_por_Defeito"
@@ -410,28 +409,6 @@ def test_text_report_renders_counts_only() -> None:
     text = format_ida2mor_text(counts, Scenario.RELATIVE, "S")
     assert "Cenário: relativo\nAssinatura: S\n" in text
     assert text.count("Precisão: -\n") == 3
-
-
-@pytest.mark.parametrize("scenario", ["abs", "rel"])
-def test_perfect_run_on_the_first_harem_collection(
-    perfect_first_harem: PerfectChain, tmp_path: Path, scenario: str
-) -> None:
-    # The whole chain on the real First HAREM collection (4,189 MORF entities)
-    # and a simulated perfect run (its own annotation): every field must be
-    # perfect once AltinaMor has picked the alternative the run followed.
-    # (perfect_first_harem: the Véus result, total, style harem, of that run)
-    total = tmp_path / f"{perfect_first_harem.total.name}.{scenario}"
-    total.write_bytes(perfect_first_harem.total.read_bytes())
-    assert main(["vizir", str(total), f"-{scenario}"]) == 0
-    assert main(["altmor", f"{total}.vizir"]) == 0
-    assert main(["ida2mor", f"{total}.altmor"]) == 0
-    data = json.loads(Path(f"{total}.ida2mor.json").read_text(encoding="utf-8"))
-    for field in data["fields"].values():
-        counts = field["counts"]
-        assert counts["correcto"] > 4000  # nearly all 4,189 (ALT and OMITIDO aside)
-        assert sum(counts.values()) == counts["correcto"] == field["total_cd"]
-        assert field["total_sistema"] == field["total_cd"]
-        assert field["precisao"] == field["abrangencia"] == field["medida_f"] == 1.0
 
 
 # Whether each numbered example of the original adds one to "Total

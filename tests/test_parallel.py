@@ -32,8 +32,13 @@ def _items(count: int, broken_at: int | None = None) -> Iterator[int]:
         yield value
 
 
-@pytest.mark.parametrize("count", [0, 1, 2, 3, 5, 6, 7, 20, 101])
-@pytest.mark.parametrize("workers", [1, 2, 3])
+# One worker is the plain loop: no items, one, and more than one take each of its branches.
+# Two and three workers: windows of 6 and 9 items in flight, so counts around and past them.
+@pytest.mark.parametrize(
+    ("count", "workers"),
+    [(count, 1) for count in (0, 1, 2)]
+    + [(count, workers) for workers in (2, 3) for count in (0, 1, 2, 3, 5, 6, 7, 20, 101)],
+)
 def test_results_come_in_item_order(count: int, workers: int) -> None:
     assert list(ordered_map(_square, range(count), workers)) == [v * v for v in range(count)]
 
@@ -60,8 +65,13 @@ def test_a_worker_input_error_comes_back_whole(workers: int) -> None:
     assert results == list(range(7))
 
 
-@pytest.mark.parametrize("broken_at", [1, 2, 8, 9, 30])
-@pytest.mark.parametrize("workers", [1, 2])
+# One worker is the plain loop: a reading error before item 7 fails (1), or after it (9).
+# Two workers: the second item, read ahead (1), a later one before item 7 (2), and reading
+# errors after it, near it and far (8, 9, 30).
+@pytest.mark.parametrize(
+    ("broken_at", "workers"),
+    [(1, 1), (9, 1)] + [(broken_at, 2) for broken_at in (1, 2, 8, 9, 30)],
+)
 def test_the_first_failure_in_item_order_wins(broken_at: int, workers: int) -> None:
     """A reading error after item 7 waits for item 7's own failure, as in the plain loop."""
     results: list[int] = []

@@ -71,12 +71,3 @@ def test_the_name_is_the_fallback_for_files_without_the_header(tmp_path: Path) -
     assert read_scenario(old) is None
     assert main(["ida2mor", str(old), "--bootstrap", "0"]) == 0
     assert scenario_of_report(old.with_suffix(".ida2mor")) == "absolute"
-
-
-def test_no_scenario_anywhere_is_an_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    bare = tmp_path / "bare.altmor"
-    bare.write_text("", encoding="utf-8")
-    assert main(["ida2mor", str(bare)]) == 2
-    assert "a scenario (a '# Cenário:' line, .abs/.rel in the name" in capsys.readouterr().err

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats import semantic
-from harem_pipeline.formats.alinhado import Header, Record, Tag, parse_line, parse_lines
+from harem_pipeline.formats.alinhado import Header, Tag, parse_line, parse_lines
 from harem_pipeline.formats.semantic import (
     LevelResult,
     SemanticScore,
@@ -169,7 +169,3 @@ def test_a_bad_item_is_an_error_each_time_it_is_read() -> None:
     for path, line in (("f.emir", 1), ("g.emir", 7)):
         with pytest.raises(InputError, match=f"^{path}, line {line}: expected an Emir item"):
             parse_semantic_score("{Categoria(x)}", path, line)
-
-
-def test_record_type() -> None:
-    assert isinstance(parse_line("<EM>x</EM> ---> [null]:[Em_Falta]"), Record)

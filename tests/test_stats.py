@@ -114,14 +114,6 @@ def test_text_form_is_key_value_lines() -> None:
     assert text == "documents: 2\nby_category:\n  PESSOA: 2\n  LOCAL: 1\n"
 
 
-def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["stats", str(FIRST), "--json"]) == 0
-    stats = json.loads(capsys.readouterr().out)
-    assert (stats["documents"], stats["entities"], stats["with_morf"]) == (129, 5132, 4189)
-    assert (stats["alt_blocks"], stats["omitido"], stats["format"]) == (65, 14, "first-harem")
-    assert stats["morf_values"]["M,S"] == 1976
-
-
 def test_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["stats", str(MINI)]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -59,10 +59,6 @@ def campaign(built: Path, tmp_path: Path) -> Path:
     return config
 
 
-def test_unchanged_rerun_runs_no_task(built: Path) -> None:
-    assert build(built) == []
-
-
 def test_touching_a_file_without_changing_it_runs_no_task(campaign: Path) -> None:
     for path in (campaign.parent / "cd.txt", campaign.parent / "runs" / "strong.txt"):
         stat = path.stat()

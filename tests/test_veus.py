@@ -293,22 +293,27 @@ def test_second_harem_subset_by_variant_and_genre(data_dir, tmp_path) -> None:
 # Bad input
 
 
-def test_variant_of_second_harem_file_needs_metadata(data_dir) -> None:
-    source = data_dir / "reference" / "exemplo0" / "total_muc.alinhado.avalida.gz"
-    _, lines = iter_lines(source)
-    with pytest.raises(InputError) as exc:
-        list(VeusSubset("muc", parse_veil(None, read_grid()), variant="pt").apply(lines))
-    assert "colSegundoHAREM-meta.xml" in str(exc.value)
-    assert "DOC teste1" in str(exc.value)
-
-
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--veil", "PESSOA:FOO"], "unknown category 'FOO' at position 8"),
-        (["--veil", "PESSOA(INDIVIDUAL"], "expected ')' in the veil"),
+        (
+            ["--veil", "PESSOA:FOO"],
+            "--veil: expected a category of the grid (ABSTRACCAO, ACONTECIMENTO, COISA, LOCAL, "
+            "OBRA, ORGANIZACAO, OUTRO, PESSOA, TEMPO, VALOR), found unknown category 'FOO' at "
+            "position 8 of 'PESSOA:FOO'\n",
+        ),
+        (
+            ["--veil", "PESSOA(INDIVIDUAL"],
+            "--veil: expected ')' in the veil, found end of veil at position 18 of "
+            "'PESSOA(INDIVIDUAL'\n",
+        ),
         (["--selective"], "expected --system-veil for the selective scenario"),
-        (["--variant", "pt"], "expected collection metadata"),
+        (
+            ["--variant", "pt"],
+            "total_muc.alinhado.avalida.gz, line 3: expected collection metadata "
+            "(colSegundoHAREM-meta.xml, --meta) to choose documents by variant or genre, "
+            "found document 'DOC teste1' without variant or genre\n",
+        ),
     ],
 )
 def test_cli_bad_input_exits_2_with_one_line(data_dir, tmp_path, capsys, args, message) -> None:
