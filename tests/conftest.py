@@ -33,31 +33,6 @@ def pytest_configure(config: pytest.Config) -> None:
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
 
 
-SHARED_WORK = {
-    "tests/test_semantic_plain.py": "the general path on the semantic reference inputs",
-    "tests/test_semantic_runs.py": "the general path on the semantic reference inputs",
-    "tests/test_semantic_keyed_blocks.py": "the general path on the semantic reference inputs",
-    "tests/test_simulate.py": "perfect_first_harem",
-}
-"""Test files that share work their process keeps (cached helpers, session fixtures), and
-the name of that work: with ``-n``, the files that share one name run on one worker."""
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """``--dist loadfile``, with the files of :data:`SHARED_WORK` one unit of work each."""
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class SharedWorkScheduling(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            path = super()._split_scope(nodeid)
-            return SHARED_WORK.get(path, path)
-
-    return SharedWorkScheduling(config, log)
-
-
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     return DATA
