@@ -616,6 +616,31 @@ def test_cut_before_documents_worked_example() -> None:
     ]
 
 
+@settings(max_examples=300, deadline=None)
+@given(DOCUMENT_LINES, st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_last_document_start_is_the_last_document_line_after_a_record(
+    lines: list[str], eol: str, open_end: bool
+) -> None:
+    """The scan from the end finds the line a scan of every line finds last."""
+    import re
+
+    from harem_pipeline.pipeline.blocks import last_document_start
+
+    data = "".join(line + eol for line in lines).encode()
+    if open_end:
+        data = data.removesuffix(eol.encode())
+    starts = [
+        m.start() for m in re.finditer(rb"^(?:DOC |[A-Za-z]+-[\w-]+ \S+ \S+\r?$)", data, re.M)
+    ]
+    after = [
+        start
+        for start in starts
+        if (previous := [line for line in data[:start].splitlines() if line][-1:])
+        and (previous[0] == b"EOD" or (previous[0][:1] == b"<" and b" ---> " in previous[0]))
+    ]
+    assert last_document_start(data) == (after[-1] if after else None)
+
+
 # ---------------------------------------------------------------------------
 # The chunked reader
 

@@ -199,11 +199,14 @@ def last_document_start(data: bytes) -> int | None:
     (``stages.tally.DocumentBoundaries``), so a cut there would count one
     document as two; after a record or an ``EOD`` line it always starts one.
     """
-    starts = [match.start() for match in _DOCUMENT_START.finditer(data)]
-    for start in reversed(starts):
-        previous = _previous_line(data, start)
-        if previous == b"EOD" or (previous[:1] == b"<" and b" ---> " in previous):
-            return start
+    end = len(data)
+    while end > 0:  # the lines from the last back: the cut is most often near the end
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        if _DOCUMENT_START.match(data, start):
+            previous = _previous_line(data, start)
+            if previous == b"EOD" or (previous[:1] == b"<" and b" ---> " in previous):
+                return start
+        end = start
     return None
 
 

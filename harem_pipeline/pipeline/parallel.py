@@ -27,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from enum import Enum
-from typing import Generic, Literal, NoReturn, TypeVar
+from typing import Any, Generic, Literal, NoReturn, TypeVar
 
 from harem_pipeline.errors import InputError
 
@@ -100,8 +100,9 @@ def ordered_map(
 ) -> Iterator[R]:
     """``func`` over ``items`` in order, on ``workers`` processes (default: every core).
 
-    ``func`` must be a module-level function; items and results cross
-    process boundaries by pickling.
+    Items and results cross process boundaries by pickling; ``func`` is
+    handed to each worker once, as it is forked (:func:`_install`), so
+    what it holds (a partial's arguments) is not pickled with every item.
     """
     if workers is None:
         workers = available_workers()
@@ -148,16 +149,35 @@ class _Deferred(Generic[T]):
             raise self.error
 
 
+_installed: Callable[[Any], Any] | None = None
+"""The function of the pool this worker process belongs to (:func:`_install`)."""
+
+
+def _install(func: Callable[[Any], Any]) -> None:
+    """Make ``func`` the worker's function: given once, when the worker is forked (not
+    pickled), instead of with every item."""
+    global _installed
+    _installed = func
+
+
+def _call_installed(item: T) -> Any:
+    if _installed is None:  # not a worker of ``_pooled``'s pool
+        raise RuntimeError("no function installed in this process")
+    return _call(_installed, item)
+
+
 def _pooled(
     func: Callable[[T], R], first: T, second: T, iterator: Iterator[T], workers: int
 ) -> Iterator[R]:
     context = multiprocessing.get_context("fork")
     window = workers * _PER_WORKER
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_install, initargs=(func,)
+    ) as pool:
         pending: deque[Future[R | _Failure]] = deque()
         try:
-            pending.append(pool.submit(_call, func, first))
-            pending.append(pool.submit(_call, func, second))
+            pending.append(pool.submit(_call_installed, first))
+            pending.append(pool.submit(_call_installed, second))
             while True:
                 while len(pending) >= window:
                     yield _result(pending.popleft())
@@ -167,7 +187,7 @@ def _pooled(
                         yield _result(pending.popleft())
                     following.reraise()
                     return
-                pending.append(pool.submit(_call, func, following.item))
+                pending.append(pool.submit(_call_installed, following.item))
         finally:
             for future in pending:
                 future.cancel()

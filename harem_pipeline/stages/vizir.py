@@ -18,6 +18,7 @@ what AltinaMor and Ida2Mor need of a ``.vizir`` record.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -379,6 +380,23 @@ def vizir_decision(
     return pieces, morph_seen
 
 
+DecisionKey = tuple[str, tuple[str, ...] | None, str | None, int | None]
+"""What :func:`vizir_decision` decides on, but the scenario: the heads, the items and
+the evaluated entity."""
+
+
+def _decision(absolute: bool, key: DecisionKey) -> tuple[tuple[str, ...] | None, bool]:
+    return vizir_decision(*key, absolute)
+
+
+_DECISIONS: dict[bool, KeyedTable[DecisionKey, tuple[tuple[str, ...] | None, bool]]] = {
+    absolute: KeyedTable(functools.partial(_decision, absolute)) for absolute in (True, False)
+}
+""":func:`vizir_decision` of each key seen, per scenario (``absolute``), kept from one
+call of :func:`score_lines` to the next: a worker reading a file's blocks one after the
+other decides each key once, not once a block."""
+
+
 def score_lines(
     lines: Iterable[RawLine], scenario: Scenario, path: str, tally: VizirTally
 ) -> Iterator[list[str]]:
@@ -391,12 +409,7 @@ def score_lines(
     excluded.  ``tally`` learns whether any system entity carried MORF,
     which decides the no-output rule.
     """
-    absolute = scenario is Scenario.ABSOLUTE
-    decisions: KeyedTable[
-        tuple[str, tuple[str, ...] | None, str | None, int | None],
-        tuple[tuple[str, ...] | None, bool],
-    ]
-    decisions = KeyedTable(lambda key: vizir_decision(*key, absolute))
+    decisions = _DECISIONS[scenario is Scenario.ABSOLUTE]
     cut, evaluate = cut_record, evaluated_index  # looked up once a pass
     out: list[str] = []
     write = out.append
