@@ -1,7 +1,7 @@
 """A record file's stage on every core: blocks of whole lines, one at a time per worker.
 
-Vizir, AltinaMor and Ida2Mor read a file line by line and hold little
-between lines (Vizir nothing, AltinaMor one ALT block, Ida2Mor the open
+AvalIDa, Véus, AltinaID, Vizir, AltinaMor and Ida2Mor read a file line by
+line and hold little between lines (at most one ALT block or the open
 document), so a large file can be cut into blocks of whole lines (about
 :data:`~harem_pipeline.formats.alinhado.CHUNK_BYTES` each), every block
 read by the same stage function in a worker process, and the results
