@@ -672,6 +672,22 @@ def test_streamed_alignment_pairs_documents_in_any_order(
     assert _streamed(SECOND_HAREM_CD, run, tmp_path / "streamed.alinhado") == whole
 
 
+def test_a_comment_between_documents_changes_no_byte(tmp_path: Path) -> None:
+    """Markup the reader skips, met after some documents were aligned, leaves the output as
+    without it."""
+    raw = gzip.decompress(
+        (DATA / "second-harem/ParticipacaoSegundoHaremReRelEM_t1.xml.gz").read_bytes()
+    )
+    cut = raw.index(b"<DOC ", len(raw) // 2)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "run.xml").write_bytes(raw)
+    (tmp_path / "b" / "run.xml").write_bytes(raw[:cut] + b"<!-- a comment -->\n" + raw[cut:])
+    plain = _streamed(SECOND_HAREM_CD, tmp_path / "a" / "run.xml", tmp_path / "a.alinhado", 2)
+    commented = _streamed(SECOND_HAREM_CD, tmp_path / "b" / "run.xml", tmp_path / "b.alinhado", 2)
+    assert commented == plain
+
+
 @pytest.mark.parametrize("workers", [2, 3])
 def test_aligning_in_worker_processes_writes_the_same_bytes(
     tmp_path: Path, workers: int, shuffled_run: tuple[Path, tuple]

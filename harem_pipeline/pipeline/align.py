@@ -14,16 +14,7 @@ from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_lines
-from harem_pipeline.formats.harem_xml import (
-    CollectionStream,
-    NotPlainCollection,
-    PlainCollectionStream,
-    RawDocument,
-    open_collection,
-    open_plain_collection,
-    read_collection,
-    read_meta,
-)
+from harem_pipeline.formats.harem_xml import CollectionStream, open_collection, read_collection
 from harem_pipeline.model import Collection, Document
 from harem_pipeline.stages.align import (
     MISSING_DOCUMENT,
@@ -66,30 +57,16 @@ def run_align(
     equal once trimmed, the second met after the first was paired, is read
     whole instead: the original pairs the run's document with the later one.
 
-    Plain Second HAREM files (``open_plain_collection``) are only cut into
-    documents here; each pair is parsed where it is aligned, in the worker
-    processes.  A file that proves not plain, or any error, starts the
-    general way over (reading in this process), so outputs and error
-    messages are the general way's.
-
     ``show_tokens`` writes the token view (``stages.align_tokens``, the
     official ``-etiquetas sim``): the same records with every entity's
     markable tokens numbered.
     """
     target = Path(output) if output is not None else align_output(run_path)
     try:
-        try:
-            if meta_path is not None:
-                read_meta(meta_path)  # its errors, as the general reader gives them
-            plain = open_plain_collection(cd_path), open_plain_collection(run_path)
-            return target, _write_alignment(*plain, target, workers, show_tokens)
-        except (NotPlainCollection, InputError):  # the general reader names the file's fault
-            cd, run = open_collection(cd_path, meta_path), open_collection(run_path)
-            if cd.format != run.format:
-                raise InputError(
-                    run.path, f"a run in the {cd.format} format of the CD", run.format
-                ) from None
-            return target, _write_alignment(cd, run, target, workers, show_tokens)
+        cd, run = open_collection(cd_path, meta_path), open_collection(run_path)
+        if cd.format != run.format:
+            raise InputError(run.path, f"a run in the {cd.format} format of the CD", run.format)
+        return target, _write_alignment(cd, run, target, workers, show_tokens)
     except DuplicateTrimmedDocid as duplicate:
         if show_tokens:
             raise InputError(
@@ -106,8 +83,8 @@ def run_align(
 
 
 def _write_alignment(
-    cd: CollectionStream | PlainCollectionStream,
-    run: CollectionStream | PlainCollectionStream,
+    cd: CollectionStream,
+    run: CollectionStream,
     target: Path,
     workers: int | None,
     show_tokens: bool = False,
@@ -191,12 +168,10 @@ class _NotedRun:
 
     path: str
     format: str
-    documents: Iterator[Document | RawDocument]
+    documents: Iterator[Document]
 
 
-def _noting_docids(
-    documents: Iterator[Document] | Iterator[RawDocument], docids: list[str]
-) -> Iterator[Document | RawDocument]:
+def _noting_docids(documents: Iterator[Document], docids: list[str]) -> Iterator[Document]:
     for document in documents:
         docids.append(document.docid)
         yield document

@@ -98,7 +98,6 @@ from harem_pipeline.formats.alinhado import (
     Line,
     format_lines,
 )
-from harem_pipeline.formats.harem_xml import RawDocument, parse_raw_document
 from harem_pipeline.model import FIRST_HAREM, Collection, Document
 from harem_pipeline.stages.align.records import align_documents, as_line, as_text, body_items
 from harem_pipeline.text.java import java_hash_order, java_trim
@@ -126,20 +125,15 @@ class AlignmentResult:
 # Collections
 
 
-def _is_empty(doc: Document | RawDocument) -> bool:
-    if isinstance(doc, RawDocument):  # no tag inside, and blank text
-        return "<" not in doc.content and not java_trim(doc.content)
+def _is_empty(doc: Document) -> bool:
     return not java_trim(doc.text) and not (
         doc.entities or doc.alt_blocks or doc.paragraphs or doc.omitted or doc.omitted_entities
     )
 
 
-def document_block(
-    cd_doc: Document | RawDocument, run_doc: Document | RawDocument, xml: bool, body: list[Line]
-) -> list[Line]:
+def document_block(cd_doc: Document, run_doc: Document, xml: bool, body: list[Line]) -> list[Line]:
     if xml:
         return [DocStart(run_doc.docid), *body, DocEnd(), Blank(), Blank()]
-    assert isinstance(cd_doc, Document) and isinstance(run_doc, Document)  # as written: XML only
     variant = cd_doc.variant or run_doc.variant or "?"
     genre = cd_doc.genre or run_doc.genre or "?"
     return [DocumentLine(cd_doc.docid, variant, genre), *body, Blank(), Blank()]
@@ -204,28 +198,26 @@ class DuplicateTrimmedDocid(Exception):
 _PENDING_BUDGET = 1 << 22
 
 
-def _text_size(doc: Document | RawDocument) -> int:
+def _text_size(doc: Document) -> int:
     return len(doc.text)
 
 
 class _CdReader:
     """The CD's documents on demand, by trimmed DOCID, reading the file only as far as needed."""
 
-    def __init__(self, documents: Iterator[Document | RawDocument]) -> None:
+    def __init__(self, documents: Iterator[Document]) -> None:
         self._documents = documents
-        self.pending: SpillingStore[Document | RawDocument] = SpillingStore(
-            _PENDING_BUDGET, _text_size
-        )
+        self.pending: SpillingStore[Document] = SpillingStore(_PENDING_BUDGET, _text_size)
         self.seen: set[str] = set()
 
-    def _keep(self, doc: Document | RawDocument) -> str:
+    def _keep(self, doc: Document) -> str:
         key = java_trim(doc.docid)
         if key in self.seen and key not in self.pending:
             raise DuplicateTrimmedDocid(key)
         self.seen.add(key)
         return key
 
-    def take(self, key: str) -> Document | RawDocument | None:
+    def take(self, key: str) -> Document | None:
         """The CD document for ``key``, or None when the CD has none (left)."""
         if key in self.pending:
             return self.pending.pop(key)
@@ -250,13 +242,12 @@ class DocumentPair:
 
     ``run_doc`` None stands for a CD document the run lacks, aligned against
     its own bare text without comparing counts.  Documents may still be as
-    written (``RawDocument``): they are parsed by ``pair_lines``.  A pair is
     all ``pair_lines`` needs, so pairs can be aligned in any process, in any
     order.
     """
 
-    cd_doc: Document | RawDocument
-    run_doc: Document | RawDocument | None
+    cd_doc: Document
+    run_doc: Document | None
     xml: bool
     cd_path: str
     run_path: str
@@ -278,42 +269,27 @@ def pair_text(pair: DocumentPair) -> str:
     return format_lines([first]) + records + format_lines(rest)
 
 
-def pair_documents(
-    pair: DocumentPair,
-) -> tuple[Document | RawDocument, Document | RawDocument, bool]:
+def pair_documents(pair: DocumentPair) -> tuple[Document, Document, bool]:
     """The pair's two documents, and whether their counts are compared (a run document)."""
     if pair.run_doc is not None:
         return pair.cd_doc, pair.run_doc, True
-    cd_doc = pair.cd_doc
-    if isinstance(cd_doc, RawDocument):
-        cd_doc = parse_raw_document(cd_doc, pair.cd_path)
-    return cd_doc, _bare(cd_doc), False
+    return pair.cd_doc, _bare(pair.cd_doc), False
 
 
 class DocumentSource(Protocol):
-    """A collection read one document at a time (parsed, or as written)."""
+    """A collection read one document at a time."""
 
     @property
     def path(self) -> str: ...
     @property
     def format(self) -> str: ...
     @property
-    def documents(self) -> Iterator[Document | RawDocument]: ...
+    def documents(self) -> Iterator[Document]: ...
 
 
 def header_lines(cd: DocumentSource, run: DocumentSource) -> list[Line]:
     """The two ``#`` lines that open an ``.alinhado``: the run's and the CD's base names."""
     return [Header(" " + os.path.basename(run.path)), Header(" " + os.path.basename(cd.path))]
-
-
-def _check_unaligned(doc: Document | RawDocument, path: str) -> None:
-    """Parse a document left out of the alignment, for the errors the general reader finds in it.
-
-    (The general reader reads every document of both files; a document as
-    written is otherwise only parsed where it is aligned.)
-    """
-    if isinstance(doc, RawDocument):
-        parse_raw_document(doc, path)
 
 
 def document_pairs(
@@ -329,11 +305,9 @@ def document_pairs(
         for run_doc in progress(run.documents, os.path.basename(run.path), "doc"):
             cd_doc = reader.take(java_trim(run_doc.docid))
             if cd_doc is None:
-                _check_unaligned(run_doc, run.path)
                 warnings.append(MISSING_DOCUMENT + run_doc.docid)
                 continue
             if _is_empty(run_doc):
-                _check_unaligned(cd_doc, cd.path)
                 warnings.append(IGNORED_DOCUMENT + run_doc.docid)
                 continue
             yield DocumentPair(cd_doc, run_doc, xml, cd.path, run.path)
