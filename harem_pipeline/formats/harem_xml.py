@@ -23,7 +23,6 @@ instructions and comments are skipped.  Every problem becomes one
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import operator
 import os
 import re
@@ -40,6 +39,7 @@ from harem_pipeline.model import (
     CollectionFormat,
     Document,
     Entity,
+    entity_of_fields,
     read_entity_fields,
 )
 from harem_pipeline.text.textio import decode, detect_file_encoding, open_binary, read_bytes
@@ -260,12 +260,6 @@ class _Source:
         if pos < len(text):
             yield _Text(text[pos:], run.offset + pos, line)
 
-    def opening(self, opening: str, name: str, attributes: str, line: int) -> _Tag:
-        """The start tag of an element of a run, whose shape its match has checked."""
-        if not attributes or "\x00" in opening:
-            return self._tag(opening, line)
-        return _Tag(name, False, False, _read_attributes(attributes), line, opening)
-
     def _tag(self, raw: str, line: int) -> _Tag:
         plain = self._plain.get(raw)
         if plain is not None:
@@ -348,27 +342,29 @@ class _Frame:
     inner_paragraph_end: int = -1  # an OMITIDO's child P starting where it starts
 
 
-# Each field's slot setter, in field order: it stores past the frozen ``__setattr__``.
-_ENTITY_SETTERS = tuple(getattr(Entity, f.name).__set__ for f in dataclasses.fields(Entity))
-_new = object.__new__
+# ``read_entity_fields`` of a tag whose first attribute is its ID, by the tag's name and
+# its other attributes: nearly every such reading recurs (the categories, types and
+# MORF of a collection are few), so each is read once; bounded the simple way.
+_READINGS: dict[tuple[str, tuple[tuple[str, str], ...]], tuple] = {}
+_READINGS_SIZE = 4096
 
 
-def entity_of_fields(values: tuple) -> Entity:
-    """An ``Entity`` from fields that agree by construction, without ``Entity``'s checks.
-
-    ``values`` are ``Entity``'s fields in order.  The reader's are
-    ``read_entity_fields`` of the very tag and attributes stored, the tag
-    is never empty, and the span is the text's (an entity holds no tag, so
-    its end is its start plus its text's length); an import's are its
-    label's, joined into the attributes.  The checks would only repeat
-    that: ``Entity`` would read the attributes a second time, a tenth of
-    the reading and most of an import's writing.  ``tests/test_harem_xml.py``
-    checks the reader's agree.
-    """
-    entity = _new(Entity)
-    for store, value in zip(_ENTITY_SETTERS, values):  # noqa: B905 (as many values as fields)
-        store(entity, value)
-    return entity
+def _entity_fields(
+    name: str, values: tuple[tuple[str, str], ...], path: str, line: int, docid: str | None
+) -> tuple:
+    """``read_entity_fields(name, values, path, line, docid)``, its recurring part read once."""
+    if not values or values[0][0] != "ID":
+        return read_entity_fields(name, values, path, line, docid)
+    key = (name, values[1:])
+    found = _READINGS.get(key)
+    if found is None:
+        found = read_entity_fields(name, values[1:], path, line, docid)  # its error, if any
+        if len(_READINGS) >= _READINGS_SIZE:
+            _READINGS.clear()
+        _READINGS[key] = found
+    if found[0] is None:  # the ID is the first attribute's (a later ID would be read instead)
+        return (values[0][1], *found[1:])
+    return found
 
 
 @dataclass(slots=True)
@@ -450,9 +446,9 @@ class _Builder:
         line = run.line
         size = self.size
         for opening, name, attributes, inner, after in _RUN_ITEM.findall(text):
-            tag = source.opening(opening, name, attributes, line)
-            values = tag.attributes
-            fields = read_entity_fields(name, values, path, line, docid)
+            # the tag's shape checked by the match, its attributes read as ``_read_tag`` reads them
+            values = _read_attributes(attributes) if attributes else ()
+            fields = _entity_fields(name, values, path, line, docid)
             end = size + len(inner)
             found.append(entity_of_fields((*fields, inner, size, end, values, name, line)))
             parts += (inner, after)
@@ -523,7 +519,7 @@ class _Builder:
             return
         tag = frame.tag
         line = tag.line
-        fields = read_entity_fields(tag.name, tag.attributes, self.source.path, line, self.docid)
+        fields = _entity_fields(tag.name, tag.attributes, self.source.path, line, self.docid)
         text = "".join(frame.texts[0])
         entity = entity_of_fields((*fields, text, frame.start, end, tag.attributes, tag.name, line))
         alt = self._alt()
