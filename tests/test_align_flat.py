@@ -30,7 +30,8 @@ from harem_pipeline.stages.align.items import (
     AltEntity,
     AltNode,
     EntityTag,
-    _build_document_tree,
+    _build_nodes,
+    _nest_regions,
     document_items,
 )
 from harem_pipeline.stages.align.numbering import (
@@ -79,6 +80,11 @@ def _document(body: str) -> Document | None:
         return parse_collection(f'<DOC DOCID="d">{body}</DOC>', "x.xml", "utf-8").documents[0]
     except InputError:
         return None
+
+
+def _build_document_tree(doc: Document, path: str, xml: bool) -> object:
+    """The document's content as the original's XML tree: text nodes and elements."""
+    return _build_nodes(doc, _nest_regions(doc, path), 0, len(doc.text), False, xml)
 
 
 def _items_and_tree(doc: Document) -> tuple[object, object] | None:

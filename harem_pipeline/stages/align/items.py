@@ -225,11 +225,6 @@ def _build_nodes(
     return tuple(nodes)
 
 
-def _build_document_tree(doc: Document, path: str, xml: bool) -> tuple[Node, ...]:
-    """The document's content as the original's XML tree: text nodes and elements."""
-    return _build_nodes(doc, _nest_regions(doc, path), 0, len(doc.text), False, xml)
-
-
 # A document as a flat list of items (``document_items``): what numbering
 # needs of it without a node per text run and per entity.  Running text
 # outside every element is a ``str``; an entity of text alone outside every
@@ -252,9 +247,10 @@ _new_flat_entity = functools.partial(tuple.__new__, FlatEntity)  # built in C
 
 
 def document_items(doc: Document, path: str, xml: bool) -> list[Item]:
-    """What numbering reads of a document: its tree (``_build_document_tree``) with the P
-    elements outside every OMITIDO dissolved into their content and each entity of text
-    alone there a ``FlatEntity``; numbering both gives the same entities and counts."""
+    """What numbering reads of a document: its content as the original's XML tree (text
+    nodes and elements, ``_build_nodes`` of ``_nest_regions``) with the P elements outside
+    every OMITIDO dissolved into their content and each entity of text alone there a
+    ``FlatEntity``; numbering either gives the same entities and counts."""
     items: list[Item] = []
     _flatten(doc, _nest_regions(doc, path), 0, len(doc.text), xml, items)
     return items
