@@ -151,16 +151,20 @@ def _nest_regions(doc: Document, path: str) -> list[tuple[_Region, list]]:
     roots: list[tuple[_Region, list]] = []
     stack: list[tuple[_Region, list]] = []
     for region in _regions(doc):
-        while stack and not (stack[-1][0].start <= region.start and region.end <= stack[-1][0].end):
-            closed = stack.pop()[0]
-            if closed.start < region.start < closed.end < region.end:
+        start, end = region.start, region.end
+        while stack:
+            closed = stack[-1][0]
+            if closed.start <= start and end <= closed.end:
+                break
+            stack.pop()
+            if closed.start < start < closed.end < end:
                 raise InputError(
                     path,
                     "entities that neither nest nor overlap",
                     f"{_describe(region)} overlapping {_describe(closed)}",
                     docid=doc.docid,
                 )
-        if stack and stack[-1][0].kind in ("EM", "ALT") and region.end > region.start:
+        if stack and stack[-1][0].kind in ("EM", "ALT") and end > start:
             raise InputError(
                 path,
                 "entities that neither nest nor overlap",
@@ -277,10 +281,15 @@ def _flatten(
         if region.kind == "P":
             _flatten(doc, children, begin, region.end, xml, items)
         elif isinstance(entity, Entity) and not children and region.end > begin:
-            tagged = EntityTag(entity.tag, entity.attributes)
-            tag, attributes = entity_attributes(tagged, False, xml)
-            inner = normalize_text(text[begin : region.end], xml)
-            append(_new_flat_entity((tag, attributes, format_attributes(attributes), inner)))
+            tag, attributes = entity.tag, entity.attributes
+            shown = format_attributes(attributes)
+            if _ATTRIBUTE_SPECIAL.search(shown):  # a value numbering reads otherwise
+                tag, attributes = entity_attributes(EntityTag(tag, attributes), False, xml)
+                shown = format_attributes(attributes)
+            inner = text[begin : region.end]
+            if "\r" in inner or "&" in inner:
+                inner = normalize_text(inner, xml)
+            append(_new_flat_entity((tag, attributes, shown, inner)))
         else:
             items.extend(_build_nodes(doc, [(region, children)], begin, region.end, False, xml))
     if end > cursor:
