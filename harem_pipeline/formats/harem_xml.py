@@ -636,6 +636,197 @@ def open_collection(
     return _open_stream(_decoded_chunks(path, encoding), name, encoding, meta, entities=entities)
 
 
+# ---------------------------------------------------------------------------
+# Documents as written, read where they are used
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentSlice:
+    """One document of a file as written, not read yet: ``read_document`` reads it.
+
+    ``data`` runs from the document's ``<DOC`` to the next one's (what is
+    between them included; the last ends where the root element's end tag
+    starts, or at the end of the file).  ``docid`` is the DOCID as the
+    reader reads it, ``line`` the file line of the ``<DOC``; the rest is
+    what reading it needs of the file, so it can be read in any process.
+    """
+
+    docid: str
+    data: bytes
+    line: int
+    path: str
+    encoding: str
+    format: CollectionFormat
+    meta: tuple[str | None, str | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CutCollection:
+    """A collection cut into documents as written (see ``cut_collection``)."""
+
+    path: str
+    format: CollectionFormat
+    encoding: str
+    documents: Iterator[DocumentSlice]
+
+
+class NotCut(InputError):
+    """A file ``cut_collection`` does not cut: ``open_collection`` reads it, naming any fault."""
+
+    def __init__(self, path: str, found: str) -> None:
+        super().__init__(path, "documents as cut_collection cuts them", found)
+
+
+# Where a document starts, in a file's bytes; a start tag cut_collection takes whole.
+_DOC_START = re.compile(rb"<DOC[\s>/]")
+_SECOND_DOC_TAG = re.compile(rb'<DOC DOCID="([^"<]*)">')
+_FIRST_DOC_HEAD = re.compile(rb"<DOC>\s*<DOCID>([^<]*)</DOCID>")
+_CUT_ENCODINGS = frozenset({"iso8859-1", "latin-1", "utf-8", "utf-8-sig", "ascii", "cp1252"})
+
+
+def cut_collection(
+    path: str | os.PathLike[str], meta_path: str | os.PathLike[str] | None = None
+) -> CutCollection:
+    """A collection's documents as written, found without reading them, one at a time.
+
+    Only where each ``<DOC`` starts is looked for (in the bytes), with the
+    DOCID of its start tag; each document is read by ``read_document``, the
+    reader ``open_collection`` runs, on that document's text alone; what is
+    around the documents (declaration, DOCTYPE, root element, comments) is
+    read by the same reader here.  So a valid file gives the documents
+    ``open_collection`` gives.  A file cut wrongly, or any fault, raises an
+    ``InputError`` here or where a document is read: the file is then to be
+    read by ``open_collection``, which names the fault (a ``NotCut`` when
+    this cut alone is refused).
+    """
+    name = str(path)
+    encoding = detect_file_encoding(path)
+    meta = read_meta(meta_path) if meta_path is not None else None
+    if encoding not in _CUT_ENCODINGS:
+        raise NotCut(name, f"encoding {encoding}")
+    chunks = _byte_chunks(path)
+    window = b""
+    start = None
+    for chunk in chunks:
+        window += chunk
+        start = _DOC_START.search(window)
+        if start is not None:
+            break
+    if start is None:
+        raise NotCut(name, "no <DOC")
+    prologue = window[: start.start()].decode(encoding)
+    root = _frame_root(prologue, name)
+    first = root is None and start.group(0) == b"<DOC>"
+    fmt: CollectionFormat = FIRST_HAREM if first else SECOND_HAREM
+    line = 1 + prologue.count("\n")
+    documents = _cut_documents(
+        window[start.start() :], chunks, line, root, prologue, name, encoding, fmt, meta
+    )
+    return CutCollection(name, fmt, encoding, documents)
+
+
+def _byte_chunks(path: str | os.PathLike[str], size: int = _CHUNK) -> Iterator[bytes]:
+    with open_binary(path) as handle:
+        try:
+            while data := handle.read(size):
+                yield data
+        except (OSError, EOFError) as exc:
+            raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
+
+
+def _cut_documents(
+    window: bytes,
+    chunks: Iterator[bytes],
+    line: int,
+    root: str | None,
+    prologue: str,
+    path: str,
+    encoding: str,
+    fmt: CollectionFormat,
+    meta: MetaData | None,
+) -> Iterator[DocumentSlice]:
+    """The documents of ``window`` (starting at a ``<DOC``) and the chunks after it.
+
+    (The window is cut only when a chunk is added: cutting it after every
+    document would copy the rest of the chunk once a document.)
+    """
+    seen: set[str] = set()
+    docid_tag = _FIRST_DOC_HEAD if fmt == FIRST_HAREM else _SECOND_DOC_TAG
+    begin = 0  # where the next document starts in the window
+    more = True
+    while True:
+        after = _DOC_START.search(window, begin + 1)
+        while after is None and more:
+            chunk = next(chunks, None)
+            if chunk is None:
+                more = False
+                break
+            searched = len(window) - begin
+            window = window[begin:] + chunk
+            begin = 0
+            after = _DOC_START.search(window, max(1, searched - 4))
+        end = len(window) if after is None else after.start()
+        data = window[begin:end]
+        epilogue = b""
+        if after is None and root is not None:  # the last document: the root's end follows it
+            closing = data.find(b"</" + root.encode(encoding), data.rfind(b"</DOC"))
+            if closing < 0:
+                raise NotCut(path, f"no </{root}> after the last document")
+            data, epilogue = data[:closing], data[closing:]
+        tag = docid_tag.match(data)
+        if tag is None:
+            raise NotCut(path, f"a document start {data[:40]!r}")
+        docid = tag.group(1).decode(encoding)
+        if fmt == FIRST_HAREM:
+            docid = docid.strip()
+        if docid in seen:
+            raise NotCut(path, f"DOCID {docid} again")
+        seen.add(docid)
+        found = None if meta is None or fmt == FIRST_HAREM else meta.get(docid)
+        yield DocumentSlice(docid, data, line, path, encoding, fmt, found)
+        if after is None:
+            break
+        line += data.count(b"\n")
+        begin = end
+    if root is not None:
+        _read_frame(prologue, epilogue.decode(encoding), path)
+
+
+def _frame_root(prologue: str, path: str) -> str | None:
+    """The name of the root element opened before the first ``<DOC`` (None: no root)."""
+    source = _Source(path, iter((prologue,)))
+    for token in source.tokens():
+        if isinstance(token, _Tag):
+            if token.closing or token.name == "DOC":
+                raise NotCut(path, token.raw)
+            return token.name
+        _require_blank(token, source, "before the first <DOC>")
+    return None
+
+
+def _read_frame(prologue: str, epilogue: str, path: str) -> None:
+    """Read what is around the documents, as ``open_collection`` reads it."""
+    source = _Source(path, iter((prologue, epilogue)))
+    tokens = source.tokens()
+    root = _first_tag(tokens, source)
+    for _ in _read_second_harem(None, tokens, source, None, root=root):
+        raise NotCut(path, "a document in the frame")
+
+
+def read_document(piece: DocumentSlice) -> Document:
+    """The ``Document`` ``open_collection`` reads for ``piece`` (see ``cut_collection``)."""
+    try:
+        text = piece.data.decode(piece.encoding)
+    except UnicodeDecodeError:
+        raise NotCut(piece.path, f"text in {piece.encoding}") from None
+    meta = None if piece.meta is None else {piece.docid: piece.meta}
+    stream = _open_stream(iter((text,)), piece.path, piece.encoding, meta, first_line=piece.line)
+    documents = list(stream.documents)
+    if stream.format != piece.format or [d.docid for d in documents] != [piece.docid]:
+        raise NotCut(piece.path, f"document {piece.docid} read otherwise")
+    return documents[0]
+
+
 def _decoded_chunks(
     path: str | os.PathLike[str], encoding: str, size: int = _CHUNK
 ) -> Iterator[str]:

@@ -98,6 +98,7 @@ from harem_pipeline.formats.alinhado import (
     Line,
     format_lines,
 )
+from harem_pipeline.formats.harem_xml import DocumentSlice, read_document
 from harem_pipeline.model import FIRST_HAREM, Collection, Document
 from harem_pipeline.stages.align.records import align_documents, as_line, as_text, body_items
 from harem_pipeline.text.java import java_hash_order, java_trim
@@ -125,7 +126,8 @@ class AlignmentResult:
 # Collections
 
 
-def _is_empty(doc: Document) -> bool:
+def is_empty(doc: Document) -> bool:
+    """Whether a run's document says nothing (its DOCID alone): it is ignored, with a warning."""
     return not java_trim(doc.text) and not (
         doc.entities or doc.alt_blocks or doc.paragraphs or doc.omitted or doc.omitted_entities
     )
@@ -169,7 +171,7 @@ def align_collections(cd: Collection, run: Collection) -> AlignmentResult:
         if cd_doc is None:
             warnings.append(MISSING_DOCUMENT + run_doc.docid)
             continue
-        if _is_empty(run_doc):
+        if is_empty(run_doc):
             warnings.append(IGNORED_DOCUMENT + run_doc.docid)
             continue
         body = align_documents(cd_doc, run_doc, xml, cd.path, run.path)
@@ -198,26 +200,27 @@ class DuplicateTrimmedDocid(Exception):
 _PENDING_BUDGET = 1 << 22
 
 
-def _text_size(doc: Document) -> int:
-    return len(doc.text)
+def _text_size(doc: Document | DocumentSlice) -> int:
+    return len(doc.text) if isinstance(doc, Document) else len(doc.data)
 
 
 class _CdReader:
     """The CD's documents on demand, by trimmed DOCID, reading the file only as far as needed."""
 
-    def __init__(self, documents: Iterator[Document]) -> None:
+    def __init__(self, documents: Iterator[Document | DocumentSlice]) -> None:
         self._documents = documents
-        self.pending: SpillingStore[Document] = SpillingStore(_PENDING_BUDGET, _text_size)
+        self.pending: SpillingStore[Document | DocumentSlice]
+        self.pending = SpillingStore(_PENDING_BUDGET, _text_size)
         self.seen: set[str] = set()
 
-    def _keep(self, doc: Document) -> str:
+    def _keep(self, doc: Document | DocumentSlice) -> str:
         key = java_trim(doc.docid)
         if key in self.seen and key not in self.pending:
             raise DuplicateTrimmedDocid(key)
         self.seen.add(key)
         return key
 
-    def take(self, key: str) -> Document | None:
+    def take(self, key: str) -> Document | DocumentSlice | None:
         """The CD document for ``key``, or None when the CD has none (left)."""
         if key in self.pending:
             return self.pending.pop(key)
@@ -242,12 +245,13 @@ class DocumentPair:
 
     ``run_doc`` None stands for a CD document the run lacks, aligned against
     its own bare text without comparing counts.  Documents may still be as
-    all ``pair_lines`` needs, so pairs can be aligned in any process, in any
-    order.
+    written (``DocumentSlice``, read by ``read_pair``, which may be done in
+    another process) and hold all ``pair_lines`` needs, so pairs can be
+    aligned in any process, in any order.
     """
 
-    cd_doc: Document
-    run_doc: Document | None
+    cd_doc: Document | DocumentSlice
+    run_doc: Document | DocumentSlice | None
     xml: bool
     cd_path: str
     run_path: str
@@ -271,9 +275,26 @@ def pair_text(pair: DocumentPair) -> str:
 
 def pair_documents(pair: DocumentPair) -> tuple[Document, Document, bool]:
     """The pair's two documents, and whether their counts are compared (a run document)."""
-    if pair.run_doc is not None:
-        return pair.cd_doc, pair.run_doc, True
-    return pair.cd_doc, _bare(pair.cd_doc), False
+    cd_doc, run_doc = pair.cd_doc, pair.run_doc
+    if not isinstance(cd_doc, Document) or isinstance(run_doc, DocumentSlice):
+        raise TypeError("documents as written: read_pair reads them")
+    if run_doc is not None:
+        return cd_doc, run_doc, True
+    return cd_doc, _bare(cd_doc), False
+
+
+def read_pair(pair: DocumentPair) -> DocumentPair | None:
+    """The pair with its documents as written read (``read_document``); None when the
+    run's document, read only now, is empty: it is ignored (``IGNORED_DOCUMENT``), as
+    ``document_pairs`` ignores an empty document read already."""
+    cd_doc, run_doc = pair.cd_doc, pair.run_doc
+    if isinstance(cd_doc, DocumentSlice):
+        cd_doc = read_document(cd_doc)
+    if isinstance(run_doc, DocumentSlice):
+        run_doc = read_document(run_doc)
+        if is_empty(run_doc):
+            return None
+    return DocumentPair(cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path)
 
 
 class DocumentSource(Protocol):
@@ -284,7 +305,7 @@ class DocumentSource(Protocol):
     @property
     def format(self) -> str: ...
     @property
-    def documents(self) -> Iterator[Document]: ...
+    def documents(self) -> Iterator[Document | DocumentSlice]: ...
 
 
 def header_lines(cd: DocumentSource, run: DocumentSource) -> list[Line]:
@@ -297,7 +318,10 @@ def document_pairs(
 ) -> Iterator[DocumentPair]:
     """The document pairs of ``align_collections``, in its order, read one at a time.
 
-    Warnings are appended to ``warnings`` as the documents are read.
+    Warnings are appended to ``warnings`` as the documents are read, but for a
+    run's document as written (``DocumentSlice``): whether it is empty is known
+    once ``read_pair`` reads it.  A run's document the CD lacks is read here, for
+    its faults (the collection reader reads every document).
     """
     xml = cd.format != FIRST_HAREM
     reader = _CdReader(cd.documents)
@@ -305,9 +329,11 @@ def document_pairs(
         for run_doc in progress(run.documents, os.path.basename(run.path), "doc"):
             cd_doc = reader.take(java_trim(run_doc.docid))
             if cd_doc is None:
+                if isinstance(run_doc, DocumentSlice):
+                    read_document(run_doc)
                 warnings.append(MISSING_DOCUMENT + run_doc.docid)
                 continue
-            if _is_empty(run_doc):
+            if isinstance(run_doc, Document) and is_empty(run_doc):
                 warnings.append(IGNORED_DOCUMENT + run_doc.docid)
                 continue
             yield DocumentPair(cd_doc, run_doc, xml, cd.path, run.path)
