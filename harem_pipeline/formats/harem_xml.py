@@ -367,6 +367,37 @@ def _entity_fields(
     return found
 
 
+# An entity tag's attributes as written, its first the ID (quoted plainly): the rest,
+# as written, recurs (the categories, types and MORF of a collection are few).
+_LEADING_ID = re.compile(r"\s+ID=\"([^\"']*)\"")
+_WRITTEN_READINGS: dict[tuple[str, str], tuple] = {}
+
+
+def _written_entity(
+    name: str, written: str, path: str, line: int, docid: str | None
+) -> tuple[tuple[tuple[str, str], ...], tuple]:
+    """``(_read_attributes(written), _entity_fields(name, that, ...))`` for an entity tag
+    of a run, its attributes after a leading ID read once for every tag that writes them
+    alike (``_read_attributes`` of the whole is the ID's pair and those of the rest)."""
+    lead = _LEADING_ID.match(written)
+    if lead is None:
+        values = _read_attributes(written) if written else ()
+        return values, _entity_fields(name, values, path, line, docid)
+    key = (name, written[lead.end() :])
+    found = _WRITTEN_READINGS.get(key)
+    if found is None:
+        rest = _read_attributes(key[1]) if key[1] else ()
+        found = (rest, read_entity_fields(name, rest, path, line, docid))  # its error, if any
+        if len(_WRITTEN_READINGS) >= _READINGS_SIZE:
+            _WRITTEN_READINGS.clear()
+        _WRITTEN_READINGS[key] = found
+    rest, fields = found
+    identifier = lead.group(1)
+    if fields[0] is None:  # the ID is the first attribute's (a later ID would be read instead)
+        fields = (identifier, *fields[1:])
+    return (("ID", identifier), *rest), fields
+
+
 @dataclass(slots=True)
 class _Builder:
     """Accumulates one document's running text and annotation."""
@@ -447,8 +478,7 @@ class _Builder:
         size = self.size
         for opening, name, attributes, inner, after in _RUN_ITEM.findall(text):
             # the tag's shape checked by the match, its attributes read as ``_read_tag`` reads them
-            values = _read_attributes(attributes) if attributes else ()
-            fields = _entity_fields(name, values, path, line, docid)
+            values, fields = _written_entity(name, attributes, path, line, docid)
             end = size + len(inner)
             found.append(entity_of_fields((*fields, inner, size, end, values, name, line)))
             parts += (inner, after)
@@ -704,7 +734,7 @@ def cut_collection(
     meta = read_meta(meta_path) if meta_path is not None else None
     if encoding not in _CUT_ENCODINGS:
         raise NotCut(name, f"encoding {encoding}")
-    chunks = _byte_chunks(path)
+    chunks = _byte_chunks(path, _CHUNK)
     window = b""
     start = None
     for chunk in chunks:
