@@ -616,6 +616,8 @@ def test_documents_cut_and_read_are_those_of_the_collection_reader() -> None:
         _TRICKY_MARKUP.replace("</DOC>\n<DOC", '</DOC><!-- <DOC DOCID="d9"> -->\n<DOC'),
         _TRICKY_MARKUP.replace(" &amp; ", ' <!-- </DOC><DOC DOCID="d9"> --> '),
         _TRICKY_MARKUP.replace("</DOC>\n<DOC", "</DOC>junk<DOC"),
+        _TRICKY_MARKUP.replace("</DOC>\n<DOC", '</DOC><!-- > <DOC DOCID="d9"></DOC><!-- -->\n<DOC'),
+        _TRICKY_MARKUP.replace("<colHAREM", '<!-- > <DOC DOCID="d9"></DOC><!-- -->\n<colHAREM'),
         _TRICKY_MARKUP.replace('"d2"', '"d1"'),
         _TRICKY_MARKUP.replace('DOCID="d2"', 'DOCID = "d2"'),
         _TRICKY_MARKUP.replace("</colHAREM>", "</colHAREM><!-- <DOC -->x"),

@@ -149,6 +149,9 @@ class _Source:
         # then one token (``_Run``); elsewhere its tags and texts, each an error there.
         self.content = False
         self.entities = True  # False: no ``Entity`` is built, nor its attributes read
+        # True: the text is a piece of the file (``cut_collection``), so a comment, DOCTYPE
+        # or processing instruction it leaves unfinished may end past it: an error here.
+        self.piece = False
 
     def _read(self, at_least: int = 0) -> bool:
         """Append the next chunks (at least ``at_least`` characters); False at the end."""
@@ -201,6 +204,8 @@ class _Source:
                     raw = match.group(0)
                     if not final and (begin >= limit or (raw[1:2] in "!?" and not _complete(raw))):
                         break  # decided only by text not read yet
+                    if self.piece and raw[1:2] in "!?" and not _complete(raw):
+                        raise self.error("markup ending in this piece of the file", raw, line)
                 if begin > pos:
                     text = window[pos:begin]
                     if self.blank and text.strip():
@@ -825,6 +830,7 @@ def _cut_documents(
 def _frame_root(prologue: str, path: str) -> str | None:
     """The name of the root element opened before the first ``<DOC`` (None: no root)."""
     source = _Source(path, iter((prologue,)))
+    source.piece = True
     for token in source.tokens():
         if isinstance(token, _Tag):
             if token.closing or token.name == "DOC":
@@ -837,6 +843,7 @@ def _frame_root(prologue: str, path: str) -> str | None:
 def _read_frame(prologue: str, epilogue: str, path: str) -> None:
     """Read what is around the documents, as ``open_collection`` reads it."""
     source = _Source(path, iter((prologue, epilogue)))
+    source.piece = True
     tokens = source.tokens()
     root = _first_tag(tokens, source)
     for _ in _read_second_harem(None, tokens, source, None, root=root):
@@ -850,7 +857,9 @@ def read_document(piece: DocumentSlice) -> Document:
     except UnicodeDecodeError:
         raise NotCut(piece.path, f"text in {piece.encoding}") from None
     meta = None if piece.meta is None else {piece.docid: piece.meta}
-    stream = _open_stream(iter((text,)), piece.path, piece.encoding, meta, first_line=piece.line)
+    stream = _open_stream(
+        iter((text,)), piece.path, piece.encoding, meta, first_line=piece.line, piece=True
+    )
     documents = list(stream.documents)
     if stream.format != piece.format or [d.docid for d in documents] != [piece.docid]:
         raise NotCut(piece.path, f"document {piece.docid} read otherwise")
@@ -885,9 +894,11 @@ def _open_stream(
     read_size: int = _CHUNK,
     first_line: int = 1,
     entities: bool = True,
+    piece: bool = False,
 ) -> CollectionStream:
     source = _Source(path, chunks, read_size, first_line)
     source.entities = entities
+    source.piece = piece
     tokens = source.tokens()
     first = _first_tag(tokens, source)
     if first.name == "DOC" and not first.attributes:
