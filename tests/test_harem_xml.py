@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
+from harem_pipeline.formats import harem_xml as harem_xml_module
 from harem_pipeline.formats.harem_xml import (
     format_collection,
     parse_collection,
@@ -646,3 +647,49 @@ def test_a_cut_reads_as_the_collection_reader_or_fails(
         return
     whole = parse_collection(text, str(path), "utf-8")
     assert cut == (whole.format, whole.documents)
+
+
+def _token_by_token(self, run) -> None:  # type: ignore[no-untyped-def]
+    """``_Builder.run`` with no run read at once: its tags and texts one by one."""
+    for token in self.source.run_tokens(run):
+        if isinstance(token, harem_xml_module._Text):
+            self.add_text(token.text)
+        elif token.closing:
+            self.close(token)
+        else:
+            self.open(token)
+
+
+@pytest.mark.parametrize("entities", [True, False])
+def test_runs_read_at_once_are_their_tokens_read_one_by_one(
+    entities: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Elements of text alone read a run at a time (in ALT blocks too) give the documents
+    reading their tags one by one gives, and the same errors."""
+    texts = [
+        _TRICKY_MARKUP,
+        FIRST_SAMPLE,
+        SECOND_SAMPLE,
+        _TRICKY_MARKUP.replace("Vaz|Rui Vaz", 'Vaz|Rui\n<EM ID="e4" CATEG="X">Vaz</EM> | x|y'),
+        _TRICKY_MARKUP.replace('<EM ID="e2"', '<EM ID="e2" MORF="Q,S"'),
+        _TRICKY_MARKUP.replace("Vaz|Rui Vaz", '<EM ID="e5" CATEG="A">a|b</EM>|<EM CATEG="B"></EM>'),
+    ]
+    for path in (
+        DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz",
+        DATA / "first-harem" / "ColeccaoDouradaHAREM.txt",
+    ):
+        raw = path.read_bytes()
+        texts.append((gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("latin-1"))
+
+    def read(text: str) -> object:
+        try:
+            stream = harem_xml_module._open_stream(
+                iter((text,)), "x.xml", "latin-1", None, entities=entities
+            )
+            return tuple(stream.documents)
+        except InputError as error:
+            return str(error)
+
+    at_once = [read(text) for text in texts]
+    monkeypatch.setattr(harem_xml_module._Builder, "run", _token_by_token)
+    assert [read(text) for text in texts] == at_once

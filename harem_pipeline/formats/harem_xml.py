@@ -452,13 +452,12 @@ class _Builder:
             alt.alt_lengths[-1] += len(piece)
 
     def run(self, run: _Run) -> None:
-        """A run of elements of text alone (``_Run``): outside ALT and entities, each an
-        entity of this format, they are read at once; else token by token."""
+        """A run of elements of text alone (``_Run``): outside entities, each an entity of
+        this format, they are read at once (in an ALT, ``_alt_run``); else token by token."""
         stack = self.stack
         text = run.text
         if (
-            self.alt is not None
-            or (stack and stack[-1].kind == "ENTITY")
+            (stack and stack[-1].kind == "ENTITY")
             or (self.entity_is == EM_TAG and _NOT_EM.search(text))
             or "\x00" in text
         ):
@@ -469,6 +468,9 @@ class _Builder:
                     self.close(token)
                 else:
                     self.open(token)
+            return
+        if self.alt is not None:
+            self._alt_run(run, self.alt)
             return
         parts = self.parts
         if not self.source.entities:
@@ -491,6 +493,26 @@ class _Builder:
             if "\n" in opening or "\n" in inner or "\n" in after:
                 line += opening.count("\n") + inner.count("\n") + after.count("\n")
         self.size = size
+
+    def _alt_run(self, run: _Run, alt: _Frame) -> None:
+        """``run`` inside the ALT block ``alt``, as its tokens read: each entity in the
+        alternative being read, the text after it split at ``|`` (``add_text``)."""
+        source = self.source
+        path, docid = source.path, self.docid
+        line = run.line
+        for opening, name, attributes, inner, after in _RUN_ITEM.findall(run.text):
+            start = alt.start + alt.alt_lengths[-1]
+            if source.entities:
+                values, fields = _written_entity(name, attributes, path, line, docid)
+                end = start + len(inner)
+                entity = entity_of_fields((*fields, inner, start, end, values, name, line))
+                alt.entities[-1].append(entity)
+            alt.texts[-1].append(inner)
+            alt.alt_lengths[-1] += len(inner)
+            if after:
+                self.add_text(after)
+            if "\n" in opening or "\n" in inner or "\n" in after:
+                line += opening.count("\n") + inner.count("\n") + after.count("\n")
 
     def _kind(self, name: str) -> str:
         if name in _STRUCTURE:
