@@ -672,6 +672,22 @@ def test_streamed_alignment_pairs_documents_in_any_order(
     assert _streamed(SECOND_HAREM_CD, run, tmp_path / "streamed.alinhado") == whole
 
 
+def test_a_comment_between_documents_changes_no_byte(tmp_path: Path) -> None:
+    """Markup the reader skips, met after some documents were aligned, leaves the output as
+    without it."""
+    raw = gzip.decompress(
+        (DATA / "second-harem/ParticipacaoSegundoHaremReRelEM_t1.xml.gz").read_bytes()
+    )
+    cut = raw.index(b"<DOC ", len(raw) // 2)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "run.xml").write_bytes(raw)
+    (tmp_path / "b" / "run.xml").write_bytes(raw[:cut] + b"<!-- a comment -->\n" + raw[cut:])
+    plain = _streamed(SECOND_HAREM_CD, tmp_path / "a" / "run.xml", tmp_path / "a.alinhado", 2)
+    commented = _streamed(SECOND_HAREM_CD, tmp_path / "b" / "run.xml", tmp_path / "b.alinhado", 2)
+    assert commented == plain
+
+
 @pytest.mark.parametrize("workers", [2, 3])
 def test_aligning_in_worker_processes_writes_the_same_bytes(
     tmp_path: Path, workers: int, shuffled_run: tuple[Path, tuple]
@@ -767,3 +783,29 @@ def test_the_reader_keeps_which_of_omitido_and_p_is_outside() -> None:
     assert doc.omitted_outer == ((0, 1),)
     written = format_collection(parse_collection(text, "x.xml", "utf-8"))
     assert "<OMITIDO><P>a</P></OMITIDO><P><OMITIDO>b</OMITIDO></P>" in written
+
+
+def test_empty_run_documents_are_warned_of_in_place_on_worker_processes(tmp_path: Path) -> None:
+    """A run's document found empty where it is read (a worker) is warned of where the one
+    stream warns of it: between the warnings of the documents around it."""
+    docs = [
+        f'<DOC DOCID="d{i}"><P>O <EM ID="e{i}" CATEG="LOCAL">Porto</EM>.</P></DOC>'
+        for i in range(60)
+    ]
+    (tmp_path / "cd.xml").write_text("<colHAREM>" + "".join(docs[:50]) + "</colHAREM>", "utf-8")
+    for i in (3, 17, 18, 40):
+        docs[i] = f'<DOC DOCID="d{i}"> </DOC>'
+    run = docs[:45] + docs[52:56] + docs[46:48] + [docs[49].replace("d49", "d57")]
+    (tmp_path / "run.xml").write_text("<colHAREM>" + "".join(run) + "</colHAREM>", "utf-8")
+    one = _streamed(tmp_path / "cd.xml", tmp_path / "run.xml", tmp_path / "1.alinhado")
+    two = _streamed(tmp_path / "cd.xml", tmp_path / "run.xml", tmp_path / "2.alinhado", 2)
+    assert two == one
+    assert [w.split(": ")[-1] for w in one[1] if not w.endswith(": ")][:7] == [
+        "d3",
+        "d17",
+        "d18",
+        "d40",
+        "d52",
+        "d53",
+        "d54",
+    ]

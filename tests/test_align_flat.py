@@ -1,12 +1,11 @@
-"""The aligner's flat numbering: plain documents numbered from a flat list of items.
+"""The aligner's flat numbering: documents numbered from a flat list of items.
 
-``_plain_items`` reads a plain document as written into running texts,
-entities of text alone, ALT blocks and OMITIDO subtrees, without a node per
-text run and entity; numbering those items (and collecting the CD's
-markable keys from them) must give what the document's tree gives, and the
-items must exist for exactly the documents whose plain tree does.  Checked
-on every shipped document and on generated ones that mix the plain shape
-with everything past it.  The records written straight as text
+``document_items`` reads a document into running texts, entities of text
+alone, ALT blocks and OMITIDO subtrees, without a node per text run and
+entity; numbering those items (and collecting the CD's markable keys from
+them) must give what the document's tree gives.  Checked on every shipped
+Second HAREM document and on generated ones that mix the common shape with
+everything past it.  The records written straight as text
 (``pair_text``) must be the record lines formatted; and the cheaper token
 counting and Java trim must be their plain definitions.
 """
@@ -22,14 +21,8 @@ from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_lines
-from harem_pipeline.formats.harem_xml import (
-    NotPlainCollection,
-    RawDocument,
-    open_collection,
-    open_plain_collection,
-    parse_raw_document,
-    split_documents,
-)
+from harem_pipeline.formats.harem_xml import open_collection, parse_collection
+from harem_pipeline.model import Document
 from harem_pipeline.pipeline.align import _batched
 from harem_pipeline.stages.align import DocumentPair, document_pairs, pair_lines, pair_text
 from harem_pipeline.stages.align import numbering as align_numbering
@@ -37,8 +30,9 @@ from harem_pipeline.stages.align.items import (
     AltEntity,
     AltNode,
     EntityTag,
-    _build_document_tree,
-    _plain_items,
+    _build_nodes,
+    _nest_regions,
+    document_items,
 )
 from harem_pipeline.stages.align.numbering import (
     NumberedAlt,
@@ -47,7 +41,6 @@ from harem_pipeline.stages.align.numbering import (
     number_entities,
 )
 from harem_pipeline.text.java import java_trim
-from harem_pipeline.text.textio import detect_file_encoding
 from harem_pipeline.text.tokens import (
     _NOT_LATIN_UPPER,
     GAP,
@@ -61,7 +54,7 @@ from harem_pipeline.text.tokens import (
     upper_words_by_gap,
     word_tokens,
 )
-from tests.helpers.align_documents import PLAIN_FILES, SECOND_CD, SECOND_RUN, bodies
+from tests.helpers.align_documents import SECOND_CD, SECOND_FILES, SECOND_RUN, bodies
 from tests.helpers.paths import DATA
 from tests.helpers.strategies import seeded
 
@@ -78,42 +71,51 @@ def _keys_of(nodes: object) -> list[str]:
 
 
 def _numbered(nodes: object, keys: list[str]) -> object:
-    """``number_entities`` with every entity's attributes read (a plain one reads them
-    from how they are written only when asked), so that the two readings compare."""
-    entities, counts = number_entities(nodes, keys, True)  # type: ignore[arg-type]
-    for entity in entities:
-        for named in getattr(entity, "entities", (entity,)):
-            named.attribute_pairs()
-    return entities, counts
+    return number_entities(nodes, keys, True)  # type: ignore[arg-type]
 
 
-def _general_tree(raw: RawDocument) -> object:
-    """The general way's tree of ``raw``: its ``Document`` read by ``parse_raw_document``."""
-    return _build_document_tree(parse_raw_document(raw, "x.xml"), "x.xml", True)
+def _document(body: str) -> Document | None:
+    """The document ``body`` is the content of, or None when the reader refuses it."""
+    try:
+        return parse_collection(f'<DOC DOCID="d">{body}</DOC>', "x.xml", "utf-8").documents[0]
+    except InputError:
+        return None
 
 
-def _assert_items_number_as_the_tree(raw: RawDocument, extra: list[str]) -> None:
-    items = _plain_items(raw)
-    if items is None:
+def _build_document_tree(doc: Document, path: str, xml: bool) -> object:
+    """The document's content as the original's XML tree: text nodes and elements."""
+    return _build_nodes(doc, _nest_regions(doc, path), 0, len(doc.text), False, xml)
+
+
+def _items_and_tree(doc: Document) -> tuple[object, object] | None:
+    """The document's items and its tree, or None when both refuse its annotation."""
+    try:
+        tree = _build_document_tree(doc, "x.xml", True)
+    except InputError as error:
+        with pytest.raises(InputError) as caught:
+            document_items(doc, "x.xml", True)
+        assert str(caught.value) == str(error)
+        return None
+    return document_items(doc, "x.xml", True), tree
+
+
+def _assert_items_number_as_the_tree(doc: Document | None, extra: list[str]) -> None:
+    found = None if doc is None else _items_and_tree(doc)
+    if found is None:
         return
-    tree = _general_tree(raw)
+    items, tree = found
     keys = _keys_of(tree)
     assert _keys_of(items) == keys
     for chosen in (keys, [*keys, *extra], extra):
         assert _numbered(items, chosen) == _numbered(tree, chosen)
 
 
-@pytest.mark.parametrize("path", PLAIN_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SECOND_FILES, ids=lambda p: p.name)
 def test_shipped_documents_number_from_items_as_from_their_tree(path: Path) -> None:
-    raws = list(split_documents(path, detect_file_encoding(path)))
-    taken = 0
-    for raw in raws:
+    for doc in open_collection(path).documents:
         # keys of the document itself, and some its CD might have (as a run is numbered)
-        extra = markable_tokens(raw.content[::7])[:50]
-        _assert_items_number_as_the_tree(raw, extra)
-        taken += _plain_items(raw) is not None
-    if len(raws) > 100:  # the collections: the flat way is the common one
-        assert taken > 0.9 * len(raws)
+        extra = markable_tokens(doc.text[::7])[:50]
+        _assert_items_number_as_the_tree(doc, extra)
 
 
 @settings(derandomize=True, deadline=None, max_examples=400)
@@ -121,7 +123,7 @@ def test_shipped_documents_number_from_items_as_from_their_tree(path: Path) -> N
 def test_generated_documents_number_from_items_as_from_their_tree(
     body: str, extra: list[str]
 ) -> None:
-    _assert_items_number_as_the_tree(RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 3), extra)
+    _assert_items_number_as_the_tree(_document(body), extra)
 
 
 def test_an_omitido_in_a_paragraph_and_a_paragraph_in_an_omitido() -> None:
@@ -131,16 +133,12 @@ def test_an_omitido_in_a_paragraph_and_a_paragraph_in_an_omitido() -> None:
         '<P>x <ALT><EM ID="1">Porto</EM>|Porto</ALT> Porto <EM ID="2">Porto</EM></P>',
         '<P>x</P><P></P><EM ID="2">Porto</EM>',
         '<EM ID="1" CATEG="A&amp;B">Porto</EM> <EM ID="2">Porto &amp; Braga</EM>',
+        '<P>a<P>Porto</P> <EM ID="1">Porto</EM></P>',  # a paragraph in a paragraph
+        '<P></P>x <EM ID="1">Porto</EM><EM ID="2"></EM>Porto',  # empty elements
+        '<EM ID="1">Porto</EM><EM ID="2"/><ALT>|</ALT> <P><EM ID="3">Porto</EM></P>',
     ]
     for body in bodies:
-        _assert_items_number_as_the_tree(RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 1), [])
-
-
-@pytest.mark.parametrize("body", ["<P>a<P>b</P>", "<P>a</P></P>", "<P>a", "<P></P>x"])
-def test_a_paragraph_left_open_closed_twice_or_empty_is_past_the_plain_shape(body: str) -> None:
-    """The items decline it (the general reader then numbers the document)."""
-    raw = RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 1)
-    assert _plain_items(raw) is None
+        _assert_items_number_as_the_tree(_document(body), [])
 
 
 _TRICKY = "aZ09 -,.|ãÇ²½Ⅻⅰⓐ\u0345\u0301_ß\n"
@@ -183,29 +181,11 @@ _PAIRED_FILES = [
 ]
 
 
-def _pair_readings() -> list[object]:
-    """Every pair read as written (how a plain collection is aligned), and parsed (how any
-    other is) but for the two Second HAREM pairs: the parsed documents' records are written
-    by the same code whatever the collection, and the other pairs hold every shape."""
-    return [
-        pytest.param(
-            cd, run, plain, id=f"{'as-written' if plain else 'parsed'}-{cd.name}-{run.name}"
-        )
-        for plain in (True, False)
-        for cd, run in _PAIRED_FILES
-        if plain or cd != SECOND_CD
-    ]
-
-
-@pytest.mark.parametrize(("cd", "run", "plain"), _pair_readings())
-def test_pair_text_is_the_pair_lines_formatted(cd: Path, run: Path, plain: bool) -> None:
-    opened = open_plain_collection if plain else open_collection
-    try:
-        cd_stream, run_stream = opened(cd), opened(run)
-        pairs = list(document_pairs(cd_stream, run_stream, []))
-    except NotPlainCollection:
-        assert plain
-        return
+@pytest.mark.parametrize(
+    ("cd", "run"), _PAIRED_FILES, ids=[f"{cd.name}-{run.name}" for cd, run in _PAIRED_FILES]
+)
+def test_pair_text_is_the_pair_lines_formatted(cd: Path, run: Path) -> None:
+    pairs = list(document_pairs(open_collection(cd), open_collection(run), []))
     for pair in pairs:
         assert pair_text(pair) == format_lines(pair_lines(pair))
 
@@ -213,12 +193,13 @@ def test_pair_text_is_the_pair_lines_formatted(cd: Path, run: Path, plain: bool)
 @settings(derandomize=True, deadline=None, max_examples=200)
 @given(bodies(5), bodies(5))
 def test_pair_text_of_generated_documents(cd_body: str, run_body: str) -> None:
-    cd = RawDocument("d", f'<DOC DOCID="d">{cd_body}</DOC>', 1)
-    run = RawDocument("d", f'<DOC DOCID="d">{run_body}</DOC>', 1)
+    cd, run = _document(cd_body), _document(run_body)
+    if cd is None or run is None:
+        return
     for pair in (DocumentPair(cd, run, True, "cd", "run"), DocumentPair(cd, None, True, "cd", "r")):
         try:
             expected = format_lines(pair_lines(pair))
-        except (InputError, NotPlainCollection) as error:
+        except InputError as error:
             with pytest.raises(type(error)):
                 pair_text(pair)
             continue
@@ -251,20 +232,20 @@ def _numbered_text_by_text(items: object, keys: list[str]) -> object:
         return number_entities(items, keys, True)  # type: ignore[arg-type]
 
 
-def _assert_bulk_numbering_is_text_by_text(raw: RawDocument, extra: list[str]) -> None:
-    plain = _plain_items(raw)
-    if plain is None:
+def _assert_bulk_numbering_is_text_by_text(doc: Document | None, extra: list[str]) -> None:
+    found = None if doc is None else _items_and_tree(doc)
+    if found is None:
         return
-    for items in (plain, _general_tree(raw)):
+    for items in found:
         keys = _keys_of(items)
         for chosen in (keys, [*keys, *extra]):
             assert number_entities(items, chosen, True) == _numbered_text_by_text(items, chosen)
 
 
-@pytest.mark.parametrize("path", PLAIN_FILES[:4], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SECOND_FILES[:4], ids=lambda p: p.name)
 def test_shipped_documents_number_in_bulk_as_text_by_text(path: Path) -> None:
-    for raw in split_documents(path, detect_file_encoding(path)):
-        _assert_bulk_numbering_is_text_by_text(raw, markable_tokens(raw.content[::5])[:80])
+    for doc in open_collection(path).documents:
+        _assert_bulk_numbering_is_text_by_text(doc, markable_tokens(doc.text[::5])[:80])
 
 
 @settings(derandomize=True, deadline=None, max_examples=300)
@@ -277,8 +258,7 @@ def test_generated_documents_number_in_bulk_as_text_by_text(
     body: str, odd: str, extra: list[str]
 ) -> None:
     body = body.replace("a", odd, 1)
-    raw = RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 3)
-    _assert_bulk_numbering_is_text_by_text(raw, extra)
+    _assert_bulk_numbering_is_text_by_text(_document(body), extra)
 
 
 # --- ALT blocks: numbered text read as whole texts, not token by token -------------
@@ -383,10 +363,8 @@ def _random_entity_tags(rng: random.Random) -> list[tuple[str, str]]:
 @settings(derandomize=True, deadline=None, max_examples=300)
 @given(seeded(_random_entity_tags))
 def test_entity_tags_of_every_shape_read_as_items_as_in_the_tree(tags: list) -> None:
-    # the items' one-match reading of an entity checks its tag's shape: a tag
-    # past the plain one puts the document past the plain shape
     body = "".join(f"{tag}{word}</EM> " for tag, word in tags)
-    _assert_items_number_as_the_tree(RawDocument("d", f'<DOC DOCID="d">{body}</DOC>', 1), ["A"])
+    _assert_items_number_as_the_tree(_document(body), ["A"])
 
 
 def test_the_odd_character_classes_are_what_they_say() -> None:

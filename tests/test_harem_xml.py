@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
+from harem_pipeline.formats import harem_xml as harem_xml_module
 from harem_pipeline.formats.harem_xml import (
     format_collection,
     parse_collection,
@@ -576,3 +577,119 @@ def test_open_collection_streams_the_shipped_files() -> None:
             whole.encoding,
             whole.newline,
         )
+
+
+# ---------------------------------------------------------------------------
+# Documents cut as written and read one by one: open_collection's, or an InputError
+
+
+def _cut_and_read(path: Path) -> tuple:
+    from harem_pipeline.formats.harem_xml import cut_collection, read_document
+
+    cut = cut_collection(path)
+    return cut.format, tuple(read_document(piece) for piece in cut.documents)
+
+
+def test_documents_cut_and_read_are_those_of_the_collection_reader() -> None:
+    from harem_pipeline.formats.harem_xml import open_collection
+
+    for path in (
+        DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz",
+        DATA / "second-harem" / "ParticipacaoSegundoHaremReRelEM_t1.xml.gz",
+        DATA / "first-harem" / "ColeccaoDouradaHAREM.txt",
+        DATA / "lampada2" / "exemplo1" / "CDexemplo.xml",
+    ):
+        stream = open_collection(path)
+        documents = tuple(stream.documents)
+        assert _cut_and_read(path) == (stream.format, documents)
+        assert [d.line for d in _cut_and_read(path)[1]] == [d.line for d in documents]
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 1 << 20])
+@pytest.mark.parametrize(
+    "text",
+    [
+        _TRICKY_MARKUP,
+        FIRST_SAMPLE,
+        FIRST_SAMPLE + FIRST_SAMPLE.replace("HAREM-1", "HAREM-2"),
+        SECOND_SAMPLE,
+        _TRICKY_MARKUP.replace("</colHAREM>", ""),
+        _TRICKY_MARKUP.replace("</DOC>\n<DOC", '</DOC><!-- <DOC DOCID="d9"> -->\n<DOC'),
+        _TRICKY_MARKUP.replace(" &amp; ", ' <!-- </DOC><DOC DOCID="d9"> --> '),
+        _TRICKY_MARKUP.replace("</DOC>\n<DOC", "</DOC>junk<DOC"),
+        _TRICKY_MARKUP.replace("</DOC>\n<DOC", '</DOC><!-- > <DOC DOCID="d9"></DOC><!-- -->\n<DOC'),
+        _TRICKY_MARKUP.replace("<colHAREM", '<!-- > <DOC DOCID="d9"></DOC><!-- -->\n<colHAREM'),
+        _TRICKY_MARKUP.replace('"d2"', '"d1"'),
+        _TRICKY_MARKUP.replace('DOCID="d2"', 'DOCID = "d2"'),
+        _TRICKY_MARKUP.replace("</colHAREM>", "</colHAREM><!-- <DOC -->x"),
+        _TRICKY_MARKUP.replace("</colHAREM>", "</colHAREM><DOC DOCID='d3'></DOC>"),
+        _TRICKY_MARKUP.replace("<colHAREM", "<colHAREM><P"),
+        _TRICKY_MARKUP[: len(_TRICKY_MARKUP) // 2],
+        '<colHAREM><DOC DOCID="a"></DOC><DOC DOCID="b"><P>x</P>',
+        "<colHAREM></colHAREM>",
+        "  \n ",
+    ],
+    ids=lambda value: f"{zlib.crc32(value.encode()):08x}" if isinstance(value, str) else None,
+)
+def test_a_cut_reads_as_the_collection_reader_or_fails(
+    text: str, size: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Wherever the cut goes wrong, reading fails; where it does not, the documents are the
+    collection reader's (a failure is then read again by it, which names the fault)."""
+    from harem_pipeline.formats import harem_xml
+
+    monkeypatch.setattr(harem_xml, "_CHUNK", size)
+    path = tmp_path / "x.xml"
+    path.write_text(text, "utf-8")
+    try:
+        cut = _cut_and_read(path)
+    except InputError:
+        return
+    whole = parse_collection(text, str(path), "utf-8")
+    assert cut == (whole.format, whole.documents)
+
+
+def _token_by_token(self, run) -> None:  # type: ignore[no-untyped-def]
+    """``_Builder.run`` with no run read at once: its tags and texts one by one."""
+    for token in self.source.run_tokens(run):
+        if isinstance(token, harem_xml_module._Text):
+            self.add_text(token.text)
+        elif token.closing:
+            self.close(token)
+        else:
+            self.open(token)
+
+
+@pytest.mark.parametrize("entities", [True, False])
+def test_runs_read_at_once_are_their_tokens_read_one_by_one(
+    entities: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Elements of text alone read a run at a time (in ALT blocks too) give the documents
+    reading their tags one by one gives, and the same errors."""
+    texts = [
+        _TRICKY_MARKUP,
+        FIRST_SAMPLE,
+        SECOND_SAMPLE,
+        _TRICKY_MARKUP.replace("Vaz|Rui Vaz", 'Vaz|Rui\n<EM ID="e4" CATEG="X">Vaz</EM> | x|y'),
+        _TRICKY_MARKUP.replace('<EM ID="e2"', '<EM ID="e2" MORF="Q,S"'),
+        _TRICKY_MARKUP.replace("Vaz|Rui Vaz", '<EM ID="e5" CATEG="A">a|b</EM>|<EM CATEG="B"></EM>'),
+    ]
+    for path in (
+        DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz",
+        DATA / "first-harem" / "ColeccaoDouradaHAREM.txt",
+    ):
+        raw = path.read_bytes()
+        texts.append((gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("latin-1"))
+
+    def read(text: str) -> object:
+        try:
+            stream = harem_xml_module._open_stream(
+                iter((text,)), "x.xml", "latin-1", None, entities=entities
+            )
+            return tuple(stream.documents)
+        except InputError as error:
+            return str(error)
+
+    at_once = [read(text) for text in texts]
+    monkeypatch.setattr(harem_xml_module._Builder, "run", _token_by_token)
+    assert [read(text) for text in texts] == at_once

@@ -65,6 +65,17 @@ def test_entity_built_in_code_gets_second_harem_attributes() -> None:
     assert entity.attribute("SUBTIPO") is None
 
 
+def test_an_entity_pickles_as_itself_with_its_line() -> None:
+    import dataclasses
+    import pickle
+
+    entity = Entity("e1", ("PESSOA",), ("INDIVIDUAL",), (), Morf("M", "S"), "Ana", 4, 7, line=9)
+    again = pickle.loads(pickle.dumps(entity, protocol=pickle.HIGHEST_PROTOCOL))
+    assert again == entity
+    assert dataclasses.astuple(again) == dataclasses.astuple(entity)
+    assert again.line == 9
+
+
 def test_first_harem_entity_reads_its_category_from_the_tag_name() -> None:
     attributes = (("TIPO", "CLASSE|OBJECTO"), ("MORF", "F,S"))
     fields = read_entity_fields("COISA|COISA", attributes)

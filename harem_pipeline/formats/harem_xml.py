@@ -23,7 +23,6 @@ instructions and comments are skipped.  Every problem becomes one
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import operator
 import os
 import re
@@ -40,6 +39,7 @@ from harem_pipeline.model import (
     CollectionFormat,
     Document,
     Entity,
+    entity_of_fields,
     read_entity_fields,
 )
 from harem_pipeline.text.textio import decode, detect_file_encoding, open_binary, read_bytes
@@ -149,6 +149,9 @@ class _Source:
         # then one token (``_Run``); elsewhere its tags and texts, each an error there.
         self.content = False
         self.entities = True  # False: no ``Entity`` is built, nor its attributes read
+        # True: the text is a piece of the file (``cut_collection``), so a comment, DOCTYPE
+        # or processing instruction it leaves unfinished may end past it: an error here.
+        self.piece = False
 
     def _read(self, at_least: int = 0) -> bool:
         """Append the next chunks (at least ``at_least`` characters); False at the end."""
@@ -201,6 +204,8 @@ class _Source:
                     raw = match.group(0)
                     if not final and (begin >= limit or (raw[1:2] in "!?" and not _complete(raw))):
                         break  # decided only by text not read yet
+                    if self.piece and raw[1:2] in "!?" and not _complete(raw):
+                        raise self.error("markup ending in this piece of the file", raw, line)
                 if begin > pos:
                     text = window[pos:begin]
                     if self.blank and text.strip():
@@ -259,12 +264,6 @@ class _Source:
             pos = match.end()
         if pos < len(text):
             yield _Text(text[pos:], run.offset + pos, line)
-
-    def opening(self, opening: str, name: str, attributes: str, line: int) -> _Tag:
-        """The start tag of an element of a run, whose shape its match has checked."""
-        if not attributes or "\x00" in opening:
-            return self._tag(opening, line)
-        return _Tag(name, False, False, _read_attributes(attributes), line, opening)
 
     def _tag(self, raw: str, line: int) -> _Tag:
         plain = self._plain.get(raw)
@@ -348,27 +347,60 @@ class _Frame:
     inner_paragraph_end: int = -1  # an OMITIDO's child P starting where it starts
 
 
-# Each field's slot setter, in field order: it stores past the frozen ``__setattr__``.
-_ENTITY_SETTERS = tuple(getattr(Entity, f.name).__set__ for f in dataclasses.fields(Entity))
-_new = object.__new__
+# ``read_entity_fields`` of a tag whose first attribute is its ID, by the tag's name and
+# its other attributes: nearly every such reading recurs (the categories, types and
+# MORF of a collection are few), so each is read once; bounded the simple way.
+_READINGS: dict[tuple[str, tuple[tuple[str, str], ...]], tuple] = {}
+_READINGS_SIZE = 4096
 
 
-def entity_of_fields(values: tuple) -> Entity:
-    """An ``Entity`` from fields that agree by construction, without ``Entity``'s checks.
+def _entity_fields(
+    name: str, values: tuple[tuple[str, str], ...], path: str, line: int, docid: str | None
+) -> tuple:
+    """``read_entity_fields(name, values, path, line, docid)``, its recurring part read once."""
+    if not values or values[0][0] != "ID":
+        return read_entity_fields(name, values, path, line, docid)
+    key = (name, values[1:])
+    found = _READINGS.get(key)
+    if found is None:
+        found = read_entity_fields(name, values[1:], path, line, docid)  # its error, if any
+        if len(_READINGS) >= _READINGS_SIZE:
+            _READINGS.clear()
+        _READINGS[key] = found
+    if found[0] is None:  # the ID is the first attribute's (a later ID would be read instead)
+        return (values[0][1], *found[1:])
+    return found
 
-    ``values`` are ``Entity``'s fields in order.  The reader's are
-    ``read_entity_fields`` of the very tag and attributes stored, the tag
-    is never empty, and the span is the text's (an entity holds no tag, so
-    its end is its start plus its text's length); an import's are its
-    label's, joined into the attributes.  The checks would only repeat
-    that: ``Entity`` would read the attributes a second time, a tenth of
-    the reading and most of an import's writing.  ``tests/test_harem_xml.py``
-    checks the reader's agree.
-    """
-    entity = _new(Entity)
-    for store, value in zip(_ENTITY_SETTERS, values):  # noqa: B905 (as many values as fields)
-        store(entity, value)
-    return entity
+
+# An entity tag's attributes as written, its first the ID (quoted plainly): the rest,
+# as written, recurs (the categories, types and MORF of a collection are few).
+_LEADING_ID = re.compile(r"\s+ID=\"([^\"']*)\"")
+_WRITTEN_READINGS: dict[tuple[str, str], tuple] = {}
+
+
+def _written_entity(
+    name: str, written: str, path: str, line: int, docid: str | None
+) -> tuple[tuple[tuple[str, str], ...], tuple]:
+    """``(_read_attributes(written), _entity_fields(name, that, ...))`` for an entity tag
+    of a run, its attributes after a leading ID read once for every tag that writes them
+    alike (``_read_attributes`` of the whole is the ID's pair and those of the rest)."""
+    lead = _LEADING_ID.match(written)
+    if lead is None:
+        values = _read_attributes(written) if written else ()
+        return values, _entity_fields(name, values, path, line, docid)
+    key = (name, written[lead.end() :])
+    found = _WRITTEN_READINGS.get(key)
+    if found is None:
+        rest = _read_attributes(key[1]) if key[1] else ()
+        found = (rest, read_entity_fields(name, rest, path, line, docid))  # its error, if any
+        if len(_WRITTEN_READINGS) >= _READINGS_SIZE:
+            _WRITTEN_READINGS.clear()
+        _WRITTEN_READINGS[key] = found
+    rest, fields = found
+    identifier = lead.group(1)
+    if fields[0] is None:  # the ID is the first attribute's (a later ID would be read instead)
+        fields = (identifier, *fields[1:])
+    return (("ID", identifier), *rest), fields
 
 
 @dataclass(slots=True)
@@ -420,13 +452,12 @@ class _Builder:
             alt.alt_lengths[-1] += len(piece)
 
     def run(self, run: _Run) -> None:
-        """A run of elements of text alone (``_Run``): outside ALT and entities, each an
-        entity of this format, they are read at once; else token by token."""
+        """A run of elements of text alone (``_Run``): outside entities, each an entity of
+        this format, they are read at once (in an ALT, ``_alt_run``); else token by token."""
         stack = self.stack
         text = run.text
         if (
-            self.alt is not None
-            or (stack and stack[-1].kind == "ENTITY")
+            (stack and stack[-1].kind == "ENTITY")
             or (self.entity_is == EM_TAG and _NOT_EM.search(text))
             or "\x00" in text
         ):
@@ -437,6 +468,9 @@ class _Builder:
                     self.close(token)
                 else:
                     self.open(token)
+            return
+        if self.alt is not None:
+            self._alt_run(run, self.alt)
             return
         parts = self.parts
         if not self.source.entities:
@@ -450,9 +484,8 @@ class _Builder:
         line = run.line
         size = self.size
         for opening, name, attributes, inner, after in _RUN_ITEM.findall(text):
-            tag = source.opening(opening, name, attributes, line)
-            values = tag.attributes
-            fields = read_entity_fields(name, values, path, line, docid)
+            # the tag's shape checked by the match, its attributes read as ``_read_tag`` reads them
+            values, fields = _written_entity(name, attributes, path, line, docid)
             end = size + len(inner)
             found.append(entity_of_fields((*fields, inner, size, end, values, name, line)))
             parts += (inner, after)
@@ -460,6 +493,26 @@ class _Builder:
             if "\n" in opening or "\n" in inner or "\n" in after:
                 line += opening.count("\n") + inner.count("\n") + after.count("\n")
         self.size = size
+
+    def _alt_run(self, run: _Run, alt: _Frame) -> None:
+        """``run`` inside the ALT block ``alt``, as its tokens read: each entity in the
+        alternative being read, the text after it split at ``|`` (``add_text``)."""
+        source = self.source
+        path, docid = source.path, self.docid
+        line = run.line
+        for opening, name, attributes, inner, after in _RUN_ITEM.findall(run.text):
+            start = alt.start + alt.alt_lengths[-1]
+            if source.entities:
+                values, fields = _written_entity(name, attributes, path, line, docid)
+                end = start + len(inner)
+                entity = entity_of_fields((*fields, inner, start, end, values, name, line))
+                alt.entities[-1].append(entity)
+            alt.texts[-1].append(inner)
+            alt.alt_lengths[-1] += len(inner)
+            if after:
+                self.add_text(after)
+            if "\n" in opening or "\n" in inner or "\n" in after:
+                line += opening.count("\n") + inner.count("\n") + after.count("\n")
 
     def _kind(self, name: str) -> str:
         if name in _STRUCTURE:
@@ -523,7 +576,7 @@ class _Builder:
             return
         tag = frame.tag
         line = tag.line
-        fields = read_entity_fields(tag.name, tag.attributes, self.source.path, line, self.docid)
+        fields = _entity_fields(tag.name, tag.attributes, self.source.path, line, self.docid)
         text = "".join(frame.texts[0])
         entity = entity_of_fields((*fields, text, frame.start, end, tag.attributes, tag.name, line))
         alt = self._alt()
@@ -581,14 +634,10 @@ def read_collection(
 
 
 def parse_collection(
-    text: str, path: str, encoding: str, meta: MetaData | None = None, first_line: int = 1
+    text: str, path: str, encoding: str, meta: MetaData | None = None
 ) -> Collection:
-    """Parse a collection's decoded text; the format is detected from its markup.
-
-    ``first_line`` is the file line ``text`` starts on, for a piece of a
-    file: every line named (documents, entities, errors) is the file's.
-    """
-    stream = _open_stream(iter((text,)), path, encoding, meta, first_line=first_line)
+    """Parse a collection's decoded text; the format is detected from its markup."""
+    stream = _open_stream(iter((text,)), path, encoding, meta)
     documents = tuple(stream.documents)
     return Collection(
         path,
@@ -644,6 +693,201 @@ def open_collection(
     return _open_stream(_decoded_chunks(path, encoding), name, encoding, meta, entities=entities)
 
 
+# ---------------------------------------------------------------------------
+# Documents as written, read where they are used
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentSlice:
+    """One document of a file as written, not read yet: ``read_document`` reads it.
+
+    ``data`` runs from the document's ``<DOC`` to the next one's (what is
+    between them included; the last ends where the root element's end tag
+    starts, or at the end of the file).  ``docid`` is the DOCID as the
+    reader reads it, ``line`` the file line of the ``<DOC``; the rest is
+    what reading it needs of the file, so it can be read in any process.
+    """
+
+    docid: str
+    data: bytes
+    line: int
+    path: str
+    encoding: str
+    format: CollectionFormat
+    meta: tuple[str | None, str | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CutCollection:
+    """A collection cut into documents as written (see ``cut_collection``)."""
+
+    path: str
+    format: CollectionFormat
+    encoding: str
+    documents: Iterator[DocumentSlice]
+
+
+class NotCut(InputError):
+    """A file ``cut_collection`` does not cut: ``open_collection`` reads it, naming any fault."""
+
+    def __init__(self, path: str, found: str) -> None:
+        super().__init__(path, "documents as cut_collection cuts them", found)
+
+
+# Where a document starts, in a file's bytes; a start tag cut_collection takes whole.
+_DOC_START = re.compile(rb"<DOC[\s>/]")
+_SECOND_DOC_TAG = re.compile(rb'<DOC DOCID="([^"<]*)">')
+_FIRST_DOC_HEAD = re.compile(rb"<DOC>\s*<DOCID>([^<]*)</DOCID>")
+_CUT_ENCODINGS = frozenset({"iso8859-1", "latin-1", "utf-8", "utf-8-sig", "ascii", "cp1252"})
+
+
+def cut_collection(
+    path: str | os.PathLike[str], meta_path: str | os.PathLike[str] | None = None
+) -> CutCollection:
+    """A collection's documents as written, found without reading them, one at a time.
+
+    Only where each ``<DOC`` starts is looked for (in the bytes), with the
+    DOCID of its start tag; each document is read by ``read_document``, the
+    reader ``open_collection`` runs, on that document's text alone; what is
+    around the documents (declaration, DOCTYPE, root element, comments) is
+    read by the same reader here.  So a valid file gives the documents
+    ``open_collection`` gives.  A file cut wrongly, or any fault, raises an
+    ``InputError`` here or where a document is read: the file is then to be
+    read by ``open_collection``, which names the fault (a ``NotCut`` when
+    this cut alone is refused).
+    """
+    name = str(path)
+    encoding = detect_file_encoding(path)
+    meta = read_meta(meta_path) if meta_path is not None else None
+    if encoding not in _CUT_ENCODINGS:
+        raise NotCut(name, f"encoding {encoding}")
+    chunks = _byte_chunks(path, _CHUNK)
+    window = b""
+    start = None
+    for chunk in chunks:
+        window += chunk
+        start = _DOC_START.search(window)
+        if start is not None:
+            break
+    if start is None:
+        raise NotCut(name, "no <DOC")
+    prologue = window[: start.start()].decode(encoding)
+    root = _frame_root(prologue, name)
+    first = root is None and start.group(0) == b"<DOC>"
+    fmt: CollectionFormat = FIRST_HAREM if first else SECOND_HAREM
+    line = 1 + prologue.count("\n")
+    documents = _cut_documents(
+        window[start.start() :], chunks, line, root, prologue, name, encoding, fmt, meta
+    )
+    return CutCollection(name, fmt, encoding, documents)
+
+
+def _byte_chunks(path: str | os.PathLike[str], size: int = _CHUNK) -> Iterator[bytes]:
+    with open_binary(path) as handle:
+        try:
+            while data := handle.read(size):
+                yield data
+        except (OSError, EOFError) as exc:
+            raise InputError(str(path), "a readable file", f"{type(exc).__name__}: {exc}") from None
+
+
+def _cut_documents(
+    window: bytes,
+    chunks: Iterator[bytes],
+    line: int,
+    root: str | None,
+    prologue: str,
+    path: str,
+    encoding: str,
+    fmt: CollectionFormat,
+    meta: MetaData | None,
+) -> Iterator[DocumentSlice]:
+    """The documents of ``window`` (starting at a ``<DOC``) and the chunks after it.
+
+    (The window is cut only when a chunk is added: cutting it after every
+    document would copy the rest of the chunk once a document.)
+    """
+    seen: set[str] = set()
+    docid_tag = _FIRST_DOC_HEAD if fmt == FIRST_HAREM else _SECOND_DOC_TAG
+    begin = 0  # where the next document starts in the window
+    more = True
+    while True:
+        after = _DOC_START.search(window, begin + 1)
+        while after is None and more:
+            chunk = next(chunks, None)
+            if chunk is None:
+                more = False
+                break
+            searched = len(window) - begin
+            window = window[begin:] + chunk
+            begin = 0
+            after = _DOC_START.search(window, max(1, searched - 4))
+        end = len(window) if after is None else after.start()
+        data = window[begin:end]
+        epilogue = b""
+        if after is None and root is not None:  # the last document: the root's end follows it
+            closing = data.find(b"</" + root.encode(encoding), data.rfind(b"</DOC"))
+            if closing < 0:
+                raise NotCut(path, f"no </{root}> after the last document")
+            data, epilogue = data[:closing], data[closing:]
+        tag = docid_tag.match(data)
+        if tag is None:
+            raise NotCut(path, f"a document start {data[:40]!r}")
+        docid = tag.group(1).decode(encoding)
+        if fmt == FIRST_HAREM:
+            docid = docid.strip()
+        if docid in seen:
+            raise NotCut(path, f"DOCID {docid} again")
+        seen.add(docid)
+        found = None if meta is None or fmt == FIRST_HAREM else meta.get(docid)
+        yield DocumentSlice(docid, data, line, path, encoding, fmt, found)
+        if after is None:
+            break
+        line += data.count(b"\n")
+        begin = end
+    if root is not None:
+        _read_frame(prologue, epilogue.decode(encoding), path)
+
+
+def _frame_root(prologue: str, path: str) -> str | None:
+    """The name of the root element opened before the first ``<DOC`` (None: no root)."""
+    source = _Source(path, iter((prologue,)))
+    source.piece = True
+    for token in source.tokens():
+        if isinstance(token, _Tag):
+            if token.closing or token.name == "DOC":
+                raise NotCut(path, token.raw)
+            return token.name
+        _require_blank(token, source, "before the first <DOC>")
+    return None
+
+
+def _read_frame(prologue: str, epilogue: str, path: str) -> None:
+    """Read what is around the documents, as ``open_collection`` reads it."""
+    source = _Source(path, iter((prologue, epilogue)))
+    source.piece = True
+    tokens = source.tokens()
+    root = _first_tag(tokens, source)
+    for _ in _read_second_harem(None, tokens, source, None, root=root):
+        raise NotCut(path, "a document in the frame")
+
+
+def read_document(piece: DocumentSlice) -> Document:
+    """The ``Document`` ``open_collection`` reads for ``piece`` (see ``cut_collection``)."""
+    try:
+        text = piece.data.decode(piece.encoding)
+    except UnicodeDecodeError:
+        raise NotCut(piece.path, f"text in {piece.encoding}") from None
+    meta = None if piece.meta is None else {piece.docid: piece.meta}
+    stream = _open_stream(
+        iter((text,)), piece.path, piece.encoding, meta, first_line=piece.line, piece=True
+    )
+    documents = list(stream.documents)
+    if stream.format != piece.format or [d.docid for d in documents] != [piece.docid]:
+        raise NotCut(piece.path, f"document {piece.docid} read otherwise")
+    return documents[0]
+
+
 def _decoded_chunks(
     path: str | os.PathLike[str], encoding: str, size: int = _CHUNK
 ) -> Iterator[str]:
@@ -672,9 +916,11 @@ def _open_stream(
     read_size: int = _CHUNK,
     first_line: int = 1,
     entities: bool = True,
+    piece: bool = False,
 ) -> CollectionStream:
     source = _Source(path, chunks, read_size, first_line)
     source.entities = entities
+    source.piece = piece
     tokens = source.tokens()
     first = _first_tag(tokens, source)
     if first.name == "DOC" and not first.attributes:
@@ -1165,172 +1411,3 @@ def _format_alt(block: AltBlock, fmt: str) -> str:
         pieces.append(alt_text[pos:])
         segments.append("".join(pieces))
     return "<ALT>" + "|".join(segments) + "</ALT>"
-
-
-# ---------------------------------------------------------------------------
-# Documents as written, for reading in other processes
-
-
-class NotPlainCollection(Exception):
-    """A file (or a document of it) ``split_documents`` does not take: read it the general way.
-
-    Raised for anything past the plain shape, errors included, so that the
-    general reader gives its own error, with its excerpt, for the same file.
-    """
-
-
-@dataclass(frozen=True, slots=True)
-class RawDocument:
-    """A Second HAREM document as written, ``<DOC DOCID="...">`` to ``</DOC>``, not parsed.
-
-    Cutting a file into these is cheap, and parsing one needs nothing else
-    of the file (``parse_raw_document``), so documents can be parsed where
-    they are aligned, in worker processes.  ``line`` is the file line of
-    the ``<DOC`` tag.
-    """
-
-    docid: str
-    text: str
-    line: int
-
-    @property
-    def content(self) -> str:
-        """What the document holds: its text between the DOC tags."""
-        return self.text[self.text.index(">") + 1 : -len(_DOC_CLOSE)]
-
-
-# What may come before the first document: an XML declaration, a DOCTYPE
-# (read as ``_MARKUP`` reads it) and the root element's tag, with blanks and
-# comments between.
-_BLANKS = r"(?:\s|<!--.*?-->)*"
-_PLAIN_PROLOGUE = re.compile(
-    rf"{_BLANKS}(?:<\?xml[^<>?]*\?>)?{_BLANKS}(?:<!DOCTYPE(?:[^\[>]|\[.*?\])*>)?{_BLANKS}"
-    rf"(?:<([^\s<>/=\"'!?]+)(?:\s+[^\s=<>\"']+=\"[^\"<]*\")*\s*>)?{_BLANKS}",
-    re.DOTALL,
-)
-_PLAIN_GAP = re.compile(_BLANKS, re.DOTALL)
-
-
-def _gap_end(window: str, at: int) -> int:
-    """Where the blanks and comments from ``at`` end (``at`` when there are none)."""
-    gap = _PLAIN_GAP.match(window, at)
-    return at if gap is None else gap.end()
-
-
-_PLAIN_DOC_OPEN = re.compile(r"<DOC DOCID=\"([^\"<>&]+)\">")
-_DOC_CLOSE = "</DOC>"
-_NOT_IN_PLAIN_DOCUMENT = re.compile(r"<DOC[\s>/]|<[!?]|\x00")  # a NUL: the general reader's error
-
-
-def split_documents(
-    path: str | os.PathLike[str], encoding: str, read_size: int = _CHUNK
-) -> Iterator[RawDocument]:
-    """The documents of a plain Second HAREM file, as written, one at a time
-    (the file read ``read_size`` bytes at a time).
-
-    Plain: an optional XML declaration, DOCTYPE and root tag, then
-    ``<DOC DOCID="...">`` … ``</DOC>`` documents, each holding no comment,
-    processing instruction or ``<DOC`` of its own, and the root's end tag,
-    with only blanks and comments between these; every DOCID once.  Any
-    other file raises ``NotPlainCollection`` as soon as that is seen, before
-    or after some documents were yielded: the caller reads it again with
-    ``open_collection``, whose documents the ones here parse into
-    (``parse_raw_document``), and whose errors the file then gets.
-    """
-    chunks = _decoded_chunks(path, encoding, read_size)
-    window = ""
-    base = 0  # where the window's unread text starts (what is before it is done with)
-
-    def more() -> bool:
-        """Add the next chunk to the window, dropping what is done with; False at the end.
-
-        (The window is cut only here, once a chunk: cutting it after every
-        document copied the rest of the chunk once a document.)
-        """
-        nonlocal window, base
-        chunk = next(chunks, None)
-        if chunk is None:
-            return False
-        window = window[base:] + chunk
-        base = 0
-        return True
-
-    def next_opening() -> re.Match[str] | None:
-        """The first document tag after ``base``, reading on until there is one or the file ends."""
-        opening = _PLAIN_DOC_OPEN.search(window, base)
-        while opening is None and more():
-            opening = _PLAIN_DOC_OPEN.search(window, base)
-        return opening
-
-    opening = next_opening()
-    if opening is None:
-        raise NotPlainCollection("no plain <DOC DOCID=...>")
-    prologue = _PLAIN_PROLOGUE.fullmatch(window, 0, opening.start())
-    if prologue is None or prologue.group(1) == "DOC":
-        raise NotPlainCollection("not a plain prologue")
-    root = prologue.group(1)
-    line = 1 + window.count("\n", 0, opening.start())
-    seen: set[str] = set()
-    while opening is not None:
-        docid = opening.group(1)
-        if docid in seen:
-            raise NotPlainCollection("a DOCID used twice")
-        seen.add(docid)
-        start, after = opening.span()
-        close = window.find(_DOC_CLOSE, after)
-        while close < 0:
-            searched = len(window) - base
-            start, after = start - base, after - base  # where they are once ``more`` cuts
-            if not more():
-                raise NotPlainCollection("no </DOC>")
-            close = window.find(_DOC_CLOSE, max(after, searched - len(_DOC_CLOSE)))
-        end = close + len(_DOC_CLOSE)
-        if _NOT_IN_PLAIN_DOCUMENT.search(window, after, close):
-            raise NotPlainCollection("not a plain document")
-        yield RawDocument(docid, window[start:end], line)
-        line += window.count("\n", start, end)
-        base = end
-        opening = next_opening()
-        gap_end = len(window) if opening is None else opening.start()
-        if opening is not None and not _PLAIN_GAP.fullmatch(window, base, gap_end):
-            raise NotPlainCollection("text between documents")
-        line += window.count("\n", base, gap_end)
-    end = _gap_end(window, base)
-    if root is not None:
-        if not window.startswith(f"</{root}>", end):
-            raise NotPlainCollection("no root end tag")
-        end = _gap_end(window, end + len(root) + 3)
-    if end != len(window):
-        raise NotPlainCollection("not a plain end")
-
-
-@dataclass(frozen=True, slots=True)
-class PlainCollectionStream:
-    """A plain Second HAREM file as ``split_documents`` reads it (see ``open_plain_collection``)."""
-
-    path: str
-    format: str
-    encoding: str
-    documents: Iterator[RawDocument]
-
-
-def open_plain_collection(path: str | os.PathLike[str]) -> PlainCollectionStream:
-    """A plain Second HAREM file's documents as written; ``NotPlainCollection`` for any other file.
-
-    The documents are cut lazily: the file may still prove not plain after
-    some of them (``split_documents``).
-    """
-    encoding = detect_file_encoding(path)
-    return PlainCollectionStream(str(path), SECOND_HAREM, encoding, split_documents(path, encoding))
-
-
-def parse_raw_document(raw: RawDocument, path: str) -> Document:
-    """The ``Document`` ``open_collection`` reads for ``raw`` (no metadata: XML output needs none).
-
-    An error in it raises ``NotPlainCollection``: the general reader names
-    it with the file around it (the excerpt may run past this document).
-    """
-    try:
-        return parse_collection(raw.text, path, "", first_line=raw.line).documents[0]
-    except InputError as error:
-        raise NotPlainCollection(str(error)) from None

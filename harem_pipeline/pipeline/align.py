@@ -11,21 +11,23 @@ import functools
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_lines
 from harem_pipeline.formats.harem_xml import (
     CollectionStream,
-    NotPlainCollection,
-    PlainCollectionStream,
-    RawDocument,
+    CutCollection,
+    DocumentSlice,
+    cut_collection,
     open_collection,
-    open_plain_collection,
     read_collection,
-    read_meta,
 )
 from harem_pipeline.model import Collection, Document
+from harem_pipeline.pipeline.blocks import run_with_fallback
+from harem_pipeline.pipeline.parallel import ordered_map, uses_workers
 from harem_pipeline.stages.align import (
+    IGNORED_DOCUMENT,
     MISSING_DOCUMENT,
     AlignmentWritten,
     DocumentPair,
@@ -34,6 +36,7 @@ from harem_pipeline.stages.align import (
     document_pairs,
     header_lines,
     pair_text,
+    read_pair,
 )
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
@@ -67,30 +70,21 @@ def run_align(
     equal once trimmed, the second met after the first was paired, is read
     whole instead: the original pairs the run's document with the later one.
 
-    Plain Second HAREM files (``open_plain_collection``) are only cut into
-    documents here; each pair is parsed where it is aligned, in the worker
-    processes.  A file that proves not plain, or any error, starts the
-    general way over (reading in this process), so outputs and error
-    messages are the general way's.
-
     ``show_tokens`` writes the token view (``stages.align_tokens``, the
     official ``-etiquetas sim``): the same records with every entity's
     markable tokens numbered.
+
+    On worker processes the files are only cut into documents here
+    (``cut_collection``); each document is read where it is aligned, by the
+    collection reader.  An input error met that way is not trusted (the cut
+    could be wrong where the file is): both files are then read as one
+    stream in this process (``open_collection``), whose outcome is the one
+    returned, as for a record stage's blocks (``run_with_fallback``).
     """
     target = Path(output) if output is not None else align_output(run_path)
+    align = functools.partial(_align_files, cd_path, run_path, meta_path, target, show_tokens)
     try:
-        try:
-            if meta_path is not None:
-                read_meta(meta_path)  # its errors, as the general reader gives them
-            plain = open_plain_collection(cd_path), open_plain_collection(run_path)
-            return target, _write_alignment(*plain, target, workers, show_tokens)
-        except (NotPlainCollection, InputError):  # the general reader names the file's fault
-            cd, run = open_collection(cd_path, meta_path), open_collection(run_path)
-            if cd.format != run.format:
-                raise InputError(
-                    run.path, f"a run in the {cd.format} format of the CD", run.format
-                ) from None
-            return target, _write_alignment(cd, run, target, workers, show_tokens)
+        return target, run_with_fallback(align, workers)
     except DuplicateTrimmedDocid as duplicate:
         if show_tokens:
             raise InputError(
@@ -106,29 +100,56 @@ def run_align(
         return target, AlignmentWritten(result.warnings)
 
 
+def _align_files(
+    cd_path: str | os.PathLike[str],
+    run_path: str | os.PathLike[str],
+    meta_path: str | os.PathLike[str] | None,
+    target: Path,
+    show_tokens: bool,
+    workers: int | None,
+) -> AlignmentWritten:
+    """Align the files into ``target``: cut into documents read on ``workers`` processes,
+    or, with one worker, read as one stream here."""
+    cd: CollectionStream | CutCollection
+    run: CollectionStream | CutCollection
+    if uses_workers(workers):
+        cd, run = cut_collection(cd_path, meta_path), cut_collection(run_path)
+    else:
+        cd, run = open_collection(cd_path, meta_path), open_collection(run_path)
+    if cd.format != run.format:
+        raise InputError(run.path, f"a run in the {cd.format} format of the CD", run.format)
+    return _write_alignment(cd, run, target, workers, show_tokens)
+
+
 def _write_alignment(
-    cd: CollectionStream | PlainCollectionStream,
-    run: CollectionStream | PlainCollectionStream,
+    cd: CollectionStream | CutCollection,
+    run: CollectionStream | CutCollection,
     target: Path,
     workers: int | None,
     show_tokens: bool = False,
 ) -> AlignmentWritten:
-    """Align two streams of documents into ``target``, pair after pair, on ``workers`` processes."""
-    from harem_pipeline.pipeline.parallel import ordered_map
+    """Align two streams of documents into ``target``, pair after pair, on ``workers`` processes.
 
+    Each pair goes with the number of warnings before it, so that a run's document
+    found empty where it is read (``read_pair``) is warned of in its place.
+    """
     warnings: list[str] = []
+    ignored: list[tuple[int, str]] = []
     run_docids: list[str] = []
     counted = _NotedRun(run.path, run.format, _noting_docids(run.documents, run_docids))
-    encode = functools.partial(
-        _encoded_token_pairs if show_tokens else _encoded_pairs, encoding=cd.encoding
-    )
-    pairs = _batched(document_pairs(cd, counted, warnings), _PAIRS_FIRST_TASK, _PAIRS_PER_TASK)
+    encode = functools.partial(_encoded_pairs, encoding=cd.encoding, show_tokens=show_tokens)
+    placed = ((len(warnings), pair) for pair in document_pairs(cd, counted, warnings))
+    pairs = _batched(placed, _PAIRS_FIRST_TASK, _PAIRS_PER_TASK)
     with atomic_write(target, "wb", encoding=None, newline=None) as handle:
         handle.write(_encoded(header_lines(cd, run), cd.encoding))
-        for data in ordered_map(encode, pairs, workers):
+        for data, empty in ordered_map(encode, pairs, workers):
             handle.write(data)
+            ignored += empty
         missing = sum(1 for w in warnings if w.startswith(MISSING_DOCUMENT))
         check_shared_documents(cd.path, run.path, run_docids, len(run_docids) - missing)
+    if ignored:  # each before the warning that followed its pair
+        order = [(at, 1, w) for at, w in enumerate(warnings)] + [(at, 0, w) for at, w in ignored]
+        warnings = [w for _, _, w in sorted(order, key=lambda x: x[:2])]
     return AlignmentWritten(tuple(warnings))
 
 
@@ -148,21 +169,33 @@ _PAIRS_FIRST_TASK = 12
 _PAIRS_PER_TASK = 48
 
 
-def _encoded_pairs(pairs: list[DocumentPair], encoding: str) -> bytes:
-    """Document pairs aligned and encoded, one after the other (what a worker process returns)."""
-    return "".join([pair_text(pair) for pair in pairs]).encode(encoding, errors="replace")
+def _encoded_pairs(
+    pairs: list[tuple[int, DocumentPair]], encoding: str, show_tokens: bool
+) -> tuple[bytes, list[tuple[int, str]]]:
+    """Document pairs read, aligned and encoded, one after the other, and the warnings for
+    run documents found empty, each with its place (what a worker process returns).
+
+    ``show_tokens``: in the token view (``stages.align_tokens``).
+    """
+    if show_tokens:
+        from harem_pipeline.stages.align_tokens import pair_token_text as text_of
+    else:
+        text_of = pair_text
+    texts: list[str] = []
+    ignored: list[tuple[int, str]] = []
+    for at, pair in pairs:
+        read = read_pair(pair)
+        if read is None:
+            ignored.append((at, IGNORED_DOCUMENT + pair.run_doc.docid))  # type: ignore[union-attr]
+        else:
+            texts.append(text_of(read))
+    return "".join(texts).encode(encoding, errors="replace"), ignored
 
 
-def _encoded_token_pairs(pairs: list[DocumentPair], encoding: str) -> bytes:
-    """``_encoded_pairs`` in the token view (``stages.align_tokens``)."""
-    from harem_pipeline.stages.align_tokens import pair_token_text
-
-    return "".join([pair_token_text(pair) for pair in pairs]).encode(encoding, errors="replace")
+P = TypeVar("P")
 
 
-def _batched(
-    pairs: Iterator[DocumentPair], size: int, largest: int | None = None
-) -> Iterator[list[DocumentPair]]:
+def _batched(pairs: Iterator[P], size: int, largest: int | None = None) -> Iterator[list[P]]:
     """``pairs`` in lists of ``size``, each list twice the last up to ``largest`` (default:
     ``size``); an error reading one comes after the pairs read before it.
 
@@ -170,7 +203,7 @@ def _batched(
     done, the plain loop's order of errors is kept.)
     """
     largest = size if largest is None else largest
-    batch: list[DocumentPair] = []
+    batch: list[P] = []
     try:
         for pair in pairs:
             batch.append(pair)
@@ -192,12 +225,12 @@ class _NotedRun:
 
     path: str
     format: str
-    documents: Iterator[Document | RawDocument]
+    documents: Iterator[Document | DocumentSlice]
 
 
 def _noting_docids(
-    documents: Iterator[Document] | Iterator[RawDocument], docids: list[str]
-) -> Iterator[Document | RawDocument]:
+    documents: Iterator[Document | DocumentSlice], docids: list[str]
+) -> Iterator[Document | DocumentSlice]:
     for document in documents:
         docids.append(document.docid)
         yield document

@@ -31,9 +31,8 @@ from harem_pipeline.formats.alinhado import (
     iter_lines,
     parse_lines,
 )
-from harem_pipeline.formats.harem_xml import RawDocument, open_collection, parse_raw_document
+from harem_pipeline.formats.harem_xml import open_collection
 from harem_pipeline.formats.semantic import iter_semantic_lines
-from harem_pipeline.model import Document
 from harem_pipeline.pipeline.align import check_shared_documents
 from harem_pipeline.pipeline.manifest import OUTPUT_KEY, Places, digest_file
 from harem_pipeline.reports import browse
@@ -127,11 +126,6 @@ def write_browse(
     return BrowseWritten(target / "index.html", *written)
 
 
-def _parsed(doc: Document | RawDocument, path: str) -> Document:
-    """``doc`` as a ``Document`` (the pages read parsed collections: it is one)."""
-    return doc if isinstance(doc, Document) else parse_raw_document(doc, path)
-
-
 def _write_pages(
     cd_path: PathLike,
     run_path: PathLike,
@@ -154,7 +148,6 @@ def _write_pages(
     pages: list[tuple[BrowseDocument, int]] = []
     for position, pair in enumerate(document_pairs(cd, run, warnings)):
         cd_doc, run_doc, _ = pair_documents(pair)
-        cd_doc, run_doc = _parsed(cd_doc, pair.cd_path), _parsed(run_doc, pair.run_path)
         run_docids.append(run_doc.docid)
         numbered = [line for line in parse_lines(pair_token_text(pair)) if isinstance(line, Record)]
         records = _evaluated_records(pair, evaluated, avalida, cd_doc.docid, numbered)

@@ -1,6 +1,6 @@
-"""Second HAREM documents for the aligner's plain-path tests: the shipped plain files, and
-generated document bodies that mix the plain shape with everything past it (character
-references, CR, empty elements, nesting the plain reading does not take, broken tags).
+"""Second HAREM documents for the aligner's item tests: the shipped Second HAREM files, and
+generated document bodies that mix the common shape with everything past it (character
+references, CR, empty elements, nesting, broken tags).
 
 Hypothesis draws a seed (``bodies``, ``seeded``) and the body is built from
 it in plain Python: drawing the same grammar piece by piece cost hypothesis
@@ -18,7 +18,7 @@ from tests.helpers.strategies import seeded
 
 SECOND_CD = DATA / "second-harem" / "SegundoHaremReRelEM_t1.xml.gz"
 SECOND_RUN = DATA / "second-harem" / "ParticipacaoSegundoHaremReRelEM_t1.xml.gz"
-PLAIN_FILES = [
+SECOND_FILES = [
     SECOND_CD,
     SECOND_RUN,
     DATA / "lampada2" / "CDPrimeiroHAREMMiniHAREM.xml.gz",

@@ -98,7 +98,7 @@ from harem_pipeline.formats.alinhado import (
     Line,
     format_lines,
 )
-from harem_pipeline.formats.harem_xml import RawDocument, parse_raw_document
+from harem_pipeline.formats.harem_xml import DocumentSlice, read_document
 from harem_pipeline.model import FIRST_HAREM, Collection, Document
 from harem_pipeline.stages.align.records import align_documents, as_line, as_text, body_items
 from harem_pipeline.text.java import java_hash_order, java_trim
@@ -126,20 +126,16 @@ class AlignmentResult:
 # Collections
 
 
-def _is_empty(doc: Document | RawDocument) -> bool:
-    if isinstance(doc, RawDocument):  # no tag inside, and blank text
-        return "<" not in doc.content and not java_trim(doc.content)
+def is_empty(doc: Document) -> bool:
+    """Whether a run's document says nothing (its DOCID alone): it is ignored, with a warning."""
     return not java_trim(doc.text) and not (
         doc.entities or doc.alt_blocks or doc.paragraphs or doc.omitted or doc.omitted_entities
     )
 
 
-def document_block(
-    cd_doc: Document | RawDocument, run_doc: Document | RawDocument, xml: bool, body: list[Line]
-) -> list[Line]:
+def document_block(cd_doc: Document, run_doc: Document, xml: bool, body: list[Line]) -> list[Line]:
     if xml:
         return [DocStart(run_doc.docid), *body, DocEnd(), Blank(), Blank()]
-    assert isinstance(cd_doc, Document) and isinstance(run_doc, Document)  # as written: XML only
     variant = cd_doc.variant or run_doc.variant or "?"
     genre = cd_doc.genre or run_doc.genre or "?"
     return [DocumentLine(cd_doc.docid, variant, genre), *body, Blank(), Blank()]
@@ -175,7 +171,7 @@ def align_collections(cd: Collection, run: Collection) -> AlignmentResult:
         if cd_doc is None:
             warnings.append(MISSING_DOCUMENT + run_doc.docid)
             continue
-        if _is_empty(run_doc):
+        if is_empty(run_doc):
             warnings.append(IGNORED_DOCUMENT + run_doc.docid)
             continue
         body = align_documents(cd_doc, run_doc, xml, cd.path, run.path)
@@ -204,28 +200,27 @@ class DuplicateTrimmedDocid(Exception):
 _PENDING_BUDGET = 1 << 22
 
 
-def _text_size(doc: Document | RawDocument) -> int:
-    return len(doc.text)
+def _text_size(doc: Document | DocumentSlice) -> int:
+    return len(doc.text) if isinstance(doc, Document) else len(doc.data)
 
 
 class _CdReader:
     """The CD's documents on demand, by trimmed DOCID, reading the file only as far as needed."""
 
-    def __init__(self, documents: Iterator[Document | RawDocument]) -> None:
+    def __init__(self, documents: Iterator[Document | DocumentSlice]) -> None:
         self._documents = documents
-        self.pending: SpillingStore[Document | RawDocument] = SpillingStore(
-            _PENDING_BUDGET, _text_size
-        )
+        self.pending: SpillingStore[Document | DocumentSlice]
+        self.pending = SpillingStore(_PENDING_BUDGET, _text_size)
         self.seen: set[str] = set()
 
-    def _keep(self, doc: Document | RawDocument) -> str:
+    def _keep(self, doc: Document | DocumentSlice) -> str:
         key = java_trim(doc.docid)
         if key in self.seen and key not in self.pending:
             raise DuplicateTrimmedDocid(key)
         self.seen.add(key)
         return key
 
-    def take(self, key: str) -> Document | RawDocument | None:
+    def take(self, key: str) -> Document | DocumentSlice | None:
         """The CD document for ``key``, or None when the CD has none (left)."""
         if key in self.pending:
             return self.pending.pop(key)
@@ -250,13 +245,13 @@ class DocumentPair:
 
     ``run_doc`` None stands for a CD document the run lacks, aligned against
     its own bare text without comparing counts.  Documents may still be as
-    written (``RawDocument``): they are parsed by ``pair_lines``.  A pair is
-    all ``pair_lines`` needs, so pairs can be aligned in any process, in any
-    order.
+    written (``DocumentSlice``, read by ``read_pair``, which may be done in
+    another process) and hold all ``pair_lines`` needs, so pairs can be
+    aligned in any process, in any order.
     """
 
-    cd_doc: Document | RawDocument
-    run_doc: Document | RawDocument | None
+    cd_doc: Document | DocumentSlice
+    run_doc: Document | DocumentSlice | None
     xml: bool
     cd_path: str
     run_path: str
@@ -278,27 +273,39 @@ def pair_text(pair: DocumentPair) -> str:
     return format_lines([first]) + records + format_lines(rest)
 
 
-def pair_documents(
-    pair: DocumentPair,
-) -> tuple[Document | RawDocument, Document | RawDocument, bool]:
+def pair_documents(pair: DocumentPair) -> tuple[Document, Document, bool]:
     """The pair's two documents, and whether their counts are compared (a run document)."""
-    if pair.run_doc is not None:
-        return pair.cd_doc, pair.run_doc, True
-    cd_doc = pair.cd_doc
-    if isinstance(cd_doc, RawDocument):
-        cd_doc = parse_raw_document(cd_doc, pair.cd_path)
+    cd_doc, run_doc = pair.cd_doc, pair.run_doc
+    if not isinstance(cd_doc, Document) or isinstance(run_doc, DocumentSlice):
+        raise TypeError("documents as written: read_pair reads them")
+    if run_doc is not None:
+        return cd_doc, run_doc, True
     return cd_doc, _bare(cd_doc), False
 
 
+def read_pair(pair: DocumentPair) -> DocumentPair | None:
+    """The pair with its documents as written read (``read_document``); None when the
+    run's document, read only now, is empty: it is ignored (``IGNORED_DOCUMENT``), as
+    ``document_pairs`` ignores an empty document read already."""
+    cd_doc, run_doc = pair.cd_doc, pair.run_doc
+    if isinstance(cd_doc, DocumentSlice):
+        cd_doc = read_document(cd_doc)
+    if isinstance(run_doc, DocumentSlice):
+        run_doc = read_document(run_doc)
+        if is_empty(run_doc):
+            return None
+    return DocumentPair(cd_doc, run_doc, pair.xml, pair.cd_path, pair.run_path)
+
+
 class DocumentSource(Protocol):
-    """A collection read one document at a time (parsed, or as written)."""
+    """A collection read one document at a time."""
 
     @property
     def path(self) -> str: ...
     @property
     def format(self) -> str: ...
     @property
-    def documents(self) -> Iterator[Document | RawDocument]: ...
+    def documents(self) -> Iterator[Document | DocumentSlice]: ...
 
 
 def header_lines(cd: DocumentSource, run: DocumentSource) -> list[Line]:
@@ -306,22 +313,15 @@ def header_lines(cd: DocumentSource, run: DocumentSource) -> list[Line]:
     return [Header(" " + os.path.basename(run.path)), Header(" " + os.path.basename(cd.path))]
 
 
-def _check_unaligned(doc: Document | RawDocument, path: str) -> None:
-    """Parse a document left out of the alignment, for the errors the general reader finds in it.
-
-    (The general reader reads every document of both files; a document as
-    written is otherwise only parsed where it is aligned.)
-    """
-    if isinstance(doc, RawDocument):
-        parse_raw_document(doc, path)
-
-
 def document_pairs(
     cd: DocumentSource, run: DocumentSource, warnings: list[str]
 ) -> Iterator[DocumentPair]:
     """The document pairs of ``align_collections``, in its order, read one at a time.
 
-    Warnings are appended to ``warnings`` as the documents are read.
+    Warnings are appended to ``warnings`` as the documents are read, but for a
+    run's document as written (``DocumentSlice``): whether it is empty is known
+    once ``read_pair`` reads it.  A run's document the CD lacks is read here, for
+    its faults (the collection reader reads every document).
     """
     xml = cd.format != FIRST_HAREM
     reader = _CdReader(cd.documents)
@@ -329,11 +329,11 @@ def document_pairs(
         for run_doc in progress(run.documents, os.path.basename(run.path), "doc"):
             cd_doc = reader.take(java_trim(run_doc.docid))
             if cd_doc is None:
-                _check_unaligned(run_doc, run.path)
+                if isinstance(run_doc, DocumentSlice):
+                    read_document(run_doc)
                 warnings.append(MISSING_DOCUMENT + run_doc.docid)
                 continue
-            if _is_empty(run_doc):
-                _check_unaligned(cd_doc, cd.path)
+            if isinstance(run_doc, Document) and is_empty(run_doc):
                 warnings.append(IGNORED_DOCUMENT + run_doc.docid)
                 continue
             yield DocumentPair(cd_doc, run_doc, xml, cd.path, run.path)

@@ -1,6 +1,5 @@
 """A document as AlinhEM's numbering reads it: items (running text, entities, ALT blocks,
-OMITIDO subtrees), built from a parsed ``Document`` or, for a plain Second HAREM
-document, from its text as written.
+OMITIDO subtrees), built from a parsed ``Document``.
 
 The items are the original's XML tree as it walks it: text nodes and
 elements, P elements kept only where they matter.  Character data and
@@ -11,13 +10,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Tag, format_attributes, format_tag
-from harem_pipeline.formats.harem_xml import RawDocument, parse_raw_document
 from harem_pipeline.model import EM_TAG, AltBlock, Document, Entity
 from harem_pipeline.text.java import java_trim
 
@@ -153,16 +151,20 @@ def _nest_regions(doc: Document, path: str) -> list[tuple[_Region, list]]:
     roots: list[tuple[_Region, list]] = []
     stack: list[tuple[_Region, list]] = []
     for region in _regions(doc):
-        while stack and not (stack[-1][0].start <= region.start and region.end <= stack[-1][0].end):
-            closed = stack.pop()[0]
-            if closed.start < region.start < closed.end < region.end:
+        start, end = region.start, region.end
+        while stack:
+            closed = stack[-1][0]
+            if closed.start <= start and end <= closed.end:
+                break
+            stack.pop()
+            if closed.start < start < closed.end < end:
                 raise InputError(
                     path,
                     "entities that neither nest nor overlap",
                     f"{_describe(region)} overlapping {_describe(closed)}",
                     docid=doc.docid,
                 )
-        if stack and stack[-1][0].kind in ("EM", "ALT") and region.end > region.start:
+        if stack and stack[-1][0].kind in ("EM", "ALT") and end > start:
             raise InputError(
                 path,
                 "entities that neither nest nor overlap",
@@ -227,141 +229,19 @@ def _build_nodes(
     return tuple(nodes)
 
 
-def _build_document_tree(doc: Document, path: str, xml: bool) -> tuple[Node, ...]:
-    """The document's content as the original's XML tree: text nodes and elements."""
-    return _build_nodes(doc, _nest_regions(doc, path), 0, len(doc.text), False, xml)
-
-
-# The plain shape of a Second HAREM document (``_plain_items``): tags exactly
-# as these write them, no MORF or OMITIDO attribute.  One attribute as written:
-_PLAIN_ATTRIBUTES = r'(?: [^\s=<>"\'/]+="[^"<>\t\n\r]*")'
-# What ``_plain_items`` reads a document's content with, one match a tag: the
-# text before it, then an entity of text alone whose tag is in the plain
-# shape (its attributes as written, its text), or any other tag, or a ``<``
-# that starts no tag, or the end (all groups after the text empty).
-_PLAIN_ITEM = re.compile(rf"([^<]*)(?:<EM({_PLAIN_ATTRIBUTES}+)>([^<]*)</EM>|(<[^<>]*>)|(<)|\Z)")
-PLAIN_ATTRIBUTE = re.compile(r' ([^=]+)="([^"]*)"')
-
-
-class _NotPlain(Exception):
-    """A document past the plain shape: its tree is built the general way."""
-
-
-def _plain_text(text: str) -> str:
-    """A text between two tags, as ``normalize_text`` gives it (line ends already are)."""
-    if "<" in text:
-        raise _NotPlain
-    return normalize_text(text, True)
-
-
-def _plain_entity(tag: str) -> EntityTag:
-    """An entity tag of a plain document (``_PLAIN_ITEM`` has checked its shape)."""
-    return EntityTag(EM_TAG, tuple(PLAIN_ATTRIBUTE.findall(tag[3:-1])))
-
-
-def _plain_alt(pieces: list[str], index: int, omitted: bool) -> tuple[AltNode, int, int]:
-    """The ALT block whose content starts at ``pieces[index]``.
-
-    Returns its node, the index after its end tag and the length of its
-    first alternative's text (what it adds to the running text).
-    """
-    content: list[str | AltEntity] = []
-    first = 0
-    split = False  # a "|" was met: ``first`` is complete
-    while True:
-        text = pieces[index]
-        if text:
-            content.append(_plain_text(text))
-            if not split:  # the reader splits the text as written (no ``&#124;``)
-                bar = text.find(ALT_SEPARATOR)
-                split = bar >= 0
-                first += bar if split else len(text)
-        tag = pieces[index + 1]
-        if tag == "</ALT>":
-            if not split or not first:
-                raise _NotPlain
-            return AltNode(tuple(content), omitted), index + 2, first
-        entity = _plain_entity(tag)
-        text = pieces[index + 2]
-        if not text or pieces[index + 3] != "</EM>":
-            raise _NotPlain
-        if not split:
-            first += len(text)
-        content.append(AltEntity(entity, _plain_text(text)))
-        index += 4
-
-
-def _plain_content(raw: RawDocument) -> str | None:
-    """The document's content with its line ends normalised, or None when an attribute
-    (MORF, OMITIDO) puts it past the plain shape."""
-    content = raw.content
-    if "MORF=" in content or "OMITIDO=" in content:
-        return None
-    return normalize_text(content, False) if "\r" in content else content
-
-
-def _plain_nodes(pieces: list[str]) -> tuple[Node, ...]:
-    """The nodes of ``pieces`` (text, tag, …, ``</DOC>``); ``_NotPlain`` past the plain shape."""
-    top: list[Node] = []
-    nodes = top
-    # The open P and OMITIDO (a P, an OMITIDO or an OMITIDO in a P): kind,
-    # the enclosing nodes and where the element starts in the running text.
-    open_elements: list[tuple[str, list[Node], int]] = []
-    omitted = False
-    position = 0  # length of the running text so far
-    index = 0
-    while True:
-        text = pieces[index]
-        if text:
-            nodes.append(TextNode(_plain_text(text)))
-            position += len(text)
-        tag = pieces[index + 1]
-        index += 2
-        if tag.startswith("<EM "):
-            entity = _plain_entity(tag)
-            text = pieces[index]
-            if not text or pieces[index + 1] != "</EM>":
-                raise _NotPlain
-            nodes.append(ElementNode(EM_TAG, entity, omitted, (TextNode(_plain_text(text)),)))
-            position += len(text)
-            index += 2
-        elif tag == "<ALT>":
-            node, index, length = _plain_alt(pieces, index, omitted)
-            nodes.append(node)
-            position += length
-        elif (tag == "<P>" and not open_elements) or (tag == "<OMITIDO>" and not omitted):
-            open_elements.append((tag[1:-1], nodes, position))
-            nodes = []
-            omitted = omitted or tag == "<OMITIDO>"
-        elif tag == "</DOC>" and not open_elements:
-            return tuple(top)
-        elif open_elements and tag == f"</{open_elements[-1][0]}>":
-            kind, outer, start = open_elements.pop()
-            if position == start:
-                raise _NotPlain
-            element = ElementNode(kind, None, omitted, tuple(nodes))
-            omitted = False  # what is still open is a P at most
-            nodes = outer
-            nodes.append(element)
-        else:
-            raise _NotPlain
-
-
-# A plain document as a flat list of items (``_plain_items``): what numbering
+# A document as a flat list of items (``document_items``): what numbering
 # needs of it without a node per text run and per entity.  Running text
 # outside every element is a ``str``; an entity of text alone outside every
-# OMITIDO is a ``FlatEntity``; an ALT block is its ``AltNode`` and an OMITIDO
-# its ``ElementNode`` subtree.  P elements vanish: nothing in them is read
-# differently for being in one.
+# OMITIDO is a ``FlatEntity``; anything else (an ALT block, an OMITIDO, an
+# entity holding an empty element) is its tree's node.  P elements outside
+# every OMITIDO vanish: nothing in them is read differently for being in one.
 class FlatEntity(NamedTuple):
-    """An entity of text alone: its attributes as numbering prints them, its text.
+    """An entity of text alone: its tag, its attributes and text as numbering reads them
+    (``entity_attributes``, ``normalize_text``) and the attributes as ``tag_string``
+    writes them (`` A="v" B="w"``, ``format_attributes``)."""
 
-    ``shown`` is the attributes as ``tag_string`` writes them (`` A="v" B="w"``);
-    ``attributes`` None when they are read from ``shown`` only if asked for
-    (``NumberedEntity.attribute_pairs``): the records are written from ``shown``.
-    """
-
-    attributes: tuple[tuple[str, str], ...] | None
+    tag: str
+    attributes: tuple[tuple[str, str], ...]
     shown: str
     text: str
 
@@ -370,95 +250,50 @@ Item = str | FlatEntity | Node
 _new_flat_entity = functools.partial(tuple.__new__, FlatEntity)  # built in C
 
 
-def _plain_items(raw: RawDocument) -> list[Item] | None:
-    """The items of a plain document, or None past the plain shape.
-
-    Plain: tags written ``<P>``, ``<OMITIDO>``, ``<ALT>``, ``<EM A="v" ...>``
-    and their end tags, a P or OMITIDO holding no P, an OMITIDO no
-    OMITIDO, an entity only text, an ALT only text and entities with a
-    ``|``, and no element empty; numbering the items gives what numbering
-    the general tree (``_build_document_tree``) gives.  The content is read one tag a
-    match (``_PLAIN_ITEM``): an entity of text alone, the most common item,
-    is one match, its tag checked by the match itself.
-    """
-    content = _plain_content(raw)
-    if content is None:
-        return None
-    try:
-        return _plain_flat(_PLAIN_ITEM.findall(content))
-    except (_NotPlain, IndexError, ValueError):
-        return None
-
-
-# A match of ``_PLAIN_ITEM``: text, entity attributes, entity text, other tag, stray ``<``.
-_ItemMatch = tuple[str, str, str, str, str]
-
-
-def _flat_entity(shown: str, text: str) -> FlatEntity:
-    """The entity ``<EM A="v" ...>text</EM>`` of a plain document, outside every OMITIDO,
-    from its attributes as written (`` A="v" ...``)."""
-    if "&" in shown:  # a value with a reference: as numbering normalises it
-        attributes = tuple(PLAIN_ATTRIBUTE.findall(shown))
-        _, attributes = entity_attributes(EntityTag(EM_TAG, attributes), False, True)
-        return _new_flat_entity((attributes, format_attributes(attributes), text))
-    return _new_flat_entity((None, shown, text))
-
-
-def _pieces_until(found: list[_ItemMatch], index: int, close: str) -> tuple[list[str], int]:
-    """The pieces (text, tag, …) from ``found[index]`` to the first tag ``close``, and the
-    index after it (an ALT or OMITIDO, read by the tree's readers); ``_NotPlain`` past plain."""
-    pieces: list[str] = []
-    while True:
-        text, shown, entity_text, tag, stray = found[index]
-        index += 1
-        pieces.append(text)
-        if shown:
-            pieces += (f"<EM{shown}>", entity_text, "</EM>")
-        elif tag == close:
-            pieces.append(tag)
-            return pieces, index
-        elif not tag or tag.startswith("<EM "):  # a stray <, the end, an entity tag past plain
-            raise _NotPlain
-        else:
-            pieces.append(tag)
-
-
-def _plain_flat(found: list[_ItemMatch]) -> list[Item]:
-    """The items of ``_PLAIN_ITEM``'s matches over a content; ``_NotPlain`` past the plain shape.
-
-    (``_plain_text`` is written out in the loop: it runs once a text.)
-    """
+def document_items(doc: Document, path: str, xml: bool) -> list[Item]:
+    """What numbering reads of a document: its content as the original's XML tree (text
+    nodes and elements, ``_build_nodes`` of ``_nest_regions``) with the P elements outside
+    every OMITIDO dissolved into their content and each entity of text alone there a
+    ``FlatEntity``; numbering either gives the same entities and counts."""
     items: list[Item] = []
+    _flatten(doc, _nest_regions(doc, path), 0, len(doc.text), xml, items)
+    return items
+
+
+def _flatten(
+    doc: Document,
+    forest: list[tuple[_Region, list]],
+    start: int,
+    end: int,
+    xml: bool,
+    items: list[Item],
+) -> None:
+    """``_build_nodes`` outside every OMITIDO, into ``items`` (see ``document_items``)."""
+    text = doc.text
     append = items.append
-    paragraph = -1  # where the open P's items start, if one is open
-    index = 0
-    while True:
-        text, shown, entity_text, tag, stray = found[index]
-        index += 1
-        if text:
-            append(normalize_text(text, True) if "&" in text else text)
-        if shown:
-            if not entity_text:
-                raise _NotPlain
-            if "&" in entity_text:
-                entity_text = normalize_text(entity_text, True)
-            append(_flat_entity(shown, entity_text))
-        elif tag == "<ALT>":
-            pieces, index = _pieces_until(found, index, "</ALT>")
-            node, _, _ = _plain_alt(pieces, 0, False)
-            append(node)
-        elif tag == "<OMITIDO>":
-            pieces, index = _pieces_until(found, index, "</OMITIDO>")
-            (omitted,) = _plain_nodes(["", tag, *pieces, "", "</DOC>"])
-            append(omitted)
-        elif tag == "<P>" and paragraph < 0:
-            paragraph = len(items)
-        elif tag == "</P>" and 0 <= paragraph < len(items):
-            paragraph = -1
-        elif not tag and not stray and paragraph < 0:  # the end
-            return items
+    cursor = start
+    for region, children in forest:
+        begin = region.start
+        if begin > cursor:
+            append(normalize_text(text[cursor:begin], xml))
+        cursor = max(cursor, region.end)
+        entity = region.payload
+        if region.kind == "P":
+            _flatten(doc, children, begin, region.end, xml, items)
+        elif isinstance(entity, Entity) and not children and region.end > begin:
+            tag, attributes = entity.tag, entity.attributes
+            shown = format_attributes(attributes)
+            if _ATTRIBUTE_SPECIAL.search(shown):  # a value numbering reads otherwise
+                tag, attributes = entity_attributes(EntityTag(tag, attributes), False, xml)
+                shown = format_attributes(attributes)
+            inner = text[begin : region.end]
+            if "\r" in inner or "&" in inner:
+                inner = normalize_text(inner, xml)
+            append(_new_flat_entity((tag, attributes, shown, inner)))
         else:
-            raise _NotPlain
+            items.extend(_build_nodes(doc, [(region, children)], begin, region.end, False, xml))
+    if end > cursor:
+        append(normalize_text(text[cursor:end], xml))
 
 
 # ---------------------------------------------------------------------------
@@ -528,14 +363,3 @@ def entity_attributes(
     else:
         marked.append(OMITTED_ATTRIBUTE)
     return entity.tag, tuple(marked)
-
-
-def document_items(doc: Document | RawDocument, path: str, xml: bool) -> Sequence[Item]:
-    """What numbering reads of a document: its items when it is a plain one as written,
-    else its tree's nodes."""
-    if isinstance(doc, RawDocument):
-        items = _plain_items(doc)
-        if items is not None:
-            return items
-        doc = parse_raw_document(doc, path)
-    return _build_document_tree(doc, path, xml)

@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from itertools import compress
 
 from harem_pipeline.formats.alinhado import Tag, format_attributes, format_tag, format_tag_parts
-from harem_pipeline.model import EM_TAG
 from harem_pipeline.stages.align.items import (
     ALT_SEPARATOR,
-    PLAIN_ATTRIBUTE,
     AltEntity,
     AltNode,
     ElementNode,
@@ -46,7 +44,7 @@ class NumberedEntity:
     """One entity tag after numbering: what alignment compares and prints."""
 
     tag: str
-    attributes: tuple[tuple[str, str], ...] | None  # None: read from ``shown`` when asked
+    attributes: tuple[tuple[str, str], ...]
     text: str
     marked: str
     marks: tuple[Mark, ...]
@@ -55,14 +53,8 @@ class NumberedEntity:
     ident: str  # the tag with its numbered text (``tag_string``): the original's identity
     in_alt: bool = False  # numbered inside an ALT block (the original trims its numbered text)
 
-    def attribute_pairs(self) -> tuple[tuple[str, str], ...]:
-        """The attributes, read from ``shown`` on first use for a plain entity (``FlatEntity``)."""
-        if self.attributes is None:
-            self.attributes = tuple(PLAIN_ATTRIBUTE.findall(self.shown))
-        return self.attributes
-
     def gold_tag(self) -> Tag:
-        return Tag(self.tag, self.attribute_pairs(), self.gold_text())
+        return Tag(self.tag, self.attributes, self.gold_text())
 
     def gold_text(self) -> str:
         """The text of ``gold_tag``."""
@@ -338,10 +330,10 @@ def _number_item(
     if isinstance(item, FlatEntity):
         if unread:
             _count_unread(unread, counters)
-        attributes, shown, text = item
+        tag, attributes, shown, text = item
         marked, marks = number_by_search(text, counters)
-        ident = tag_string(EM_TAG, shown, marked)
-        out.append(NumberedEntity(EM_TAG, attributes, text, marked, marks, False, shown, ident))
+        ident = tag_string(tag, shown, marked)
+        out.append(NumberedEntity(tag, attributes, text, marked, marks, False, shown, ident))
     else:
         _number_nodes((item,), counters, out, xml, unread)
 

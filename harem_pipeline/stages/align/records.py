@@ -20,7 +20,6 @@ from harem_pipeline.formats.alinhado import (
     format_record_parts,
     format_tag,
 )
-from harem_pipeline.formats.harem_xml import RawDocument
 from harem_pipeline.model import EM_TAG, Document
 from harem_pipeline.stages.align.items import document_items
 from harem_pipeline.stages.align.numbering import (
@@ -68,7 +67,7 @@ def _run_index(run_entities: Sequence[Aligned]) -> dict[tuple[str, int], list[Nu
             empty += 1
             wrapped = f"<{empty}>{named.marked}</{empty}>"
             alone = new_numbered_entity(
-                named.tag, named.attribute_pairs(), named.text, wrapped, (), named.omitted
+                named.tag, named.attributes, named.text, wrapped, (), named.omitted
             )
             index.setdefault((_SPURIOUS_KEY, empty), []).append(alone)
     return index
@@ -257,8 +256,8 @@ def _manual_check(
 
 
 def align_documents(
-    cd_doc: Document | RawDocument,
-    run_doc: Document | RawDocument,
+    cd_doc: Document,
+    run_doc: Document,
     xml: bool,
     cd_path: str = "",
     run_path: str = "",
@@ -273,8 +272,8 @@ def align_documents(
 
 
 def body_items(
-    cd_doc: Document | RawDocument,
-    run_doc: Document | RawDocument,
+    cd_doc: Document,
+    run_doc: Document,
     xml: bool,
     cd_path: str,
     run_path: str,

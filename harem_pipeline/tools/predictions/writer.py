@@ -10,8 +10,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 
-from harem_pipeline.formats.harem_xml import entity_of_fields
-from harem_pipeline.model import EM_TAG, FIRST_HAREM, Collection, Document, Entity
+from harem_pipeline.model import EM_TAG, FIRST_HAREM, Collection, Document, Entity, entity_of_fields
 from harem_pipeline.tools.predictions.labels import Label
 from harem_pipeline.tools.predictions.merge import ImportedDocument
 from harem_pipeline.tools.predictions.placing import Placed
