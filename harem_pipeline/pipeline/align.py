@@ -185,10 +185,10 @@ def _encoded_pairs(
     ignored: list[tuple[int, str]] = []
     for at, pair in pairs:
         read = read_pair(pair)
-        if read is None:
-            ignored.append((at, IGNORED_DOCUMENT + pair.run_doc.docid))  # type: ignore[union-attr]
-        else:
+        if read is not None:
             texts.append(text_of(read))
+        elif pair.run_doc is not None:  # read_pair leaves out only an empty run document
+            ignored.append((at, IGNORED_DOCUMENT + pair.run_doc.docid))
     return "".join(texts).encode(encoding, errors="replace"), ignored
 
 
