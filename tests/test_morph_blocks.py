@@ -472,6 +472,14 @@ def test_cut_outside_alt_worked_example() -> None:
     ]
 
 
+def test_cut_outside_alt_a_file_ending_inside_an_alt_block() -> None:
+    # The last open block is handed on whole, unclosed, for the stage to refuse as one stream.
+    from harem_pipeline.pipeline.morphology import cut_outside_alt
+
+    blocks = [(1, b"a\nb\n"), (3, b"<ALT>\nx\n"), (5, b"y\n")]
+    assert list(cut_outside_alt(iter(blocks))) == [(1, b"a\nb\n"), (3, b"<ALT>\nx\ny\n")]
+
+
 # ---------------------------------------------------------------------------
 # AvalIDa, Véus and AltinaID a block at a time
 

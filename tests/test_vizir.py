@@ -19,14 +19,16 @@ from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import format_line, parse_lines
+from harem_pipeline.formats.alinhado import Record, format_line, parse_line, parse_lines
 from harem_pipeline.formats.vizir import (
     MorphScore,
     Outcome,
+    cut_record,
     format_morph_score,
     format_vizir_line,
     parse_morph_score,
     record_morph_score,
+    record_text,
 )
 from harem_pipeline.model import Morf
 from harem_pipeline.pipeline.morphology import is_vizir_input, run_vizir
@@ -487,3 +489,19 @@ def test_replacing_the_first_atom_rule_moves_vizir_and_ida2mor(
     verdict, report = chain("after")
     assert verdict == "(Género: Em Falta 0) (Número: Em Falta 0) (Combinada: Em Falta 0)]"
     assert "Total classificadas pelo sistema: 0\n" in report
+
+
+def test_a_record_is_cut_as_the_grammar_reads_it_or_left_to_the_grammar() -> None:
+    # The canonical constructor gives what the general one gives; a later system tag that
+    # closes with another name is left to the grammar, which refuses the line.
+    head = '<LOCAL MORF="M,S">Porto</LOCAL> ---> [<LOCAL MORF="M,S">Porto</LOCAL>, '
+    good = head + "<PESSOA>Rio</PESSOA>]:[Correcto, Correcto]"
+    bad = head + "<PESSOA>Rio</LOCAL>]:[Correcto, Correcto]"
+    record = parse_line(good)
+    assert isinstance(record, Record)
+    heads = ('LOCAL MORF="M,S"', "PESSOA")
+    expected = ('LOCAL MORF="M,S"', "Porto", heads, ("Porto", "Rio"), "Correcto, Correcto")
+    assert cut_record(good) == record_text(record) == expected
+    assert cut_record(bad) is None
+    with pytest.raises(InputError, match="found <PESSOA>Rio</LOCAL>"):
+        parse_line(bad)
