@@ -601,8 +601,9 @@ def test_documents_cut_and_read_are_those_of_the_collection_reader() -> None:
     ):
         stream = open_collection(path)
         documents = tuple(stream.documents)
-        assert _cut_and_read(path) == (stream.format, documents)
-        assert [d.line for d in _cut_and_read(path)[1]] == [d.line for d in documents]
+        cut = _cut_and_read(path)
+        assert cut == (stream.format, documents)
+        assert [d.line for d in cut[1]] == [d.line for d in documents]
 
 
 @pytest.mark.parametrize("size", [1, 7, 64, 1 << 20])

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import codecs
 import operator
-import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,9 +38,12 @@ from harem_pipeline.model import (
     CollectionFormat,
     Document,
     Entity,
+    Morf,
     entity_of_fields,
     read_entity_fields,
 )
+from harem_pipeline.text import PathLike
+from harem_pipeline.text.memo import KeyedTable
 from harem_pipeline.text.textio import decode, detect_file_encoding, open_binary, read_bytes
 
 # An element of text alone that may be an entity (no structure element's
@@ -347,40 +349,53 @@ class _Frame:
     inner_paragraph_end: int = -1  # an OMITIDO's child P starting where it starts
 
 
+EntityReading = tuple[str | None, tuple[str, ...], tuple[str, ...], tuple[str, ...], Morf | None]
+"""What ``read_entity_fields`` reads of a tag: (id, categories, types, subtypes, morf)."""
+
+
+def _unlocated_fields(key: tuple[str, tuple[tuple[str, str], ...]]) -> EntityReading:
+    return read_entity_fields(*key)
+
+
 # ``read_entity_fields`` of a tag whose first attribute is its ID, by the tag's name and
 # its other attributes: nearly every such reading recurs (the categories, types and
-# MORF of a collection are few), so each is read once; bounded the simple way.
-_READINGS: dict[tuple[str, tuple[tuple[str, str], ...]], tuple] = {}
-_READINGS_SIZE = 4096
+# MORF of a collection are few), so each is read once.  A reading that fails is not
+# kept: it is read again where it was met, for the error's place.
+_READINGS: KeyedTable[tuple[str, tuple[tuple[str, str], ...]], EntityReading]
+_READINGS = KeyedTable(_unlocated_fields, 4096)
 
 
 def _entity_fields(
     name: str, values: tuple[tuple[str, str], ...], path: str, line: int, docid: str | None
-) -> tuple:
+) -> EntityReading:
     """``read_entity_fields(name, values, path, line, docid)``, its recurring part read once."""
     if not values or values[0][0] != "ID":
         return read_entity_fields(name, values, path, line, docid)
-    key = (name, values[1:])
-    found = _READINGS.get(key)
-    if found is None:
-        found = read_entity_fields(name, values[1:], path, line, docid)  # its error, if any
-        if len(_READINGS) >= _READINGS_SIZE:
-            _READINGS.clear()
-        _READINGS[key] = found
+    try:
+        found = _READINGS[name, values[1:]]
+    except InputError:
+        read_entity_fields(name, values[1:], path, line, docid)  # the error, in its place
+        raise
     if found[0] is None:  # the ID is the first attribute's (a later ID would be read instead)
         return (values[0][1], *found[1:])
     return found
 
 
+def _written_reading(key: tuple[str, str]) -> tuple[tuple[tuple[str, str], ...], EntityReading]:
+    name, written = key
+    rest = _read_attributes(written) if written else ()
+    return rest, read_entity_fields(name, rest)
+
+
 # An entity tag's attributes as written, its first the ID (quoted plainly): the rest,
 # as written, recurs (the categories, types and MORF of a collection are few).
 _LEADING_ID = re.compile(r"\s+ID=\"([^\"']*)\"")
-_WRITTEN_READINGS: dict[tuple[str, str], tuple] = {}
+_WRITTEN_READINGS = KeyedTable(_written_reading, 4096)
 
 
 def _written_entity(
     name: str, written: str, path: str, line: int, docid: str | None
-) -> tuple[tuple[tuple[str, str], ...], tuple]:
+) -> tuple[tuple[tuple[str, str], ...], EntityReading]:
     """``(_read_attributes(written), _entity_fields(name, that, ...))`` for an entity tag
     of a run, its attributes after a leading ID read once for every tag that writes them
     alike (``_read_attributes`` of the whole is the ID's pair and those of the rest)."""
@@ -388,14 +403,13 @@ def _written_entity(
     if lead is None:
         values = _read_attributes(written) if written else ()
         return values, _entity_fields(name, values, path, line, docid)
-    key = (name, written[lead.end() :])
-    found = _WRITTEN_READINGS.get(key)
-    if found is None:
-        rest = _read_attributes(key[1]) if key[1] else ()
-        found = (rest, read_entity_fields(name, rest, path, line, docid))  # its error, if any
-        if len(_WRITTEN_READINGS) >= _READINGS_SIZE:
-            _WRITTEN_READINGS.clear()
-        _WRITTEN_READINGS[key] = found
+    after_id = written[lead.end() :]
+    try:
+        found = _WRITTEN_READINGS[name, after_id]
+    except InputError:
+        rest = _read_attributes(after_id) if after_id else ()
+        read_entity_fields(name, rest, path, line, docid)  # the error, in its place
+        raise
     rest, fields = found
     identifier = lead.group(1)
     if fields[0] is None:  # the ID is the first attribute's (a later ID would be read instead)
@@ -620,9 +634,7 @@ class _Builder:
 # Collections
 
 
-def read_collection(
-    path: str | os.PathLike[str], meta_path: str | os.PathLike[str] | None = None
-) -> Collection:
+def read_collection(path: PathLike, meta_path: PathLike | None = None) -> Collection:
     """Read a HAREM collection or run (either format, ``.gz`` allowed).
 
     ``meta_path`` names a ``colSegundoHAREM-meta.xml`` giving each Second
@@ -674,8 +686,8 @@ class CollectionStream:
 
 
 def open_collection(
-    path: str | os.PathLike[str],
-    meta_path: str | os.PathLike[str] | None = None,
+    path: PathLike,
+    meta_path: PathLike | None = None,
     entities: bool = True,
 ) -> CollectionStream:
     """Open a HAREM collection or run for reading document by document.
@@ -741,9 +753,7 @@ _FIRST_DOC_HEAD = re.compile(rb"<DOC>\s*<DOCID>([^<]*)</DOCID>")
 _CUT_ENCODINGS = frozenset({"iso8859-1", "latin-1", "utf-8", "utf-8-sig", "ascii", "cp1252"})
 
 
-def cut_collection(
-    path: str | os.PathLike[str], meta_path: str | os.PathLike[str] | None = None
-) -> CutCollection:
+def cut_collection(path: PathLike, meta_path: PathLike | None = None) -> CutCollection:
     """A collection's documents as written, found without reading them, one at a time.
 
     Only where each ``<DOC`` starts is looked for (in the bytes), with the
@@ -782,7 +792,7 @@ def cut_collection(
     return CutCollection(name, fmt, encoding, documents)
 
 
-def _byte_chunks(path: str | os.PathLike[str], size: int = _CHUNK) -> Iterator[bytes]:
+def _byte_chunks(path: PathLike, size: int = _CHUNK) -> Iterator[bytes]:
     with open_binary(path) as handle:
         try:
             while data := handle.read(size):
@@ -888,9 +898,7 @@ def read_document(piece: DocumentSlice) -> Document:
     return documents[0]
 
 
-def _decoded_chunks(
-    path: str | os.PathLike[str], encoding: str, size: int = _CHUNK
-) -> Iterator[str]:
+def _decoded_chunks(path: PathLike, encoding: str, size: int = _CHUNK) -> Iterator[str]:
     """The file's text in chunks; an undecodable byte is reported as ``decode`` does."""
     decoder = codecs.getincrementaldecoder(encoding)()
     with open_binary(path) as handle:
@@ -1126,7 +1134,7 @@ def _read_second_harem(
 # Second HAREM metadata
 
 
-def read_meta(path: str | os.PathLike[str]) -> dict[str, tuple[str | None, str | None]]:
+def read_meta(path: PathLike) -> dict[str, tuple[str | None, str | None]]:
     """Read ``colSegundoHAREM-meta.xml``: DOCID → (variant, genre), as written.
 
     The variant is the ``VARIANTE`` text (``pt_PT``, ``pt_BR``, ...); the genre

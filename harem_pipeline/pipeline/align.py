@@ -101,9 +101,9 @@ def run_align(
 
 
 def _align_files(
-    cd_path: str | os.PathLike[str],
-    run_path: str | os.PathLike[str],
-    meta_path: str | os.PathLike[str] | None,
+    cd_path: PathLike,
+    run_path: PathLike,
+    meta_path: PathLike | None,
     target: Path,
     show_tokens: bool,
     workers: int | None,

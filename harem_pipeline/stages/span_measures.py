@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import codecs
 import io
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
@@ -38,6 +37,7 @@ from harem_pipeline.stages.spans import (
     SpanTally,
     equal_token_tags,
 )
+from harem_pipeline.text import PathLike
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
 
 FORMATS = ("conll", "tokens-jsonl")
@@ -63,7 +63,7 @@ def alias_warning(fmt: str) -> str | None:
 
 
 def count_file(
-    path: str | os.PathLike[str],
+    path: PathLike,
     fmt: str,
     scheme: str = "lenient",
     documents: bool = True,
@@ -378,7 +378,7 @@ def unit_names(ids: Iterable[object]) -> list[str]:
 
 
 @contextmanager
-def open_text(path: str | os.PathLike[str]) -> Iterator[TextIO]:
+def open_text(path: PathLike) -> Iterator[TextIO]:
     """Stream a text file in its encoding (``.gz`` allowed).
 
     The encoding follows the rule every reader uses (``textio``): a first
