@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -36,6 +36,7 @@ from harem_pipeline.stages.spans import (
     SPURIOUS_KEY,
     ConfusionKey,
     Listing,
+    SpanError,
 )
 
 ERROR_FIELDS = ("kind", "side", "label", "start", "end", "text", "document", "sentence", "other")
@@ -84,7 +85,16 @@ class ErrorSpill:
 
     def flush(self, document: Any, sentence: Any, text: Callable[[int, int], str]) -> None:
         """Write the pending errors of the document just added."""
-        found = self.listing.take()
+        self.write(self.listing.take(), document, sentence, text)
+
+    def write(
+        self,
+        found: Sequence[SpanError],
+        document: Any,
+        sentence: Any,
+        text: Callable[[int, int], str],
+    ) -> None:
+        """Write the errors of one document (or sentence), in their order, with where it is."""
         if not found:
             return
         place = f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['

@@ -16,26 +16,38 @@ from __future__ import annotations
 
 import codecs
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
-from typing import NamedTuple, TextIO
+from itertools import accumulate, groupby
+from operator import itemgetter
+from typing import Any, NamedTuple, TextIO
 
 import numpy as np
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES, ConllBlock, parse_conll_blocks
-from harem_pipeline.formats.jsonl import parse_jsonl
+from harem_pipeline.formats.jsonl import JsonlDocument, parse_jsonl
 from harem_pipeline.model import Span
 from harem_pipeline.stages.span_errors import ErrorSpill
 from harem_pipeline.stages.span_units import UNIT_LIMIT, SpanUnits
 from harem_pipeline.stages.spans import (
+    Contributions,
     CountedSpans,
+    Judged,
     LabelFilter,
     Repairs,
+    SpanArrays,
     SpanCounts,
+    SpanError,
     SpanTally,
+    add_contributions,
+    contributions,
     equal_token_tags,
+    error_order,
+    judge,
+    list_judged,
+    split_shared,
 )
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.textio import detect_file_encoding, open_binary
@@ -167,7 +179,6 @@ def measure_conll(
         units = SpanUnits()
     tally = units.tally  # the same tally all along (cleared per unit)
     end_source = units.end_source
-    pending = [] if spill is None else spill.listing.pending  # filled by ``tally``
     gold_repairs = system_repairs = sentences = tokens = equal = 0
     documents = 0
     previous = marked = None
@@ -177,11 +188,12 @@ def measure_conll(
         shown: list[frozenset[str] | None] = list(block.labels)
         if labels is not None:
             shown = list(map(labels.shown, block.labels))
-        gold, system, held = _split_block(block, shown, tally)
+        held = _judge_block(block, shown, tally)
         units.before_close = held.release
         line_numbers = block.lines.tolist()
         block_documents = block.documents.tolist()
-        apart = (gold.apart | system.apart).tolist()
+        if spill is not None:
+            _list_block(spill, block, held, block_documents, line_numbers)
         for i, document in enumerate(block_documents):
             held.position = i
             if by_document:
@@ -194,10 +206,6 @@ def measure_conll(
                 units.collapse()  # the sentences so far are the first document
                 by_document = True
                 current, source_line = document, line_numbers[i]
-            if apart[i]:
-                tally.add_apart(gold.spans(i), system.spans(i))
-                if pending and spill is not None:
-                    spill.flush(document or None, line_numbers[i], partial(block.words, i))
             held.position = i + 1
             if not by_document:
                 end_source(line_numbers[i])
@@ -220,31 +228,42 @@ def measure_conll(
     return counts, repairs, sentences, tokens, documents if marked else 0, equal
 
 
-class _Side(NamedTuple):
-    """One column's spans of a block that the other column lacks, by sentence."""
+class _Apart(NamedTuple):
+    """One column's spans of a block that the other column lacks, judged against them."""
 
-    apart: np.ndarray
-    """Whether each sentence has such a span."""
-    tuples: list[Span]
+    side: int
+    """The tally's side: 0 system, else gold."""
+    spans: SpanArrays
+    """Positions counted from the block's first token, so sentences never touch."""
+    sentence: np.ndarray
+    judged: Judged
+    found: Contributions
     bounds: list[int]
-    """Sentence ``i``'s spans are ``tuples[bounds[i]:bounds[i + 1]]``."""
-
-    def spans(self, sentence: int) -> list[Span]:
-        return self.tuples[self.bounds[sentence] : self.bounds[sentence + 1]]
+    """Sentence ``i``'s spans are ``bounds[i]:bounds[i + 1]``."""
 
 
 class _Held:
-    """The spans a block's two columns share, counted per sentence and type, held back
-    until the tally needs them: ``release`` adds those of the sentences before
-    ``position`` not yet added (:attr:`SpanUnits.before_close`)."""
+    """A block's counts, held back until the tally needs them: ``release`` adds those of
+    the sentences before ``position`` not yet added (:attr:`SpanUnits.before_close`).
 
-    __slots__ = ("tally", "labels", "totals", "position", "_added")
+    The spans both columns share are counted per sentence and type; the
+    others were judged for the whole block at once (:func:`_judge_block`).
+    """
 
-    def __init__(self, tally: SpanTally, labels: list[frozenset[str]], totals: list[list[int]]):
+    __slots__ = ("tally", "labels", "totals", "apart", "position", "_added")
+
+    def __init__(
+        self,
+        tally: SpanTally,
+        labels: list[frozenset[str]],
+        totals: list[list[int]],
+        apart: tuple[_Apart, _Apart],
+    ):
         self.tally = tally
         self.labels = labels
         self.totals = totals
         """Per type, running totals: ``totals[k][i]`` spans before sentence ``i``."""
+        self.apart = apart
         self.position = 0
         self._added = 0
 
@@ -256,21 +275,21 @@ class _Held:
             number = running[b] - running[a]
             if number:
                 self.tally.add_identical(labels, number)
+        for side in self.apart:
+            add_contributions(self.tally, side.found, side.side, side.bounds[a], side.bounds[b])
         self._added = b
 
 
-def _split_block(
-    block: ConllBlock, shown: list[frozenset[str] | None], tally: SpanTally
-) -> tuple[_Side, _Side, _Held]:
-    """Spans of a block's columns: those on both sides (same sentence, boundaries and
-    type; correct on every measure, only counted) and the rest, per sentence.
+def _judge_block(block: ConllBlock, shown: list[frozenset[str] | None], tally: SpanTally) -> _Held:
+    """A block's spans, counted: those on both sides (same sentence, boundaries and
+    type; correct on every measure, only counted) and the rest, judged.
 
-    ``shown`` is each type's labels as scored (None: left out on both sides);
-    the shared spans are held for ``tally``.
-    Decoded spans never overlap, so a span on both sides touches nothing else
-    (:meth:`SpanTally.add_apart`).
+    ``shown`` is each type's labels as scored (None: left out on both sides).
+    Decoded spans never overlap, so a span on both sides touches nothing else.
     """
+    sets = tally.sets
     kept = np.array([labels is not None for labels in shown], dtype=bool)
+    kinds = np.array([-1 if labels is None else sets.id(labels) for labels in shown], np.int64)
     scored = [labels or frozenset() for labels in shown]  # the left out are never read
     n = len(block.lines)
     first = np.array(block.first, dtype=np.int64)
@@ -297,27 +316,113 @@ def _split_block(
     for kind in present:
         per_sentence = np.bincount(common_sentences[common_kinds == kind], minlength=n)
         totals.append(np.concatenate(([0], np.cumsum(per_sentence))).tolist())
-    held = _Held(tally, [scored[k] for k in present], totals)
-    sides = []
-    for sentence, column, keep, common in (
-        (g_sentence, g_column, g_keep, g_common),
-        (s_sentence, s_column, s_keep, s_common),
+    rest = []
+    for sentence, at, column, keep, common in (
+        (g_sentence, g_at, g_column, g_keep, g_common),
+        (s_sentence, s_at, s_column, s_keep, s_common),
     ):
-        rest = keep[~common]
-        rest_sentence = sentence[~common]
-        apart = np.zeros(n, dtype=bool)
-        apart[rest_sentence] = True
-        tuples = list(
-            zip(
-                column.start[rest].tolist(),
-                column.end[rest].tolist(),
-                map(scored.__getitem__, column.kind[rest].tolist()),
-                strict=True,
+        left = keep[~common]
+        rest.append(
+            (
+                sentence[~common],
+                SpanArrays(at[~common], at[~common] + (column.end - column.start)[left],
+                           kinds[column.kind[left]]),
+            )
+        )  # fmt: skip
+    (g_sentence, gold), (s_sentence, system) = rest
+    return _held(
+        tally, n, [scored[k] for k in present], totals, (gold, g_sentence), (system, s_sentence)
+    )
+
+
+def _held(
+    tally: SpanTally,
+    n: int,
+    labels: list[frozenset[str]],
+    totals: list[list[int]],
+    gold: tuple[SpanArrays, np.ndarray],
+    system: tuple[SpanArrays, np.ndarray],
+) -> _Held:
+    """A block of ``n`` segments (sentences, documents) counted: the spans both sides
+    share by label set (``totals[k][i]``: those of ``labels[k]`` before segment
+    ``i``), and each side's other spans with their segments, judged here.
+
+    Positions run on across the block, so spans of two segments never touch.
+    """
+    apart = []
+    for side, (spans, segment), (others, _) in ((0, system, gold), (_GOLD_SIDE, gold, system)):
+        judged = judge(spans, others, tally.sets, tally.min_overlap, side != 0)
+        bounds = np.searchsorted(segment, np.arange(n + 1)).tolist()
+        found = contributions(judged, spans, tally.sets)
+        apart.append(_Apart(side, spans, segment, judged, found, bounds))
+    return _Held(tally, labels, totals, (apart[0], apart[1]))
+
+
+_GOLD_SIDE = 8
+"""The gold side's offset in a tally's rows (:meth:`SpanTally.add_apart`)."""
+
+
+def _list_block(
+    spill: ErrorSpill,
+    block: ConllBlock,
+    held: _Held,
+    documents: list[int],
+    lines: list[int],
+) -> None:
+    """Write a CoNLL block's errors, placed by ``-DOCSTART-`` line and sentence line,
+    positions counted in the sentence."""
+    sets = held.tally.sets
+    first = np.array(block.first, dtype=np.int64)
+    relative = []
+    for part in held.apart:
+        at = first[part.sentence]
+        relative.append(
+            list(
+                zip(
+                    (part.spans.start - at).tolist(),
+                    (part.spans.end - at).tolist(),
+                    map(sets.sets.__getitem__, part.spans.kind.tolist()),
+                    strict=True,
+                )
             )
         )
-        bounds = np.searchsorted(rest_sentence, np.arange(n + 1)).tolist()
-        sides.append(_Side(apart, tuples, bounds))
-    return sides[0], sides[1], held
+
+    def place(sentence: int) -> tuple[Any, Any, Callable[[int, int], str]]:
+        return documents[sentence] or None, lines[sentence], partial(block.words, sentence)
+
+    _list_held(spill, held, (relative[0], relative[1]), place)
+
+
+def _list_held(
+    spill: ErrorSpill,
+    held: _Held,
+    spans: tuple[list[Span], list[Span]],
+    place: Callable[[int], tuple[Any, Any, Callable[[int, int], str]]],
+) -> None:
+    """Write a block's errors (and its confusion cells), segment by segment, each
+    segment's in :func:`~harem_pipeline.stages.spans.error_order`.
+
+    ``spans`` are the system and gold spans of ``held`` as an error quotes
+    them; ``place(i)`` gives segment ``i``'s document, sentence and text.
+    """
+    listing = spill.listing
+    placed: list[tuple[int, SpanError]] = []
+    for part, mine, theirs in (
+        (held.apart[0], spans[0], spans[1]),
+        (held.apart[1], spans[1], spans[0]),
+    ):
+        wrong = list_judged(
+            listing, part.judged, held.tally.sets, part.spans.kind, mine, theirs, part.side != 0
+        )
+        placed.extend(zip(part.sentence[wrong].tolist(), listing.pending, strict=True))
+        listing.pending.clear()
+    placed.sort(key=_placed_order)
+    for segment, group in groupby(placed, key=itemgetter(0)):
+        spill.write([error for _, error in group], *place(segment))
+
+
+def _placed_order(placed: tuple[int, SpanError]) -> tuple[int, tuple[int, bool, int, list[str]]]:
+    return placed[0], error_order(placed[1])
 
 
 def measure_jsonl(
@@ -339,20 +444,74 @@ def measure_jsonl(
     if units is None:
         units = SpanUnits()
     documents = tokens = equal = 0
+    batch: list[tuple[JsonlDocument, Sequence[Span], Sequence[Span]]] = []
     for document in parse_jsonl(lines, path):
         gold, system = document.gold, document.system
         size = len(document.tokens)
         equal += equal_token_tags(gold, system, size)
         if labels is not None:
             gold, system = labels(gold), labels(system)
-        units.add_document(gold, system)
-        if spill is not None:
-            spill.flush(document.id, document.line, partial(_joined, document.tokens))
-        units.end_source((document.id, document.line))
+        batch.append((document, gold, system))
+        if len(batch) == _BATCH:
+            _count_batch(batch, units, spill)
+            batch.clear()
         documents += 1
         tokens += size
+    _count_batch(batch, units, spill)
     counts = units.finish()
     return counts, Repairs(), documents, tokens, equal
+
+
+_BATCH = 512
+"""Documents judged together (their positions run on, so they never touch)."""
+
+
+def _count_batch(
+    batch: list[tuple[JsonlDocument, Sequence[Span], Sequence[Span]]],
+    units: SpanUnits,
+    spill: ErrorSpill | None,
+) -> None:
+    """Count a batch of documents, each one source unit named ``(id, line)``."""
+    if not batch:
+        return
+    tally = units.tally
+    shared_sets: dict[frozenset[str], list[int]] = {}
+    sides: tuple[list[Span], list[Span]] = ([], [])  # system, gold: as the errors quote them
+    placed: tuple[list[Span], list[Span]] = ([], [])  # the same, positions run on
+    segments: tuple[list[int], list[int]] = ([], [])
+    offset = 0
+    for i, (document, gold, system) in enumerate(batch):
+        shared, gold, system = split_shared(gold, system)
+        for labels in map(itemgetter(2), shared):
+            shared_sets.setdefault(labels, [0] * len(batch))[i] += 1
+        for k, spans in enumerate((system, gold)):
+            sides[k].extend(spans)
+            placed[k].extend((a + offset, b + offset, labels) for a, b, labels in spans)
+            segments[k].extend([i] * len(spans))
+        ends = [b for _, b, _ in gold] + [b for _, b, _ in system]
+        offset += max(len(document.tokens), *ends) + 1 if ends else len(document.tokens) + 1
+    totals = [[0, *accumulate(counts)] for counts in shared_sets.values()]
+    held = _held(
+        tally,
+        len(batch),
+        list(shared_sets),
+        totals,
+        (tally.sets.arrays(placed[1]), np.array(segments[1], np.int64)),
+        (tally.sets.arrays(placed[0]), np.array(segments[0], np.int64)),
+    )
+    units.before_close = held.release
+    if spill is not None:
+
+        def place(i: int) -> tuple[Any, Any, Callable[[int, int], str]]:
+            document = batch[i][0]
+            return document.id, document.line, partial(_joined, document.tokens)
+
+        _list_held(spill, held, sides, place)
+    for i, (document, _, _) in enumerate(batch):
+        held.position = i + 1
+        units.end_source((document.id, document.line))
+    held.release()
+    units.before_close = None
 
 
 def _joined(words: Sequence[str], start: int, end: int) -> str:

@@ -56,12 +56,14 @@ bootstrap resamples; ``sum_counts`` adds them up.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
-from operator import itemgetter, le, sub
+from functools import reduce
+from operator import add, itemgetter, le
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
 
 from harem_pipeline.model import Span
 
@@ -210,6 +212,7 @@ class SpanTally:
         "identical_labels",
         "min_overlap",
         "listing",
+        "sets",
     )
 
     def __init__(self, min_overlap: float = 0.0, listing: Listing | None = None) -> None:
@@ -224,23 +227,15 @@ class SpanTally:
         # of label sets (see ``_tally_identical``).
         self.identical = 0
         self.identical_labels: Counter[frozenset[str]] = Counter()
+        self.sets = LabelSets()
 
     def add_document(self, gold: Sequence[Span], system: Sequence[Span]) -> None:
         """Add one document's spans (any order; spans may overlap or repeat)."""
-        if gold == system:
-            _tally_identical(self, gold)
-            return
-        gold = sorted(gold)
-        system = sorted(system)
-        if _is_flat(gold) and _is_flat(system):
-            # Without overlaps inside a side, a span found on both sides touches
-            # nothing else: score those pairs in bulk, the rest one by one.
-            common = set(gold).intersection(system)
-            if common:
-                _tally_identical(self, common)
-                gold = [g for g in gold if g not in common]
-                system = [s for s in system if s not in common]
-        self.add_apart(gold, system)
+        shared, gold, system = split_shared(gold, system)
+        if shared:
+            _tally_identical(self, shared)
+        if gold or system:
+            self.add_apart(gold, system)
 
     def add_identical(self, labels: frozenset[str], number: int) -> None:
         """Add ``number`` spans of ``labels`` found on both sides, correct on both.
@@ -253,8 +248,16 @@ class SpanTally:
     def add_apart(self, gold: Sequence[Span], system: Sequence[Span]) -> None:
         """Add one document's spans, each side sorted, the spans both sides share taken out
         (``add_identical``), or sides with spans that overlap each other."""
-        _tally_side(self, system, gold, 0)
-        _tally_side(self, gold, system, _VIEW_WIDTH)
+        sets = self.sets
+        g, s = sets.arrays(gold), sets.arrays(system)
+        for spans, others, side, listed, against in (
+            (s, g, 0, system, gold),
+            (g, s, _VIEW_WIDTH, gold, system),
+        ):
+            judged = judge(spans, others, sets, self.min_overlap, side != 0)
+            add_contributions(self, contributions(judged, spans, sets), side)
+            if self.listing is not None:
+                list_judged(self.listing, judged, sets, spans.kind, listed, against, side != 0)
 
     def counts(self) -> SpanCounts:
         """Freeze the running sum into ``SpanCounts``."""
@@ -371,12 +374,70 @@ class Listing:
         ``pending`` is emptied in place (a reader may hold it to test it cheaply).
         """
         pending = self.pending
-        found = sorted(pending, key=_error_order) if len(pending) > 1 else list(pending)
+        found = sorted(pending, key=error_order) if len(pending) > 1 else list(pending)
         pending.clear()
         return found
 
 
-def _error_order(error: SpanError) -> tuple[int, bool, int, list[str]]:
+_SIDES = ("system", "gold")
+_KINDS_BY_SIDE = (
+    ("correct", "label_error", "boundary_error", "label_boundary_error", "spurious"),
+    ("correct", "label_error", "boundary_error", "label_boundary_error", "missing"),
+)
+
+
+def list_judged(
+    listing: Listing,
+    judged: Judged,
+    sets: LabelSets,
+    kinds: np.ndarray,
+    spans: Sequence[Span],
+    others: Sequence[Span],
+    gold_side: bool,
+) -> np.ndarray:
+    """Record a judged side in ``listing``: each span's confusion cell, and an error
+    for each span not ``correct`` (with the spans of ``others`` it touches); returns
+    the positions in ``spans`` of the spans listed.
+
+    A gold span pairs with the label set of the span of its boundaries, else
+    ``(missing)`` or ``(boundary)``; a system span without such a span pairs
+    with ``(spurious)`` or ``(boundary)`` as its row.
+    """
+    category = judged.category
+    labels = sets.sets
+    keys: list[ConfusionKey] = [*labels, MISSING_KEY, BOUNDARY_KEY, SPURIOUS_KEY]
+    unmatched = len(labels) + (0 if gold_side else 2)
+    key = np.where(category == UNMATCHED, unmatched, len(labels) + 1)
+    if gold_side:
+        key = np.where(category <= LABEL_ERROR, judged.same_kind, key)
+        cells = np.stack((kinds, key))
+    else:
+        shown = category > LABEL_ERROR
+        cells = np.stack((key[shown], kinds[shown]))
+    if cells.shape[1]:
+        pairs, numbers = np.unique(cells, axis=1, return_counts=True)
+        for g, s, k in zip(*pairs.tolist(), numbers.tolist(), strict=True):
+            listing.confusion[keys[g], keys[s]] += k
+    wrong = np.flatnonzero(category != CORRECT)
+    if not len(wrong):
+        return wrong
+    bounds = np.searchsorted(judged.pair_span, np.arange(len(category) + 1)).tolist()
+    pair_other = judged.pair_other.tolist()
+    names, side = _KINDS_BY_SIDE[gold_side], _SIDES[gold_side]
+    listing.pending.extend(
+        SpanError(
+            names[c],
+            side,
+            spans[i],
+            [others[j] for j in pair_other[bounds[i] : bounds[i + 1]]],
+        )
+        for i, c in zip(wrong.tolist(), category[wrong].tolist(), strict=True)
+    )
+    return wrong
+
+
+def error_order(error: SpanError) -> tuple[int, bool, int, list[str]]:
+    """The order of a document's errors: by start, gold before system, by end and labels."""
     start, end, labels = error.span
     return start, error.side != "gold", end, sorted(labels)
 
@@ -387,6 +448,31 @@ def count_documents(documents: Iterable[tuple[Sequence[Span], Sequence[Span]]]) 
     for gold, system in documents:
         tally.add_document(gold, system)
     return tally.counts()
+
+
+def split_shared(
+    gold: Sequence[Span], system: Sequence[Span]
+) -> tuple[Collection[Span], list[Span], list[Span]]:
+    """A document's spans found on both sides, and the rest of each side, sorted.
+
+    Identical sides share every span, whatever the spans touch (each finds
+    its twin).  Without overlaps inside a side, a span found on both sides
+    touches nothing else, so it is correct on every measure and is only
+    counted; with overlaps, nothing is taken out.
+    """
+    if gold == system:
+        return gold, [], []
+    gold = sorted(gold)
+    system = sorted(system)
+    if _is_flat(gold) and _is_flat(system):
+        common = set(gold).intersection(system)
+        if common:
+            return (
+                common,
+                [g for g in gold if g not in common],
+                [s for s in system if s not in common],
+            )
+    return (), gold, system
 
 
 def _label_tally(tally: SpanTally, label: str) -> TallyRow:
@@ -427,209 +513,356 @@ def identical_per_label(tally: SpanTally) -> dict[str, int]:
     return dict(sorted(per_label.items()))
 
 
-def _tally_side(tally: SpanTally, spans: Sequence[Span], others: Sequence[Span], side: int) -> None:
-    """Score each span of one side against the sorted spans of the other side.
+class SpanArrays(NamedTuple):
+    """One side's spans as arrays, sorted by start then end: token positions and each
+    span's label set (its number in the tally's :class:`LabelSets`)."""
 
-    ``side`` is 0 for system spans (precision) and ``_VIEW_WIDTH`` for gold
-    spans (recall); the per-label offset follows from it.  With a minimum
-    overlap, a pair counts for the overlap measure only when it covers that
-    share of the gold span (see :func:`check_min_overlap`).
+    start: np.ndarray
+    end: np.ndarray
+    kind: np.ndarray
+
+
+class LabelSets:
+    """The label sets a tally has met, numbered in order of first sight.
+
+    Two spans *match* when their sets share a label; :meth:`matching` is
+    that relation as a table over the numbers, so the judge compares
+    numbers, never sets.
     """
-    lab = tally.labelled
-    unl = tally.unlabelled
-    threshold = tally.min_overlap
-    listing = tally.listing
-    gold_side = side != 0
-    label_side = 0 if side == 0 else _LABEL_WIDTH
-    starts = list(map(_START, others))
-    max_length = max(map(sub, map(_END, others), starts), default=0)
-    for span in spans:
-        start, end, labels = span
-        length = end - start
-        lo = bisect_left(starts, start - max_length + 1)
-        hi = bisect_left(starts, end, lo)
-        same = same_match = overlap_match = overlap_any = False
-        same_labels = None
-        covered = covered_until = 0
-        covered_any = covered_any_until = 0
-        for i in range(lo, hi):
-            o_start, o_end, o_labels = others[i]
-            if o_end <= start:
-                continue
-            overlap_any = True
-            match = o_labels is labels or not labels.isdisjoint(o_labels)
-            if o_start == start and o_end == end:
-                same = True
-                if match and not same_match:
-                    same_match = True
-                    same_labels = o_labels
-                elif same_labels is None:
-                    same_labels = o_labels
-            a = o_start if o_start > start else start
-            b = o_end if o_end < end else end
-            if covered_any_until > a:
-                a_any = covered_any_until
-            else:
-                a_any = a
-            if b > a_any:
-                covered_any += b - a_any
-                covered_any_until = b
-            if match:
-                overlap_match = True
-                if covered_until > a:
-                    a = covered_until
-                if b > a:
-                    covered += b - a
-                    covered_until = b
-        if threshold:
-            overlap_ok, overlap_any_ok = _thresholded(span, others, lo, hi, threshold, gold_side)
-        else:
-            overlap_ok, overlap_any_ok = overlap_match, overlap_any
-        if same_match:
-            category = CORRECT
-        elif same:
-            category = LABEL_ERROR
-        elif overlap_match:
-            category = BOUNDARY_ERROR
-        elif overlap_any:
-            category = LABEL_BOUNDARY_ERROR
-        else:
-            category = UNMATCHED
-        lab[side + SPANS] += 1
-        lab[side + CATEGORY + category] += 1
-        unl[side + SPANS] += 1
-        if overlap_ok:
-            lab[side + OVERLAP] += 1
-        if overlap_match:
-            lab[side + COVERAGE] += covered / length
-        if same:
-            unl[side + CATEGORY + CORRECT] += 1
-        elif overlap_any:
-            unl[side + CATEGORY + BOUNDARY_ERROR] += 1
-        else:
-            unl[side + CATEGORY + UNMATCHED] += 1
-        if overlap_any_ok:
-            unl[side + OVERLAP] += 1
-        if overlap_any:
-            unl[side + COVERAGE] += covered_any / length
-        if listing is not None:
-            _list_span(listing, span, category, same_labels, others, lo, hi, gold_side)
-        if len(labels) == 1:
-            row = _label_tally(tally, next(iter(labels)))
-            row[label_side + L_SPANS] += 1
-            if category == CORRECT:
-                row[label_side + L_EXACT] += 1
-            if overlap_ok:
-                row[label_side + L_OVERLAP] += 1
-            if overlap_match:
-                row[label_side + L_COVERAGE] += covered / length
-        else:
-            for label in sorted(labels):  # labels get their rows in a fixed order
-                _tally_label(
-                    _label_tally(tally, label),
-                    label_side,
-                    span,
-                    label,
-                    others,
-                    lo,
-                    hi,
-                    threshold,
-                    gold_side,
-                )
+
+    __slots__ = ("sets", "ids", "_matching", "_sizes")
+
+    def __init__(self) -> None:
+        self.sets: list[frozenset[str]] = []
+        self.ids: dict[frozenset[str], int] = {}
+        self._matching = np.zeros((0, 0), dtype=bool)
+        self._sizes = np.zeros(0, np.int64)
+
+    def id(self, labels: frozenset[str]) -> int:
+        """The number of ``labels`` (given on first sight)."""
+        found = self.ids.get(labels)
+        if found is None:
+            found = self.ids[labels] = len(self.sets)
+            self.sets.append(labels)
+        return found
+
+    def arrays(self, spans: Sequence[Span]) -> SpanArrays:
+        """Sorted ``spans`` as arrays."""
+        n = len(spans)
+        return SpanArrays(
+            np.fromiter(map(_START, spans), np.int64, n),
+            np.fromiter(map(_END, spans), np.int64, n),
+            np.fromiter(map(self.id, map(_LABELS, spans)), np.int64, n),
+        )
+
+    def matching(self) -> np.ndarray:
+        """``matching()[a, b]``: whether sets ``a`` and ``b`` share a label."""
+        k = len(self.sets)
+        if self._matching.shape[0] != k:
+            sets = self.sets
+            rows = [[not a.isdisjoint(b) for b in sets] for a in sets]
+            self._matching = np.array(rows, dtype=bool).reshape(k, k)
+            self._sizes = np.fromiter(map(len, sets), np.int64, k)
+        return self._matching
+
+    def sizes(self) -> np.ndarray:
+        """How many labels each set has."""
+        self.matching()
+        return self._sizes
 
 
-def _thresholded(
-    span: Span, others: Sequence[Span], lo: int, hi: int, threshold: float, gold_side: bool
-) -> tuple[bool, bool]:
-    """Whether some pair of ``span`` reaches the minimum overlap: same label, any label."""
-    start, end, labels = span
-    ok = ok_any = False
-    for i in range(lo, hi):
-        o_start, o_end, o_labels = others[i]
-        if o_end <= start:
-            continue
-        shared = min(o_end, end) - max(o_start, start)
-        gold_length = (end - start) if gold_side else (o_end - o_start)
-        if shared >= threshold * gold_length:
-            ok_any = True
-            if not labels.isdisjoint(o_labels):
-                ok = True
-                break
-    return ok, ok_any
+class Judged(NamedTuple):
+    """How each span of one side fares against the spans of the other side.
+
+    One entry per span, in the side's order; ``pair_span``/``pair_other``
+    are the pairs that share a token, by span then in the other side's
+    order.  ``vague`` holds the per-label findings of spans with several
+    labels (:func:`_judge_vague`).
+    """
+
+    category: np.ndarray
+    same: np.ndarray
+    """Some span of the other side has its boundaries (unlabelled ``correct``)."""
+    overlap_any: np.ndarray
+    overlap_match: np.ndarray
+    overlap_ok: np.ndarray
+    """The overlap measure's verdict, labelled: a matching pair past the threshold."""
+    overlap_any_ok: np.ndarray
+    covered: np.ndarray
+    """Share of the span covered by the matching spans of the other side."""
+    covered_any: np.ndarray
+    same_kind: np.ndarray
+    """The label set of a span of the same boundaries (a matching one first; -1: none)."""
+    pair_span: np.ndarray
+    pair_other: np.ndarray
+    vague: VagueFindings
 
 
-_SIDES = ("system", "gold")
-_KINDS_BY_SIDE = (
-    ("correct", "label_error", "boundary_error", "label_boundary_error", "spurious"),
-    ("correct", "label_error", "boundary_error", "label_boundary_error", "missing"),
-)
+class VagueFindings(NamedTuple):
+    """Per-label findings of the spans with several labels: one entry per (span, label),
+    by span, a span's labels sorted."""
+
+    span: np.ndarray
+    label: list[str]
+    exact: np.ndarray
+    overlap: np.ndarray
+    covered: np.ndarray
 
 
-def _list_span(
-    listing: Listing,
-    span: Span,
-    category: int,
-    same_labels: frozenset[str] | None,
-    others: Sequence[Span],
-    lo: int,
-    hi: int,
-    gold_side: bool,
-) -> None:
-    """Record one span of the slow path: its error (if any) and its confusion cell."""
-    labels = span[2]
-    key: ConfusionKey
-    if gold_side:
-        if category <= LABEL_ERROR:
-            assert same_labels is not None  # a span of the same boundaries was found
-            key = same_labels
-        else:
-            key = MISSING_KEY if category == UNMATCHED else BOUNDARY_KEY
-        listing.confusion[labels, key] += 1
-    elif category > LABEL_ERROR:
-        key = SPURIOUS_KEY if category == UNMATCHED else BOUNDARY_KEY
-        listing.confusion[key, labels] += 1
-    if category == CORRECT:
-        return
-    start = span[0]
-    touching = [o for o in others[lo:hi] if o[1] > start]
-    listing.pending.append(
-        SpanError(_KINDS_BY_SIDE[gold_side][category], _SIDES[gold_side], span, touching)
+def judge(
+    spans: SpanArrays, others: SpanArrays, sets: LabelSets, threshold: float, gold_side: bool
+) -> Judged:
+    """Judge every span of one side against the sorted spans of the other side.
+
+    The rules of the module docstring, for all spans at once: the pairs that
+    share a token are listed, then each span's findings are reduced from
+    its pairs.  ``gold_side`` says whose length the overlap measure's
+    threshold takes (see :func:`check_min_overlap`).  Coverage counts the
+    union of the covering spans, so nested spans are not counted twice.
+    """
+    n = len(spans.start)
+    x_start, x_end, x_kind = spans
+    o_start, o_end, o_kind = others
+    if len(o_start) and n:
+        reach = int((o_end - o_start).max())
+        lo = np.searchsorted(o_start, x_start - reach + 1)
+        counts = np.searchsorted(o_start, x_end) - lo
+    else:
+        lo = counts = np.zeros(n, np.int64)
+    pair_span = np.repeat(np.arange(n), counts)
+    pair_other = np.arange(len(pair_span)) + np.repeat(lo - (np.cumsum(counts) - counts), counts)
+    touching = o_end[pair_other] > x_start[pair_span]
+    pair_span, pair_other = pair_span[touching], pair_other[touching]
+    p_start, p_end, p_kind = o_start[pair_other], o_end[pair_other], o_kind[pair_other]
+    s_start, s_end = x_start[pair_span], x_end[pair_span]
+    same = (p_start == s_start) & (p_end == s_end)
+    match = sets.matching()[x_kind[pair_span], p_kind]
+    a = np.maximum(p_start, s_start)
+    b = np.minimum(p_end, s_end)
+    if threshold:
+        gold_length = (s_end - s_start) if gold_side else (p_end - p_start)
+        passes = (b - a) >= threshold * gold_length
+    else:
+        passes = np.ones(len(pair_span), bool)
+
+    def some(mask: np.ndarray | None) -> np.ndarray:
+        chosen = pair_span if mask is None else pair_span[mask]
+        return np.bincount(chosen, minlength=n) > 0
+
+    same_any, same_match = some(same), some(same & match)
+    overlap_any, overlap_match = some(None), some(match)
+    category = np.select(
+        [same_match, same_any, overlap_match, overlap_any],
+        [CORRECT, LABEL_ERROR, BOUNDARY_ERROR, LABEL_BOUNDARY_ERROR],
+        UNMATCHED,
+    )
+    same_kind = np.full(n, -1, np.int64)
+    for chosen in (same, same & match):  # a matching one overrides the first one
+        first_span, first_pair = np.unique(pair_span[chosen], return_index=True)
+        same_kind[first_span] = p_kind[chosen][first_pair]
+    length = x_end - x_start
+    vague = _judge_vague(spans, sets, pair_span, p_kind, same, passes, a, b)
+    return Judged(
+        category,
+        same_any,
+        overlap_any,
+        overlap_match,
+        some(match & passes),
+        some(passes),
+        _union(pair_span, a, b, match, n) / length,
+        _union(pair_span, a, b, None, n) / length,
+        same_kind,
+        pair_span,
+        pair_other,
+        vague,
     )
 
 
-def _tally_label(
-    row: TallyRow,
-    offset: int,
-    span: Span,
-    label: str,
-    others: Sequence[Span],
-    lo: int,
-    hi: int,
-    threshold: float = 0.0,
-    gold_side: bool = False,
+def _union(
+    pair_span: np.ndarray, a: np.ndarray, b: np.ndarray, kept: np.ndarray | None, n: int
+) -> np.ndarray:
+    """Per span, the tokens ``[a, b)`` of its pairs (those ``kept``) cover, each once.
+
+    A span's pairs come in order of start, so each adds what lies past the
+    furthest end of the pairs before it: a running maximum within each span.
+    """
+    if kept is not None:
+        pair_span, a, b = pair_span[kept], a[kept], b[kept]
+    if not len(pair_span):
+        return np.zeros(n, np.int64)
+    offset = pair_span * (int(b.max()) + 1)
+    reached = np.maximum.accumulate(b + offset) - offset
+    before = np.full(len(b), -1, np.int64)
+    inside = pair_span[1:] == pair_span[:-1]
+    before[1:][inside] = reached[:-1][inside]
+    gained = np.maximum(b - np.maximum(a, before), 0)
+    return np.bincount(pair_span, weights=gained, minlength=n).astype(np.int64)
+
+
+def _judge_vague(
+    spans: SpanArrays,
+    sets: LabelSets,
+    pair_span: np.ndarray,
+    p_kind: np.ndarray,
+    same: np.ndarray,
+    passes: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+) -> VagueFindings:
+    """Per label of a span with several labels: only spans holding that label match
+    (for a one-label span these are its labelled findings)."""
+    vague = np.flatnonzero(sets.sizes()[spans.kind] > 1)
+    if not len(vague):
+        return _NO_VAGUE
+    n = len(spans.start)
+    length = spans.end - spans.start
+    kinds = np.unique(spans.kind[vague]).tolist()
+    found = []
+    for label in sorted({label for k in kinds for label in sets.sets[k]}):
+        holding = np.fromiter((label in s for s in sets.sets), bool, len(sets.sets))
+        carrying = vague[holding[spans.kind[vague]]]
+        matching = holding[p_kind]
+        exact = np.bincount(pair_span[same & matching], minlength=n) > 0
+        overlap = np.bincount(pair_span[matching & passes], minlength=n) > 0
+        covered = _union(pair_span, a, b, matching, n) / length
+        found.append((carrying, label, exact[carrying], overlap[carrying], covered[carrying]))
+    span = np.concatenate([f[0] for f in found])
+    order = np.argsort(span, kind="stable")  # labels were taken sorted
+    names = [f[1] for f in found for _ in range(len(f[0]))]
+    return VagueFindings(
+        span[order],
+        [names[i] for i in order.tolist()],
+        np.concatenate([f[2] for f in found])[order],
+        np.concatenate([f[3] for f in found])[order],
+        np.concatenate([f[4] for f in found])[order],
+    )
+
+
+_NO_VAGUE = VagueFindings(
+    np.zeros(0, np.int64), [], np.zeros(0, bool), np.zeros(0, bool), np.zeros(0)
+)
+
+
+class Contributions(NamedTuple):
+    """What a judged side adds to a tally, as running totals over its spans.
+
+    ``counts[i]`` is what spans ``:i`` add to each counted slot (the
+    columns of ``_COLUMNS``, then 4 per label of ``labels``: spans, exact,
+    overlap, coverages); ``coverages`` holds each float slot's values in
+    span order (the labelled and unlabelled views', then each label's),
+    and the slot's count column says how many of them spans ``:i`` gave.
+    Any run of spans ``lo:hi`` is thus added with one subtraction, and its
+    coverages one by one in span order, so the float sums are the same
+    however the spans are cut.
+    """
+
+    counts: np.ndarray
+    labels: list[str]
+    coverages: list[list[float]]
+
+
+# Counted columns of a side: the labelled categories (0-4), overlap (5), coverages
+# given (6); the unlabelled correct (7), boundary error (8), unmatched (9),
+# overlap (10), coverages given (11).
+_COLUMNS = 12
+_L_COLUMNS = 4
+
+
+def contributions(judged: Judged, spans: SpanArrays, sets: LabelSets) -> Contributions:
+    """The running totals of a judged side (see :class:`Contributions`)."""
+    n = len(judged.category)
+    category = judged.category
+    same, overlap_any, overlap_match = judged.same, judged.overlap_any, judged.overlap_match
+    single = sets.sizes()[spans.kind] == 1 if n else np.zeros(0, bool)
+    vague = judged.vague
+    single_labels = sorted(
+        {next(iter(sets.sets[k])) for k in np.unique(spans.kind[single]).tolist()}
+    )
+    labels = sorted(set(single_labels).union(vague.label))
+    column = {label: i for i, label in enumerate(labels)}
+    width = _COLUMNS + _L_COLUMNS * len(labels)
+    table = np.zeros((n + 1, width), np.int64)
+    rows = table[1:]
+    rows[np.arange(n), category] = 1
+    rows[:, 5] = judged.overlap_ok
+    rows[:, 6] = overlap_match
+    rows[:, 7] = same
+    rows[:, 8] = overlap_any & ~same
+    rows[:, 9] = ~overlap_any
+    rows[:, 10] = judged.overlap_any_ok
+    rows[:, 11] = overlap_any
+    per_label = np.zeros((n, max(len(labels), 1)))
+    given = np.zeros((n, max(len(labels), 1)), bool)
+    if labels:
+        kind_column = np.array(
+            [column.get(next(iter(labels)), 0) if len(labels) == 1 else 0 for labels in sets.sets],
+            dtype=np.int64,
+        )
+        where = np.flatnonzero(single)
+        at = _COLUMNS + _L_COLUMNS * kind_column[spans.kind[where]]
+        rows[where, at] = 1
+        rows[where, at + 1] = category[where] == CORRECT
+        rows[where, at + 2] = judged.overlap_ok[where]
+        rows[where, at + 3] = overlap_match[where]
+        given[where, kind_column[spans.kind[where]]] = overlap_match[where]
+        per_label[where, kind_column[spans.kind[where]]] = judged.covered[where]
+        if len(vague.span):
+            v_column = np.fromiter(map(column.__getitem__, vague.label), np.int64, len(vague.label))
+            at = _COLUMNS + _L_COLUMNS * v_column
+            rows[vague.span, at] = 1
+            rows[vague.span, at + 1] = vague.exact
+            rows[vague.span, at + 2] = vague.overlap
+            rows[vague.span, at + 3] = 1
+            given[vague.span, v_column] = True
+            per_label[vague.span, v_column] = vague.covered
+    np.cumsum(table, axis=0, out=table)
+    coverages = [
+        judged.covered[overlap_match].tolist(),
+        judged.covered_any[overlap_any].tolist(),
+        *(per_label[:, j][given[:, j]].tolist() for j in range(len(labels))),
+    ]
+    return Contributions(table, labels, coverages)
+
+
+def add_contributions(
+    tally: SpanTally, found: Contributions, side: int, lo: int = 0, hi: int | None = None
 ) -> None:
-    """Per-label counts of a vague span: only other spans carrying ``label`` match."""
-    start, end, _labels = span
-    exact = overlap = overlap_ok = False
-    covered = covered_until = 0
-    for i in range(lo, hi):
-        o_start, o_end, o_labels = others[i]
-        if o_end <= start or label not in o_labels:
+    """Add spans ``lo:hi`` of a judged side to ``tally`` (``side``: 0 system, else gold)."""
+    counts = found.counts
+    if hi is None:
+        hi = len(counts) - 1
+    if hi <= lo:
+        return
+    before, after = counts[lo].tolist(), counts[hi].tolist()
+    d = [y - x for x, y in zip(before, after, strict=True)]
+    lab, unl = tally.labelled, tally.unlabelled
+    n = d[0] + d[1] + d[2] + d[3] + d[4]
+    lab[side + SPANS] += n
+    for c in range(5):
+        lab[side + CATEGORY + c] += d[c]
+    lab[side + OVERLAP] += d[5]
+    lab[side + COVERAGE] = reduce(
+        add, found.coverages[0][before[6] : after[6]], lab[side + COVERAGE]
+    )
+    unl[side + SPANS] += n
+    unl[side + CATEGORY + CORRECT] += d[7]
+    unl[side + CATEGORY + BOUNDARY_ERROR] += d[8]
+    unl[side + CATEGORY + UNMATCHED] += d[9]
+    unl[side + OVERLAP] += d[10]
+    unl[side + COVERAGE] = reduce(
+        add, found.coverages[1][before[11] : after[11]], unl[side + COVERAGE]
+    )
+    offset = 0 if side == 0 else _LABEL_WIDTH
+    for j, label in enumerate(found.labels):
+        at = _COLUMNS + _L_COLUMNS * j
+        if not d[at]:
             continue
-        overlap = True
-        exact = exact or (o_start == start and o_end == end)
-        gold_length = (end - start) if gold_side else (o_end - o_start)
-        if min(o_end, end) - max(o_start, start) >= threshold * gold_length:
-            overlap_ok = True
-        a = max(o_start, start, covered_until)
-        b = min(o_end, end)
-        if b > a:
-            covered += b - a
-            covered_until = b
-    row[offset + L_SPANS] += 1
-    row[offset + L_EXACT] += exact
-    row[offset + L_OVERLAP] += overlap and overlap_ok
-    row[offset + L_COVERAGE] += covered / (end - start)
+        row = _label_tally(tally, label)
+        row[offset + L_SPANS] += d[at]
+        row[offset + L_EXACT] += d[at + 1]
+        row[offset + L_OVERLAP] += d[at + 2]
+        values = found.coverages[2 + j][before[at + 3] : after[at + 3]]
+        row[offset + L_COVERAGE] = reduce(add, values, row[offset + L_COVERAGE])
 
 
 # --------------------------------------------------------------------------
