@@ -30,18 +30,18 @@ from harem_pipeline.formats.conll import SCHEMES, ConllBlock, parse_conll_blocks
 from harem_pipeline.formats.jsonl import JsonlDocument, parse_jsonl
 from harem_pipeline.model import Span
 from harem_pipeline.stages.span_errors import ErrorSpill
-from harem_pipeline.stages.span_units import UNIT_LIMIT, SpanUnits
+from harem_pipeline.stages.span_units import UNIT_LIMIT, SpanUnits, UnitBlock
 from harem_pipeline.stages.spans import (
     Contributions,
     CountedSpans,
     Judged,
     LabelFilter,
+    Piece,
     Repairs,
     SpanArrays,
     SpanCounts,
     SpanError,
     SpanTally,
-    add_contributions,
     contributions,
     equal_token_tags,
     error_order,
@@ -177,8 +177,7 @@ def measure_conll(
     """
     if units is None:
         units = SpanUnits()
-    tally = units.tally  # the same tally all along (cleared per unit)
-    end_source = units.end_source
+    tally = units.tally  # its label sets and threshold serve every block
     gold_repairs = system_repairs = sentences = tokens = equal = 0
     documents = 0
     previous = marked = None
@@ -189,28 +188,29 @@ def measure_conll(
         if labels is not None:
             shown = list(map(labels.shown, block.labels))
         held = _judge_block(block, shown, tally)
-        units.before_close = held.release
         line_numbers = block.lines.tolist()
         block_documents = block.documents.tolist()
         if spill is not None:
             _list_block(spill, block, held, block_documents, line_numbers)
+        counted = held.block
+        begin = 0
+        ends: list[tuple[int, Any]] = []
         for i, document in enumerate(block_documents):
-            held.position = i
             if by_document:
                 if document != current:
-                    end_source(source_line)
+                    ends.append((i, source_line))
                     current, source_line = document, line_numbers[i]
             elif first_document is None:
                 first_document, source_line = document, line_numbers[i]
             elif document != first_document:
+                units.add_block(counted, begin, i, ends)
+                begin, ends = i, []
                 units.collapse()  # the sentences so far are the first document
                 by_document = True
                 current, source_line = document, line_numbers[i]
-            held.position = i + 1
             if not by_document:
-                end_source(line_numbers[i])
-        held.release()
-        units.before_close = None
+                ends.append((i + 1, line_numbers[i]))
+        units.add_block(counted, begin, len(block_documents), ends)
         gold_repairs += int(block.gold.repairs.sum())
         system_repairs += int(block.system.repairs.sum())
         sentences += len(line_numbers)
@@ -222,7 +222,7 @@ def measure_conll(
                 previous = document
         marked = marked or any(block_documents)
     if by_document:
-        end_source(source_line)
+        units.end_source(source_line)
     counts = units.finish()
     repairs = Repairs(gold_repairs, system_repairs)
     return counts, repairs, sentences, tokens, documents if marked else 0, equal
@@ -238,49 +238,22 @@ class _Apart(NamedTuple):
     sentence: np.ndarray
     judged: Judged
     found: Contributions
-    bounds: list[int]
-    """Sentence ``i``'s spans are ``bounds[i]:bounds[i + 1]``."""
+    bounds: np.ndarray
+    """Segment ``i``'s spans are ``bounds[i]:bounds[i + 1]``."""
 
 
-class _Held:
-    """A block's counts, held back until the tally needs them: ``release`` adds those of
-    the sentences before ``position`` not yet added (:attr:`SpanUnits.before_close`).
+class _Counted(NamedTuple):
+    """A block counted: its units' share (:class:`UnitBlock`) and its two judged sides
+    (system, gold) for the error listing."""
 
-    The spans both columns share are counted per sentence and type; the
-    others were judged for the whole block at once (:func:`_judge_block`).
-    """
-
-    __slots__ = ("tally", "labels", "totals", "apart", "position", "_added")
-
-    def __init__(
-        self,
-        tally: SpanTally,
-        labels: list[frozenset[str]],
-        totals: list[list[int]],
-        apart: tuple[_Apart, _Apart],
-    ):
-        self.tally = tally
-        self.labels = labels
-        self.totals = totals
-        """Per type, running totals: ``totals[k][i]`` spans before sentence ``i``."""
-        self.apart = apart
-        self.position = 0
-        self._added = 0
-
-    def release(self) -> None:
-        a, b = self._added, self.position
-        if b <= a:
-            return
-        for labels, running in zip(self.labels, self.totals, strict=True):
-            number = running[b] - running[a]
-            if number:
-                self.tally.add_identical(labels, number)
-        for side in self.apart:
-            add_contributions(self.tally, side.found, side.side, side.bounds[a], side.bounds[b])
-        self._added = b
+    block: UnitBlock
+    apart: tuple[_Apart, _Apart]
+    tally: SpanTally
 
 
-def _judge_block(block: ConllBlock, shown: list[frozenset[str] | None], tally: SpanTally) -> _Held:
+def _judge_block(
+    block: ConllBlock, shown: list[frozenset[str] | None], tally: SpanTally
+) -> _Counted:
     """A block's spans, counted: those on both sides (same sentence, boundaries and
     type; correct on every measure, only counted) and the rest, judged.
 
@@ -342,7 +315,7 @@ def _held(
     totals: list[list[int]],
     gold: tuple[SpanArrays, np.ndarray],
     system: tuple[SpanArrays, np.ndarray],
-) -> _Held:
+) -> _Counted:
     """A block of ``n`` segments (sentences, documents) counted: the spans both sides
     share by label set (``totals[k][i]``: those of ``labels[k]`` before segment
     ``i``), and each side's other spans with their segments, judged here.
@@ -352,10 +325,13 @@ def _held(
     apart = []
     for side, (spans, segment), (others, _) in ((0, system, gold), (_GOLD_SIDE, gold, system)):
         judged = judge(spans, others, tally.sets, tally.min_overlap, side != 0)
-        bounds = np.searchsorted(segment, np.arange(n + 1)).tolist()
+        bounds = np.searchsorted(segment, np.arange(n + 1))
         found = contributions(judged, spans, tally.sets)
         apart.append(_Apart(side, spans, segment, judged, found, bounds))
-    return _Held(tally, labels, totals, (apart[0], apart[1]))
+    pieces = [Piece(part.found, part.side, part.bounds) for part in apart]
+    return _Counted(
+        UnitBlock(pieces, list(zip(labels, totals, strict=True))), (apart[0], apart[1]), tally
+    )
 
 
 _GOLD_SIDE = 8
@@ -365,7 +341,7 @@ _GOLD_SIDE = 8
 def _list_block(
     spill: ErrorSpill,
     block: ConllBlock,
-    held: _Held,
+    held: _Counted,
     documents: list[int],
     lines: list[int],
 ) -> None:
@@ -395,7 +371,7 @@ def _list_block(
 
 def _list_held(
     spill: ErrorSpill,
-    held: _Held,
+    held: _Counted,
     spans: tuple[list[Span], list[Span]],
     place: Callable[[int], tuple[Any, Any, Callable[[int, int], str]]],
 ) -> None:
@@ -488,8 +464,8 @@ def _count_batch(
             sides[k].extend(spans)
             placed[k].extend((a + offset, b + offset, labels) for a, b, labels in spans)
             segments[k].extend([i] * len(spans))
-        ends = [b for _, b, _ in gold] + [b for _, b, _ in system]
-        offset += max(len(document.tokens), *ends) + 1 if ends else len(document.tokens) + 1
+        reach = [b for _, b, _ in gold] + [b for _, b, _ in system]
+        offset += max(len(document.tokens), *reach) + 1 if reach else len(document.tokens) + 1
     totals = [[0, *accumulate(counts)] for counts in shared_sets.values()]
     held = _held(
         tally,
@@ -499,7 +475,6 @@ def _count_batch(
         (tally.sets.arrays(placed[1]), np.array(segments[1], np.int64)),
         (tally.sets.arrays(placed[0]), np.array(segments[0], np.int64)),
     )
-    units.before_close = held.release
     if spill is not None:
 
         def place(i: int) -> tuple[Any, Any, Callable[[int, int], str]]:
@@ -507,11 +482,8 @@ def _count_batch(
             return document.id, document.line, partial(_joined, document.tokens)
 
         _list_held(spill, held, sides, place)
-    for i, (document, _, _) in enumerate(batch):
-        held.position = i + 1
-        units.end_source((document.id, document.line))
-    held.release()
-    units.before_close = None
+    ends = [(i + 1, (document.id, document.line)) for i, (document, _, _) in enumerate(batch)]
+    units.add_block(held.block, 0, len(batch), ends)
 
 
 def _joined(words: Sequence[str], start: int, end: int) -> str:

@@ -23,7 +23,7 @@ number down to the limit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import add
 from typing import Any, NamedTuple
@@ -38,11 +38,14 @@ from harem_pipeline.stages.spans import (
     CategoryCounts,
     Listing,
     MatchCounts,
-    Span,
+    Piece,
     SpanCounts,
     SpanTally,
+    UnitSlots,
     ViewCounts,
     identical_per_label,
+    store,
+    unit_slots,
 )
 
 UNIT_LIMIT = 2000
@@ -84,31 +87,53 @@ class CountLayout:
             self.floats.extend(name in _FLOAT_FIELDS for name in _MATCH_FIELDS)
         return base
 
+    def rows(
+        self, slots: UnitSlots, identical: np.ndarray, identical_labels: dict[str, np.ndarray]
+    ) -> list[list[float]]:
+        """The rows of the units of ``slots``, with ``identical[u]`` spans found on both
+        sides in unit ``u`` (``identical_labels[label][u]`` of them carrying ``label``).
+
+        A span found on both sides is correct on every measure and fully
+        covered: it adds one to each side's spans, exact, overlap, correct
+        and coverage; each float column receives it in one addition, after
+        the unit's own coverages.
+        """
+        units = len(identical)
+        for label in (*slots.labels, *identical_labels):
+            self.column(label)
+        row = np.zeros((units, len(self.keys)))
+        n = identical
+        for view in range(len(VIEWS)):
+            t = slots.counts[:, view * 16 : (view + 1) * 16]
+            system_coverage = np.array(slots.coverage[2 * view], dtype=np.float64)
+            gold_coverage = np.array(slots.coverage[2 * view + 1], dtype=np.float64)
+            base = view * _VIEW_COLUMNS
+            row[:, base : base + _VIEW_COLUMNS] = np.column_stack(
+                (
+                    t[:, 0] + n, t[:, 8] + n, t[:, 3] + n, t[:, 11] + n, t[:, 1] + n,
+                    t[:, 9] + n, system_coverage + n, gold_coverage + n, t[:, 3] + n,
+                    t[:, 4], t[:, 5], t[:, 6], t[:, 7], t[:, 11] + n,
+                    t[:, 12], t[:, 13], t[:, 14], t[:, 15],
+                )
+            )  # fmt: skip
+        for label, (t, system, gold) in slots.labels.items():
+            base = self.labels[label]
+            row[:, base : base + _LABEL_COLUMNS] = np.column_stack(
+                (
+                    t[:, 0], t[:, 4], t[:, 1], t[:, 5], t[:, 2], t[:, 6],
+                    np.array(system, dtype=np.float64), np.array(gold, dtype=np.float64),
+                )
+            )  # fmt: skip
+        for label, k in identical_labels.items():
+            base = self.labels[label]
+            row[:, base : base + _LABEL_COLUMNS] += k[:, None]
+        return row.tolist()
+
     def tally_row(self, tally: SpanTally) -> list[float]:
         """The counts of ``tally`` as a row (the layout ``SpanTally.counts`` documents)."""
-        n = tally.identical
-        a, b = tally.labelled, tally.unlabelled
-        row: list[float] = [
-            a[0] + n, a[8] + n, a[3] + n, a[11] + n, a[1] + n, a[9] + n, a[2] + n, a[10] + n,
-            a[3] + n, a[4], a[5], a[6], a[7], a[11] + n, a[12], a[13], a[14], a[15],
-            b[0] + n, b[8] + n, b[3] + n, b[11] + n, b[1] + n, b[9] + n, b[2] + n, b[10] + n,
-            b[3] + n, b[4], b[5], b[6], b[7], b[11] + n, b[12], b[13], b[14], b[15],
-        ]  # fmt: skip
-        if not tally.per_label and not tally.identical_labels:
-            return row
-        identical = identical_per_label(tally)
-        labels = self.labels
-        for label in (*tally.per_label, *identical):
-            if label not in labels:
-                self.column(label)
-        row.extend([0] * (len(self.keys) - len(row)))
-        for label, t in tally.per_label.items():
-            base = labels[label]
-            row[base : base + _LABEL_COLUMNS] = (t[0], t[4], t[1], t[5], t[2], t[6], t[3], t[7])
-        for label, k in identical.items():
-            base = labels[label]
-            row[base : base + _LABEL_COLUMNS] = [v + k for v in row[base : base + _LABEL_COLUMNS]]
-        return row
+        slots = unit_slots([], np.zeros(2, np.int64), tally)
+        identical = {label: np.array([k]) for label, k in identical_per_label(tally).items()}
+        return self.rows(slots, np.array([tally.identical]), identical)[0]
 
     def counts_row(self, counts: SpanCounts) -> list[float]:
         """``counts`` as a row."""
@@ -308,18 +333,33 @@ class BoundedUnits:
         return total if self._pending is None else add_rows(total, self._pending.row)
 
 
+class UnitBlock(NamedTuple):
+    """A block of segments (sentences, documents) counted, ready to be cut into units.
+
+    ``pieces`` are its judged sides; ``shared`` the spans both sides share,
+    per label set: ``(labels, running)`` with ``running[i]`` such spans
+    before segment ``i``.
+    """
+
+    pieces: Sequence[Piece]
+    shared: Sequence[tuple[frozenset[str], Sequence[int]]]
+
+
+_NOTHING = UnitBlock((), ())
+
+
 class SpanUnits:
     """Span counts streamed into bounded bootstrap units, and the file's totals.
 
-    Call ``add_document`` (or ``tally.add_document``: the tally is reused) for
-    each document of a source unit, then ``end_source(id)``; each source
-    unit's documents go into one running ``SpanTally`` until its unit is
-    complete, then become one row.  The
-    totals are the column sums of the unit rows (so the same with and
-    without bootstrap).  Memory: O(``limit``) rows, whatever the input.
+    A reader hands over its counts a block at a time (:meth:`add_block`),
+    saying where each source unit ends; the units complete in a block are
+    made in one go, and a unit still open at the block's end is held in
+    ``tally`` until a later block completes it.  The totals are the column
+    sums of the unit rows (so the same with and without bootstrap).
+    Memory: O(``limit``) rows, whatever the input.
     """
 
-    __slots__ = ("layout", "units", "tally", "kept", "before_close", "_open", "_open_id")
+    __slots__ = ("layout", "units", "tally", "kept", "_open", "_open_id")
 
     def __init__(
         self, limit: int = UNIT_LIMIT, min_overlap: float = 0.0, listing: Listing | None = None
@@ -327,29 +367,80 @@ class SpanUnits:
         self.layout = CountLayout()
         self.units = BoundedUnits(limit)
         self.tally = SpanTally(min_overlap, listing)
+        """The unit being filled, as far as the blocks so far go."""
         self.kept: list[Unit] = []
         """The final units, once ``finish`` has run."""
-        self.before_close: Callable[[], None] | None = None
-        """Called before a unit's tally is taken: a reader that holds counts back (spans
-        found on both sides, counted in bulk) adds them to ``tally`` then."""
         self._open = 0  # source units in the unit being filled
         self._open_id: Any = None
 
-    def add_document(self, gold: Sequence[Span], system: Sequence[Span]) -> None:
-        """Score one document into the current source unit."""
-        self.tally.add_document(gold, system)
+    def add_block(
+        self, block: UnitBlock, start: int, stop: int, sources: Sequence[tuple[int, Any]]
+    ) -> None:
+        """Count segments ``start:stop`` of ``block``, in which the source units
+        ``(end, id)`` of ``sources`` end (a source's last segment is ``end - 1``).
+
+        Segments after the last source's end belong to a source that ends later.
+        """
+        units = self.units
+        size, held = units.size, len(units.ids)
+        cuts, names, numbers = [start], [], []
+        for end, source_id in sources:
+            if not self._open:
+                self._open_id = source_id
+            self._open += 1
+            if self._open == size:  # as ``BoundedUnits.push`` will find it
+                cuts.append(end)
+                names.append(self._open_id)
+                numbers.append(self._open)
+                self._open = 0
+                held += 1
+                if held >= 2 * units.limit:
+                    held -= held // 2
+                    size *= 2
+        if len(cuts) > 1:
+            at = np.array(cuts, dtype=np.int64)
+            rows = self._rows(unit_slots(block.pieces, at, self.tally), block, at)
+            clear_tally(self.tally)
+            listing = self.tally.listing
+            for labels, running in block.shared:
+                number = running[cuts[-1]] - running[start]
+                if number and listing is not None:
+                    listing.confusion[labels, labels] += number
+            for row, unit_id, number in zip(rows, names, numbers, strict=True):
+                units.push(unit_id, row, number)
+        rest = np.array([cuts[-1], stop], dtype=np.int64)
+        store(self.tally, unit_slots(block.pieces, rest, self.tally))
+        for labels, running in block.shared:
+            number = running[stop] - running[cuts[-1]]
+            if number:
+                self.tally.add_identical(labels, number)
+
+    def _rows(self, slots: UnitSlots, block: UnitBlock, cuts: np.ndarray) -> list[list[float]]:
+        """The rows of the units ``cuts[u]:cuts[u + 1]``; the first also has the spans
+        found on both sides that ``tally`` holds."""
+        per_set: dict[frozenset[str], np.ndarray] = {}
+        for labels, running in block.shared:
+            counts = np.diff(np.asarray(running, dtype=np.int64)[cuts])
+            per_set[labels] = per_set[labels] + counts if labels in per_set else counts
+        for labels, k in self.tally.identical_labels.items():
+            counts = (
+                per_set[labels].copy() if labels in per_set else np.zeros(len(cuts) - 1, np.int64)
+            )
+            counts[0] += k
+            per_set[labels] = counts
+        identical = np.zeros(len(cuts) - 1, np.int64)
+        per_label: dict[str, np.ndarray] = {}
+        for labels, counts in per_set.items():
+            identical += counts
+            for label in labels:
+                per_label[label] = per_label[label] + counts if label in per_label else counts
+        return self.layout.rows(slots, identical, per_label)
 
     def end_source(self, source_id: Any) -> None:
-        """The current source unit, named ``source_id``, is complete."""
-        if not self._open:
-            self._open_id = source_id
-        self._open += 1
-        if self._open == self.units.size:
-            self._close()
+        """The current source unit, named ``source_id``, ends here (after the last block)."""
+        self.add_block(_NOTHING, 0, 0, [(0, source_id)])
 
     def _close(self) -> None:
-        if self.before_close is not None:
-            self.before_close()
         self.units.push(self._open_id, self.layout.tally_row(self.tally), self._open)
         clear_tally(self.tally)
         self._open = 0
@@ -362,12 +453,10 @@ class SpanUnits:
         self.units.collapse()
 
     def finish(self) -> SpanCounts:
-        """The totals; the final units are then in ``kept``.  Documents added after
-        the last ``end_source`` count in the totals only."""
+        """The totals; the final units are then in ``kept``.  Segments after the last
+        source's end count in the totals only."""
         if self._open:
             self._close()
-        if self.before_close is not None:
-            self.before_close()
         total = add_rows(self.units.total(), self.layout.tally_row(self.tally))
         clear_tally(self.tally)
         self.kept = self.units.finish()

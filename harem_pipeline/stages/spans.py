@@ -255,7 +255,9 @@ class SpanTally:
             (g, s, _VIEW_WIDTH, gold, system),
         ):
             judged = judge(spans, others, sets, self.min_overlap, side != 0)
-            add_contributions(self, contributions(judged, spans, sets), side)
+            bounds = np.array([0, len(spans.start)])
+            found = contributions(judged, spans, sets)
+            store(self, unit_slots([Piece(found, side, bounds)], np.array([0, 1]), self))
             if self.listing is not None:
                 list_judged(self.listing, judged, sets, spans.kind, listed, against, side != 0)
 
@@ -824,45 +826,128 @@ def contributions(judged: Judged, spans: SpanArrays, sets: LabelSets) -> Contrib
     return Contributions(table, labels, coverages)
 
 
-def add_contributions(
-    tally: SpanTally, found: Contributions, side: int, lo: int = 0, hi: int | None = None
-) -> None:
-    """Add spans ``lo:hi`` of a judged side to ``tally`` (``side``: 0 system, else gold)."""
-    counts = found.counts
-    if hi is None:
-        hi = len(counts) - 1
-    if hi <= lo:
-        return
-    before, after = counts[lo].tolist(), counts[hi].tolist()
-    d = [y - x for x, y in zip(before, after, strict=True)]
-    lab, unl = tally.labelled, tally.unlabelled
-    n = d[0] + d[1] + d[2] + d[3] + d[4]
-    lab[side + SPANS] += n
-    for c in range(5):
-        lab[side + CATEGORY + c] += d[c]
-    lab[side + OVERLAP] += d[5]
-    lab[side + COVERAGE] = reduce(
-        add, found.coverages[0][before[6] : after[6]], lab[side + COVERAGE]
-    )
-    unl[side + SPANS] += n
-    unl[side + CATEGORY + CORRECT] += d[7]
-    unl[side + CATEGORY + BOUNDARY_ERROR] += d[8]
-    unl[side + CATEGORY + UNMATCHED] += d[9]
-    unl[side + OVERLAP] += d[10]
-    unl[side + COVERAGE] = reduce(
-        add, found.coverages[1][before[11] : after[11]], unl[side + COVERAGE]
-    )
-    offset = 0 if side == 0 else _LABEL_WIDTH
-    for j, label in enumerate(found.labels):
-        at = _COLUMNS + _L_COLUMNS * j
-        if not d[at]:
-            continue
-        row = _label_tally(tally, label)
-        row[offset + L_SPANS] += d[at]
-        row[offset + L_EXACT] += d[at + 1]
-        row[offset + L_OVERLAP] += d[at + 2]
-        values = found.coverages[2 + j][before[at + 3] : after[at + 3]]
-        row[offset + L_COVERAGE] = reduce(add, values, row[offset + L_COVERAGE])
+class Piece(NamedTuple):
+    """A judged side cut into segments: segment ``i``'s spans are ``bounds[i]:bounds[i + 1]``
+    of ``found``; ``side`` is the tally's side (0 system, ``_VIEW_WIDTH`` gold)."""
+
+    found: Contributions
+    side: int
+    bounds: np.ndarray
+
+
+class UnitSlots(NamedTuple):
+    """What several units hold, slot by slot of a :class:`SpanTally`, one row per unit.
+
+    ``counts`` has a tally's ``labelled`` then ``unlabelled`` slots (the
+    coverage slots left 0); ``coverage`` the four coverage sums (labelled
+    system, gold, unlabelled system, gold), one number per unit; ``labels``
+    each label's ``per_label`` slots (coverage slots 0) and its two
+    coverage sums.
+    """
+
+    counts: np.ndarray
+    coverage: list[list[float]]
+    labels: dict[str, tuple[np.ndarray, list[float], list[float]]]
+
+
+_COVERAGE_SLOTS = (COVERAGE, _VIEW_WIDTH + COVERAGE)
+_COUNT_SLOTS = [
+    view * 2 * _VIEW_WIDTH + i
+    for view in range(2)
+    for i in range(2 * _VIEW_WIDTH)
+    if i % _VIEW_WIDTH != COVERAGE
+]
+# Where a side's contribution columns go among a view's slots (beside the spans).
+_LABELLED_FROM = [(CATEGORY + c, c) for c in range(5)] + [(OVERLAP, 5)]
+_UNLABELLED_FROM = [
+    (CATEGORY + CORRECT, 7),
+    (CATEGORY + BOUNDARY_ERROR, 8),
+    (CATEGORY + UNMATCHED, 9),
+    (OVERLAP, 10),
+]
+
+
+def unit_slots(pieces: Sequence[Piece], cuts: np.ndarray, start: SpanTally | None) -> UnitSlots:
+    """The slots of the units made of segments ``cuts[u]:cuts[u + 1]`` of ``pieces``.
+
+    The first unit starts from what ``start`` holds (a unit begun before);
+    each coverage sum adds its values one by one in span order, so a sum is
+    the same however its spans were cut into calls.
+    """
+    units = len(cuts) - 1
+    counts = np.zeros((units, 4 * _VIEW_WIDTH), np.int64)
+    coverage: list[list[float]] = [[0.0] * units for _ in range(4)]
+    labels: dict[str, tuple[np.ndarray, list[float], list[float]]] = {}
+    if start is not None:
+        held = start.labelled + start.unlabelled
+        counts[0, _COUNT_SLOTS] = [held[i] for i in _COUNT_SLOTS]
+        for k, (view, slot) in enumerate((v, c) for v in (0, 1) for c in _COVERAGE_SLOTS):
+            coverage[k][0] = (start.labelled, start.unlabelled)[view][slot]
+        for label, row in start.per_label.items():
+            label_counts = np.zeros((units, 2 * _LABEL_WIDTH), np.int64)
+            label_counts[0] = [
+                0 if i % _LABEL_WIDTH == L_COVERAGE else v for i, v in enumerate(row)
+            ]
+            system, gold_sums = [0.0] * units, [0.0] * units
+            system[0], gold_sums[0] = row[L_COVERAGE], row[_LABEL_WIDTH + L_COVERAGE]
+            labels[label] = (label_counts, system, gold_sums)
+    for found, side, bounds in pieces:
+        at = bounds[cuts]
+        lo, hi = at[:-1], at[1:]
+        table = found.counts
+        d = table[hi] - table[lo]
+        spans = d[:, :5].sum(axis=1)
+        gold = 0 if side == 0 else 1
+        for view, columns in ((0, _LABELLED_FROM), (1, _UNLABELLED_FROM)):
+            base = view * 2 * _VIEW_WIDTH + side
+            counts[:, base + SPANS] += spans
+            for slot, column in columns:
+                counts[:, base + slot] += d[:, column]
+        for k, column in ((0, 6), (1, 11)):
+            _running_sums(
+                coverage[2 * k + gold], found.coverages[k], table[lo, column], table[hi, column]
+            )
+        offset = 0 if side == 0 else _LABEL_WIDTH
+        for j, label in enumerate(found.labels):
+            at_label = _COLUMNS + _L_COLUMNS * j
+            if label not in labels:
+                labels[label] = (
+                    np.zeros((units, 2 * _LABEL_WIDTH), np.int64),
+                    [0.0] * units,
+                    [0.0] * units,
+                )
+            label_counts, system_sums, gold_sums = labels[label]
+            for slot in (L_SPANS, L_EXACT, L_OVERLAP):
+                label_counts[:, offset + slot] += d[:, at_label + slot]
+            _running_sums(
+                gold_sums if gold else system_sums,
+                found.coverages[2 + j],
+                table[lo, at_label + 3],
+                table[hi, at_label + 3],
+            )
+    return UnitSlots(counts, coverage, labels)
+
+
+def _running_sums(sums: list[float], values: list[float], lo: np.ndarray, hi: np.ndarray) -> None:
+    """Add ``values[lo[u]:hi[u]]`` to ``sums[u]`` one by one, for every unit ``u``."""
+    for u, (a, b) in enumerate(zip(lo.tolist(), hi.tolist(), strict=True)):
+        if b > a:
+            sums[u] = reduce(add, values[a:b], sums[u])
+
+
+def store(tally: SpanTally, slots: UnitSlots) -> None:
+    """Make ``tally`` hold the one unit of ``slots`` (counts as ``int``)."""
+    counts = slots.counts[0].tolist()
+    for view, row in enumerate((tally.labelled, tally.unlabelled)):
+        row[:] = counts[view * 2 * _VIEW_WIDTH : (view + 1) * 2 * _VIEW_WIDTH]
+        for k, slot in enumerate(_COVERAGE_SLOTS):
+            row[slot] = slots.coverage[2 * view + k][0]
+    for label, (label_counts, system, gold) in slots.labels.items():
+        if label not in tally.per_label and not label_counts[0].any():
+            continue  # a label of the pieces with no span in this unit
+        row = label_counts[0].tolist()
+        row[L_COVERAGE], row[_LABEL_WIDTH + L_COVERAGE] = system[0], gold[0]
+        tally.per_label[label] = row
 
 
 # --------------------------------------------------------------------------
