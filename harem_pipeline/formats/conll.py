@@ -158,16 +158,16 @@ def _boundary_table(scheme: str) -> np.ndarray:
     return table
 
 
-class _TagTable:
-    """The distinct tags of one file, each parsed once, as arrays indexed by a tag id,
-    and the line of the last ``-DOCSTART-`` read (the reader's only other state).
+class TagTable:
+    """The distinct tags of one file, each parsed once, as arrays indexed by a tag id
+    (the reader's only state).
 
     A tag that cannot be read is kept too (``bad``): the error is raised where
     the file first uses it, in reading order.
     """
 
     __slots__ = (
-        "path", "scheme", "ids", "tags", "kinds", "labels", "document", "prefix", "kind",
+        "path", "scheme", "ids", "tags", "kinds", "labels", "prefix", "kind",
         "allowed", "bad", "keys", "key_ids", "_by_key", "invalid",
     )  # fmt: skip
 
@@ -181,7 +181,6 @@ class _TagTable:
         self.kinds: dict[str, int] = {}
         self.labels: list[frozenset[str]] = []
         """The label set of each type id."""
-        self.document = 0
         self.prefix = np.zeros(0, dtype=np.int8)
         self.kind = np.zeros(0, dtype=np.int32)
         self.allowed = np.zeros(0, dtype=bool)
@@ -408,7 +407,7 @@ def decode_tags(
 
     ``line`` is the file line of the first tag, for error messages.
     """
-    return _decode_sentence(tags, _TagTable(path, scheme), line)
+    return _decode_sentence(tags, TagTable(path, scheme), line)
 
 
 class TagDecoder:
@@ -417,14 +416,14 @@ class TagDecoder:
     __slots__ = ("_table",)
 
     def __init__(self, scheme: str = "lenient", path: str | None = None) -> None:
-        self._table = _TagTable(path, scheme)
+        self._table = TagTable(path, scheme)
 
     def __call__(self, tags: Sequence[str], line: int = 1) -> tuple[list[Span], int]:
         """The spans of one sentence's tags and the number of repairs made."""
         return _decode_sentence(tags, self._table, line)
 
 
-def _decode_sentence(tags: Sequence[str], table: _TagTable, line: int) -> tuple[list[Span], int]:
+def _decode_sentence(tags: Sequence[str], table: TagTable, line: int) -> tuple[list[Span], int]:
     """Spans and repairs of one sentence's column (the block decoder on one sentence)."""
     if not tags:
         return [], 0
@@ -446,7 +445,7 @@ def _decode_sentence(tags: Sequence[str], table: _TagTable, line: int) -> tuple[
 
 
 def _decode_column(
-    ids: np.ndarray, first: np.ndarray, sentence_of: np.ndarray, table: _TagTable
+    ids: np.ndarray, first: np.ndarray, sentence_of: np.ndarray, table: TagTable
 ) -> ColumnSpans:
     """Spans and repairs of one column of tag ids over whole sentences.
 
@@ -538,31 +537,68 @@ def parse_conll_blocks(
     """Read a CoNLL text as blocks of whole sentences; bad lines raise ``InputError``.
 
     ``lines`` is a text stream or an iterable of lines that keep their line
-    ends (as iterating a file gives them).  Text is taken in bounded chunks
-    (256 Ki characters, or 8,192 lines) and cut at a blank line, so memory holds one
-    chunk and one sentence whatever the file's size; each block is read
-    with array operations over its characters and tags, never line by line.
-    The first bad line of a block (in reading order) raises before any of
-    its sentences is handed out.
+    ends (as iterating a file gives them).  The text is cut into chunks of
+    whole sentences (:func:`conll_chunks`), so memory holds one chunk and
+    one sentence whatever the file's size; each is read with array
+    operations over its characters and tags (:func:`read_chunk`), never
+    line by line.  The first bad line of a block (in reading order) raises
+    before any of its sentences is handed out.
     """
-    table = _TagTable(path, scheme)
+    table = TagTable(path, scheme)
+    for chunk in conll_chunks(lines):
+        block = read_chunk(chunk, table)
+        if block is not None:
+            yield block
+
+
+class ConllChunk(NamedTuple):
+    """Whole lines of a CoNLL text, ending in a line end and cut at a blank line."""
+
+    text: str
+    line: int
+    """The file line the text starts on."""
+    document: int
+    """The line of the last ``-DOCSTART-`` before the text (0: none)."""
+
+
+def conll_chunks(lines: Iterable[str] | TextIO) -> Iterator[ConllChunk]:
+    """A CoNLL text in chunks of whole sentences (256 Ki characters, or 8,192 lines, and
+    up to the next blank line), each knowing where it is: blocks read on their own.
+
+    Only the cut and the last ``-DOCSTART-`` line of each chunk are searched
+    for here (C string searches); the reading is :func:`read_chunk`'s.
+    """
     pending = ""
     line = 1  # file line where ``pending`` starts
+    document = 0
     for chunk in _text_chunks(lines):
         text = pending + chunk
         cut = _last_break(text)
         if cut < 0:
             pending = text
             continue
-        block = _read_block(text[:cut], line, table)
-        if block is not None:
-            yield block
-        line += text.count("\n", 0, cut)
+        piece = text[:cut]
+        yield ConllChunk(piece, line, document)
+        document = _last_document(piece, line) or document
+        line += piece.count("\n")
         pending = text[cut:]
     if pending:
-        block = _read_block(pending if pending.endswith("\n") else pending + "\n", line, table)
-        if block is not None:
-            yield block
+        yield ConllChunk(pending if pending.endswith("\n") else pending + "\n", line, document)
+
+
+def _last_document(text: str, line: int) -> int:
+    """The file line of the last ``-DOCSTART-`` line of ``text`` (0: none), ``line`` its
+    first: a line whose first whitespace-separated field is ``-DOCSTART-``."""
+    end = len(text)
+    while (at := text.rfind(DOCSTART, 0, end)) >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        after = at + len(DOCSTART)
+        if (start == at or text[start:at].isspace()) and (
+            after == len(text) or text[after].isspace()
+        ):
+            return line + text.count("\n", 0, at)
+        end = at
+    return 0
 
 
 def _last_break(text: str) -> int:
@@ -585,14 +621,14 @@ def _text_chunks(source: Iterable[str] | TextIO) -> Iterator[str]:
         yield chunk
 
 
-def _read_block(text: str, line: int, table: _TagTable) -> ConllBlock | None:
-    """The sentences of whole lines ``text`` (ending in a line end), its first line ``line``.
+def read_chunk(chunk: ConllChunk, table: TagTable) -> ConllBlock | None:
+    """The sentences of a chunk of whole lines (None when it holds no token).
 
     Every line is cut into whitespace-separated fields at once: a line with
     no field ends a sentence, a ``-DOCSTART-`` line ends one and starts a
     document, any other is a token whose last two fields are its tags.
-    None when the text holds no token.
     """
+    text, line = chunk.text, chunk.line
     padded = _codes(text + "\0" * _PACKED)  # room for ``_pack``'s reads past a field
     codes = padded[: len(text)]
     space = _spaces(codes)
@@ -615,9 +651,7 @@ def _read_block(text: str, line: int, table: _TagTable) -> ConllBlock | None:
     is_token = counts > 0
     is_token[doc_lines] = False
     token_lines = np.flatnonzero(is_token)
-    previous_document = table.document
-    if doc_lines:
-        table.document = line + doc_lines[-1]
+    previous_document = chunk.document
     if not len(token_lines):
         return None
     opens = is_token.copy()
@@ -658,7 +692,7 @@ def _read_block(text: str, line: int, table: _TagTable) -> ConllBlock | None:
 def _check_block(
     text: str,
     line: int,
-    table: _TagTable,
+    table: TagTable,
     token_lines: np.ndarray,
     sentence_of: np.ndarray,
     n_fields: np.ndarray,

@@ -10,11 +10,13 @@ signature that pins its numbers to the inputs.  Rendering is
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.spans import MeasuresReport, span_report
+from harem_pipeline.pipeline.parallel import ordered_map
 from harem_pipeline.pipeline.signature import Signature, short_digest
 from harem_pipeline.stages.span_measures import count_file, format_name
 from harem_pipeline.stages.span_units import UNIT_LIMIT
@@ -44,6 +46,7 @@ def measure_file(
     min_overlap: float = 0.0,
     labels: LabelFilter | None = None,
     errors: bool = False,
+    workers: int | None = None,
 ) -> MeasuresReport:
     """``harem measures FILE``: all span measures of a ``conll`` or ``tokens-jsonl`` file.
 
@@ -51,7 +54,9 @@ def measure_file(
     intervals of a ``resamples``-draw bootstrap (0: none); see
     :func:`harem_pipeline.stages.span_measures.count_file` for the others.
     The report's ``errors`` (when asked for) live in a temporary file:
-    close them (``report.errors.close()``) once written.
+    close them (``report.errors.close()``) once written.  A CoNLL file's
+    chunks are judged on ``workers`` processes (default: every core; the
+    figures do not depend on it).
     """
     fmt = format_name(fmt)  # an old name signs as the current one: the same file, the same figures
     counted = count_file(
@@ -63,6 +68,7 @@ def measure_file(
         min_overlap=min_overlap,
         labels=labels,
         errors=errors,
+        map_chunks=partial(ordered_map, workers=workers),
     )
     signature = Signature.build(
         measures="spans",

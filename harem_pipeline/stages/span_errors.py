@@ -85,31 +85,14 @@ class ErrorSpill:
 
     def flush(self, document: Any, sentence: Any, text: Callable[[int, int], str]) -> None:
         """Write the pending errors of the document just added."""
-        self.write(self.listing.take(), document, sentence, text)
+        found = self.listing.take()
+        self.write(format_errors(found, document, sentence, text), len(found))
 
-    def write(
-        self,
-        found: Sequence[SpanError],
-        document: Any,
-        sentence: Any,
-        text: Callable[[int, int], str],
-    ) -> None:
-        """Write the errors of one document (or sentence), in their order, with where it is."""
-        if not found:
-            return
-        place = f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['
-        known = _LABELS
-        lines = []
-        for kind, side, (start, end, labels), others in found:
-            other = ", ".join([f"[{s}, {e}, {known.get(ls) or _label(ls)}]" for s, e, ls in others])
-            label = known.get(labels) or _label(labels)
-            lines.append(
-                f'{{"kind": "{kind}", "side": "{side}", "label": {label}, '
-                f'"start": {start}, "end": {end}, "text": {_string(text(start, end))}'
-                f"{place}{other}]}}\n"
-            )
-        self._file.write("".join(lines))
-        self._count += len(found)
+    def write(self, entries: str, count: int) -> None:
+        """Append ``count`` entries already encoded (:func:`format_errors`)."""
+        if count:
+            self._file.write(entries)
+            self._count += count
 
     def lines(self) -> Iterator[str]:
         """The encoded entries in the order they were found (one JSON object text each)."""
@@ -130,6 +113,27 @@ class ErrorSpill:
     def confusion(self) -> dict[str, dict[str, int]]:
         """``{gold key: {system key: n}}`` (see :class:`Listing`), keys as labels are written."""
         return confusion_table(self.listing.confusion)
+
+
+def format_errors(
+    found: Sequence[SpanError], document: Any, sentence: Any, text: Callable[[int, int], str]
+) -> str:
+    """The entries of one document's (or sentence's) errors, in their order, one JSON
+    object text a line, placed by ``document`` and ``sentence``."""
+    if not found:
+        return ""
+    place = f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['
+    known = _LABELS
+    lines = []
+    for kind, side, (start, end, labels), others in found:
+        other = ", ".join([f"[{s}, {e}, {known.get(ls) or _label(ls)}]" for s, e, ls in others])
+        label = known.get(labels) or _label(labels)
+        lines.append(
+            f'{{"kind": "{kind}", "side": "{side}", "label": {label}, '
+            f'"start": {start}, "end": {end}, "text": {_string(text(start, end))}'
+            f"{place}{other}]}}\n"
+        )
+    return "".join(lines)
 
 
 def confusion_table(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import codecs
 import io
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
@@ -26,16 +27,25 @@ from typing import Any, NamedTuple, TextIO
 import numpy as np
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.conll import SCHEMES, ConllBlock, parse_conll_blocks
+from harem_pipeline.formats.conll import (
+    SCHEMES,
+    ConllBlock,
+    ConllChunk,
+    TagTable,
+    conll_chunks,
+    read_chunk,
+)
 from harem_pipeline.formats.jsonl import JsonlDocument, parse_jsonl
 from harem_pipeline.model import Span
-from harem_pipeline.stages.span_errors import ErrorSpill
+from harem_pipeline.stages.span_errors import ErrorSpill, format_errors
 from harem_pipeline.stages.span_units import UNIT_LIMIT, SpanUnits, UnitBlock
 from harem_pipeline.stages.spans import (
+    ConfusionKey,
     Contributions,
     CountedSpans,
     Judged,
     LabelFilter,
+    Listing,
     Piece,
     Repairs,
     SpanArrays,
@@ -84,6 +94,7 @@ def count_file(
     min_overlap: float = 0.0,
     labels: LabelFilter | None = None,
     errors: bool = False,
+    map_chunks: ChunkMap = map,
 ) -> CountedSpans:
     """The span counts of a ``conll`` or ``tokens-jsonl`` file (``.gz`` allowed; the
     old name ``jsonl`` is read too).
@@ -97,6 +108,7 @@ def count_file(
     error listing and the confusion (an
     :class:`~harem_pipeline.stages.span_errors.ErrorSpill`, on disk).
     Either way the file is streamed and memory does not grow with it.
+    ``map_chunks`` judges a CoNLL file's chunks (see :func:`measure_conll`).
     """
     name = str(path)
     fmt = format_name(fmt)
@@ -111,7 +123,7 @@ def count_file(
         with open_text(path) as lines:
             if fmt == "conll":
                 counts, repairs, sentences, tokens, number, equal = measure_conll(
-                    lines, name, scheme, units, labels, spill
+                    lines, name, scheme, units, labels, spill, map_chunks
                 )
             else:
                 counts, repairs, number, tokens, equal = measure_jsonl(
@@ -156,6 +168,7 @@ def measure_conll(
     units: SpanUnits | None = None,
     labels: LabelFilter | None = None,
     spill: ErrorSpill | None = None,
+    map_chunks: ChunkMap = map,
 ) -> tuple[SpanCounts, Repairs, int, int, int, int]:
     """Counts, repairs, sentence, token, ``-DOCSTART-`` document numbers and equal tags
     of CoNLL ``lines``.
@@ -174,25 +187,26 @@ def measure_conll(
     restricts the spans; ``spill`` (whose listing is the units' tally's)
     receives each sentence's errors, placed by the ``-DOCSTART-`` line
     (None: none) and the sentence's first line.
+
+    The chunks of the text are read and judged by ``map_chunks`` (``map``,
+    or an ordered map over worker processes: each chunk is judged on its
+    own, see :class:`ChunkJudge`); the units are made here, in order.
     """
     if units is None:
         units = SpanUnits()
-    tally = units.tally  # its label sets and threshold serve every block
+    job = ChunkJudge(path, scheme, units.tally.min_overlap, labels, spill is not None)
     gold_repairs = system_repairs = sentences = tokens = equal = 0
     documents = 0
     previous = marked = None
     by_document = False
     first_document = current = source_line = None
-    for block in parse_conll_blocks(lines, path, scheme):
-        shown: list[frozenset[str] | None] = list(block.labels)
-        if labels is not None:
-            shown = list(map(labels.shown, block.labels))
-        held = _judge_block(block, shown, tally)
-        line_numbers = block.lines.tolist()
-        block_documents = block.documents.tolist()
+    for judged in map_chunks(job, conll_chunks(lines)):
+        if judged is None:
+            continue
         if spill is not None:
-            _list_block(spill, block, held, block_documents, line_numbers)
-        counted = held.block
+            spill.write(judged.errors, judged.error_count)
+            spill.listing.confusion.update(judged.confusion)
+        line_numbers, block_documents = judged.lines, judged.documents
         begin = 0
         ends: list[tuple[int, Any]] = []
         for i, document in enumerate(block_documents):
@@ -203,19 +217,19 @@ def measure_conll(
             elif first_document is None:
                 first_document, source_line = document, line_numbers[i]
             elif document != first_document:
-                units.add_block(counted, begin, i, ends)
+                units.add_block(judged.block, begin, i, ends)
                 begin, ends = i, []
                 units.collapse()  # the sentences so far are the first document
                 by_document = True
                 current, source_line = document, line_numbers[i]
             if not by_document:
                 ends.append((i + 1, line_numbers[i]))
-        units.add_block(counted, begin, len(block_documents), ends)
-        gold_repairs += int(block.gold.repairs.sum())
-        system_repairs += int(block.system.repairs.sum())
+        units.add_block(judged.block, begin, len(block_documents), ends)
+        gold_repairs += judged.repairs.gold
+        system_repairs += judged.repairs.system
         sentences += len(line_numbers)
-        tokens += int(block.tokens.sum())
-        equal += int(block.equal_tags.sum())
+        tokens += judged.tokens
+        equal += judged.equal_tags
         for document in block_documents:
             if document != previous:
                 documents += 1
@@ -226,6 +240,81 @@ def measure_conll(
     counts = units.finish()
     repairs = Repairs(gold_repairs, system_repairs)
     return counts, repairs, sentences, tokens, documents if marked else 0, equal
+
+
+class JudgedChunk(NamedTuple):
+    """What a chunk of a CoNLL file gives the units and the listing (pickles whole)."""
+
+    lines: list[int]
+    """Each sentence's first line."""
+    documents: list[int]
+    """Each sentence's ``-DOCSTART-`` line (0: none)."""
+    tokens: int
+    equal_tags: int
+    repairs: Repairs
+    block: UnitBlock
+    errors: str
+    """The chunk's error entries, encoded (``span_errors.format_errors``)."""
+    error_count: int
+    confusion: Counter[tuple[ConfusionKey, ConfusionKey]]
+    """The confusion cells of the spans judged (those found on both sides are the units')."""
+
+
+ChunkMap = Callable[
+    [Callable[[ConllChunk], JudgedChunk | None], Iterable[ConllChunk]], Iterable[JudgedChunk | None]
+]
+"""How the chunks are judged: ``map`` or an ordered map over worker processes."""
+
+
+class ChunkJudge:
+    """Read and judge one chunk of a CoNLL file: a pure function of the chunk.
+
+    The tag table and the label sets it keeps are caches of this process;
+    what it returns names labels, never their numbers here, so chunks can be
+    judged in any process and put together in order.
+    """
+
+    __slots__ = ("table", "tally", "labels", "errors")
+
+    def __init__(
+        self,
+        path: str | None,
+        scheme: str,
+        min_overlap: float,
+        labels: LabelFilter | None,
+        errors: bool,
+    ) -> None:
+        self.table = TagTable(path, scheme)
+        self.tally = SpanTally(min_overlap)
+        """The judging's label sets and threshold (it counts nothing)."""
+        self.labels = labels
+        self.errors = errors
+
+    def __call__(self, chunk: ConllChunk) -> JudgedChunk | None:
+        block = read_chunk(chunk, self.table)
+        if block is None:
+            return None
+        shown: list[frozenset[str] | None] = list(block.labels)
+        if self.labels is not None:
+            shown = list(map(self.labels.shown, block.labels))
+        held = _judge_block(block, shown, self.tally)
+        lines = block.lines.tolist()
+        documents = block.documents.tolist()
+        listing = Listing()
+        errors, count = ("", 0)
+        if self.errors:
+            errors, count = _list_block(listing, block, held, documents, lines)
+        return JudgedChunk(
+            lines,
+            documents,
+            int(block.tokens.sum()),
+            int(block.equal_tags.sum()),
+            Repairs(int(block.gold.repairs.sum()), int(block.system.repairs.sum())),
+            held.block,
+            errors,
+            count,
+            listing.confusion,
+        )
 
 
 class _Apart(NamedTuple):
@@ -339,12 +428,12 @@ _GOLD_SIDE = 8
 
 
 def _list_block(
-    spill: ErrorSpill,
+    listing: Listing,
     block: ConllBlock,
     held: _Counted,
     documents: list[int],
     lines: list[int],
-) -> None:
+) -> tuple[str, int]:
     """Write a CoNLL block's errors, placed by ``-DOCSTART-`` line and sentence line,
     positions counted in the sentence."""
     sets = held.tally.sets
@@ -366,22 +455,21 @@ def _list_block(
     def place(sentence: int) -> tuple[Any, Any, Callable[[int, int], str]]:
         return documents[sentence] or None, lines[sentence], partial(block.words, sentence)
 
-    _list_held(spill, held, (relative[0], relative[1]), place)
+    return _list_held(listing, held, (relative[0], relative[1]), place)
 
 
 def _list_held(
-    spill: ErrorSpill,
+    listing: Listing,
     held: _Counted,
     spans: tuple[list[Span], list[Span]],
     place: Callable[[int], tuple[Any, Any, Callable[[int, int], str]]],
-) -> None:
+) -> tuple[str, int]:
     """Write a block's errors (and its confusion cells), segment by segment, each
     segment's in :func:`~harem_pipeline.stages.spans.error_order`.
 
     ``spans`` are the system and gold spans of ``held`` as an error quotes
     them; ``place(i)`` gives segment ``i``'s document, sentence and text.
     """
-    listing = spill.listing
     placed: list[tuple[int, SpanError]] = []
     for part, mine, theirs in (
         (held.apart[0], spans[0], spans[1]),
@@ -393,8 +481,11 @@ def _list_held(
         placed.extend(zip(part.sentence[wrong].tolist(), listing.pending, strict=True))
         listing.pending.clear()
     placed.sort(key=_placed_order)
-    for segment, group in groupby(placed, key=itemgetter(0)):
-        spill.write([error for _, error in group], *place(segment))
+    texts = [
+        format_errors([error for _, error in group], *place(segment))
+        for segment, group in groupby(placed, key=itemgetter(0))
+    ]
+    return "".join(texts), len(placed)
 
 
 def _placed_order(placed: tuple[int, SpanError]) -> tuple[int, tuple[int, bool, int, list[str]]]:
@@ -481,7 +572,8 @@ def _count_batch(
             document = batch[i][0]
             return document.id, document.line, partial(_joined, document.tokens)
 
-        _list_held(spill, held, sides, place)
+        errors, count = _list_held(spill.listing, held, sides, place)
+        spill.write(errors, count)
     ends = [(i + 1, (document.id, document.line)) for i, (document, _, _) in enumerate(batch)]
     units.add_block(held.block, 0, len(batch), ends)
 
