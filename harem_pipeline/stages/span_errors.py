@@ -32,11 +32,14 @@ from typing import Any
 from harem_pipeline.formats.jsonl import format_label
 from harem_pipeline.stages.spans import (
     BOUNDARY_KEY,
+    KINDS_BY_SIDE,
     MISSING_KEY,
+    SIDES,
     SPURIOUS_KEY,
     ConfusionKey,
+    ErrorBatch,
     Listing,
-    SpanError,
+    ordered_errors,
 )
 
 ERROR_FIELDS = ("kind", "side", "label", "start", "end", "text", "document", "sentence", "other")
@@ -85,8 +88,11 @@ class ErrorSpill:
 
     def flush(self, document: Any, sentence: Any, text: Callable[[int, int], str]) -> None:
         """Write the pending errors of the document just added."""
-        found = self.listing.take()
-        self.write(format_errors(found, document, sentence, text), len(found))
+        entries, count = format_errors(
+            self.listing.pending, lambda _: (document, sentence), lambda _, a, b: text(a, b)
+        )
+        self.listing.pending.clear()
+        self.write(entries, count)
 
     def write(self, entries: str, count: int) -> None:
         """Append ``count`` entries already encoded (:func:`format_errors`)."""
@@ -116,24 +122,56 @@ class ErrorSpill:
 
 
 def format_errors(
-    found: Sequence[SpanError], document: Any, sentence: Any, text: Callable[[int, int], str]
-) -> str:
-    """The entries of one document's (or sentence's) errors, in their order, one JSON
-    object text a line, placed by ``document`` and ``sentence``."""
-    if not found:
-        return ""
-    place = f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['
+    batches: Sequence[ErrorBatch],
+    place: Callable[[int], tuple[Any, Any]],
+    text: Callable[[int, int, int], str],
+) -> tuple[str, int]:
+    """The entries of ``batches``, one JSON object text a line, and their number.
+
+    Entries come in :func:`~harem_pipeline.stages.spans.ordered_errors`; ``place(segment)``
+    gives a segment's document and sentence, ``text(segment, start, end)``
+    the words an entry quotes.
+    """
+    label = _label
     known = _LABELS
+    places: dict[int, str] = {}
+    quoted: dict[int, list[str]] = {}
     lines = []
-    for kind, side, (start, end, labels), others in found:
-        other = ", ".join([f"[{s}, {e}, {known.get(ls) or _label(ls)}]" for s, e, ls in others])
-        label = known.get(labels) or _label(labels)
+    for batch, i in ordered_errors(batches):
+        others = quoted.get(id(batch))
+        if others is None:
+            sets = batch.sets
+            others = quoted[id(batch)] = [
+                f"[{s}, {e}, {known.get(labels) or label(labels)}]"
+                for s, e, labels in zip(
+                    batch.others.start.tolist(),
+                    batch.others.end.tolist(),
+                    map(sets.__getitem__, batch.others.kind.tolist()),
+                    strict=True,
+                )
+            ]
+        segment = batch.segment[i]
+        where = places.get(segment)
+        if where is None:
+            document, sentence = place(segment)
+            where = places[segment] = (
+                f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['
+            )
+        labels = batch.sets[batch.kind[i]]
+        start, end = batch.start[i], batch.end[i]
         lines.append(
-            f'{{"kind": "{kind}", "side": "{side}", "label": {label}, '
-            f'"start": {start}, "end": {end}, "text": {_string(text(start, end))}'
-            f"{place}{other}]}}\n"
+            f"{_HEADS[batch.gold][batch.category[i]]}{known.get(labels) or label(labels)}, "
+            f'"start": {start}, "end": {end}, "text": {_string(text(segment, start, end))}'
+            f"{where}{', '.join(others[batch.bounds[i] : batch.bounds[i + 1]])}]}}\n"
         )
-    return "".join(lines)
+    return "".join(lines), len(lines)
+
+
+_HEADS = tuple(
+    tuple(f'{{"kind": "{kind}", "side": "{side}", "label": ' for kind in kinds)
+    for side, kinds in zip(SIDES, KINDS_BY_SIDE, strict=True)
+)
+"""The start of an entry, by side (system, gold) and category."""
 
 
 def confusion_table(

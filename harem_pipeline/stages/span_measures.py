@@ -19,8 +19,7 @@ import io
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from functools import partial
-from itertools import accumulate, groupby
+from itertools import accumulate
 from operator import itemgetter
 from typing import Any, NamedTuple, TextIO
 
@@ -47,14 +46,13 @@ from harem_pipeline.stages.spans import (
     LabelFilter,
     Listing,
     Piece,
+    QuotedSpans,
     Repairs,
     SpanArrays,
     SpanCounts,
-    SpanError,
     SpanTally,
     contributions,
     equal_token_tags,
-    error_order,
     judge,
     list_judged,
     split_shared,
@@ -434,62 +432,42 @@ def _list_block(
     documents: list[int],
     lines: list[int],
 ) -> tuple[str, int]:
-    """Write a CoNLL block's errors, placed by ``-DOCSTART-`` line and sentence line,
-    positions counted in the sentence."""
-    sets = held.tally.sets
+    """A CoNLL block's error entries and their number, placed by ``-DOCSTART-`` line
+    and sentence line, positions counted in the sentence."""
     first = np.array(block.first, dtype=np.int64)
-    relative = []
+    quoted = []
     for part in held.apart:
         at = first[part.sentence]
-        relative.append(
-            list(
-                zip(
-                    (part.spans.start - at).tolist(),
-                    (part.spans.end - at).tolist(),
-                    map(sets.sets.__getitem__, part.spans.kind.tolist()),
-                    strict=True,
-                )
-            )
-        )
+        quoted.append(QuotedSpans(part.spans.start - at, part.spans.end - at, part.spans.kind))
 
-    def place(sentence: int) -> tuple[Any, Any, Callable[[int, int], str]]:
-        return documents[sentence] or None, lines[sentence], partial(block.words, sentence)
+    def place(sentence: int) -> tuple[Any, Any]:
+        return documents[sentence] or None, lines[sentence]
 
-    return _list_held(listing, held, (relative[0], relative[1]), place)
+    return _list_held(listing, held, (quoted[0], quoted[1]), place, block.words)
 
 
 def _list_held(
     listing: Listing,
     held: _Counted,
-    spans: tuple[list[Span], list[Span]],
-    place: Callable[[int], tuple[Any, Any, Callable[[int, int], str]]],
+    spans: tuple[QuotedSpans, QuotedSpans],
+    place: Callable[[int], tuple[Any, Any]],
+    text: Callable[[int, int, int], str],
 ) -> tuple[str, int]:
-    """Write a block's errors (and its confusion cells), segment by segment, each
-    segment's in :func:`~harem_pipeline.stages.spans.error_order`.
+    """A block's error entries (its confusion cells go to ``listing``) and their number.
 
     ``spans`` are the system and gold spans of ``held`` as an error quotes
-    them; ``place(i)`` gives segment ``i``'s document, sentence and text.
+    them; ``place`` and ``text`` as :func:`format_errors` takes them.
     """
-    placed: list[tuple[int, SpanError]] = []
     for part, mine, theirs in (
         (held.apart[0], spans[0], spans[1]),
         (held.apart[1], spans[1], spans[0]),
     ):
-        wrong = list_judged(
-            listing, part.judged, held.tally.sets, part.spans.kind, mine, theirs, part.side != 0
+        list_judged(
+            listing, part.judged, held.tally.sets, mine, theirs, part.sentence, part.side != 0
         )
-        placed.extend(zip(part.sentence[wrong].tolist(), listing.pending, strict=True))
-        listing.pending.clear()
-    placed.sort(key=_placed_order)
-    texts = [
-        format_errors([error for _, error in group], *place(segment))
-        for segment, group in groupby(placed, key=itemgetter(0))
-    ]
-    return "".join(texts), len(placed)
-
-
-def _placed_order(placed: tuple[int, SpanError]) -> tuple[int, tuple[int, bool, int, list[str]]]:
-    return placed[0], error_order(placed[1])
+    entries = format_errors(listing.pending, place, text)
+    listing.pending.clear()
+    return entries
 
 
 def measure_jsonl(
@@ -568,11 +546,21 @@ def _count_batch(
     )
     if spill is not None:
 
-        def place(i: int) -> tuple[Any, Any, Callable[[int, int], str]]:
-            document = batch[i][0]
-            return document.id, document.line, partial(_joined, document.tokens)
+        def place(i: int) -> tuple[Any, Any]:
+            return batch[i][0].id, batch[i][0].line
 
-        errors, count = _list_held(spill.listing, held, sides, place)
+        def text(i: int, start: int, end: int) -> str:
+            return " ".join(batch[i][0].tokens[start:end])
+
+        quoted = tuple(
+            QuotedSpans(
+                np.fromiter(map(itemgetter(0), side), np.int64, len(side)),
+                np.fromiter(map(itemgetter(1), side), np.int64, len(side)),
+                held.apart[k].spans.kind,
+            )
+            for k, side in enumerate(sides)
+        )
+        errors, count = _list_held(spill.listing, held, (quoted[0], quoted[1]), place, text)
         spill.write(errors, count)
     ends = [(i + 1, (document.id, document.line)) for i, (document, _, _) in enumerate(batch)]
     units.add_block(held.block, 0, len(batch), ends)

@@ -250,16 +250,22 @@ class SpanTally:
         (``add_identical``), or sides with spans that overlap each other."""
         sets = self.sets
         g, s = sets.arrays(gold), sets.arrays(system)
-        for spans, others, side, listed, against in (
-            (s, g, 0, system, gold),
-            (g, s, _VIEW_WIDTH, gold, system),
-        ):
+        for spans, others, side in ((s, g, 0), (g, s, _VIEW_WIDTH)):
             judged = judge(spans, others, sets, self.min_overlap, side != 0)
             bounds = np.array([0, len(spans.start)])
             found = contributions(judged, spans, sets)
             store(self, unit_slots([Piece(found, side, bounds)], np.array([0, 1]), self))
             if self.listing is not None:
-                list_judged(self.listing, judged, sets, spans.kind, listed, against, side != 0)
+                segment = np.zeros(len(spans.start), np.int64)
+                list_judged(
+                    self.listing,
+                    judged,
+                    sets,
+                    QuotedSpans(*spans),
+                    QuotedSpans(*others),
+                    segment,
+                    side != 0,
+                )
 
     def counts(self) -> SpanCounts:
         """Freeze the running sum into ``SpanCounts``."""
@@ -345,9 +351,9 @@ class SpanError(NamedTuple):
 class Listing:
     """What the slow path of a tally found about individual spans: errors and confusion.
 
-    ``pending`` holds the errors (:class:`SpanError`) of the documents added
-    since it was last emptied.  The reader empties it after each document,
-    adding where the document is.
+    ``pending`` holds the errors (:class:`ErrorBatch`) of the documents added
+    since it was last emptied.  The reader empties it after each document
+    or block, adding where each segment is (``span_errors.format_errors``).
 
     ``confusion`` counts ``(gold key, system key)`` pairs, a key a label set
     (or one of the keys above): each gold span pairs with the system span of
@@ -362,7 +368,7 @@ class Listing:
     __slots__ = ("pending", "confusion")
 
     def __init__(self) -> None:
-        self.pending: list[SpanError] = []
+        self.pending: list[ErrorBatch] = []
         self.confusion: Counter[tuple[ConfusionKey, ConfusionKey]] = Counter()
 
     def absorb(self, tally: SpanTally) -> None:
@@ -371,18 +377,90 @@ class Listing:
             self.confusion[labels, labels] += k
 
     def take(self) -> list[SpanError]:
-        """The pending errors by start, gold before system at one start.
+        """The pending errors as :class:`SpanError` tuples, in :func:`ordered_errors`.
 
-        ``pending`` is emptied in place (a reader may hold it to test it cheaply).
+        ``pending`` is emptied.
         """
-        pending = self.pending
-        found = sorted(pending, key=error_order) if len(pending) > 1 else list(pending)
-        pending.clear()
+        found = []
+        quoted: dict[int, list[Span]] = {}
+        for batch, i in ordered_errors(self.pending):
+            sets = batch.sets
+            others = quoted.get(id(batch))
+            if others is None:
+                others = quoted[id(batch)] = list(
+                    zip(
+                        batch.others.start.tolist(),
+                        batch.others.end.tolist(),
+                        map(sets.__getitem__, batch.others.kind.tolist()),
+                        strict=True,
+                    )
+                )
+            found.append(
+                SpanError(
+                    KINDS_BY_SIDE[batch.gold][batch.category[i]],
+                    SIDES[batch.gold],
+                    (batch.start[i], batch.end[i], sets[batch.kind[i]]),
+                    others[batch.bounds[i] : batch.bounds[i + 1]],
+                )
+            )
+        self.pending.clear()
         return found
 
 
-_SIDES = ("system", "gold")
-_KINDS_BY_SIDE = (
+class QuotedSpans(NamedTuple):
+    """Spans as an error listing quotes them: positions in their segment (a sentence,
+    a document) and label-set numbers."""
+
+    start: np.ndarray
+    end: np.ndarray
+    kind: np.ndarray
+
+
+class ErrorBatch(NamedTuple):
+    """The errors of one judged side: one entry per span not ``correct``, as lists.
+
+    Entry ``i`` is span ``(start[i], end[i], sets[kind[i]])`` of segment
+    ``segment[i]``; the spans of the other side it touches are
+    ``others[bounds[i]:bounds[i + 1]]``.
+    """
+
+    gold: bool
+    segment: list[int]
+    start: list[int]
+    end: list[int]
+    category: list[int]
+    kind: list[int]
+    bounds: list[int]
+    others: QuotedSpans
+    sets: list[frozenset[str]]
+
+
+def ordered_errors(batches: Sequence[ErrorBatch]) -> list[tuple[ErrorBatch, int]]:
+    """Every entry of ``batches`` as ``(batch, index)``: by segment, then by start, gold
+    before system, by end and by labels (a document's errors in reading order)."""
+    ranks: dict[int, list[str]] = {}
+    entries = [
+        (
+            segment,
+            start,
+            not batch.gold,
+            end,
+            ranks.get(kind) or ranks.setdefault(kind, sorted(batch.sets[kind])),
+            n,
+            i,
+        )
+        for n, batch in enumerate(batches)
+        for i, (segment, start, end, kind) in enumerate(
+            zip(batch.segment, batch.start, batch.end, batch.kind, strict=True)
+        )
+    ]
+    entries.sort(key=itemgetter(0, 1, 2, 3, 4))
+    return [(batches[entry[5]], entry[6]) for entry in entries]
+
+
+SIDES = ("system", "gold")
+"""The names of the two sides, by ``gold``."""
+KINDS_BY_SIDE = (
     ("correct", "label_error", "boundary_error", "label_boundary_error", "spurious"),
     ("correct", "label_error", "boundary_error", "label_boundary_error", "missing"),
 )
@@ -392,20 +470,22 @@ def list_judged(
     listing: Listing,
     judged: Judged,
     sets: LabelSets,
-    kinds: np.ndarray,
-    spans: Sequence[Span],
-    others: Sequence[Span],
+    spans: QuotedSpans,
+    others: QuotedSpans,
+    segment: np.ndarray,
     gold_side: bool,
-) -> np.ndarray:
+) -> None:
     """Record a judged side in ``listing``: each span's confusion cell, and an error
-    for each span not ``correct`` (with the spans of ``others`` it touches); returns
-    the positions in ``spans`` of the spans listed.
+    for each span not ``correct`` (with the spans of ``others`` it touches).
 
-    A gold span pairs with the label set of the span of its boundaries, else
-    ``(missing)`` or ``(boundary)``; a system span without such a span pairs
-    with ``(spurious)`` or ``(boundary)`` as its row.
+    ``spans`` and ``others`` are the two sides as an error quotes them, and
+    ``segment`` each span's segment.  A gold span pairs with the label set
+    of the span of its boundaries, else ``(missing)`` or ``(boundary)``; a
+    system span without such a span pairs with ``(spurious)`` or
+    ``(boundary)`` as its row.
     """
     category = judged.category
+    kinds = spans.kind
     labels = sets.sets
     keys: list[ConfusionKey] = [*labels, MISSING_KEY, BOUNDARY_KEY, SPURIOUS_KEY]
     unmatched = len(labels) + (0 if gold_side else 2)
@@ -422,26 +502,26 @@ def list_judged(
             listing.confusion[keys[g], keys[s]] += k
     wrong = np.flatnonzero(category != CORRECT)
     if not len(wrong):
-        return wrong
-    bounds = np.searchsorted(judged.pair_span, np.arange(len(category) + 1)).tolist()
-    pair_other = judged.pair_other.tolist()
-    names, side = _KINDS_BY_SIDE[gold_side], _SIDES[gold_side]
-    listing.pending.extend(
-        SpanError(
-            names[c],
-            side,
-            spans[i],
-            [others[j] for j in pair_other[bounds[i] : bounds[i + 1]]],
+        return
+    bounds = np.searchsorted(judged.pair_span, np.arange(len(category) + 1))
+    first = bounds[wrong]
+    counts = bounds[wrong + 1] - first
+    ends = np.cumsum(counts)
+    pairs = np.repeat(first - (ends - counts), counts) + np.arange(int(ends[-1]))
+    touching = judged.pair_other[pairs]
+    listing.pending.append(
+        ErrorBatch(
+            gold_side,
+            segment[wrong].tolist(),
+            spans.start[wrong].tolist(),
+            spans.end[wrong].tolist(),
+            category[wrong].tolist(),
+            kinds[wrong].tolist(),
+            [0, *ends.tolist()],
+            QuotedSpans(others.start[touching], others.end[touching], others.kind[touching]),
+            labels,
         )
-        for i, c in zip(wrong.tolist(), category[wrong].tolist(), strict=True)
     )
-    return wrong
-
-
-def error_order(error: SpanError) -> tuple[int, bool, int, list[str]]:
-    """The order of a document's errors: by start, gold before system, by end and labels."""
-    start, end, labels = error.span
-    return start, error.side != "gold", end, sorted(labels)
 
 
 def count_documents(documents: Iterable[tuple[Sequence[Span], Sequence[Span]]]) -> SpanCounts:
