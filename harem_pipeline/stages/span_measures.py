@@ -52,6 +52,7 @@ from harem_pipeline.stages.spans import (
     SpanCounts,
     SpanTally,
     contributions,
+    distinct,
     equal_token_tags,
     judge,
     list_judged,
@@ -371,7 +372,7 @@ def _judge_block(
         s_common[match[g_common]] = True
     common_kinds = g_column.kind[g_keep][g_common]
     common_sentences = g_sentence[g_common]
-    present = np.unique(common_kinds).tolist()
+    present = distinct(common_kinds)
     totals = []
     for kind in present:
         per_sentence = np.bincount(common_sentences[common_kinds == kind], minlength=n)

@@ -760,6 +760,14 @@ def judge(
     )
 
 
+def distinct(numbers: np.ndarray) -> list[int]:
+    """The distinct small non-negative integers of ``numbers``, sorted.
+
+    (``np.unique`` would load ``numpy.ma`` on its first call, in every worker.)
+    """
+    return np.flatnonzero(np.bincount(numbers)).tolist() if len(numbers) else []
+
+
 def _union(
     pair_span: np.ndarray, a: np.ndarray, b: np.ndarray, kept: np.ndarray | None, n: int
 ) -> np.ndarray:
@@ -798,7 +806,7 @@ def _judge_vague(
         return _NO_VAGUE
     n = len(spans.start)
     length = spans.end - spans.start
-    kinds = np.unique(spans.kind[vague]).tolist()
+    kinds = distinct(spans.kind[vague])
     found = []
     for label in sorted({label for k in kinds for label in sets.sets[k]}):
         holding = np.fromiter((label in s for s in sets.sets), bool, len(sets.sets))
@@ -857,9 +865,7 @@ def contributions(judged: Judged, spans: SpanArrays, sets: LabelSets) -> Contrib
     same, overlap_any, overlap_match = judged.same, judged.overlap_any, judged.overlap_match
     single = sets.sizes()[spans.kind] == 1 if n else np.zeros(0, bool)
     vague = judged.vague
-    single_labels = sorted(
-        {next(iter(sets.sets[k])) for k in np.unique(spans.kind[single]).tolist()}
-    )
+    single_labels = sorted({next(iter(sets.sets[k])) for k in distinct(spans.kind[single])})
     labels = sorted(set(single_labels).union(vague.label))
     column = {label: i for i, label in enumerate(labels)}
     width = _COLUMNS + _L_COLUMNS * len(labels)
@@ -1010,9 +1016,10 @@ def unit_slots(pieces: Sequence[Piece], cuts: np.ndarray, start: SpanTally | Non
 
 def _running_sums(sums: list[float], values: list[float], lo: np.ndarray, hi: np.ndarray) -> None:
     """Add ``values[lo[u]:hi[u]]`` to ``sums[u]`` one by one, for every unit ``u``."""
-    for u, (a, b) in enumerate(zip(lo.tolist(), hi.tolist(), strict=True)):
-        if b > a:
-            sums[u] = reduce(add, values[a:b], sums[u])
+    sums[:] = [
+        reduce(add, values[a:b], total) if b > a else total
+        for total, a, b in zip(sums, lo.tolist(), hi.tolist(), strict=True)
+    ]
 
 
 def store(tally: SpanTally, slots: UnitSlots) -> None:

@@ -1,0 +1,145 @@
+"""Span measures judged a chunk (CoNLL) or a batch (JSON lines) at a time.
+
+What is checked: each chunk of a CoNLL text knows its first line and the
+``-DOCSTART-`` line before it (against a line-by-line reading, tricky
+``-DOCSTART-`` look-alikes included); the report -- figures, intervals,
+units, confusion and every error entry -- is the same text however the
+file is cut into chunks or JSON lines into batches, and on one or two
+worker processes; a bad line in a later chunk is reported as when read
+alone.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.formats import conll
+from harem_pipeline.formats.jsontext import format_report_json
+from harem_pipeline.pipeline.spans import measure_file
+from harem_pipeline.reports.measures import measures_json
+from harem_pipeline.stages import span_measures
+
+TYPES = ("PER", "LOC", "ORG")
+LOOK_ALIKES = ("-DOCSTART- -X- O O", "  -DOCSTART-\t-X- O O", "-DOCSTART-x O O", "x -DOCSTART- O")
+
+
+def sentence_lines(rng: random.Random) -> list[str]:
+    """One sentence: IOB2 gold, a system that misses, mislabels and cuts spans."""
+    lines = []
+    for t in range(rng.randint(1, 12)):
+        gold = rng.choice(("O", "O", "B-", "I-")) + rng.choice(TYPES)
+        gold = "O" if gold.startswith("O") else gold
+        system = gold if rng.random() < 0.6 else rng.choice(("O", "B-PER", "I-LOC", "B-ORG"))
+        lines.append(f"w{t} X {gold} {system}")
+    return lines
+
+
+def conll_file(path: Path, seed: int, sentences: int, documents: bool) -> str:
+    rng = random.Random(seed)
+    out = ["-DOCSTART- -X- O O", ""]
+    for i in range(sentences):
+        if documents and i % 7 == 3:
+            out += ["-DOCSTART- -X- O O", ""]
+        out += [*sentence_lines(rng), ""]
+    text = "\n".join(out) + "\n"
+    path.write_text(text, encoding="utf-8")
+    return text
+
+
+def report_text(path: Path, fmt: str = "conll", **options) -> str:
+    """The whole JSON report of ``path`` with its error entries, as written."""
+    report = measure_file(path, fmt, resamples=20, errors=True, **options)
+    try:
+        obj = measures_json(report)
+        obj["errors"] = list(report.errors.records())
+        return format_report_json(obj)
+    finally:
+        report.errors.close()
+
+
+def test_chunks_know_their_first_line_and_the_document_before_them(monkeypatch) -> None:
+    rng = random.Random(3)
+    lines: list[str] = []
+    for i in range(120):
+        if i % 5 == 0:
+            lines.append(LOOK_ALIKES[i % len(LOOK_ALIKES)])
+        lines += [*sentence_lines(rng), ""]
+    text = "\n".join(lines) + "\n"
+    monkeypatch.setattr(conll, "_CHUNK_CHARS", 97)
+    chunks = list(conll.conll_chunks(io.StringIO(text)))
+    assert len(chunks) > 20
+    assert "".join(chunk.text for chunk in chunks) == text
+    starts = [0]
+    for chunk in chunks[:-1]:
+        starts.append(starts[-1] + chunk.text.count("\n"))
+    for chunk, before in zip(chunks, starts, strict=True):
+        heads = [
+            n
+            for n, line in enumerate(text.split("\n")[:before], 1)
+            if line.split()[:1] == ["-DOCSTART-"]
+        ]
+        assert chunk.line == before + 1
+        assert chunk.document == (heads[-1] if heads else 0)
+
+
+@pytest.mark.parametrize(
+    ("seed", "documents", "limit"), [(1, False, 2000), (2, True, 2000), (3, False, 7), (4, True, 5)]
+)
+def test_conll_report_is_the_same_however_cut_and_on_any_workers(
+    monkeypatch, tmp_path: Path, seed: int, documents: bool, limit: int
+) -> None:
+    path = tmp_path / "run.conll"
+    conll_file(path, seed, 400, documents)
+    whole = report_text(path, workers=1, unit_limit=limit)
+    monkeypatch.setattr(conll, "_CHUNK_CHARS", 300)
+    assert report_text(path, workers=1, unit_limit=limit) == whole
+    assert report_text(path, workers=2, unit_limit=limit) == whole
+    assert json.loads(whole)["errors"], "the file has errors to list"
+
+
+def test_a_bad_tag_in_a_later_chunk_is_reported_as_read_alone(monkeypatch, tmp_path: Path) -> None:
+    path = tmp_path / "bad.conll"
+    text = conll_file(path, 5, 300, True).split("\n")
+    bad = len(text) - 40
+    while not text[bad]:
+        bad += 1
+    text[bad] = "w X B-PER Q-LOC"
+    path.write_text("\n".join(text), encoding="utf-8")
+    monkeypatch.setattr(conll, "_CHUNK_CHARS", 250)
+    for workers in (1, 2):
+        with pytest.raises(InputError) as caught:
+            measure_file(path, "conll", workers=workers)
+        assert caught.value.line == bad + 1
+        assert "Q-LOC" in str(caught.value)
+
+
+def test_jsonl_report_is_the_same_in_any_batches(monkeypatch, tmp_path: Path) -> None:
+    rng = random.Random(8)
+    labels = ("PER", "LOC", "PER|LOC", "ORG")
+
+    def spans(n: int) -> list[list]:
+        found = []
+        for _ in range(rng.randint(0, 6)):
+            a = rng.randrange(n)
+            found.append([a, min(n, a + rng.randint(1, 4)), rng.choice(labels)])
+        return found
+
+    path = tmp_path / "docs.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        for d in range(60):
+            n = rng.randint(1, 20)
+            gold = spans(n)
+            system = [s for s in gold if rng.random() < 0.5] + spans(n)
+            if d % 9 == 0:
+                system = [list(s) for s in gold]
+            document = {"id": f"d{d % 50}", "tokens": [f"t{i}" for i in range(n)]}
+            out.write(json.dumps({**document, "gold": gold, "system": system}) + "\n")
+    whole = report_text(path, "tokens-jsonl", unit_limit=9)
+    monkeypatch.setattr(span_measures, "_BATCH", 4)
+    assert report_text(path, "tokens-jsonl", unit_limit=9) == whole
