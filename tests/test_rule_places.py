@@ -61,6 +61,8 @@ def chain(tmp_path_factory: pytest.TempPathFactory) -> Path:
         with gzip.open(DATA / "reference" / f"{name}.gz") as source, open(target, "wb") as out:
             shutil.copyfileobj(source, out)
     shutil.copy(DATA / "conll2000" / "sample.txt", folder / "sample.conll")
+    sample = (DATA / "conll2000" / "sample.txt").read_text("utf-8")
+    (folder / "chunks.conll").write_text(sample * 40, "utf-8")  # two chunks or more: workers
     return folder
 
 
@@ -208,6 +210,14 @@ RULES = [
         "semantic_figures",
         "(lambda rule: lambda counts: {k: 0 for k in rule(counts)})(semantic_figures)",
         ["ida", "x.emir"],
+    ),
+    (
+        "span categories, overlap and coverage (the judge)",
+        "harem_pipeline.stages.spans",
+        "judge",
+        "(lambda rule: lambda *a: (lambda j: j._replace(category=j.category * 0 + 4))(rule(*a)))"
+        "(judge)",
+        ["measures", "chunks.conll", "--format", "conll", "--json", "--bootstrap", "0"],
     ),
     (
         "span measures: figures",
