@@ -32,12 +32,12 @@ from harem_pipeline.measures.spans import compute_measures, span_figures, span_i
 from harem_pipeline.model import make_span
 from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.stages import ida2id
+from harem_pipeline.stages.span_units import CountLayout
 from harem_pipeline.stages.spans import (
     SpanTally,
     count_document,
     span_counts_as_mapping,
     sum_counts,
-    tally_mapping,
 )
 from harem_pipeline.stages.tally import document_rows
 
@@ -288,21 +288,24 @@ SPANS = st.lists(
 
 @settings(derandomize=True, deadline=None, max_examples=150)
 @given(st.lists(st.tuples(SPANS, SPANS), min_size=1, max_size=3))
-def test_tally_mapping_equals_the_frozen_counts(documents) -> None:
-    # the fast per-document flattening reads the tally's lists; it must agree with
-    # the dataclasses the measures are computed from (overlaps, vague labels, twins)
+def test_unit_row_equals_the_frozen_counts(documents) -> None:
+    # a unit's row (the fold the bootstrap units use) must agree with the
+    # dataclasses the measures are computed from (overlaps, vague labels, twins)
     tally = SpanTally()
     for gold, system in documents:
         tally.add_document(gold, system)
-    assert tally_mapping(tally) == span_counts_as_mapping(tally.counts())
+    layout = CountLayout()
+    assert layout.row_mapping(layout.tally_row(tally)) == span_counts_as_mapping(tally.counts())
 
 
-def test_tally_mapping_of_identical_sides() -> None:
+def test_unit_row_of_identical_sides() -> None:
     spans = [make_span(0, 2, "A"), make_span(1, 3, "A|B")]
     tally = SpanTally()
     tally.add_document(spans, list(spans))
-    assert tally_mapping(tally) == span_counts_as_mapping(tally.counts())
-    assert tally_mapping(tally)["per_label.B.exact_gold"] == 1
+    layout = CountLayout()
+    row = layout.row_mapping(layout.tally_row(tally))
+    assert row == span_counts_as_mapping(tally.counts())
+    assert row["per_label.B.exact_gold"] == 1
 
 
 # ---------------------------------------------------------------------------

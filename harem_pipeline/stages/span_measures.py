@@ -551,7 +551,7 @@ def _count_batch(
             return batch[i][0].id, batch[i][0].line
 
         def text(i: int, start: int, end: int) -> str:
-            return " ".join(batch[i][0].tokens[start:end])
+            return _joined(batch[i][0].tokens, start, end)
 
         quoted = tuple(
             QuotedSpans(

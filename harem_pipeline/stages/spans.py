@@ -438,22 +438,18 @@ class ErrorBatch(NamedTuple):
 def ordered_errors(batches: Sequence[ErrorBatch]) -> list[tuple[ErrorBatch, int]]:
     """Every entry of ``batches`` as ``(batch, index)``: by segment, then by start, gold
     before system, by end and by labels (a document's errors in reading order)."""
-    ranks: dict[int, list[str]] = {}
-    entries = [
-        (
-            segment,
-            start,
-            not batch.gold,
-            end,
-            ranks.get(kind) or ranks.setdefault(kind, sorted(batch.sets[kind])),
-            n,
-            i,
-        )
-        for n, batch in enumerate(batches)
+    names: dict[frozenset[str], list[str]] = {}
+    entries = []
+    for n, batch in enumerate(batches):
+        sets = batch.sets
         for i, (segment, start, end, kind) in enumerate(
             zip(batch.segment, batch.start, batch.end, batch.kind, strict=True)
-        )
-    ]
+        ):
+            labels = sets[kind]
+            name = names.get(labels)
+            if name is None:
+                name = names[labels] = sorted(labels)
+            entries.append((segment, start, not batch.gold, end, name, n, i))
     entries.sort(key=itemgetter(0, 1, 2, 3, 4))
     return [(batches[entry[5]], entry[6]) for entry in entries]
 
@@ -555,13 +551,6 @@ def split_shared(
                 [s for s in system if s not in common],
             )
     return (), gold, system
-
-
-def _label_tally(tally: SpanTally, label: str) -> TallyRow:
-    row = tally.per_label.get(label)
-    if row is None:
-        row = tally.per_label[label] = [0] * (2 * _LABEL_WIDTH)
-    return row
 
 
 def _is_flat(spans: list[Span]) -> bool:
@@ -1062,49 +1051,6 @@ def span_counts_as_mapping(counts: SpanCounts) -> dict[str, float]:
         for name in _MATCH_FIELDS:
             flat[f"{PER_LABEL}.{label}.{name}"] = getattr(match, name)
     return {key: value for key, value in flat.items() if value}
-
-
-def tally_mapping(tally: SpanTally) -> dict[str, float]:
-    """``span_counts_as_mapping(tally.counts())`` without building the dataclasses.
-
-    Per-document counts are taken for every sentence of a CoNLL file, so this
-    reads the tally's flat lists directly (the layout ``SpanTally.counts``
-    documents; a test checks both agree).
-    """
-    n = tally.identical
-    flat: dict[str, float] = {}
-    for view in VIEWS:
-        t = getattr(tally, view)
-        s_correct, g_correct = t[3] + n, t[11] + n
-        values = (
-            t[0] + n, t[8] + n, s_correct, g_correct, t[1] + n, t[9] + n,
-            float(t[2] + n), float(t[10] + n),
-            s_correct, t[4], t[5], t[6], t[7], g_correct, t[12], t[13], t[14], t[15],
-        )  # fmt: skip
-        for key, value in zip(_VIEW_KEYS[view], values, strict=True):
-            if value:
-                flat[key] = value
-    rows = {label: list(row) for label, row in tally.per_label.items()}
-    for label, k in identical_per_label(tally).items():
-        row = rows.setdefault(label, [0] * 8)
-        for i in range(8):
-            row[i] += k
-    for label, t in sorted(rows.items()):
-        label_values = (t[0], t[4], t[1], t[5], t[2], t[6], float(t[3]), float(t[7]))
-        keys = _LABEL_KEYS.get(label)
-        if keys is None:
-            keys = _LABEL_KEYS[label] = tuple(f"{PER_LABEL}.{label}.{f}" for f in _MATCH_FIELDS)
-        for key, value in zip(keys, label_values, strict=True):
-            if value:
-                flat[key] = value
-    return flat
-
-
-# Keys made once, so that the counts of thousands of documents share them.
-_VIEW_KEYS = {
-    view: tuple(f"{view}.{f}" for f in _MATCH_FIELDS + _CATEGORY_FIELDS) for view in VIEWS
-}
-_LABEL_KEYS: dict[str, tuple[str, ...]] = {}
 
 
 @dataclass(frozen=True, slots=True)
