@@ -6,7 +6,7 @@ What is checked: each chunk of a CoNLL text knows its first line and the
 units, confusion and every error entry -- is the same text however the
 file is cut into chunks or JSON lines into batches, and on one or two
 worker processes; a bad line in a later chunk is reported as when read
-alone.
+alone, and `--workers` changes nothing but the time.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats import conll
 from harem_pipeline.formats.jsontext import format_report_json
@@ -143,3 +144,19 @@ def test_jsonl_report_is_the_same_in_any_batches(monkeypatch, tmp_path: Path) ->
     whole = report_text(path, "tokens-jsonl", unit_limit=9)
     monkeypatch.setattr(span_measures, "_BATCH", 4)
     assert report_text(path, "tokens-jsonl", unit_limit=9) == whole
+
+
+def test_workers_option_gives_the_same_report(monkeypatch, capsys, tmp_path: Path) -> None:
+    path = tmp_path / "run.conll"
+    conll_file(path, 6, 300, True)
+    monkeypatch.setattr(conll, "_CHUNK_CHARS", 400)
+    outputs = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}.json"
+        argv = ["measures", str(path), "--format", "conll", "--json", "--workers", workers]
+        assert main([*argv, "--bootstrap", "50", "-o", str(out)]) == 0
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+    assert main(["measures", str(path), "--format", "conll", "--workers", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["harem measures: error: --workers: expected a whole number, 1 or more, found 0"]

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 
 from harem_pipeline.cli import say
-from harem_pipeline.cli.options import resamples
+from harem_pipeline.cli.options import resamples, whole_number
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.jsontext import write_report_json
@@ -134,6 +134,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"resamples of the document bootstrap (default {DEFAULT_RESAMPLES}; "
         "0: none, ci95 is null)",
     )
+    parser.add_argument(
+        "--workers",
+        type=whole_number("--workers", 1),
+        metavar="N",
+        help="processes that read and judge a CoNLL file's chunks (default: every core; "
+        "the report is the same on any number)",
+    )
     parser.add_argument("-o", "--output", help="write the report to this file (default stdout)")
     parser.set_defaults(func=run_measures)
 
@@ -169,7 +176,13 @@ def run_measures(args: argparse.Namespace) -> int:
         )
     else:
         report = measure_file(
-            args.file, args.format, args.scheme, resamples, documents=args.json, **options
+            args.file,
+            args.format,
+            args.scheme,
+            resamples,
+            documents=args.json,
+            workers=args.workers,
+            **options,
         )
     try:
         if args.errors:
