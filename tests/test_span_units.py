@@ -24,7 +24,7 @@ from harem_pipeline.formats.conll import parse_conll
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.model import make_span
 from harem_pipeline.pipeline.spans import measure_file
-from harem_pipeline.reports.measures import format_measures_text, measures_json
+from harem_pipeline.reports.measures import format_measures_text, measures_json, unit_lines
 from harem_pipeline.stages.span_measures import measure_conll
 from harem_pipeline.stages.span_units import (
     UNIT_LIMIT,
@@ -364,3 +364,27 @@ def test_harem_documents_are_units_until_the_limit() -> None:
     first = [layout.counts_row(c) for _, c in docs[:4]]
     assert merged[0][1] == layout.row_mapping([sum(col) for col in zip(*first, strict=True)])
     assert merged[0][1]["labelled.gold"] == 4 and merged[2][1]["labelled.gold"] == 1
+
+
+def test_unit_lines_are_the_objects_as_json_writes_them(tmp_path: Path) -> None:
+    """``per_document`` written from templates is the text of its objects: labels with
+    ``%`` and quotes, labels absent from a unit, undefined figures (null)."""
+    rng = random.Random(11)
+    types = ("A%B", 'Q"t', "PER", "LOC")
+    sentences = []
+    for _ in range(60):
+        n = rng.randint(1, 6)
+        gold = [rng.choice(("O", *(f"B-{t}" for t in types))) for _ in range(n)]
+        system = [g if rng.random() < 0.5 else rng.choice(("O", "B-PER", "B-A%B")) for g in gold]
+        sentences.append((gold, system))
+    path = tmp_path / "odd.conll"
+    path.write_text(conll_text(sentences), encoding="utf-8")
+    figures = measure_file(path, "conll", resamples=0).per_document
+    objects = dict(figures.items())
+    encoded = [
+        f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
+        for k, v in objects.items()
+    ]
+    assert list(unit_lines(figures)) == encoded
+    assert any("null" in line for line in encoded)
+    assert any("per_label" in line and '"LOC"' not in line for line in encoded)

@@ -17,6 +17,7 @@ from harem_pipeline.reports.measures import (
     format_errors_tsv,
     format_measures_text,
     measures_json,
+    measures_lines,
     measures_streams,
 )
 from harem_pipeline.stages.span_measures import ALIASES, FORMATS, alias_warning
@@ -190,7 +191,12 @@ def run_measures(args: argparse.Namespace) -> int:
                 handle.writelines(format_errors_tsv(report.errors.records()))
         with atomic_write(args.output or "-") as handle:
             if args.json:
-                write_report_json(handle, measures_json(report), measures_streams(report))
+                write_report_json(
+                    handle,
+                    measures_json(report, per_document=False),
+                    measures_streams(report),
+                    measures_lines(report),
+                )
             else:
                 handle.write(format_measures_text(report))
     finally:

@@ -32,20 +32,25 @@ def format_report_json(obj: Mapping[str, Any]) -> str:
 
 
 def write_report_json(
-    handle: IO[str], obj: Mapping[str, Any], streams: Mapping[str, Iterable[str]] | None = None
+    handle: IO[str],
+    obj: Mapping[str, Any],
+    streams: Mapping[str, Iterable[str]] | None = None,
+    lines: Mapping[str, Iterable[str]] | None = None,
 ) -> None:
     """Write ``obj`` as :func:`format_report_json` formats it, piece by piece.
 
     ``streams`` are arrays too long to hold as objects (an error listing):
     key → the items' JSON texts, written one a line after the other keys
     and before the ``LINE_KEYS`` objects, so the whole text never needs to
-    be in memory.
+    be in memory.  ``lines`` gives ``LINE_KEYS`` objects as their entries'
+    texts (``"key": value``), in place of ``obj``'s.
     """
     streams = streams or {}
+    lines = lines or {}
     rest = {key: value for key, value in obj.items() if key not in LINE_KEYS}
     # newlines inside strings are escaped, so the pattern only meets real arrays
     head = _PAIR.sub(r"[\1, \2]", json.dumps(rest, ensure_ascii=False, indent=2))
-    tails = [key for key in LINE_KEYS if key in obj]
+    tails = [key for key in LINE_KEYS if key in obj or key in lines]
     if not streams and not tails:
         handle.write(head + "\n")
         return
@@ -66,7 +71,8 @@ def write_report_json(
         members += 1
     for key in tails:
         handle.write(",\n  " if members else "\n  ")
-        handle.write(json.dumps(key) + ": " + _lines_object(obj[key]))
+        entries = lines[key] if key in lines else _entries(obj[key])
+        handle.write(json.dumps(key) + ": " + _lines_object(entries))
         members += 1
     handle.write("\n}\n")
 
@@ -83,10 +89,14 @@ def _batches(items: Iterable[str], size: int = 4096) -> Iterator[list[str]]:
         yield batch
 
 
-def _lines_object(entries: Mapping[str, Any]) -> str:
-    """A mapping written one entry a line (indented as a member of the top object)."""
-    if not entries:
-        return json.dumps(entries)
+def _entries(mapping: Mapping[str, Any]) -> Iterator[str]:
+    """A mapping's entries as ``"key": value`` JSON texts."""
     encode = _ENCODER.encode
-    rows = ",\n".join(f"    {encode(key)}: {encode(value)}" for key, value in entries.items())
-    return "{\n" + rows + "\n  }"
+    for key, value in mapping.items():
+        yield f"{encode(key)}: {encode(value)}"
+
+
+def _lines_object(entries: Iterable[str]) -> str:
+    """An object written one entry a line (indented as a member of the top object)."""
+    rows = ",\n".join(f"    {entry}" for entry in entries)
+    return "{\n" + rows + "\n  }" if rows else "{}"

@@ -10,9 +10,8 @@ The counts are :mod:`harem_pipeline.stages.spans`'.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -270,25 +269,61 @@ def compute_measures(counts: SpanCounts) -> SpanMeasures:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class UnitFigures:
+    """Every measure of each bootstrap unit on its own (the JSON's ``per_document``).
+
+    ``values[u]`` holds unit ``u``'s figures in ``span_figures``' key order
+    (NaN: undefined); ``plan`` says where each P/R/F triple goes:
+    ``(path, row, first column, label or None)``.  A unit's object
+    (:meth:`unit`) nests the triples like the report's measures, undefined
+    as None, leaving out the labels with no span in that unit.
+    """
+
+    names: tuple[str, ...]
+    values: list[list[float]]
+    plan: tuple[tuple[tuple[str, ...], str, int, str | None], ...]
+    present: dict[str, list[bool]]
+    """Whether each unit has a span of a label, on either side."""
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def items(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """``(unit name, its object)`` in unit order."""
+        for u, name in enumerate(self.names):
+            yield name, self.unit(u, [None if v != v else v for v in self.values[u]])
+
+    def unit(self, u: int, values: Sequence[Any]) -> dict[str, Any]:
+        """Unit ``u``'s object with ``values`` in its figures' places (one rule of its shape,
+        whatever the values: the JSON text is written from it too)."""
+        out: dict[str, Any] = {}
+        present = self.present
+        for path, row, i, label in self.plan:
+            if label is not None and not present[label][u]:
+                continue
+            node = out
+            for part in path:
+                node = node.setdefault(part, {})
+            node[row] = {"precision": values[i], "recall": values[i + 1], "f1": values[i + 2]}
+        return out
+
+
 def unit_measures(
     units: Sequence[tuple[str, Mapping[str, float]]],
     counted: tuple[list[str], np.ndarray] | None = None,
-) -> list[tuple[str, dict[str, Any]]]:
-    """Every measure of each bootstrap unit on its own (the JSON's ``per_document``).
-
-    One :func:`span_figures` call over a column per count (one value per
-    unit), nested like the report's measures; undefined is None.  Labels
-    with no span in a unit are left out of its ``per_label``.  ``counted`` is
-    :func:`~harem_pipeline.measures.bootstrap.count_matrix` of the units, when
-    already made.
+) -> UnitFigures:
+    """The :class:`UnitFigures` of bootstrap units: one :func:`span_figures` call over a
+    column per count (one value per unit).  ``counted`` is
+    :func:`~harem_pipeline.measures.bootstrap.count_matrix` of the units, when already
+    made.
     """
     if not units:
-        return []
+        return UnitFigures((), [], (), {})
     names, matrix = counted or count_matrix([m for _, m in units])
     figures = span_figures(Columns(names, matrix))
     keys = list(figures)
     table = np.stack([np.asarray(figures[k], dtype=float) for k in keys], axis=1)
-    values = [[None if math.isnan(v) else v for v in row] for row in table.tolist()]
     index = {name: i for i, name in enumerate(names)}
     plan = []  # (parent path, row name, first column, label or None), one per P/R/F triple
     for i in range(0, len(keys), 3):
@@ -304,22 +339,7 @@ def unit_measures(
         label: _spans_column(matrix, index, label)
         for label in {label for *_, label in plan if label is not None}
     }
-    out = []
-    for u, ((name, _), row_values) in enumerate(zip(units, values, strict=True)):
-        unit: dict[str, Any] = {}
-        for path, row, i, label in plan:
-            if label is not None and not present[label][u]:
-                continue
-            node = unit
-            for part in path:
-                node = node.setdefault(part, {})
-            node[row] = {
-                "precision": row_values[i],
-                "recall": row_values[i + 1],
-                "f1": row_values[i + 2],
-            }
-        out.append((name, unit))
-    return out
+    return UnitFigures(tuple(name for name, _ in units), table.tolist(), tuple(plan), present)
 
 
 def _spans_column(matrix: np.ndarray, index: Mapping[str, int], label: str) -> list[bool]:
@@ -355,7 +375,7 @@ class MeasuresReport:
     """Tokens whose two tags agree, over all tokens (``CountedSpans.equal_tags``)."""
     errors: Any = None
     """The error listing and confusion (``CountedSpans.errors``), None when not collected."""
-    per_document: tuple[tuple[str, dict[str, Any]], ...] = ()
+    per_document: UnitFigures = field(default_factory=lambda: UnitFigures((), [], (), {}))
     """Every measure of each bootstrap unit (:func:`unit_measures`), empty when not kept."""
 
 
@@ -367,12 +387,12 @@ def span_report(
 ) -> MeasuresReport:
     """The measures of counted spans, with intervals from their units (none without units)."""
     intervals = None
-    per_document: tuple = ()
+    per_document = UnitFigures((), [], (), {})
     if counted.units is not None:
         names, matrix = count_matrix([m for _, m in counted.units])
         if resamples > 0:
             intervals = _nest(matrix_interval_table(names, matrix, span_figures, resamples, seed))
-        per_document = tuple(unit_measures(counted.units, (names, matrix)))
+        per_document = unit_measures(counted.units, (names, matrix))
     accuracy = scalar(ratio(counted.equal_tags, counted.tokens))
     return MeasuresReport(
         counted.path,

@@ -18,6 +18,8 @@ document's id, a HAREM unit by its DOCID.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 
@@ -25,6 +27,7 @@ from harem_pipeline.measures.spans import (
     PRF,
     LabelMeasures,
     MeasuresReport,
+    UnitFigures,
     ViewMeasures,
     triple_interval,
 )
@@ -99,9 +102,10 @@ def _flat(counts: SpanCounts | dict[str, float]) -> dict[str, float]:
     return span_counts_as_mapping(counts) if isinstance(counts, SpanCounts) else counts
 
 
-def measures_json(report: MeasuresReport) -> dict:
+def measures_json(report: MeasuresReport, per_document: bool = True) -> dict:
     """The report as the JSON object ``harem measures --json`` prints (but ``errors``,
-    which :func:`measures_streams` gives; ``per_document`` only with units)."""
+    which :func:`measures_streams` gives; ``per_document`` only with units, and not
+    with ``per_document=False``: :func:`measures_lines` gives it as text)."""
     m, intervals = report.measures, report.intervals
     out = {
         "labelled": view_json(m.labelled, intervals, "labelled"),
@@ -113,14 +117,61 @@ def measures_json(report: MeasuresReport) -> dict:
         "repairs": {"gold": report.repairs.gold, "system": report.repairs.system},
         "signature": report.signature,
     }
-    if report.per_document:
-        out["per_document"] = dict(report.per_document)
+    if report.per_document and per_document:
+        out["per_document"] = dict(report.per_document.items())
     out["documents"] = {docid: _flat(counts) for docid, counts in report.document_counts}
     return out
 
 
 MACRO_PATH = None
 """``label_json``'s label for the macro averages: their intervals are at ``macro``."""
+
+
+def measures_lines(report: MeasuresReport) -> dict[str, Iterator[str]]:
+    """The objects written one entry a line, as the entries' JSON texts: ``per_document``
+    (``"unit": {...}``, what ``measures_json`` would hold, written without building it)."""
+    if not report.per_document:
+        return {}
+    return {"per_document": unit_lines(report.per_document)}
+
+
+def unit_lines(figures: UnitFigures) -> Iterator[str]:
+    """Each unit's ``"name": {...}`` JSON text (as ``json.dumps``, floats with every digit).
+
+    A unit's text is its shape's template -- :meth:`UnitFigures.unit` with a
+    numbered placeholder in each figure's place, encoded once per set of
+    labels present -- filled with its figures; each distinct float is
+    turned into text once.
+    """
+    templates: dict[tuple[bool, ...], tuple[str, list[int]]] = {}
+    texts: dict[float, str] = {}
+    labels = sorted(figures.present)
+    marks = [f"\0{k}\0" for k in range(len(figures.values[0]) if figures.values else 0)]
+    for u, name in enumerate(figures.names):
+        shape = tuple(figures.present[label][u] for label in labels)
+        found = templates.get(shape)
+        if found is None:
+            text = _ENCODER.encode(figures.unit(u, marks)).replace("%", "%%")
+            order = [int(k) for k in _PLACEHOLDER.findall(text)]
+            found = templates[shape] = (_PLACEHOLDER.sub("%s", text), order)
+        template, order = found
+        row = figures.values[u]
+        values = []
+        for k in order:
+            value = row[k]
+            shown = texts.get(value)
+            if shown is None:
+                if value != value:  # NaN: undefined
+                    shown = "null"
+                else:  # as json writes a float (the shortest text that reads back)
+                    shown = texts[value] = float.__repr__(value)
+            values.append(shown)
+        yield f"{_ENCODER.encode(name)}: {template % tuple(values)}"
+
+
+_PLACEHOLDER = re.compile(r'"\\u0000(\d+)\\u0000"')
+"""A figure's place in a unit's template (JSON writes the placeholder's NULs escaped)."""
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
 def measures_streams(report: MeasuresReport) -> dict:
