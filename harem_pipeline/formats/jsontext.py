@@ -13,6 +13,7 @@ import io
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import islice
 from typing import IO, Any
 
 DOCUMENTS_KEY = "documents"
@@ -79,13 +80,8 @@ def write_report_json(
 
 def _batches(items: Iterable[str], size: int = 4096) -> Iterator[list[str]]:
     """``items`` in lists of ``size`` (one write per list, memory for one list)."""
-    batch: list[str] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
         yield batch
 
 

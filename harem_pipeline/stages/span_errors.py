@@ -104,8 +104,10 @@ class ErrorSpill:
         """The encoded entries in the order they were found (one JSON object text each)."""
         self._file.flush()
         self._file.seek(0)
-        for line in self._file:
-            yield line.rstrip("\n")
+        pending = ""
+        while block := self._file.read(1 << 20):
+            *complete, pending = (pending + block).split("\n")
+            yield from complete
         self._file.seek(0, 2)
 
     def records(self) -> Iterator[dict[str, Any]]:

@@ -89,7 +89,7 @@ class CountLayout:
 
     def rows(
         self, slots: UnitSlots, identical: np.ndarray, identical_labels: dict[str, np.ndarray]
-    ) -> list[list[float]]:
+    ) -> list[np.ndarray]:
         """The rows of the units of ``slots``, with ``identical[u]`` spans found on both
         sides in unit ``u`` (``identical_labels[label][u]`` of them carrying ``label``).
 
@@ -127,9 +127,9 @@ class CountLayout:
         for label, k in identical_labels.items():
             base = self.labels[label]
             row[:, base : base + _LABEL_COLUMNS] += k[:, None]
-        return row.tolist()
+        return list(row)
 
-    def tally_row(self, tally: SpanTally) -> list[float]:
+    def tally_row(self, tally: SpanTally) -> np.ndarray:
         """The counts of ``tally`` as a row (the layout ``SpanTally.counts`` documents)."""
         slots = unit_slots([], np.zeros(2, np.int64), tally)
         identical = {label: np.array([k]) for label, k in identical_per_label(tally).items()}
@@ -185,7 +185,11 @@ class CountLayout:
         return SpanCounts(views[0], views[1], per_label)
 
 
-def add_rows(a: Sequence[float], b: Sequence[float]) -> list[float]:
+Row = Sequence[float] | np.ndarray
+"""A unit's counts in layout order: a list, or a row of a matrix of them."""
+
+
+def add_rows(a: Row, b: Row) -> list[float]:
     """Column sums of two rows as Python numbers (integers stay exact), the shorter padded."""
     if len(a) < len(b):
         a, b = b, a
@@ -242,7 +246,7 @@ class BoundedUnits:
         self.sources: list[int] = []
         self.matrix = np.zeros((2 * limit, 0))  # widened as rows get longer
         self._pending: _Filling | None = None
-        self._rows: list[Sequence[float]] = []  # the last units pushed, not yet in ``matrix``
+        self._rows: list[Row] = []  # the last units pushed, not yet in ``matrix``
 
     def add(self, source_id: Any, row: Sequence[float]) -> None:
         """Add one source unit's row (for counts that come one source unit at a time)."""
@@ -257,7 +261,7 @@ class BoundedUnits:
         else:
             self._pending = _Filling(unit_id, sources, total)
 
-    def push(self, unit_id: Any, row: Sequence[float], sources: int | None = None) -> None:
+    def push(self, unit_id: Any, row: Row, sources: int | None = None) -> None:
         """Append the next unit (``sources`` defaults to ``size``)."""
         self._rows.append(row)
         self.ids.append(unit_id)
@@ -415,7 +419,7 @@ class SpanUnits:
             if number:
                 self.tally.add_identical(labels, number)
 
-    def _rows(self, slots: UnitSlots, block: UnitBlock, cuts: np.ndarray) -> list[list[float]]:
+    def _rows(self, slots: UnitSlots, block: UnitBlock, cuts: np.ndarray) -> list[np.ndarray]:
         """The rows of the units ``cuts[u]:cuts[u + 1]``; the first also has the spans
         found on both sides that ``tally`` holds."""
         per_set: dict[frozenset[str], np.ndarray] = {}
