@@ -1,9 +1,11 @@
-"""Span counts of a CoNLL or JSON-lines file, streamed one document at a time.
+"""Span counts of a CoNLL or JSON-lines file, streamed a block at a time.
 
-The file is read lazily through its format module and each document's spans
-go straight into the running counts of its bootstrap unit
-(:class:`~harem_pipeline.stages.span_units.SpanUnits`); memory holds one
-document plus at most 2,000 units' count rows, whatever the file's size.
+A CoNLL file is cut into chunks of whole sentences; each chunk is read and
+judged on its own (:class:`ChunkJudge`, a pure function that may run in a
+worker process), and its counts go, in file order, into the bootstrap
+units (:class:`~harem_pipeline.stages.span_units.SpanUnits`).  A JSON-lines
+file is judged in batches of documents the same way.  Memory holds a few
+chunks plus at most 2,000 units' count rows, whatever the file's size.
 Bootstrap units: a CoNLL file's ``-DOCSTART-`` documents when it has two or
 more, else its sentences; a JSON-lines file's documents (lines); beyond
 2,000 of them, runs of consecutive ones (a block bootstrap, see

@@ -201,7 +201,7 @@ class SpanTally:
     adding a document costs no allocation beyond its own spans, so a file of
     any size is scored in the memory of one document.  Spans found on both
     sides are only counted (by label set) and folded in by ``counts()``:
-    on real data most spans are right, and this keeps them off the slow path.
+    on real data most spans are right, and this keeps them out of the judge.
     """
 
     __slots__ = (
@@ -349,7 +349,7 @@ class SpanError(NamedTuple):
 
 
 class Listing:
-    """What the slow path of a tally found about individual spans: errors and confusion.
+    """What the judge found about individual spans: errors and confusion.
 
     ``pending`` holds the errors (:class:`ErrorBatch`) of the documents added
     since it was last emptied.  The reader empties it after each document
