@@ -89,3 +89,16 @@ def read_report(path: PathLike) -> tuple[str, list[ReportLine]]:
 def write_report(path: PathLike, items: Iterable[ReportLine], encoding: str) -> None:
     """Write a report atomically in ``encoding``."""
     write_text_atomic(path, format_report(items), encoding)
+
+
+ERROR_AND_FIGURE_LABELS = (
+    "Espúrios",
+    "Em Falta",
+    "Precisão",
+    "Abrangência",
+    "Medida F",
+    "Sobre-geração",
+    "Sub-geração",
+)
+"""The labels the Ida2ID report shares with the Ida report's identification block, in
+their order (here, so that the Ida report does not load the span measures with Ida2ID's)."""

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from harem_pipeline.formats.report import ERROR_AND_FIGURE_LABELS
 from harem_pipeline.measures.semantic import (
     CLASSIFICATION_KEYS,
     CLASSIFICATION_PREFIX,
@@ -34,7 +35,6 @@ from harem_pipeline.measures.semantic import (
     semantic_figures,
 )
 from harem_pipeline.model import Alt, Scenario
-from harem_pipeline.reports.ida2id import ERROR_AND_FIGURE_LABELS
 from harem_pipeline.text.numbers import java_double
 
 if TYPE_CHECKING:

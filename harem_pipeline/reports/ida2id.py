@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harem_pipeline.formats.report import format_fields
+from harem_pipeline.formats.report import ERROR_AND_FIGURE_LABELS, format_fields
 from harem_pipeline.formats.veils import veil_in_words
 from harem_pipeline.measures.identification import MEASURE_KEYS, IdentificationMeasures
 from harem_pipeline.measures.spans import MeasuresReport
@@ -43,17 +43,6 @@ from harem_pipeline.text.numbers import java_double
 UNDEFINED_TEXT = "-"
 SIGNATURE_LABEL = "Assinatura"
 VEIL_LABEL = "Véu de avaliação"
-
-ERROR_AND_FIGURE_LABELS = (
-    "Espúrios",
-    "Em Falta",
-    "Precisão",
-    "Abrangência",
-    "Medida F",
-    "Sobre-geração",
-    "Sub-geração",
-)
-"""The labels this report shares with the Ida report's identification block, in its order."""
 
 LABELS = (
     "Total na CD",
