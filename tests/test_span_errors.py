@@ -24,10 +24,13 @@ from harem_pipeline.stages.harem_spans import FORMAT
 from harem_pipeline.stages.span_errors import ERROR_FIELDS
 from harem_pipeline.stages.spans import (
     KIND_NAMES,
+    KINDS_BY_SIDE,
+    SIDES,
     LabelFilter,
     Listing,
     count_document,
     equal_token_tags,
+    ordered_errors,
 )
 from tests.helpers.harem_pair import CD, RUN
 from tests.helpers.span_strategies import documents, free_spans
@@ -239,7 +242,10 @@ def test_errors_of_any_spans_match_their_categories(docs) -> None:
     for gold, system in docs:
         listing = Listing()
         counts = count_document(gold, system, listing=listing)
-        kinds = Counter((kind, side) for kind, side, _span, _others in listing.take())
+        kinds = Counter(
+            (KINDS_BY_SIDE[batch.gold][batch.category[i]], SIDES[batch.gold])
+            for batch, i in ordered_errors(listing.pending)
+        )
         c = counts.labelled.categories
         assert kinds["label_error", "gold"] == c.gold_label_error
         assert kinds["label_error", "system"] == c.system_label_error

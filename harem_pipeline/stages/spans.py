@@ -338,16 +338,6 @@ span whose overlapping spans all have other boundaries (column or row
 ``(boundary)``)."""
 
 
-class SpanError(NamedTuple):
-    """One error of a listing: ``kind`` a name of ``KIND_NAMES``, ``side`` ``"gold"`` or
-    ``"system"``, and the spans of the other side sharing a token with ``span`` (sorted)."""
-
-    kind: str
-    side: str
-    span: Span
-    others: list[Span]
-
-
 class Listing:
     """What the judge found about individual spans: errors and confusion.
 
@@ -375,36 +365,6 @@ class Listing:
         """Add the tally's identical spans to the diagonal (call before clearing it)."""
         for labels, k in tally.identical_labels.items():
             self.confusion[labels, labels] += k
-
-    def take(self) -> list[SpanError]:
-        """The pending errors as :class:`SpanError` tuples, in :func:`ordered_errors`.
-
-        ``pending`` is emptied.
-        """
-        found = []
-        quoted: dict[int, list[Span]] = {}
-        for batch, i in ordered_errors(self.pending):
-            sets = batch.sets
-            others = quoted.get(id(batch))
-            if others is None:
-                others = quoted[id(batch)] = list(
-                    zip(
-                        batch.others.start.tolist(),
-                        batch.others.end.tolist(),
-                        map(sets.__getitem__, batch.others.kind.tolist()),
-                        strict=True,
-                    )
-                )
-            found.append(
-                SpanError(
-                    KINDS_BY_SIDE[batch.gold][batch.category[i]],
-                    SIDES[batch.gold],
-                    (batch.start[i], batch.end[i], sets[batch.kind[i]]),
-                    others[batch.bounds[i] : batch.bounds[i + 1]],
-                )
-            )
-        self.pending.clear()
-        return found
 
 
 class QuotedSpans(NamedTuple):
