@@ -41,11 +41,13 @@ def sentence_lines(rng: random.Random) -> list[str]:
     return lines
 
 
-def conll_file(path: Path, seed: int, sentences: int, documents: bool) -> str:
+def conll_file(path: Path, seed: int, sentences: int, documents: bool, leading: int = 0) -> str:
+    """``sentences`` sentences, a ``-DOCSTART-`` before every 7th (``documents``) after
+    ``leading`` sentences outside any document (else one ``-DOCSTART-`` at the top)."""
     rng = random.Random(seed)
-    out = ["-DOCSTART- -X- O O", ""]
+    out = [] if leading else ["-DOCSTART- -X- O O", ""]
     for i in range(sentences):
-        if documents and i % 7 == 3:
+        if documents and i >= leading and (i - leading) % 7 == 3:
             out += ["-DOCSTART- -X- O O", ""]
         out += [*sentence_lines(rng), ""]
     text = "\n".join(out) + "\n"
@@ -90,13 +92,14 @@ def test_chunks_know_their_first_line_and_the_document_before_them(monkeypatch) 
 
 
 @pytest.mark.parametrize(
-    ("seed", "documents", "limit"), [(1, False, 2000), (2, True, 2000), (3, False, 7), (4, True, 5)]
+    ("seed", "documents", "limit", "leading"),
+    [(1, False, 2000, 0), (2, True, 2000, 0), (3, False, 7, 0), (4, True, 5, 0), (5, True, 3, 37)],
 )
 def test_conll_report_is_the_same_however_cut_and_on_any_workers(
-    monkeypatch, tmp_path: Path, seed: int, documents: bool, limit: int
+    monkeypatch, tmp_path: Path, seed: int, documents: bool, limit: int, leading: int
 ) -> None:
     path = tmp_path / "run.conll"
-    conll_file(path, seed, 400, documents)
+    conll_file(path, seed, 400, documents, leading)
     whole = report_text(path, workers=1, unit_limit=limit)
     monkeypatch.setattr(conll, "_CHUNK_CHARS", 300)
     assert report_text(path, workers=1, unit_limit=limit) == whole

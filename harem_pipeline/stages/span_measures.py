@@ -198,9 +198,12 @@ def measure_conll(
     job = ChunkJudge(path, scheme, units.tally.min_overlap, labels, spill is not None)
     gold_repairs = system_repairs = sentences = tokens = equal = 0
     documents = 0
-    previous = marked = None
+    previous = -1  # no document line is negative: the first sentence starts one
+    marked = False
     by_document = False
-    first_document = current = source_line = None
+    first_document: int | None = None
+    current = 0  # the document of the source being read (by document)
+    source_line: Any = None
     for judged in map_chunks(job, conll_chunks(lines)):
         if judged is None:
             continue
@@ -208,34 +211,36 @@ def measure_conll(
             spill.write(judged.errors, judged.error_count)
             spill.listing.confusion.update(judged.confusion)
         line_numbers, block_documents = judged.lines, judged.documents
-        begin = 0
+        in_block = np.asarray(block_documents, dtype=np.int64)
+        n = len(in_block)
+        begin = scan = 0  # the block's first segment not yet handed over; not yet scanned
         ends: list[tuple[int, Any]] = []
-        for i, document in enumerate(block_documents):
-            if by_document:
-                if document != current:
-                    ends.append((i, source_line))
-                    current, source_line = document, line_numbers[i]
-            elif first_document is None:
-                first_document, source_line = document, line_numbers[i]
-            elif document != first_document:
-                units.add_block(judged.block, begin, i, ends)
-                begin, ends = i, []
+        if not by_document:
+            if first_document is None:
+                first_document, source_line = block_documents[0], line_numbers[0]
+            other = np.flatnonzero(in_block != first_document)
+            stop = int(other[0]) if len(other) else n
+            ends = list(zip(range(1, stop + 1), line_numbers[:stop], strict=True))  # each one
+            if stop < n:
+                units.add_block(judged.block, 0, stop, ends)
+                begin, scan, ends = stop, stop + 1, []
                 units.collapse()  # the sentences so far are the first document
                 by_document = True
-                current, source_line = document, line_numbers[i]
-            if not by_document:
-                ends.append((i + 1, line_numbers[i]))
-        units.add_block(judged.block, begin, len(block_documents), ends)
+                current, source_line = block_documents[stop], line_numbers[stop]
+        if by_document:
+            before = np.concatenate((np.array([current], np.int64), in_block[:-1]))
+            for i in (np.flatnonzero(in_block[scan:] != before[scan:]) + scan).tolist():
+                ends.append((i, source_line))  # a document ends where the next begins
+                current, source_line = block_documents[i], line_numbers[i]
+        units.add_block(judged.block, begin, n, ends)
         gold_repairs += judged.repairs.gold
         system_repairs += judged.repairs.system
         sentences += len(line_numbers)
         tokens += judged.tokens
         equal += judged.equal_tags
-        for document in block_documents:
-            if document != previous:
-                documents += 1
-                previous = document
-        marked = marked or any(block_documents)
+        documents += int(np.count_nonzero(np.diff(in_block, prepend=previous)))
+        previous = block_documents[-1]
+        marked = marked or bool(in_block.any())
     if by_document:
         units.end_source(source_line)
     counts = units.finish()
