@@ -9,11 +9,13 @@ import random
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.formats import conll
 from harem_pipeline.formats.conll import (
     SCHEMES,
     ConllSentence,
@@ -391,3 +393,24 @@ def test_crlf_tabs_and_extra_columns_read_like_plain_lines(tmp_path: Path, data_
     rows = [("\t".join(["x", *line.split()]) if line.strip() else "") for line in text.split("\n")]
     variant.write_bytes("\r\n".join(rows).encode("utf-8"))
     assert measure_file(variant, "conll").counts == plain
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(1, 255), min_size=1, max_size=60),
+    st.data(),
+    st.booleans(),
+)
+def test_packed_keys_are_each_fields_bytes_and_length(chars, data, wide) -> None:
+    """``_pack`` (a strided eight-byte view) against the key written out byte by byte, for
+    one-byte text and for text held as wider integers."""
+    codes = np.array([*chars, *[0] * conll._PACKED], dtype=np.uint32 if wide else np.uint8)
+    starts = np.array(data.draw(st.lists(st.integers(0, len(chars) - 1), max_size=20)), np.int64)
+    lengths = np.array(
+        [data.draw(st.integers(0, min(conll._PACKED, len(chars) - s))) for s in starts], np.int64
+    )
+    expected = [
+        (int(n) << 56) | sum(int(codes[s + k]) << (8 * k) for k in range(int(n)))
+        for s, n in zip(starts, lengths, strict=True)
+    ]
+    assert conll._pack(codes, starts, lengths).tolist() == expected

@@ -59,6 +59,7 @@ from operator import itemgetter
 from typing import NamedTuple, TextIO
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.model import Span
@@ -284,13 +285,20 @@ class TagTable:
 def _pack(codes: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """One integer per short field: its one-byte characters, then its length (the top byte).
 
-    ``codes`` must have ``_PACKED`` characters past the last field (the block's line end
-    and padding).
+    Each field's eight bytes from its start are read as one little-endian
+    integer (a strided view of the characters, no copy) and cut to its
+    length.  ``codes`` must have ``_PACKED`` characters past the last field
+    (the block's line end and padding); only fields of one-byte characters
+    are packed, so wider ones may be narrowed.
     """
-    keys = lengths.astype(np.uint64) << np.uint64(56)
-    for k in range(_PACKED):
-        keys |= (codes[starts + k].astype(np.uint64) * (lengths > k)) << np.uint64(8 * k)
-    return keys
+    narrow = codes if codes.dtype == np.uint8 else codes.astype(np.uint8)
+    windows = as_strided(narrow, shape=(len(narrow) - _PACKED, 8), strides=(narrow.strides[0], 1))
+    words = windows.view("<u8")[:, 0]
+    return (words[starts] & _LOW_BYTES[lengths]) | (lengths.astype(np.uint64) << np.uint64(56))
+
+
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(_PACKED + 1)], dtype=np.uint64)
+"""``_LOW_BYTES[n]``: the mask of an integer's ``n`` low bytes."""
 
 
 def _codes(text: str) -> np.ndarray:
