@@ -21,8 +21,8 @@ LINE_KEYS = ("per_document", DOCUMENTS_KEY)
 """Objects written one entry a line, last and in this order (when present)."""
 _NUMBER = r"-?\d[\d.eE+-]*"
 _PAIR = re.compile(rf"\[\s+({_NUMBER}),\s+({_NUMBER})\s+\]")
-_ENCODER = json.JSONEncoder(ensure_ascii=False)
-"""``json.dumps(x, ensure_ascii=False)`` is ``_ENCODER.encode(x)``: made once, not per document."""
+ENCODER = json.JSONEncoder(ensure_ascii=False)
+"""``json.dumps(x, ensure_ascii=False)`` is ``ENCODER.encode(x)``: made once, not per document."""
 
 
 def format_report_json(obj: Mapping[str, Any]) -> str:
@@ -87,7 +87,7 @@ def _batches(items: Iterable[str], size: int = 4096) -> Iterator[list[str]]:
 
 def _entries(mapping: Mapping[str, Any]) -> Iterator[str]:
     """A mapping's entries as ``"key": value`` JSON texts."""
-    encode = _ENCODER.encode
+    encode = ENCODER.encode
     for key, value in mapping.items():
         yield f"{encode(key)}: {encode(value)}"
 

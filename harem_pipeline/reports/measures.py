@@ -18,11 +18,11 @@ document's id, a HAREM unit by its DOCID.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 
+from harem_pipeline.formats.jsontext import ENCODER
 from harem_pipeline.measures.spans import (
     PRF,
     LabelMeasures,
@@ -151,7 +151,7 @@ def unit_lines(figures: UnitFigures) -> Iterator[str]:
         shape = tuple(figures.present[label][u] for label in labels)
         found = templates.get(shape)
         if found is None:
-            text = _ENCODER.encode(figures.unit(u, marks)).replace("%", "%%")
+            text = ENCODER.encode(figures.unit(u, marks)).replace("%", "%%")
             order = [int(k) for k in _PLACEHOLDER.findall(text)]
             found = templates[shape] = (_PLACEHOLDER.sub("%s", text), order)
         template, order = found
@@ -166,12 +166,11 @@ def unit_lines(figures: UnitFigures) -> Iterator[str]:
                 else:  # as json writes a float (the shortest text that reads back)
                     shown = texts[value] = float.__repr__(value)
             values.append(shown)
-        yield f"{_ENCODER.encode(name)}: {template % tuple(values)}"
+        yield f"{ENCODER.encode(name)}: {template % tuple(values)}"
 
 
 _PLACEHOLDER = re.compile(r'"\\u0000(\d+)\\u0000"')
 """A figure's place in a unit's template (JSON writes the placeholder's NULs escaped)."""
-_ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
 def measures_streams(report: MeasuresReport) -> dict:

@@ -409,7 +409,7 @@ class SpanUnits:
             for labels, running in block.shared:
                 number = running[cuts[-1]] - running[start]
                 if number and listing is not None:
-                    listing.confusion[labels, labels] += number
+                    listing.add_shared(labels, number)
             for row, unit_id, number in zip(rows, names, numbers, strict=True):
                 units.push(unit_id, row, number)
         rest = np.array([cuts[-1], stop], dtype=np.int64)

@@ -364,7 +364,11 @@ class Listing:
     def absorb(self, tally: SpanTally) -> None:
         """Add the tally's identical spans to the diagonal (call before clearing it)."""
         for labels, k in tally.identical_labels.items():
-            self.confusion[labels, labels] += k
+            self.add_shared(labels, k)
+
+    def add_shared(self, labels: frozenset[str], number: int) -> None:
+        """``number`` spans of ``labels`` found on both sides: each its own diagonal cell."""
+        self.confusion[labels, labels] += number
 
 
 class QuotedSpans(NamedTuple):
@@ -417,9 +421,10 @@ def ordered_errors(batches: Sequence[ErrorBatch]) -> list[tuple[ErrorBatch, int]
 SIDES = ("system", "gold")
 """The names of the two sides, by ``gold``."""
 KINDS_BY_SIDE = (
-    ("correct", "label_error", "boundary_error", "label_boundary_error", "spurious"),
-    ("correct", "label_error", "boundary_error", "label_boundary_error", "missing"),
+    (*CATEGORY_NAMES[:UNMATCHED], CATEGORY_NAMES[-1]),
+    CATEGORY_NAMES[: UNMATCHED + 1],
 )
+"""A category's name by side (system, gold): an unmatched span is spurious or missing."""
 
 
 def list_judged(
