@@ -536,23 +536,34 @@ def _outcome(read) -> object:
         return str(exc)
 
 
+_READ_TEXTS = (
+    _TRICKY_MARKUP,
+    FIRST_SAMPLE,
+    SECOND_SAMPLE,
+    _TRICKY_MARKUP.replace("</colHAREM>", ""),
+    _TRICKY_MARKUP[: len(_TRICKY_MARKUP) // 2],
+    "  \n ",
+)
+"""Texts both the chunked reader and the cut are held to the whole reader on."""
+
+
+def _text_id(value: object) -> str | None:
+    """A short test id for a text parameter."""
+    return f"{zlib.crc32(value.encode()):08x}" if isinstance(value, str) else None
+
+
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 8, 13, 64])
 @pytest.mark.parametrize(
     "text",
     [
-        _TRICKY_MARKUP,
-        FIRST_SAMPLE,
-        SECOND_SAMPLE,
+        *_READ_TEXTS,
         _TRICKY_MARKUP.replace("Porto</EM>", "Porto</EX>"),
         _TRICKY_MARKUP.replace("a > b", "a < b"),
-        _TRICKY_MARKUP.replace("</colHAREM>", ""),
         _TRICKY_MARKUP.replace("<!-- a", "<!-- never closed a"),
         _TRICKY_MARKUP.replace(" &amp; ", " \n  junk"),
-        _TRICKY_MARKUP[: len(_TRICKY_MARKUP) // 2],
-        "  \n ",
         "<!-- only -->",
     ],
-    ids=lambda value: f"{zlib.crc32(value.encode()):08x}" if isinstance(value, str) else None,
+    ids=_text_id,
 )
 def test_reading_in_chunks_equals_reading_the_whole_text(text: str, size: int) -> None:
     def whole() -> tuple:
@@ -610,11 +621,8 @@ def test_documents_cut_and_read_are_those_of_the_collection_reader() -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        _TRICKY_MARKUP,
-        FIRST_SAMPLE,
+        *_READ_TEXTS,
         FIRST_SAMPLE + FIRST_SAMPLE.replace("HAREM-1", "HAREM-2"),
-        SECOND_SAMPLE,
-        _TRICKY_MARKUP.replace("</colHAREM>", ""),
         _TRICKY_MARKUP.replace("</DOC>\n<DOC", '</DOC><!-- <DOC DOCID="d9"> -->\n<DOC'),
         _TRICKY_MARKUP.replace(" &amp; ", ' <!-- </DOC><DOC DOCID="d9"> --> '),
         _TRICKY_MARKUP.replace("</DOC>\n<DOC", "</DOC>junk<DOC"),
@@ -625,12 +633,10 @@ def test_documents_cut_and_read_are_those_of_the_collection_reader() -> None:
         _TRICKY_MARKUP.replace("</colHAREM>", "</colHAREM><!-- <DOC -->x"),
         _TRICKY_MARKUP.replace("</colHAREM>", "</colHAREM><DOC DOCID='d3'></DOC>"),
         _TRICKY_MARKUP.replace("<colHAREM", "<colHAREM><P"),
-        _TRICKY_MARKUP[: len(_TRICKY_MARKUP) // 2],
         '<colHAREM><DOC DOCID="a"></DOC><DOC DOCID="b"><P>x</P>',
         "<colHAREM></colHAREM>",
-        "  \n ",
     ],
-    ids=lambda value: f"{zlib.crc32(value.encode()):08x}" if isinstance(value, str) else None,
+    ids=_text_id,
 )
 def test_a_cut_reads_as_the_collection_reader_or_fails(
     text: str, size: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
