@@ -134,6 +134,8 @@ _OPENS = np.array([c in "BS" for c in _PREFIXES])
 _CLOSES = np.array([c in "OES" for c in _PREFIXES])
 """Prefixes after which any non-``O`` tag starts a chunk."""
 _SPACE = np.array([chr(c).isspace() for c in range(256)])
+_SPACE_BYTES = bytes(_SPACE.astype(np.uint8))
+"""``_SPACE`` as a ``bytes.translate`` table (one pass in C, no index array)."""
 _WIDE_SPACE = np.array([c for c in range(256, 0x3001) if chr(c).isspace()], dtype=np.uint32)
 _PACKED = 7
 _SCANS = 16
@@ -312,7 +314,7 @@ def _codes(text: str) -> np.ndarray:
 def _spaces(codes: np.ndarray) -> np.ndarray:
     """Which characters ``str.split()`` splits at."""
     if codes.dtype == np.uint8:
-        return _SPACE[codes]
+        return np.frombuffer(codes.tobytes().translate(_SPACE_BYTES), dtype=bool)
     space = _SPACE[np.minimum(codes, 255)] & (codes < 256)
     wide = np.flatnonzero(codes > 255)
     if len(wide):

@@ -39,7 +39,7 @@ from harem_pipeline.stages.spans import (
     ConfusionKey,
     ErrorBatch,
     Listing,
-    ordered_errors,
+    error_order,
 )
 
 ERROR_FIELDS = ("kind", "side", "label", "start", "end", "text", "document", "sentence", "other")
@@ -130,41 +130,49 @@ def format_errors(
 ) -> tuple[str, int]:
     """The entries of ``batches``, one JSON object text a line, and their number.
 
-    Entries come in :func:`~harem_pipeline.stages.spans.ordered_errors`; ``place(segment)``
+    Entries come in :func:`~harem_pipeline.stages.spans.error_order`; ``place(segment)``
     gives a segment's document and sentence, ``text(segment, start, end)``
-    the words an entry quotes.
+    the words an entry quotes.  What an entry shares with others (its kind
+    and label, the spans it touches, its segment's place) is written once.
     """
-    label = _label
-    known = _LABELS
+    if not any(batch.start for batch in batches):
+        return "", 0
+    heads: list[str] = []  # each entry's text up to its label
+    others: list[str] = []  # the spans of the other side the entries touch, on across batches
+    first: list[int] = []
+    last: list[int] = []
+    for batch in batches:
+        names = [_LABELS.get(labels) or _label(labels) for labels in batch.sets]
+        kinds = _HEADS[batch.gold]
+        heads += [kinds[c] + names[k] for c, k in zip(batch.category, batch.kind, strict=True)]
+        offset = len(others)
+        first += [offset + b for b in batch.bounds[:-1]]
+        last += [offset + b for b in batch.bounds[1:]]
+        quoted = batch.others
+        others += [
+            f"[{s}, {e}, {names[k]}]"
+            for s, e, k in zip(
+                quoted.start.tolist(), quoted.end.tolist(), quoted.kind.tolist(), strict=True
+            )
+        ]
+    order = error_order(batches).tolist()
+    segments = [s for batch in batches for s in batch.segment]
+    starts = [s for batch in batches for s in batch.start]
+    ends = [e for batch in batches for e in batch.end]
     places: dict[int, str] = {}
-    quoted: dict[int, list[str]] = {}
     lines = []
-    for batch, i in ordered_errors(batches):
-        others = quoted.get(id(batch))
-        if others is None:
-            sets = batch.sets
-            others = quoted[id(batch)] = [
-                f"[{s}, {e}, {known.get(labels) or label(labels)}]"
-                for s, e, labels in zip(
-                    batch.others.start.tolist(),
-                    batch.others.end.tolist(),
-                    map(sets.__getitem__, batch.others.kind.tolist()),
-                    strict=True,
-                )
-            ]
-        segment = batch.segment[i]
+    for i in order:
+        segment, start, end = segments[i], starts[i], ends[i]
         where = places.get(segment)
         if where is None:
             document, sentence = place(segment)
             where = places[segment] = (
                 f', "document": {_value(document)}, "sentence": {_value(sentence)}, "other": ['
             )
-        labels = batch.sets[batch.kind[i]]
-        start, end = batch.start[i], batch.end[i]
+        words = _string(text(segment, start, end))
+        touched = ", ".join(others[first[i] : last[i]])
         lines.append(
-            f"{_HEADS[batch.gold][batch.category[i]]}{known.get(labels) or label(labels)}, "
-            f'"start": {start}, "end": {end}, "text": {_string(text(segment, start, end))}'
-            f"{where}{', '.join(others[batch.bounds[i] : batch.bounds[i + 1]])}]}}\n"
+            f'{heads[i]}, "start": {start}, "end": {end}, "text": {words}{where}{touched}]}}\n'
         )
     return "".join(lines), len(lines)
 

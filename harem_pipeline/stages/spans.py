@@ -399,23 +399,22 @@ class ErrorBatch(NamedTuple):
     sets: list[frozenset[str]]
 
 
-def ordered_errors(batches: Sequence[ErrorBatch]) -> list[tuple[ErrorBatch, int]]:
-    """Every entry of ``batches`` as ``(batch, index)``: by segment, then by start, gold
-    before system, by end and by labels (a document's errors in reading order)."""
-    names: dict[frozenset[str], list[str]] = {}
-    entries = []
-    for n, batch in enumerate(batches):
-        sets = batch.sets
-        for i, (segment, start, end, kind) in enumerate(
-            zip(batch.segment, batch.start, batch.end, batch.kind, strict=True)
-        ):
-            labels = sets[kind]
-            name = names.get(labels)
-            if name is None:
-                name = names[labels] = sorted(labels)
-            entries.append((segment, start, not batch.gold, end, name, n, i))
-    entries.sort(key=itemgetter(0, 1, 2, 3, 4))
-    return [(batches[entry[5]], entry[6]) for entry in entries]
+def error_order(batches: Sequence[ErrorBatch]) -> np.ndarray:
+    """The entries of ``batches``, numbered on across them, in listing order: by segment,
+    then by start, gold before system, by end and by labels (sorted names), ties as
+    they come (a document's errors in reading order)."""
+    sets = {labels for batch in batches for labels in batch.sets}
+    rank = {labels: r for r, labels in enumerate(sorted(sets, key=sorted))}
+    keys = [
+        np.concatenate([batch.segment for batch in batches]).astype(np.int64),
+        np.concatenate([batch.start for batch in batches]).astype(np.int64),
+        np.concatenate([np.full(len(batch.start), not batch.gold) for batch in batches]),
+        np.concatenate([batch.end for batch in batches]).astype(np.int64),
+        np.concatenate(
+            [np.array([rank[s] for s in batch.sets], np.int64)[batch.kind] for batch in batches]
+        ),
+    ]
+    return np.lexsort(keys[::-1])
 
 
 SIDES = ("system", "gold")
@@ -452,15 +451,15 @@ def list_judged(
     unmatched = len(labels) + (0 if gold_side else 2)
     key = np.where(category == UNMATCHED, unmatched, len(labels) + 1)
     if gold_side:
-        key = np.where(category <= LABEL_ERROR, judged.same_kind, key)
-        cells = np.stack((kinds, key))
+        rows, columns = kinds, np.where(category <= LABEL_ERROR, judged.same_kind, key)
     else:
         shown = category > LABEL_ERROR
-        cells = np.stack((key[shown], kinds[shown]))
-    if cells.shape[1]:
-        pairs, numbers = np.unique(cells, axis=1, return_counts=True)
-        for g, s, k in zip(*pairs.tolist(), numbers.tolist(), strict=True):
-            listing.confusion[keys[g], keys[s]] += k
+        rows, columns = key[shown], kinds[shown]
+    if len(rows):
+        width = len(keys)
+        numbers = np.bincount(rows * width + columns)
+        for cell in np.flatnonzero(numbers).tolist():
+            listing.confusion[keys[cell // width], keys[cell % width]] += int(numbers[cell])
     wrong = np.flatnonzero(category != CORRECT)
     if not len(wrong):
         return
