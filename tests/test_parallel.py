@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.pipeline.parallel import ordered_map
+from harem_pipeline.pipeline.parallel import apart, ordered_map
 
 
 def _square(value: int) -> int:
@@ -80,3 +80,28 @@ def test_the_first_failure_in_item_order_wins(broken_at: int, workers: int) -> N
     expected = "r.xml" if broken_at <= 7 else "f.xml"
     assert caught.value.path == expected
     assert results == list(range(min(broken_at, 7)))
+
+
+def _bad_document() -> int:
+    raise InputError("f.xml", "a good document", "a bad one", line=3, docid="D7")
+
+
+def _broken() -> int:
+    raise ZeroDivisionError("a bug")
+
+
+@pytest.mark.parametrize(("workers", "elsewhere"), [(1, False), (2, True)])
+def test_a_job_apart_gives_its_value_from_another_process(workers: int, elsewhere: bool) -> None:
+    pending = apart(os.getpid, workers)
+    assert (pending() != os.getpid()) is elsewhere
+    assert pending() == pending()  # asked again: the same value, the process long gone
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_job_apart_fails_as_it_would_here(workers: int) -> None:
+    with pytest.raises(InputError) as caught:
+        apart(_bad_document, workers)()
+    assert (caught.value.path, caught.value.line, caught.value.docid) == ("f.xml", 3, "D7")
+    if workers == 2:  # here a bug is raised at once; from elsewhere it is named
+        with pytest.raises(RuntimeError, match="ZeroDivisionError: a bug"):
+            apart(_broken, workers)()

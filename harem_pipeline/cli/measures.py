@@ -191,11 +191,10 @@ def run_measures(args: argparse.Namespace) -> int:
                 handle.writelines(format_errors_tsv(report.errors.records()))
         with atomic_write(args.output or "-") as handle:
             if args.json:
+                # the per-unit objects first: the bootstrap may be running apart meanwhile
+                lines = {key: list(entries) for key, entries in measures_lines(report).items()}
                 write_report_json(
-                    handle,
-                    measures_json(report, per_document=False),
-                    measures_streams(report),
-                    measures_lines(report),
+                    handle, measures_json(report, tails=False), measures_streams(report), lines
                 )
             else:
                 handle.write(format_measures_text(report))

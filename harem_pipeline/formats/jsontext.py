@@ -72,7 +72,7 @@ def write_report_json(
         members += 1
     for key in tails:
         handle.write(",\n  " if members else "\n  ")
-        entries = lines[key] if key in lines else _entries(obj[key])
+        entries = lines[key] if key in lines else entry_texts(obj[key].items())
         handle.write(json.dumps(key) + ": " + _lines_object(entries))
         members += 1
     handle.write("\n}\n")
@@ -85,10 +85,10 @@ def _batches(items: Iterable[str], size: int = 4096) -> Iterator[list[str]]:
         yield batch
 
 
-def _entries(mapping: Mapping[str, Any]) -> Iterator[str]:
-    """A mapping's entries as ``"key": value`` JSON texts."""
+def entry_texts(items: Iterable[tuple[str, Any]]) -> Iterator[str]:
+    """``(key, value)`` pairs as ``"key": value`` JSON texts (an object's entries)."""
     encode = ENCODER.encode
-    for key, value in mapping.items():
+    for key, value in items:
         yield f"{encode(key)}: {encode(value)}"
 
 

@@ -10,9 +10,10 @@ The counts are :mod:`harem_pipeline.stages.spans`'.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -40,6 +41,8 @@ from harem_pipeline.stages.spans import (
     SpanCounts,
     span_counts_as_mapping,
 )
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,6 +355,11 @@ def _spans_column(matrix: np.ndarray, index: Mapping[str, int], label: str) -> l
     return (total > 0).tolist()
 
 
+def no_intervals() -> dict | None:
+    """The intervals of a report without a bootstrap."""
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class MeasuresReport:
     """Everything a span-measures report shows about one input: counts, measures, signature."""
@@ -367,8 +375,9 @@ class MeasuresReport:
     signature: str
     document_counts: tuple[tuple[str, SpanCounts | dict[str, float]], ...] = ()
     """Each bootstrap unit's counts, as ``CountedSpans.units`` (empty when not kept)."""
-    intervals: dict | None = None
-    """95 % bootstrap intervals (:func:`mapping_intervals`); None when not computed."""
+    interval_table: Callable[[], dict | None] = no_intervals
+    """What gives the 95 % bootstrap intervals (see :attr:`intervals`): the bootstrap
+    may still be running in another process while the rest is written."""
     sentences: int | None = None
     """A CoNLL file's sentences (``CountedSpans.sentences``); None for other formats."""
     token_accuracy: float | None = None
@@ -378,20 +387,41 @@ class MeasuresReport:
     per_document: UnitFigures = field(default_factory=lambda: UnitFigures((), [], (), {}))
     """Every measure of each bootstrap unit (:func:`unit_measures`), empty when not kept."""
 
+    @property
+    def intervals(self) -> dict | None:
+        """95 % bootstrap intervals (:func:`mapping_intervals`); None when not computed.
+        Waits for the bootstrap when it runs apart."""
+        return self.interval_table()
+
+
+Apart = Callable[[Callable[[], T]], Callable[[], T]]
+"""How a costly job runs: ``apart(job)`` starts it and returns what waits for its value."""
+
+
+def at_once(job: Callable[[], T]) -> Callable[[], T]:
+    """Run ``job`` now; its value is then at hand."""
+    value = job()
+    return lambda: value
+
 
 def span_report(
     counted: CountedSpans,
     signature: str,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    apart: Apart = at_once,
 ) -> MeasuresReport:
-    """The measures of counted spans, with intervals from their units (none without units)."""
-    intervals = None
+    """The measures of counted spans, with intervals from their units (none without units).
+
+    The bootstrap runs by ``apart`` (at once, or in another process while
+    the report is written: its value is asked for last).
+    """
+    table = no_intervals
     per_document = UnitFigures((), [], (), {})
     if counted.units is not None:
         names, matrix = count_matrix([m for _, m in counted.units])
         if resamples > 0:
-            intervals = _nest(matrix_interval_table(names, matrix, span_figures, resamples, seed))
+            table = apart(partial(_unit_intervals, names, matrix, resamples, seed))
         per_document = unit_measures(counted.units, (names, matrix))
     accuracy = scalar(ratio(counted.equal_tags, counted.tokens))
     return MeasuresReport(
@@ -405,9 +435,16 @@ def span_report(
         counted.repairs,
         signature,
         counted.units or (),
-        intervals,
+        table,
         counted.sentences,
         accuracy,
         counted.errors,
         per_document,
     )
+
+
+def _unit_intervals(
+    names: list[str], matrix: np.ndarray, resamples: int, seed: int
+) -> dict[str, Any]:
+    """The intervals of units made a matrix (:func:`count_matrix`), nested as the report's."""
+    return _nest(matrix_interval_table(names, matrix, span_figures, resamples, seed))

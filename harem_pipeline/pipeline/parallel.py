@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -191,3 +192,60 @@ def _pooled(
         finally:
             for future in pending:
                 future.cancel()
+
+
+def apart(job: Callable[[], R], workers: int | None = None) -> Callable[[], R]:
+    """Start ``job()`` in a forked process; the function returned waits for its value.
+
+    So a costly part of a report (a bootstrap) runs on a spare core while
+    the parent writes the rest.  With fewer than two ``workers`` (default:
+    every core), or where forking is unsafe (:func:`uses_workers`), ``job``
+    runs here, at once.  An ``InputError`` comes back as itself; any other
+    failure of the job as a ``RuntimeError`` naming it.
+    """
+    if not uses_workers(workers):
+        result = job()
+        return lambda: result
+    context = multiprocessing.get_context("fork")
+    receiving, sending = context.Pipe(duplex=False)
+    for stream in (sys.stdout, sys.stderr):  # else the child writes out their buffers again
+        if stream is not None:
+            stream.flush()
+    process = context.Process(target=_send_value, args=(job, sending), daemon=True)
+    process.start()
+    sending.close()
+    held: list[R] = []
+
+    def wait() -> R:
+        if not held:
+            try:
+                answer = receiving.recv()
+            except EOFError:
+                answer = _Crash(f"ended with exit status {process.exitcode}")
+            finally:
+                receiving.close()
+                process.join()
+            if isinstance(answer, _Failure):
+                answer.raise_again()
+            if isinstance(answer, _Crash):
+                raise RuntimeError(f"{job!r} {answer.reason}")
+            held.append(answer)
+        return held[0]
+
+    return wait
+
+
+class _Crash:
+    """Why a job run apart gave no value (pickles as plain text)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _send_value(job: Callable[[], Any], sending: Any) -> None:
+    try:
+        answer = _call(lambda _: job(), None)
+    except BaseException as error:  # noqa: BLE001 - any failure is told to the parent
+        answer = _Crash(f"failed: {type(error).__name__}: {error}")
+    sending.send(answer)
+    sending.close()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.spans import MeasuresReport, span_report
-from harem_pipeline.pipeline.parallel import ordered_map
+from harem_pipeline.pipeline.parallel import apart, ordered_map
 from harem_pipeline.pipeline.signature import Signature, short_digest
 from harem_pipeline.stages.span_measures import count_file, format_name
 from harem_pipeline.stages.span_units import UNIT_LIMIT
@@ -79,7 +79,9 @@ def measure_file(
         boot=str(resamples) if documents else None,
         seed=str(seed) if documents else None,
     )
-    return span_report(counted, signature.format(), resamples, seed)
+    return span_report(
+        counted, signature.format(), resamples, seed, partial(apart, workers=workers)
+    )
 
 
 def _restrictions(labels: LabelFilter | None, min_overlap: float) -> dict[str, str | None]:

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 
-from harem_pipeline.formats.jsontext import ENCODER
+from harem_pipeline.formats.jsontext import DOCUMENTS_KEY, ENCODER, entry_texts
 from harem_pipeline.measures.spans import (
     PRF,
     LabelMeasures,
@@ -102,10 +102,10 @@ def _flat(counts: SpanCounts | dict[str, float]) -> dict[str, float]:
     return span_counts_as_mapping(counts) if isinstance(counts, SpanCounts) else counts
 
 
-def measures_json(report: MeasuresReport, per_document: bool = True) -> dict:
-    """The report as the JSON object ``harem measures --json`` prints (but ``errors``,
-    which :func:`measures_streams` gives; ``per_document`` only with units, and not
-    with ``per_document=False``: :func:`measures_lines` gives it as text)."""
+def measures_json(report: MeasuresReport, tails: bool = True) -> dict:
+    """The report as the JSON object ``harem measures --json`` prints, but ``errors``
+    (which :func:`measures_streams` gives) and, without ``tails``, ``per_document``
+    and ``documents`` (which :func:`measures_lines` gives as text)."""
     m, intervals = report.measures, report.intervals
     out = {
         "labelled": view_json(m.labelled, intervals, "labelled"),
@@ -117,9 +117,10 @@ def measures_json(report: MeasuresReport, per_document: bool = True) -> dict:
         "repairs": {"gold": report.repairs.gold, "system": report.repairs.system},
         "signature": report.signature,
     }
-    if report.per_document and per_document:
-        out["per_document"] = dict(report.per_document.items())
-    out["documents"] = {docid: _flat(counts) for docid, counts in report.document_counts}
+    if tails:
+        if report.per_document:
+            out["per_document"] = dict(report.per_document.items())
+        out[DOCUMENTS_KEY] = {docid: _flat(counts) for docid, counts in report.document_counts}
     return out
 
 
@@ -129,10 +130,16 @@ MACRO_PATH = None
 
 def measures_lines(report: MeasuresReport) -> dict[str, Iterator[str]]:
     """The objects written one entry a line, as the entries' JSON texts: ``per_document``
-    (``"unit": {...}``, what ``measures_json`` would hold, written without building it)."""
-    if not report.per_document:
-        return {}
-    return {"per_document": unit_lines(report.per_document)}
+    (with units) and ``documents``, what ``measures_json`` would hold, written without
+    building them.  Neither needs the intervals."""
+    lines = {
+        DOCUMENTS_KEY: entry_texts(
+            (docid, _flat(counts)) for docid, counts in report.document_counts
+        )
+    }
+    if report.per_document:
+        lines = {"per_document": unit_lines(report.per_document), **lines}
+    return lines
 
 
 def unit_lines(figures: UnitFigures) -> Iterator[str]:
