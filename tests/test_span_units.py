@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from harem_pipeline.cli import main
 from harem_pipeline.formats.conll import parse_conll
 from harem_pipeline.formats.jsontext import format_report_json
+from harem_pipeline.measures.bootstrap import count_matrix
 from harem_pipeline.model import make_span
 from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import format_measures_text, measures_json, unit_lines
@@ -151,7 +152,7 @@ def test_5000_conll_sentences_give_1250_units_of_four() -> None:
     lines = conll_text(one_span_sentences(5000)).splitlines(keepends=True)
     counts, _, sentences, tokens, documents, _ = measure_conll(lines, "f.conll", units=units)
     assert (sentences, tokens, documents) == (5000, 5000, 0)  # no -DOCSTART- line
-    named = units.mappings()
+    named = units.counts([unit.id for unit in units.kept])
     assert len(named) == 1250
     # sentence i is on line 2i + 1; a unit is named by its first sentence's line
     assert [unit_id for unit_id, _ in named] == [8 * j + 1 for j in range(1250)]
@@ -177,7 +178,7 @@ def test_units_add_up_to_the_file_totals_on_random_sentences() -> None:
         sentences.append((gold, [t if rng.random() < 0.6 else rng.choice(tags) for t in gold]))
     units = SpanUnits(limit=50)  # 700 sentences: runs of 16, 44 units
     counts, *_ = measure_conll(conll_text(sentences).splitlines(keepends=True), "r", units=units)
-    named = units.mappings()
+    named = units.counts([unit.id for unit in units.kept])
     assert len(named) == 44 and [u.sources for u in units.kept][:-1] == [16] * 43
     expected = span_counts_as_mapping(counts)
     totals: dict[str, float] = {}
@@ -185,6 +186,10 @@ def test_units_add_up_to_the_file_totals_on_random_sentences() -> None:
         for key, value in flat.items():
             totals[key] = totals.get(key, 0) + value
     same_counts(totals, expected)
+    # the matrix the bootstrap reads is the one made of the pairs
+    names, matrix = named.matrix()
+    expected_names, expected_matrix = count_matrix([flat for _, flat in named])
+    assert names == expected_names and matrix.tolist() == expected_matrix.tolist()
     # and the file totals are those of one running tally over the sentences
     parsed = parse_conll(conll_text(sentences).splitlines(keepends=True), "r")
     direct = span_counts_as_mapping(count_documents((s.gold, s.system) for s in parsed))
@@ -356,7 +361,7 @@ def test_harem_documents_are_units_until_the_limit() -> None:
         for i in range(9)
     ]
     # below the limit: one unit per DOCID, the flat counts of each document
-    assert document_units(docs) == [(d, span_counts_as_mapping(c)) for d, c in docs]
+    assert list(document_units(docs)) == [(d, span_counts_as_mapping(c)) for d, c in docs]
     # above it (limit 4: 9 documents → runs of 4): consecutive DOCIDs added up
     merged = document_units(docs, limit=4)
     assert [d for d, _ in merged] == ["HAREM-000", "HAREM-004", "HAREM-008"]

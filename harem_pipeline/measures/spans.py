@@ -373,7 +373,7 @@ class MeasuresReport:
     measures: SpanMeasures
     repairs: Repairs
     signature: str
-    document_counts: tuple[tuple[str, SpanCounts | dict[str, float]], ...] = ()
+    document_counts: Sequence[tuple[str, SpanCounts | dict[str, float]]] = ()
     """Each bootstrap unit's counts, as ``CountedSpans.units`` (empty when not kept)."""
     interval_table: Callable[[], dict | None] = no_intervals
     """What gives the 95 % bootstrap intervals (see :attr:`intervals`): the bootstrap
@@ -419,7 +419,7 @@ def span_report(
     table = no_intervals
     per_document = UnitFigures((), [], (), {})
     if counted.units is not None:
-        names, matrix = count_matrix([m for _, m in counted.units])
+        names, matrix = counted.units.matrix()
         if resamples > 0:
             table = apart(partial(_unit_intervals, names, matrix, resamples, seed))
         per_document = unit_measures(counted.units, (names, matrix))

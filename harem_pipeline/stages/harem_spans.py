@@ -490,7 +490,7 @@ def count_collections(
         documents,
         tokens,
         counts,
-        units=tuple(units),
+        units=units,
         equal_tags=equal,
         errors=spill,
     )

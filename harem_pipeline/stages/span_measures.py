@@ -142,10 +142,7 @@ def count_file(
         raise InputError(name, f"at least one token ({fmt}: {what})", "none")
     kept = None
     if documents:
-        named = units.mappings()
-        kept = tuple(
-            zip(unit_names([unit_id for unit_id, _ in named]), (m for _, m in named), strict=True)
-        )
+        kept = units.counts(unit_names([unit.id for unit in units.kept]))
     used_scheme = scheme if fmt == "conll" else None
     return CountedSpans(
         name,

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import add
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
@@ -149,7 +149,7 @@ class CountLayout:
             row[base : base + _LABEL_COLUMNS] = [getattr(match, f) for f in _MATCH_FIELDS]
         return row
 
-    def row_mapping(self, row: Sequence[float]) -> dict[str, float]:
+    def row_mapping(self, row: Row) -> dict[str, float]:
         """A row as ``span_counts_as_mapping`` flattens counts: zeros left out, labels sorted.
 
         Integer counts come back as ``int`` (rows may be kept as doubles).
@@ -466,9 +466,46 @@ class SpanUnits:
         self.kept = self.units.finish()
         return self.layout.row_counts(total)
 
-    def mappings(self) -> list[tuple[Any, dict[str, float]]]:
-        """``(id, flat counts)`` of each final unit, for the JSON and the bootstrap."""
-        return [(unit.id, self.layout.row_mapping(unit.row)) for unit in self.kept]
+    def counts(self, names: Sequence[str]) -> UnitCounts:
+        """The final units' counts, named ``names`` (one per unit)."""
+        return UnitCounts(names, self.layout, [unit.row for unit in self.kept])
+
+
+class UnitCounts(Sequence[tuple[str, dict[str, float]]]):
+    """The bootstrap units' counts: read as ``(name, flat counts)`` pairs (what
+    :func:`~harem_pipeline.stages.spans.span_counts_as_mapping` gives, made as they are
+    read: the JSON's ``documents``), or as one matrix (the bootstrap's)."""
+
+    __slots__ = ("names", "layout", "rows")
+
+    def __init__(self, names: Sequence[str], layout: CountLayout, rows: Sequence[Row]) -> None:
+        self.names = list(names)
+        self.layout = layout
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, dict[str, float]]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[str, dict[str, float]]]: ...
+    def __getitem__(
+        self, index: int | slice
+    ) -> tuple[str, dict[str, float]] | list[tuple[str, dict[str, float]]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self.names[index], self.layout.row_mapping(self.rows[index])
+
+    def matrix(self) -> tuple[list[str], np.ndarray]:
+        """What :func:`~harem_pipeline.measures.bootstrap.count_matrix` makes of the pairs
+        (the counts some unit has, by name; a row per unit), from the rows at once."""
+        keys = self.layout.keys
+        rows = np.zeros((len(self.rows), len(keys)))
+        for i, row in enumerate(self.rows):
+            rows[i, : len(row)] = row
+        had = sorted((keys[c], c) for c in np.flatnonzero(rows.any(axis=0)).tolist())
+        return [name for name, _ in had], rows[:, [c for _, c in had]]
 
 
 def clear_tally(tally: SpanTally) -> None:
@@ -489,7 +526,7 @@ _ZEROS = (0,) * len(SpanTally().labelled)
 
 def document_units(
     documents: Iterable[tuple[str, SpanCounts]], limit: int = UNIT_LIMIT
-) -> list[tuple[str, dict[str, float]]]:
+) -> UnitCounts:
     """Already-counted documents (a HAREM collection's) grouped into bounded units.
 
     The same grouping as :class:`SpanUnits`; with at most ``limit`` documents
@@ -499,4 +536,5 @@ def document_units(
     units = BoundedUnits(limit)
     for docid, counts in documents:
         units.add(docid, layout.counts_row(counts))
-    return [(unit.id, layout.row_mapping(unit.row)) for unit in units.finish()]
+    final = units.finish()
+    return UnitCounts([unit.id for unit in final], layout, [unit.row for unit in final])

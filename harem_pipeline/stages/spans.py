@@ -70,6 +70,8 @@ from harem_pipeline.model import Span
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
+    from harem_pipeline.stages.span_units import UnitCounts
+
 # Category indexes, shared by both sides; the last slot is ``spurious`` on the
 # system side and ``missing`` on the gold side.
 CORRECT, LABEL_ERROR, BOUNDARY_ERROR, LABEL_BOUNDARY_ERROR, UNMATCHED = range(5)
@@ -1044,7 +1046,7 @@ class CountedSpans:
     tokens: int
     counts: SpanCounts
     repairs: Repairs = Repairs()
-    units: tuple[tuple[str, dict[str, float]], ...] | None = None
+    units: UnitCounts | None = None
     sentences: int | None = None
     """A CoNLL file's sentences (``documents`` is then its ``-DOCSTART-`` documents, 0
     without any); None for other formats, whose ``documents`` are their own."""
