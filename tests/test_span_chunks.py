@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,27 @@ def test_conll_report_is_the_same_however_cut_and_on_any_workers(
     assert report_text(path, workers=1, unit_limit=limit) == whole
     assert report_text(path, workers=2, unit_limit=limit) == whole
     assert json.loads(whole)["errors"], "the file has errors to list"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_error_files_go_with_the_report(monkeypatch, tmp_path: Path, workers: int) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setattr(conll, "_CHUNK_CHARS", 300)
+    path = tmp_path / "run.conll"
+    conll_file(path, 6, 400, True)
+    report = measure_file(path, "conll", resamples=0, errors=True, workers=workers)
+    pieces = report.errors.pieces
+    assert len(pieces) > 10 and len(report.errors) == sum(piece.entries for piece in pieces)
+    assert len(list(report.errors.lines())) == len(report.errors)
+    report.errors.close()
+    assert not any(scratch.iterdir())
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text[: len(text) // 2] + text[len(text) // 2 :].replace(" O\n", " Q\n"))
+    with pytest.raises(InputError):  # a bad tag halfway: nothing left behind either
+        measure_file(path, "conll", resamples=0, errors=True, workers=workers)
+    assert not any(scratch.iterdir())
 
 
 def test_a_bad_tag_in_a_later_chunk_is_reported_as_read_alone(monkeypatch, tmp_path: Path) -> None:

@@ -14,20 +14,24 @@ with it.  For each kind and side the number of entries is the labelled
 category count of the report.
 
 A file of any size has any number of errors, so they are not kept in
-memory: each is encoded as one JSON object text and appended to an
-unnamed temporary file as it is found, and read back in order when the
-report is written (:meth:`ErrorSpill.lines`).  Memory holds one
-document's errors.
+memory: each is encoded as one JSON object text and appended, by the
+process that found it (a worker judging a chunk, or the reader), to that
+process's file in a temporary folder; the spill keeps where each piece
+is and reads them back in order when the report is written
+(:meth:`ErrorSpill.lines`).  Memory holds one chunk's or document's errors.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import tempfile
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, BinaryIO, NamedTuple
 
 from harem_pipeline.formats.jsonl import format_label
 from harem_pipeline.stages.spans import (
@@ -68,20 +72,67 @@ def _value(value: Any) -> str:
 _EXTRA_KEYS = (MISSING_KEY, SPURIOUS_KEY, BOUNDARY_KEY)
 
 
-class ErrorSpill:
-    """The errors of a report, spilled to a temporary file as they are found.
+def _remove_folder(folder: str, owner: int) -> None:
+    """Remove a spill folder, in the process that made it only (not in forked ones)."""
+    if os.getpid() != owner:
+        return
+    own = _OWN_FILES.pop((folder, owner), None)
+    if own is not None:
+        own[0].close()
+    shutil.rmtree(folder, ignore_errors=True)
 
-    The reader calls :meth:`flush` after each document with where the
-    document is and how to show a token range; the tally's
+
+class SpillPiece(NamedTuple):
+    """Error entries written to a spill file: where, and how many."""
+
+    file: str
+    start: int
+    size: int
+    """In bytes (UTF-8)."""
+    entries: int
+
+
+_OWN_FILES: dict[tuple[str, int], tuple[BinaryIO, str]] = {}
+"""The spill file this process writes in each spill folder."""
+
+
+def spill_entries(folder: str, entries: str, count: int) -> SpillPiece | None:
+    """Append ``count`` encoded entries (:func:`format_errors`) to this process's file
+    in ``folder``: a worker judging chunks writes its errors itself, in parallel,
+    and hands back only where they are.  None when there are none."""
+    if not count:
+        return None
+    key = (folder, os.getpid())
+    own = _OWN_FILES.get(key)
+    if own is None:
+        descriptor, name = tempfile.mkstemp(suffix=".jsonl", dir=folder)
+        own = _OWN_FILES[key] = (os.fdopen(descriptor, "wb"), name)
+    handle, name = own
+    data = entries.encode("utf-8")
+    start = handle.tell()
+    handle.write(data)
+    handle.flush()  # read by the parent, maybe while this process still runs
+    return SpillPiece(name, start, len(data), count)
+
+
+class ErrorSpill:
+    """The errors of a report, spilled to files of a temporary folder as they are found.
+
+    Each process that finds errors appends them to a file of its own
+    (:func:`spill_entries`); the spill keeps the pieces in the order they
+    were found.  The reader calls :meth:`flush` after each document with
+    where the document is and how to show a token range; the tally's
     :class:`Listing` (``listing``) supplies the errors and the confusion.
     """
 
-    __slots__ = ("listing", "_file", "_count")
+    __slots__ = ("listing", "folder", "pieces", "_count", "_remove", "__weakref__")
 
     def __init__(self) -> None:
         self.listing = Listing()
-        self._file = tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
+        self.folder = tempfile.mkdtemp(prefix="harem-errors-")
+        self.pieces: list[SpillPiece] = []
         self._count = 0
+        self._remove = weakref.finalize(self, _remove_folder, self.folder, os.getpid())
 
     def __len__(self) -> int:
         return self._count
@@ -96,19 +147,27 @@ class ErrorSpill:
 
     def write(self, entries: str, count: int) -> None:
         """Append ``count`` entries already encoded (:func:`format_errors`)."""
-        if count:
-            self._file.write(entries)
-            self._count += count
+        self.add(spill_entries(self.folder, entries, count))
+
+    def add(self, piece: SpillPiece | None) -> None:
+        """Take the next entries, written by :func:`spill_entries` (None: none)."""
+        if piece is not None:
+            self.pieces.append(piece)
+            self._count += piece.entries
 
     def lines(self) -> Iterator[str]:
         """The encoded entries in the order they were found (one JSON object text each)."""
-        self._file.flush()
-        self._file.seek(0)
-        pending = ""
-        while block := self._file.read(1 << 20):
-            *complete, pending = (pending + block).split("\n")
-            yield from complete
-        self._file.seek(0, 2)
+        files: dict[str, BinaryIO] = {}
+        try:
+            for piece in self.pieces:
+                handle = files.get(piece.file)
+                if handle is None:
+                    handle = files[piece.file] = open(piece.file, "rb")  # noqa: SIM115
+                handle.seek(piece.start)
+                yield from handle.read(piece.size).decode("utf-8").split("\n")[:-1]
+        finally:
+            for handle in files.values():
+                handle.close()
 
     def records(self) -> Iterator[dict[str, Any]]:
         """The entries as dicts."""
@@ -116,7 +175,8 @@ class ErrorSpill:
             yield json.loads(line)
 
     def close(self) -> None:
-        self._file.close()
+        """Remove the spill's files."""
+        self._remove()
 
     def confusion(self) -> dict[str, dict[str, int]]:
         """``{gold key: {system key: n}}`` (see :class:`Listing`), keys as labels are written."""

@@ -38,7 +38,7 @@ from harem_pipeline.formats.conll import (
 )
 from harem_pipeline.formats.jsonl import JsonlDocument, parse_jsonl
 from harem_pipeline.model import Span
-from harem_pipeline.stages.span_errors import ErrorSpill, format_errors
+from harem_pipeline.stages.span_errors import ErrorSpill, SpillPiece, format_errors, spill_entries
 from harem_pipeline.stages.span_units import UNIT_LIMIT, SpanUnits, UnitBlock
 from harem_pipeline.stages.spans import (
     ConfusionKey,
@@ -192,7 +192,9 @@ def measure_conll(
     """
     if units is None:
         units = SpanUnits()
-    job = ChunkJudge(path, scheme, units.tally.min_overlap, labels, spill is not None)
+    job = ChunkJudge(
+        path, scheme, units.tally.min_overlap, labels, None if spill is None else spill.folder
+    )
     gold_repairs = system_repairs = sentences = tokens = equal = 0
     documents = 0
     previous = -1  # no document line is negative: the first sentence starts one
@@ -205,7 +207,7 @@ def measure_conll(
         if judged is None:
             continue
         if spill is not None:
-            spill.write(judged.errors, judged.error_count)
+            spill.add(judged.errors)
             spill.listing.confusion.update(judged.confusion)
         line_numbers, block_documents = judged.lines, judged.documents
         in_block = np.asarray(block_documents, dtype=np.int64)
@@ -256,9 +258,8 @@ class JudgedChunk(NamedTuple):
     equal_tags: int
     repairs: Repairs
     block: UnitBlock
-    errors: str
-    """The chunk's error entries, encoded (``span_errors.format_errors``)."""
-    error_count: int
+    errors: SpillPiece | None
+    """Where the judge wrote the chunk's error entries (``span_errors.spill_entries``)."""
     confusion: Counter[tuple[ConfusionKey, ConfusionKey]]
     """The confusion cells of the spans judged (those found on both sides are the units')."""
 
@@ -277,7 +278,7 @@ class ChunkJudge:
     judged in any process and put together in order.
     """
 
-    __slots__ = ("table", "tally", "labels", "errors")
+    __slots__ = ("table", "tally", "labels", "spill")
 
     def __init__(
         self,
@@ -285,13 +286,14 @@ class ChunkJudge:
         scheme: str,
         min_overlap: float,
         labels: LabelFilter | None,
-        errors: bool,
+        spill: str | None,
     ) -> None:
         self.table = TagTable(path, scheme)
         self.tally = SpanTally(min_overlap)
         """The judging's label sets and threshold (it counts nothing)."""
         self.labels = labels
-        self.errors = errors
+        self.spill = spill
+        """The folder the error entries are written in (None: not listed)."""
 
     def __call__(self, chunk: ConllChunk) -> JudgedChunk | None:
         block = read_chunk(chunk, self.table)
@@ -304,9 +306,9 @@ class ChunkJudge:
         lines = block.lines.tolist()
         documents = block.documents.tolist()
         listing = Listing()
-        errors, count = ("", 0)
-        if self.errors:
-            errors, count = _list_block(listing, block, held, documents, lines)
+        errors = None
+        if self.spill is not None:
+            errors = spill_entries(self.spill, *_list_block(listing, block, held, documents, lines))
         return JudgedChunk(
             lines,
             documents,
@@ -315,7 +317,6 @@ class ChunkJudge:
             Repairs(int(block.gold.repairs.sum()), int(block.system.repairs.sum())),
             held.block,
             errors,
-            count,
             listing.confusion,
         )
 
