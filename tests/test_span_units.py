@@ -25,7 +25,12 @@ from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.measures.bootstrap import count_matrix
 from harem_pipeline.model import make_span
 from harem_pipeline.pipeline.spans import measure_file
-from harem_pipeline.reports.measures import format_measures_text, measures_json, unit_lines
+from harem_pipeline.reports.measures import (
+    document_lines,
+    format_measures_text,
+    measures_json,
+    unit_lines,
+)
 from harem_pipeline.stages.span_measures import measure_conll
 from harem_pipeline.stages.span_units import (
     UNIT_LIMIT,
@@ -384,12 +389,19 @@ def test_unit_lines_are_the_objects_as_json_writes_them(tmp_path: Path) -> None:
         sentences.append((gold, system))
     path = tmp_path / "odd.conll"
     path.write_text(conll_text(sentences), encoding="utf-8")
-    figures = measure_file(path, "conll", resamples=0).per_document
-    objects = dict(figures.items())
+    report = measure_file(path, "conll", resamples=0, min_overlap=0.5)
+    figures = report.per_document
     encoded = [
         f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
-        for k, v in objects.items()
+        for k, v in figures.items()
     ]
     assert list(unit_lines(figures)) == encoded
     assert any("null" in line for line in encoded)
     assert any("per_label" in line and '"LOC"' not in line for line in encoded)
+    # and ``documents``, written from the rows, is the text of each unit's flat counts
+    counts = [
+        f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
+        for k, v in report.document_counts
+    ]
+    assert list(document_lines(report.document_counts)) == counts
+    assert any(isinstance(v, float) for _, flat in report.document_counts for v in flat.values())

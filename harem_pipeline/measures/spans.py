@@ -22,12 +22,12 @@ from harem_pipeline.measures.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     Columns,
-    count_matrix,
     interval_table,
     matrix_interval_table,
 )
 from harem_pipeline.measures.core import Columns as CountColumns
 from harem_pipeline.measures.core import RowColumns, harmonic, ratio, scalar
+from harem_pipeline.stages.span_units import UnitCounts
 from harem_pipeline.stages.spans import (
     _CATEGORY_FIELDS,
     MATCH_ROWS,
@@ -312,18 +312,14 @@ class UnitFigures:
         return out
 
 
-def unit_measures(
-    units: Sequence[tuple[str, Mapping[str, float]]],
-    counted: tuple[list[str], np.ndarray] | None = None,
-) -> UnitFigures:
-    """The :class:`UnitFigures` of bootstrap units: one :func:`span_figures` call over a
-    column per count (one value per unit).  ``counted`` is
-    :func:`~harem_pipeline.measures.bootstrap.count_matrix` of the units, when already
-    made.
+def unit_measures(units: Sequence[str], names: list[str], matrix: np.ndarray) -> UnitFigures:
+    """The :class:`UnitFigures` of bootstrap units named ``units``: one :func:`span_figures`
+    call over a column per count (one value per unit), the counts as
+    :func:`~harem_pipeline.measures.bootstrap.count_matrix` makes them (``names``,
+    ``matrix``).
     """
     if not units:
         return UnitFigures((), [], (), {})
-    names, matrix = counted or count_matrix([m for _, m in units])
     figures = span_figures(Columns(names, matrix))
     keys = list(figures)
     table = np.stack([np.asarray(figures[k], dtype=float) for k in keys], axis=1)
@@ -342,7 +338,7 @@ def unit_measures(
         label: _spans_column(matrix, index, label)
         for label in {label for *_, label in plan if label is not None}
     }
-    return UnitFigures(tuple(name for name, _ in units), table.tolist(), tuple(plan), present)
+    return UnitFigures(tuple(units), table.tolist(), tuple(plan), present)
 
 
 def _spans_column(matrix: np.ndarray, index: Mapping[str, int], label: str) -> list[bool]:
@@ -373,8 +369,8 @@ class MeasuresReport:
     measures: SpanMeasures
     repairs: Repairs
     signature: str
-    document_counts: Sequence[tuple[str, SpanCounts | dict[str, float]]] = ()
-    """Each bootstrap unit's counts, as ``CountedSpans.units`` (empty when not kept)."""
+    document_counts: UnitCounts = field(default_factory=UnitCounts.none)
+    """Each bootstrap unit's counts, ``CountedSpans.units`` (none when not kept)."""
     interval_table: Callable[[], dict | None] = no_intervals
     """What gives the 95 % bootstrap intervals (see :attr:`intervals`): the bootstrap
     may still be running in another process while the rest is written."""
@@ -422,7 +418,7 @@ def span_report(
         names, matrix = counted.units.matrix()
         if resamples > 0:
             table = apart(partial(_unit_intervals, names, matrix, resamples, seed))
-        per_document = unit_measures(counted.units, (names, matrix))
+        per_document = unit_measures(counted.units.names, names, matrix)
     accuracy = scalar(ratio(counted.equal_tags, counted.tokens))
     return MeasuresReport(
         counted.path,
@@ -434,7 +430,7 @@ def span_report(
         compute_measures(counted.counts),
         counted.repairs,
         signature,
-        counted.units or (),
+        counted.units or UnitCounts.none(),
         table,
         counted.sentences,
         accuracy,

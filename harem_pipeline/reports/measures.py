@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 
-from harem_pipeline.formats.jsontext import DOCUMENTS_KEY, ENCODER, entry_texts
+from harem_pipeline.formats.jsontext import DOCUMENTS_KEY, ENCODER
 from harem_pipeline.measures.spans import (
     PRF,
     LabelMeasures,
@@ -32,7 +32,8 @@ from harem_pipeline.measures.spans import (
     triple_interval,
 )
 from harem_pipeline.stages.span_errors import ERROR_FIELDS, ErrorSpill
-from harem_pipeline.stages.spans import CategoryCounts, SpanCounts, span_counts_as_mapping
+from harem_pipeline.stages.span_units import UnitCounts
+from harem_pipeline.stages.spans import CategoryCounts
 
 MEASURE_ROWS = ("exact", "overlap", "intersection")
 SEMEVAL_ROWS = ("strict", "exact", "partial", "type")
@@ -97,11 +98,6 @@ def label_json(
     }
 
 
-def _flat(counts: SpanCounts | dict[str, float]) -> dict[str, float]:
-    """A document's counts as the JSON keeps them (readers may give either form)."""
-    return span_counts_as_mapping(counts) if isinstance(counts, SpanCounts) else counts
-
-
 def measures_json(report: MeasuresReport, tails: bool = True) -> dict:
     """The report as the JSON object ``harem measures --json`` prints, but ``errors``
     (which :func:`measures_streams` gives) and, without ``tails``, ``per_document``
@@ -120,7 +116,7 @@ def measures_json(report: MeasuresReport, tails: bool = True) -> dict:
     if tails:
         if report.per_document:
             out["per_document"] = dict(report.per_document.items())
-        out[DOCUMENTS_KEY] = {docid: _flat(counts) for docid, counts in report.document_counts}
+        out[DOCUMENTS_KEY] = dict(report.document_counts)
     return out
 
 
@@ -132,14 +128,29 @@ def measures_lines(report: MeasuresReport) -> dict[str, Iterator[str]]:
     """The objects written one entry a line, as the entries' JSON texts: ``per_document``
     (with units) and ``documents``, what ``measures_json`` would hold, written without
     building them.  Neither needs the intervals."""
-    lines = {
-        DOCUMENTS_KEY: entry_texts(
-            (docid, _flat(counts)) for docid, counts in report.document_counts
-        )
-    }
+    lines = {DOCUMENTS_KEY: document_lines(report.document_counts)}
     if report.per_document:
         lines = {"per_document": unit_lines(report.per_document), **lines}
     return lines
+
+
+def document_lines(units: UnitCounts) -> Iterator[str]:
+    """Each unit's ``"name": {...}`` counts as JSON text, as ``json.dumps`` writes the
+    unit's flat counts (:meth:`CountLayout.row_mapping`: zeros left out, whole
+    counts as integers), written from the rows without building the mappings."""
+    layout = units.layout
+    if not len(units):
+        return
+    order = layout.mapping_columns(units.rows.shape[1])
+    keys = [ENCODER.encode(key) + ": " for key in layout.keys]
+    floats = layout.floats
+    for name, row in zip(units.names, units.rows[:, order].tolist(), strict=True):
+        cells = [
+            keys[c] + (float.__repr__(v) if floats[c] else str(int(v)))
+            for c, v in zip(order, row, strict=True)
+            if v
+        ]
+        yield f"{ENCODER.encode(name)}: {{{', '.join(cells)}}}"
 
 
 def unit_lines(figures: UnitFigures) -> Iterator[str]:

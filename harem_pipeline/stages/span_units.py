@@ -149,6 +149,16 @@ class CountLayout:
             row[base : base + _LABEL_COLUMNS] = [getattr(match, f) for f in _MATCH_FIELDS]
         return row
 
+    def mapping_columns(self, width: int) -> list[int]:
+        """The columns of a row of ``width`` in its mapping's key order: both views',
+        then each label's, labels sorted."""
+        columns = list(range(min(width, _FIXED_COLUMNS)))
+        for label in sorted(self.labels):
+            base = self.labels[label]
+            if base < width:
+                columns.extend(range(base, base + _LABEL_COLUMNS))
+        return columns
+
     def row_mapping(self, row: Row) -> dict[str, float]:
         """A row as ``span_counts_as_mapping`` flattens counts: zeros left out, labels sorted.
 
@@ -156,13 +166,7 @@ class CountLayout:
         """
         flat: dict[str, float] = {}
         keys, floats = self.keys, self.floats
-        width = len(row)
-        columns = list(range(min(width, _FIXED_COLUMNS)))
-        for label in sorted(self.labels):
-            base = self.labels[label]
-            if base < width:
-                columns.extend(range(base, base + _LABEL_COLUMNS))
-        for i in columns:
+        for i in self.mapping_columns(len(row)):
             value = row[i]
             if value:
                 flat[keys[i]] = value if floats[i] else int(value)
@@ -468,7 +472,7 @@ class SpanUnits:
 
     def counts(self, names: Sequence[str]) -> UnitCounts:
         """The final units' counts, named ``names`` (one per unit)."""
-        return UnitCounts(names, self.layout, [unit.row for unit in self.kept])
+        return UnitCounts(names, self.layout, np.array([unit.row for unit in self.kept]))
 
 
 class UnitCounts(Sequence[tuple[str, dict[str, float]]]):
@@ -478,10 +482,16 @@ class UnitCounts(Sequence[tuple[str, dict[str, float]]]):
 
     __slots__ = ("names", "layout", "rows")
 
-    def __init__(self, names: Sequence[str], layout: CountLayout, rows: Sequence[Row]) -> None:
+    def __init__(self, names: Sequence[str], layout: CountLayout, rows: np.ndarray) -> None:
         self.names = list(names)
         self.layout = layout
         self.rows = rows
+        """One row per unit, in the layout's column order (the last columns may be missing)."""
+
+    @classmethod
+    def none(cls) -> UnitCounts:
+        """No units (a report that kept none)."""
+        return cls((), CountLayout(), np.zeros((0, 0)))
 
     def __len__(self) -> int:
         return len(self.names)
@@ -495,15 +505,16 @@ class UnitCounts(Sequence[tuple[str, dict[str, float]]]):
     ) -> tuple[str, dict[str, float]] | list[tuple[str, dict[str, float]]]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        return self.names[index], self.layout.row_mapping(self.rows[index])
+        return self.names[index], self.layout.row_mapping(self.rows[index].tolist())
 
     def matrix(self) -> tuple[list[str], np.ndarray]:
         """What :func:`~harem_pipeline.measures.bootstrap.count_matrix` makes of the pairs
         (the counts some unit has, by name; a row per unit), from the rows at once."""
+        if not self.names:
+            return [], np.zeros((0, 0))
         keys = self.layout.keys
-        rows = np.zeros((len(self.rows), len(keys)))
-        for i, row in enumerate(self.rows):
-            rows[i, : len(row)] = row
+        rows = np.zeros((len(self.names), len(keys)))
+        rows[:, : self.rows.shape[1]] = self.rows
         had = sorted((keys[c], c) for c in np.flatnonzero(rows.any(axis=0)).tolist())
         return [name for name, _ in had], rows[:, [c for _, c in had]]
 
@@ -537,4 +548,4 @@ def document_units(
     for docid, counts in documents:
         units.add(docid, layout.counts_row(counts))
     final = units.finish()
-    return UnitCounts([unit.id for unit in final], layout, [unit.row for unit in final])
+    return UnitCounts([unit.id for unit in final], layout, np.array([unit.row for unit in final]))
