@@ -906,6 +906,13 @@ _UNLABELLED_FROM = [
     (CATEGORY + UNMATCHED, 9),
     (OVERLAP, 10),
 ]
+_FROM = [
+    (np.array([slot for slot, _ in pairs]), np.array([column for _, column in pairs]))
+    for pairs in (_LABELLED_FROM, _UNLABELLED_FROM)
+]
+"""Both as index arrays, by view: a side's columns added to a view's slots at once."""
+_LABEL_SLOTS = np.array([L_SPANS, L_EXACT, L_OVERLAP])
+"""A label's counted slots (its coverage is summed apart)."""
 
 
 def unit_slots(pieces: Sequence[Piece], cuts: np.ndarray, start: SpanTally | None) -> UnitSlots:
@@ -939,11 +946,10 @@ def unit_slots(pieces: Sequence[Piece], cuts: np.ndarray, start: SpanTally | Non
         d = table[hi] - table[lo]
         spans = d[:, :5].sum(axis=1)
         gold = 0 if side == 0 else 1
-        for view, columns in ((0, _LABELLED_FROM), (1, _UNLABELLED_FROM)):
+        for view, (slots, columns) in enumerate(_FROM):
             base = view * 2 * _VIEW_WIDTH + side
             counts[:, base + SPANS] += spans
-            for slot, column in columns:
-                counts[:, base + slot] += d[:, column]
+            counts[:, base + slots] += d[:, columns]
         for k, column in ((0, 6), (1, 11)):
             _running_sums(
                 coverage[2 * k + gold], found.coverages[k], table[lo, column], table[hi, column]
@@ -958,8 +964,7 @@ def unit_slots(pieces: Sequence[Piece], cuts: np.ndarray, start: SpanTally | Non
                     [0.0] * units,
                 )
             label_counts, system_sums, gold_sums = labels[label]
-            for slot in (L_SPANS, L_EXACT, L_OVERLAP):
-                label_counts[:, offset + slot] += d[:, at_label + slot]
+            label_counts[:, offset + _LABEL_SLOTS] += d[:, at_label + _LABEL_SLOTS]
             _running_sums(
                 gold_sums if gold else system_sums,
                 found.coverages[2 + j],
