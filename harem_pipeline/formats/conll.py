@@ -365,11 +365,11 @@ class ConllBlock:
 
     def words(self, sentence: int, start: int, end: int) -> str:
         """The first column of tokens ``start:end`` of ``sentence``, joined by spaces."""
-        base = self.first[sentence]
+        at = self.first[sentence] + start
+        if end - start == 1:  # most spans: one cut, nothing to join
+            return self.text[self.word_starts[at] : self.word_ends[at]]
         cuts = map(
-            slice,
-            self.word_starts[base + start : base + end],
-            self.word_ends[base + start : base + end],
+            slice, self.word_starts[at : at + end - start], self.word_ends[at : at + end - start]
         )
         return " ".join(map(self.text.__getitem__, cuts))
 
