@@ -44,6 +44,7 @@ from harem_pipeline.pipeline.preflight import check_campaign
 from harem_pipeline.pipeline.signature import report_signature, short_digest
 from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import measures_json
+from harem_pipeline.stages.span_measures import CountOptions
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.textio import read_head
 from harem_pipeline.tools.export import SCENARIOS, SELECTIVE
@@ -422,7 +423,7 @@ def span_measures(
     with tempfile.TemporaryDirectory(prefix="harem-spans-") as temporary:
         path = Path(temporary) / "tags.conll"
         path.write_text("".join(lines), encoding="utf-8")
-        report = measure_file(path, "conll", scheme, resamples=0, documents=False)
+        report = measure_file(path, "conll", CountOptions(scheme, documents=False), resamples=0)
     data = measures_json(report)
     block = dict(data["labelled"])
     block["per_label"] = data.get("per_label", {})

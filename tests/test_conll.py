@@ -27,7 +27,7 @@ from harem_pipeline.formats.conll import (
 from harem_pipeline.measures.spans import compute_measures
 from harem_pipeline.model import make_span
 from harem_pipeline.pipeline.spans import measure_file
-from harem_pipeline.stages.span_measures import measure_conll
+from harem_pipeline.stages.span_measures import CountOptions, measure_conll
 
 SETTINGS = settings(derandomize=True, deadline=None, max_examples=100)
 
@@ -279,7 +279,7 @@ def test_exact_measure_equals_seqeval_on_a_generated_file(tmp_path: Path) -> Non
     with gzip.open(path, "wt", encoding="utf-8") as handle:
         handle.write("-DOCSTART- -X- O O\n\n")
         handle.writelines(to_lines(sentences))
-    report = measure_file(path, "conll", "iobes")
+    report = measure_file(path, "conll", CountOptions("iobes"))
     assert (report.documents, report.sentences) == (1, 2000)  # one -DOCSTART- document
     assert report.repairs.gold > 0 and report.repairs.system > 0  # random tags break IOBES
     assert_equals_seqeval(sentences, report.counts)

@@ -235,8 +235,9 @@ def test_a_docstart_line_is_an_o_token_for_conlleval(tmp_path):
         "".join(f"{line} {line.split()[-1]}\n" if line else "\n" for line in lines), "utf-8"
     )
     from harem_pipeline.pipeline.spans import measure_file
+    from harem_pipeline.stages.span_measures import CountOptions
 
-    report = measure_file(pasted, "conll", resamples=0, documents=False)
+    report = measure_file(pasted, "conll", CountOptions(documents=False), resamples=0)
     assert report.measures.labelled.exact.f1 == 1.0
     run = tmp_path / "run.xml"
     assert main(["import", str(gold), "--format", "conll", "--cd", str(cd), "-o", str(run)]) == 0

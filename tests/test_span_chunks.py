@@ -26,6 +26,7 @@ from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import measures_json
 from harem_pipeline.stages import span_measures
+from harem_pipeline.stages.span_measures import CountOptions
 
 TYPES = ("PER", "LOC", "ORG")
 LOOK_ALIKES = ("-DOCSTART- -X- O O", "  -DOCSTART-\t-X- O O", "-DOCSTART-x O O", "x -DOCSTART- O")
@@ -56,9 +57,9 @@ def conll_file(path: Path, seed: int, sentences: int, documents: bool, leading: 
     return text
 
 
-def report_text(path: Path, fmt: str = "conll", **options) -> str:
+def report_text(path: Path, fmt: str = "conll", workers: int | None = None, **options) -> str:
     """The whole JSON report of ``path`` with its error entries, as written."""
-    report = measure_file(path, fmt, resamples=20, errors=True, **options)
+    report = measure_file(path, fmt, CountOptions(errors=True, **options), 20, workers=workers)
     try:
         obj = measures_json(report)
         obj["errors"] = list(report.errors.records())
@@ -116,7 +117,7 @@ def test_the_error_files_go_with_the_report(monkeypatch, tmp_path: Path, workers
     monkeypatch.setattr(conll, "_CHUNK_CHARS", 300)
     path = tmp_path / "run.conll"
     conll_file(path, 6, 400, True)
-    report = measure_file(path, "conll", resamples=0, errors=True, workers=workers)
+    report = measure_file(path, "conll", CountOptions(errors=True), resamples=0, workers=workers)
     pieces = report.errors.pieces
     assert len(pieces) > 10 and len(report.errors) == sum(piece.entries for piece in pieces)
     assert len(list(report.errors.lines())) == len(report.errors)
@@ -125,7 +126,7 @@ def test_the_error_files_go_with_the_report(monkeypatch, tmp_path: Path, workers
     text = path.read_text(encoding="utf-8")
     path.write_text(text[: len(text) // 2] + text[len(text) // 2 :].replace(" O\n", " Q\n"))
     with pytest.raises(InputError):  # a bad tag halfway: nothing left behind either
-        measure_file(path, "conll", resamples=0, errors=True, workers=workers)
+        measure_file(path, "conll", CountOptions(errors=True), resamples=0, workers=workers)
     assert not any(scratch.iterdir())
 
 

@@ -22,6 +22,7 @@ from harem_pipeline.pipeline.spans import HAREM_FORMAT, measure_file
 from harem_pipeline.reports.measures import measures_json
 from harem_pipeline.stages.harem_spans import FORMAT
 from harem_pipeline.stages.span_errors import ERROR_FIELDS
+from harem_pipeline.stages.span_measures import CountOptions
 from harem_pipeline.stages.spans import (
     KIND_NAMES,
     KINDS_BY_SIDE,
@@ -212,7 +213,7 @@ def test_errors_and_confusion_agree_with_the_counts(tmp_path_factory, sentences)
             for pair in sentences
         )
     )
-    report = measure_file(path, "conll", resamples=0, errors=True)
+    report = measure_file(path, "conll", CountOptions(errors=True), resamples=0)
     try:
         records = list(report.errors.records())
         out = measures_json(report)

@@ -31,7 +31,7 @@ from harem_pipeline.reports.measures import (
     measures_json,
     unit_lines,
 )
-from harem_pipeline.stages.span_measures import measure_conll
+from harem_pipeline.stages.span_measures import CountOptions, measure_conll
 from harem_pipeline.stages.span_units import (
     UNIT_LIMIT,
     BoundedUnits,
@@ -250,7 +250,7 @@ def test_sentences_before_the_first_docstart_are_the_first_document(tmp_path: Pa
     tail = "".join("-DOCSTART- -X- O O\n\nw B-A B-A\n\n" for _ in range(3))  # 15..26
     path = tmp_path / "mixed.conll"
     path.write_text(head + tail)
-    report = measure_file(path, "conll", resamples=0, unit_limit=2)
+    report = measure_file(path, "conll", CountOptions(unit_limit=2), resamples=0)
     documents = dict(report.document_counts)
     # unit 1: the 7 sentences (i = 1 2 4 5 right) and document 2 (line 17, right);
     # unit 2: the documents on lines 21 and 25
@@ -295,7 +295,7 @@ def test_ci95_contains_the_figures_with_merged_units(data_dir: Path, tmp_path: P
     sample = data_dir / "conll2000" / "sample.txt"
     whole = measure_file(sample, "conll", resamples=0)
     # the 40 sentences in 10 runs of 4 (limit 16: 40/2 = 20 > 16, 40/4 = 10)
-    merged = measure_file(sample, "conll", unit_limit=16)
+    merged = measure_file(sample, "conll", CountOptions(unit_limit=16))
     # sentences 1, 5, 9 start on lines 1, 102, 186 of the sample
     assert [u for u, _ in merged.document_counts][:3] == ["1", "102", "186"]
     assert len(merged.document_counts) == 10
@@ -389,7 +389,7 @@ def test_unit_lines_are_the_objects_as_json_writes_them(tmp_path: Path) -> None:
         sentences.append((gold, system))
     path = tmp_path / "odd.conll"
     path.write_text(conll_text(sentences), encoding="utf-8")
-    report = measure_file(path, "conll", resamples=0, min_overlap=0.5)
+    report = measure_file(path, "conll", CountOptions(min_overlap=0.5), resamples=0)
     figures = report.per_document
     encoded = [
         f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"

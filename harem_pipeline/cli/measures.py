@@ -20,7 +20,7 @@ from harem_pipeline.reports.measures import (
     measures_lines,
     measures_streams,
 )
-from harem_pipeline.stages.span_measures import ALIASES, FORMATS, alias_warning
+from harem_pipeline.stages.span_measures import ALIASES, FORMATS, CountOptions, alias_warning
 from harem_pipeline.stages.spans import LabelFilter, check_min_overlap
 from harem_pipeline.text.atomic import atomic_write
 
@@ -164,7 +164,6 @@ def run_measures(args: argparse.Namespace) -> int:
     labels = None
     if args.labels is not None or args.ignore:
         labels = LabelFilter(args.labels, args.ignore or ())
-    options = {"min_overlap": args.min_overlap, "labels": labels, "errors": True}
     if harem:
         from harem_pipeline.model import EVERYTHING
         from harem_pipeline.pipeline.params import SubsetParams
@@ -173,18 +172,20 @@ def run_measures(args: argparse.Namespace) -> int:
             veil=args.veil or EVERYTHING, system_veil=args.system_veil, selective=args.selective
         )
         report = measure_harem(
-            args.cd, args.run, args.meta, resamples, evaluation=evaluation, **options
+            args.cd,
+            args.run,
+            args.meta,
+            resamples,
+            evaluation=evaluation,
+            min_overlap=args.min_overlap,
+            labels=labels,
+            errors=True,
         )
     else:
-        report = measure_file(
-            args.file,
-            args.format,
-            args.scheme,
-            resamples,
-            documents=args.json,
-            workers=args.workers,
-            **options,
+        options = CountOptions(
+            args.scheme, args.min_overlap, labels, errors=True, documents=args.json
         )
+        report = measure_file(args.file, args.format, options, resamples, workers=args.workers)
     try:
         if args.errors:
             with atomic_write(args.errors) as handle:

@@ -39,6 +39,7 @@ from harem_pipeline.stages.spans import (
     CountedSpans,
     Repairs,
     SpanCounts,
+    SpanInput,
     span_counts_as_mapping,
 )
 
@@ -357,15 +358,9 @@ def no_intervals() -> dict | None:
 
 
 @dataclass(frozen=True, slots=True)
-class MeasuresReport:
+class MeasuresReport(SpanInput):
     """Everything a span-measures report shows about one input: counts, measures, signature."""
 
-    path: str
-    format: str
-    scheme: str | None
-    documents: int
-    tokens: int
-    counts: SpanCounts
     measures: SpanMeasures
     repairs: Repairs
     signature: str

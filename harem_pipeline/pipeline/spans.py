@@ -18,8 +18,12 @@ from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.spans import MeasuresReport, span_report
 from harem_pipeline.pipeline.parallel import apart, ordered_map
 from harem_pipeline.pipeline.signature import Signature, short_digest
-from harem_pipeline.stages.span_measures import count_file, format_name
-from harem_pipeline.stages.span_units import UNIT_LIMIT
+from harem_pipeline.stages.span_measures import (
+    COUNT_DEFAULTS,
+    CountOptions,
+    count_file,
+    format_name,
+)
 from harem_pipeline.stages.spans import LabelFilter
 from harem_pipeline.text import PathLike
 
@@ -37,47 +41,31 @@ HAREM_FORMAT = "harem"
 def measure_file(
     path: PathLike,
     fmt: str,
-    scheme: str = "lenient",
+    options: CountOptions = COUNT_DEFAULTS,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-    documents: bool = True,
-    unit_limit: int = UNIT_LIMIT,
-    *,
-    min_overlap: float = 0.0,
-    labels: LabelFilter | None = None,
-    errors: bool = False,
     workers: int | None = None,
 ) -> MeasuresReport:
-    """``harem measures FILE``: all span measures of a ``conll`` or ``tokens-jsonl`` file.
+    """``harem measures FILE``: all span measures of a ``conll`` or ``tokens-jsonl`` file,
+    counted as ``options`` say (:func:`harem_pipeline.stages.span_measures.count_file`).
 
-    With ``documents`` the bootstrap units' counts are kept and give the
-    intervals of a ``resamples``-draw bootstrap (0: none); see
-    :func:`harem_pipeline.stages.span_measures.count_file` for the others.
-    The report's ``errors`` (when asked for) live in a temporary file:
-    close them (``report.errors.close()``) once written.  A CoNLL file's
-    chunks are judged on ``workers`` processes (default: every core; the
-    figures do not depend on it).
+    With ``options.documents`` the bootstrap units' counts are kept and give
+    the intervals of a ``resamples``-draw bootstrap (0: none).  The report's
+    ``errors`` (when asked for) live in temporary files: close them
+    (``report.errors.close()``) once written.  A CoNLL file's chunks are
+    judged on ``workers`` processes (default: every core; the figures do not
+    depend on it).
     """
     fmt = format_name(fmt)  # an old name signs as the current one: the same file, the same figures
-    counted = count_file(
-        path,
-        fmt,
-        scheme,
-        documents,
-        unit_limit,
-        min_overlap=min_overlap,
-        labels=labels,
-        errors=errors,
-        map_chunks=partial(ordered_map, workers=workers),
-    )
+    counted = count_file(path, fmt, options, partial(ordered_map, workers=workers))
     signature = Signature.build(
         measures="spans",
         file=short_digest(path),
         format=fmt,
         scheme=counted.scheme,
-        **_restrictions(labels, min_overlap),
-        boot=str(resamples) if documents else None,
-        seed=str(seed) if documents else None,
+        **_restrictions(options.labels, options.min_overlap),
+        boot=str(resamples) if options.documents else None,
+        seed=str(seed) if options.documents else None,
     )
     return span_report(
         counted, signature.format(), resamples, seed, partial(apart, workers=workers)

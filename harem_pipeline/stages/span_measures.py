@@ -21,6 +21,7 @@ import io
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from itertools import accumulate
 from operator import itemgetter
 from typing import Any, NamedTuple, TextIO
@@ -85,40 +86,56 @@ def alias_warning(fmt: str) -> str | None:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class CountOptions:
+    """How a file's spans are counted: every option of ``harem measures FILE`` that
+    changes what is counted or kept.
+
+    ``scheme`` is the CoNLL tagging scheme (see ``formats.conll``; JSON
+    lines carry spans, so it is ignored there).  ``min_overlap`` is the
+    overlap measure's threshold (:func:`~harem_pipeline.stages.spans.check_min_overlap`),
+    ``labels`` restricts the labels scored, ``errors`` collects the error
+    listing and the confusion (an
+    :class:`~harem_pipeline.stages.span_errors.ErrorSpill`, on disk).  With
+    ``documents`` the counts of the bootstrap units are kept (at most
+    ``unit_limit``, see :mod:`harem_pipeline.stages.span_units`).
+    """
+
+    scheme: str = "lenient"
+    min_overlap: float = 0.0
+    labels: LabelFilter | None = None
+    errors: bool = False
+    documents: bool = True
+    unit_limit: int = UNIT_LIMIT
+
+
+COUNT_DEFAULTS = CountOptions()
+"""What ``harem measures FILE`` counts when given no option."""
+
+
 def count_file(
     path: PathLike,
     fmt: str,
-    scheme: str = "lenient",
-    documents: bool = True,
-    unit_limit: int = UNIT_LIMIT,
-    *,
-    min_overlap: float = 0.0,
-    labels: LabelFilter | None = None,
-    errors: bool = False,
+    options: CountOptions = COUNT_DEFAULTS,
     map_chunks: ChunkMap = map,
 ) -> CountedSpans:
     """The span counts of a ``conll`` or ``tokens-jsonl`` file (``.gz`` allowed; the
-    old name ``jsonl`` is read too).
+    old name ``jsonl`` is read too), counted as ``options`` say.
 
-    ``scheme`` is the CoNLL tagging scheme (see ``formats.conll``); JSON
-    lines carry spans, so it is ignored there.  With ``documents`` the
-    counts of the bootstrap units are kept (at most ``unit_limit``, see
-    :mod:`harem_pipeline.stages.span_units`).  ``min_overlap`` is the
-    overlap measure's threshold (:func:`~harem_pipeline.stages.spans.check_min_overlap`),
-    ``labels`` restricts the labels scored, and ``errors`` collects the
-    error listing and the confusion (an
-    :class:`~harem_pipeline.stages.span_errors.ErrorSpill`, on disk).
     Either way the file is streamed and memory does not grow with it.
     ``map_chunks`` judges a CoNLL file's chunks (see :func:`measure_conll`).
     """
+    scheme, labels = options.scheme, options.labels
     name = str(path)
     fmt = format_name(fmt)
     if fmt not in FORMATS:
         raise InputError(name, f"a format among {', '.join(FORMATS)}", fmt)
     if fmt == "conll" and scheme not in SCHEMES:
         raise InputError(name, f"a tagging scheme among {', '.join(SCHEMES)}", scheme)
-    spill = ErrorSpill() if errors else None
-    units = SpanUnits(unit_limit, min_overlap, None if spill is None else spill.listing)
+    spill = ErrorSpill() if options.errors else None
+    units = SpanUnits(
+        options.unit_limit, options.min_overlap, None if spill is None else spill.listing
+    )
     sentences = None
     try:
         with open_text(path) as lines:
@@ -141,7 +158,7 @@ def count_file(
         what = "token lines" if fmt == "conll" else "documents with tokens"
         raise InputError(name, f"at least one token ({fmt}: {what})", "none")
     kept = None
-    if documents:
+    if options.documents:
         kept = units.counts(unit_names([unit.id for unit in units.kept]))
     used_scheme = scheme if fmt == "conll" else None
     return CountedSpans(

@@ -1033,7 +1033,20 @@ class Repairs:
 
 
 @dataclass(frozen=True, slots=True)
-class CountedSpans:
+class SpanInput:
+    """What one input of the span measures is and holds: its name, format and tagging
+    scheme (None but for CoNLL), its documents and tokens, and its counts."""
+
+    path: str
+    format: str
+    scheme: str | None
+    documents: int
+    tokens: int
+    counts: SpanCounts
+
+
+@dataclass(frozen=True, slots=True)
+class CountedSpans(SpanInput):
     """What a span-counting stage returns about one input: the measures' sufficient statistics.
 
     ``units`` are the bootstrap units' counts (at most 2,000 units of
@@ -1044,12 +1057,6 @@ class CountedSpans:
     not kept.
     """
 
-    path: str
-    format: str
-    scheme: str | None
-    documents: int
-    tokens: int
-    counts: SpanCounts
     repairs: Repairs = Repairs()
     units: UnitCounts | None = None
     sentences: int | None = None
