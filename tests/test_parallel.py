@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -105,3 +107,10 @@ def test_a_job_apart_fails_as_it_would_here(workers: int) -> None:
     if workers == 2:  # here a bug is raised at once; from elsewhere it is named
         with pytest.raises(RuntimeError, match="ZeroDivisionError: a bug"):
             apart(_broken, workers)()
+
+
+def test_a_job_apart_runs_here_when_a_standard_stream_cannot_be_flushed(monkeypatch) -> None:
+    closed = io.StringIO()
+    closed.close()
+    monkeypatch.setattr(sys, "stdout", closed)  # a child would write its buffer out again
+    assert apart(os.getpid, 2)() == os.getpid()

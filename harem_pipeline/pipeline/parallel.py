@@ -203,14 +203,11 @@ def apart(job: Callable[[], R], workers: int | None = None) -> Callable[[], R]:
     runs here, at once.  An ``InputError`` comes back as itself; any other
     failure of the job as a ``RuntimeError`` naming it.
     """
-    if not uses_workers(workers):
+    if not uses_workers(workers) or not _flushed():
         result = job()
         return lambda: result
     context = multiprocessing.get_context("fork")
     receiving, sending = context.Pipe(duplex=False)
-    for stream in (sys.stdout, sys.stderr):  # else the child writes out their buffers again
-        if stream is not None:
-            stream.flush()
     process = context.Process(target=_send_value, args=(job, sending), daemon=True)
     process.start()
     sending.close()
@@ -233,6 +230,18 @@ def apart(job: Callable[[], R], workers: int | None = None) -> Callable[[], R]:
         return held[0]
 
     return wait
+
+
+def _flushed() -> bool:
+    """Flush the standard streams (else a forked child writes out their buffers again);
+    False when one cannot be (closed, or a broken pipe)."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 class _Crash:
