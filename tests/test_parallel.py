@@ -109,8 +109,11 @@ def test_a_job_apart_fails_as_it_would_here(workers: int) -> None:
             apart(_broken, workers)()
 
 
+class _BrokenPipe(io.StringIO):
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
 def test_a_job_apart_runs_here_when_a_standard_stream_cannot_be_flushed(monkeypatch) -> None:
-    closed = io.StringIO()
-    closed.close()
-    monkeypatch.setattr(sys, "stdout", closed)  # a child would write its buffer out again
+    monkeypatch.setattr(sys, "stdout", _BrokenPipe("unwritten"))  # a child would write it again
     assert apart(os.getpid, 2)() == os.getpid()
