@@ -135,21 +135,13 @@ def measures_lines(report: MeasuresReport) -> dict[str, Iterator[str]]:
 
 
 def document_lines(units: UnitCounts) -> Iterator[str]:
-    """Each unit's ``"name": {...}`` counts as JSON text, as ``json.dumps`` writes the
-    unit's flat counts (:meth:`CountLayout.row_mapping`: zeros left out, whole
-    counts as integers), written from the rows without building the mappings."""
+    """Each unit's ``"name": {...}`` flat counts as JSON text, as ``json.dumps`` writes
+    them (:meth:`CountLayout.row_items`; a count's text is its ``repr``, as JSON's),
+    written from the rows without building the mappings."""
     layout = units.layout
-    if not len(units):
-        return
-    order = layout.mapping_columns(units.rows.shape[1])
     keys = [ENCODER.encode(key) + ": " for key in layout.keys]
-    floats = layout.floats
-    for name, row in zip(units.names, units.rows[:, order].tolist(), strict=True):
-        cells = [
-            keys[c] + (float.__repr__(v) if floats[c] else str(int(v)))
-            for c, v in zip(order, row, strict=True)
-            if v
-        ]
+    for name, row in zip(units.names, units.rows.tolist(), strict=True):
+        cells = [keys[i] + repr(value) for i, value in layout.row_items(row)]
         yield f"{ENCODER.encode(name)}: {{{', '.join(cells)}}}"
 
 

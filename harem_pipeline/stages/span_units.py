@@ -159,18 +159,21 @@ class CountLayout:
                 columns.extend(range(base, base + _LABEL_COLUMNS))
         return columns
 
-    def row_mapping(self, row: Row) -> dict[str, float]:
-        """A row as ``span_counts_as_mapping`` flattens counts: zeros left out, labels sorted.
+    def row_items(self, row: Row) -> list[tuple[int, float]]:
+        """A row's counts as ``span_counts_as_mapping`` flattens them, as ``(column, value)``
+        in key order: zeros left out, labels sorted, whole counts as ``int`` (rows may be
+        kept as doubles)."""
+        floats = self.floats
+        return [
+            (i, value if floats[i] else int(value))
+            for i in self.mapping_columns(len(row))
+            if (value := row[i])
+        ]
 
-        Integer counts come back as ``int`` (rows may be kept as doubles).
-        """
-        flat: dict[str, float] = {}
-        keys, floats = self.keys, self.floats
-        for i in self.mapping_columns(len(row)):
-            value = row[i]
-            if value:
-                flat[keys[i]] = value if floats[i] else int(value)
-        return flat
+    def row_mapping(self, row: Row) -> dict[str, float]:
+        """A row as ``span_counts_as_mapping`` flattens counts (:meth:`row_items`)."""
+        keys = self.keys
+        return {keys[i]: value for i, value in self.row_items(row)}
 
     def row_counts(self, row: Sequence[float]) -> SpanCounts:
         """A row frozen into ``SpanCounts`` (every label of the layout is listed)."""
