@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.pipeline.parallel import apart, ordered_map
+from harem_pipeline.pipeline.parallel import apart, ordered_map, uses_workers
 
 
 def _square(value: int) -> int:
@@ -117,3 +117,19 @@ class _BrokenPipe(io.StringIO):
 def test_a_job_apart_runs_here_when_a_standard_stream_cannot_be_flushed(monkeypatch) -> None:
     monkeypatch.setattr(sys, "stdout", _BrokenPipe("unwritten"))  # a child would write it again
     assert apart(os.getpid, 2)() == os.getpid()
+
+
+def _none() -> None:
+    return None
+
+
+def _dies() -> int:
+    os._exit(3)
+
+
+def test_a_job_apart_may_give_none_and_a_dead_child_is_named() -> None:
+    assert apart(_none, 2)() is None
+    if not uses_workers(2):  # it would run here, and end the test run
+        pytest.skip("no process can be forked here")
+    with pytest.raises(RuntimeError, match="exit status 3"):
+        apart(_dies, 2)()

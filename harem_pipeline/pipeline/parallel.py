@@ -216,12 +216,15 @@ def apart(job: Callable[[], R], workers: int | None = None) -> Callable[[], R]:
     def wait() -> R:
         if not held:
             try:
-                answer = receiving.recv()
-            except EOFError:
-                answer = _Crash(f"ended with exit status {process.exitcode}")
+                received = receiving.recv()  # a one-item tuple, whatever the value (None too)
+            except EOFError:  # the child died before it could answer
+                received = None
             finally:
                 receiving.close()
                 process.join()
+            if received is None:
+                raise RuntimeError(f"{job!r} ended with exit status {process.exitcode}")
+            (answer,) = received
             if isinstance(answer, _Failure):
                 answer.raise_again()
             if isinstance(answer, _Crash):
@@ -256,5 +259,5 @@ def _send_value(job: Callable[[], Any], sending: Any) -> None:
         answer = _call(lambda _: job(), None)
     except BaseException as error:  # noqa: BLE001 - any failure is told to the parent
         answer = _Crash(f"failed: {type(error).__name__}: {error}")
-    sending.send(answer)
+    sending.send((answer,))
     sending.close()
