@@ -202,7 +202,7 @@ def format_errors(
     first: list[int] = []
     last: list[int] = []
     for batch in batches:
-        names = [_LABELS.get(labels) or _label(labels) for labels in batch.sets]
+        names = [_label(labels) for labels in batch.sets]
         kinds = _HEADS[batch.gold]
         heads += [kinds[c] + names[k] for c, k in zip(batch.category, batch.kind, strict=True)]
         offset = len(others)
