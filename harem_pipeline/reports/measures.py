@@ -130,7 +130,7 @@ def measures_lines(report: MeasuresReport) -> dict[str, Iterator[str]]:
     building them.  Neither needs the intervals."""
     lines = {DOCUMENTS_KEY: document_lines(report.document_counts)}
     if report.per_document:
-        lines = {"per_document": unit_lines(report.per_document), **lines}
+        lines["per_document"] = unit_lines(report.per_document)
     return lines
 
 
