@@ -42,6 +42,7 @@ from harem_pipeline.model import Span
 from harem_pipeline.stages.span_errors import ErrorSpill, SpillPiece, format_errors, spill_entries
 from harem_pipeline.stages.span_units import UNIT_LIMIT, SpanUnits, UnitBlock
 from harem_pipeline.stages.spans import (
+    GOLD_SIDE,
     ConfusionKey,
     Contributions,
     CountedSpans,
@@ -433,7 +434,7 @@ def _held(
     Positions run on across the block, so spans of two segments never touch.
     """
     apart = []
-    for side, (spans, segment), (others, _) in ((0, system, gold), (_GOLD_SIDE, gold, system)):
+    for side, (spans, segment), (others, _) in ((0, system, gold), (GOLD_SIDE, gold, system)):
         judged = judge(spans, others, tally.sets, tally.min_overlap, side != 0)
         bounds = np.searchsorted(segment, np.arange(n + 1))
         found = contributions(judged, spans, tally.sets)
@@ -442,10 +443,6 @@ def _held(
     return _Counted(
         UnitBlock(pieces, list(zip(labels, totals, strict=True))), (apart[0], apart[1]), tally
     )
-
-
-_GOLD_SIDE = 8
-"""The gold side's offset in a tally's rows (:meth:`SpanTally.add_apart`)."""
 
 
 def _list_block(

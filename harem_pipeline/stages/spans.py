@@ -91,6 +91,8 @@ CATEGORY_NAMES = (
 SPANS, OVERLAP, COVERAGE, CATEGORY = 0, 1, 2, 3
 """Slots of one side of a view's tally; ``CATEGORY + c`` counts category ``c``."""
 _VIEW_WIDTH = 8
+GOLD_SIDE = _VIEW_WIDTH
+"""The gold side's offset in a view's tally (the system side's is 0)."""
 _START, _END, _LABELS = itemgetter(0), itemgetter(1), itemgetter(2)
 L_SPANS, L_EXACT, L_OVERLAP, L_COVERAGE = 0, 1, 2, 3
 """Slots of one side of a per-label tally."""
@@ -252,7 +254,7 @@ class SpanTally:
         (``add_identical``), or sides with spans that overlap each other."""
         sets = self.sets
         g, s = sets.arrays(gold), sets.arrays(system)
-        for spans, others, side in ((s, g, 0), (g, s, _VIEW_WIDTH)):
+        for spans, others, side in ((s, g, 0), (g, s, GOLD_SIDE)):
             judged = judge(spans, others, sets, self.min_overlap, side != 0)
             bounds = np.array([0, len(spans.start)])
             found = contributions(judged, spans, sets)
@@ -683,8 +685,7 @@ def judge(
         passes = np.ones(len(pair_span), bool)
 
     def some(mask: np.ndarray | None) -> np.ndarray:
-        chosen = pair_span if mask is None else pair_span[mask]
-        return np.bincount(chosen, minlength=n) > 0
+        return _has_pair(pair_span, mask, n)
 
     same_any, same_match = some(same), some(same & match)
     overlap_any, overlap_match = some(None), some(match)
@@ -713,6 +714,12 @@ def judge(
         pair_other,
         vague,
     )
+
+
+def _has_pair(pair_span: np.ndarray, mask: np.ndarray | None, n: int) -> np.ndarray:
+    """Whether each of ``n`` spans has a pair (of those ``mask`` keeps; None: any)."""
+    chosen = pair_span if mask is None else pair_span[mask]
+    return np.bincount(chosen, minlength=n) > 0
 
 
 def distinct(numbers: np.ndarray) -> list[int]:
@@ -767,8 +774,8 @@ def _judge_vague(
         holding = np.fromiter((label in s for s in sets.sets), bool, len(sets.sets))
         carrying = vague[holding[spans.kind[vague]]]
         matching = holding[p_kind]
-        exact = np.bincount(pair_span[same & matching], minlength=n) > 0
-        overlap = np.bincount(pair_span[matching & passes], minlength=n) > 0
+        exact = _has_pair(pair_span, same & matching, n)
+        overlap = _has_pair(pair_span, matching & passes, n)
         covered = _union(pair_span, a, b, matching, n) / length
         found.append((carrying, label, exact[carrying], overlap[carrying], covered[carrying]))
     span = np.concatenate([f[0] for f in found])
@@ -869,7 +876,7 @@ def contributions(judged: Judged, spans: SpanArrays, sets: LabelSets) -> Contrib
 
 class Piece(NamedTuple):
     """A judged side cut into segments: segment ``i``'s spans are ``bounds[i]:bounds[i + 1]``
-    of ``found``; ``side`` is the tally's side (0 system, ``_VIEW_WIDTH`` gold)."""
+    of ``found``; ``side`` is the tally's side (0 system, ``GOLD_SIDE`` gold)."""
 
     found: Contributions
     side: int
