@@ -337,6 +337,11 @@ class BoundedUnits:
         rows = self.matrix[: len(self.ids)].tolist()
         return [Unit(*unit) for unit in zip(self.ids, self.sources, map(tuple, rows), strict=True)]
 
+    def rows(self) -> np.ndarray:
+        """The units' rows as one matrix (after :meth:`finish`, the final units')."""
+        self._write()
+        return self.matrix[: len(self.ids)].copy()
+
     def total(self) -> list[float]:
         """Column sums over every unit (and a unit being filled)."""
         self._write()
@@ -475,7 +480,7 @@ class SpanUnits:
 
     def counts(self, names: Sequence[str]) -> UnitCounts:
         """The final units' counts, named ``names`` (one per unit)."""
-        return UnitCounts(names, self.layout, np.array([unit.row for unit in self.kept]))
+        return UnitCounts(names, self.layout, self.units.rows())
 
 
 class UnitCounts(Sequence[tuple[str, dict[str, float]]]):
@@ -551,4 +556,4 @@ def document_units(
     for docid, counts in documents:
         units.add(docid, layout.counts_row(counts))
     final = units.finish()
-    return UnitCounts([unit.id for unit in final], layout, np.array([unit.row for unit in final]))
+    return UnitCounts([unit.id for unit in final], layout, units.rows())
