@@ -230,12 +230,18 @@ def first_harem_additions(
         yield "combined_max_cd", combined_2005_max(gold, filt) * alt
 
 
-class _Contributions(NamedTuple):
-    """What one record adds: its rows, its per-category and its 2005-view additions."""
+_CATEGORY_INDEX = {name: i for i, name in enumerate(row_names(CategoryCounts))}
+_FIRST_INDEX = {name: i for i, name in enumerate(row_names(FirstHaremCounts))}
 
-    rows: tuple[tuple[float, ...], ...]
-    categories: tuple[tuple[str, str, float], ...]
-    first_harem: tuple[tuple[str, float], ...]
+
+class _Contributions(NamedTuple):
+    """What one record adds, each value with the index of its field in its row, in the
+    order it is added: the file's and its document's sums (zeros left out, as
+    ``DocumentTally.add`` skips them), each category's, the 2005 views'."""
+
+    rows: tuple[tuple[int, float], ...]
+    categories: tuple[tuple[str, int, float], ...]
+    first_harem: tuple[tuple[int, float], ...]
 
 
 def contributions(
@@ -248,10 +254,13 @@ def contributions(
     """Everything one Emir record adds to the tally, in the order it is added: what its
     entities' classic values and each entity's score (as
     :attr:`~harem_pipeline.formats.semantic.RecordKey.picks` picks it) give."""
+    rows = record_rows(gold, entities, scores)
+    additions = category_additions(gold, entities, scores)
+    first = first_harem_additions(gold, entities, scores, filt) if views else ()
     return _Contributions(
-        tuple(record_rows(gold, entities, scores)),
-        tuple(category_additions(gold, entities, scores)),
-        tuple(first_harem_additions(gold, entities, scores, filt)) if views else (),
+        tuple((i, value) for row in rows for i, value in enumerate(row) if value),
+        tuple((cat, _CATEGORY_INDEX[name], value) for cat, name, value in additions),
+        tuple((_FIRST_INDEX[name], value) for name, value in first),
     )
 
 
@@ -266,10 +275,6 @@ def key_contributions(
     return contributions(key.gold, key.systems or (None,), picked, filt, views)
 
 
-_CATEGORY_INDEX = {name: i for i, name in enumerate(row_names(CategoryCounts))}
-_FIRST_INDEX = {name: i for i, name in enumerate(row_names(FirstHaremCounts))}
-
-
 class _Sums:
     """The running sums of :func:`tally_semantic`: the file and its documents, each
     category, the 2005 views."""
@@ -282,24 +287,22 @@ class _Sums:
         self.first = DocumentTally(FirstHaremCounts)
 
     def add(self, added: _Contributions, current: list[float]) -> None:
-        """Add one record's contributions, each where its field name says, in the order
+        """Add one record's contributions, each where its field's index says, in the order
         they come (sums take their values in file order); ``current``: the sums of the
         document the record is in (:meth:`DocumentBoundaries.record`)."""
         total = self.tally.total
-        for row in added.rows:
-            for i, value in enumerate(row):
-                if value:  # as DocumentTally.add
-                    total[i] += value
-                    current[i] += value
+        for i, value in added.rows:
+            total[i] += value
+            current[i] += value
         categories = self.categories
-        for cat, name, value in added.categories:
+        for cat, i, value in added.categories:
             sums = categories.get(cat)
             if sums is None:
                 sums = categories[cat] = DocumentTally(CategoryCounts)
-            sums.total[_CATEGORY_INDEX[name]] += value
+            sums.total[i] += value
         first = self.first.total
-        for name, value in added.first_harem:
-            first[_FIRST_INDEX[name]] += value
+        for i, value in added.first_harem:
+            first[i] += value
 
 
 def tally_semantic(
