@@ -465,6 +465,21 @@ class _Builder:
             alt.texts[-1].append(piece)
             alt.alt_lengths[-1] += len(piece)
 
+    def take(self, token: _Text | _Tag, end: str) -> _Tag | None:
+        """Read one token of the document's text; the closing ``end`` tag outside every
+        element ends that text, and is handed back for the caller to finish it."""
+        if isinstance(token, _Run):
+            self.run(token)
+        elif isinstance(token, _Text):
+            self.add_text(token.text)
+        elif token.name == end and token.closing and not self.stack:
+            return token
+        elif token.closing:
+            self.close(token)
+        else:
+            self.open(token)
+        return None
+
     def run(self, run: _Run) -> None:
         """A run of elements of text alone (``_Run``): outside entities, each an entity of
         this format, they are read at once (in an ALT, ``_alt_run``); else token by token."""
@@ -998,19 +1013,12 @@ def _read_first_document(
     docid = None
     for token in tokens:
         if builder is not None:
-            if isinstance(token, _Run):
-                builder.run(token)
-            elif isinstance(token, _Text):
-                builder.add_text(token.text)
-            elif token.name == "TEXTO" and token.closing and not builder.stack:
-                builder.finish(token.line, token.raw)
+            end = builder.take(token, "TEXTO")
+            if end is not None:
+                builder.finish(end.line, end.raw)
                 text_done = True
                 text_builder, builder = builder, None
                 source.content = False
-            elif token.closing:
-                builder.close(token)
-            else:
-                builder.open(token)
             continue
         if isinstance(token, _Text):
             if current is not None:
@@ -1093,11 +1101,7 @@ def _read_second_harem(
         doc_tag, builder = first_doc, start(first_doc)
     for token in tokens:
         if builder is not None:
-            if isinstance(token, _Run):
-                builder.run(token)
-            elif isinstance(token, _Text):
-                builder.add_text(token.text)
-            elif token.name == "DOC" and token.closing and not builder.stack:
+            if builder.take(token, "DOC") is not None:
                 source.content = False
                 variant, genre = (meta or {}).get(builder.docid or "", (None, None))
                 yield _document(
@@ -1108,10 +1112,6 @@ def _read_second_harem(
                     doc_tag.line if doc_tag else 1,
                 )
                 builder = None
-            elif token.closing:
-                builder.close(token)
-            else:
-                builder.open(token)
             continue
         if isinstance(token, _Text):
             _require_blank(token, source, "between documents")
