@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.measures.bootstrap import DEFAULT_SEED
+from harem_pipeline.measures.resampling import DEFAULT_SEED, NO_BOOTSTRAP
 from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline import chain
 from harem_pipeline.pipeline.config import Campaign, load_campaign
@@ -423,7 +423,7 @@ def span_measures(
     with tempfile.TemporaryDirectory(prefix="harem-spans-") as temporary:
         path = Path(temporary) / "tags.conll"
         path.write_text("".join(lines), encoding="utf-8")
-        report = measure_file(path, "conll", CountOptions(scheme, documents=False), resamples=0)
+        report = measure_file(path, "conll", CountOptions(scheme, documents=False), NO_BOOTSTRAP)
     data = measures_json(report)
     block = dict(data["labelled"])
     block["per_label"] = data.get("per_label", {})

@@ -18,6 +18,7 @@ from typing import Any
 
 import luigi
 
+from harem_pipeline.measures.resampling import Resampling
 from harem_pipeline.pipeline.config import Campaign
 from harem_pipeline.pipeline.official import OFFICIAL_FOLDER
 from harem_pipeline.pipeline.rerelem import (
@@ -70,7 +71,8 @@ class Rerelem(RunTask, StageTask):
         }
 
     def produce(self) -> list[Path]:
-        return rerelem_step(self.requires().anchor(), self.scenarios, self.campaign.bootstrap)
+        resampling = Resampling(self.campaign.bootstrap)
+        return rerelem_step(self.requires().anchor(), self.scenarios, resampling)
 
 
 def rerelem_plan(campaign: Campaign) -> RerelemSetting:

@@ -14,6 +14,7 @@ from harem_pipeline.measures.bootstrap import (
     resampled_totals,
     weighted_sum,
 )
+from harem_pipeline.measures.resampling import NO_BOOTSTRAP, Resampling
 
 
 def precision(columns):
@@ -51,19 +52,19 @@ def test_percentile_interval_is_numpys_over_the_defined_values(values: list[floa
 
 def test_identical_documents_give_a_degenerate_interval() -> None:
     docs = [{"correct": 1, "found": 2}] * 10
-    assert interval_table(docs, precision, resamples=200) == {"p": [0.5, 0.5]}
+    assert interval_table(docs, precision, Resampling(200)) == {"p": [0.5, 0.5]}
 
 
 def test_interval_contains_the_full_value_and_is_seeded() -> None:
     docs = [{"correct": c, "found": 4} for c in (0, 1, 2, 3, 4, 2, 3, 1)]
-    first = interval_table(docs, precision, resamples=300, seed=7)
-    assert first == interval_table(docs, precision, resamples=300, seed=7)
+    first = interval_table(docs, precision, Resampling(300, 7))
+    assert first == interval_table(docs, precision, Resampling(300, 7))
     low, high = first["p"]
     assert low <= 0.5 <= high and low < high  # 16 / 32 over the whole file
 
 
 def test_no_resamples_is_off_and_no_documents_is_undefined() -> None:
-    assert interval_table([{"correct": 1, "found": 1}], precision, 0) is None
+    assert interval_table([{"correct": 1, "found": 1}], precision, NO_BOOTSTRAP) is None
     assert interval_table([], precision) == {"p": None}
 
 
@@ -71,11 +72,11 @@ def test_paired_clear_winner_and_no_difference() -> None:
     a = {f"d{i}": {"correct": 1, "found": 4} for i in range(20)}
     b = {f"d{i}": {"correct": 3, "found": 4} for i in range(20)}
     b["only-b"] = {"correct": 0, "found": 100}  # not shared: ignored
-    results, shared = paired_table(a, b, precision, resamples=200)
+    results, shared = paired_table(a, b, precision, Resampling(200))
     assert shared == 20
     (result,) = results
     assert (result.a, result.b, result.difference, result.p_value) == (0.25, 0.75, 0.5, 0.0)
-    (same,), _ = paired_table(a, a, precision, resamples=50)
+    (same,), _ = paired_table(a, a, precision, Resampling(50))
     assert same.difference == 0 and same.p_value == 1.0
 
 
@@ -90,7 +91,7 @@ def test_paired_clear_winner_and_no_difference() -> None:
     )
 )
 def test_interval_bounds_are_ordered_and_in_range(docs) -> None:
-    (interval,) = interval_table(docs, precision, resamples=50).values()
+    (interval,) = interval_table(docs, precision, Resampling(50)).values()
     if interval is not None:
         low, high = interval
         assert 0 <= low <= high <= 1
@@ -153,7 +154,7 @@ def test_resampled_totals_of_fractional_counts_are_row_order_sums():
     """The 387-document case whose totals differed between one and two BLAS threads."""
     rng = np.random.default_rng(1)
     matrix = rng.random((387, 6)) * rng.integers(0, 5, (387, 6))
-    (totals,) = resampled_totals([matrix], 20, seed=7)
+    (totals,) = resampled_totals([matrix], Resampling(20, 7))
     picks = np.random.default_rng(7).integers(0, 387, size=(20, 387))
     weights = np.array([np.bincount(row, minlength=387) for row in picks], dtype=float)
     assert np.array_equal(totals, _sum_in_row_order(weights, matrix))

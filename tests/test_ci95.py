@@ -28,6 +28,7 @@ from harem_pipeline.measures.bootstrap import (
     resampled_totals,
 )
 from harem_pipeline.measures.core import figures_of_row
+from harem_pipeline.measures.resampling import NO_BOOTSTRAP, Resampling
 from harem_pipeline.measures.spans import compute_measures, span_figures, span_intervals
 from harem_pipeline.model import make_span
 from harem_pipeline.pipeline.spans import measure_file
@@ -97,9 +98,9 @@ def test_ida2id_gabriel_129_documents_seeded(data_dir: Path) -> None:
     _, tally = ida2id.read_tally(data_dir / "reference/gabriel/run.alinhado.avalida.gz")
     documents = document_rows(tally.documents)
     assert len(documents) == 129
-    first = identification.identification_intervals(documents, 1000, seed=3)
-    assert first == identification.identification_intervals(documents, 1000, seed=3)
-    other = identification.identification_intervals(documents, 1000, seed=4)
+    first = identification.identification_intervals(documents, Resampling(1000, 3))
+    assert first == identification.identification_intervals(documents, Resampling(1000, 3))
+    other = identification.identification_intervals(documents, Resampling(1000, 4))
     assert other != first
     # another seed moves the bounds a little, not the picture (P = 0.7513 from the .globalid)
     for key in ID_KEYS:
@@ -128,7 +129,7 @@ def test_ida2id_identical_documents_give_the_point_value() -> None:
     whole = figures_of_row(
         identification.identification_figures, {key: 10 * value for key, value in doc.items()}
     )
-    intervals = identification.identification_intervals(documents, 200)
+    intervals = identification.identification_intervals(documents, Resampling(200))
     assert intervals == {key: [whole[key], whole[key]] for key in ID_KEYS}
     assert whole["precisao"] == 3.5 / 5
 
@@ -136,9 +137,11 @@ def test_ida2id_identical_documents_give_the_point_value() -> None:
 def test_ida2id_undefined_in_every_resample_is_null() -> None:
     # nothing identified and nothing in the CD: P, R and F are 0/0 in every resample
     documents = {"a": {"missing": 0}, "b": {}}
-    assert identification.identification_intervals(documents, 100) == dict.fromkeys(ID_KEYS)
+    assert identification.identification_intervals(documents, Resampling(100)) == dict.fromkeys(
+        ID_KEYS
+    )
     # no documents at all: undefined, not an error
-    assert identification.identification_intervals({}, 100) == dict.fromkeys(ID_KEYS)
+    assert identification.identification_intervals({}, Resampling(100)) == dict.fromkeys(ID_KEYS)
 
 
 # ---------------------------------------------------------------------------
@@ -186,7 +189,7 @@ def test_ida2mor_bootstrap_zero_and_identical_documents(weak_altmor: Path, tmp_p
     # identical documents: correcto 3, parcialmente correcto 1 → score 3.5 over 4 and 5
     doc = {"genero.correct": 3, "genero.partially_correct": 1}
     doc |= {"genero.total_system": 4, "genero.total_cd": 5}
-    intervals = morphology.morphology_intervals({f"d{i}": doc for i in range(7)}, 100)
+    intervals = morphology.morphology_intervals({f"d{i}": doc for i in range(7)}, Resampling(100))
     f = 7 / 9
     assert intervals["genero"] == {
         "precisao": [3.5 / 4, 3.5 / 4],
@@ -234,7 +237,7 @@ def test_span_measures_bootstrap_zero_is_null(capsys, data_dir: Path) -> None:
 
 
 def test_span_array_measures_equal_compute_measures(data_dir: Path) -> None:
-    report = measure_file(data_dir / "conll2000" / "sample.txt", "conll", resamples=0)
+    report = measure_file(data_dir / "conll2000" / "sample.txt", "conll", resampling=NO_BOOTSTRAP)
     arrays = span_figures(single_row(span_counts_as_mapping(report.counts)))
     measures = compute_measures(report.counts)
     expected = {}
@@ -260,18 +263,18 @@ def test_span_identical_documents_and_seed() -> None:
     doc = count_document(
         [make_span(0, 2, "A"), make_span(3, 4, "B")], [make_span(0, 2, "A"), make_span(3, 5, "B")]
     )
-    intervals = span_intervals([doc] * 8, 100)
+    intervals = span_intervals([doc] * 8, Resampling(100))
     assert intervals["labelled"]["exact"] == {"precision": [0.5, 0.5], "recall": [0.5, 0.5],
                                               "f1": [0.5, 0.5]}  # fmt: skip
     whole = compute_measures(sum_counts([doc] * 8)).labelled.intersection
     assert intervals["labelled"]["intersection"]["precision"] == [whole.precision] * 2
     assert intervals["per_label"]["B"]["overlap"]["recall"] == [1.0, 1.0]
-    assert span_intervals([doc] * 8, 0) is None
+    assert span_intervals([doc] * 8, NO_BOOTSTRAP) is None
 
 
 def test_labels_with_dots_keep_their_name() -> None:
     doc = count_document([make_span(0, 1, "ORG.X")], [make_span(0, 1, "ORG.X")])
-    intervals = span_intervals([doc, doc], 10)
+    intervals = span_intervals([doc, doc], Resampling(10))
     assert intervals["per_label"]["ORG.X"]["exact"]["f1"] == [1.0, 1.0]
 
 
@@ -314,11 +317,11 @@ def test_unit_row_of_identical_sides() -> None:
 
 def test_resampled_totals_draw_documents_with_replacement() -> None:
     # rows are unit vectors: a resample's totals count how often each document was drawn
-    (totals,) = resampled_totals([np.eye(5)], 50, seed=1)
+    (totals,) = resampled_totals([np.eye(5)], Resampling(50, 1))
     assert totals.shape == (50, 5)
     assert (totals.sum(axis=1) == 5).all() and (totals >= 0).all()
     assert len({tuple(row) for row in totals}) > 1
-    again = resampled_totals([np.eye(5)], 50, seed=1)[0]
+    again = resampled_totals([np.eye(5)], Resampling(50, 1))[0]
     assert (again == totals).all()
 
 
@@ -343,7 +346,7 @@ def test_identification_intervals_are_ordered_and_bounded(rows) -> None:
                   "partial_correct_sum": p / 4, "total_cd": t}
         for i, (c, p, t) in enumerate(rows)
     }  # fmt: skip
-    intervals = identification.identification_intervals(documents, 50)
+    intervals = identification.identification_intervals(documents, Resampling(50))
     low, high = intervals["precisao"] or (0.0, 1.0)
     assert 0 <= low <= high <= 1
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from harem_pipeline.cli import main
 from harem_pipeline.formats.harem_xml import format_collection, parse_collection, read_collection
+from harem_pipeline.measures.resampling import NO_BOOTSTRAP
 from harem_pipeline.model import SECOND_HAREM, AltBlock, Collection, Document, Entity
 from harem_pipeline.tools.export import (
     CONLL_LEFT_OUT,
@@ -237,7 +238,7 @@ def test_a_docstart_line_is_an_o_token_for_conlleval(tmp_path):
     from harem_pipeline.pipeline.spans import measure_file
     from harem_pipeline.stages.span_measures import CountOptions
 
-    report = measure_file(pasted, "conll", CountOptions(documents=False), resamples=0)
+    report = measure_file(pasted, "conll", CountOptions(documents=False), NO_BOOTSTRAP)
     assert report.measures.labelled.exact.f1 == 1.0
     run = tmp_path / "run.xml"
     assert main(["import", str(gold), "--format", "conll", "--cd", str(cd), "-o", str(run)]) == 0

@@ -16,6 +16,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_lines, parse_lines
 from harem_pipeline.formats.harem_xml import parse_collection
 from harem_pipeline.formats.veils import parse_veil, read_grid
+from harem_pipeline.measures.resampling import NO_BOOTSTRAP
 from harem_pipeline.measures.spans import PRF
 from harem_pipeline.model import Collection
 from harem_pipeline.pipeline.spans import measure_collections
@@ -101,7 +102,7 @@ def close(value: PRF, precision: float | None, recall: float | None, f1: float |
 
 def test_hand_computed_measures() -> None:
     cd, run = collections()
-    report = measure_collections(cd, run, choose_alternatives(cd, run), resamples=0)
+    report = measure_collections(cd, run, choose_alternatives(cd, run), resampling=NO_BOOTSTRAP)
     m = report.measures
     # Gold g1 (0,2)P g2 (3,5)L g3 (7,10){O,L} g4 (13,14)L g5 d2(0,1)T: 5 spans.
     # System s1 (0,1)P s2 (3,5)P s3 (7,10)L s4 (13,14)L s5 (20,21)O s6 d2(0,1){}: 6 spans.
@@ -147,7 +148,7 @@ def test_the_first_alternative_changes_the_figures() -> None:
     # labelled exact 1/6 and 1/5; intersection recall (0.5 + 1 + 0.5)/5 = 0.4,
     # precision unchanged (s4 is inside g4): 3/6.
     cd, run = collections()
-    report = measure_collections(cd, run, {"d1": ((0, 2),), "d2": ()}, resamples=0)
+    report = measure_collections(cd, run, {"d1": ((0, 2),), "d2": ()}, resampling=NO_BOOTSTRAP)
     close(report.measures.labelled.exact, 1 / 6, 1 / 5, 2 / 11)
     close(report.measures.labelled.intersection, 0.5, 0.4, 0.4 / 0.9)
 
@@ -160,7 +161,9 @@ def test_veil_keeps_its_categories() -> None:
     veil = parse_veil("LOCAL", read_grid())
     spans = list(spans_from_collections(cd, run, choose_alternatives(cd, run), veil))
     assert sorted(spans[0].gold) == [span(3, 5, LOC), span(7, 10, LOC), span(13, 14, LOC)]
-    report = measure_collections(cd, run, choose_alternatives(cd, run), veil, resamples=0)
+    report = measure_collections(
+        cd, run, choose_alternatives(cd, run), veil, resampling=NO_BOOTSTRAP
+    )
     close(report.measures.labelled.exact, 2 / 3, 2 / 3, 2 / 3)
 
 
@@ -265,7 +268,7 @@ def test_real_second_harem_pair(data_dir: Path, second_harem_cd: Collection) -> 
     _, reference = iter_lines(data_dir / "reference" / "gabriel" / "run.alinhado.avalida.gz")
     java_total = tally_identification(select_alternatives(reference)).total.total_cd
     assert sum(gold.values()) == java_total == 7158
-    report = measure_collections(cd, run, choices, resamples=0)
+    report = measure_collections(cd, run, choices, resampling=NO_BOOTSTRAP)
     assert report.documents == 129  # the Second HAREM CD's documents (tests/test_stats.py)
     for view in (report.measures.labelled, report.measures.unlabelled):
         for side in ("precision", "recall"):
@@ -280,7 +283,7 @@ def test_real_second_harem_pair(data_dir: Path, second_harem_cd: Collection) -> 
 def test_a_perfect_run_scores_one(request: pytest.FixtureRequest, collection: str) -> None:
     cd = request.getfixturevalue(collection)  # the shipped collection, read once per session
     run = simulate_collection(cd, "perfect", 1)
-    report = measure_collections(cd, run, choose_alternatives(cd, run), resamples=0)
+    report = measure_collections(cd, run, choose_alternatives(cd, run), resampling=NO_BOOTSTRAP)
     assert report.counts.labelled.match.gold > 1000
     assert report.measures.labelled.exact.f1 == 1.0
     assert report.measures.unlabelled.exact.f1 == 1.0
@@ -338,7 +341,7 @@ def test_simulated_runs_give_well_formed_spans(profile: str, seed: int, start: i
     for doc in spans_from_collections(cd, run, read_alt_choices(chosen)):
         assert len(doc.gold) == total_cd.get(doc.docid, 0)
         assert all(0 <= a < b for a, b, _ in (*doc.gold, *doc.system))
-    m = measure_collections(cd, run, read_alt_choices(chosen), resamples=0).measures
+    m = measure_collections(cd, run, read_alt_choices(chosen), resampling=NO_BOOTSTRAP).measures
     for view in (m.labelled, m.unlabelled):
         for side in ("precision", "recall"):
             values = [getattr(getattr(view, n), side) for n in ("exact", "intersection", "overlap")]

@@ -22,6 +22,7 @@ import pytest
 
 from harem_pipeline.errors import ConfigError
 from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.measures.resampling import NO_BOOTSTRAP
 from harem_pipeline.pipeline.config import load_campaign
 from harem_pipeline.pipeline.rerelem import RERELEM_OFF, chain_names, run_chain
 from harem_pipeline.stages.rerelem.scoring import SCENARIOS
@@ -78,7 +79,7 @@ def test_each_run_and_veil_gets_the_chain_as_run_chain_writes_it(
             copy = tmp_path / run / alts.name
             copy.parent.mkdir(exist_ok=True)
             shutil.copyfile(alts, copy)
-            run_chain(copy, SCENARIOS, resamples=0)  # the campaign's bootstrap: 0
+            run_chain(copy, SCENARIOS, resampling=NO_BOOTSTRAP)  # the campaign's bootstrap: 0
             ours = chain_names(copy, SCENARIOS)[0]
             for campaign_file, fresh in zip(names, ours, strict=True):
                 assert campaign_file.read_bytes() == fresh.read_bytes(), campaign_file.name

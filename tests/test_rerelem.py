@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.cli import main
+from harem_pipeline.measures.resampling import Resampling
 from harem_pipeline.pipeline import rerelem as steps
 from harem_pipeline.stages.rerelem.relations import Rel, relation_hash, transitive_relation
 from harem_pipeline.stages.rerelem.scoring import SCENARIOS, evaluate_document, parse_triple
@@ -447,7 +448,7 @@ def test_intervals_of_identical_documents_are_their_figures() -> None:
         "spurious": 1,
         "missing": 4,
     }
-    ci = rerelem_intervals({"a": doc, "b": dict(doc), "c": dict(doc)}, 50, 1)
+    ci = rerelem_intervals({"a": doc, "b": dict(doc), "c": dict(doc)}, Resampling(50, 1))
     assert ci["relations"]["precision"] == pytest.approx([6 / 8, 6 / 8])
     assert ci["relations"]["recall"] == pytest.approx([0.6, 0.6])
     f = 2 * 0.75 * 0.6 / 1.35
@@ -457,5 +458,5 @@ def test_intervals_of_identical_documents_are_their_figures() -> None:
     assert ci["score"]["precision"] == pytest.approx([score / 8, score / 8])
     assert ci["score"]["recall"] == pytest.approx([score / 10, score / 10])
     none = dict(doc, rels_system=0, correct=0, corel_correct=0, spurious=0)
-    assert rerelem_intervals({"a": none}, 20, 1)["relations"]["precision"] is None
-    assert rerelem_intervals({"a": doc}, 0, 1) is None
+    assert rerelem_intervals({"a": none}, Resampling(20, 1))["relations"]["precision"] is None
+    assert rerelem_intervals({"a": doc}, Resampling(0, 1)) is None

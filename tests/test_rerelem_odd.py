@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.cli import main
+from harem_pipeline.measures.resampling import NO_BOOTSTRAP
 from harem_pipeline.pipeline import rerelem as steps
 from tests.helpers.paths import DATA
 
@@ -58,7 +59,7 @@ def test_conversion_keeps_unknown_types_and_missing_targets(tmp_path: Path, name
 def test_the_chain_equals_the_official_on_odd_relations(tmp_path: Path) -> None:
     alts = tmp_path / "j.alts"
     shutil.copyfile(ODD / "j.alts", alts)
-    result = steps.run_chain(alts, ["todas"], resamples=0)
+    result = steps.run_chain(alts, ["todas"], resampling=NO_BOOTSTRAP)
     for suffix in CHAIN:
         ours = Path(str(alts) + suffix)
         assert _compared(ours) == _compared(ODD / f"j.alts{suffix}"), suffix

@@ -23,6 +23,7 @@ from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats import conll
 from harem_pipeline.formats.jsontext import format_report_json
+from harem_pipeline.measures.resampling import NO_BOOTSTRAP, Resampling
 from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import measures_json
 from harem_pipeline.stages import span_measures
@@ -59,7 +60,9 @@ def conll_file(path: Path, seed: int, sentences: int, documents: bool, leading: 
 
 def report_text(path: Path, fmt: str = "conll", workers: int | None = None, **options) -> str:
     """The whole JSON report of ``path`` with its error entries, as written."""
-    report = measure_file(path, fmt, CountOptions(errors=True, **options), 20, workers=workers)
+    report = measure_file(
+        path, fmt, CountOptions(errors=True, **options), Resampling(20), workers=workers
+    )
     try:
         obj = measures_json(report)
         obj["errors"] = list(report.errors.records())
@@ -117,7 +120,9 @@ def test_the_error_files_go_with_the_report(monkeypatch, tmp_path: Path, workers
     monkeypatch.setattr(conll, "_CHUNK_CHARS", 300)
     path = tmp_path / "run.conll"
     conll_file(path, 6, 400, True)
-    report = measure_file(path, "conll", CountOptions(errors=True), resamples=0, workers=workers)
+    report = measure_file(
+        path, "conll", CountOptions(errors=True), resampling=NO_BOOTSTRAP, workers=workers
+    )
     pieces = report.errors.pieces
     assert len(pieces) > 10 and len(report.errors) == sum(piece.entries for piece in pieces)
     assert len(list(report.errors.lines())) == len(report.errors)
@@ -126,7 +131,9 @@ def test_the_error_files_go_with_the_report(monkeypatch, tmp_path: Path, workers
     text = path.read_text(encoding="utf-8")
     path.write_text(text[: len(text) // 2] + text[len(text) // 2 :].replace(" O\n", " Q\n"))
     with pytest.raises(InputError):  # a bad tag halfway: nothing left behind either
-        measure_file(path, "conll", CountOptions(errors=True), resamples=0, workers=workers)
+        measure_file(
+            path, "conll", CountOptions(errors=True), resampling=NO_BOOTSTRAP, workers=workers
+        )
     assert not any(scratch.iterdir())
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from harem_pipeline.cli import main
 from harem_pipeline.formats.conll import decode_tags
 from harem_pipeline.formats.jsontext import write_report_json
+from harem_pipeline.measures.resampling import NO_BOOTSTRAP
 from harem_pipeline.model import Span, make_span
 from harem_pipeline.pipeline.spans import HAREM_FORMAT, measure_file
 from harem_pipeline.reports.measures import measures_json
@@ -213,7 +214,7 @@ def test_errors_and_confusion_agree_with_the_counts(tmp_path_factory, sentences)
             for pair in sentences
         )
     )
-    report = measure_file(path, "conll", CountOptions(errors=True), resamples=0)
+    report = measure_file(path, "conll", CountOptions(errors=True), resampling=NO_BOOTSTRAP)
     try:
         records = list(report.errors.records())
         out = measures_json(report)

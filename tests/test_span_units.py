@@ -23,6 +23,7 @@ from harem_pipeline.cli import main
 from harem_pipeline.formats.conll import parse_conll
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.measures.bootstrap import count_matrix
+from harem_pipeline.measures.resampling import NO_BOOTSTRAP
 from harem_pipeline.model import make_span
 from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import (
@@ -219,7 +220,7 @@ DOCUMENTS = (
 def test_docstart_documents_are_the_units(tmp_path: Path) -> None:
     path = tmp_path / "docs.conll"
     path.write_text(DOCUMENTS)
-    report = measure_file(path, "conll", resamples=0)
+    report = measure_file(path, "conll", resampling=NO_BOOTSTRAP)
     # Three -DOCSTART- documents of four sentences, as the text header says.
     assert (report.documents, report.sentences) == (3, 4)
     assert "documents: 3  sentences: 4  tokens: " in format_measures_text(report)
@@ -238,7 +239,7 @@ def test_one_leading_docstart_leaves_the_sentences_as_units(tmp_path: Path) -> N
     # a single -DOCSTART- at the top (as the benchmark file has) is no reason for one unit
     path = tmp_path / "one.conll"
     path.write_text("-DOCSTART- -X- O O\n\n" + conll_text(one_span_sentences(3)))
-    report = measure_file(path, "conll", resamples=0)
+    report = measure_file(path, "conll", resampling=NO_BOOTSTRAP)
     assert [docid for docid, _ in report.document_counts] == ["3", "5", "7"]
 
 
@@ -250,7 +251,7 @@ def test_sentences_before_the_first_docstart_are_the_first_document(tmp_path: Pa
     tail = "".join("-DOCSTART- -X- O O\n\nw B-A B-A\n\n" for _ in range(3))  # 15..26
     path = tmp_path / "mixed.conll"
     path.write_text(head + tail)
-    report = measure_file(path, "conll", CountOptions(unit_limit=2), resamples=0)
+    report = measure_file(path, "conll", CountOptions(unit_limit=2), resampling=NO_BOOTSTRAP)
     documents = dict(report.document_counts)
     # unit 1: the 7 sentences (i = 1 2 4 5 right) and document 2 (line 17, right);
     # unit 2: the documents on lines 21 and 25
@@ -293,7 +294,7 @@ def test_two_systems_on_the_same_gold_get_the_same_units(capsys, tmp_path: Path)
 
 def test_ci95_contains_the_figures_with_merged_units(data_dir: Path, tmp_path: Path) -> None:
     sample = data_dir / "conll2000" / "sample.txt"
-    whole = measure_file(sample, "conll", resamples=0)
+    whole = measure_file(sample, "conll", resampling=NO_BOOTSTRAP)
     # the 40 sentences in 10 runs of 4 (limit 16: 40/2 = 20 > 16, 40/4 = 10)
     merged = measure_file(sample, "conll", CountOptions(unit_limit=16))
     # sentences 1, 5, 9 start on lines 1, 102, 186 of the sample
@@ -328,7 +329,7 @@ def test_documents_json_does_not_grow_with_the_file(tmp_path: Path) -> None:
             for i in range(n)
         ]
         path.write_text(conll_text(sentences))
-        report = measures_json(measure_file(path, "conll", resamples=0))
+        report = measures_json(measure_file(path, "conll", resampling=NO_BOOTSTRAP))
         assert len(report["documents"]) == UNIT_LIMIT
         # the units add up to the categories of the whole file
         gold = sum(d["labelled.gold"] for d in report["documents"].values())
@@ -351,7 +352,7 @@ def test_jsonl_units_are_the_documents_and_a_repeated_id_loses_nothing(tmp_path:
     ]
     path = tmp_path / "docs.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    documents = dict(measure_file(path, "jsonl", resamples=0).document_counts)
+    documents = dict(measure_file(path, "jsonl", resampling=NO_BOOTSTRAP).document_counts)
     assert list(documents) == ["d1 (line 1)", "line 2", "d1 (line 3)"]
     assert documents["d1 (line 1)"]["labelled.exact_gold"] == 1
     assert documents["line 2"]["labelled.missing"] == 1
@@ -389,7 +390,7 @@ def test_unit_lines_are_the_objects_as_json_writes_them(tmp_path: Path) -> None:
         sentences.append((gold, system))
     path = tmp_path / "odd.conll"
     path.write_text(conll_text(sentences), encoding="utf-8")
-    report = measure_file(path, "conll", CountOptions(min_overlap=0.5), resamples=0)
+    report = measure_file(path, "conll", CountOptions(min_overlap=0.5), resampling=NO_BOOTSTRAP)
     figures = report.per_document
     encoded = [
         f"{json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"

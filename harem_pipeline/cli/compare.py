@@ -6,7 +6,7 @@ import argparse
 import json
 
 from harem_pipeline.cli.options import add_bootstrap, whole_number
-from harem_pipeline.measures.bootstrap import DEFAULT_SEED
+from harem_pipeline.measures.resampling import DEFAULT_SEED, Resampling
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.tools.compare import (
     compare_reports,
@@ -52,9 +52,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_compare(args: argparse.Namespace) -> int:
     """Print the comparison; return the exit status."""
-    comparison = compare_reports(
-        load_report(args.a), load_report(args.b), args.bootstrap, args.seed
-    )
+    resampling = Resampling(args.bootstrap, args.seed)
+    comparison = compare_reports(load_report(args.a), load_report(args.b), resampling)
     if args.json:
         write_text_atomic("-", json.dumps(comparison_json(comparison), indent=2) + "\n")
     else:

@@ -11,7 +11,7 @@ from harem_pipeline.cli.options import resamples, whole_number
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.jsontext import write_report_json
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES
+from harem_pipeline.measures.resampling import DEFAULT_RESAMPLES, Resampling
 from harem_pipeline.pipeline.spans import measure_file, measure_harem
 from harem_pipeline.reports.measures import (
     format_errors_tsv,
@@ -147,7 +147,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_measures(args: argparse.Namespace) -> int:
-    resamples = args.bootstrap if args.json else 0  # the table shows no intervals
+    resampling = Resampling(args.bootstrap if args.json else 0)  # the table shows no intervals
     harem = args.cd is not None or args.run is not None
     if harem and (args.cd is None or args.run is None or args.file or args.format):
         raise InputError(None, "--cd CD --run RUN (and no FILE or --format)", _given(args))
@@ -175,7 +175,7 @@ def run_measures(args: argparse.Namespace) -> int:
             args.cd,
             args.run,
             args.meta,
-            resamples,
+            resampling,
             evaluation=evaluation,
             min_overlap=args.min_overlap,
             labels=labels,
@@ -185,7 +185,7 @@ def run_measures(args: argparse.Namespace) -> int:
         options = CountOptions(
             args.scheme, args.min_overlap, labels, errors=True, documents=args.json
         )
-        report = measure_file(args.file, args.format, options, resamples, workers=args.workers)
+        report = measure_file(args.file, args.format, options, resampling, workers=args.workers)
     try:
         if args.errors:
             with atomic_write(args.errors) as handle:

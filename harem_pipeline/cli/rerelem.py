@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from harem_pipeline.cli.options import add_bootstrap
+from harem_pipeline.measures.resampling import Resampling
 from harem_pipeline.pipeline import rerelem as steps
 from harem_pipeline.stages.rerelem.scoring import SCENARIOS
 
@@ -158,7 +159,7 @@ def run_command(args: argparse.Namespace) -> int:
             args.input, args.output, args.fix_target_match, args.unique_corels
         )
     elif step == "summary":
-        result = steps.run_summary(args.input, args.output, args.bootstrap)
+        result = steps.run_summary(args.input, args.output, Resampling(args.bootstrap))
     else:
         result = steps.run_graph(args.input, args.output)
     if args.warnings:

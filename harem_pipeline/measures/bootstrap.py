@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from harem_pipeline.measures.core import FigureFunction, scalar
-from harem_pipeline.measures.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.measures.resampling import BOOTSTRAP, Resampling
 from harem_pipeline.measures.resampling import MAX_RESAMPLES as MAX_RESAMPLES  # its bound too
 
 Counts = Mapping[str, float]
@@ -79,15 +79,14 @@ def count_matrix(documents: Sequence[Counts]) -> tuple[list[str], np.ndarray]:
     return names, np.array(rows, dtype=float).reshape(len(documents), len(names))
 
 
-def resampled_totals(
-    matrices: Sequence[np.ndarray], resamples: int, seed: int = DEFAULT_SEED
-) -> list[np.ndarray]:
+def resampled_totals(matrices: Sequence[np.ndarray], resampling: Resampling) -> list[np.ndarray]:
     """Each matrix's totals (resamples × counts) over the same documents drawn with replacement.
 
     All matrices must have the same documents in the same rows: the paired
     bootstrap draws one sample of documents and sums both systems over it.
     """
     n = matrices[0].shape[0]
+    resamples, seed = resampling
     rng = np.random.default_rng(seed)
     out = [np.empty((resamples, m.shape[1])) for m in matrices]
     block = max(1, _BLOCK_CELLS // max(n, 1))
@@ -157,31 +156,29 @@ def linear_percentile(ordered: Sequence[float], percent: float) -> float:
 def interval_table(
     documents: Sequence[Counts],
     measure: ArrayMeasure,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
 ) -> dict[str, list[float] | None] | None:
-    """Every measure's 95 % interval from a document bootstrap; None when ``resamples`` is 0.
+    """Every measure's 95 % interval from a document bootstrap; None without resamples.
 
     A measure undefined in every resample (or with no documents) is None.
     """
-    if resamples <= 0:
+    if resampling.resamples <= 0:
         return None
-    return matrix_interval_table(*count_matrix(documents), measure, resamples, seed)
+    return matrix_interval_table(*count_matrix(documents), measure, resampling)
 
 
 def matrix_interval_table(
     names: Sequence[str],
     matrix: np.ndarray,
     measure: ArrayMeasure,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
 ) -> dict[str, list[float] | None]:
     """:func:`interval_table` of documents already made a matrix (:func:`count_matrix`),
     for a report that reads the same matrix for something else too."""
     if not matrix.shape[0]:
         values = measure(Columns(names, np.zeros((1, len(names)))))
         return dict.fromkeys(values)
-    (totals,) = resampled_totals([matrix], resamples, seed)
+    (totals,) = resampled_totals([matrix], resampling)
     values = measure(Columns(names, totals))
     return {key: percentile_interval(np.asarray(column, float)) for key, column in values.items()}
 
@@ -190,8 +187,7 @@ def paired_table(
     a: Mapping[str, Counts],
     b: Mapping[str, Counts],
     measure: ArrayMeasure,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
     lower_is_better: Collection[str] = (),
 ) -> tuple[list[PairedResult], int]:
     """B − A and its paired bootstrap p-value, for every measure ``measure`` returns.
@@ -199,7 +195,7 @@ def paired_table(
     A and B are measured over the documents both have; the p-value is the
     share of resamples, among those where both are defined, in which B is
     not better than A: not above it, or for the keys in ``lower_is_better``
-    (error rates) not below it.  None with no such resample (``resamples`` 0).
+    (error rates) not below it.  None with no such resample (none drawn).
     """
     shared = sorted(set(a) & set(b))
     names, matrix = count_matrix([a[d] for d in shared] + [b[d] for d in shared])
@@ -207,8 +203,8 @@ def paired_table(
     rows_a, rows_b = matrix[:n], matrix[n:]
     full_a = measure(Columns(names, rows_a.sum(axis=0, keepdims=True)))
     full_b = measure(Columns(names, rows_b.sum(axis=0, keepdims=True)))
-    if n and resamples > 0:
-        totals_a, totals_b = resampled_totals([rows_a, rows_b], resamples, seed)
+    if n and resampling.resamples > 0:
+        totals_a, totals_b = resampled_totals([rows_a, rows_b], resampling)
         sampled_a = measure(Columns(names, totals_a))
         sampled_b = measure(Columns(names, totals_b))
     else:

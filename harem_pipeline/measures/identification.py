@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, interval_table
+from harem_pipeline.measures.bootstrap import BOOTSTRAP, interval_table
 from harem_pipeline.measures.core import Columns, figures_of_row, harmonic, ratio
+from harem_pipeline.measures.resampling import Resampling
 from harem_pipeline.stages.ida2id import IdentificationCounts
 
 MEASURE_KEYS = (
@@ -83,14 +84,13 @@ def measures_from_counts(counts: IdentificationCounts) -> IdentificationMeasures
 
 def identification_intervals(
     documents: Mapping[str, Mapping[str, float]],
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
 ) -> dict[str, Any] | None:
     """``{"precisao": [lo, hi], "abrangencia": …, "medida_f": …}`` from a document bootstrap.
 
     ``documents`` as :func:`harem_pipeline.stages.tally.document_rows` gives
-    them; None when ``resamples`` is 0; an interval is None when undefined in
+    them; None without resamples; an interval is None when undefined in
     every resample.
     """
-    table = interval_table(list(documents.values()), identification_figures, resamples, seed)
+    table = interval_table(list(documents.values()), identification_figures, resampling)
     return None if table is None else {key: table[key] for key in INTERVAL_KEYS}

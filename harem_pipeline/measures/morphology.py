@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from harem_pipeline.formats import vizir as vizir_format
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, interval_table
+from harem_pipeline.measures.bootstrap import BOOTSTRAP, interval_table
 from harem_pipeline.measures.core import Columns, figures_of_row, ratio
+from harem_pipeline.measures.resampling import Resampling
 from harem_pipeline.stages.ida2mor import FIELD_KEYS, FieldCounts
 
 MEASURE_KEYS = (
@@ -100,16 +101,15 @@ def measures_from_counts(counts: FieldCounts) -> FieldMeasures:
 
 def morphology_intervals(
     documents: Mapping[str, Mapping[str, float]],
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
 ) -> dict[str, dict[str, Any]] | None:
     """``{field: {"precisao": [lo, hi], "abrangencia": …, "medida_f": …}}`` by document bootstrap.
 
     ``documents`` as :func:`harem_pipeline.stages.tally.document_rows` gives
-    them; None when ``resamples`` is 0; an interval is None when undefined in
+    them; None without resamples; an interval is None when undefined in
     every resample.
     """
-    table = interval_table(list(documents.values()), morphology_figures, resamples, seed)
+    table = interval_table(list(documents.values()), morphology_figures, resampling)
     if table is None:
         return None
     return {key: {name: table[f"{key}.{name}"] for name in INTERVAL_KEYS} for key in FIELD_KEYS}

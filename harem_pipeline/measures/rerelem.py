@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, interval_table
+from harem_pipeline.measures.bootstrap import BOOTSTRAP, interval_table
 from harem_pipeline.measures.core import Columns, harmonic, ratio
+from harem_pipeline.measures.resampling import Resampling
 
 
 def java_divide(numerator: float, denominator: float) -> float:
@@ -119,13 +120,12 @@ def rerelem_interval_figures(c: Columns) -> dict[str, np.ndarray]:
 
 def rerelem_intervals(
     documents: Mapping[str, Mapping[str, float]],
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
 ) -> dict[str, dict[str, list[float] | None]] | None:
     """``{"relations": {"precision": [lo, hi], "recall": …, "f": …}, "corels": …, "score": …}``
-    from a document bootstrap; None when ``resamples`` is 0; an interval is None when
+    from a document bootstrap; None without resamples; an interval is None when
     the figure is undefined in every resample (no relation at all)."""
-    table = interval_table(list(documents.values()), rerelem_interval_figures, resamples, seed)
+    table = interval_table(list(documents.values()), rerelem_interval_figures, resampling)
     if table is None:
         return None
     return {

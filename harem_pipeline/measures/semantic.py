@@ -30,8 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, interval_table
+from harem_pipeline.measures.bootstrap import BOOTSTRAP, interval_table
 from harem_pipeline.measures.core import ieee_divide
+from harem_pipeline.measures.resampling import Resampling
 
 COUNT_NAMES = (
     "total_cd",
@@ -186,12 +187,11 @@ def first_harem_figures(counts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 def semantic_intervals(
     documents: Mapping[str, Mapping[str, float]],
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
 ) -> dict[str, list[float] | None] | None:
-    """95 % document-bootstrap intervals of both blocks' P, R and F (None for 0 resamples).
+    """95 % document-bootstrap intervals of both blocks' P, R and F (None without resamples).
 
     ``documents`` as :func:`harem_pipeline.stages.tally.document_rows` gives them.
     """
-    table = interval_table(list(documents.values()), interval_figures, resamples, seed)
+    table = interval_table(list(documents.values()), interval_figures, resampling)
     return None if table is None else {key: table[key] for key in INTERVAL_KEYS}

@@ -18,15 +18,10 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from harem_pipeline.measures.bootstrap import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    Columns,
-    interval_table,
-    matrix_interval_table,
-)
+from harem_pipeline.measures.bootstrap import Columns, interval_table, matrix_interval_table
 from harem_pipeline.measures.core import Columns as CountColumns
 from harem_pipeline.measures.core import RowColumns, harmonic, ratio, scalar
+from harem_pipeline.measures.resampling import BOOTSTRAP, Resampling
 from harem_pipeline.stages.span_units import UnitCounts
 from harem_pipeline.stages.spans import (
     _CATEGORY_FIELDS,
@@ -204,9 +199,7 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def span_intervals(
-    documents: Sequence[SpanCounts],
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    documents: Sequence[SpanCounts], resampling: Resampling = BOOTSTRAP
 ) -> dict[str, Any] | None:
     """The 95 % interval of every P/R/F triple from a document bootstrap of ``documents``.
 
@@ -214,19 +207,17 @@ def span_intervals(
     [lo, hi], "recall": …, "f1": …}, …, "semeval": {"strict": …}},
     "unlabelled": …, "per_label": {label: {"exact": …}}}``; an interval is
     None where the measure is undefined in every resample.  None as a whole
-    when ``resamples`` is 0 (no bootstrap).
+    without resamples (no bootstrap).
     """
     mappings = [span_counts_as_mapping(doc) for doc in documents]
-    return mapping_intervals(mappings, resamples, seed)
+    return mapping_intervals(mappings, resampling)
 
 
 def mapping_intervals(
-    documents: Sequence[Mapping[str, float]],
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    documents: Sequence[Mapping[str, float]], resampling: Resampling = BOOTSTRAP
 ) -> dict[str, Any] | None:
     """:func:`span_intervals` of documents already flattened (``span_counts_as_mapping``)."""
-    table = interval_table(documents, span_figures, resamples, seed)
+    table = interval_table(documents, span_figures, resampling)
     return None if table is None else _nest(table)
 
 
@@ -398,8 +389,7 @@ def at_once(job: Callable[[], T]) -> Callable[[], T]:
 def span_report(
     counted: CountedSpans,
     signature: str,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
     apart: Apart = at_once,
 ) -> MeasuresReport:
     """The measures of counted spans, with intervals from their units (none without units).
@@ -411,8 +401,8 @@ def span_report(
     per_document = UnitFigures((), [], (), {})
     if counted.units is not None:
         names, matrix = counted.units.matrix()
-        if resamples > 0:
-            table = apart(partial(_unit_intervals, names, matrix, resamples, seed))
+        if resampling.resamples > 0:
+            table = apart(partial(_unit_intervals, names, matrix, resampling))
         per_document = unit_measures(counted.units.names, names, matrix)
     accuracy = scalar(ratio(counted.equal_tags, counted.tokens))
     return MeasuresReport(
@@ -434,8 +424,6 @@ def span_report(
     )
 
 
-def _unit_intervals(
-    names: list[str], matrix: np.ndarray, resamples: int, seed: int
-) -> dict[str, Any]:
+def _unit_intervals(names: list[str], matrix: np.ndarray, resampling: Resampling) -> dict[str, Any]:
     """The intervals of units made a matrix (:func:`count_matrix`), nested as the report's."""
-    return _nest(matrix_interval_table(names, matrix, span_figures, resamples, seed))
+    return _nest(matrix_interval_table(names, matrix, span_figures, resampling))

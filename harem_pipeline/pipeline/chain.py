@@ -210,7 +210,7 @@ def ida2id(
         if params.evaluation is None:  # a campaign's report always has them
             raise ValueError("the span measures need the subset's settings (params.evaluation)")
         veil = parse_veil(params.evaluation.evaluation_veil(), read_grid(), "veil")
-        spans = measure_evaluated(cd, run, source, meta, veil, params.bootstrap, params.seed)
+        spans = measure_evaluated(cd, run, source, meta, veil, params.resampling)
     outputs = run_ida2id(source, params, signature, output, spans)
     return [outputs.text_path, outputs.json_path]
 

@@ -222,7 +222,7 @@ def run_ida2id(
     measures = measures_from_counts(tally.total)
     text = format_ida2id_text(tally.total, measures, signature, spans, veil)
     documents = document_rows(tally.documents)
-    ci95 = identification_intervals(documents, params.bootstrap, params.seed)
+    ci95 = identification_intervals(documents, params.resampling)
     twin = ida2id_json_object(tally.total, measures, signature, ci95, documents, spans, veil)
     json_path = write_twins(target, text, encoding, twin)
     return ReportOutputs(target, json_path, tally)

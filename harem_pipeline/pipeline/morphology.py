@@ -297,7 +297,7 @@ def run_ida2mor(
     encoding, counts = run_with_fallback(functools.partial(count_altmor_file, path), workers)
     text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)
     rows = morphology_document_rows(counts.documents)
-    intervals = morphology_intervals(rows, params.bootstrap, params.seed)
+    intervals = morphology_intervals(rows, params.resampling)
     twin = ida2mor_json_object(
         counts, scenario, signature, run, subset, intervals, veil, document_rows=rows
     )

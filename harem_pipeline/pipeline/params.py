@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.measures.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.measures.resampling import DEFAULT_RESAMPLES, DEFAULT_SEED, Resampling
 from harem_pipeline.model import EVERYTHING, Alt, Scenario
 
 if TYPE_CHECKING:  # only annotations: a report command need not load the campaign reader
@@ -90,6 +90,11 @@ class ReportParams(Params):
     """The TEMPO track's mode of an Ida report of a ``.tempo`` file (``estendido_completo``…)."""
     documents: str | None = None
     """``predicted``: only the documents the predictions name were scored (None: all)."""
+
+    @property
+    def resampling(self) -> Resampling:
+        """The document bootstrap of the report's intervals, whole."""
+        return Resampling(self.bootstrap, self.seed)
 
     def manifest(self) -> dict[str, Any]:
         """Every field, the scenario and ALT spelled as the signature spells them."""

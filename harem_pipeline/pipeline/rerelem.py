@@ -20,8 +20,8 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_lines
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.formats.veils import DEFAULT_GRID_PATH, read_grid
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from harem_pipeline.measures.rerelem import RerelemFigures, rerelem_figures, rerelem_intervals
+from harem_pipeline.measures.resampling import BOOTSTRAP, Resampling
 from harem_pipeline.model import Grid
 from harem_pipeline.reports.rerelem import format_summary, summary_json
 from harem_pipeline.reports.rerelem_graph import format_graph_page, read_graphs
@@ -224,12 +224,11 @@ def _document_rows(counts: scoring.SummaryCounts) -> dict[str, dict]:
 def run_summary(
     path: PathLike,
     output: PathLike | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
     graph: str | None = None,
 ) -> StepResult:
     """``GlobalRelationsEvaluatorM2``: ``IN.resumo`` and its JSON twin ``IN.resumo.json``,
-    which adds the 95 % intervals of a ``resamples``-draw document bootstrap (0: none)
+    which adds the 95 % intervals of the ``resampling`` document bootstrap (0 draws: none)
     and ``graph``, the name of the relation-graph view beside it (a campaign's)."""
     target = _target(path, output, SUMMARY)
     encoding, lines = read_plain_lines(path)
@@ -237,7 +236,7 @@ def run_summary(
     figures = summary_figures(counts)
     text = format_summary(counts.veil, counts.scenario, figures)
     documents = _document_rows(counts)
-    ci95 = rerelem_intervals(documents, resamples, seed)
+    ci95 = rerelem_intervals(documents, resampling)
     report = summary_json(counts.veil, counts.scenario, figures, documents, ci95, graph)
     json_target = target.with_name(target.name + ".json")
     write_lines(target, text, _official(encoding))
@@ -361,8 +360,7 @@ def run_chain(
     fix_target_match: bool = False,
     strict_filter: bool = False,
     unique_corels: bool = False,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
 ) -> ChainResult:
     """The whole chain from an ``.alts``: expand … triples once, filter … summary per scenario.
 
@@ -385,7 +383,7 @@ def run_chain(
             strict_filter,
         )
         evaluated = run_evaluate(filtered.output, None, fix_target_match, unique_corels)
-        summary = run_summary(evaluated.output, None, resamples, seed, graph.name)
+        summary = run_summary(evaluated.output, None, resampling, graph.name)
         summaries[scenario] = summary.output
     warnings = expanded.warnings + normalized.warnings + triples.warnings
     return ChainResult(expanded.output, triples.output, summaries, warnings)
@@ -470,12 +468,12 @@ def chain_names(alts: PathLike, scenarios: Iterable[str]) -> tuple[list[Path], d
 
 
 def rerelem_step(
-    alts: PathLike, scenarios: Iterable[str], resamples: int = DEFAULT_RESAMPLES
+    alts: PathLike, scenarios: Iterable[str], resampling: Resampling = BOOTSTRAP
 ) -> list[Path]:
-    """The campaign's step: :func:`run_chain` beside ``alts`` (intervals from ``resamples``
-    draws), every file it wrote."""
+    """The campaign's step: :func:`run_chain` beside ``alts`` (intervals from
+    ``resampling``), every file it wrote."""
     scenarios = tuple(scenarios)
-    run_chain(alts, scenarios, resamples=resamples)
+    run_chain(alts, scenarios, resampling=resampling)
     return chain_names(alts, scenarios)[0]
 
 

@@ -176,7 +176,7 @@ def run_ida(
     if encoding == "utf-8" and read_bytes(path).isascii():
         encoding = JAVA_ENCODING  # nothing says UTF-8: the labels as the Java writes them
     documents = document_rows(tally.documents)
-    ci95 = semantic_intervals(documents, params.bootstrap, params.seed)
+    ci95 = semantic_intervals(documents, params.resampling)
     text = format_ida_text(tally, signature)
     twin = ida_json(tally, signature, params.scenario, params.alt, ci95, documents)
     json_path = write_twins(target, text, encoding, twin)

@@ -14,7 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.measures.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from harem_pipeline.measures.resampling import BOOTSTRAP, Resampling
 from harem_pipeline.measures.spans import MeasuresReport, span_report
 from harem_pipeline.pipeline.parallel import apart, ordered_map
 from harem_pipeline.pipeline.signature import Signature, short_digest
@@ -42,15 +42,14 @@ def measure_file(
     path: PathLike,
     fmt: str,
     options: CountOptions = COUNT_DEFAULTS,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
     workers: int | None = None,
 ) -> MeasuresReport:
     """``harem measures FILE``: all span measures of a ``conll`` or ``tokens-jsonl`` file,
     counted as ``options`` say (:func:`harem_pipeline.stages.span_measures.count_file`).
 
     With ``options.documents`` the bootstrap units' counts are kept and give
-    the intervals of a ``resamples``-draw bootstrap (0: none).  The report's
+    the intervals of the ``resampling`` bootstrap (none for 0 resamples).  The report's
     ``errors`` (when asked for) live in temporary files: close them
     (``report.errors.close()``) once written.  A CoNLL file's chunks are
     judged on ``workers`` processes (default: every core; the figures do not
@@ -64,12 +63,9 @@ def measure_file(
         format=fmt,
         scheme=counted.scheme,
         **_restrictions(options.labels, options.min_overlap),
-        boot=str(resamples) if options.documents else None,
-        seed=str(seed) if options.documents else None,
+        **_bootstrap(resampling if options.documents else None),
     )
-    return span_report(
-        counted, signature.format(), resamples, seed, partial(apart, workers=workers)
-    )
+    return span_report(counted, signature.format(), resampling, partial(apart, workers=workers))
 
 
 def _restrictions(labels: LabelFilter | None, min_overlap: float) -> dict[str, str | None]:
@@ -81,12 +77,18 @@ def _restrictions(labels: LabelFilter | None, min_overlap: float) -> dict[str, s
     return fields
 
 
+def _bootstrap(resampling: Resampling | None) -> dict[str, str | None]:
+    """Signature fields of the bootstrap (None: no units kept, so none drawn)."""
+    if resampling is None:
+        return {"boot": None, "seed": None}
+    return {"boot": str(resampling.resamples), "seed": str(resampling.seed)}
+
+
 def harem_signature(
     cd_path: PathLike,
     run_path: PathLike,
     veil: Veil | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
     labels: LabelFilter | None = None,
     min_overlap: float = 0.0,
     selective: bool = False,
@@ -104,8 +106,7 @@ def harem_signature(
         selective="yes" if selective else None,
         **_restrictions(labels, min_overlap),
         alt="best",
-        boot=str(resamples),
-        seed=str(seed),
+        **_bootstrap(resampling),
     )
 
 
@@ -115,8 +116,7 @@ def measure_collections(
     alt_choices: AltChoices | None = None,
     veil: Veil | None = None,
     signature: Signature | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
     *,
     min_overlap: float = 0.0,
     labels: LabelFilter | None = None,
@@ -129,15 +129,14 @@ def measure_collections(
         cd, run, alt_choices, veil, min_overlap=min_overlap, labels=labels, errors=errors
     )
     signature = signature or Signature.build(measures="spans", format=HAREM_FORMAT)
-    return span_report(counted, signature.format(), resamples, seed)
+    return span_report(counted, signature.format(), resampling)
 
 
 def measure_harem(
     cd_path: PathLike,
     run_path: PathLike,
     meta_path: PathLike | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
     *,
     evaluation: SubsetParams | None = None,
     min_overlap: float = 0.0,
@@ -170,10 +169,9 @@ def measure_harem(
         choose_alternatives(cd, run),
         veil,
         signature=harem_signature(
-            cd_path, run_path, veil, resamples, seed, labels, min_overlap, selective
+            cd_path, run_path, veil, resampling, labels, min_overlap, selective
         ),
-        resamples=resamples,
-        seed=seed,
+        resampling=resampling,
         min_overlap=min_overlap,
         labels=labels,
         errors=errors,
@@ -186,8 +184,7 @@ def measure_evaluated(
     evaluated_path: PathLike,
     meta_path: PathLike | None = None,
     veil: Veil | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
 ) -> MeasuresReport:
     """The span measures beside an Ida2ID report of ``evaluated_path`` (an ``.altida``).
 
@@ -200,13 +197,12 @@ def measure_evaluated(
 
     _, lines = iter_lines(evaluated_path)
     choices = read_alt_choices(lines)
-    signature = harem_signature(cd_path, run_path, veil, resamples, seed)
+    signature = harem_signature(cd_path, run_path, veil, resampling)
     return measure_collections(
         read_collection(cd_path, meta_path),
         read_collection(run_path),
         choices,
         veil,
         signature,
-        resamples,
-        seed,
+        resampling,
     )

@@ -19,13 +19,8 @@ from typing import Any
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures import identification, morphology, semantic
-from harem_pipeline.measures.bootstrap import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    ArrayMeasure,
-    PairedResult,
-    paired_table,
-)
+from harem_pipeline.measures.bootstrap import ArrayMeasure, PairedResult, paired_table
+from harem_pipeline.measures.resampling import BOOTSTRAP, Resampling
 from harem_pipeline.measures.spans import span_figures
 from harem_pipeline.reports.ida2mor import row_from_json
 from harem_pipeline.text import PathLike
@@ -66,8 +61,7 @@ class Comparison:
     shared: int
     only_a: int
     only_b: int
-    resamples: int
-    seed: int
+    resampling: Resampling
     results: tuple[PairedResult, ...]
 
 
@@ -102,8 +96,7 @@ def load_report(path: PathLike) -> LoadedReport:
 def compare_reports(
     a: LoadedReport,
     b: LoadedReport,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
+    resampling: Resampling = BOOTSTRAP,
 ) -> Comparison:
     """Every measure of B against A over their shared documents (paired bootstrap)."""
     if a.kind != b.kind:
@@ -116,9 +109,7 @@ def compare_reports(
     if not shared:
         raise InputError(b.path, f"documents in common with {a.path}", "none")
     measure, lower_is_better = KINDS[a.kind]
-    results, count = paired_table(
-        a.documents, b.documents, measure, resamples, seed, lower_is_better
-    )
+    results, count = paired_table(a.documents, b.documents, measure, resampling, lower_is_better)
     return Comparison(
         a.kind,
         a.path,
@@ -126,8 +117,7 @@ def compare_reports(
         count,
         len(a.documents) - count,
         len(b.documents) - count,
-        resamples,
-        seed,
+        resampling,
         tuple(results),
     )
 
@@ -150,7 +140,7 @@ def format_comparison_text(comparison: Comparison) -> str:
         f"B: {c.b}",
         f"{c.kind} reports; {c.shared} shared documents"
         f" (only in A: {c.only_a}, only in B: {c.only_b});"
-        f" paired bootstrap, {c.resamples} resamples, seed {c.seed}",
+        f" paired bootstrap, {c.resampling.resamples} resamples, seed {c.resampling.seed}",
         "p: share of resamples where B is not better than A"
         " (not higher; not lower for an error rate)",
         "",
@@ -178,8 +168,8 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
         "shared_documents": c.shared,
         "only_a": c.only_a,
         "only_b": c.only_b,
-        "resamples": c.resamples,
-        "seed": c.seed,
+        "resamples": c.resampling.resamples,
+        "seed": c.resampling.seed,
         "measures": {
             r.key: {"a": r.a, "b": r.b, "difference": r.difference, "p_value": r.p_value}
             for r in c.results
