@@ -414,3 +414,32 @@ def test_packed_keys_are_each_fields_bytes_and_length(chars, data, wide) -> None
         for s, n in zip(starts, lengths, strict=True)
     ]
     assert conll._pack(codes, starts, lengths).tolist() == expected
+
+
+_DOCUMENT_PIECES = st.sampled_from(
+    [
+        "-DOCSTART-",
+        "-DOCSTART-x",
+        "x-DOCSTART-",
+        " ",
+        "\t",
+        "\u00a0",
+        "\x1c",
+        "\u3000",
+        "\r",
+        "x",
+        "\n",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_DOCUMENT_PIECES, max_size=30))
+def test_document_lines_are_those_whose_first_field_is_docstart(pieces: list[str]) -> None:
+    """The one rule of a document line, against ``str.split`` line by line (unicode
+    blanks and look-alikes); the cutter's last document is the rule's last."""
+    text = "".join(pieces) + "\n"
+    expected = [n for n, line in enumerate(text.split("\n")) if line.split()[:1] == ["-DOCSTART-"]]
+    found = [text.count("\n", 0, at) for at in conll.document_starts(text)]
+    assert found == expected
+    assert conll._last_document(text, 10) == (10 + expected[-1] if expected else 0)

@@ -596,19 +596,31 @@ def conll_chunks(lines: Iterable[str] | TextIO) -> Iterator[ConllChunk]:
         yield ConllChunk(pending if pending.endswith("\n") else pending + "\n", line, document)
 
 
-def _last_document(text: str, line: int) -> int:
-    """The file line of the last ``-DOCSTART-`` line of ``text`` (0: none), ``line`` its
-    first: a line whose first whitespace-separated field is ``-DOCSTART-``."""
-    end = len(text)
-    while (at := text.rfind(DOCSTART, 0, end)) >= 0:
+def document_starts(text: str) -> list[int]:
+    """Where each document line of ``text`` has its ``-DOCSTART-``: a line whose first
+    whitespace-separated field is ``-DOCSTART-`` (what ``str.split`` splits at).
+
+    The one rule of what a document line is, for the reader of a chunk
+    (:func:`read_chunk`) and for the cutter that hands the next chunk its
+    last document (:func:`conll_chunks`).  C string searches: such lines are few.
+    """
+    found = []
+    at = text.find(DOCSTART)
+    while at >= 0:
         start = text.rfind("\n", 0, at) + 1
         after = at + len(DOCSTART)
         if (start == at or text[start:at].isspace()) and (
             after == len(text) or text[after].isspace()
         ):
-            return line + text.count("\n", 0, at)
-        end = at
-    return 0
+            found.append(at)
+        at = text.find(DOCSTART, after)
+    return found
+
+
+def _last_document(text: str, line: int) -> int:
+    """The file line of the last document line of ``text`` (0: none), ``line`` its first."""
+    starts = document_starts(text)
+    return line + text.count("\n", 0, starts[-1]) if starts else 0
 
 
 def _last_break(text: str) -> int:
@@ -649,15 +661,7 @@ def read_chunk(chunk: ConllChunk, table: TagTable) -> ConllBlock | None:
     fields_before = np.searchsorted(field_starts, newlines)  # fields of the lines before each end
     counts = np.diff(fields_before, prepend=0)
     first_field = fields_before - counts
-    lines_with_fields = np.flatnonzero(counts)
-    heads = first_field[lines_with_fields]
-    maybe = lines_with_fields[
-        (field_ends[heads] - field_starts[heads] == len(DOCSTART))
-        & (codes[field_starts[heads]] == ord("-"))
-    ]
-    doc_lines = [
-        i for i in maybe.tolist() if text.startswith(DOCSTART, int(field_starts[first_field[i]]))
-    ]
+    doc_lines = np.searchsorted(newlines, document_starts(text)).tolist()
     is_token = counts > 0
     is_token[doc_lines] = False
     token_lines = np.flatnonzero(is_token)
