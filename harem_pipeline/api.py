@@ -33,14 +33,9 @@ from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline import chain
 from harem_pipeline.pipeline.config import Campaign, load_campaign
 from harem_pipeline.pipeline.naming import json_twin
-from harem_pipeline.pipeline.params import (
-    ReportParams,
-    emir_params,
-    report_params,
-    semantic_report_params,
-    subset_params,
-)
+from harem_pipeline.pipeline.params import ReportParams, report_params, subset_params
 from harem_pipeline.pipeline.preflight import check_campaign
+from harem_pipeline.pipeline.semantic import emir_params, semantic_report_params
 from harem_pipeline.pipeline.signature import report_signature, short_digest
 from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import measures_json

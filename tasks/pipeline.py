@@ -36,14 +36,8 @@ from harem_pipeline.pipeline.manifest import (
     manifest_path,
     write_campaign_manifest,
 )
-from harem_pipeline.pipeline.params import (
-    ReportParams,
-    SubsetParams,
-    emir_params,
-    report_params,
-    semantic_report_params,
-    subset_params,
-)
+from harem_pipeline.pipeline.params import ReportParams, SubsetParams, report_params, subset_params
+from harem_pipeline.pipeline.semantic import emir_params, semantic_report_params
 from harem_pipeline.stages.emir import EmirParams
 from tasks.base import (
     CampaignTask,

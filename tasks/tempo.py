@@ -26,7 +26,8 @@ import luigi
 from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline import chain, official
 from harem_pipeline.pipeline.config import Campaign
-from harem_pipeline.pipeline.params import ReportParams, semantic_report_params
+from harem_pipeline.pipeline.params import ReportParams
+from harem_pipeline.pipeline.semantic import semantic_report_params
 from harem_pipeline.pipeline.tempo import (
     campaign_tempo_modes,
     tempo_names,

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-import harem_pipeline.measures.identification as identification
+import harem_pipeline.pipeline.ida2id as ida2id_step
 import harem_pipeline.pipeline.naming as naming
 from harem_pipeline.cli import main
 from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
-from harem_pipeline.pipeline.identification import run_ida2id
+from harem_pipeline.pipeline.ida2id import run_ida2id
 from harem_pipeline.pipeline.params import ReportParams
 
 
@@ -67,7 +67,7 @@ def test_a_bootstrap_that_fails_leaves_neither_report(
     def out_of_memory(*args: object) -> None:
         raise MemoryError
 
-    monkeypatch.setattr(identification, "identification_intervals", out_of_memory)
+    monkeypatch.setattr(ida2id_step, "identification_intervals", out_of_memory)
     with pytest.raises(MemoryError):
         run_ida2id(
             evaluated, ReportParams(evaluation=None, bootstrap=10), "harem:test", tmp_path / "z"

@@ -33,7 +33,8 @@ from harem_pipeline.formats.alinhado import Record, iter_lines
 from harem_pipeline.formats.harem_xml import format_collection, read_collection
 from harem_pipeline.model import Collection
 from harem_pipeline.pipeline.align import run_align
-from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_ida2id, run_veus
+from harem_pipeline.pipeline.ida2id import run_ida2id
+from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_veus
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.semantic import run_alts, run_emir
 from harem_pipeline.tools.simulate import render_run

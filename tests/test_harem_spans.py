@@ -19,7 +19,7 @@ from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.measures.resampling import NO_BOOTSTRAP
 from harem_pipeline.measures.spans import PRF
 from harem_pipeline.model import Collection
-from harem_pipeline.pipeline.spans import measure_collections
+from harem_pipeline.pipeline.harem_spans import measure_collections
 from harem_pipeline.stages.align import align_collections
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.avalida import evaluate_lines

@@ -17,12 +17,8 @@ from hypothesis import strategies as st
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats import harem_xml as harem_xml_module
-from harem_pipeline.formats.harem_xml import (
-    format_collection,
-    parse_collection,
-    parse_meta,
-    read_collection,
-)
+from harem_pipeline.formats.harem_meta import parse_meta
+from harem_pipeline.formats.harem_xml import format_collection, parse_collection, read_collection
 from harem_pipeline.model import Collection, Document, Entity, Morf
 from tests.helpers.paths import SHARED_DATA_VARIABLE, shared_data
 

@@ -27,7 +27,7 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.measures.core import figures_of_row
 from harem_pipeline.measures.identification import identification_figures, measures_from_counts
-from harem_pipeline.pipeline.identification import run_ida2id
+from harem_pipeline.pipeline.ida2id import run_ida2id
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida2id import JSON_KEYS, format_ida2id_text
 from harem_pipeline.stages.ida2id import (

@@ -29,7 +29,8 @@ from harem_pipeline.formats.alinhado import (
 from harem_pipeline.formats.vizir import (
     open_raw_lines,
 )
-from harem_pipeline.pipeline.morphology import count_altmor_file, run_altmor, run_vizir
+from harem_pipeline.pipeline.ida2mor import count_altmor_file
+from harem_pipeline.pipeline.morphology import run_altmor, run_vizir
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.reports.ida2mor import JSON_COUNT_KEYS, json_row
 from harem_pipeline.stages.ida2mor import (
@@ -237,6 +238,7 @@ def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterat
     """
     import harem_pipeline.formats.alinhado as alinhado_format
     import harem_pipeline.pipeline.blocks as blocks
+    import harem_pipeline.pipeline.ida2mor as ida2mor_steps
     import harem_pipeline.pipeline.identification as identification
     import harem_pipeline.pipeline.morphology as steps
 
@@ -249,6 +251,7 @@ def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterat
             direct = lambda run, workers=None: run(workers)  # noqa: E731
             patch.setattr(steps, "run_with_fallback", direct)
             patch.setattr(identification, "run_with_fallback", direct)
+            patch.setattr(ida2mor_steps, "run_with_fallback", direct)
         yield
 
 
@@ -307,7 +310,7 @@ def test_campaign_run_cut_outside_alt_blocks(chunk: int, campaign) -> None:
 def test_campaign_run_on_two_workers(tmp_path: Path) -> None:
     """Worker processes write the bytes one stream writes, and count the same."""
     from harem_pipeline.pipeline.blocks import uses_workers
-    from harem_pipeline.pipeline.morphology import run_ida2mor
+    from harem_pipeline.pipeline.ida2mor import run_ida2mor
 
     if not uses_workers(2):
         pytest.skip("worker processes cannot be forked here")

@@ -399,7 +399,8 @@ def test_second_harem_perfect_run_identifies_everything(
     """align → avalida → Véus total → AltinaID → Ida2ID on the Second HAREM
     collection (no MORF there, so no morphology chain): P = R = F = 1."""
     from harem_pipeline.pipeline.align import run_align
-    from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_ida2id, run_veus
+    from harem_pipeline.pipeline.ida2id import run_ida2id
+    from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_veus
 
     cd = second_harem_cd
     run = tmp_path / "perfect.xml"
@@ -511,8 +512,10 @@ def test_perfect_run_scores_one_everywhere_through_the_whole_chain(
     in every field."""
     from harem_pipeline.measures.morphology import measures_from_counts
     from harem_pipeline.model import Scenario
-    from harem_pipeline.pipeline.identification import run_altida, run_ida2id
-    from harem_pipeline.pipeline.morphology import run_altmor, run_ida2mor, run_vizir
+    from harem_pipeline.pipeline.ida2id import run_ida2id
+    from harem_pipeline.pipeline.ida2mor import run_ida2mor
+    from harem_pipeline.pipeline.identification import run_altida
+    from harem_pipeline.pipeline.morphology import run_altmor, run_vizir
     from harem_pipeline.stages.ida2mor import FIELD_KEYS
 
     # same text: no VERIFICACAO_MANUAL, no missing document

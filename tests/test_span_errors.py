@@ -19,9 +19,8 @@ from harem_pipeline.formats.conll import decode_tags
 from harem_pipeline.formats.jsontext import write_report_json
 from harem_pipeline.measures.resampling import NO_BOOTSTRAP
 from harem_pipeline.model import Span, make_span
-from harem_pipeline.pipeline.spans import HAREM_FORMAT, measure_file
+from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import measures_json
-from harem_pipeline.stages.harem_spans import FORMAT
 from harem_pipeline.stages.span_errors import ERROR_FIELDS
 from harem_pipeline.stages.span_measures import CountOptions
 from harem_pipeline.stages.spans import (
@@ -484,7 +483,6 @@ def test_scoring_a_file_loads_no_harem_reader() -> None:
     ).stdout.split()
     for heavy in ("formats.harem_xml", "formats.alinhado", "stages.align", "pipeline.params"):
         assert f"harem_pipeline.{heavy}" not in loaded
-    assert HAREM_FORMAT == FORMAT
 
 
 def test_json_lines_errors_name_the_document_and_its_line(capsys, tmp_path: Path) -> None:

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from harem_pipeline.model import Alt, Scenario
+from harem_pipeline.pipeline.ida import run_ida
 from harem_pipeline.pipeline.params import ReportParams
-from harem_pipeline.pipeline.semantic import run_ida
 from harem_pipeline.pipeline.tempo import run_tempo
 from tests.helpers.semantic import REFERENCE, reference_text, text_lines, unzipped
 

@@ -18,7 +18,7 @@ import pytest
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import format_line, format_lines, iter_lines, parse_lines
-from harem_pipeline.formats.harem_xml import read_meta
+from harem_pipeline.formats.harem_meta import read_meta
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.pipeline.identification import run_veus
 from harem_pipeline.pipeline.params import SubsetParams

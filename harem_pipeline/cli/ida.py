@@ -7,8 +7,8 @@ import argparse
 from harem_pipeline.cli.names import semantic_kind_from_name
 from harem_pipeline.cli.options import add_bootstrap, add_input_output
 from harem_pipeline.model import Alt, Scenario
+from harem_pipeline.pipeline.ida import run_ida
 from harem_pipeline.pipeline.params import ReportParams
-from harem_pipeline.pipeline.semantic import run_ida
 from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.text.textio import check_input_file
 

@@ -6,7 +6,7 @@ import argparse
 
 from harem_pipeline.cli.names import subset_from_name
 from harem_pipeline.cli.options import add_bootstrap, add_input_output
-from harem_pipeline.pipeline.identification import run_ida2id
+from harem_pipeline.pipeline.ida2id import run_ida2id
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.stages.veus import STYLES

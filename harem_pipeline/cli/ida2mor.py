@@ -8,7 +8,8 @@ from dataclasses import replace
 from harem_pipeline.cli.names import run_from_name, scenario_from_name, subset_from_name
 from harem_pipeline.cli.options import add_bootstrap, add_input_output, add_scenario
 from harem_pipeline.errors import InputError
-from harem_pipeline.pipeline.morphology import read_scenario, run_ida2mor
+from harem_pipeline.pipeline.ida2mor import run_ida2mor
+from harem_pipeline.pipeline.morphology import read_scenario
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.signature import file_signature
 from harem_pipeline.text.textio import check_input_file

@@ -12,7 +12,7 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.jsontext import write_report_json
 from harem_pipeline.measures.resampling import DEFAULT_RESAMPLES, Resampling
-from harem_pipeline.pipeline.spans import measure_file, measure_harem
+from harem_pipeline.pipeline.spans import measure_file
 from harem_pipeline.reports.measures import (
     format_errors_tsv,
     format_measures_text,
@@ -164,8 +164,9 @@ def run_measures(args: argparse.Namespace) -> int:
     labels = None
     if args.labels is not None or args.ignore:
         labels = LabelFilter(args.labels, args.ignore or ())
-    if harem:
+    if harem:  # the collection reader and the aligner load only for a HAREM run
         from harem_pipeline.model import EVERYTHING
+        from harem_pipeline.pipeline.harem_spans import measure_harem
         from harem_pipeline.pipeline.params import SubsetParams
 
         evaluation = SubsetParams(

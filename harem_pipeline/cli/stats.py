@@ -6,7 +6,8 @@ import argparse
 import json
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.harem_xml import read_collection, read_meta
+from harem_pipeline.formats.harem_meta import read_meta
+from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.stages.veus import document_infos
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.tools.stats import count_collection, count_meta, format_stats_text

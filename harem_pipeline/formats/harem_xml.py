@@ -25,10 +25,11 @@ from __future__ import annotations
 import codecs
 import operator
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from harem_pipeline.errors import InputError
+from harem_pipeline.formats.harem_meta import MetaData, read_meta
 from harem_pipeline.model import (
     EM_TAG,
     FIRST_HAREM,
@@ -81,9 +82,6 @@ _ATTRIBUTE = re.compile(r"([^\s=<>]+)\s*=\s*(\"[^\"]*\"|'[^']*')")
 # First HAREM document header elements: their text becomes document metadata.
 _FIRST_HEADER = ("DOCID", "GENERO", "ORIGEM")
 _STRUCTURE = frozenset({"ALT", "OMITIDO", "P"})
-
-MetaData = Mapping[str, tuple[str | None, str | None]]
-
 
 # Tags without attributes recur (``<P>``, ``</EM>``, ``</DOC>``): read once each.
 _PLAIN_TAG = re.compile(r"<(/?)([^\s<>/=\"']+)\s*(/?)>")
@@ -1128,54 +1126,6 @@ def _read_second_harem(
         raise source.error("</DOC>", "end of file", source.line_at_end(), builder.docid)
     if root is not None and not root_closed:
         raise source.error(f"</{root.name}>", "end of file", source.line_at_end())
-
-
-# ---------------------------------------------------------------------------
-# Second HAREM metadata
-
-
-def read_meta(path: PathLike) -> dict[str, tuple[str | None, str | None]]:
-    """Read ``colSegundoHAREM-meta.xml``: DOCID → (variant, genre), as written.
-
-    The variant is the ``VARIANTE`` text (``pt_PT``, ``pt_BR``, ...); the genre
-    the ``TIPO_TEXTO`` texts joined by ``|`` (two documents have two).
-    """
-    return parse_meta(read_bytes(path), str(path))
-
-
-def parse_meta(data: bytes | str, path: str) -> dict[str, tuple[str | None, str | None]]:
-    """Parse the metadata file (see ``read_meta``).
-
-    Unlike the collections, the metadata file is well-formed XML, so it is
-    read with lxml, safely: no entity expansion, no DTD, no network.
-    """
-    from lxml import etree
-
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-    try:
-        root = etree.fromstring(raw, parser)
-    except etree.XMLSyntaxError as exc:
-        raise InputError(path, "well-formed collection metadata XML", str(exc)) from None
-    result: dict[str, tuple[str | None, str | None]] = {}
-    for doc in root.iter("DOC"):
-        docid = doc.get("DOCID")
-        if not docid:
-            raise InputError(path, '<DOC DOCID="...">', "a DOC without DOCID", line=doc.sourceline)
-        variant = doc.findtext("VARIANTE")
-        if variant is None:  # required by the file's DTD; a collection's DOC has none
-            raise InputError(
-                path,
-                "collection metadata, a <VARIANTE> in every <DOC> (colSegundoHAREM-meta.xml)",
-                "a DOC without one (a collection?)",
-                line=doc.sourceline,
-                docid=docid,
-            )
-        genres = [(g.text or "").strip() for g in doc.iter("TIPO_TEXTO")]
-        result[docid] = (variant.strip() if variant else None, "|".join(genres) or None)
-    if not result:
-        raise InputError(path, "a HAREM metadata file with <DOC DOCID=...>", "no documents")
-    return result
 
 
 # ---------------------------------------------------------------------------

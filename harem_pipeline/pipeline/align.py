@@ -38,6 +38,7 @@ from harem_pipeline.stages.align import (
     pair_text,
     read_pair,
 )
+from harem_pipeline.stages.align_tokens import pair_token_text
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
 from harem_pipeline.text.java import java_trim
@@ -177,10 +178,7 @@ def _encoded_pairs(
 
     ``show_tokens``: in the token view (``stages.align_tokens``).
     """
-    if show_tokens:
-        from harem_pipeline.stages.align_tokens import pair_token_text as text_of
-    else:
-        text_of = pair_text
+    text_of = pair_token_text if show_tokens else pair_text
     texts: list[str] = []
     ignored: list[tuple[int, str]] = []
     for at, pair in pairs:

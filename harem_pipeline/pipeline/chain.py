@@ -19,20 +19,25 @@ from typing import Any
 
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.model import Scenario
+from harem_pipeline.pipeline import browse as alignment_pages
 from harem_pipeline.pipeline.align import run_align
 from harem_pipeline.pipeline.config import Campaign
-from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_ida2id, run_veus
-from harem_pipeline.pipeline.morphology import run_altmor, run_ida2mor, run_vizir
+from harem_pipeline.pipeline.harem_spans import measure_evaluated
+from harem_pipeline.pipeline.ida import run_ida
+from harem_pipeline.pipeline.ida2id import run_ida2id
+from harem_pipeline.pipeline.ida2mor import run_ida2mor
+from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_veus
+from harem_pipeline.pipeline.morphology import run_altmor, run_vizir
 from harem_pipeline.pipeline.naming import json_twin
 from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.pipeline.preflight import collection_facts
-from harem_pipeline.pipeline.semantic import run_alts, run_altsem, run_emir, run_ida
-from harem_pipeline.pipeline.spans import measure_evaluated
+from harem_pipeline.pipeline.semantic import run_alts, run_altsem, run_emir
 from harem_pipeline.reports import summary as summary_stage
 from harem_pipeline.reports.html import write_report_html
 from harem_pipeline.reports.rerelem import format_rerelem_markdown, rerelem_rows
 from harem_pipeline.reports.tempo import format_tempo_markdown, tempo_rows
 from harem_pipeline.stages.emir import EmirParams, choose_grid
+from harem_pipeline.stages.tempo import MODE_NAMES
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import write_text_atomic
 from harem_pipeline.text.textio import detect_file_encoding, read_json_object
@@ -40,38 +45,17 @@ from harem_pipeline.tools.export import SELECTIVE, run_export
 from harem_pipeline.tools.predictions import predicted_docids, predictions_source, run_import
 from harem_pipeline.tools.simulate import is_simulated
 
-# What the steps import only when they run (so that one command loads only its
-# own stage): a build that forks a process per task loads them once, before.
-LAZY_MODULES = (
-    "harem_pipeline.stages.alts",
-    "harem_pipeline.stages.altsem",
-    "harem_pipeline.stages.espurios",
-    "harem_pipeline.stages.emir",
-    "harem_pipeline.stages.ida",
-    "harem_pipeline.stages.tally",
-    "harem_pipeline.measures.semantic",
-    "harem_pipeline.reports.ida",
-    "harem_pipeline.stages.align",
-    "harem_pipeline.stages.altida",
-    "harem_pipeline.stages.avalida",
-    "harem_pipeline.stages.veus",
-    "harem_pipeline.formats.vizir",
-    "harem_pipeline.pipeline.parallel",
-    "harem_pipeline.pipeline.browse",
-    "numpy.random",  # the bootstraps' generator, which numpy itself loads lazily
-)
-
 
 def load_lazy_modules() -> None:
-    """Import every module a step would import when it runs.
+    """Import what numpy itself loads only when first asked: its random generator.
 
     Each task of a build with several workers runs in a process forked from
     the scheduling one; a module imported there is imported once per task
     (numpy's random generator alone takes tens of milliseconds), one
-    imported before the forks is shared by all.
+    imported before the forks is shared by all.  Every module of the steps
+    is imported with this one.
     """
-    for name in LAZY_MODULES:
-        importlib.import_module(name)
+    importlib.import_module("numpy.random")
 
 
 def existing(paths: Iterable[PathLike | None]) -> list[Path]:
@@ -339,7 +323,6 @@ def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
 
 def _tempo_reports(files: Sequence[tuple[int, str, Path]]) -> list[dict[str, Any]]:
     """The TEMPO track's Ida JSONs of one row: mode (its official name), ALT scoring, report."""
-    from harem_pipeline.stages.tempo import MODE_NAMES
 
     return [{"mode": MODE_NAMES[m], "alt": alt, "ida": load_report(path)} for m, alt, path in files]
 
@@ -453,17 +436,13 @@ def browse(
 ) -> list[Path]:
     """``harem browse`` of a campaign run: its pages in the folder ``output``, replaced whole;
     every file written (the manifest pins each page)."""
-    from harem_pipeline.pipeline.browse import write_browse
-
-    write_browse(cd, run, output, avalida, emir, run_name)
+    alignment_pages.write_browse(cd, run, output, avalida, emir, run_name)
     return sorted(path for path in Path(output).rglob("*") if path.is_file())
 
 
 def browse_pages_version() -> str:
     """The digest of the code that draws the alignment pages (``pipeline.browse``)."""
-    from harem_pipeline.pipeline.browse import pages_version
-
-    return pages_version()
+    return alignment_pages.pages_version()
 
 
 def report(

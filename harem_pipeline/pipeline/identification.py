@@ -1,11 +1,9 @@
-"""The identification chain as file-to-file steps: AvalIDa, Véus, AltinaID and Ida2ID.
+"""The identification chain as file-to-file steps: AvalIDa, Véus and AltinaID.
 
 Each record step streams its input a chunk of lines at a time through the
-stage's one body and writes the output atomically in the input's encoding;
-Ida2ID counts an evaluated file, measures it and writes the report and its
-JSON twin (numpy, for the document bootstrap, is imported only when
-resamples are asked for).  AvalIDa's and Véus's outputs feed the other chains
-too.
+stage's one body and writes the output atomically in the input's encoding.
+AvalIDa's and Véus's outputs feed the other chains too.  Ida2ID, which counts
+an evaluated file, is :func:`harem_pipeline.pipeline.ida.run_ida2id`.
 """
 
 from __future__ import annotations
@@ -13,9 +11,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, formatted_batches, parse_numbered
+from harem_pipeline.formats.harem_meta import read_meta
 from harem_pipeline.formats.veils import parse_veil, read_grid
 from harem_pipeline.formats.vizir import RawLine
 from harem_pipeline.pipeline.blocks import (
@@ -26,23 +24,20 @@ from harem_pipeline.pipeline.blocks import (
     run_with_fallback,
     write_line_blocks,
 )
-from harem_pipeline.pipeline.naming import (
-    ReportOutputs,
-    check_records_evaluated,
-    check_stage_input,
-    ida2id_output,
-    write_twins,
+from harem_pipeline.pipeline.naming import check_records_evaluated, check_stage_input
+from harem_pipeline.pipeline.params import SubsetParams
+from harem_pipeline.stages.altida import select_alternatives
+from harem_pipeline.stages.avalida import evaluate_lines
+from harem_pipeline.stages.veus import (
+    DocumentInfo,
+    VeusSubset,
+    check_style,
+    document_infos,
+    subset_file_name,
 )
-from harem_pipeline.pipeline.params import ReportParams, SubsetParams
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 from harem_pipeline.text.textio import derived_path
-
-if TYPE_CHECKING:  # Ida2ID's measures and reports load numpy: imported where it runs
-    from harem_pipeline.measures.spans import MeasuresReport
-    from harem_pipeline.stages.ida2id import IdentificationTally
-    from harem_pipeline.stages.veus import DocumentInfo, VeusSubset
-
 
 # ---------------------------------------------------------------------------
 # altida
@@ -64,7 +59,6 @@ def run_altida(
     A large file is read a block at a time on ``workers`` processes (default:
     every core), blocks cut outside ALT blocks.
     """
-    from harem_pipeline.stages.altida import select_alternatives
 
     target = Path(output) if output is not None else altida_output(path)
     check_stage_input("altida", path)
@@ -95,8 +89,6 @@ def run_avalida(
     at a time on ``workers`` processes (default: every core).
     """
 
-    from harem_pipeline.stages.avalida import evaluate_lines
-
     target = Path(output) if output is not None else avalida_output(path)
     check_stage_input("avalida", path)
     stage = functools.partial(record_texts, evaluate_lines, None, str(path))
@@ -115,7 +107,6 @@ def veus_output(
     selective: bool = False,
 ) -> Path:
     """``IN.total``, ``IN.pt.jornalistico``… beside the input (``.gz`` dropped)."""
-    from harem_pipeline.stages.veus import subset_file_name
 
     source = Path(path)
     base = source.name.removesuffix(".gz")
@@ -137,8 +128,6 @@ def run_veus(
     is read a block at a time on ``workers`` processes (default: every
     core), each block starting at a document.
     """
-    from harem_pipeline.formats.harem_xml import read_meta
-    from harem_pipeline.stages.veus import VeusSubset, check_style, document_infos
 
     style, variant, genre, selective = params.style, params.variant, params.genre, params.selective
     check_style(style)
@@ -156,7 +145,7 @@ def run_veus(
     return run_with_fallback(write, workers)
 
 
-VeusPart = tuple[bytes, int, tuple["DocumentInfo", ...]]
+VeusPart = tuple[bytes, int, tuple[DocumentInfo, ...]]
 """A block's subset text (encoded), and the documents it kept and saw (for ``finish``)."""
 
 
@@ -184,45 +173,3 @@ def _veus_parts(
     for text in formatted_batches(part.lines(parse_numbered(lines, path))):
         yield text.encode(encoding), 0, ()
     yield b"", part.kept, tuple(part.seen)
-
-
-# ---------------------------------------------------------------------------
-# ida2id
-
-
-def run_ida2id(
-    path: PathLike,
-    params: ReportParams,
-    signature: str,
-    output: PathLike | None = None,
-    spans: MeasuresReport | None = None,
-) -> ReportOutputs[IdentificationTally]:
-    """Count ``path`` and write the text report (``output``, default ``IN.ida2id``) and
-    ``output.json``; ``spans``, the span measures of the same documents, join both
-    (see :mod:`harem_pipeline.reports.ida2id`).
-
-    The JSON carries the 95 % intervals of a ``params.bootstrap``-draw document
-    bootstrap (0: ``ci95`` null) and the per-document counts; the report names
-    the evaluation veil of ``params`` (none when its evaluation is not known).
-    The file is read as one stream: its blocks on two cores were slower
-    (bench/README.md, "The identification stages in blocks").
-    """
-    from harem_pipeline.measures.identification import (
-        identification_intervals,
-        measures_from_counts,
-    )
-    from harem_pipeline.reports.ida2id import format_ida2id_text, ida2id_json_object
-    from harem_pipeline.stages.ida2id import read_tally
-    from harem_pipeline.stages.tally import document_rows
-
-    veil = params.evaluation.evaluation_veil() if params.evaluation else None
-    target = Path(output) if output is not None else ida2id_output(path)
-    check_stage_input("ida2id", path)
-    encoding, tally = read_tally(path)
-    measures = measures_from_counts(tally.total)
-    text = format_ida2id_text(tally.total, measures, signature, spans, veil)
-    documents = document_rows(tally.documents)
-    ci95 = identification_intervals(documents, params.resampling)
-    twin = ida2id_json_object(tally.total, measures, signature, ci95, documents, spans, veil)
-    json_path = write_twins(target, text, encoding, twin)
-    return ReportOutputs(target, json_path, tally)

@@ -1,4 +1,4 @@
-"""The morphology chain as file-to-file steps: Vizir, AltinaMor and Ida2Mor.
+"""The morphology chain as file-to-file steps: Vizir and AltinaMor.
 
 Each stage module of :mod:`harem_pipeline.stages` transforms records and
 never opens a file for writing; these functions are the shell around them
@@ -6,8 +6,8 @@ never opens a file for writing; these functions are the shell around them
 through its format, hand the records to the stage, write the output in the
 input's encoding under a temporary name and rename it into place, so a bad
 line leaves no partial output behind.  A large file is read a block at a
-time on every core (:mod:`harem_pipeline.pipeline.blocks`).  Ida2Mor counts
-an ``.altmor`` file, measures it and writes the report and its JSON twin.
+time on every core (:mod:`harem_pipeline.pipeline.blocks`).  Ida2Mor, which
+counts an ``.altmor`` file, is :func:`harem_pipeline.pipeline.ida.run_ida2mor`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harem_pipeline.errors import HaremError, InputError
+from harem_pipeline.errors import HaremError
 from harem_pipeline.formats.alinhado import (
     Header,
     format_line,
@@ -35,20 +35,9 @@ from harem_pipeline.pipeline.blocks import (
     write_line_blocks,
 )
 from harem_pipeline.pipeline.naming import (
-    ReportOutputs,
     check_stage_input,
-    ida2mor_output,
-    write_twins,
 )
-from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.stages.altmor import choose_lines
-from harem_pipeline.stages.ida2mor import (
-    MorphologyCounts,
-    StretchCounts,
-    count_stretch,
-    join_stretches,
-    morphology_document_rows,
-)
 from harem_pipeline.stages.vizir import (
     DERIVED_EXTENSIONS,
     VizirTally,
@@ -261,56 +250,3 @@ def run_vizir_folder(
         return placed, []
     finally:
         shutil.rmtree(pending, ignore_errors=True)
-
-
-# ---------------------------------------------------------------------------
-# ida2mor
-
-
-def run_ida2mor(
-    path: PathLike,
-    params: ReportParams,
-    signature: str,
-    output: PathLike | None = None,
-    run: str | None = None,
-    workers: int | None = None,
-) -> ReportOutputs[MorphologyCounts]:
-    """Count an ``.altmor`` file in one streaming pass and write ``OUT`` and ``OUT.json``.
-
-    ``params`` gives the scenario, the subset and its evaluation veil the
-    report names, and the document bootstrap of the JSON's intervals
-    (``bootstrap`` resamples, 0: ``ci95`` null; ``seed``).  The text report
-    is written in the input's encoding (like every HAREM report), the JSON
-    in UTF-8.  A large file is counted a block at a time on ``workers``
-    processes (default: every core).
-    """
-    # Ida2Mor's measures and reports load numpy, which Vizir and AltinaMor never need.
-    from harem_pipeline.measures.morphology import morphology_intervals
-    from harem_pipeline.reports.ida2mor import format_ida2mor_text, ida2mor_json_object
-
-    scenario, subset = params.scenario, params.subset
-    if scenario is None:
-        raise InputError(str(path), "a scenario (a '# Cenário:' line, or -abs/-rel)", "none")
-    veil = params.evaluation.evaluation_veil() if params.evaluation else None
-    target = Path(output) if output is not None else ida2mor_output(path)
-    check_stage_input("ida2mor", path)
-    encoding, counts = run_with_fallback(functools.partial(count_altmor_file, path), workers)
-    text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)
-    rows = morphology_document_rows(counts.documents)
-    intervals = morphology_intervals(rows, params.resampling)
-    twin = ida2mor_json_object(
-        counts, scenario, signature, run, subset, intervals, veil, document_rows=rows
-    )
-    json_path = write_twins(target, text, encoding, twin)
-    return ReportOutputs(target, json_path, counts)
-
-
-def count_altmor_file(path: PathLike, workers: int | None = None) -> tuple[str, MorphologyCounts]:
-    """The encoding and the counts of an ``.altmor`` file, a block at a time on ``workers``."""
-    stage = functools.partial(_stretches, str(path))
-    encoding, stretches = map_line_blocks(path, stage, workers)
-    return encoding, join_stretches(stretches)
-
-
-def _stretches(path: str, encoding: str, lines: Iterable[RawLine]) -> list[StretchCounts]:
-    return [count_stretch(lines, path)]

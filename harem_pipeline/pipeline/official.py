@@ -38,6 +38,12 @@ from harem_pipeline.reports.official import (
     render_identification_page,
     render_semantic_page,
 )
+from harem_pipeline.reports.official_systems import (
+    chart_veil,
+    render_index,
+    render_system_page,
+    system_charts,
+)
 from harem_pipeline.text.atomic import write_text_atomic
 
 # The page names of the official grid are in resources/official_veils.tsv
@@ -336,12 +342,6 @@ def write_system_reports(
     ``categories``: the one-category veils (the page's category table and chart).
     Every page is rendered before anything is written.
     """
-    from harem_pipeline.reports.official_systems import (
-        chart_veil,
-        render_index,
-        render_system_page,
-        system_charts,
-    )
 
     rows = [row for row in grid_rows(reports) if row["subset"] == subset]
     own = dict(own or {})

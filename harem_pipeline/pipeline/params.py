@@ -23,15 +23,6 @@ from harem_pipeline.model import EVERYTHING, Alt, Scenario
 
 if TYPE_CHECKING:  # only annotations: a report command need not load the campaign reader
     from harem_pipeline.pipeline.config import Campaign
-    from harem_pipeline.stages.emir import EmirParams
-
-
-def default_weights_text() -> str:
-    """Emir's official weights as a signature prints them: ``1;1;0.5;0.25`` (Emir is
-    imported here, so that a command of another chain starts without loading it)."""
-    from harem_pipeline.stages.emir import DEFAULT_WEIGHTS
-
-    return ";".join(format(weight, "g") for weight in DEFAULT_WEIGHTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,39 +149,6 @@ def report_params(
         subset=subset,
         scenario=scenario,
         evaluation=subset_params(campaign, run, subset, style),
-        bootstrap=campaign.bootstrap,
-        documents=scored_documents(campaign, run),
-    )
-
-
-def emir_params(campaign: Campaign, scenario: Scenario) -> EmirParams:
-    """Emir's options for the campaign (weights, penalties, grid) in one scenario."""
-    from harem_pipeline.stages.emir import EmirParams, parse_weights
-
-    weights = parse_weights(campaign.weights, campaign.penalties, "weights")
-    grid = None if campaign.grid is None else str(campaign.grid)
-    return EmirParams(weights, scenario is Scenario.RELATIVE, grid)
-
-
-def semantic_report_params(
-    campaign: Campaign,
-    run: str,
-    subset: str,
-    scenario: Scenario,
-    alt: Alt,
-    veil: str | None = None,
-) -> ReportParams:
-    """The parameters of one Ida report: Emir's ``scenario``, ``alt`` strict/relaxed
-    (``veil``: a named veil of ``veils:``, evaluated in ``campaign.veil_style``)."""
-    style = campaign.veil_style if veil else campaign.style
-    return ReportParams(
-        subset=subset,
-        scenario=scenario,
-        evaluation=subset_params(campaign, run, subset, style, veil),
-        alt=alt,
-        weights=campaign.weights or default_weights_text(),
-        penalties=campaign.penalties,
-        grid=None if campaign.grid is None else campaign.grid.name,
         bootstrap=campaign.bootstrap,
         documents=scored_documents(campaign, run),
     )

@@ -20,8 +20,10 @@ from pathlib import Path
 
 from harem_pipeline.errors import ConfigError, HaremWarning, InputError
 from harem_pipeline.formats.harem_xml import read_collection
+from harem_pipeline.formats.veils import parse_veil
 from harem_pipeline.model import FIRST_HAREM, Collection
 from harem_pipeline.pipeline.config import Campaign
+from harem_pipeline.stages.emir import choose_grid
 from harem_pipeline.stages.gold import CategoryUse, category_uses, unknown_category_warnings
 from harem_pipeline.stages.veus import DocumentInfo, genre_key, subset_problem, variant_key
 from harem_pipeline.text import PathLike
@@ -104,8 +106,6 @@ def _check_veils_on_grid(campaign: Campaign, facts: CollectionFacts) -> None:
     The configuration checks veils against the shipped grid when it is read;
     only here is the collection's format known.
     """
-    from harem_pipeline.formats.veils import parse_veil
-    from harem_pipeline.stages.emir import choose_grid
 
     grid = choose_grid(facts.first_harem, campaign.grid)
     shown = "the 2005 grid of a First HAREM collection" if facts.first_harem else "its grid"
@@ -131,7 +131,6 @@ def campaign_warnings(campaign: Campaign) -> list[str]:
     The grid is the campaign's ``grid:``, else the one Emir picks for the
     collection's format (:func:`~harem_pipeline.stages.emir.choose_grid`).
     """
-    from harem_pipeline.stages.emir import choose_grid
 
     facts = collection_facts(campaign.collection, campaign.collection_meta)
     grid = choose_grid(facts.first_harem, campaign.grid)

@@ -1,41 +1,33 @@
-"""The semantic classification chain as file-to-file steps: alts, espurios, emir, altsem, ida.
+"""The semantic classification chain as file-to-file steps: alts, espurios, emir, altsem.
 
 The same shell as the other chains' (stream the input, hand its lines to
-the stage, write the output in the input's encoding atomically); Ida counts
-an Emir file and writes the report and its JSON twin.
+the stage, write the output in the input's encoding atomically), and Emir's
+and Ida's parameters for a campaign.  Ida, which counts an Emir file, is
+:func:`harem_pipeline.pipeline.ida.run_ida`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, Line, format_line
-from harem_pipeline.formats.semantic import (
-    iter_records,
-    parse_semantic_line,
-)
-from harem_pipeline.pipeline.naming import (
-    ReportOutputs,
-    check_records_evaluated,
-    ida_output,
-    write_twins,
-)
+from harem_pipeline.formats.semantic import iter_records, parse_semantic_line
+from harem_pipeline.model import Alt, Scenario
+from harem_pipeline.pipeline.naming import check_records_evaluated
+from harem_pipeline.pipeline.params import ReportParams, scored_documents, subset_params
+from harem_pipeline.stages.alts import organise_alts
+from harem_pipeline.stages.altsem import select_alternatives
+from harem_pipeline.stages.emir import DEFAULT_WEIGHTS, EmirParams, evaluate_lines, parse_weights
+from harem_pipeline.stages.espurios import collect_spurious
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.text.textio import derived_path, read_bytes
+from harem_pipeline.text.textio import derived_path
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
-    from harem_pipeline.pipeline.params import ReportParams
-    from harem_pipeline.stages.emir import EmirParams
-    from harem_pipeline.stages.ida import SemanticTally
-
-
-# Each step imports its stage (and the reports their measures) when it runs.
+    from harem_pipeline.pipeline.config import Campaign
 
 _BATCH = 4096
 """Lines joined into one write (a stage gives a record as the text of its one line)."""
@@ -68,7 +60,6 @@ def alts_output(path: PathLike) -> Path:
 def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
     """Organise the ALT blocks of the Véus file ``path`` into ``output`` (default
     ``IN.alts``), in the input's encoding, atomically."""
-    from harem_pipeline.stages.alts import organise_alts
 
     target = Path(output) if output is not None else alts_output(path)
     check_records_evaluated("alts", path)
@@ -89,7 +80,6 @@ def espurios_output(path: PathLike) -> Path:
 def run_espurios(path: PathLike, output: PathLike | None = None) -> Path:
     """List the spurious entities of the ``.alts`` file ``path`` into ``output``
     (default ``IN.espurios``), in the input's encoding, atomically."""
-    from harem_pipeline.stages.espurios import collect_spurious
 
     target = Path(output) if output is not None else espurios_output(path)
     encoding, lines = iter_records(path)
@@ -111,7 +101,6 @@ def run_emir(
 ) -> Path:
     """Score the ``.alts`` file ``path`` into ``output`` (default ``IN.emir`` or
     ``IN.emir_relativo``), in the input's encoding, atomically."""
-    from harem_pipeline.stages.emir import EmirParams, evaluate_lines
 
     params = params or EmirParams()
     target = Path(output) if output is not None else emir_output(path, params.relative)
@@ -134,7 +123,6 @@ def altsem_output(path: PathLike) -> Path:
 def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
     """Keep the best alternative of every ALT block of the ``.emir`` file ``path`` in
     ``output`` (default ``IN.altrel``), in the input's encoding, atomically."""
-    from harem_pipeline.stages.altsem import select_alternatives
 
     target = Path(output) if output is not None else altsem_output(path)
     encoding, lines = iter_records(path, parse_semantic_line)
@@ -143,41 +131,40 @@ def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
 
 
 # ---------------------------------------------------------------------------
-# ida
+# A campaign's Emir and Ida parameters
 
 
-JAVA_ENCODING = "iso-8859-1"
+def default_weights_text() -> str:
+    """Emir's official weights as a signature prints them: ``1;1;0.5;0.25``."""
+    return ";".join(format(weight, "g") for weight in DEFAULT_WEIGHTS)
 
 
-def run_ida(
-    path: PathLike,
-    params: ReportParams,
-    signature: str,
-    output: PathLike | None = None,
-    grid_path: PathLike | None = None,
-    first_harem: bool | None = None,
-) -> ReportOutputs[SemanticTally]:
-    """Count the Emir file ``path``; write the ``.ida`` text (``output``, default ``IN.ida``,
-    in the input's encoding, ISO-8859-1 for a plain ASCII input as the Java) and
-    ``output.json`` (UTF-8), both atomically.
+def emir_params(campaign: Campaign, scenario: Scenario) -> EmirParams:
+    """Emir's options for the campaign (weights, penalties, grid) in one scenario."""
+    weights = parse_weights(campaign.weights, campaign.penalties, "weights")
+    grid = None if campaign.grid is None else str(campaign.grid)
+    return EmirParams(weights, scenario is Scenario.RELATIVE, grid)
 
-    ``params`` gives the scenario and ALT choice the JSON names and the
-    document bootstrap of its intervals (``bootstrap`` resamples, ``seed``).
-    """
-    from harem_pipeline.measures.semantic import semantic_intervals
-    from harem_pipeline.reports.ida import format_ida_text, ida_json
-    from harem_pipeline.stages.ida import read_tally
-    from harem_pipeline.stages.tally import document_rows
 
-    if params.scenario is None:
-        raise InputError("--scenario", "absolute or relative", "none")
-    target = Path(output) if output is not None else ida_output(path)
-    encoding, tally = read_tally(path, grid_path, first_harem)
-    if encoding == "utf-8" and read_bytes(path).isascii():
-        encoding = JAVA_ENCODING  # nothing says UTF-8: the labels as the Java writes them
-    documents = document_rows(tally.documents)
-    ci95 = semantic_intervals(documents, params.resampling)
-    text = format_ida_text(tally, signature)
-    twin = ida_json(tally, signature, params.scenario, params.alt, ci95, documents)
-    json_path = write_twins(target, text, encoding, twin)
-    return ReportOutputs(target, json_path, tally)
+def semantic_report_params(
+    campaign: Campaign,
+    run: str,
+    subset: str,
+    scenario: Scenario,
+    alt: Alt,
+    veil: str | None = None,
+) -> ReportParams:
+    """The parameters of one Ida report: Emir's ``scenario``, ``alt`` strict/relaxed
+    (``veil``: a named veil of ``veils:``, evaluated in ``campaign.veil_style``)."""
+    style = campaign.veil_style if veil else campaign.style
+    return ReportParams(
+        subset=subset,
+        scenario=scenario,
+        evaluation=subset_params(campaign, run, subset, style, veil),
+        alt=alt,
+        weights=campaign.weights or default_weights_text(),
+        penalties=campaign.penalties,
+        grid=None if campaign.grid is None else campaign.grid.name,
+        bootstrap=campaign.bootstrap,
+        documents=scored_documents(campaign, run),
+    )

@@ -6,7 +6,7 @@ A subset is chosen on two axes:
   (``pt``, ``br``…) and/or one genre (``jornalistico``, ``web``…).  First
   HAREM files carry both on their document lines (``HAREM-251-04443 PT
   Web``); Second HAREM files (``DOC id``) need the collection's metadata
-  (``colSegundoHAREM-meta.xml``, read with ``harem_xml.read_meta``);
+  (``colSegundoHAREM-meta.xml``, read with ``harem_meta.read_meta``);
 * **categories** — a veil (see :mod:`harem_pipeline.formats.veils`): the evaluation
   veil keeps the categories, types and subtypes it names and drops the rest.
 
@@ -155,7 +155,7 @@ def subset_file_name(
 def document_infos(
     meta: Mapping[str, tuple[str | None, str | None]],
 ) -> dict[str, DocumentInfo]:
-    """The collection metadata (``harem_xml.read_meta``) as subset names per document."""
+    """The collection metadata (``harem_meta.read_meta``) as subset names per document."""
     return {
         docid: DocumentInfo(
             docid,

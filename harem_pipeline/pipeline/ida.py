@@ -1,0 +1,51 @@
+"""Ida as a file-to-file step: an Emir file (``.emir``, ``.altrel``, a TEMPO ``.tempo``)
+counted, measured and written as the classification report and its JSON twin
+(both or neither), with the document bootstrap's intervals.  The semantic
+chain's record steps are :mod:`harem_pipeline.pipeline.semantic`'s.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harem_pipeline.errors import InputError
+from harem_pipeline.measures.semantic import semantic_intervals
+from harem_pipeline.pipeline.naming import ReportOutputs, ida_output, write_twins
+from harem_pipeline.pipeline.params import ReportParams
+from harem_pipeline.reports.ida import format_ida_text, ida_json
+from harem_pipeline.stages.ida import SemanticTally, read_tally
+from harem_pipeline.stages.tally import document_rows
+from harem_pipeline.text import PathLike
+from harem_pipeline.text.textio import read_bytes
+
+JAVA_ENCODING = "iso-8859-1"
+
+
+def run_ida(
+    path: PathLike,
+    params: ReportParams,
+    signature: str,
+    output: PathLike | None = None,
+    grid_path: PathLike | None = None,
+    first_harem: bool | None = None,
+) -> ReportOutputs[SemanticTally]:
+    """Count the Emir file ``path``; write the ``.ida`` text (``output``, default ``IN.ida``,
+    in the input's encoding, ISO-8859-1 for a plain ASCII input as the Java) and
+    ``output.json`` (UTF-8), both atomically.
+
+    ``params`` gives the scenario and ALT choice the JSON names and the
+    document bootstrap of its intervals (``bootstrap`` resamples, ``seed``).
+    """
+
+    if params.scenario is None:
+        raise InputError("--scenario", "absolute or relative", "none")
+    target = Path(output) if output is not None else ida_output(path)
+    encoding, tally = read_tally(path, grid_path, first_harem)
+    if encoding == "utf-8" and read_bytes(path).isascii():
+        encoding = JAVA_ENCODING  # nothing says UTF-8: the labels as the Java writes them
+    documents = document_rows(tally.documents)
+    ci95 = semantic_intervals(documents, params.resampling)
+    text = format_ida_text(tally, signature)
+    twin = ida_json(tally, signature, params.scenario, params.alt, ci95, documents)
+    json_path = write_twins(target, text, encoding, twin)
+    return ReportOutputs(target, json_path, tally)
