@@ -11,6 +11,8 @@ shown by both as its one line.
 from __future__ import annotations
 
 import re
+import sys
+import warnings
 from typing import TextIO
 
 # C0 and C1 controls (ESC among them), DEL, the line and paragraph separators
@@ -125,9 +127,6 @@ def install_warning_line() -> None:
     Python's default shows a warning on two lines with the library's source
     line; a user needs the message only.  Calling it again changes nothing.
     """
-    import sys
-    import warnings
-
     previous = warnings.showwarning
     if getattr(previous, "harem_one_line", False):
         return

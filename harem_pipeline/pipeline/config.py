@@ -35,6 +35,7 @@ import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ import yaml
 from harem_pipeline.errors import ConfigError, InputError
 from harem_pipeline.formats.conll import SCHEMES
 from harem_pipeline.formats.veils import parse_veil, read_grid
-from harem_pipeline.measures.bootstrap import MAX_RESAMPLES
+from harem_pipeline.measures.resampling import MAX_RESAMPLES
 from harem_pipeline.model import Scenario
 from harem_pipeline.pipeline.manifest import CAMPAIGN_MANIFEST, MANIFEST_SUFFIX
 from harem_pipeline.pipeline.rerelem import (
@@ -118,8 +119,6 @@ class NamedVeil:
 
 def official_veils() -> tuple[NamedVeil, ...]:
     """The 15 veils of the official grid, as shipped in ``resources/official_veils.tsv``."""
-    from importlib.resources import files
-
     text = files("harem_pipeline.resources").joinpath("official_veils.tsv").read_text("utf-8")
     rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
     return tuple(NamedVeil(name, veil) for name, veil in rows)

@@ -20,6 +20,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
+from urllib.parse import quote
 
 from harem_pipeline.formats.alinhado import EVAL_CORRECT, EVAL_MISSING, EVAL_SPURIOUS
 from harem_pipeline.stages.browse import (
@@ -433,7 +434,5 @@ def render_index(rows: Sequence[IndexRow], run: str, note: str = "") -> str:
 
 def browse_href(run: str, category: str | None = None) -> str:
     """The link from a campaign's ``report.html`` to a run's pages (``harem browse OUT/<run>``)."""
-    from urllib.parse import quote
-
     link = f"{quote(run)}/browse/index.html"
     return link + (f"#cat={quote(category)}" if category else "")

@@ -11,6 +11,7 @@ in Portuguese, as in the HAREM reports.
 
 from __future__ import annotations
 
+import colorsys
 import io
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -44,8 +45,6 @@ def series_colour(i: int, n: int) -> str:
     """The colour of series ``i`` of ``n``: all distinct within a chart, however many."""
     if n <= len(SERIES_COLOURS):
         return SERIES_COLOURS[i]
-    import colorsys
-
     r, g, b = colorsys.hsv_to_rgb(i / n, 0.65, 0.8)
     return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
 

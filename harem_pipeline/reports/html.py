@@ -26,6 +26,7 @@ from typing import Any
 
 from harem_pipeline import __version__
 from harem_pipeline.reports import charts
+from harem_pipeline.reports.browse import browse_href
 from harem_pipeline.reports.grid_html import render_grid_section
 from harem_pipeline.reports.rerelem import render_rerelem_section
 from harem_pipeline.reports.summary import (
@@ -705,6 +706,4 @@ def write_report_html(
 
 def run_browse_link(run: str, category: str | None = None) -> str:
     """The ``href``, relative to ``report.html``, of a run's alignment pages."""
-    from harem_pipeline.reports.browse import browse_href
-
     return browse_href(run, category)

@@ -21,6 +21,8 @@ import math
 from collections.abc import Mapping, Sequence
 from html import escape
 
+from harem_pipeline.reports import charts
+
 STYLE = (
     "body{font-family:sans-serif;margin:1.5em auto;max-width:75rem;padding:0 1em;"
     "line-height:1.4;color:#222}"
@@ -189,8 +191,6 @@ def system_charts(
 ) -> list[str]:
     """The page's charts (``rows`` of one subset): precision–recall plane, runs by F and
     systems by F under ``veil``, and the categories."""
-    from harem_pipeline.reports import charts
-
     mine = set(runs)
     blocks = []
     points = precision_recall_points(rows, veil, mine, system)
