@@ -12,7 +12,7 @@ import pytest
 
 from harem_pipeline.cli import main
 from harem_pipeline.errors import InputError
-from harem_pipeline.pipeline.morphology import altmor_output as default_output
+from harem_pipeline.pipeline.naming import stage_output
 from harem_pipeline.stages.altmor import AltTally, choose_alternative, choose_lines
 from tests.helpers.cases import raw_lines
 
@@ -65,7 +65,7 @@ def test_aves_campomaiorense_alt1_wins(tmp_path: Path) -> None:
     source.write_text(text, encoding="iso-8859-1")
     assert main(["altmor", str(source)]) == 0
     out = tmp_path / "x.altmor"
-    assert default_output(source) == out
+    assert stage_output("altmor", source) == out
     assert out.read_bytes() == (
         "HAREM-251-04443 PT Web\n# ALT escolhida: 1 de 2\n" + AVES_ALT1 + "\nEOD\n"
     ).encode("iso-8859-1")

@@ -63,6 +63,8 @@ def chain(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copy(DATA / "conll2000" / "sample.txt", folder / "sample.conll")
     sample = (DATA / "conll2000" / "sample.txt").read_text("utf-8")
     (folder / "chunks.conll").write_text(sample * 40, "utf-8")  # two chunks or more: workers
+    documents = "".join(f"-DOCSTART- -X- O O\n\n{sample}" for _ in range(30))
+    (folder / "documents.conll").write_text(documents, "utf-8")  # 30 documents, in chunks
     return folder
 
 
@@ -218,6 +220,13 @@ RULES = [
         "(lambda rule: lambda *a: (lambda j: j._replace(category=j.category * 0 + 4))(rule(*a)))"
         "(judge)",
         ["measures", "chunks.conll", "--format", "conll", "--json", "--bootstrap", "0"],
+    ),
+    (
+        "a CoNLL file's document lines",
+        "harem_pipeline.formats.conll",
+        "document_starts",
+        "lambda text: []",
+        ["measures", "documents.conll", "--format", "conll", "--json", "--bootstrap", "0"],
     ),
     (
         "span measures: figures",

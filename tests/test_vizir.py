@@ -32,7 +32,7 @@ from harem_pipeline.formats.vizir import (
 )
 from harem_pipeline.model import Morf
 from harem_pipeline.pipeline.morphology import is_vizir_input, run_vizir
-from harem_pipeline.pipeline.morphology import vizir_output as default_output
+from harem_pipeline.pipeline.naming import stage_output
 from harem_pipeline.stages.vizir import (
     SCENARIO_NAMES,
     Alignment,
@@ -72,9 +72,9 @@ def test_worked_example(path: Path, tmp_path: Path) -> None:
     result = run_vizir(source, scenario)
     if case.expected is None:
         assert result.output is None
-        assert not default_output(source).exists()
+        assert not stage_output("vizir", source).exists()
         return
-    assert result.output == default_output(source)
+    assert result.output == stage_output("vizir", source)
     header, *got = result.output.read_text(encoding="utf-8").splitlines()
     assert header == f"# Cenário: {SCENARIO_NAMES[scenario]}"  # the scenario, in the file
     assert got == case.expected, "\n".join(["got:", *got, "expected:", *case.expected])
@@ -281,7 +281,7 @@ def test_output_in_the_input_encoding(tmp_path: Path, encoding: str) -> None:
 def test_gzipped_input_and_explicit_output(tmp_path: Path) -> None:
     source = tmp_path / "total.veu.gz"
     source.write_bytes(gzip.compress(LATIN_INPUT.encode("iso-8859-1")))
-    assert default_output(source) == tmp_path / "total.veu.vizir"
+    assert stage_output("vizir", source) == tmp_path / "total.veu.vizir"
     out = tmp_path / "x" / "out.vizir"
     assert run_vizir(source, Scenario.RELATIVE, out).output == out
     assert out.read_bytes() == ("# Cenário: relativo\r\n" + LATIN_OUTPUT).encode("iso-8859-1")
@@ -302,7 +302,7 @@ def test_bad_morf_is_an_input_error_through_main(
         f'harem vizir: error: {source}, line 2: expected MORF="G,N" with G in M,F,? '
         'and N in S,P,?, found MORF="N,S"\n'
     )
-    assert not default_output(source).exists()
+    assert not stage_output("vizir", source).exists()
     assert list(tmp_path.iterdir()) == [source]  # no temporary file left behind
 
 
@@ -335,7 +335,7 @@ def test_no_output_removes_an_earlier_output(tmp_path: Path) -> None:
     # must not pass as this run's output.
     source = tmp_path / "r.alinhado.avalida.total"
     source.write_text('<EM MORF="M,S">A</EM> ---> [<EM>A</EM>]:[Correcto]\n', encoding="utf-8")
-    stale = default_output(source)
+    stale = stage_output("vizir", source)
     stale.write_text("old\n", encoding="utf-8")
     assert run_vizir(source, Scenario.ABSOLUTE).output is None
     assert not stale.exists()

@@ -25,6 +25,7 @@ from harem_pipeline.formats.harem_xml import (
 )
 from harem_pipeline.model import Collection, Document
 from harem_pipeline.pipeline.blocks import run_with_fallback
+from harem_pipeline.pipeline.naming import stage_output
 from harem_pipeline.pipeline.parallel import ordered_map, uses_workers
 from harem_pipeline.stages.align import (
     IGNORED_DOCUMENT,
@@ -42,15 +43,9 @@ from harem_pipeline.stages.align_tokens import pair_token_text
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write, write_bytes_atomic
 from harem_pipeline.text.java import java_trim
-from harem_pipeline.text.textio import derived_path
 
 # ---------------------------------------------------------------------------
 # align
-
-
-def align_output(run_path: PathLike) -> Path:
-    """``RUN.alinhado`` (a ``.gz`` run ``x.xml.gz`` gives ``x.xml.alinhado``)."""
-    return derived_path(run_path, ".alinhado")
 
 
 def run_align(
@@ -82,7 +77,7 @@ def run_align(
     stream in this process (``open_collection``), whose outcome is the one
     returned, as for a record stage's blocks (``run_with_fallback``).
     """
-    target = Path(output) if output is not None else align_output(run_path)
+    target = stage_output("align", run_path, output)
     align = functools.partial(_align_files, cd_path, run_path, meta_path, target, show_tokens)
     try:
         return target, run_with_fallback(align, workers)

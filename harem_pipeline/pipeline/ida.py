@@ -6,11 +6,9 @@ chain's record steps are :mod:`harem_pipeline.pipeline.semantic`'s.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.semantic import semantic_intervals
-from harem_pipeline.pipeline.naming import ReportOutputs, ida_output, write_twins
+from harem_pipeline.pipeline.naming import ReportOutputs, stage_output, write_twins
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida import format_ida_text, ida_json
 from harem_pipeline.stages.ida import SemanticTally, read_tally
@@ -39,7 +37,7 @@ def run_ida(
 
     if params.scenario is None:
         raise InputError("--scenario", "absolute or relative", "none")
-    target = Path(output) if output is not None else ida_output(path)
+    target = stage_output("ida", path, output)
     encoding, tally = read_tally(path, grid_path, first_harem)
     if encoding == "utf-8" and read_bytes(path).isascii():
         encoding = JAVA_ENCODING  # nothing says UTF-8: the labels as the Java writes them

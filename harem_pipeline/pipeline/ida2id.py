@@ -7,14 +7,13 @@ documents.  The identification chain's record steps are
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harem_pipeline.measures.identification import identification_intervals, measures_from_counts
 from harem_pipeline.pipeline.naming import (
     ReportOutputs,
     check_stage_input,
-    ida2id_output,
+    stage_output,
     write_twins,
 )
 from harem_pipeline.pipeline.params import ReportParams
@@ -46,7 +45,7 @@ def run_ida2id(
     """
 
     veil = params.evaluation.evaluation_veil() if params.evaluation else None
-    target = Path(output) if output is not None else ida2id_output(path)
+    target = stage_output("ida2id", path, output)
     check_stage_input("ida2id", path)
     encoding, tally = read_tally(path)
     measures = measures_from_counts(tally.total)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
-from pathlib import Path
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.vizir import RawLine
@@ -17,7 +16,7 @@ from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
 from harem_pipeline.pipeline.naming import (
     ReportOutputs,
     check_stage_input,
-    ida2mor_output,
+    stage_output,
     write_twins,
 )
 from harem_pipeline.pipeline.params import ReportParams
@@ -54,7 +53,7 @@ def run_ida2mor(
     if scenario is None:
         raise InputError(str(path), "a scenario (a '# Cenário:' line, or -abs/-rel)", "none")
     veil = params.evaluation.evaluation_veil() if params.evaluation else None
-    target = Path(output) if output is not None else ida2mor_output(path)
+    target = stage_output("ida2mor", path, output)
     check_stage_input("ida2mor", path)
     encoding, counts = run_with_fallback(functools.partial(count_altmor_file, path), workers)
     text = format_ida2mor_text(counts, scenario, signature, run, subset, veil)

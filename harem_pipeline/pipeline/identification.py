@@ -24,7 +24,7 @@ from harem_pipeline.pipeline.blocks import (
     run_with_fallback,
     write_line_blocks,
 )
-from harem_pipeline.pipeline.naming import check_records_evaluated, check_stage_input
+from harem_pipeline.pipeline.naming import check_records_evaluated, check_stage_input, stage_output
 from harem_pipeline.pipeline.params import SubsetParams
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.avalida import evaluate_lines
@@ -37,15 +37,9 @@ from harem_pipeline.stages.veus import (
 )
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.text.textio import derived_path
 
 # ---------------------------------------------------------------------------
 # altida
-
-
-def altida_output(path: PathLike) -> Path:
-    """``IN.altida`` (``.gz`` dropped first)."""
-    return derived_path(path, ".altida")
 
 
 def run_altida(
@@ -60,7 +54,7 @@ def run_altida(
     every core), blocks cut outside ALT blocks.
     """
 
-    target = Path(output) if output is not None else altida_output(path)
+    target = stage_output("altida", path, output)
     check_stage_input("altida", path)
     check_records_evaluated("altida", path)
     stage = functools.partial(record_texts, select_alternatives, MARKER_FIRST_HAREM, str(path))
@@ -70,11 +64,6 @@ def run_altida(
 
 # ---------------------------------------------------------------------------
 # avalida
-
-
-def avalida_output(path: PathLike) -> Path:
-    """``IN.avalida`` (a ``.gz`` input ``x.alinhado.gz`` gives ``x.alinhado.avalida``)."""
-    return derived_path(path, ".avalida")
 
 
 def run_avalida(
@@ -89,7 +78,7 @@ def run_avalida(
     at a time on ``workers`` processes (default: every core).
     """
 
-    target = Path(output) if output is not None else avalida_output(path)
+    target = stage_output("avalida", path, output)
     check_stage_input("avalida", path)
     stage = functools.partial(record_texts, evaluate_lines, None, str(path))
     write = functools.partial(write_line_blocks, Path(path), target, stage, None)

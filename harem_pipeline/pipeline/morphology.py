@@ -36,6 +36,7 @@ from harem_pipeline.pipeline.blocks import (
 )
 from harem_pipeline.pipeline.naming import (
     check_stage_input,
+    stage_output,
 )
 from harem_pipeline.stages.altmor import choose_lines
 from harem_pipeline.stages.vizir import (
@@ -47,15 +48,9 @@ from harem_pipeline.stages.vizir import (
 )
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write, written_in_place
-from harem_pipeline.text.textio import derived_path
 
 # ---------------------------------------------------------------------------
 # altmor
-
-
-def altmor_output(path: PathLike) -> Path:
-    """``FILE.vizir`` → ``FILE.altmor`` (any other name gets ``.altmor`` appended)."""
-    return derived_path(path, ".altmor", replaces=".vizir")
 
 
 def run_altmor(
@@ -68,7 +63,7 @@ def run_altmor(
     A large file is read a block at a time on ``workers`` processes (default:
     every core), blocks cut outside ALT blocks (:func:`cut_outside_alt`).
     """
-    target = Path(output) if output is not None else altmor_output(path)
+    target = stage_output("altmor", path, output)
     check_stage_input("altmor", path)
     stage = functools.partial(_altmor_texts, str(path))
     write = functools.partial(write_line_blocks, Path(path), target, stage, cut_outside_alt)
@@ -102,11 +97,6 @@ class _NothingClassified(Exception):
     """Raised inside the atomic writer to abandon the output (no-output rule)."""
 
 
-def vizir_output(path: PathLike) -> Path:
-    """``FILE.vizir``; a gzipped input ``FILE.gz`` gives ``FILE.vizir``."""
-    return derived_path(path, ".vizir")
-
-
 def run_vizir(
     path: PathLike,
     scenario: Scenario,
@@ -122,7 +112,7 @@ def run_vizir(
     A large file is scored a block at a time on ``workers`` processes
     (default: every core; :mod:`harem_pipeline.pipeline.blocks`).
     """
-    target = Path(output) if output is not None else vizir_output(path)
+    target = stage_output("vizir", path, output)
     check_stage_input("vizir", path)
     run = functools.partial(_write_vizir, Path(path), scenario, target)
     return run_with_fallback(run, workers)
@@ -233,14 +223,16 @@ def run_vizir_folder(
     try:
         for path in inputs:
             try:
-                results.append(run_vizir(path, scenario, pending / vizir_output(path).name))
+                results.append(
+                    run_vizir(path, scenario, pending / stage_output("vizir", path).name)
+                )
             except HaremError as error:
                 failures.append(FolderFailure(path, error))
         if failures:
             return [], failures
         placed = []
         for result in results:
-            target = vizir_output(result.input)
+            target = stage_output("vizir", result.input)
             if result.output is None:
                 target.unlink(missing_ok=True)
                 placed.append(result)

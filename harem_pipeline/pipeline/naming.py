@@ -20,15 +20,33 @@ from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import write_text_atomic, written_in_place
 from harem_pipeline.text.textio import check_not_empty, derived_path
 
+OUTPUT_SUFFIXES: dict[str, tuple[str, str | None]] = {
+    "align": (".alinhado", None),
+    "avalida": (".avalida", None),
+    "altida": (".altida", None),
+    "ida2id": (".ida2id", None),
+    "vizir": (".vizir", None),
+    "altmor": (".altmor", ".vizir"),
+    "ida2mor": (".ida2mor", ".altmor"),
+    "alts": (".alts", None),
+    "espurios": (".espurios", None),
+    "emir": (".emir", None),
+    "emir_relativo": (".emir_relativo", None),
+    "altsem": (".altrel", None),
+    "ida": (".ida", None),
+    "tempo": (".tempo", None),
+}
+"""Each stage's default output name, as the original tools named their files: the
+suffix added to the input's name, and the one it replaces (``x.vizir`` → ``x.altmor``)."""
 
-def ida2id_output(path: PathLike) -> Path:
-    """``IN.ida2id`` (``.gz`` dropped first)."""
-    return derived_path(path, ".ida2id")
 
-
-def ida2mor_output(path: PathLike) -> Path:
-    """``FILE.altmor`` → ``FILE.ida2mor`` (any other name gets ``.ida2mor`` appended)."""
-    return derived_path(path, ".ida2mor", replaces=".altmor")
+def stage_output(stage: str, path: PathLike, output: PathLike | None = None) -> Path:
+    """Where ``stage`` writes: ``output`` when given, else ``IN`` + the stage's suffix
+    beside its input ``path`` (:data:`OUTPUT_SUFFIXES`; a ``.gz`` ending dropped first)."""
+    if output is not None:
+        return Path(output)
+    suffix, replaces = OUTPUT_SUFFIXES[stage]
+    return derived_path(path, suffix, replaces)
 
 
 STAGE_INPUTS = {
@@ -121,8 +139,3 @@ def write_twins(target: Path, text: str, encoding: str, twin: Mapping[str, Any])
             target.unlink(missing_ok=True)
         raise
     return json_path
-
-
-def ida_output(path: PathLike) -> Path:
-    """``IN.ida`` (``.gz`` dropped first)."""
-    return derived_path(path, ".ida")

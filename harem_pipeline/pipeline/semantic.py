@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, Line, format_line
 from harem_pipeline.formats.semantic import iter_records, parse_semantic_line
 from harem_pipeline.model import Alt, Scenario
-from harem_pipeline.pipeline.naming import check_records_evaluated
+from harem_pipeline.pipeline.naming import check_records_evaluated, stage_output
 from harem_pipeline.pipeline.params import ReportParams, scored_documents, subset_params
 from harem_pipeline.stages.alts import organise_alts
 from harem_pipeline.stages.altsem import select_alternatives
@@ -24,7 +24,6 @@ from harem_pipeline.stages.emir import DEFAULT_WEIGHTS, EmirParams, evaluate_lin
 from harem_pipeline.stages.espurios import collect_spurious
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.text.textio import derived_path
 
 if TYPE_CHECKING:
     from harem_pipeline.pipeline.config import Campaign
@@ -52,16 +51,11 @@ def write_stage_lines(
 # alts
 
 
-def alts_output(path: PathLike) -> Path:
-    """``IN.alts`` (``.gz`` dropped first)."""
-    return derived_path(path, ".alts")
-
-
 def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
     """Organise the ALT blocks of the Véus file ``path`` into ``output`` (default
     ``IN.alts``), in the input's encoding, atomically."""
 
-    target = Path(output) if output is not None else alts_output(path)
+    target = stage_output("alts", path, output)
     check_records_evaluated("alts", path)
     encoding, lines = iter_records(path)
     write_stage_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
@@ -72,16 +66,11 @@ def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
 # espurios
 
 
-def espurios_output(path: PathLike) -> Path:
-    """``IN.espurios`` (``.gz`` dropped first)."""
-    return derived_path(path, ".espurios")
-
-
 def run_espurios(path: PathLike, output: PathLike | None = None) -> Path:
     """List the spurious entities of the ``.alts`` file ``path`` into ``output``
     (default ``IN.espurios``), in the input's encoding, atomically."""
 
-    target = Path(output) if output is not None else espurios_output(path)
+    target = stage_output("espurios", path, output)
     encoding, lines = iter_records(path)
     write_stage_lines(target, collect_spurious(lines, str(path)), encoding)
     return target
@@ -91,11 +80,6 @@ def run_espurios(path: PathLike, output: PathLike | None = None) -> Path:
 # emir
 
 
-def emir_output(path: PathLike, relative: bool = False) -> Path:
-    """``IN.emir`` (``IN.emir_relativo`` in the relative scenario)."""
-    return derived_path(path, ".emir_relativo" if relative else ".emir")
-
-
 def run_emir(
     path: PathLike, params: EmirParams | None = None, output: PathLike | None = None
 ) -> Path:
@@ -103,7 +87,7 @@ def run_emir(
     ``IN.emir_relativo``), in the input's encoding, atomically."""
 
     params = params or EmirParams()
-    target = Path(output) if output is not None else emir_output(path, params.relative)
+    target = stage_output("emir_relativo" if params.relative else "emir", path, output)
     encoding, lines = iter_records(path)
     write_stage_lines(
         target, evaluate_lines(lines, params, str(path)), encoding, MARKER_FIRST_HAREM
@@ -115,16 +99,11 @@ def run_emir(
 # altsem
 
 
-def altsem_output(path: PathLike) -> Path:
-    """``IN.altrel`` (``.gz`` dropped first)."""
-    return derived_path(path, ".altrel")
-
-
 def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
     """Keep the best alternative of every ALT block of the ``.emir`` file ``path`` in
     ``output`` (default ``IN.altrel``), in the input's encoding, atomically."""
 
-    target = Path(output) if output is not None else altsem_output(path)
+    target = stage_output("altsem", path, output)
     encoding, lines = iter_records(path, parse_semantic_line)
     write_stage_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
     return target

@@ -17,17 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harem_pipeline.formats.alinhado import iter_numbered_lines
+from harem_pipeline.pipeline.naming import stage_output
 from harem_pipeline.stages.tempo import MODE_NAMES, EmirCheck, is_copied, score_lines
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
-from harem_pipeline.text.textio import derived_path, read_bytes
+from harem_pipeline.text.textio import read_bytes
 
 ERRORS_SUFFIX = ".ERROS.txt"
-
-
-def tempo_output(path: PathLike) -> Path:
-    """``IN.tempo`` (``.gz`` dropped first): ``X.emir.tempo``, ``X.emir.altrel.tempo``."""
-    return derived_path(path, ".tempo")
 
 
 def tempo_errors_output(path: PathLike, output: PathLike) -> Path:
@@ -61,7 +57,7 @@ def run_tempo(
     :func:`tempo_errors_output`); ``tempo_only`` keeps only the TEMPO records (and the
     ``#``, ``DOC`` and empty lines), as the official ``TODOS=0``; ``corrections`` the
     opt-in departures from the 2008 program (:data:`~harem_pipeline.stages.tempo.CORRECTIONS`)."""
-    target = Path(output) if output is not None else tempo_output(path)
+    target = stage_output("tempo", path, output)
     side = Path(errors) if errors is not None else tempo_errors_output(path, target)
     name = str(path)
     encoding, numbered = iter_numbered_lines(path)
