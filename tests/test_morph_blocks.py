@@ -252,6 +252,7 @@ def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterat
             patch.setattr(steps, "run_with_fallback", direct)
             patch.setattr(identification, "run_with_fallback", direct)
             patch.setattr(ida2mor_steps, "run_with_fallback", direct)
+            patch.setattr(blocks, "run_with_fallback", direct)
         yield
 
 

@@ -121,6 +121,20 @@ def write_line_blocks(
     return target
 
 
+def write_blocks(
+    path: PathLike,
+    target: Path,
+    stage: StageOnLines[bytes],
+    regroup: Callable[[Iterator[RawBlock]], Iterator[RawBlock]] | None,
+    workers: int | None,
+) -> Path:
+    """A record stage's file step: ``stage`` over ``path``'s blocks on ``workers``, written
+    into ``target`` atomically (:func:`write_line_blocks`), the file read again as one
+    stream when an input error is met on workers (:func:`run_with_fallback`)."""
+    write = functools.partial(write_line_blocks, Path(path), target, stage, regroup)
+    return run_with_fallback(write, workers)
+
+
 def record_texts(
     transform: Callable[[Iterable[Line], str], Iterable[Line]],
     marker: str | None,

@@ -43,7 +43,6 @@ def run_ida2id(
     The file is read as one stream: its blocks on two cores were slower
     (bench/README.md, "The identification stages in blocks").
     """
-
     veil = params.evaluation.evaluation_veil() if params.evaluation else None
     target = stage_output("ida2id", path, output)
     check_stage_input("ida2id", path)

@@ -48,7 +48,6 @@ def run_ida2mor(
     in UTF-8.  A large file is counted a block at a time on ``workers``
     processes (default: every core).
     """
-
     scenario, subset = params.scenario, params.subset
     if scenario is None:
         raise InputError(str(path), "a scenario (a '# Cenário:' line, or -abs/-rel)", "none")

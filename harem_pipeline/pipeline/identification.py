@@ -22,7 +22,7 @@ from harem_pipeline.pipeline.blocks import (
     map_line_blocks,
     record_texts,
     run_with_fallback,
-    write_line_blocks,
+    write_blocks,
 )
 from harem_pipeline.pipeline.naming import check_records_evaluated, check_stage_input, stage_output
 from harem_pipeline.pipeline.params import SubsetParams
@@ -39,30 +39,6 @@ from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 
 # ---------------------------------------------------------------------------
-# altida
-
-
-def run_altida(
-    path: PathLike,
-    output: PathLike | None = None,
-    workers: int | None = None,
-) -> Path:
-    """Select the alternatives of the evaluated file ``path`` into ``output``
-    (default ``IN.altida``), in the input's encoding, atomically.
-
-    A large file is read a block at a time on ``workers`` processes (default:
-    every core), blocks cut outside ALT blocks.
-    """
-
-    target = stage_output("altida", path, output)
-    check_stage_input("altida", path)
-    check_records_evaluated("altida", path)
-    stage = functools.partial(record_texts, select_alternatives, MARKER_FIRST_HAREM, str(path))
-    write = functools.partial(write_line_blocks, Path(path), target, stage, cut_outside_alt)
-    return run_with_fallback(write, workers)
-
-
-# ---------------------------------------------------------------------------
 # avalida
 
 
@@ -77,12 +53,10 @@ def run_avalida(
     bad line leaves no partial output behind; a large file is read a block
     at a time on ``workers`` processes (default: every core).
     """
-
     target = stage_output("avalida", path, output)
     check_stage_input("avalida", path)
     stage = functools.partial(record_texts, evaluate_lines, None, str(path))
-    write = functools.partial(write_line_blocks, Path(path), target, stage, None)
-    return run_with_fallback(write, workers)
+    return write_blocks(path, target, stage, None, workers)
 
 
 # ---------------------------------------------------------------------------
@@ -96,7 +70,6 @@ def veus_output(
     selective: bool = False,
 ) -> Path:
     """``IN.total``, ``IN.pt.jornalistico``… beside the input (``.gz`` dropped)."""
-
     source = Path(path)
     base = source.name.removesuffix(".gz")
     return source.with_name(subset_file_name(base, variant, genre, selective))
@@ -117,7 +90,6 @@ def run_veus(
     is read a block at a time on ``workers`` processes (default: every
     core), each block starting at a document.
     """
-
     style, variant, genre, selective = params.style, params.variant, params.genre, params.selective
     check_style(style)
     grid = read_grid(grid_path)
@@ -162,3 +134,25 @@ def _veus_parts(
     for text in formatted_batches(part.lines(parse_numbered(lines, path))):
         yield text.encode(encoding), 0, ()
     yield b"", part.kept, tuple(part.seen)
+
+
+# ---------------------------------------------------------------------------
+# altida
+
+
+def run_altida(
+    path: PathLike,
+    output: PathLike | None = None,
+    workers: int | None = None,
+) -> Path:
+    """Select the alternatives of the evaluated file ``path`` into ``output``
+    (default ``IN.altida``), in the input's encoding, atomically.
+
+    A large file is read a block at a time on ``workers`` processes (default:
+    every core), blocks cut outside ALT blocks.
+    """
+    target = stage_output("altida", path, output)
+    check_stage_input("altida", path)
+    check_records_evaluated("altida", path)
+    stage = functools.partial(record_texts, select_alternatives, MARKER_FIRST_HAREM, str(path))
+    return write_blocks(path, target, stage, cut_outside_alt, workers)

@@ -32,7 +32,7 @@ from harem_pipeline.pipeline.blocks import (
     cut_outside_alt,
     map_line_blocks,
     run_with_fallback,
-    write_line_blocks,
+    write_blocks,
 )
 from harem_pipeline.pipeline.naming import (
     check_stage_input,
@@ -66,8 +66,7 @@ def run_altmor(
     target = stage_output("altmor", path, output)
     check_stage_input("altmor", path)
     stage = functools.partial(_altmor_texts, str(path))
-    write = functools.partial(write_line_blocks, Path(path), target, stage, cut_outside_alt)
-    return run_with_fallback(write, workers)
+    return write_blocks(path, target, stage, cut_outside_alt, workers)
 
 
 def _altmor_texts(path: str, encoding: str, lines: Iterable[RawLine]) -> Iterator[bytes]:
@@ -186,7 +185,6 @@ def read_scenario(path: PathLike) -> Scenario | None:
 
 def is_vizir_input(path: Path) -> bool:
     """Whether a folder run takes ``path``: a visible file with no derived extension."""
-
     if not path.is_file() or path.name.startswith("."):
         return False
     name = path.name[:-3] if path.name.endswith(".gz") else path.name

@@ -74,7 +74,6 @@ def check_records_evaluated(stage: str, path: PathLike) -> None:
     stages copy records as they are: it went through with exit status 0.
     Only the first record is read (a file is of one kind).
     """
-
     _, lines = iter_numbered_lines(path)
     for number, text, eol in lines:
         if text[:1] != "<":

@@ -342,7 +342,6 @@ def write_system_reports(
     ``categories``: the one-category veils (the page's category table and chart).
     Every page is rendered before anything is written.
     """
-
     rows = [row for row in grid_rows(reports) if row["subset"] == subset]
     own = dict(own or {})
     names = system_report_names(list(systems))

@@ -106,7 +106,6 @@ def _check_veils_on_grid(campaign: Campaign, facts: CollectionFacts) -> None:
     The configuration checks veils against the shipped grid when it is read;
     only here is the collection's format known.
     """
-
     grid = choose_grid(facts.first_harem, campaign.grid)
     shown = "the 2005 grid of a First HAREM collection" if facts.first_harem else "its grid"
     if campaign.grid is not None:
@@ -131,7 +130,6 @@ def campaign_warnings(campaign: Campaign) -> list[str]:
     The grid is the campaign's ``grid:``, else the one Emir picks for the
     collection's format (:func:`~harem_pipeline.stages.emir.choose_grid`).
     """
-
     facts = collection_facts(campaign.collection, campaign.collection_meta)
     grid = choose_grid(facts.first_harem, campaign.grid)
     return unknown_category_warnings(facts.categories, grid, str(campaign.collection))

@@ -54,7 +54,6 @@ def write_stage_lines(
 def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
     """Organise the ALT blocks of the Véus file ``path`` into ``output`` (default
     ``IN.alts``), in the input's encoding, atomically."""
-
     target = stage_output("alts", path, output)
     check_records_evaluated("alts", path)
     encoding, lines = iter_records(path)
@@ -69,7 +68,6 @@ def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
 def run_espurios(path: PathLike, output: PathLike | None = None) -> Path:
     """List the spurious entities of the ``.alts`` file ``path`` into ``output``
     (default ``IN.espurios``), in the input's encoding, atomically."""
-
     target = stage_output("espurios", path, output)
     encoding, lines = iter_records(path)
     write_stage_lines(target, collect_spurious(lines, str(path)), encoding)
@@ -85,7 +83,6 @@ def run_emir(
 ) -> Path:
     """Score the ``.alts`` file ``path`` into ``output`` (default ``IN.emir`` or
     ``IN.emir_relativo``), in the input's encoding, atomically."""
-
     params = params or EmirParams()
     target = stage_output("emir_relativo" if params.relative else "emir", path, output)
     encoding, lines = iter_records(path)
@@ -102,7 +99,6 @@ def run_emir(
 def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
     """Keep the best alternative of every ALT block of the ``.emir`` file ``path`` in
     ``output`` (default ``IN.altrel``), in the input's encoding, atomically."""
-
     target = stage_output("altsem", path, output)
     encoding, lines = iter_records(path, parse_semantic_line)
     write_stage_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
