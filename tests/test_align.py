@@ -66,6 +66,12 @@ REFERENCE_CASES = {
         "brackets/total_harem.alinhado.gz",
         "brackets/total_harem.aligner.stderr.gz",
     ),
+    "bracket-edges": (  # a system text trimmed once its brackets are gone (see its README)
+        "reference/bracket-edges/cd.xml",
+        "reference/bracket-edges/run.xml",
+        "bracket-edges/total_harem.alinhado.gz",
+        "bracket-edges/total_harem.aligner.stderr.gz",
+    ),
     "gabriel": (
         "second-harem/SegundoHaremReRelEM_t1.xml.gz",
         "second-harem/ParticipacaoSegundoHaremReRelEM_t1.xml.gz",

@@ -79,7 +79,8 @@ def test_reference_record_files_are_all_found() -> None:
     # simulated/ (bench/oracle_semantic.py): 21 files, of which 12 are .ida reports;
     # tempo/: 47 Emir and .tempo files (beside their .ida reports and ERROS.txt side files).
     # brackets/: 43 files, of which 12 .ida, 1 .globalid and 1 .stderr.
-    assert len(RECORD_FILES) == 8 + 16 + 27 + 9 + 47 + 29
+    # bracket-edges/: 13 files, of which 3 .ida, 1 .globalid and 1 .stderr.
+    assert len(RECORD_FILES) == 8 + 16 + 27 + 9 + 47 + 29 + 8
 
 
 @pytest.mark.parametrize(
@@ -775,3 +776,37 @@ def test_the_reference_emir_lists_take_the_one_match_reading() -> None:
             head, marker, rest = line.partition("]::[")
             if marker and not rest.startswith(("Correcto", "Em_Falta", "Espurio", "Parcial")):
                 assert fmt._BRACE_LIST_RE.match("[" + rest) is not None, line
+
+
+@pytest.mark.parametrize(
+    ("text", "system", "read"),
+    [
+        ("[ 8,314 ] K-1 mol-l", True, "8,314  K-1 mol-l"),  # bracket-edges/'s first record
+        ("Porto [ Norte ]", True, "Porto  Norte"),
+        ("[ 8,314 ] K-1 mol-l", False, "[ 8,314 ] K-1 mol-l"),  # the gold side keeps them
+        (" Ana\t", False, "Ana"),  # Java's trim: up to U+0020 at both ends
+        ("\u00a0Ana", True, "\u00a0Ana"),  # a no-break space is not trimmed
+        ("[ ]", True, ""),
+        ("d''Arc ", True, "d'Arc"),
+    ],
+)
+def test_entity_texts_are_read_back_without_brackets_and_trimmed(
+    text: str, system: bool, read: str
+) -> None:
+    assert fmt.java_entity_text(text, system) == read
+    assert fmt.java_entity_text(read, system) == read  # what the Java writes it reads alike
+
+
+def test_a_record_whose_texts_need_only_the_trim_is_read_back_trimmed() -> None:
+    """A hand-made record without brackets or '' whose texts have blanks at an edge: the
+    whole-line shortcut must not let it through as it is."""
+    line = (
+        '<EM ID="c1" CATEG="LOCAL">Porto</EM> ---> '
+        '[<EM ID="r1" CATEG="LOCAL"> Porto</EM>, <EM ID="r2" CATEG="LOCAL">Gaia </EM>]'
+    )
+    record = fmt.parse_line(line, None, 1, "\n")
+    assert isinstance(record, fmt.Record)
+    reread = fmt.reprint_record(record)
+    assert [tag.text for tag in reread.system or ()] == ["Porto", "Gaia"]
+    plain = fmt.parse_line(line.replace("> Porto", ">Porto").replace("Gaia <", "Gaia<"), None, 1)
+    assert isinstance(plain, fmt.Record) and fmt.reprint_record(plain) is plain

@@ -31,6 +31,7 @@ REFERENCE_CASES = [
     ("exemplo1", "total_harem"),
     ("gabriel", "run"),
     ("brackets", "total_harem"),  # entity texts with [ ] and '' (see its README)
+    ("bracket-edges", "total_harem"),  # a system text trimmed once its brackets are gone
 ]
 
 

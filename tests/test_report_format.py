@@ -28,8 +28,9 @@ def test_every_report_of_the_reference_outputs_is_here() -> None:
     # 4 .globalid, 4 aligner .stderr and 24 .ida files (every Ida report of the Java chain),
     # the 12 .ida files of the simulated cases (reference/simulated/), and the 41 of the
     # TEMPO track (reference/tempo/: the Java's Ida on each .emir, .altrel and .tempo), and
-    # the 14 of the bracket case (reference/brackets/: 12 .ida, 1 .globalid, 1 .stderr).
-    assert len(REPORTS) == 32 + 12 + 41 + 14
+    # the 14 of the bracket case (reference/brackets/: 12 .ida, 1 .globalid, 1 .stderr)
+    # and the 5 of the bracket-edge case (reference/bracket-edges/: 3 .ida, 1 each else).
+    assert len(REPORTS) == 32 + 12 + 41 + 14 + 5
 
 
 @pytest.mark.parametrize("path", REPORTS, ids=lambda p: f"{p.parent.name}/{p.name}")

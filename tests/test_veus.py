@@ -68,6 +68,9 @@ REFERENCE_CASES = [
     ("brackets/total_harem.alinhado.avalida.gz", "brackets/total_muc.veu.gz", "muc", None, None),
     ("brackets/total_harem.alinhado.avalida.gz", "brackets/total_relaxado.veu.gz", "relaxado",
      None, None),
+    # a system text trimmed once its brackets are gone (data/reference/bracket-edges/)
+    ("bracket-edges/total_harem.alinhado.avalida.gz", "bracket-edges/total_harem.veu.gz",
+     "harem", None, None),
     # texts as the run wrote them: Véus reads them back as AvalIDa does
     ("brackets/unread.alinhado.avalida.gz", "brackets/unread_harem.veu.gz", "harem", None, None),
     ("brackets/unread.alinhado.avalida.gz", "brackets/unread_muc.veu.gz", "muc", None, None),

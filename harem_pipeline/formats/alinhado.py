@@ -47,6 +47,7 @@ from typing import IO, Any, TypeVar, overload
 from harem_pipeline.errors import InputError
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
+from harem_pipeline.text.java import java_trim
 from harem_pipeline.text.memo import KeyedTable, keyed_cache
 from harem_pipeline.text.numbers import java_double
 from harem_pipeline.text.progress import progress_counter
@@ -1351,16 +1352,22 @@ def java_entity_text(text: str, system: bool) -> str:
     list through ``toNamedEntityList``, which removes every ``[`` and ``]``
     of the list before cutting it into entities (those inside entity texts
     too), and each entity through ``replaceInvalidXMLChars2``, which escapes
-    two apostrophes as one ``&apos;`` (so ``''`` is read as ``'``).  The gold
-    side keeps its brackets.  AvalIDa is the first program to do it, scores
-    the entities so read and writes them so; every later program reads them
-    the same way again (the rule is idempotent).  See
-    ``docs/spec/identification.md``, "Entity texts after the aligner".
+    two apostrophes as one ``&apos;`` (so ``''`` is read as ``'``); it writes
+    each entity through ``unmarkTokens``, which sets its text trimmed
+    (``NamedEntity.setEntity``: Java ``String.trim``), so ``[ 8 ] K`` is
+    written ``8  K``.  The gold side keeps its brackets.  AvalIDa is the first
+    program to do it, scores the entities so read and writes them so; every
+    later program reads them the same way again (the rule is idempotent).
+    See ``docs/spec/identification.md``, "Entity texts after the aligner".
     """
     if system and ("[" in text or "]" in text):
         text = text.replace("[", "").replace("]", "")
     if "''" in text:
         text = text.replace("''", "'")
+    if text[:1] <= " " or text[-1:] <= " ":  # "" too: nothing to trim
+        trimmed = java_trim(text)
+        if trimmed != text:
+            return trimmed
     return text
 
 
@@ -1387,6 +1394,10 @@ def evaluation_of(record: Record, path: str | None, expected: str) -> tuple[Eval
     return record.evaluation
 
 
+_EDGE_BLANK = re.compile(r">[\x00- ]|[\x00- ]</")
+"""An entity text of a tag list that starts or ends with a blank (the trim would change it)."""
+
+
 def reprint_record(record: Record) -> Record:
     """``record`` with both sides as the Java reads them back (itself when nothing changes,
     decided on the texts alone, so an unchanged record keeps its text and unbuilt tags).
@@ -1397,7 +1408,11 @@ def reprint_record(record: Record) -> Record:
     raw = record._raw
     if raw is not None:
         inner = raw[3][1:-1]
-        if java_entity_text(raw[2], False) is raw[2] and java_entity_text(inner, True) is inner:
+        if (
+            java_entity_text(raw[2], False) is raw[2]
+            and java_entity_text(inner, True) is inner
+            and not _EDGE_BLANK.search(inner)
+        ):
             return record
     gold = record.gold_text
     texts = record.system_texts

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.measures.semantic import semantic_intervals
-from harem_pipeline.pipeline.naming import ReportOutputs, stage_output, write_twins
+from harem_pipeline.pipeline.naming import (
+    ReportOutputs,
+    java_report_encoding,
+    stage_output,
+    write_twins,
+)
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida import format_ida_text, ida_json
 from harem_pipeline.stages.ida import SemanticTally, read_tally
 from harem_pipeline.stages.tally import document_rows
 from harem_pipeline.text import PathLike
-from harem_pipeline.text.textio import read_bytes
-
-JAVA_ENCODING = "iso-8859-1"
 
 
 def run_ida(
@@ -34,16 +36,13 @@ def run_ida(
     ``params`` gives the scenario and ALT choice the JSON names and the
     document bootstrap of its intervals (``bootstrap`` resamples, ``seed``).
     """
-
     if params.scenario is None:
         raise InputError("--scenario", "absolute or relative", "none")
     target = stage_output("ida", path, output)
     encoding, tally = read_tally(path, grid_path, first_harem)
-    if encoding == "utf-8" and read_bytes(path).isascii():
-        encoding = JAVA_ENCODING  # nothing says UTF-8: the labels as the Java writes them
     documents = document_rows(tally.documents)
     ci95 = semantic_intervals(documents, params.resampling)
     text = format_ida_text(tally, signature)
     twin = ida_json(tally, signature, params.scenario, params.alt, ci95, documents)
-    json_path = write_twins(target, text, encoding, twin)
+    json_path = write_twins(target, text, java_report_encoding(path, encoding), twin)
     return ReportOutputs(target, json_path, tally)

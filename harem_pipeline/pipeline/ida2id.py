@@ -13,6 +13,7 @@ from harem_pipeline.measures.identification import identification_intervals, mea
 from harem_pipeline.pipeline.naming import (
     ReportOutputs,
     check_stage_input,
+    java_report_encoding,
     stage_output,
     write_twins,
 )
@@ -52,5 +53,5 @@ def run_ida2id(
     documents = document_rows(tally.documents)
     ci95 = identification_intervals(documents, params.resampling)
     twin = ida2id_json_object(tally.total, measures, signature, ci95, documents, spans, veil)
-    json_path = write_twins(target, text, encoding, twin)
+    json_path = write_twins(target, text, java_report_encoding(path, encoding), twin)
     return ReportOutputs(target, json_path, tally)

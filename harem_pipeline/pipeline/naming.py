@@ -18,7 +18,7 @@ from harem_pipeline.formats.alinhado import Record, iter_numbered_lines, parse_l
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import write_text_atomic, written_in_place
-from harem_pipeline.text.textio import check_not_empty, derived_path
+from harem_pipeline.text.textio import check_not_empty, derived_path, read_bytes
 
 OUTPUT_SUFFIXES: dict[str, tuple[str, str | None]] = {
     "align": (".alinhado", None),
@@ -116,6 +116,19 @@ class ReportOutputs(Generic[T]):
     text_path: Path
     json_path: Path
     counts: T
+
+
+JAVA_ENCODING = "iso-8859-1"
+"""The encoding of the Java programs' Portuguese labels."""
+
+
+def java_report_encoding(path: PathLike, encoding: str) -> str:
+    """The encoding of a report the Java programs write (Ida2ID's, Ida's) on the input
+    ``path`` read in ``encoding``: the input's, but ISO-8859-1 for a plain ASCII input,
+    where nothing says UTF-8 and the Java writes its labels (``Precisão``) in ISO-8859-1."""
+    if encoding == "utf-8" and read_bytes(path).isascii():
+        return JAVA_ENCODING
+    return encoding
 
 
 def write_twins(target: Path, text: str, encoding: str, twin: Mapping[str, Any]) -> Path:
