@@ -76,7 +76,7 @@ def _first_difference(expected: bytes, found: bytes, encoding: str) -> str:
 
 def test_reference_record_files_are_all_found() -> None:
     # 13 exemplo0 + 26 exemplo1 + 44 gabriel files, of which 5 + 10 + 17 are reports;
-    # simulated/ (bench/oracle_semantic.py): 21 files, of which 12 are .ida reports;
+    # simulated/ (bench/oracle_chains.py): 21 files, of which 12 are .ida reports;
     # tempo/: 47 Emir and .tempo files (beside their .ida reports and ERROS.txt side files).
     # brackets/: 43 files, of which 12 .ida, 1 .globalid and 1 .stderr.
     # bracket-edges/: 13 files, of which 3 .ida, 1 .globalid and 1 .stderr.

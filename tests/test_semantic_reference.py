@@ -159,7 +159,7 @@ def test_format_round_trip(name: str) -> None:
 
 
 VARIANTS = {
-    # Emir options of bench/oracle_semantic.py (the Java's -pesos, -penalizacoes, -relativo)
+    # Emir options of bench/oracle_chains.py (the Java's -pesos, -penalizacoes, -relativo)
     "pesos": EmirParams(parse_weights("1;2;1;0.5")),
     "penalizacoes_nao": EmirParams(),
     "relativo_pesos": EmirParams(parse_weights("0.5;1;0.25;0.125"), relative=True),
