@@ -9,7 +9,10 @@ editing the golden entities' relations, each item with probability
 on the unedited file) it runs the official chain (``HJ CLASS ARGS…``, the
 19 programs of ``Originais/Avaliacao.sh``) and ours, and compares every
 file after the ``#`` lines (``]::[`` read as ``]:[``).  Exit status 1 when
-a file differs.
+a file differs; an official program that fails (they report it on standard
+error and exit 0, their output cut short) stops the comparison.  The
+Java's copy of the input is given the marker ``::`` the official files
+write, so an ``.alts`` of ours can be compared too.
 """
 
 from __future__ import annotations
@@ -86,13 +89,18 @@ def edit(lines: list[str], kind: str, rate: float, seed: int) -> list[str]:
 def java_chain(oracle: Path, folder: Path) -> None:
     def run(args: list[str], out: str) -> None:
         with open(folder / out, "wb") as handle:
-            subprocess.run(
+            done = subprocess.run(
                 [str(oracle), *args],
                 cwd=folder,
                 stdout=handle,
-                stderr=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
                 check=True,
             )
+        # The programs fail inside a thread and still exit 0, their output cut short.
+        said = done.stderr.decode("iso-8859-1")
+        if "Exception" in said or "mal formada" in said:
+            first = next(line for line in said.splitlines() if line.strip())
+            raise SystemExit(f"the official {args[0]} failed on {folder}: {first}")
 
     name = "x.alts"
     for suffix, program in (
@@ -137,6 +145,9 @@ def main() -> int:
             for folder in (java, ours):
                 folder.mkdir(parents=True)
                 (folder / "x.alts").write_text("\n".join(edited), encoding="iso-8859-1")
+            # the official programs cut records at "::": an .alts of ours writes ":"
+            java_alts = java / "x.alts"
+            java_alts.write_bytes(java_alts.read_bytes().replace(b"]:[", b"]::["))
             java_chain(args.oracle.resolve(), java)
             run_chain(ours / "x.alts")
             names = sorted(p.name for p in java.iterdir() if p.name.startswith("x.alts."))
