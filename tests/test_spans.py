@@ -169,3 +169,12 @@ def test_identical_sides_take_the_fast_path_with_the_same_result() -> None:
     slow = SpanTally()
     slow.add_document(gold, list(reversed(gold)))  # not equal as lists: full path
     assert fast.counts() == slow.counts()
+
+
+def test_a_view_s_slots_are_added_to_once_each() -> None:
+    """``unit_slots`` adds a side's columns to a view's slots with one ``+=`` at an index
+    array, which adds once to a slot named twice: each view names a slot once."""
+    from harem_pipeline.stages import spans
+
+    for slots, columns in spans._FROM:
+        assert len(set(slots.tolist())) == len(slots) == len(columns)

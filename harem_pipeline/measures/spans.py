@@ -281,6 +281,11 @@ class UnitFigures:
     present: dict[str, list[bool]]
     """Whether each unit has a span of a label, on either side."""
 
+    @classmethod
+    def none(cls) -> UnitFigures:
+        """No units (a report that kept none)."""
+        return cls((), [], (), {})
+
     def __len__(self) -> int:
         return len(self.names)
 
@@ -311,7 +316,7 @@ def unit_measures(units: Sequence[str], names: list[str], matrix: np.ndarray) ->
     ``matrix``).
     """
     if not units:
-        return UnitFigures((), [], (), {})
+        return UnitFigures.none()
     figures = span_figures(Columns(names, matrix))
     keys = list(figures)
     table = np.stack([np.asarray(figures[k], dtype=float) for k in keys], axis=1)
@@ -366,7 +371,7 @@ class MeasuresReport(SpanInput):
     """Tokens whose two tags agree, over all tokens (``CountedSpans.equal_tags``)."""
     errors: Any = None
     """The error listing and confusion (``CountedSpans.errors``), None when not collected."""
-    per_document: UnitFigures = field(default_factory=lambda: UnitFigures((), [], (), {}))
+    per_document: UnitFigures = field(default_factory=UnitFigures.none)
     """Every measure of each bootstrap unit (:func:`unit_measures`), empty when not kept."""
 
     @property
@@ -398,7 +403,7 @@ def span_report(
     the report is written: its value is asked for last).
     """
     table = no_intervals
-    per_document = UnitFigures((), [], (), {})
+    per_document = UnitFigures.none()
     if counted.units is not None:
         names, matrix = counted.units.matrix()
         if resampling.resamples > 0:

@@ -323,7 +323,6 @@ def collect_reports(files: Sequence[ReportFiles]) -> list[dict[str, Any]]:
 
 def _tempo_reports(files: Sequence[tuple[int, str, Path]]) -> list[dict[str, Any]]:
     """The TEMPO track's Ida JSONs of one row: mode (its official name), ALT scoring, report."""
-
     return [{"mode": MODE_NAMES[m], "alt": alt, "ida": load_report(path)} for m, alt, path in files]
 
 

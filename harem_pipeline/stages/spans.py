@@ -917,7 +917,8 @@ _FROM = [
     (np.array([slot for slot, _ in pairs]), np.array([column for _, column in pairs]))
     for pairs in (_LABELLED_FROM, _UNLABELLED_FROM)
 ]
-"""Both as index arrays, by view: a side's columns added to a view's slots at once."""
+"""Both as index arrays, by view: a side's columns added to a view's slots at once (each
+view's slots are distinct, as ``+=`` at an index array adds once to a slot named twice)."""
 _LABEL_SLOTS = np.array([L_SPANS, L_EXACT, L_OVERLAP])
 """A label's counted slots (its coverage is summed apart)."""
 
