@@ -9,12 +9,11 @@ and malformed pieces.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import itertools
 import random
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -39,6 +38,7 @@ from harem_pipeline.stages.ida2mor import (
 )
 from harem_pipeline.stages.tally import row_names
 from harem_pipeline.stages.vizir import Scenario
+from tests.helpers.blocks import blockwise, campaign_evaluated
 from tests.helpers.strategies import seeded
 
 CASES = Path(__file__).parent / "cases"
@@ -225,35 +225,6 @@ VIZIR_FILES = seeded(lambda rng: random_file(rng, VIZIR_PARTS))
 
 # ---------------------------------------------------------------------------
 # A block at a time (pipeline/blocks.py)
-
-
-@contextlib.contextmanager
-def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterator[None]:
-    """Files read in blocks of about ``chunk`` bytes, as on workers.
-
-    Unless ``pooled``, the blocks are read in this process, one after another,
-    by the function each worker would run (fast enough for property tests);
-    without ``fallback``, an error of the run on blocks is not retried as one
-    stream (so a valid file must be cut where it may be).
-    """
-    import harem_pipeline.formats.alinhado as alinhado_format
-    import harem_pipeline.pipeline.blocks as blocks
-    import harem_pipeline.pipeline.ida2mor as ida2mor_steps
-    import harem_pipeline.pipeline.identification as identification
-    import harem_pipeline.pipeline.morphology as steps
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(alinhado_format, "CHUNK_BYTES", chunk)
-        if not pooled:
-            patch.setattr(blocks, "uses_workers", lambda workers=None: workers != 1)
-            patch.setattr(blocks, "ordered_map", lambda func, items, workers=None: map(func, items))
-        if not fallback:
-            direct = lambda run, workers=None: run(workers)  # noqa: E731
-            patch.setattr(steps, "run_with_fallback", direct)
-            patch.setattr(identification, "run_with_fallback", direct)
-            patch.setattr(ida2mor_steps, "run_with_fallback", direct)
-            patch.setattr(blocks, "run_with_fallback", direct)
-        yield
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -526,25 +497,6 @@ def test_identification_stages_a_block_at_a_time(data: bytes, extra: list[str]) 
         for chunk in (1, 17, 80):
             with blockwise(chunk):
                 assert identification_outcomes(source) == one_stream
-
-
-@functools.cache
-def campaign_evaluated(kind: str) -> bytes:
-    """The ``.avalida`` of a campaign run: ``first`` (document lines) or ``second`` (``DOC``)."""
-    from harem_pipeline.pipeline.align import run_align
-    from harem_pipeline.pipeline.identification import run_avalida
-    from tests.helpers.paths import DATA
-
-    cd, run = {
-        "first": ("first-harem/ColeccaoDouradaHAREM.txt", "campaign/sim-weak.txt.gz"),
-        "second": (
-            "second-harem/SegundoHaremReRelEM_t1.xml.gz",
-            "second-harem/ParticipacaoSegundoHaremReRelEM_t1.xml.gz",
-        ),
-    }[kind]
-    with tempfile.TemporaryDirectory() as folder:
-        aligned, _ = run_align(DATA / cd, DATA / run, Path(folder) / "r.alinhado")
-        return run_avalida(aligned).read_bytes()
 
 
 @pytest.mark.parametrize("kind", ["first", "second"])

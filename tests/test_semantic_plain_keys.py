@@ -25,8 +25,8 @@ from harem_pipeline.formats.semantic import (
     iter_records,
     read_record_line,
 )
+from harem_pipeline.pipeline.ida import read_tally
 from harem_pipeline.stages.emir import EmirParams, evaluate_lines
-from harem_pipeline.stages.ida import read_tally
 
 KEYS = st.sampled_from(["CATEG", "TIPO", "SUBTIPO", "ID", "MORF", "XCATEG", "CATEGX"])
 VALUES = st.sampled_from(

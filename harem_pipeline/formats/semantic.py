@@ -21,14 +21,15 @@ closing parenthesis); :attr:`SemanticScore.extra_paren` keeps that so a
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import repeat
-from typing import NamedTuple
+from typing import Generic, NamedTuple, TypeVar
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
+    ALT_PREFIXES,
     ARROW,
     EVAL_SEMANTIC,
     MARKER_FIRST_HAREM,
@@ -36,15 +37,15 @@ from harem_pipeline.formats.alinhado import (
     AltOpen,
     Evaluation,
     Line,
-    LineChunk,
     LineParser,
+    NumberedLine,
     Record,
     Tag,
     evaluation_of,
     format_line,
     format_tag_list,
-    iter_line_chunks,
     iter_lines,
+    iter_numbered_lines,
     parse_evaluation,
     parse_line,
     reprint_system,
@@ -535,8 +536,11 @@ def read_record_line(
 ) -> Line | SemanticRecord:
     """One line of a semantic-chain file: a record as a :class:`SemanticRecord` (the
     canonical expression first, ``parse`` when it does not match), any other line as
-    ``parse`` reads it."""
-    if text[:1] == "<":  # every record starts so
+    ``parse`` reads it (a line not starting ``<``, never a record, as ``parse_line``
+    reads it: every ``parse`` of a record file's lines leaves those to it)."""
+    if text[:1] != "<":
+        return parse_line(text, path, line, eol)
+    if not text.startswith(ALT_PREFIXES):
         found = _canonical_record(text, line, eol)
         if found is not None:
             return found
@@ -547,25 +551,32 @@ def iter_records(
     path: PathLike, parse: LineParser = parse_line, canonical: bool = True
 ) -> tuple[str, Iterator[Line | SemanticRecord]]:
     """Stream a semantic-chain file: its encoding and each line read by
-    :func:`read_record_line` (``canonical`` False: every record by ``parse`` alone, for
-    a format the canonical shape does not describe)."""
-    encoding, chunks = iter_line_chunks(path)
-    return encoding, _read_chunks(chunks, str(path), parse, canonical)
+    :func:`semantic_lines`."""
+    encoding, lines = iter_numbered_lines(path)
+    return encoding, semantic_lines(lines, str(path), parse, canonical)
 
 
-def _read_chunks(
-    chunks: Iterable[LineChunk], name: str, parse: LineParser, canonical: bool
+def semantic_lines(
+    lines: Iterable[NumberedLine], path: str, parse: LineParser = parse_line, canonical: bool = True
 ) -> Iterator[Line | SemanticRecord]:
-    for chunk in chunks:
-        first = chunk.first
-        numbers = range(first, first + len(chunk.bodies))
-        if canonical:
-            yield from map(
-                read_record_line, chunk.bodies, repeat(name), numbers, chunk.eols, repeat(parse)
-            )
-        else:
-            for text, number, eol in zip(chunk.bodies, numbers, chunk.eols, strict=True):
-                yield as_semantic(parse(text, name, number, eol))
+    """Each ``(number, text, line end)`` line read by :func:`read_record_line`
+    (``canonical`` False: every record by ``parse`` alone, for a format the canonical
+    shape does not describe)."""
+    if not canonical:
+        for number, text, eol in lines:
+            yield as_semantic(parse(text, path, number, eol))
+        return
+    for number, text, eol in lines:
+        yield read_record_line(text, path, number, eol, parse)
+
+
+def after_header(items: Iterator[Line | SemanticRecord]) -> Iterator[Line | SemanticRecord]:
+    """A file's lines (or a block of them) without the file's first, the header, when they
+    start there: a stage read a block at a time has it written or read once, apart."""
+    first = next(items, None)
+    if first is None or first.line == 1:
+        return items
+    return itertools.chain((first,), items)
 
 
 @keyed_cache()
@@ -626,7 +637,39 @@ def next_alt_state(state: int, opening: bool, n: int | None) -> int | None:
     return None
 
 
-class AltBlockReader:
+Out = TypeVar("Out")
+T = TypeVar("T")
+
+
+class AltState(NamedTuple):
+    """The state a reader of ALT blocks was left in at the end of its lines (its last
+    output): a file read a block at a time was cut well when every block but the last
+    leaves it outside ALT blocks (state 0), each block then starting as the one stream
+    would."""
+
+    state: int
+
+
+def ended_outside_alt(pieces: Iterable[T | AltState], path: str | None) -> Iterator[T]:
+    """The pieces of a file's blocks, in order, without their :class:`AltState`; an
+    input error (for :func:`~harem_pipeline.pipeline.blocks.run_with_fallback`: read
+    again as one stream) when a block that is not the last ended inside an ALT block."""
+    left: AltState | None = None
+    for piece in pieces:
+        if left is not None and left.state != 0:
+            raise InputError(
+                path,
+                "a block of lines cut outside ALT blocks",
+                f"one that ends in ALT state {left.state}",
+            )
+        if isinstance(piece, AltState):
+            left = piece
+        else:
+            left = None
+            yield piece
+
+
+class AltBlockReader(Generic[Out]):
     """A reader of a stream's ALT blocks in :func:`next_alt_state`'s states (alts, altsem).
 
     A subclass says what a state change writes (:meth:`entered`) and what any
@@ -638,7 +681,7 @@ class AltBlockReader:
         self.path = path
         self.state = 0
 
-    def line(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
+    def line(self, item: Line | SemanticRecord) -> Iterable[Out]:
         """The output of one line (a tuple or a block's lines: no generator a line)."""
         if type(item) is AltOpen or type(item) is AltClose:
             state = next_alt_state(self.state, type(item) is AltOpen, item.n)
@@ -647,10 +690,10 @@ class AltBlockReader:
                 return self.entered(state)
         return self.other(item)
 
-    def entered(self, state: int) -> Iterable[Line | str]:
+    def entered(self, state: int) -> Iterable[Out]:
         """The output of moving to ``state``."""
         raise NotImplementedError
 
-    def other(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
+    def other(self, item: Line | SemanticRecord) -> Iterable[Out]:
         """The output of a line that changes no state."""
         raise NotImplementedError

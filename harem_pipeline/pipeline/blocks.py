@@ -1,8 +1,9 @@
 """A record file's stage on every core: blocks of whole lines, one at a time per worker.
 
-AvalIDa, Véus, AltinaID, Vizir, AltinaMor and Ida2Mor read a file line by
-line and hold little between lines (at most one ALT block or the open
-document), so a large file can be cut into blocks of whole lines (about
+AvalIDa, Véus, AltinaID, Vizir, AltinaMor, Ida2Mor and the semantic chain's
+stages (alts, espurios, Emir, ALTina, Ida) read a file line by line and hold
+little between lines (at most one ALT block or the open document), so a
+large file can be cut into blocks of whole lines (about
 :data:`~harem_pipeline.formats.alinhado.CHUNK_BYTES` each), every block
 read by the same stage function in a worker process, and the results
 taken in the file's order (:func:`~harem_pipeline.pipeline.parallel.ordered_map`).

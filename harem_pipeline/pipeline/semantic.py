@@ -8,70 +8,154 @@ and Ida's parameters for a campaign.  Ida, which counts an Emir file, is
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from itertools import islice
+import functools
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, Line, format_line
-from harem_pipeline.formats.semantic import iter_records, parse_semantic_line
+from harem_pipeline.formats.alinhado import (
+    MARKER_FIRST_HAREM,
+    Header,
+    Line,
+    LineParser,
+    RawBlock,
+    format_line,
+    parse_line,
+)
+from harem_pipeline.formats.semantic import (
+    SemanticRecord,
+    after_header,
+    ended_outside_alt,
+    iter_records,
+    parse_semantic_line,
+    semantic_lines,
+)
+from harem_pipeline.formats.vizir import RawLine
 from harem_pipeline.model import Alt, Scenario
+from harem_pipeline.pipeline.blocks import (
+    StageOnLines,
+    cut_outside_alt,
+    map_line_blocks,
+    run_with_fallback,
+)
 from harem_pipeline.pipeline.naming import check_records_evaluated, stage_output
 from harem_pipeline.pipeline.params import ReportParams, scored_documents, subset_params
-from harem_pipeline.stages.alts import organise_alts
-from harem_pipeline.stages.altsem import select_alternatives
-from harem_pipeline.stages.emir import DEFAULT_WEIGHTS, EmirParams, evaluate_lines, parse_weights
-from harem_pipeline.stages.espurios import collect_spurious
+from harem_pipeline.stages.alts import organised_lines, settle_alts
+from harem_pipeline.stages.altsem import selected_lines
+from harem_pipeline.stages.emir import (
+    DEFAULT_WEIGHTS,
+    EmirParams,
+    emir_filter,
+    java_line_end,
+    parse_weights,
+    read_header,
+    scored_lines,
+)
+from harem_pipeline.stages.espurios import spurious_lists
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 
 if TYPE_CHECKING:
     from harem_pipeline.pipeline.config import Campaign
 
+SemanticBody = Callable[[Iterator[Line | SemanticRecord], str], Iterable[object]]
+"""A stage's body: the lines of a file after its header (or of a block of them) to what it
+writes of them (a line, a record's text, or a mark its settling step reads)."""
+
 _BATCH = 4096
 """Lines joined into one write (a stage gives a record as the text of its one line)."""
 
 
-def write_stage_lines(
-    target: PathLike, lines: Iterable[Line | str], encoding: str, marker: str | None = None
-) -> None:
-    """Write a stage's output atomically in ``encoding``: a line object as
-    :func:`~harem_pipeline.formats.alinhado.write_lines` writes it, a text as it is
-    (a record's line, its line end included), a few thousand lines a write."""
-    with atomic_write(target, "w", encoding=encoding, newline="") as handle:
-        items = iter(lines)
-        while batch := [
-            item if isinstance(item, str) else format_line(item, marker) + item.eol
-            for item in islice(items, _BATCH)
-        ]:
-            handle.write("".join(batch))
+def write_semantic_blocks(
+    path: PathLike,
+    target: Path,
+    body: SemanticBody,
+    regroup: Callable[[Iterator[RawBlock]], Iterator[RawBlock]] | None = None,
+    workers: int | None = None,
+    settle: Callable[[Iterator[object]], Iterator[object]] | None = None,
+    parse: LineParser = parse_line,
+) -> Path:
+    """A semantic stage's file step: the header line (required) as the Java writes it,
+    then ``body`` over the other lines, a block at a time on ``workers`` (blocks moved by
+    ``regroup``; the file read again as one stream after an input error), the pieces
+    in the file's order through ``settle``, written atomically in the input's encoding."""
+    name = str(path)
+    header = read_header(iter_records(path, parse)[1], name)
+    stage = functools.partial(_stage_texts, body, parse, name)
+    write = functools.partial(_write_pieces, Path(path), target, header, stage, regroup, settle)
+    return run_with_fallback(write, workers)
+
+
+def _write_pieces(
+    path: Path,
+    target: Path,
+    header: Header,
+    stage: StageOnLines[object],
+    regroup: Callable[[Iterator[RawBlock]], Iterator[RawBlock]] | None,
+    settle: Callable[[Iterator[object]], Iterator[object]] | None,
+    workers: int | None,
+) -> Path:
+    encoding, pieces = map_line_blocks(path, stage, workers, regroup)
+    if settle is not None:
+        pieces = settle(pieces)
+    with atomic_write(target, "wb", encoding=None) as handle:
+        handle.write((format_line(java_line_end(header)) + "\n").encode(encoding))
+        for piece in pieces:  # encoded by a worker, or a record's text settled here
+            handle.write(piece.encode(encoding) if isinstance(piece, str) else piece)
+    return target
+
+
+def _stage_texts(
+    body: SemanticBody, parse: LineParser, path: str, encoding: str, lines: Iterable[RawLine]
+) -> Iterator[object]:
+    """``body`` over a block's lines (the file's header, line 1, left out: the parent
+    writes it): runs of lines joined and encoded, a few thousand a piece; anything
+    else ``body`` gives (a mark for the settling step) a piece of its own."""
+    run: list[str] = []
+    for item in body(after_header(semantic_lines(lines, path, parse)), path):
+        if type(item) is str:
+            run.append(item)
+        elif isinstance(item, Line):
+            run.append(format_line(item, MARKER_FIRST_HAREM) + item.eol)
+        else:
+            if run:
+                yield "".join(run).encode(encoding)
+                run = []
+            yield item
+            continue
+        if len(run) >= _BATCH:
+            yield "".join(run).encode(encoding)
+            run = []
+    if run:
+        yield "".join(run).encode(encoding)
 
 
 # ---------------------------------------------------------------------------
 # alts
 
 
-def run_alts(path: PathLike, output: PathLike | None = None) -> Path:
+def run_alts(path: PathLike, output: PathLike | None = None, workers: int | None = None) -> Path:
     """Organise the ALT blocks of the Véus file ``path`` into ``output`` (default
-    ``IN.alts``), in the input's encoding, atomically."""
+    ``IN.alts``), in the input's encoding, atomically; a large file a block at a time
+    on ``workers`` processes (default: every core), cut outside ALT blocks."""
     target = stage_output("alts", path, output)
     check_records_evaluated("alts", path)
-    encoding, lines = iter_records(path)
-    write_stage_lines(target, organise_alts(lines, str(path)), encoding, MARKER_FIRST_HAREM)
-    return target
+    settle = functools.partial(settle_alts, path=str(path))
+    return write_semantic_blocks(path, target, organised_lines, cut_outside_alt, workers, settle)
 
 
 # ---------------------------------------------------------------------------
 # espurios
 
 
-def run_espurios(path: PathLike, output: PathLike | None = None) -> Path:
+def run_espurios(
+    path: PathLike, output: PathLike | None = None, workers: int | None = None
+) -> Path:
     """List the spurious entities of the ``.alts`` file ``path`` into ``output``
-    (default ``IN.espurios``), in the input's encoding, atomically."""
+    (default ``IN.espurios``), in the input's encoding, atomically; a large file a block
+    at a time on ``workers`` processes (default: every core)."""
     target = stage_output("espurios", path, output)
-    encoding, lines = iter_records(path)
-    write_stage_lines(target, collect_spurious(lines, str(path)), encoding)
-    return target
+    return write_semantic_blocks(path, target, spurious_lists, None, workers)
 
 
 # ---------------------------------------------------------------------------
@@ -79,30 +163,35 @@ def run_espurios(path: PathLike, output: PathLike | None = None) -> Path:
 
 
 def run_emir(
-    path: PathLike, params: EmirParams | None = None, output: PathLike | None = None
+    path: PathLike,
+    params: EmirParams | None = None,
+    output: PathLike | None = None,
+    workers: int | None = None,
 ) -> Path:
     """Score the ``.alts`` file ``path`` into ``output`` (default ``IN.emir`` or
-    ``IN.emir_relativo``), in the input's encoding, atomically."""
+    ``IN.emir_relativo``), in the input's encoding, atomically; a large file a block at
+    a time on ``workers`` processes (default: every core)."""
     params = params or EmirParams()
     target = stage_output("emir_relativo" if params.relative else "emir", path, output)
-    encoding, lines = iter_records(path)
-    write_stage_lines(
-        target, evaluate_lines(lines, params, str(path)), encoding, MARKER_FIRST_HAREM
-    )
-    return target
+    filt, _ = emir_filter(iter_records(path)[1], params, str(path))
+    body = functools.partial(scored_lines, filt=filt, params=params)
+    return write_semantic_blocks(path, target, body, None, workers)
 
 
 # ---------------------------------------------------------------------------
 # altsem
 
 
-def run_altsem(path: PathLike, output: PathLike | None = None) -> Path:
+def run_altsem(path: PathLike, output: PathLike | None = None, workers: int | None = None) -> Path:
     """Keep the best alternative of every ALT block of the ``.emir`` file ``path`` in
-    ``output`` (default ``IN.altrel``), in the input's encoding, atomically."""
+    ``output`` (default ``IN.altrel``), in the input's encoding, atomically; a large
+    file a block at a time on ``workers`` processes (default: every core), cut outside
+    ALT blocks."""
     target = stage_output("altsem", path, output)
-    encoding, lines = iter_records(path, parse_semantic_line)
-    write_stage_lines(target, select_alternatives(lines, str(path)), encoding, MARKER_FIRST_HAREM)
-    return target
+    settle = functools.partial(ended_outside_alt, path=str(path))
+    return write_semantic_blocks(
+        path, target, selected_lines, cut_outside_alt, workers, settle, parse_semantic_line
+    )
 
 
 # ---------------------------------------------------------------------------

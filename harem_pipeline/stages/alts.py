@@ -29,8 +29,10 @@ them back (:func:`~harem_pipeline.formats.alinhado.reprint_tag`).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple, TypeVar
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
@@ -50,7 +52,9 @@ from harem_pipeline.formats.alinhado import (
 from harem_pipeline.formats.semantic import (
     AltBlockReader,
     AltsRecord,
+    AltState,
     SemanticRecord,
+    ended_outside_alt,
     format_alts_record,
     not_a_record_in_alt,
 )
@@ -164,6 +168,37 @@ class _Block:
         yield AltClose(None)
 
 
+class LeftInAlt(NamedTuple):
+    """The IDs of the system entities an ALT block left spurious, from here on."""
+
+    ids: frozenset[str]
+
+
+class UnlessLeft(NamedTuple):
+    """A spurious record outside the ALT blocks (its line, line end included), dropped
+    when an earlier block left the ID of its first system entity spurious."""
+
+    id: str
+    text: str
+
+
+T = TypeVar("T")
+
+
+def drop_left_in_alt(items: Iterable[T | LeftInAlt | UnlessLeft]) -> Iterator[T | str]:
+    """The lines of :func:`organised_lines` (or of its blocks, in the file's order) with
+    the records left in an earlier block dropped: the Java never forgets those IDs."""
+    left: set[str] = set()
+    for item in items:
+        if isinstance(item, UnlessLeft):
+            if item.id not in left:
+                yield item.text
+        elif isinstance(item, LeftInAlt):
+            left.update(item.ids)
+        else:
+            yield item
+
+
 def organise_alts(
     lines: Iterable[Line | SemanticRecord], path: str | None = None
 ) -> Iterator[Line | str]:
@@ -171,47 +206,63 @@ def organise_alts(
     outside the ALT blocks written back as read, the records inside a block read whole
     and rebuilt as the Java rebuilds them."""
     stream = iter(lines)
-    header = read_header(stream, path)
-    yield java_line_end(header)
+    yield java_line_end(read_header(stream, path))
+    kept: Iterator[Line | str] = settle_alts(organised_lines(stream, path), path)
+    yield from kept
+
+
+def organised_lines(
+    lines: Iterable[Line | SemanticRecord], path: str | None = None
+) -> Iterator[Line | str | LeftInAlt | UnlessLeft | AltState]:
+    """The ``.alts`` lines of a Véus file's lines after its header (or of a block of
+    them cut outside ALT blocks), a record that an earlier block may have left marked so,
+    and the state the lines end in (:func:`settle_alts` settles both)."""
     organiser = _Organiser(path)
-    for item in stream:
+    for item in lines:
         yield from organiser.line(item)
+    yield AltState(organiser.state)
 
 
-class _Organiser(AltBlockReader):
+def settle_alts(
+    pieces: Iterable[T | LeftInAlt | UnlessLeft | AltState], path: str | None
+) -> Iterator[T | str]:
+    """:func:`organised_lines`' pieces (of the whole file, or of its blocks in order) as
+    written: :func:`~harem_pipeline.formats.semantic.ended_outside_alt`, then
+    :func:`drop_left_in_alt`."""
+    kept: Iterator[T | LeftInAlt | UnlessLeft] = ended_outside_alt(pieces, path)
+    return drop_left_in_alt(kept)
+
+
+class _Organiser(AltBlockReader[Line | str | LeftInAlt | UnlessLeft]):
     """The Java's states (0 outside blocks, 1 after ``<ALT>``, 2 in an alternative, 3 after
-    ``</ALTn>``), the block being read and the IDs of the entities left spurious in blocks."""
+    ``</ALTn>``) and the block being read."""
 
     def __init__(self, path: str | None) -> None:
         super().__init__(path)
         self.block = _Block()
-        self.left_ids: set[str] = set()
 
-    def other(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
+    def other(self, item: Line | SemanticRecord) -> Iterable[Line | str | UnlessLeft]:
         """A record of an alternative is kept for the block; any other line is copied, a
-        record outside blocks unless it is left in an earlier block."""
+        spurious record outside blocks unless an earlier block left it."""
         if self.state == 2:
             if not isinstance(item, SemanticRecord):
                 raise not_a_record_in_alt(item, self.path)
             self.block.add(item.record(self.path, parse_line), self.path)
-        elif not isinstance(item, SemanticRecord):
+            return ()
+        if not isinstance(item, SemanticRecord):
             return (java_line_end(item),)
-        elif not self._left_in_alt(item):
-            return (item.unchanged() + "\n",)
-        return ()
+        text = item.unchanged() + "\n"
+        first = self._first_spurious_id(item)
+        return (text,) if first is None else (UnlessLeft(first, text),)
 
-    def _left_in_alt(self, record: SemanticRecord) -> bool:
-        """A spurious record whose first system entity has the ID of an entity left spurious
-        in an earlier block."""
-        if not self.left_ids or not is_spurious_key(record.key.gold):
-            return False
+    def _first_spurious_id(self, record: SemanticRecord) -> str | None:
+        """The ID of the first system entity of a spurious record (None: none to check)."""
+        if not is_spurious_key(record.key.gold):
+            return None
         system = record.record(self.path, parse_line).system
-        if not system:
-            return False
-        first = system[0].attr("ID")
-        return first is not None and first in self.left_ids
+        return system[0].attr("ID") if system else None
 
-    def entered(self, state: int) -> Iterable[Line | str]:
+    def entered(self, state: int) -> Iterable[Line | str | LeftInAlt]:
         """A new block, a new alternative, an alternative closed, or the block written."""
         if state == 1:
             self.block = _Block()
@@ -220,7 +271,6 @@ class _Organiser(AltBlockReader):
         elif state == 3:
             self.block.close_alternative()
         else:
-            spurious = self.block.spurious
-            self.left_ids.update(i for e in spurious if (i := e.attr("ID")) is not None)
-            return self.block.lines()
+            left = frozenset(i for e in self.block.spurious if (i := e.attr("ID")) is not None)
+            return itertools.chain((LeftInAlt(left),), self.block.lines())
         return ()

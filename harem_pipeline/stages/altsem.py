@@ -40,12 +40,14 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.semantic import (
     AltBlockReader,
+    AltState,
     EmirRecord,
     RecordKey,
     SemanticRecord,
     SemanticScore,
     at_line,
     emir_scores,
+    ended_outside_alt,
     format_emir_record,
     not_a_record_in_alt,
     parse_emir_record,
@@ -150,12 +152,23 @@ def select_alternatives(
     the ALT blocks written back as read, the records inside a block read whole."""
     stream = iter(lines)
     yield java_line_end(read_header(stream, path))
+    kept: Iterator[Line | str] = ended_outside_alt(selected_lines(stream, path), path)
+    yield from kept
+
+
+def selected_lines(
+    lines: Iterable[Line | SemanticRecord], path: str | None = None
+) -> Iterator[Line | str | AltState]:
+    """The ``.altrel`` lines of ``.emir`` lines after the header (or of a block of them
+    cut outside ALT blocks), and the state they end in
+    (:func:`~harem_pipeline.formats.semantic.ended_outside_alt` settles it)."""
     selector = _Selector(path)
-    for item in stream:
+    for item in lines:
         yield from selector.line(item)
+    yield AltState(selector.state)
 
 
-class _Selector(AltBlockReader):
+class _Selector(AltBlockReader[Line | str]):
     """The states of :mod:`~harem_pipeline.stages.alts` and the alternatives of the block read."""
 
     def __init__(self, path: str | None) -> None:

@@ -37,6 +37,7 @@ element name; they are read so here (the Java reads only ``CATEG``).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -552,11 +553,33 @@ def evaluate_lines(
     """The ``.emir`` lines of ``.alts`` lines: header and structure copied, each record
     its head as the chain writes it back and the evaluation part of its key
     (:func:`emir_tail`)."""
+    stream = iter(lines)
+    filt, stream = emir_filter(stream, params, path)
+    yield java_line_end(read_header(stream, path))
+    yield from scored_lines(stream, path, filt, params)
+
+
+def emir_filter(
+    lines: Iterator[Line | SemanticRecord], params: EmirParams, path: str | None = None
+) -> tuple[Filter, Iterator[Line | SemanticRecord]]:
+    """The filter of a file's header line (required) and format (from its first record or
+    document line), and its lines, every one still to read."""
     first_harem, stream = peek_format(lines, path)
     header = read_header(stream, path)
     filt = header_filter(header, first_harem, params.grid_path, path)
-    yield Header(header.text, eol="\n")
-    for item in stream:
+    return filt, itertools.chain((header,), stream)
+
+
+def scored_lines(
+    lines: Iterable[Line | SemanticRecord],
+    path: str | None,
+    filt: Filter,
+    params: EmirParams,
+) -> Iterator[Line | str]:
+    """The ``.emir`` lines of ``.alts`` lines after the header (or of a block of them):
+    structure copied, each record its head as the chain writes it back and the
+    evaluation part of its key (:func:`emir_tail`)."""
+    for item in lines:
         if not isinstance(item, SemanticRecord):
             yield java_line_end(item)
             continue

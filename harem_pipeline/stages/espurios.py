@@ -22,7 +22,15 @@ def collect_spurious(
     system list as the Java writes it back (``[]`` for ``[null]``)."""
     stream = iter(lines)
     yield java_line_end(read_header(stream, path))
-    for item in stream:
+    yield from spurious_lists(stream, path)
+
+
+def spurious_lists(
+    lines: Iterable[Line | SemanticRecord], path: str | None = None
+) -> Iterator[Line | str]:
+    """The ``.espurios`` lines of an ``.alts`` file's lines after the header (or of a
+    block of them)."""
+    for item in lines:
         if type(item) is SemanticRecord:
             if is_spurious_key(item.key.gold):
                 listed = item.listed()

@@ -39,12 +39,15 @@ system entity's tuples (``combined_max_system``) and over the gold entity's
 
 from __future__ import annotations
 
+import functools
+import operator
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import Line
+from harem_pipeline.formats.alinhado import Line, LineParser
 from harem_pipeline.formats.semantic import (
     ClassicKey,
     RecordKey,
@@ -52,7 +55,6 @@ from harem_pipeline.formats.semantic import (
     SemanticScore,
     at_line,
     emir_scores,
-    iter_records,
     parse_semantic_line,
 )
 from harem_pipeline.formats.tempo import is_tempo_file, parse_tempo_line
@@ -66,6 +68,7 @@ from harem_pipeline.stages.emir import (
     read_header,
 )
 from harem_pipeline.stages.tally import (
+    DOCUMENT_LINES,
     Counts,
     DocumentBoundaries,
     DocumentCounts,
@@ -275,44 +278,23 @@ def key_contributions(
     return contributions(key.gold, key.systems or (None,), picked, filt, views)
 
 
-class _Sums:
-    """The running sums of :func:`tally_semantic`: the file and its documents, each
-    category, the 2005 views."""
+class TallyContext(NamedTuple):
+    """What counting an Emir file's records needs from its start: the header's veil, its
+    filter, and whether the 2005 views are counted."""
 
-    __slots__ = ("tally", "categories", "first")
-
-    def __init__(self) -> None:
-        self.tally = DocumentTally(SemanticCounts)
-        self.categories: dict[str, DocumentTally[CategoryCounts]] = {}
-        self.first = DocumentTally(FirstHaremCounts)
-
-    def add(self, added: _Contributions, current: list[float]) -> None:
-        """Add one record's contributions, each where its field's index says, in the order
-        they come (sums take their values in file order); ``current``: the sums of the
-        document the record is in (:meth:`DocumentBoundaries.record`)."""
-        total = self.tally.total
-        for i, value in added.rows:
-            total[i] += value
-            current[i] += value
-        categories = self.categories
-        for cat, i, value in added.categories:
-            sums = categories.get(cat)
-            if sums is None:
-                sums = categories[cat] = DocumentTally(CategoryCounts)
-            sums.total[i] += value
-        first = self.first.total
-        for i, value in added.first_harem:
-            first[i] += value
+    header: str
+    filt: Filter
+    views: bool
 
 
-def tally_semantic(
+def tally_context(
     lines: Iterable[Line | SemanticRecord],
     path: str | None = None,
     grid_path: PathLike | None = None,
     first_harem: bool | None = None,
-) -> SemanticTally:
-    """Count a whole Emir file in one pass, each record by its key
-    (:func:`key_contributions`).
+) -> tuple[TallyContext, Iterator[Line | SemanticRecord]]:
+    """The context of an Emir file's lines (header first, required) and its lines after
+    the header.
 
     ``first_harem`` None detects the First HAREM format (see
     :func:`harem_pipeline.stages.emir.peek_format`); the 2005 views are
@@ -322,42 +304,134 @@ def tally_semantic(
     header = read_header(stream, path)
     views = detected if first_harem is None else first_harem
     filt = header_filter(header, detected, grid_path, path)
-    sums = _Sums()
-    boundaries = DocumentBoundaries(sums.tally)
-    for item in stream:
-        if not isinstance(item, SemanticRecord):
+    return TallyContext(header.text, filt, views), stream
+
+
+_ROW_FIELDS = len(row_names(SemanticCounts))
+_FIRST_FIELDS = len(_FIRST_INDEX)
+
+
+class Segment(NamedTuple):
+    """Consecutive records of an Emir file, no document line between, as they add up:
+    each sum's values in the order they are added (a sum's last digits depend on it)."""
+
+    records: int
+    rows: tuple[array[float], ...]
+    """Per field of ``SemanticCounts``: the values the file's and the document's sums take
+    (every value is a float: an array of doubles holds each exactly, and crosses from a
+    worker process as its bytes)."""
+    categories: dict[tuple[str, int], array[float]]
+    """Per category and field of ``CategoryCounts``: the values its sum takes."""
+    first_harem: tuple[array[float], ...]
+    """Per field of ``FirstHaremCounts``: the values the 2005 views' sum takes."""
+
+
+def _segment() -> Segment:
+    rows = tuple(array("d") for _ in range(_ROW_FIELDS))
+    return Segment(0, rows, {}, tuple(array("d") for _ in range(_FIRST_FIELDS)))
+
+
+_SEGMENT_RECORDS = 1 << 14
+"""Records a segment holds at most (memory stays flat)."""
+
+
+def tally_events(
+    lines: Iterable[Line | SemanticRecord], context: TallyContext, path: str | None = None
+) -> Iterator[Segment | Line]:
+    """The segments and document lines of an Emir file's lines after the header (or of a
+    block of them): each record's contributions by its key (:func:`key_contributions`),
+    in order."""
+    filt, views = context.filt, context.views
+    segment, records = _segment(), 0
+    for item in lines:
+        if type(item) is SemanticRecord:
+            try:
+                added = key_contributions(item.key, filt, views, path)
+            except InputError as error:
+                raise at_line(error, item.line) from None
+            rows, categories, first = segment.rows, segment.categories, segment.first_harem
+            for i, value in added.rows:
+                rows[i].append(value)
+            for cat, i, value in added.categories:
+                values = categories.get((cat, i))
+                if values is None:
+                    values = categories[cat, i] = array("d")
+                values.append(value)
+            for i, value in added.first_harem:
+                first[i].append(value)
+            records += 1
+            if records == _SEGMENT_RECORDS:
+                yield segment._replace(records=records)
+                segment, records = _segment(), 0
+        elif isinstance(item, DOCUMENT_LINES):
+            if records:
+                yield segment._replace(records=records)
+                segment, records = _segment(), 0
+            yield item
+    if records:
+        yield segment._replace(records=records)
+
+
+def _added(total: list[float], index: int, values: array[float]) -> None:
+    """``values`` added to ``total[index]`` one after the other (never ``sum``, which
+    may compensate)."""
+    total[index] = functools.reduce(operator.add, values, total[index])
+
+
+def tally_pieces(items: Iterable[Segment | Line], context: TallyContext) -> SemanticTally:
+    """Add up a whole file's segments, in its order (sums take their values in file order,
+    as the Java's do); document lines open and close documents."""
+    tally = DocumentTally(SemanticCounts)
+    categories: dict[str, DocumentTally[CategoryCounts]] = {}
+    first = DocumentTally(FirstHaremCounts)
+    boundaries = DocumentBoundaries(tally)
+    for item in items:
+        if not isinstance(item, Segment):
             boundaries.boundary(item)
             continue
-        current = boundaries.record()
-        try:
-            added = key_contributions(item.key, filt, views, path)
-        except InputError as error:
-            raise at_line(error, item.line) from None
-        sums.add(added, current)
-    counted = sums.tally.freeze()
-    categories = sums.categories
+        current = boundaries.record(item.records)
+        for i, values in enumerate(item.rows):
+            if values:
+                _added(tally.total, i, values)
+                _added(current, i, values)
+        for (cat, i), values in item.categories.items():
+            sums = categories.get(cat)
+            if sums is None:
+                sums = categories[cat] = DocumentTally(CategoryCounts)
+            _added(sums.total, i, values)
+        for i, values in enumerate(item.first_harem):
+            if values:
+                _added(first.total, i, values)
+    counted = tally.freeze()
     return SemanticTally(
-        header.text,
+        context.header,
         counted.total,
         counted.documents,
         tuple((cat, categories[cat].freeze().total) for cat in sorted(categories)),
-        sums.first.freeze().total if views else None,
+        first.freeze().total if context.views else None,
     )
 
 
-def read_tally(
-    path: PathLike,
+def tally_semantic(
+    lines: Iterable[Line | SemanticRecord],
+    path: str | None = None,
     grid_path: PathLike | None = None,
     first_harem: bool | None = None,
-) -> tuple[str, SemanticTally]:
-    """Stream an Emir file and count it; its encoding with the tally.
+) -> SemanticTally:
+    """Count a whole Emir file's lines (header first) in one pass, each record by its key
+    (:func:`tally_context`, :func:`tally_events`, :func:`tally_pieces`)."""
+    context, stream = tally_context(lines, path, grid_path, first_harem)
+    return tally_pieces(tally_events(stream, context, path), context)
 
-    A ``.tempo`` file (the TEMPO track, ``docs/spec/tempo.md``) is read a line at a
-    time by :func:`~harem_pipeline.formats.tempo.parse_tempo_line`: its records count as
+
+def emir_reading(path: PathLike) -> tuple[LineParser, bool]:
+    """How Ida reads the lines of ``path``: the ``parse`` and ``canonical`` of
+    :func:`~harem_pipeline.formats.semantic.semantic_lines`.
+
+    A ``.tempo`` file (the TEMPO track, ``docs/spec/tempo.md``) is read by
+    :func:`~harem_pipeline.formats.tempo.parse_tempo_line`: its records count as
     the Emir records whose values AvalTEMPO raised.
     """
     if is_tempo_file(path):
-        encoding, lines = iter_records(path, parse_tempo_line, canonical=False)
-        return encoding, tally_semantic(lines, str(path), grid_path, first_harem)
-    encoding, lines = iter_records(path, parse_semantic_line)
-    return encoding, tally_semantic(lines, str(path), grid_path, first_harem)
+        return parse_tempo_line, False
+    return parse_semantic_line, True

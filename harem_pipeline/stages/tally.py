@@ -170,6 +170,9 @@ class DocumentTally(Generic[C]):
         return Tally(from_row(self.kind, self.total), tuple(self.blocks))
 
 
+DOCUMENT_LINES = (DocStart, DocumentLine, DocEnd)
+"""The lines :meth:`DocumentBoundaries.boundary` reads (any other leaves it as it was)."""
+
 NO_DOCUMENT = ""
 """DOCID under which records found outside any ``DOC``/``EOD`` pair are counted."""
 
@@ -199,14 +202,14 @@ class DocumentBoundaries:
         elif isinstance(item, DocEnd):
             tally.close()
 
-    def record(self) -> list[float]:
-        """Note a record (counted in the open document, or in :data:`NO_DOCUMENT`); the
-        running sums of that document."""
+    def record(self, count: int = 1) -> list[float]:
+        """Note a record, or ``count`` records in a row (counted in the open document, or in
+        :data:`NO_DOCUMENT`); the running sums of that document."""
         current = self.tally.current
         if current is None:
             current = self.tally.start(NO_DOCUMENT)
             self.records = 0
-        self.records += 1
+        self.records += count
         return current
 
 
