@@ -705,6 +705,18 @@ def alt_marker(body: str) -> tuple[bool, int | None] | None:
     return bool(alt.group(1)), int(alt.group(2)) if alt.group(2) else None
 
 
+def alt_line(body: str, eol: str, line: int | None) -> AltOpen | AltClose | None:
+    """The ``<ALT…>`` line ``body`` (:func:`alt_marker`) as :func:`parse_line` reads it;
+    None for any other line."""
+    alt = alt_marker(body)
+    if alt is None:
+        return None
+    closing, n = alt
+    if closing:
+        return AltClose(n, eol=eol, line=line or 0)
+    return AltOpen(n, eol=eol, line=line or 0)
+
+
 def _split_eol(text: str, eol: str | None) -> tuple[str, str]:
     if eol is not None:
         return text, eol
@@ -726,13 +738,9 @@ def parse_line(
     body, end = (text, eol) if eol is not None else _split_eol(text, eol)
     if body[:1] == "<":
         if body.startswith(ALT_PREFIXES):
-            alt = alt_marker(body)
+            alt = alt_line(body, end, line)
             if alt is not None:
-                closing, n = alt
-                number = line or 0
-                if closing:
-                    return AltClose(n, eol=end, line=number)
-                return AltOpen(n, eol=end, line=number)
+                return alt
         record = _match_canonical_record(body)
         if record is not None:
             return _canonical_record(record, end, line, path)

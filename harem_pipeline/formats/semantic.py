@@ -41,6 +41,7 @@ from harem_pipeline.formats.alinhado import (
     NumberedLine,
     Record,
     Tag,
+    alt_line,
     evaluation_of,
     format_line,
     format_tag_list,
@@ -461,11 +462,33 @@ _CANONICAL_RE = re.compile(
     + _canonical_entity(1)
     + r" ---> \[(?:null|"
     + _canonical_entity(3)
-    + r")\](::?)\[(\{[^{}\n]*+\}|[^\[\]{},\n]++)\](.*)\Z"
+    + r")\](::?)\[(.*)\Z"
 )
 """Groups 1-2: the gold's element and classic attributes, 3-4 the system entity's (at
-most one), 5 the marker, 6 the one item, 7 the suffix."""
+most one), 5 the marker, 6 the rest of the line: the one item, ``]`` and the suffix
+(:func:`split_item`; cut apart once per distinct text, not scanned on every line)."""
 _MARKER = 5
+
+_PLAIN_ITEM = re.compile(r"[^\[\]{},\n]++")
+"""An item that is not an Emir item: no brackets, braces, commas or line ends."""
+
+
+def split_item(rest: str) -> tuple[str, str] | None:
+    """A canonical record's one item and its suffix, from what follows ``:[``: an Emir
+    item ``{…}`` (no brace inside) or a plain item (:data:`_PLAIN_ITEM`), then ``]``;
+    None for any other text (the full grammar reads that record)."""
+    if rest[:1] == "{":
+        end = rest.find("}") + 1
+        if end == 0 or rest.find("{", 1, end) >= 0:
+            return None
+    else:
+        plain = _PLAIN_ITEM.match(rest)
+        if plain is None:
+            return None
+        end = plain.end()
+    if rest[end : end + 1] != "]":
+        return None
+    return rest[:end], rest[end + 1 :]
 
 
 @keyed_cache()
@@ -480,16 +503,19 @@ def _is_item(text: str) -> bool:
 
 def _canonical_key(groups: tuple[str | None, ...]) -> RecordKey | None:
     """The key of a canonical record from the expression's groups (the marker, group 5,
-    left out); None when its item is not one."""
-    g_element, g_written, s_element, s_written, _, item, suffix = groups
-    assert g_element is not None and g_written is not None and item is not None
-    if not _is_item(item):
+    left out); None when what follows the marker is not one item (:func:`split_item`)
+    the full grammar reads as one."""
+    g_element, g_written, s_element, s_written, _, rest = groups
+    assert g_element is not None and g_written is not None and rest is not None
+    split = split_item(rest)
+    if split is None or not _is_item(split[0]):
         return None
+    item, suffix = split
     if s_element is None or s_written is None:  # the two groups match together
         systems = None
     else:
         systems = (_written_classic(s_element, s_written),)
-    return RecordKey(_written_classic(g_element, g_written), systems, (0,), (item,), suffix or "")
+    return RecordKey(_written_classic(g_element, g_written), systems, (0,), (item,), suffix)
 
 
 _CANONICAL_KEYS: KeyedTable[tuple[str | None, ...], RecordKey | None] = KeyedTable(_canonical_key)
@@ -536,11 +562,16 @@ def read_record_line(
 ) -> Line | SemanticRecord:
     """One line of a semantic-chain file: a record as a :class:`SemanticRecord` (the
     canonical expression first, ``parse`` when it does not match), any other line as
-    ``parse`` reads it (a line not starting ``<``, never a record, as ``parse_line``
-    reads it: every ``parse`` of a record file's lines leaves those to it)."""
+    ``parse`` reads it (a line not starting ``<``, never a record, and an ALT line as
+    ``parse_line`` reads them: every ``parse`` of a record file's lines leaves those to
+    it)."""
     if text[:1] != "<":
         return parse_line(text, path, line, eol)
-    if not text.startswith(ALT_PREFIXES):
+    if text.startswith(ALT_PREFIXES):
+        alt = alt_line(text, eol, line)
+        if alt is not None:
+            return alt
+    else:
         found = _canonical_record(text, line, eol)
         if found is not None:
             return found

@@ -24,6 +24,7 @@ from harem_pipeline.pipeline.naming import (
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida import format_ida_text, ida_json
 from harem_pipeline.stages.ida import (
+    Aside,
     Segment,
     SemanticTally,
     TallyContext,
@@ -100,5 +101,5 @@ def _tally_block(
     path: str,
     encoding: str,
     lines: Iterable[RawLine],
-) -> Iterator[Segment | Line]:
+) -> Iterator[Segment | Aside | Line]:
     return tally_events(after_header(semantic_lines(lines, path, parse, canonical)), context, path)

@@ -243,7 +243,7 @@ class _Contributions(NamedTuple):
     ``DocumentTally.add`` skips them), each category's, the 2005 views'."""
 
     rows: tuple[tuple[int, float], ...]
-    categories: tuple[tuple[str, int, float], ...]
+    categories: tuple[tuple[tuple[str, int], float], ...]
     first_harem: tuple[tuple[int, float], ...]
 
 
@@ -262,7 +262,7 @@ def contributions(
     first = first_harem_additions(gold, entities, scores, filt) if views else ()
     return _Contributions(
         tuple((i, value) for row in rows for i, value in enumerate(row) if value),
-        tuple((cat, _CATEGORY_INDEX[name], value) for cat, name, value in additions),
+        tuple(((cat, _CATEGORY_INDEX[name]), value) for cat, name, value in additions),
         tuple((_FIRST_INDEX[name], value) for name, value in first),
     )
 
@@ -312,64 +312,73 @@ _FIRST_FIELDS = len(_FIRST_INDEX)
 
 
 class Segment(NamedTuple):
-    """Consecutive records of an Emir file, no document line between, as they add up:
-    each sum's values in the order they are added (a sum's last digits depend on it)."""
+    """Consecutive records of an Emir file, no document line between, as they add to the
+    file's and their document's sums: per field of ``SemanticCounts``, the values in the
+    order they are added (a sum's last digits depend on it).  Every value is a float:
+    an array of doubles holds each exactly, and crosses from a worker as its bytes."""
 
     records: int
     rows: tuple[array[float], ...]
-    """Per field of ``SemanticCounts``: the values the file's and the document's sums take
-    (every value is a float: an array of doubles holds each exactly, and crosses from a
-    worker process as its bytes)."""
+
+
+class Aside(NamedTuple):
+    """Records' values for the sums kept for the whole file only, in order: per category
+    and field of ``CategoryCounts``, and per field of ``FirstHaremCounts`` (the 2005
+    views).  Document lines do not cut them."""
+
     categories: dict[tuple[str, int], array[float]]
-    """Per category and field of ``CategoryCounts``: the values its sum takes."""
     first_harem: tuple[array[float], ...]
-    """Per field of ``FirstHaremCounts``: the values the 2005 views' sum takes."""
 
 
-def _segment() -> Segment:
-    rows = tuple(array("d") for _ in range(_ROW_FIELDS))
-    return Segment(0, rows, {}, tuple(array("d") for _ in range(_FIRST_FIELDS)))
+def _columns(count: int) -> tuple[array[float], ...]:
+    return tuple(array("d") for _ in range(count))
 
 
-_SEGMENT_RECORDS = 1 << 14
-"""Records a segment holds at most (memory stays flat)."""
+_PIECE_RECORDS = 1 << 14
+"""Records whose values a worker holds at most before handing them on (memory stays flat)."""
 
 
 def tally_events(
     lines: Iterable[Line | SemanticRecord], context: TallyContext, path: str | None = None
-) -> Iterator[Segment | Line]:
-    """The segments and document lines of an Emir file's lines after the header (or of a
-    block of them): each record's contributions by its key (:func:`key_contributions`),
-    in order."""
+) -> Iterator[Segment | Aside | Line]:
+    """The values and document lines of an Emir file's lines after the header (or of a
+    block of them), in order: each record's contributions by its key
+    (:func:`key_contributions`)."""
     filt, views = context.filt, context.views
-    segment, records = _segment(), 0
+    rows, records = _columns(_ROW_FIELDS), 0
+    aside = Aside({}, _columns(_FIRST_FIELDS))
+    categories, first = aside.categories, aside.first_harem
     for item in lines:
         if type(item) is SemanticRecord:
             try:
                 added = key_contributions(item.key, filt, views, path)
             except InputError as error:
                 raise at_line(error, item.line) from None
-            rows, categories, first = segment.rows, segment.categories, segment.first_harem
             for i, value in added.rows:
                 rows[i].append(value)
-            for cat, i, value in added.categories:
-                values = categories.get((cat, i))
+            for where, value in added.categories:
+                values = categories.get(where)
                 if values is None:
-                    values = categories[cat, i] = array("d")
+                    values = categories[where] = array("d")
                 values.append(value)
             for i, value in added.first_harem:
                 first[i].append(value)
             records += 1
-            if records == _SEGMENT_RECORDS:
-                yield segment._replace(records=records)
-                segment, records = _segment(), 0
+            if records % _PIECE_RECORDS:
+                continue
+            yield Segment(records, rows)
+            yield aside
+            rows, records = _columns(_ROW_FIELDS), 0
+            aside = Aside({}, _columns(_FIRST_FIELDS))
+            categories, first = aside.categories, aside.first_harem
         elif isinstance(item, DOCUMENT_LINES):
             if records:
-                yield segment._replace(records=records)
-                segment, records = _segment(), 0
+                yield Segment(records, rows)
+                rows, records = _columns(_ROW_FIELDS), 0
             yield item
     if records:
-        yield segment._replace(records=records)
+        yield Segment(records, rows)
+    yield aside
 
 
 def _added(total: list[float], index: int, values: array[float]) -> None:
@@ -378,30 +387,31 @@ def _added(total: list[float], index: int, values: array[float]) -> None:
     total[index] = functools.reduce(operator.add, values, total[index])
 
 
-def tally_pieces(items: Iterable[Segment | Line], context: TallyContext) -> SemanticTally:
-    """Add up a whole file's segments, in its order (sums take their values in file order,
+def tally_pieces(items: Iterable[Segment | Aside | Line], context: TallyContext) -> SemanticTally:
+    """Add up a whole file's values, in its order (sums take their values in file order,
     as the Java's do); document lines open and close documents."""
     tally = DocumentTally(SemanticCounts)
     categories: dict[str, DocumentTally[CategoryCounts]] = {}
     first = DocumentTally(FirstHaremCounts)
     boundaries = DocumentBoundaries(tally)
     for item in items:
-        if not isinstance(item, Segment):
+        if isinstance(item, Segment):
+            current = boundaries.record(item.records)
+            for i, values in enumerate(item.rows):
+                if values:
+                    _added(tally.total, i, values)
+                    _added(current, i, values)
+        elif isinstance(item, Aside):
+            for (cat, i), values in item.categories.items():
+                sums = categories.get(cat)
+                if sums is None:
+                    sums = categories[cat] = DocumentTally(CategoryCounts)
+                _added(sums.total, i, values)
+            for i, values in enumerate(item.first_harem):
+                if values:
+                    _added(first.total, i, values)
+        else:
             boundaries.boundary(item)
-            continue
-        current = boundaries.record(item.records)
-        for i, values in enumerate(item.rows):
-            if values:
-                _added(tally.total, i, values)
-                _added(current, i, values)
-        for (cat, i), values in item.categories.items():
-            sums = categories.get(cat)
-            if sums is None:
-                sums = categories[cat] = DocumentTally(CategoryCounts)
-            _added(sums.total, i, values)
-        for i, values in enumerate(item.first_harem):
-            if values:
-                _added(first.total, i, values)
     counted = tally.freeze()
     return SemanticTally(
         context.header,
