@@ -24,8 +24,6 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     block_lines,
     iter_lines,
-)
-from harem_pipeline.formats.vizir import (
     open_raw_lines,
 )
 from harem_pipeline.pipeline.ida2mor import count_altmor_file
@@ -621,7 +619,7 @@ def test_chunked_reader_reads_lines_as_iter_lines(
     """Lines, numbers and line ends as the line-by-line reader gives them, at any chunk size;
     the lines of the undecoded blocks (``block_lines`` of each, in order) are the same."""
     import harem_pipeline.formats.alinhado as alinhado_format
-    from harem_pipeline.formats.vizir import open_raw_blocks
+    from harem_pipeline.formats.alinhado import open_raw_blocks
 
     data = "".join(pieces).encode(encoding, errors="replace")
     with tempfile.TemporaryDirectory() as folder:

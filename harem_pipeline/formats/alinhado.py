@@ -1255,6 +1255,18 @@ def iter_numbered_lines(path: PathLike) -> tuple[str, Iterator[NumberedLine]]:
     return encoding, _numbered(chunks)
 
 
+PEEK_BYTES = 1 << 16
+"""The first read of :func:`peek_numbered_lines`."""
+
+
+def peek_numbered_lines(path: PathLike) -> tuple[str, Iterator[NumberedLine]]:
+    """:func:`iter_numbered_lines` for a pass that reads only a file's first lines (its
+    header, its first record): the same lines, the first :data:`PEEK_BYTES` of them
+    decoded before any other (a megabyte chunk costs a few milliseconds)."""
+    encoding, _ = iter_line_chunks(path)
+    return encoding, _numbered(_iter_chunks(path, encoding, PEEK_BYTES))
+
+
 RawBlock = tuple[int, bytes]
 """``(number of its first line, bytes)``: consecutive whole lines of a file, undecoded."""
 
@@ -1268,6 +1280,41 @@ def iter_raw_blocks(path: PathLike) -> tuple[str, Iterator[RawBlock]]:
     """
     encoding, _ = iter_line_chunks(path)
     return encoding, _numbered_blocks(path)
+
+
+RAW_ENCODINGS = frozenset({"utf-8", "iso8859-1"})
+"""Encodings whose text can be cut into lines at ``\\n`` after decoding whole chunks."""
+
+
+def open_raw_blocks(path: PathLike) -> tuple[str, Iterator[RawBlock] | None]:
+    """:func:`open_raw_lines` as blocks of whole lines (``block_lines`` reads each).
+
+    None instead of the blocks for an encoding ``open_raw_lines`` reads line
+    by line.
+    """
+    encoding, blocks = iter_raw_blocks(path)
+    return (encoding, blocks) if encoding in RAW_ENCODINGS else (encoding, None)
+
+
+RawLine = NumberedLine
+"""``(line number, text, line end)``: a line of a record file before parsing."""
+
+
+def _raw_line(text: str, path: str | None, line: int | None, eol: str) -> RawLine:
+    return (line or 0, text, eol)
+
+
+def open_raw_lines(path: PathLike) -> tuple[str, Iterator[RawLine]]:
+    """A record file's encoding and its lines unparsed, streamed (``iter_lines``'s reading).
+
+    Files in UTF-8 or ISO-8859-1 (all HAREM files) are read a chunk at a time
+    (:func:`iter_numbered_lines`); any other
+    encoding line by line by ``iter_lines``.
+    """
+    encoding, lines = iter_numbered_lines(path)
+    if encoding not in RAW_ENCODINGS:
+        return iter_lines(path, _raw_line)
+    return encoding, lines
 
 
 def _numbered_blocks(path: PathLike) -> Iterator[RawBlock]:
@@ -1295,12 +1342,15 @@ def _numbered(chunks: Iterable[LineChunk]) -> Iterator[NumberedLine]:
         yield from zip(numbers, chunk.bodies, chunk.eols, strict=True)
 
 
-def iter_line_blocks(path: PathLike) -> Iterator[bytes]:
-    """The file's bytes, ``CHUNK_BYTES`` at a time, each block cut after its last ``\\n``
-    (the rest goes with the next block; the last block ends where the file does)."""
+def iter_line_blocks(path: PathLike, first: int | None = None) -> Iterator[bytes]:
+    """The file's bytes, ``CHUNK_BYTES`` at a time (``first`` the first time, if given),
+    each block cut after its last ``\\n`` (the rest goes with the next block; the last
+    block ends where the file does)."""
     rest = b""
     with open_binary(path) as handle:
-        while data := handle.read(CHUNK_BYTES):
+        size = CHUNK_BYTES if first is None else first
+        while data := handle.read(size):
+            size = CHUNK_BYTES
             data = rest + data
             cut = data.rfind(b"\n") + 1
             if cut == 0:
@@ -1312,12 +1362,12 @@ def iter_line_blocks(path: PathLike) -> Iterator[bytes]:
         yield rest
 
 
-def _iter_chunks(path: PathLike, encoding: str) -> Iterator[LineChunk]:
+def _iter_chunks(path: PathLike, encoding: str, first: int | None = None) -> Iterator[LineChunk]:
     name = str(path)
     whole_chunks = codecs.lookup(encoding).name in _CHUNK_ENCODINGS
     bar = progress_counter(Path(path).name, "line")
     number = 1
-    for block in iter_line_blocks(path):
+    for block in iter_line_blocks(path, first):
         chunk = _chunk_of(block, number, name, encoding, whole_chunks)
         number += len(chunk.bodies)
         bar.update(len(chunk.bodies))

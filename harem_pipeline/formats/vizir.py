@@ -17,7 +17,6 @@ line into the key the chain's stages decide on (``RecordText``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
@@ -30,19 +29,13 @@ from harem_pipeline.formats.alinhado import (
     MARKER_FIRST_HAREM,
     NULL_LIST,
     Evaluation,
-    NumberedLine,
-    RawBlock,
     Record,
     Tag,
     format_attributes,
     format_line,
-    iter_lines,
-    iter_numbered_lines,
-    iter_raw_blocks,
     parse_line,
     strip_semantics,
 )
-from harem_pipeline.text import PathLike
 from harem_pipeline.text.memo import KeyedTable, keyed_cache
 
 UNDERSPECIFIED = "?"
@@ -204,9 +197,6 @@ def _normalise(text: str) -> str:
 # ``parse_line``'s record) -- and each stage decides on the key alone,
 # reading the record without its texts once per key (``skeleton``).
 
-RAW_ENCODINGS = frozenset({"utf-8", "iso8859-1"})
-"""Encodings whose text can be cut into lines at ``\\n`` after decoding whole chunks."""
-
 _NAME = r'[^\s<>/"=]++'
 _ATTRIBUTES = r'(?: [^\s<>"=]++="[^"]*+")*+'
 _CANONICAL_RECORD = re.compile(
@@ -314,34 +304,3 @@ def skeleton(gold_head: str, system_heads: tuple[str, ...] | None, items: str | 
 def located(error: InputError, path: str | None, line: int | None) -> InputError:
     """``error`` (raised on a key, with no place) as the general path raises it on a line."""
     return InputError(path, error.expected, error.found, line=line, docid=error.docid)
-
-
-def open_raw_blocks(path: PathLike) -> tuple[str, Iterator[RawBlock] | None]:
-    """:func:`open_raw_lines` as blocks of whole lines (``block_lines`` reads each).
-
-    None instead of the blocks for an encoding ``open_raw_lines`` reads line
-    by line.
-    """
-    encoding, blocks = iter_raw_blocks(path)
-    return (encoding, blocks) if encoding in RAW_ENCODINGS else (encoding, None)
-
-
-RawLine = NumberedLine
-"""``(line number, text, line end)``: a line of a record file before parsing."""
-
-
-def _raw_line(text: str, path: str | None, line: int | None, eol: str) -> RawLine:
-    return (line or 0, text, eol)
-
-
-def open_raw_lines(path: PathLike) -> tuple[str, Iterator[RawLine]]:
-    """A record file's encoding and its lines unparsed, streamed (``iter_lines``'s reading).
-
-    Files in UTF-8 or ISO-8859-1 (all HAREM files) are read a chunk at a time
-    (:func:`~harem_pipeline.formats.alinhado.iter_numbered_lines`); any other
-    encoding line by line by ``iter_lines``.
-    """
-    encoding, lines = iter_numbered_lines(path)
-    if encoding not in RAW_ENCODINGS:
-        return iter_lines(path, _raw_line)
-    return encoding, lines

@@ -33,11 +33,13 @@ from harem_pipeline.formats import alinhado
 from harem_pipeline.formats.alinhado import (
     Line,
     RawBlock,
+    RawLine,
     block_lines,
     formatted_batches,
+    open_raw_blocks,
+    open_raw_lines,
     parse_numbered,
 )
-from harem_pipeline.formats.vizir import RawLine, open_raw_blocks, open_raw_lines
 from harem_pipeline.pipeline.parallel import ordered_map, uses_workers
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
@@ -70,8 +72,9 @@ def map_line_blocks(
         encoding, lines = open_raw_lines(path)
         return encoding, iter(stage(encoding, lines))
     head, blocks = _head_blocks(blocks)
-    if head is not None:  # a small file: read whole, no workers to start
-        lines = block_lines(head, str(path), encoding) if head[1] else iter(())
+    if head is not None:  # a small file: read here, no workers to start
+        name = str(path)
+        lines = itertools.chain.from_iterable(block_lines(b, name, encoding) for b in head)
         return encoding, iter(stage(encoding, lines))
     if regroup is not None:
         blocks = regroup(blocks)
@@ -79,17 +82,26 @@ def map_line_blocks(
     return encoding, itertools.chain.from_iterable(ordered_map(read, blocks, workers))
 
 
-def _head_blocks(blocks: Iterator[RawBlock]) -> tuple[RawBlock | None, Iterator[RawBlock]]:
-    """The whole file as one block when it holds no more than ``CHUNK_BYTES`` (else None),
-    and the blocks, those read to find out put back in front."""
+ALONE_BLOCKS = 4
+"""A file of at most this many blocks is read in this process: on a file of a few
+megabytes, starting the workers costs about what they save (bench/README.md, "The
+semantic stages on blocks")."""
+
+
+def _head_blocks(
+    blocks: Iterator[RawBlock],
+) -> tuple[list[RawBlock] | None, Iterator[RawBlock]]:
+    """All the file's blocks when they hold no more than :data:`ALONE_BLOCKS` times
+    ``CHUNK_BYTES`` (else None), and the blocks, those read to find out put back in
+    front."""
     taken: list[RawBlock] = []
     size = 0
     for block in blocks:
         taken.append(block)
         size += len(block[1])
-        if size > alinhado.CHUNK_BYTES:
+        if size > ALONE_BLOCKS * alinhado.CHUNK_BYTES:
             return None, itertools.chain(taken, blocks)
-    return (1, b"".join(data for _, data in taken)), iter(())
+    return taken, iter(())
 
 
 def _block_results(stage: StageOnLines[R], path: str, encoding: str, block: RawBlock) -> list[R]:

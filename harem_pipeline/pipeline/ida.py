@@ -10,9 +10,8 @@ import functools
 from collections.abc import Iterable, Iterator
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import Line, LineParser
-from harem_pipeline.formats.semantic import after_header, iter_records, semantic_lines
-from harem_pipeline.formats.vizir import RawLine
+from harem_pipeline.formats.alinhado import Line, LineParser, RawLine, peek_numbered_lines
+from harem_pipeline.formats.semantic import after_header, semantic_lines
 from harem_pipeline.measures.semantic import semantic_intervals
 from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
 from harem_pipeline.pipeline.naming import (
@@ -83,7 +82,10 @@ def read_tally(
     name = str(path)
     parse, canonical = emir_reading(path)
     context, _ = tally_context(
-        iter_records(path, parse, canonical)[1], name, grid_path, first_harem
+        semantic_lines(peek_numbered_lines(path)[1], name, parse, canonical),
+        name,
+        grid_path,
+        first_harem,
     )
     stage = functools.partial(_tally_block, context, parse, canonical, name)
 

@@ -10,7 +10,7 @@ import functools
 from collections.abc import Iterable
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.vizir import RawLine
+from harem_pipeline.formats.alinhado import RawLine
 from harem_pipeline.measures.morphology import morphology_intervals
 from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
 from harem_pipeline.pipeline.naming import (

@@ -12,10 +12,14 @@ import functools
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from harem_pipeline.formats.alinhado import MARKER_FIRST_HAREM, formatted_batches, parse_numbered
+from harem_pipeline.formats.alinhado import (
+    MARKER_FIRST_HAREM,
+    RawLine,
+    formatted_batches,
+    parse_numbered,
+)
 from harem_pipeline.formats.harem_meta import read_meta
 from harem_pipeline.formats.veils import parse_veil, read_grid
-from harem_pipeline.formats.vizir import RawLine
 from harem_pipeline.pipeline.blocks import (
     cut_before_documents,
     cut_outside_alt,

@@ -23,10 +23,10 @@ from pathlib import Path
 from harem_pipeline.errors import HaremError
 from harem_pipeline.formats.alinhado import (
     Header,
+    RawLine,
     format_line,
     iter_lines,
 )
-from harem_pipeline.formats.vizir import RawLine
 from harem_pipeline.model import Scenario
 from harem_pipeline.pipeline.blocks import (
     cut_outside_alt,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import Record, iter_numbered_lines, parse_line
+from harem_pipeline.formats.alinhado import Record, parse_line, peek_numbered_lines
 from harem_pipeline.formats.jsontext import format_report_json
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import write_text_atomic, written_in_place
@@ -74,7 +74,7 @@ def check_records_evaluated(stage: str, path: PathLike) -> None:
     stages copy records as they are: it went through with exit status 0.
     Only the first record is read (a file is of one kind).
     """
-    _, lines = iter_numbered_lines(path)
+    _, lines = peek_numbered_lines(path)
     for number, text, eol in lines:
         if text[:1] != "<":
             continue

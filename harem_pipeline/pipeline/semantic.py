@@ -9,28 +9,27 @@ and Ida's parameters for a campaign.  Ida, which counts an Emir file, is
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harem_pipeline.formats.alinhado import (
     MARKER_FIRST_HAREM,
-    Header,
     Line,
     LineParser,
     RawBlock,
+    RawLine,
     format_line,
     parse_line,
+    peek_numbered_lines,
 )
 from harem_pipeline.formats.semantic import (
     SemanticRecord,
-    after_header,
     ended_outside_alt,
-    iter_records,
     parse_semantic_line,
     semantic_lines,
 )
-from harem_pipeline.formats.vizir import RawLine
 from harem_pipeline.model import Alt, Scenario
 from harem_pipeline.pipeline.blocks import (
     StageOnLines,
@@ -79,17 +78,14 @@ def write_semantic_blocks(
     then ``body`` over the other lines, a block at a time on ``workers`` (blocks moved by
     ``regroup``; the file read again as one stream after an input error), the pieces
     in the file's order through ``settle``, written atomically in the input's encoding."""
-    name = str(path)
-    header = read_header(iter_records(path, parse)[1], name)
-    stage = functools.partial(_stage_texts, body, parse, name)
-    write = functools.partial(_write_pieces, Path(path), target, header, stage, regroup, settle)
+    stage = functools.partial(_stage_texts, body, parse, str(path))
+    write = functools.partial(_write_pieces, Path(path), target, stage, regroup, settle)
     return run_with_fallback(write, workers)
 
 
 def _write_pieces(
     path: Path,
     target: Path,
-    header: Header,
     stage: StageOnLines[object],
     regroup: Callable[[Iterator[RawBlock]], Iterator[RawBlock]] | None,
     settle: Callable[[Iterator[object]], Iterator[object]] | None,
@@ -99,7 +95,6 @@ def _write_pieces(
     if settle is not None:
         pieces = settle(pieces)
     with atomic_write(target, "wb", encoding=None) as handle:
-        handle.write((format_line(java_line_end(header)) + "\n").encode(encoding))
         for piece in pieces:  # encoded by a worker, or a record's text settled here
             handle.write(piece.encode(encoding) if isinstance(piece, str) else piece)
     return target
@@ -108,11 +103,19 @@ def _write_pieces(
 def _stage_texts(
     body: SemanticBody, parse: LineParser, path: str, encoding: str, lines: Iterable[RawLine]
 ) -> Iterator[object]:
-    """``body`` over a block's lines (the file's header, line 1, left out: the parent
-    writes it): runs of lines joined and encoded, a few thousand a piece; anything
-    else ``body`` gives (a mark for the settling step) a piece of its own."""
+    """``body`` over a block's lines, the file's header line first when the block starts
+    the file (and an empty file refused): runs of lines joined and encoded, a few
+    thousand a piece; anything else ``body`` gives (a mark for the settling step) a
+    piece of its own."""
+    items = semantic_lines(lines, path, parse)
+    first = next(items, None)
     run: list[str] = []
-    for item in body(after_header(semantic_lines(lines, path, parse)), path):
+    if first is None or first.line == 1:
+        header = read_header(iter(() if first is None else (first,)), path)
+        run.append(format_line(java_line_end(header)) + "\n")
+    else:
+        items = itertools.chain((first,), items)
+    for item in body(items, path):
         if type(item) is str:
             run.append(item)
         elif isinstance(item, Line):
@@ -173,7 +176,8 @@ def run_emir(
     a time on ``workers`` processes (default: every core)."""
     params = params or EmirParams()
     target = stage_output("emir_relativo" if params.relative else "emir", path, output)
-    filt, _ = emir_filter(iter_records(path)[1], params, str(path))
+    peeked = semantic_lines(peek_numbered_lines(path)[1], str(path))
+    filt, _ = emir_filter(peeked, params, str(path))
     body = functools.partial(scored_lines, filt=filt, params=params)
     return write_semantic_blocks(path, target, body, None, workers)
 

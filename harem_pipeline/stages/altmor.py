@@ -24,6 +24,7 @@ from harem_pipeline.formats.alinhado import (
     AltClose,
     AltOpen,
     Line,
+    RawLine,
     Record,
     alt_choice_header,
     format_line,
@@ -32,7 +33,6 @@ from harem_pipeline.formats.alinhado import (
 )
 from harem_pipeline.formats.vizir import (
     Outcome,
-    RawLine,
     cut_record,
     record_text,
 )

@@ -175,11 +175,18 @@ class LeftInAlt(NamedTuple):
 
 
 class UnlessLeft(NamedTuple):
-    """A spurious record outside the ALT blocks (its line, line end included), dropped
-    when an earlier block left the ID of its first system entity spurious."""
+    """A spurious record outside the ALT blocks (its line as written, line end included),
+    dropped when an earlier block left the ID of its first system entity spurious."""
 
-    id: str
     text: str
+
+
+def first_system_id(text: str) -> str | None:
+    """The ID of the first system entity of a record's line (None: no entity, no ID);
+    read only when some block has left an entity, which few files' blocks do."""
+    record = parse_line(text)
+    system = record.system if isinstance(record, Record) else None
+    return system[0].attr("ID") if system else None
 
 
 T = TypeVar("T")
@@ -191,7 +198,7 @@ def drop_left_in_alt(items: Iterable[T | LeftInAlt | UnlessLeft]) -> Iterator[T 
     left: set[str] = set()
     for item in items:
         if isinstance(item, UnlessLeft):
-            if item.id not in left:
+            if not left or first_system_id(item.text) not in left:
                 yield item.text
         elif isinstance(item, LeftInAlt):
             left.update(item.ids)
@@ -252,15 +259,7 @@ class _Organiser(AltBlockReader[Line | str | LeftInAlt | UnlessLeft]):
         if not isinstance(item, SemanticRecord):
             return (java_line_end(item),)
         text = item.unchanged() + "\n"
-        first = self._first_spurious_id(item)
-        return (text,) if first is None else (UnlessLeft(first, text),)
-
-    def _first_spurious_id(self, record: SemanticRecord) -> str | None:
-        """The ID of the first system entity of a spurious record (None: none to check)."""
-        if not is_spurious_key(record.key.gold):
-            return None
-        system = record.record(self.path, parse_line).system
-        return system[0].attr("ID") if system else None
+        return (UnlessLeft(text),) if is_spurious_key(item.key.gold) else (text,)
 
     def entered(self, state: int) -> Iterable[Line | str | LeftInAlt]:
         """A new block, a new alternative, an alternative closed, or the block written."""

@@ -25,13 +25,13 @@ from harem_pipeline.formats.alinhado import (
     DocEnd,
     Header,
     Line,
+    RawLine,
     Record,
     parse_line,
 )
 from harem_pipeline.formats.vizir import (
     MorphScore,
     Outcome,
-    RawLine,
     cut_record,
     located,
     record_text,
