@@ -54,6 +54,52 @@ def test_the_canonical_key_is_the_key_of_the_parsed_record(gold: str, system: st
     assert general.key.gold == classic_key(parse_line(line).gold)  # type: ignore[union-attr]
 
 
+ITEMS = st.sampled_from(
+    [
+        "Correcto",
+        "Correcto",
+        "Espurio",
+        "Parcialmente_Correcto_por_Defeito(0.25; 0.75)",
+        "{Categoria(Correcto:[PESSOA] Espurio:[] Em_Falta:[]) Tipo(Correcto:[] Espurio:[] "
+        "Em_Falta:[]) Subtipo(Correcto:[] Espurio:[] Em_Falta:[]) MaxCSC_CD(1.5) "
+        "MaxCSC_S(1.5) CSC(1.5) Peso(1.0)}",
+        "Bogus",
+        "{x}",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    gold=plain_tags(),
+    systems=st.lists(plain_tags(), min_size=2, max_size=4),
+    repeated=st.booleans(),
+    data=st.data(),
+    suffix=st.sampled_from(["", "", "^0.5", " x"]),
+)
+def test_a_list_of_entities_is_read_as_the_parsed_record_is(
+    gold: str, systems: list[str], repeated: bool, data: st.DataObject, suffix: str
+) -> None:
+    """Several system entities (an entity written twice among them: the items are taken
+    from the first), one item each or not: the key is the full grammar's, or the line is
+    left to the full grammar, whose outcome (record or error) is then the one."""
+    if repeated:
+        systems.append(systems[0])
+    count = len(systems) + data.draw(st.sampled_from([0, 0, 0, 0, -1, 1]))
+    items = data.draw(st.lists(ITEMS, min_size=count, max_size=count))
+    line = f"{gold} ---> [{', '.join(systems)}]:[{', '.join(items)}]{suffix}"
+    try:
+        general = as_semantic(parse_line(line))
+    except InputError:
+        with pytest.raises(InputError):
+            read_record_line(line, None, 1, "\n")
+        return
+    record = read_record_line(line, None, 1, "\n")
+    assert isinstance(record, SemanticRecord) and isinstance(general, SemanticRecord)
+    assert record.key == general.key
+    assert record.head() == general.head() and record.listed() == general.listed()
+
+
 def _outcome(run):
     try:
         return run()

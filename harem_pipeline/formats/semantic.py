@@ -462,33 +462,55 @@ _CANONICAL_RE = re.compile(
     + _canonical_entity(1)
     + r" ---> \[(?:null|"
     + _canonical_entity(3)
-    + r")\](::?)\[(.*)\Z"
+    + r"((?:, "
+    + _canonical_entity(6)
+    + r")*+))\](::?)\[(.*)\Z"
 )
-"""Groups 1-2: the gold's element and classic attributes, 3-4 the system entity's (at
-most one), 5 the marker, 6 the rest of the line: the one item, ``]`` and the suffix
-(:func:`split_item`; cut apart once per distinct text, not scanned on every line)."""
-_MARKER = 5
+"""Groups 1-2: the gold's element and classic attributes, 3-4 the first system entity's,
+5 the system entities after it (empty: one; None: ``[null]``), 8 the marker, 9 the rest
+of the line: the items, ``]`` and the suffix (:func:`split_items`; cut apart once per
+distinct text, not scanned on every line)."""
+_MARKER = 8
+_MORE = 5
+
+_LISTED_ENTITY = re.compile("(" + _canonical_entity(2) + ")")
+"""One entity of a canonical system list: its text, element and classic attributes."""
 
 _PLAIN_ITEM = re.compile(r"[^\[\]{},\n]++")
 """An item that is not an Emir item: no brackets, braces, commas or line ends."""
 
 
-def split_item(rest: str) -> tuple[str, str] | None:
-    """A canonical record's one item and its suffix, from what follows ``:[``: an Emir
-    item ``{…}`` (no brace inside) or a plain item (:data:`_PLAIN_ITEM`), then ``]``;
-    None for any other text (the full grammar reads that record)."""
-    if rest[:1] == "{":
-        end = rest.find("}") + 1
-        if end == 0 or rest.find("{", 1, end) >= 0:
+def split_items(rest: str) -> tuple[tuple[str, ...], str] | None:
+    """A canonical record's items and its suffix, from what follows ``:[``: Emir items
+    ``{…}`` (no brace inside) or plain items (:data:`_PLAIN_ITEM`), ``, `` between, then
+    ``]``; None for any other text, or an item the full grammar does not read as one
+    (the full grammar then reads the record)."""
+    items: list[str] = []
+    start = 0
+    while True:
+        if rest.startswith("{", start):
+            end = rest.find("}", start) + 1
+            if end == 0 or rest.find("{", start + 1, end) >= 0:
+                return None
+        else:
+            plain = _PLAIN_ITEM.match(rest, start)
+            if plain is None:
+                return None
+            end = plain.end()
+        item = rest[start:end]
+        if not _is_item(item):
             return None
-    else:
-        plain = _PLAIN_ITEM.match(rest)
-        if plain is None:
+        items.append(item)
+        if rest.startswith(", ", end):
+            start = end + 2
+        elif rest.startswith("]", end):
+            return tuple(items), rest[end + 1 :]
+        else:
             return None
-        end = plain.end()
-    if rest[end : end + 1] != "]":
-        return None
-    return rest[:end], rest[end + 1 :]
+
+
+_SPLIT_ITEMS: KeyedTable[str, tuple[tuple[str, ...], str] | None] = KeyedTable(split_items)
+""":func:`split_items` of each distinct rest of a line (a few thousand make a file)."""
 
 
 @keyed_cache()
@@ -502,25 +524,44 @@ def _is_item(text: str) -> bool:
 
 
 def _canonical_key(groups: tuple[str | None, ...]) -> RecordKey | None:
-    """The key of a canonical record from the expression's groups (the marker, group 5,
-    left out); None when what follows the marker is not one item (:func:`split_item`)
-    the full grammar reads as one."""
-    g_element, g_written, s_element, s_written, _, rest = groups
+    """The key of a canonical record with at most one system entity from the expression's
+    groups 1-4 and 9; None when what follows the marker is not its one item."""
+    g_element, g_written, s_element, s_written, rest = groups
     assert g_element is not None and g_written is not None and rest is not None
-    split = split_item(rest)
-    if split is None or not _is_item(split[0]):
+    split = _SPLIT_ITEMS[rest]
+    if split is None or len(split[0]) != 1:
         return None
-    item, suffix = split
+    items, suffix = split
     if s_element is None or s_written is None:  # the two groups match together
         systems = None
     else:
         systems = (_written_classic(s_element, s_written),)
-    return RecordKey(_written_classic(g_element, g_written), systems, (0,), (item,), suffix)
+    return RecordKey(_written_classic(g_element, g_written), systems, (0,), items, suffix)
 
 
 _CANONICAL_KEYS: KeyedTable[tuple[str | None, ...], RecordKey | None] = KeyedTable(_canonical_key)
 """:func:`_canonical_key` of each line's groups seen: one lookup a line, on the tuple the
 match gives (a few thousand distinct keys make a file)."""
+
+
+def _listed_key(match: re.Match[str]) -> RecordKey | None:
+    """The key of a canonical record with several system entities, read on its line: each
+    entity's classic values, and for each the first entity written the same (a
+    canonical entity is written as the Java reprints it); None when its items are not
+    one per entity."""
+    split = _SPLIT_ITEMS[match.group(9)]
+    entities = _LISTED_ENTITY.findall(match.string, match.start(3) - 1, match.end(_MORE))
+    if split is None or len(split[0]) != len(entities):
+        return None
+    texts = [text for text, _, _ in entities]
+    g_element, g_written = match.group(1, 2)
+    return RecordKey(
+        _written_classic(g_element, g_written),
+        tuple(_written_classic(element, written) for _, element, written in entities),
+        tuple(map(texts.index, texts)),
+        *split,
+    )
+
 
 _new_tuple = tuple.__new__  # a NamedTuple without its keyword-argument constructor
 
@@ -529,7 +570,10 @@ def _canonical_record(text: str, line: int, eol: str) -> SemanticRecord | None:
     match = _CANONICAL_RE.match(text)
     if match is None:
         return None
-    key = _CANONICAL_KEYS[match.groups()]
+    if match.group(_MORE):
+        key = _listed_key(match)
+    else:
+        key = _CANONICAL_KEYS[match.group(1, 2, 3, 4, 9)]
     if key is None:
         return None
     return _new_tuple(SemanticRecord, (text, line, eol, match.start(_MARKER), key, None))
