@@ -36,7 +36,7 @@ from harem_pipeline.stages.ida2mor import (
 )
 from harem_pipeline.stages.tally import row_names
 from harem_pipeline.stages.vizir import Scenario
-from tests.helpers.blocks import blockwise, campaign_evaluated
+from tests.helpers.blocks import blockwise, campaign_evaluated, same_in_blocks
 from tests.helpers.strategies import seeded
 
 CASES = Path(__file__).parent / "cases"
@@ -488,13 +488,7 @@ def test_identification_stages_a_block_at_a_time(data: bytes, extra: list[str]) 
     """Random files with document lines of both formats and misplaced ``#`` lines: every
     outcome (bytes or error) is the one-stream run's, in blocks of 1 to 80 bytes."""
     data += "".join(f"\n{line}" for line in extra).encode()
-    with tempfile.TemporaryDirectory() as folder:
-        source = Path(folder) / "in.avalida"
-        source.write_bytes(data)
-        one_stream = identification_outcomes(source)
-        for chunk in (1, 17, 80):
-            with blockwise(chunk):
-                assert identification_outcomes(source) == one_stream
+    same_in_blocks(identification_outcomes, data, "in.avalida", (1, 17, 80))
 
 
 @pytest.mark.parametrize("kind", ["first", "second"])

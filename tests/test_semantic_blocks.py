@@ -24,7 +24,7 @@ from harem_pipeline.pipeline.ida import read_tally
 from harem_pipeline.pipeline.params import SubsetParams
 from harem_pipeline.pipeline.semantic import run_alts, run_altsem, run_emir, run_espurios
 from harem_pipeline.stages.emir import EmirParams
-from tests.helpers.blocks import blockwise, campaign_evaluated
+from tests.helpers.blocks import blockwise, campaign_evaluated, same_in_blocks
 from tests.helpers.strategies import seeded
 
 
@@ -188,10 +188,4 @@ def random_veus(rng: random.Random) -> bytes:
 def test_random_files_a_block_at_a_time(data: bytes) -> None:
     """Every outcome (bytes, sums or error) is the one-stream run's, in blocks of 1 to
     80 bytes (an error met in blocks is read again as one stream)."""
-    with tempfile.TemporaryDirectory() as folder:
-        source = Path(folder) / "in.veu"
-        source.write_bytes(data)
-        one_stream = semantic_outcomes(source)
-        for chunk in (1, 23, 80):
-            with blockwise(chunk):
-                assert semantic_outcomes(source) == one_stream
+    same_in_blocks(semantic_outcomes, data, "in.veu", (1, 23, 80))

@@ -756,6 +756,13 @@ class AltBlockReader(Generic[Out]):
         self.path = path
         self.state = 0
 
+    def read(self, lines: Iterable[Line | SemanticRecord]) -> Iterator[Out | AltState]:
+        """The output of ``lines``, then the state they end in (:func:`ended_outside_alt`
+        reads it)."""
+        for item in lines:
+            yield from self.line(item)
+        yield AltState(self.state)
+
     def line(self, item: Line | SemanticRecord) -> Iterable[Out]:
         """The output of one line (a tuple or a block's lines: no generator a line)."""
         if type(item) is AltOpen or type(item) is AltClose:

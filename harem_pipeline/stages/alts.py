@@ -60,10 +60,10 @@ from harem_pipeline.formats.semantic import (
 )
 from harem_pipeline.stages.emir import (
     attribute_tuple_set,
+    headed,
     is_spurious_key,
     is_spurious_tag,
     java_line_end,
-    read_header,
 )
 from harem_pipeline.stages.veus import add_attribute_tuple, is_name_categorised
 
@@ -212,10 +212,7 @@ def organise_alts(
     """The ``.alts`` lines of a Véus file's lines (header first, required): a record
     outside the ALT blocks written back as read, the records inside a block read whole
     and rebuilt as the Java rebuilds them."""
-    stream = iter(lines)
-    yield java_line_end(read_header(stream, path))
-    kept: Iterator[Line | str] = settle_alts(organised_lines(stream, path), path)
-    yield from kept
+    return headed(lines, path, lambda stream: settle_alts(organised_lines(stream, path), path))
 
 
 def organised_lines(
@@ -224,10 +221,7 @@ def organised_lines(
     """The ``.alts`` lines of a Véus file's lines after its header (or of a block of
     them cut outside ALT blocks), a record that an earlier block may have left marked so,
     and the state the lines end in (:func:`settle_alts` settles both)."""
-    organiser = _Organiser(path)
-    for item in lines:
-        yield from organiser.line(item)
-    yield AltState(organiser.state)
+    return _Organiser(path).read(lines)
 
 
 def settle_alts(

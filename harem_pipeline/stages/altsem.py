@@ -53,7 +53,7 @@ from harem_pipeline.formats.semantic import (
     parse_emir_record,
     parse_semantic_line,
 )
-from harem_pipeline.stages.emir import java_line_end, read_header
+from harem_pipeline.stages.emir import headed, java_line_end
 from harem_pipeline.text.memo import keyed_cache
 
 
@@ -150,10 +150,7 @@ def select_alternatives(
 ) -> Iterator[Line | str]:
     """The ``.altrel`` lines of ``.emir`` lines (header first, required): a record outside
     the ALT blocks written back as read, the records inside a block read whole."""
-    stream = iter(lines)
-    yield java_line_end(read_header(stream, path))
-    kept: Iterator[Line | str] = ended_outside_alt(selected_lines(stream, path), path)
-    yield from kept
+    return headed(lines, path, lambda stream: ended_outside_alt(selected_lines(stream, path), path))
 
 
 def selected_lines(
@@ -162,10 +159,7 @@ def selected_lines(
     """The ``.altrel`` lines of ``.emir`` lines after the header (or of a block of them
     cut outside ALT blocks), and the state they end in
     (:func:`~harem_pipeline.formats.semantic.ended_outside_alt` settles it)."""
-    selector = _Selector(path)
-    for item in lines:
-        yield from selector.line(item)
-    yield AltState(selector.state)
+    return _Selector(path).read(lines)
 
 
 class _Selector(AltBlockReader[Line | str]):

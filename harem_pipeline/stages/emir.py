@@ -38,7 +38,7 @@ element name; they are read so here (the Java reads only ``CATEG``).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from harem_pipeline.errors import InputError
@@ -543,6 +543,19 @@ def read_header(lines: Iterator[Line | SemanticRecord], path: str | None) -> Hea
         found = "an empty file" if first is None else type(first).__name__
         raise InputError(path, "the Véus header line #<veil> first (a Véus output)", found, line=1)
     return first
+
+
+def headed(
+    lines: Iterable[Line | SemanticRecord],
+    path: str | None,
+    body: Callable[[Iterator[Line | SemanticRecord]], Iterable[Line | str]],
+) -> Iterator[Line | str]:
+    """A whole file's lines through a stage's ``body``, after its header line (required),
+    written as the Java writes it (the library form of a semantic stage; its file step
+    runs ``body`` a block at a time)."""
+    stream = iter(lines)
+    yield java_line_end(read_header(stream, path))
+    yield from body(stream)
 
 
 def evaluate_lines(

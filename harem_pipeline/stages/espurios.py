@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 
 from harem_pipeline.formats.alinhado import DOCUMENT_STARTS, NULL_LIST, Blank, Line
 from harem_pipeline.formats.semantic import SemanticRecord
-from harem_pipeline.stages.emir import is_spurious_key, java_line_end, read_header
+from harem_pipeline.stages.emir import headed, is_spurious_key, java_line_end
 
 
 def collect_spurious(
@@ -20,9 +20,7 @@ def collect_spurious(
 ) -> Iterator[Line | str]:
     """The ``.espurios`` lines of an ``.alts`` file's lines: a spurious record gives its
     system list as the Java writes it back (``[]`` for ``[null]``)."""
-    stream = iter(lines)
-    yield java_line_end(read_header(stream, path))
-    yield from spurious_lists(stream, path)
+    return headed(lines, path, lambda stream: spurious_lists(stream, path))
 
 
 def spurious_lists(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -61,3 +61,17 @@ def campaign_evaluated(kind: str) -> bytes:
     with tempfile.TemporaryDirectory() as folder:
         aligned, _ = run_align(DATA / cd, DATA / run, Path(folder) / "r.alinhado")
         return run_avalida(aligned).read_bytes()
+
+
+def same_in_blocks(
+    outcomes: Callable[[Path], object], data: bytes, name: str, chunks: tuple[int, ...]
+) -> None:
+    """``outcomes`` of a file holding ``data`` are the one-stream run's when the file is
+    read in blocks of each of ``chunks`` bytes."""
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / name
+        source.write_bytes(data)
+        one_stream = outcomes(source)
+        for chunk in chunks:
+            with blockwise(chunk):
+                assert outcomes(source) == one_stream
