@@ -387,18 +387,26 @@ def test_standard_output_gets_only_the_run_that_succeeds(tmp_path: Path, capfdbi
     assert calls == [2]  # the workers' run did start, and write its first block
 
 
-def _balanced(data: bytes) -> bool:
-    """Whether every ``<ALT>`` line of ``data`` is followed by its ``</ALT>`` line."""
-    depth = 0
+def _state_after(data: bytes) -> int:
+    """The state a reader of ALT blocks (the Java's) is left in by ``data``, from 0."""
+    from harem_pipeline.formats.alinhado import next_alt_state
+
+    state = 0
     for line in data.split(b"\n"):
-        depth += line == b"<ALT>"
-        depth -= line == b"</ALT>"
-    return depth == 0
+        text = line.decode()
+        if text.startswith(("<ALT", "</ALT")) and text.endswith(">"):
+            number = text.strip("</ALT>")
+            moved = next_alt_state(
+                state, not text.startswith("</"), int(number) if number else None
+            )
+            state = state if moved is None else moved
+    return state
 
 
 ALT_LINES = st.lists(
     st.sampled_from(["r", "", "HAREM-1 PT Web"])
-    | st.just(["<ALT>", "<ALT1>", "r", "</ALT1>", "<ALT2>", "r", "r", "</ALT2>", "</ALT>"]),
+    | st.just(["<ALT>", "<ALT1>", "r", "</ALT1>", "<ALT2>", "r", "r", "</ALT2>", "</ALT>"])
+    | st.just(["<ALT>", "</ALT>"]),  # no alternative: the readers wait on for an <ALTn>
     max_size=30,
 )
 
@@ -431,7 +439,8 @@ def test_cut_outside_alt_keeps_the_lines_and_cuts_between_blocks(
     assert [first for first, _ in cut] == [
         1 + b"".join(block for _, block in cut[:i]).count(b"\n") for i in range(len(cut))
     ]
-    assert all(_balanced(block) for _, block in cut)
+    assert all(_state_after(block) == 0 for _, block in cut[:-1])
+    assert _state_after(data) == (_state_after(cut[-1][1]) if cut else 0)
 
 
 def test_cut_outside_alt_worked_example() -> None:
@@ -442,6 +451,18 @@ def test_cut_outside_alt_worked_example() -> None:
         (1, b"a\n"),
         (2, b"<ALT>\n<ALT1>\nx\n</ALT1>\n</ALT>\nb\n"),
         (8, b"c"),
+    ]
+
+
+def test_cut_outside_alt_an_alt_block_with_no_alternative_closes_nothing() -> None:
+    """``<ALT>`` then ``</ALT>``: the Java's readers still wait for an ``<ALTn>``, so the
+    lines from that ``<ALT>`` go on to a block that closes one properly."""
+    from harem_pipeline.pipeline.morphology import cut_outside_alt
+
+    blocks = [(1, b"a\n<ALT>\n</ALT>\nb\n"), (5, b"c\n<ALT>\n<ALT1>\nx\n</ALT1>\n</ALT>\nd\n")]
+    assert list(cut_outside_alt(iter(blocks))) == [
+        (1, b"a\n"),
+        (2, b"<ALT>\n</ALT>\nb\nc\n<ALT>\n<ALT1>\nx\n</ALT1>\n</ALT>\nd\n"),
     ]
 
 

@@ -136,6 +136,62 @@ def test_a_spurious_entity_left_in_an_earlier_block_is_dropped_across_blocks(
         assert run_alts(source, tmp_path / "blocks.alts").read_text("utf-8") == one_stream
 
 
+EMPTY_ALT = """#PESSOA:LOCAL
+DOC d1
+<ALT>
+</ALT>
+{records}<ALT>
+<ALT1>
+{records}</ALT1>
+</ALT>
+EOD
+"""
+EMIR_ITEM = (
+    "{Categoria(Correcto:[PESSOA] Espurio:[] Em_Falta:[]) Tipo(Correcto:[] Espurio:[] "
+    "Em_Falta:[]) Subtipo(Correcto:[] Espurio:[] Em_Falta:[]) MaxCSC_CD(1.0) MaxCSC_S(1.0) "
+    "CSC(1.0) Peso(1.0)}"
+)
+
+
+def empty_alt_file(folder: Path) -> Path:
+    entity = '<EM CATEG="PESSOA">Ana</EM>'
+    record = f'<EM ID="g" CATEG="PESSOA">Ana</EM> ---> [{entity}]:[{EMIR_ITEM}]\n'
+    source = folder / "empty.emir"
+    source.write_text(EMPTY_ALT.format(records=record * 40), encoding="utf-8")
+    return source
+
+
+def test_an_alt_block_with_no_alternative_is_no_place_to_cut(tmp_path: Path) -> None:
+    """An ALT block with no alternative leaves the Java's reader waiting for an <ALTn>:
+    the records after it, and the next <ALT> line, are copied as they are; the blocks
+    are cut after the next block that closes (no second reading needed)."""
+    source = empty_alt_file(tmp_path)
+    one_stream = run_altsem(source, tmp_path / "one.altrel", workers=1).read_bytes()
+    assert one_stream.count(b"<ALT>") == 1  # the next block's, read as a plain line
+    assert one_stream.count(b"</ALT>") == 1  # the empty block's
+    with blockwise(256, fallback=False):
+        assert run_altsem(source, tmp_path / "blocks.altrel").read_bytes() == one_stream
+    with blockwise(256, pooled=True, fallback=False):
+        assert run_altsem(source, tmp_path / "pooled.altrel").read_bytes() == one_stream
+
+
+def test_a_block_cut_inside_an_alt_block_sends_the_file_back_to_one_stream(
+    tmp_path: Path,
+) -> None:
+    """Cut anywhere, a block ends inside an ALT block: refused, and the file read again as
+    one stream, on real workers too (the pool is still open when the parent finds it)."""
+    import harem_pipeline.pipeline.semantic as semantic
+
+    source = empty_alt_file(tmp_path)
+    one_stream = run_altsem(source, tmp_path / "one.altrel", workers=1).read_bytes()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(semantic, "cut_outside_alt", lambda blocks: blocks)
+        with blockwise(256, pooled=True):
+            assert run_altsem(source, tmp_path / "pooled.altrel").read_bytes() == one_stream
+        with blockwise(256, fallback=False), pytest.raises(InputError, match="ends in ALT"):
+            run_altsem(source, tmp_path / "blocks.altrel")
+
+
 # ---------------------------------------------------------------------------
 # Random files
 

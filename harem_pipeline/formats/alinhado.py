@@ -638,6 +638,13 @@ _EVALUATION_PARTS: KeyedTable[tuple[str, int | None], tuple[tuple[Evaluation, ..
 """:func:`_evaluation_part` of each ``(part, aligned)`` seen (one lookup a record)."""
 
 
+def evaluation_part(part: str, aligned: int | None) -> tuple[tuple[Evaluation, ...], int]:
+    """The items of a record's evaluation part (``[…]`` and its suffix) for ``aligned``
+    system entities (None: ``[null]``), and where the list ends, as the full grammar
+    reads them (an unlocated input error when it refuses them); read once per text."""
+    return _EVALUATION_PARTS[part, aligned]
+
+
 def _tag_of(name: str, attributes: str, text: str) -> Tag:
     return Tag(name, tuple(_findall_attrs(attributes)) if attributes else (), text)
 
@@ -703,6 +710,27 @@ def alt_marker(body: str) -> tuple[bool, int | None] | None:
     if alt is None:
         return None
     return bool(alt.group(1)), int(alt.group(2)) if alt.group(2) else None
+
+
+def next_alt_state(state: int, opening: bool, n: int | None) -> int | None:
+    """Where an ``<ALT>`` line moves a reader of ALT blocks, as the Java programs read
+    them (AltAlignmentOrganizer, SemanticAltAlignmentSelector alike).
+
+    States: 0 outside blocks, 1 after ``<ALT>``, 2 inside an ``<ALTn>``
+    (n from 1 to 9), 3 after its ``</ALTn>``; ``</ALT>`` in state 3 ends the
+    block.  None when the line comes where its state does not expect it: the
+    Java then reads it as any other line.
+    """
+    numbered = n is not None and 1 <= n <= 9
+    if state == 0 and opening and n is None:
+        return 1
+    if state in (1, 3) and opening and numbered:
+        return 2
+    if state == 2 and not opening and numbered:
+        return 3
+    if state == 3 and not opening and n is None:
+        return 0
+    return None
 
 
 def alt_line(body: str, eol: str, line: int | None) -> AltOpen | AltClose | None:

@@ -43,10 +43,12 @@ from harem_pipeline.formats.alinhado import (
     Tag,
     alt_line,
     evaluation_of,
+    evaluation_part,
     format_line,
     format_tag_list,
     iter_lines,
     iter_numbered_lines,
+    next_alt_state,
     parse_evaluation,
     parse_line,
     reprint_system,
@@ -464,79 +466,44 @@ _CANONICAL_RE = re.compile(
     + _canonical_entity(3)
     + r"((?:, "
     + _canonical_entity(6)
-    + r")*+))\](::?)\[(.*)\Z"
+    + r")*+))\](::?)(\[.*)\Z"
 )
 """Groups 1-2: the gold's element and classic attributes, 3-4 the first system entity's,
 5 the system entities after it (empty: one; None: ``[null]``), 8 the marker, 9 the rest
-of the line: the items, ``]`` and the suffix (:func:`split_items`; cut apart once per
-distinct text, not scanned on every line)."""
+of the line: the evaluation list and the suffix (read by the full grammar's rule once
+per distinct text, :func:`~harem_pipeline.formats.alinhado.evaluation_part`, not
+scanned on every line)."""
 _MARKER = 8
 _MORE = 5
 
 _LISTED_ENTITY = re.compile("(" + _canonical_entity(2) + ")")
 """One entity of a canonical system list: its text, element and classic attributes."""
 
-_PLAIN_ITEM = re.compile(r"[^\[\]{},\n]++")
-"""An item that is not an Emir item: no brackets, braces, commas or line ends."""
 
-
-def split_items(rest: str) -> tuple[tuple[str, ...], str] | None:
-    """A canonical record's items and its suffix, from what follows ``:[``: Emir items
-    ``{…}`` (no brace inside) or plain items (:data:`_PLAIN_ITEM`), ``, `` between, then
-    ``]``; None for any other text, or an item the full grammar does not read as one
-    (the full grammar then reads the record)."""
-    items: list[str] = []
-    start = 0
-    while True:
-        if rest.startswith("{", start):
-            end = rest.find("}", start) + 1
-            if end == 0 or rest.find("{", start + 1, end) >= 0:
-                return None
-        else:
-            plain = _PLAIN_ITEM.match(rest, start)
-            if plain is None:
-                return None
-            end = plain.end()
-        item = rest[start:end]
-        if not _is_item(item):
-            return None
-        items.append(item)
-        if rest.startswith(", ", end):
-            start = end + 2
-        elif rest.startswith("]", end):
-            return tuple(items), rest[end + 1 :]
-        else:
-            return None
-
-
-_SPLIT_ITEMS: KeyedTable[str, tuple[tuple[str, ...], str] | None] = KeyedTable(split_items)
-""":func:`split_items` of each distinct rest of a line (a few thousand make a file)."""
-
-
-@keyed_cache()
-def _is_item(text: str) -> bool:
-    """Whether the full grammar reads ``text`` as one evaluation item."""
+def _items(part: str, aligned: int | None) -> tuple[tuple[str, ...], str] | None:
+    """The items and the suffix of a canonical record's evaluation part for ``aligned``
+    system entities; None when the full grammar refuses them (it then reads the line,
+    and says why)."""
     try:
-        parse_evaluation(text)
+        evaluation, end = evaluation_part(part, aligned)
     except InputError:
-        return False
-    return True
+        return None
+    return tuple(item.text for item in evaluation), part[end:]
 
 
 def _canonical_key(groups: tuple[str | None, ...]) -> RecordKey | None:
     """The key of a canonical record with at most one system entity from the expression's
     groups 1-4 and 9; None when what follows the marker is not its one item."""
-    g_element, g_written, s_element, s_written, rest = groups
-    assert g_element is not None and g_written is not None and rest is not None
-    split = _SPLIT_ITEMS[rest]
-    if split is None or len(split[0]) != 1:
-        return None
-    items, suffix = split
+    g_element, g_written, s_element, s_written, part = groups
+    assert g_element is not None and g_written is not None and part is not None
     if s_element is None or s_written is None:  # the two groups match together
         systems = None
     else:
         systems = (_written_classic(s_element, s_written),)
-    return RecordKey(_written_classic(g_element, g_written), systems, (0,), items, suffix)
+    split = _items(part, None if systems is None else 1)
+    if split is None:
+        return None
+    return RecordKey(_written_classic(g_element, g_written), systems, (0,), *split)
 
 
 _CANONICAL_KEYS: KeyedTable[tuple[str | None, ...], RecordKey | None] = KeyedTable(_canonical_key)
@@ -547,11 +514,11 @@ match gives (a few thousand distinct keys make a file)."""
 def _listed_key(match: re.Match[str]) -> RecordKey | None:
     """The key of a canonical record with several system entities, read on its line: each
     entity's classic values, and for each the first entity written the same (a
-    canonical entity is written as the Java reprints it); None when its items are not
-    one per entity."""
-    split = _SPLIT_ITEMS[match.group(9)]
+    canonical entity is written as the Java reprints it); None when the full grammar
+    refuses its items."""
     entities = _LISTED_ENTITY.findall(match.string, match.start(3) - 1, match.end(_MORE))
-    if split is None or len(split[0]) != len(entities):
+    split = _items(match.group(9), len(entities))
+    if split is None:
         return None
     texts = [text for text, _, _ in entities]
     g_element, g_written = match.group(1, 2)
@@ -689,27 +656,6 @@ def not_a_record_in_alt(item: Line, path: str | None, record: str = "a record") 
         type(item).__name__,
         line=getattr(item, "line", 0) or None,
     )
-
-
-def next_alt_state(state: int, opening: bool, n: int | None) -> int | None:
-    """Where an ``<ALT>`` line moves a reader of ALT blocks, as the Java programs read
-    them (AltAlignmentOrganizer, SemanticAltAlignmentSelector alike).
-
-    States: 0 outside blocks, 1 after ``<ALT>``, 2 inside an ``<ALTn>``
-    (n from 1 to 9), 3 after its ``</ALTn>``; ``</ALT>`` in state 3 ends the
-    block.  None when the line comes where its state does not expect it: the
-    Java then reads it as any other line.
-    """
-    numbered = n is not None and 1 <= n <= 9
-    if state == 0 and opening and n is None:
-        return 1
-    if state in (1, 3) and opening and numbered:
-        return 2
-    if state == 2 and not opening and numbered:
-        return 3
-    if state == 3 and not opening and n is None:
-        return 0
-    return None
 
 
 Out = TypeVar("Out")

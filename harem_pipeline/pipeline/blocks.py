@@ -36,6 +36,7 @@ from harem_pipeline.formats.alinhado import (
     RawLine,
     block_lines,
     formatted_batches,
+    next_alt_state,
     open_raw_blocks,
     open_raw_lines,
     parse_numbered,
@@ -109,11 +110,16 @@ def _block_results(stage: StageOnLines[R], path: str, encoding: str, block: RawB
 
 
 def run_with_fallback(run: Callable[[int | None], T], workers: int | None = None) -> T:
-    """``run(workers)``; after an input error on workers, ``run(1)``'s outcome instead."""
+    """``run(workers)``; after an input error on workers, ``run(1)``'s outcome instead.
+
+    Whether the run is on workers is asked before it starts: an error raised
+    while reading a pool's results (not in a worker) meets the pool still open,
+    whose threads would make forking look unsafe."""
+    pooled = uses_workers(workers)
     try:
         return run(workers)
     except InputError:
-        if not uses_workers(workers):
+        if not pooled:
             raise
     return run(1)
 
@@ -161,47 +167,50 @@ def record_texts(
         yield text.encode(encoding)
 
 
-def last_alt_marker(data: bytes) -> tuple[bool, int] | None:
-    """``(closing, offset)`` of the last line of ``data`` starting ``<ALT>`` or ``</ALT>``.
+_ALT_LINE = re.compile(rb"^<(/?)ALT([0-9]*)>\r?$", re.MULTILINE)
+"""A line the readers of ALT blocks may take for an ``<ALT…>`` line (``parse_line``'s
+:func:`~harem_pipeline.formats.alinhado.alt_marker`, ASCII digits: a line read some other
+way can only make a cut fall inside a block, which the stage then refuses)."""
 
-    Where to cut a block (:func:`cut_outside_alt`); a line read some other
-    way by ``parse_line`` can only make the cut fall inside a block.
-    """
-    opening = data.rfind(b"\n<ALT>") + 1
-    closing = data.rfind(b"\n</ALT>") + 1
-    if opening or closing:
-        return (True, closing) if closing > opening else (False, opening)
-    if data.startswith(b"<ALT>"):
-        return False, 0
-    if data.startswith(b"</ALT>"):
-        return True, 0
-    return None
+
+def alt_states(data: bytes, state: int) -> Iterator[tuple[int, int]]:
+    """``(offset, state)`` of each ``<ALT…>`` line of ``data`` that moves a reader of ALT
+    blocks starting in ``state`` (:func:`~harem_pipeline.formats.alinhado.next_alt_state`,
+    the Java's states), with the state it moves to."""
+    for line in _ALT_LINE.finditer(data):
+        number = line.group(2)
+        moved = next_alt_state(state, not line.group(1), int(number) if number else None)
+        if moved is not None:
+            state = moved
+            yield line.start(), state
 
 
 def cut_outside_alt(blocks: Iterable[RawBlock]) -> Iterator[RawBlock]:
-    """The same lines in blocks that end outside any ALT block (of a valid file).
+    """The same lines in blocks that each end where a reader of ALT blocks is outside
+    them (state 0, read from the file's start).
 
-    A block that ends inside one (after an ``<ALT>`` line with no ``</ALT>``
-    after it) gives the lines from that ``<ALT>`` on to the next block.  A
-    file that opens its blocks some other way may be cut inside one: its
-    block then fails, and ``run_with_fallback`` reads it as one stream.
-    Each byte is scanned once.
+    A block that ends inside one gives the lines from where its reader last
+    left state 0 on to the next block: an ALT block with no alternative (the
+    ALT organiser writes one when every alternative was empty) keeps the Java's
+    readers waiting for an ``<ALTn>``, so it closes nothing.  Each byte is
+    scanned once.
     """
     pieces: list[bytes] = []
     first_line = 0
-    opened: tuple[int, int] | None = None  # (piece, offset) of an <ALT> line not closed yet
+    state = 0
+    opened: tuple[int, int] | None = None  # (piece, offset) of the line that left state 0
     for first, data in blocks:
         if not pieces:
             first_line = first
         pieces.append(data)
-        last = last_alt_marker(data)
-        if last is not None:
-            closing, offset = last
-            opened = None if closing else (len(pieces) - 1, offset)
-        if opened is None:
+        for offset, moved in alt_states(data, state):
+            if state == 0:
+                opened = (len(pieces) - 1, offset)
+            state = moved
+        if state == 0:
             yield first_line, b"".join(pieces)
-            pieces = []
-        elif opened != (0, 0):
+            pieces, opened = [], None
+        elif opened is not None and opened != (0, 0):
             index, offset = opened
             head = b"".join(pieces[:index]) + pieces[index][:offset]
             yield first_line, head
