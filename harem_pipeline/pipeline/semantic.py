@@ -1,8 +1,10 @@
 """The semantic classification chain as file-to-file steps: alts, espurios, emir, altsem.
 
-The same shell as the other chains' (stream the input, hand its lines to
-the stage, write the output in the input's encoding atomically), and Emir's
-and Ida's parameters for a campaign.  Ida, which counts an Emir file, is
+The same shell as the other chains' record steps (:mod:`harem_pipeline.pipeline.blocks`:
+a large file a block of whole lines at a time on every core, one stream for a small
+one; the output in the input's encoding, written atomically), with the header written
+once and what reaches across blocks settled here in file order; and Emir's and Ida's
+parameters for a campaign.  Ida, which counts an Emir file, is
 :func:`harem_pipeline.pipeline.ida.run_ida`.
 """
 
