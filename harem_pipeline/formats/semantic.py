@@ -21,7 +21,6 @@ closing parenthesis); :attr:`SemanticScore.extra_paren` keeps that so a
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -610,15 +609,6 @@ def semantic_lines(
         return
     for number, text, eol in lines:
         yield read_record_line(text, path, number, eol, parse)
-
-
-def after_header(items: Iterator[Line | SemanticRecord]) -> Iterator[Line | SemanticRecord]:
-    """A file's lines (or a block of them) without the file's first, the header, when they
-    start there: a stage read a block at a time has it written or read once, apart."""
-    first = next(items, None)
-    if first is None or first.line == 1:
-        return items
-    return itertools.chain((first,), items)
 
 
 @keyed_cache()

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import Line, LineParser, RawLine, peek_numbered_lines
-from harem_pipeline.formats.semantic import after_header, semantic_lines
+from harem_pipeline.formats.semantic import semantic_lines
 from harem_pipeline.measures.semantic import semantic_intervals
 from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
 from harem_pipeline.pipeline.naming import (
@@ -22,6 +22,7 @@ from harem_pipeline.pipeline.naming import (
 )
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida import format_ida_text, ida_json
+from harem_pipeline.stages.emir import opening_header
 from harem_pipeline.stages.ida import (
     Aside,
     Segment,
@@ -104,4 +105,5 @@ def _tally_block(
     encoding: str,
     lines: Iterable[RawLine],
 ) -> Iterator[Segment | Aside | Line]:
-    return tally_events(after_header(semantic_lines(lines, path, parse, canonical)), context, path)
+    _, items = opening_header(semantic_lines(lines, path, parse, canonical), path)
+    return tally_events(items, context, path)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from harem_pipeline.formats.alinhado import (
     MARKER_FIRST_HAREM,
+    WRITE_BATCH,
     Line,
     LineParser,
     RawBlock,
@@ -48,8 +49,8 @@ from harem_pipeline.stages.emir import (
     EmirParams,
     emir_filter,
     java_line_end,
+    opening_header,
     parse_weights,
-    read_header,
     scored_lines,
 )
 from harem_pipeline.stages.espurios import spurious_lists
@@ -62,9 +63,6 @@ if TYPE_CHECKING:
 SemanticBody = Callable[[Iterator[Line | SemanticRecord], str], Iterable[object]]
 """A stage's body: the lines of a file after its header (or of a block of them) to what it
 writes of them (a line, a record's text, or a mark its settling step reads)."""
-
-_BATCH = 4096
-"""Lines joined into one write (a stage gives a record as the text of its one line)."""
 
 
 def write_semantic_blocks(
@@ -109,15 +107,12 @@ def _stage_texts(
     the file (and an empty file refused): runs of lines joined and encoded, a few
     thousand a piece; anything else ``body`` gives (a mark for the settling step) a
     piece of its own."""
-    items = semantic_lines(lines, path, parse)
-    first = next(items, None)
+    header, items = opening_header(semantic_lines(lines, path, parse), path)
+    written = body(items, path)
+    if header is not None:
+        written = itertools.chain((java_line_end(header),), written)
     run: list[str] = []
-    if first is None or first.line == 1:
-        header = read_header(iter(() if first is None else (first,)), path)
-        run.append(format_line(java_line_end(header)) + "\n")
-    else:
-        items = itertools.chain((first,), items)
-    for item in body(items, path):
+    for item in written:
         if type(item) is str:
             run.append(item)
         elif isinstance(item, Line):
@@ -128,7 +123,7 @@ def _stage_texts(
                 run = []
             yield item
             continue
-        if len(run) >= _BATCH:
+        if len(run) >= WRITE_BATCH:
             yield "".join(run).encode(encoding)
             run = []
     if run:

@@ -265,5 +265,6 @@ class _Organiser(AltBlockReader[Line | str | LeftInAlt | UnlessLeft]):
             self.block.close_alternative()
         else:
             left = frozenset(i for e in self.block.spurious if (i := e.attr("ID")) is not None)
-            return itertools.chain((LeftInAlt(left),), self.block.lines())
+            marks = (LeftInAlt(left),) if left else ()  # a mark splits a worker's output
+            return itertools.chain(marks, self.block.lines())
         return ()

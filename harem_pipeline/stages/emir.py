@@ -545,6 +545,17 @@ def read_header(lines: Iterator[Line | SemanticRecord], path: str | None) -> Hea
     return first
 
 
+def opening_header(
+    lines: Iterator[Line | SemanticRecord], path: str | None
+) -> tuple[Header | None, Iterator[Line | SemanticRecord]]:
+    """The file's header (:func:`read_header`: required) when ``lines`` start the file, else
+    None (a later block of it), and the lines after it."""
+    first = next(lines, None)
+    if first is None or first.line == 1:
+        return read_header(iter(() if first is None else (first,)), path), lines
+    return None, itertools.chain((first,), lines)
+
+
 def headed(
     lines: Iterable[Line | SemanticRecord],
     path: str | None,
