@@ -1266,10 +1266,15 @@ def iter_line_chunks(path: PathLike) -> tuple[str, Iterator[LineChunk]]:
     (a byte the encoding cannot decode is reported with its line), read
     about :data:`CHUNK_BYTES` at a time, so memory stays flat.
     """
-    encoding = detect_file_encoding(path)
-    if encoding == "utf-8-sig":
-        encoding = "utf-8"
+    encoding = chunk_encoding(path)
     return encoding, _iter_chunks(path, encoding)
+
+
+def chunk_encoding(path: PathLike) -> str:
+    """The encoding the chunk reader reads ``path`` in (:func:`detect_file_encoding`, a
+    BOM dropped by the reader itself)."""
+    encoding = detect_file_encoding(path)
+    return "utf-8" if encoding == "utf-8-sig" else encoding
 
 
 NumberedLine = tuple[int, str, str]
@@ -1291,7 +1296,7 @@ def peek_numbered_lines(path: PathLike) -> tuple[str, Iterator[NumberedLine]]:
     """:func:`iter_numbered_lines` for a pass that reads only a file's first lines (its
     header, its first record): the same lines, the first :data:`PEEK_BYTES` of them
     decoded before any other (a megabyte chunk costs a few milliseconds)."""
-    encoding, _ = iter_line_chunks(path)
+    encoding = chunk_encoding(path)
     return encoding, _numbered(_iter_chunks(path, encoding, PEEK_BYTES))
 
 
@@ -1306,7 +1311,7 @@ def iter_raw_blocks(path: PathLike) -> tuple[str, Iterator[RawBlock]]:
     :func:`block_lines` of each block, in order, are the lines
     :func:`iter_numbered_lines` gives.
     """
-    encoding, _ = iter_line_chunks(path)
+    encoding = chunk_encoding(path)
     return encoding, _numbered_blocks(path)
 
 
