@@ -36,7 +36,7 @@ from harem_pipeline.stages.ida2mor import (
 )
 from harem_pipeline.stages.tally import row_names
 from harem_pipeline.stages.vizir import Scenario
-from tests.helpers.blocks import blockwise, campaign_evaluated, same_in_blocks
+from tests.helpers.blocks import blockwise, campaign_evaluated, same_in_blocks, spread_sizes
 from tests.helpers.strategies import seeded
 
 CASES = Path(__file__).parent / "cases"
@@ -682,3 +682,69 @@ def test_json_names_are_the_partition_rule() -> None:
         assert json_row({name: 1}) == {f"{key}.{JSON_COUNT_KEYS[count]}": 1}
     with pytest.raises(KeyError):
         json_row({"genero.unknown": 1})
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet="ab\r", max_size=6), max_size=30),
+    st.booleans(),
+    st.integers(1, 6),
+    st.integers(1, 40),
+)
+def test_even_blocks_cut_the_same_lines_at_line_ends(
+    lines: list[str], last_end: bool, parts: int, first: int
+) -> None:
+    from harem_pipeline.pipeline.blocks import even_blocks
+
+    data = "\n".join(lines).encode() + (b"\n" if last_end and lines else b"")
+    given_blocks = [(first + data.count(b"\n", 0, at), piece) for at, piece in [(0, data)]]
+    even = even_blocks(given_blocks if data else [], parts)
+    assert b"".join(block for _, block in even) == data
+    assert 1 <= len(even) <= parts
+    assert all(block.endswith(b"\n") for _, block in even[:-1])
+    assert all(block for _, block in even) or even == [(1, b"")]
+    start = first if data else 1
+    assert [number for number, _ in even] == [
+        start + b"".join(block for _, block in even[:i]).count(b"\n") for i in range(len(even))
+    ]
+    longest = max((len(line) + 1 for line in data.split(b"\n")), default=0)
+    assert all(len(block) <= len(data) // parts + longest for _, block in even[:-1])
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_a_small_file_is_read_a_block_per_worker(
+    workers: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file of a few blocks starts no pool: it is cut into a block per worker, the first
+    read here and each other in a process forked for it.  Every record stage writes
+    the bytes of the one-stream run (one worker), and counts the same."""
+    from harem_pipeline.pipeline.blocks import uses_workers
+    from harem_pipeline.pipeline.ida2mor import run_ida2mor
+    from harem_pipeline.pipeline.identification import run_altida, run_avalida, run_veus
+
+    if not uses_workers(workers):
+        pytest.skip("worker processes cannot be forked here")
+    evaluated = tmp_path / "r.avalida"
+    evaluated.write_bytes(campaign_evaluated("first"))  # a First HAREM run: morphology
+    spread_over = spread_sizes(monkeypatch)
+
+    def outputs(workers: int) -> list[bytes]:
+        folder = tmp_path / f"w{workers}"
+        folder.mkdir()
+        veu = run_veus(evaluated, SubsetParams(), folder / "r.veu", workers=workers)
+        vizir = run_vizir(veu, Scenario.ABSOLUTE, folder / "r.vizir", workers=workers)
+        assert vizir.output is not None
+        altmor = run_altmor(vizir.output, folder / "r.altmor", workers=workers)
+        params = ReportParams(scenario=Scenario.ABSOLUTE)
+        run_ida2mor(altmor, params, "s", folder / "r.mor", workers=workers)
+        run_avalida(evaluated, folder / "again.avalida", workers=workers)
+        run_altida(veu, folder / "r.altida", workers=workers)
+        names = ("r.veu", "r.vizir", "r.altmor", "r.mor", "r.mor.json", "again.avalida")
+        return [(folder / name).read_bytes() for name in (*names, "r.altida")]
+
+    one_stream = outputs(1)
+    assert spread_over == []
+    assert outputs(workers) == one_stream
+    # a block per worker; Véus's cut before documents hands the last document on as one more
+    assert len(spread_over) == 6 and spread_over.count(workers) == 5
+    assert spread_over[0] in (workers, workers + 1)

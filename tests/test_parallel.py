@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import sys
@@ -10,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.pipeline.parallel import apart, ordered_map, uses_workers
+from harem_pipeline.pipeline.parallel import apart, ordered_map, spread, uses_workers
 
 
 def _square(value: int) -> int:
@@ -133,3 +134,53 @@ def test_a_job_apart_may_give_none_and_a_dead_child_is_named() -> None:
         pytest.skip("no process can be forked here")
     with pytest.raises(RuntimeError, match="exit status 3"):
         apart(_dies, 2)()
+
+
+# A few items, each but the first in a process forked for it: none, one, two and more,
+# on one worker (the plain loop), two and three.
+@pytest.mark.parametrize(("count", "workers"), [(c, w) for w in (1, 2, 3) for c in (0, 1, 2, 4)])
+def test_spread_gives_results_in_item_order(count: int, workers: int) -> None:
+    assert list(spread(_square, range(count), workers)) == [v * v for v in range(count)]
+
+
+def test_spread_reads_the_first_item_here_and_each_other_elsewhere() -> None:
+    if not uses_workers(2):
+        pytest.skip("no process can be forked here")
+    pids = list(spread(_pid, range(3), 2))
+    assert pids[0] == os.getpid()
+    assert os.getpid() not in pids[1:] and len(set(pids[1:])) == 2
+    assert list(spread(_pid, range(3), 1)) == [os.getpid()] * 3
+
+
+def _fail_at_odd(value: int) -> int:
+    if value % 2:
+        raise InputError(f"f{value}.xml", "a good document", "a bad one", line=value)
+    return value
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_spread_the_first_failure_in_item_order_wins_and_no_process_is_left(workers: int) -> None:
+    """Item 1 fails in a process of its own (or here, with one worker), item 3 too: item 1's
+    error is the one raised, after item 0's result; every child has been waited for."""
+    results: list[int] = []
+    with pytest.raises(InputError) as caught:
+        results.extend(spread(_fail_at_odd, range(4), workers))
+    assert (caught.value.path, caught.value.line, results) == ("f1.xml", 1, [0])
+    with pytest.raises(ChildProcessError):  # no child of this process left, not even a zombie
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_spread_a_failure_here_waits_for_the_processes_after_it() -> None:
+    with pytest.raises(InputError) as caught:
+        list(spread(_fail_at_odd, [1, 2, 3], 2))
+    assert caught.value.path == "f1.xml"
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_a_job_apart_leaves_this_process_collector_as_it_was() -> None:
+    """The parent's objects are frozen for the fork only (the child's collector leaves
+    them be); in the parent the collector goes on seeing them."""
+    frozen = gc.get_freeze_count()
+    assert apart(os.getpid, 2)() > 0
+    assert gc.get_freeze_count() == frozen

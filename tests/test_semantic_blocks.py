@@ -20,11 +20,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from harem_pipeline.errors import InputError
-from harem_pipeline.pipeline.ida import read_tally
+from harem_pipeline.pipeline.ida_counts import read_tally
 from harem_pipeline.pipeline.params import SubsetParams
 from harem_pipeline.pipeline.semantic import run_alts, run_altsem, run_emir, run_espurios
 from harem_pipeline.stages.emir import EmirParams
-from tests.helpers.blocks import blockwise, campaign_evaluated, same_in_blocks
+from tests.helpers.blocks import blockwise, campaign_evaluated, same_in_blocks, spread_sizes
 from tests.helpers.strategies import seeded
 
 
@@ -40,35 +40,34 @@ def written(run: Callable[[], Path]) -> object:
     return outcome(lambda: run().read_bytes())
 
 
-def tally(path: Path) -> object:
-    return outcome(lambda: read_tally(path)[1])
+def tally(path: Path, workers: int | None = None) -> object:
+    return outcome(lambda: read_tally(path, workers=workers)[1])
 
 
-def semantic_outcomes(source: Path) -> list[object]:
+def semantic_outcomes(source: Path, workers: int | None = None) -> list[object]:
     """alts on ``source`` and Ida on it; espurios and Emir (both scenarios) on the
     ``.alts``; Ida and altsem on each ``.emir``; Ida on each ``.altrel``: each output's
     bytes, each tally, or the input error."""
     folder = source.parent
     alts = folder / "o.alts"
-    found = [written(lambda: run_alts(source, alts)), tally(source)]
+    found = [written(lambda: run_alts(source, alts, workers)), tally(source, workers)]
     if not isinstance(found[0], bytes):
         return found
-    found.append(written(lambda: run_espurios(alts, folder / "o.espurios")))
+    found.append(written(lambda: run_espurios(alts, folder / "o.espurios", workers)))
     for relative in (False, True):
         emir = folder / f"o{relative}.emir"
-        found.append(
-            written(functools.partial(run_emir, alts, EmirParams(relative=relative), emir))
-        )
+        params = EmirParams(relative=relative)
+        found.append(written(functools.partial(run_emir, alts, params, emir, workers)))
         if isinstance(found[-1], bytes):
-            found.extend(altsem_outcomes(emir))
+            found.extend(altsem_outcomes(emir, workers))
     return found
 
 
-def altsem_outcomes(emir: Path) -> list[object]:
+def altsem_outcomes(emir: Path, workers: int | None = None) -> list[object]:
     """Ida and altsem on an ``.emir``, Ida on its ``.altrel``."""
     altrel = emir.with_suffix(".altrel")
-    found = [tally(emir), written(lambda: run_altsem(emir, altrel))]
-    return [*found, tally(altrel)] if isinstance(found[-1], bytes) else found
+    found = [tally(emir, workers), written(lambda: run_altsem(emir, altrel, workers))]
+    return [*found, tally(altrel, workers)] if isinstance(found[-1], bytes) else found
 
 
 def campaign_veus(kind: str) -> bytes:
@@ -96,6 +95,26 @@ def test_campaign_runs_a_block_at_a_time(kind: str, tmp_path: Path) -> None:
         assert semantic_outcomes(source) == one_stream
     with blockwise(1 << 14, pooled=True, fallback=False):
         assert semantic_outcomes(source) == one_stream
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_a_small_file_is_read_a_block_per_worker(
+    workers: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file of a few blocks starts no pool: a block per worker, the first read here and
+    each other in a process forked for it (cut outside ALT blocks for alts and altsem).
+    Every output and every sum is the one-stream run's (one worker)."""
+    import harem_pipeline.pipeline.blocks as blocks
+
+    if not blocks.uses_workers(workers):
+        pytest.skip("worker processes cannot be forked here")
+    source = tmp_path / "r.veu"
+    source.write_bytes(campaign_veus("second"))
+    spread_over = spread_sizes(monkeypatch)
+    one_stream = semantic_outcomes(source, 1)
+    assert len(one_stream) == 11 and spread_over == []
+    assert semantic_outcomes(source, workers) == one_stream
+    assert spread_over == [workers] * 11
 
 
 LEFT_IN_ALT = """#PESSOA:LOCAL

@@ -25,7 +25,7 @@ from harem_pipeline.formats.semantic import (
     iter_records,
     read_record_line,
 )
-from harem_pipeline.pipeline.ida import read_tally
+from harem_pipeline.pipeline.ida_counts import read_tally
 from harem_pipeline.stages.emir import EmirParams, evaluate_lines
 
 KEYS = st.sampled_from(["CATEG", "TIPO", "SUBTIPO", "ID", "MORF", "XCATEG", "CATEGX"])

@@ -25,7 +25,7 @@ from harem_pipeline.formats.semantic import (
     parse_alts_record,
     parse_emir_record,
 )
-from harem_pipeline.pipeline.ida import read_tally
+from harem_pipeline.pipeline.ida_counts import read_tally
 from harem_pipeline.pipeline.semantic import run_alts, run_altsem, run_emir, run_espurios
 from harem_pipeline.reports.ida import format_ida_text
 from harem_pipeline.stages.emir import EmirParams, parse_weights

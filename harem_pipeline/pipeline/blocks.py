@@ -41,7 +41,7 @@ from harem_pipeline.formats.alinhado import (
     open_raw_lines,
     parse_numbered,
 )
-from harem_pipeline.pipeline.parallel import ordered_map, uses_workers
+from harem_pipeline.pipeline.parallel import available_workers, ordered_map, spread, uses_workers
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 
@@ -73,20 +73,47 @@ def map_line_blocks(
         encoding, lines = open_raw_lines(path)
         return encoding, iter(stage(encoding, lines))
     head, blocks = _head_blocks(blocks)
-    if head is not None:  # a small file: read here, no workers to start
-        name = str(path)
-        lines = itertools.chain.from_iterable(block_lines(b, name, encoding) for b in head)
-        return encoding, iter(stage(encoding, lines))
+    read = functools.partial(_block_results, stage, str(path), encoding)
+    if head is not None:  # a small file: a block per worker, the first read here
+        pieces: Iterator[RawBlock] = iter(even_blocks(head, _count(workers)))
+        if regroup is not None:
+            pieces = regroup(pieces)
+        return encoding, itertools.chain.from_iterable(spread(read, list(pieces), workers))
     if regroup is not None:
         blocks = regroup(blocks)
-    read = functools.partial(_block_results, stage, str(path), encoding)
     return encoding, itertools.chain.from_iterable(ordered_map(read, blocks, workers))
 
 
+def _count(workers: int | None) -> int:
+    return available_workers() if workers is None else workers
+
+
+def even_blocks(blocks: list[RawBlock], parts: int) -> list[RawBlock]:
+    """The same lines in ``parts`` blocks of about the same size (fewer when there are fewer
+    lines), each but the last ending with a line's end, numbered from the first block's
+    first line; an empty file is one empty block, which the stage still reads (and may
+    refuse)."""
+    number, data = blocks[0][0] if blocks else 1, b"".join(block for _, block in blocks)
+    cuts = [0]
+    for part in range(1, parts):
+        end = data.find(b"\n", max(cuts[-1], len(data) * part // parts)) + 1
+        if not 0 < end < len(data):
+            break
+        cuts.append(end)
+    cuts.append(len(data))
+    even = []
+    for start, end in itertools.pairwise(cuts):
+        even.append((number, data[start:end]))
+        number += data.count(b"\n", start, end)
+    return even
+
+
 ALONE_BLOCKS = 4
-"""A file of at most this many blocks is read in this process: on a file of a few
-megabytes, starting the workers costs about what they save (bench/README.md, "The
-semantic stages on blocks")."""
+"""A file of at most this many blocks starts no pool: it is cut into a block per worker,
+the first read in this process and each other in a process forked for it
+(:func:`~harem_pipeline.pipeline.parallel.spread`); on a file of a few megabytes, starting
+a pool costs about what its workers save (bench/README.md, "The semantic stages on
+blocks")."""
 
 
 def _head_blocks(
@@ -167,10 +194,12 @@ def record_texts(
         yield text.encode(encoding)
 
 
-_ALT_LINE = re.compile(rb"^<(/?)ALT([0-9]*)>\r?$", re.MULTILINE)
-"""A line the readers of ALT blocks may take for an ``<ALT…>`` line (``parse_line``'s
-:func:`~harem_pipeline.formats.alinhado.alt_marker`, ASCII digits: a line read some other
-way can only make a cut fall inside a block, which the stage then refuses)."""
+_ALT_LINE = re.compile(rb"<(/?)ALT([0-9]*)>\r?$", re.MULTILINE)
+"""The end of a line the readers of ALT blocks may take for an ``<ALT…>`` line
+(``parse_line``'s :func:`~harem_pipeline.formats.alinhado.alt_marker`, ASCII digits: a
+line read some other way can only make a cut fall inside a block, which the stage then
+refuses); :func:`alt_states` keeps the matches that begin a line.  (No ``^``: the
+expression then looks for its ``<`` first, some six times faster over a file.)"""
 
 
 def alt_states(data: bytes, state: int) -> Iterator[tuple[int, int]]:
@@ -178,6 +207,8 @@ def alt_states(data: bytes, state: int) -> Iterator[tuple[int, int]]:
     blocks starting in ``state`` (:func:`~harem_pipeline.formats.alinhado.next_alt_state`,
     the Java's states), with the state it moves to."""
     for line in _ALT_LINE.finditer(data):
+        if line.start() and data[line.start() - 1] != 0x0A:  # not at a line's start
+            continue
         number = line.group(2)
         moved = next_alt_state(state, not line.group(1), int(number) if number else None)
         if moved is not None:

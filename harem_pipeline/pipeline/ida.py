@@ -6,14 +6,10 @@ chain's record steps are :mod:`harem_pipeline.pipeline.semantic`'s.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable, Iterator
-
 from harem_pipeline.errors import InputError
-from harem_pipeline.formats.alinhado import Line, LineParser, RawLine, peek_numbered_lines
-from harem_pipeline.formats.semantic import semantic_lines
 from harem_pipeline.measures.semantic import semantic_intervals
-from harem_pipeline.pipeline.blocks import map_line_blocks, run_with_fallback
+from harem_pipeline.model import Scenario
+from harem_pipeline.pipeline.ida_counts import read_tally
 from harem_pipeline.pipeline.naming import (
     ReportOutputs,
     java_report_encoding,
@@ -22,17 +18,7 @@ from harem_pipeline.pipeline.naming import (
 )
 from harem_pipeline.pipeline.params import ReportParams
 from harem_pipeline.reports.ida import format_ida_text, ida_json
-from harem_pipeline.stages.emir import opening_header
-from harem_pipeline.stages.ida import (
-    Aside,
-    Segment,
-    SemanticTally,
-    TallyContext,
-    emir_reading,
-    tally_context,
-    tally_events,
-    tally_pieces,
-)
+from harem_pipeline.stages.ida import SemanticTally
 from harem_pipeline.stages.tally import document_rows
 from harem_pipeline.text import PathLike
 
@@ -52,58 +38,37 @@ def run_ida(
 
     ``params`` gives the scenario and ALT choice the JSON names and the
     document bootstrap of its intervals (``bootstrap`` resamples, ``seed``); a large
-    file is counted a block at a time on ``workers`` processes (:func:`read_tally`).
+    file is counted a block at a time on ``workers`` processes
+    (:func:`~harem_pipeline.pipeline.ida_counts.read_tally`).
     """
-    if params.scenario is None:
-        raise InputError("--scenario", "absolute or relative", "none")
+    named_scenario(params)  # before the file is read
+    counted = read_tally(path, grid_path, first_harem, workers)
+    return write_ida(path, counted, params, signature, output)
+
+
+def write_ida(
+    path: PathLike,
+    counted: tuple[str, SemanticTally],
+    params: ReportParams,
+    signature: str,
+    output: PathLike | None = None,
+) -> ReportOutputs[SemanticTally]:
+    """Measure the Emir file ``path``'s counts (``counted``: its encoding and
+    :func:`~harem_pipeline.pipeline.ida_counts.read_tally`'s tally) and write them as
+    :func:`run_ida` does."""
+    scenario = named_scenario(params)
     target = stage_output("ida", path, output)
-    encoding, tally = read_tally(path, grid_path, first_harem, workers)
+    encoding, tally = counted
     documents = document_rows(tally.documents)
     ci95 = semantic_intervals(documents, params.resampling)
     text = format_ida_text(tally, signature)
-    twin = ida_json(tally, signature, params.scenario, params.alt, ci95, documents)
+    twin = ida_json(tally, signature, scenario, params.alt, ci95, documents)
     json_path = write_twins(target, text, java_report_encoding(path, encoding), twin)
     return ReportOutputs(target, json_path, tally)
 
 
-def read_tally(
-    path: PathLike,
-    grid_path: PathLike | None = None,
-    first_harem: bool | None = None,
-    workers: int | None = None,
-) -> tuple[str, SemanticTally]:
-    """Count the Emir file ``path`` (:func:`~harem_pipeline.stages.ida.tally_semantic`'s
-    counts); its encoding with the tally.
-
-    A large file is read a block at a time on ``workers`` processes (default:
-    every core), each block's records turned into their contributions there;
-    the contributions are added here, in the file's order, so every sum is the
-    one-stream sum to the last digit.
-    """
-    name = str(path)
-    parse, canonical = emir_reading(path)
-    context, _ = tally_context(
-        semantic_lines(peek_numbered_lines(path)[1], name, parse, canonical),
-        name,
-        grid_path,
-        first_harem,
-    )
-    stage = functools.partial(_tally_block, context, parse, canonical, name)
-
-    def count(workers: int | None) -> tuple[str, SemanticTally]:
-        encoding, pieces = map_line_blocks(path, stage, workers)
-        return encoding, tally_pieces(pieces, context)
-
-    return run_with_fallback(count, workers)
-
-
-def _tally_block(
-    context: TallyContext,
-    parse: LineParser,
-    canonical: bool,
-    path: str,
-    encoding: str,
-    lines: Iterable[RawLine],
-) -> Iterator[Segment | Aside | Line]:
-    _, items = opening_header(semantic_lines(lines, path, parse, canonical), path)
-    return tally_events(items, context, path)
+def named_scenario(params: ReportParams) -> Scenario:
+    """The scenario the report names: Ida's JSON must say which one its figures are."""
+    if params.scenario is None:
+        raise InputError("--scenario", "absolute or relative", "none")
+    return params.scenario

@@ -3,7 +3,7 @@
 Each record step streams its input a chunk of lines at a time through the
 stage's one body and writes the output atomically in the input's encoding.
 AvalIDa's and Véus's outputs feed the other chains too.  Ida2ID, which counts
-an evaluated file, is :func:`harem_pipeline.pipeline.ida.run_ida2id`.
+an evaluated file, is :func:`harem_pipeline.pipeline.ida2id.run_ida2id`.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ through its format, hand the records to the stage, write the output in the
 input's encoding under a temporary name and rename it into place, so a bad
 line leaves no partial output behind.  A large file is read a block at a
 time on every core (:mod:`harem_pipeline.pipeline.blocks`).  Ida2Mor, which
-counts an ``.altmor`` file, is :func:`harem_pipeline.pipeline.ida.run_ida2mor`.
+counts an ``.altmor`` file, is :func:`harem_pipeline.pipeline.ida2mor.run_ida2mor`.
 """
 
 from __future__ import annotations

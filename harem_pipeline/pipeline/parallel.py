@@ -19,17 +19,22 @@ carried over, since its constructor does not take its message back).
 
 The process machinery (``multiprocessing``, ``concurrent.futures``: some
 17 ms to load, a tenth of a record command's start) is imported where a
-pool or a job apart starts, the one place below the CLI an import waits:
-a command on a small file, which starts no process, does not load it.
+pool starts, the one place below the CLI an import waits: a command on a
+small file, which starts no pool, does not load it.  A job apart
+(:func:`apart`) needs none of it: a bare fork and a pipe.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import gc
 import os
+import pickle
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, TypeVar
 
@@ -214,43 +219,74 @@ def apart(job: Callable[[], R], workers: int | None = None) -> Callable[[], R]:
     """Start ``job()`` in a forked process; the function returned waits for its value.
 
     So a costly part of a report (a bootstrap) runs on a spare core while
-    the parent writes the rest.  With fewer than two ``workers`` (default:
-    every core), or where forking is unsafe (:func:`uses_workers`), ``job``
-    runs here, at once.  An ``InputError`` comes back as itself; any other
-    failure of the job as a ``RuntimeError`` naming it.
+    the parent writes the rest, or a file is read while the parent loads
+    what reports on it.  With fewer than two ``workers`` (default: every
+    core), or where forking is unsafe (:func:`uses_workers`), ``job`` runs
+    here, at once.  An ``InputError`` comes back as itself; any other failure
+    of the job as a ``RuntimeError`` naming it.
+
+    The child is a bare ``os.fork`` that pickles its answer into a pipe and
+    leaves by ``os._exit``: none of the process machinery is loaded for it
+    (module doc), and the child may itself start workers.
     """
     if not uses_workers(workers) or not _flushed():
         result = job()
         return lambda: result
-    import multiprocessing  # the process machinery, loaded when a job starts (module doc)
-
-    context = multiprocessing.get_context("fork")
-    receiving, sending = context.Pipe(duplex=False)
-    process = context.Process(target=_send_value, args=(job, sending), daemon=True)
-    process.start()
-    sending.close()
-    held: list[R] = []
+    receiving, sending = os.pipe()
+    gc.freeze()  # the child's collector leaves the parent's objects be (no page copied for it)
+    pid = os.fork()
+    if pid != 0:
+        gc.unfreeze()
+    if pid == 0:  # the child: answer, and leave without the parent's exit handlers
+        os.close(receiving)
+        try:
+            _send_answer(job, sending)
+        finally:
+            os._exit(0)
+    os.close(sending)
+    answers: list[Any] = []  # the child's answer, read once: asked again, the same outcome
 
     def wait() -> R:
-        if not held:
-            try:
-                received = receiving.recv()  # a one-item tuple, whatever the value (None too)
-            except EOFError:  # the child died before it could answer
-                received = None
-            finally:
-                receiving.close()
-                process.join()
-            if received is None:
-                raise RuntimeError(f"{job!r} ended with exit status {process.exitcode}")
-            (answer,) = received
-            if isinstance(answer, _Failure):
-                answer.raise_again()
-            if isinstance(answer, _Crash):
-                raise RuntimeError(f"{job!r} {answer.reason}")
-            held.append(answer)
-        return held[0]
+        if not answers:
+            with os.fdopen(receiving, "rb") as pipe:
+                received = pipe.read()
+            status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+            # a one-item tuple, whatever the value (None too); nothing if the child died
+            answers.extend(
+                pickle.loads(received) if received else [_Crash(f"ended with exit status {status}")]
+            )
+        answer = answers[0]
+        if isinstance(answer, _Failure):
+            answer.raise_again()
+        if isinstance(answer, _Crash):
+            raise RuntimeError(f"{job!r} {answer.reason}")
+        return answer
 
     return wait
+
+
+def spread(func: Callable[[T], R], items: Sequence[T], workers: int | None = None) -> Iterator[R]:
+    """``func`` over a few ``items`` in order: the first here, each other at once in a
+    process forked for it (:func:`apart`), so no pool is started (module doc).
+
+    For as many items as there are workers: a small file's blocks.  The
+    first failure in item order wins, as in :func:`ordered_map`; the
+    processes of the items after it are waited for, not left behind.  With one
+    worker, or where forking is unsafe, it is the plain loop.
+    """
+    if not uses_workers(workers):
+        yield from map(func, items)
+        return
+    pending = [apart(functools.partial(func, item), workers) for item in items[1:]]
+    try:
+        if items:
+            yield func(items[0])
+        for wait in pending:
+            yield wait()
+    finally:
+        for wait in pending:
+            with contextlib.suppress(Exception):
+                wait()
 
 
 def _flushed() -> bool:
@@ -272,10 +308,11 @@ class _Crash:
         self.reason = reason
 
 
-def _send_value(job: Callable[[], Any], sending: Any) -> None:
+def _send_answer(job: Callable[[], Any], sending: int) -> None:
     try:
         answer = _call(lambda _: job(), None)
+        data = pickle.dumps((answer,), pickle.HIGHEST_PROTOCOL)
     except BaseException as error:  # noqa: BLE001 - any failure is told to the parent
-        answer = _Crash(f"failed: {type(error).__name__}: {error}")
-    sending.send((answer,))
-    sending.close()
+        data = pickle.dumps((_Crash(f"failed: {type(error).__name__}: {error}"),))
+    with os.fdopen(sending, "wb") as pipe:
+        pipe.write(data)

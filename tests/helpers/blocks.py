@@ -22,8 +22,8 @@ def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterat
     """
     import harem_pipeline.formats.alinhado as alinhado_format
     import harem_pipeline.pipeline.blocks as blocks
-    import harem_pipeline.pipeline.ida as ida_steps
     import harem_pipeline.pipeline.ida2mor as ida2mor_steps
+    import harem_pipeline.pipeline.ida_counts as ida_steps
     import harem_pipeline.pipeline.identification as identification
     import harem_pipeline.pipeline.morphology as steps
     import harem_pipeline.pipeline.semantic as semantic
@@ -32,7 +32,9 @@ def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterat
         patch.setattr(alinhado_format, "CHUNK_BYTES", chunk)
         if not pooled:
             patch.setattr(blocks, "uses_workers", lambda workers=None: workers != 1)
-            patch.setattr(blocks, "ordered_map", lambda func, items, workers=None: map(func, items))
+            in_turn = lambda func, items, workers=None: map(func, items)  # noqa: E731
+            patch.setattr(blocks, "ordered_map", in_turn)
+            patch.setattr(blocks, "spread", in_turn)
         if not fallback:
             direct = lambda run, workers=None: run(workers)  # noqa: E731
             patch.setattr(steps, "run_with_fallback", direct)
@@ -42,6 +44,22 @@ def blockwise(chunk: int, pooled: bool = False, fallback: bool = True) -> Iterat
             patch.setattr(ida_steps, "run_with_fallback", direct)
             patch.setattr(blocks, "run_with_fallback", direct)
         yield
+
+
+def spread_sizes(patch: pytest.MonkeyPatch) -> list[int]:
+    """How many blocks each small file was spread over (``pipeline.blocks.spread``, still
+    run), in the order the files were read."""
+    import harem_pipeline.pipeline.blocks as blocks
+
+    sizes: list[int] = []
+    real_spread = blocks.spread
+
+    def spread(func: Callable, items: list, workers: int | None = None) -> object:
+        sizes.append(len(items))
+        return real_spread(func, items, workers)
+
+    patch.setattr(blocks, "spread", spread)
+    return sizes
 
 
 @functools.cache
