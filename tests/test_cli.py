@@ -108,3 +108,48 @@ def test_an_output_that_is_an_input_is_refused(
     assert f"expected a file other than the input ({named})" in err, err
     assert err.count("\n") == 1
     assert all((tmp_path / n).read_text(encoding="utf-8") == "x" for n in files)
+
+
+LEAVING = """
+import atexit, sys, threading
+from harem_pipeline.cli import leave
+atexit.register(lambda: print("exit handler", file=sys.stderr))
+if sys.argv[1] == "thread":
+    threading.Thread(target=threading.Event().wait, args=(0.3,)).start()
+print("buffered", end="")  # no line end: still in the buffer at the end
+leave(3)
+"""
+
+
+@pytest.mark.parametrize("other", ["none", "thread"])
+def test_a_command_leaves_with_its_status_its_output_flushed_and_its_exit_handlers_run(
+    other: str,
+) -> None:
+    """Without the interpreter's teardown (nothing else running) or with it (another
+    thread alive): the same status, output and exit handlers."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", LEAVING, other], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (3, "buffered", "exit handler\n")
+
+
+def test_a_command_whose_output_cannot_be_flushed_exits_as_python_does() -> None:
+    """A standard stream that cannot be flushed: the process exits as usual, with
+    Python's own status for that (120), its exit handlers run."""
+    import subprocess
+    import sys
+
+    broken = LEAVING.replace(
+        "leave(3)",
+        "class Broken:\n"
+        "    def write(self, text): return len(text)\n"
+        "    def flush(self): raise BrokenPipeError(32, 'Broken pipe')\n"
+        "sys.stdout = Broken()\n"
+        "leave(3)",
+    )
+    done = subprocess.run([sys.executable, "-c", broken, "none"], capture_output=True, timeout=60)
+    assert done.returncode == 120
+    assert b"exit handler" in done.stderr

@@ -10,10 +10,12 @@ place that turns a library error into an exit status: a user's mistake
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import importlib
 import os
 import sys
+import threading
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -162,11 +164,52 @@ bounded; nothing is written differently.
 """
 
 
+BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
+"""The thread count of numpy's BLAS (OpenBLAS, in numpy's wheels) in a ``harem`` process,
+unless the environment sets it.
+
+The one product BLAS computes here is the bootstrap's draw counts times
+whole-number counts (:func:`harem_pipeline.measures.bootstrap.weighted_sum`),
+a few hundred rows for a report.  OpenBLAS starts a thread per core when numpy
+loads and keeps them spinning, beside the command's own reading (or the
+process it reads in): some 40 ms of the 0.25 s of ``harem ida`` on the
+shipped Second HAREM run (bench/README.md, "Start-up").
+"""
+
+
 def run() -> None:
     """Console-script entry point."""
+    for name, value in BLAS_THREADS.items():
+        os.environ.setdefault(name, value)
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
     hold_closed_descriptors()
-    sys.exit(main())
+    leave(main())
+
+
+def leave(status: int) -> NoReturn:
+    """End the process with ``status`` once its exit handlers have run, without the
+    interpreter's teardown when nothing else runs in it.
+
+    A command's outputs are closed (written atomically) by the time
+    :func:`main` returns; the teardown then frees every object and module one
+    by one, numpy's among them, for the operating system to take back at
+    once anyway: some 20 ms of the 0.2 s of ``harem ida`` on the shipped
+    Second HAREM run (bench/README.md, "Start-up").  The exit handlers
+    (``atexit``: finalizers of temporary folders, logging, the process
+    machinery) still run, and the standard streams are flushed first.  With
+    another thread alive, or a standard stream that cannot be flushed, the
+    process exits as usual (``sys.exit``).
+    """
+    if threading.active_count() == 1:
+        try:
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None:
+                    stream.flush()
+        except (OSError, ValueError):
+            sys.exit(status)
+        atexit._run_exitfuncs()  # what the interpreter runs first at its exit
+        os._exit(status)
+    sys.exit(status)
 
 
 def hold_closed_descriptors() -> None:
