@@ -198,7 +198,8 @@ def _pooled(
     ) as pool:
         pending: deque[Future[R | _Failure]] = deque()
         try:
-            pending.append(pool.submit(_call_installed, first))
+            with _frozen_for_forks():  # the workers are forked as the first item goes
+                pending.append(pool.submit(_call_installed, first))
             pending.append(pool.submit(_call_installed, second))
             while True:
                 while len(pending) >= window:
@@ -213,6 +214,21 @@ def _pooled(
         finally:
             for future in pending:
                 future.cancel()
+
+
+@contextlib.contextmanager
+def _frozen_for_forks() -> Iterator[None]:
+    """The objects of this process frozen while children are forked from it: a child's
+    collector then never walks them, so the pages they lie on stay shared instead of
+    being copied into the child (up to half a child's time on a small file).  This
+    process's collector sees them again afterwards; a child keeps them frozen."""
+    parent = os.getpid()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        if os.getpid() == parent:
+            gc.unfreeze()
 
 
 def apart(job: Callable[[], R], workers: int | None = None) -> Callable[[], R]:
@@ -233,10 +249,8 @@ def apart(job: Callable[[], R], workers: int | None = None) -> Callable[[], R]:
         result = job()
         return lambda: result
     receiving, sending = os.pipe()
-    gc.freeze()  # the child's collector leaves the parent's objects be (no page copied for it)
-    pid = os.fork()
-    if pid != 0:
-        gc.unfreeze()
+    with _frozen_for_forks():
+        pid = os.fork()
     if pid == 0:  # the child: answer, and leave without the parent's exit handlers
         os.close(receiving)
         try:
