@@ -30,37 +30,60 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_SEMANTIC,
     MARKER_FIRST_HAREM,
     Line,
+    Record,
+    format_line,
     parse_evaluation,
 )
 from harem_pipeline.formats.semantic import (
     AltBlockReader,
     AltState,
-    EmirRecord,
     RecordKey,
     SemanticRecord,
     SemanticScore,
     at_line,
     emir_scores,
     ended_outside_alt,
-    format_emir_record,
+    format_semantic_score,
     not_a_record_in_alt,
-    parse_emir_record,
-    parse_semantic_line,
 )
 from harem_pipeline.stages.emir import headed, java_line_end
 from harem_pipeline.text.memo import keyed_cache
 
 
-def scores_by_entity(record: EmirRecord) -> list[SemanticScore]:
+class KeptRecord(NamedTuple):
+    """A record of an alternative as ALTina needs it: its head as written back
+    (``GOLD ---> [SYS, …]``), its Emir items read (:func:`emir_scores`, one reading per
+    key) and, per aligned entity, which item is its score (``RecordKey.picks``)."""
+
+    head: str
+    scores: tuple[SemanticScore, ...]
+    picks: tuple[int, ...]
+
+
+def kept_record(item: SemanticRecord, path: str | None) -> KeptRecord:
+    """The record ``item`` of an alternative: a canonical line's head is its text up to its
+    marker; a line the full grammar read is written from its entities."""
+    try:
+        scores = emir_scores(item.key, path)
+    except InputError as error:
+        raise at_line(error, item.line) from None
+    if item.parsed is None:
+        head = item.text[: item.head_end]
+    else:
+        head = format_line(Record(item.parsed.gold, item.parsed.system))
+    return KeptRecord(head, scores, item.key.picks)
+
+
+def scores_by_entity(record: KeptRecord) -> list[SemanticScore]:
     """``getScore`` per entity: the score of the first entity that prints the same."""
-    entities = record.entities
-    return [record.scores[entities.index(entity)] for entity in entities]
+    return [record.scores[pick] for pick in record.picks]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,22 +144,14 @@ def reset_alt_weight(score: SemanticScore, alternatives: int) -> SemanticScore:
     )
 
 
-def _chosen_lines(alternatives: list[list[EmirRecord]]) -> Iterator[Line | str]:
+def _chosen_lines(alternatives: list[list[KeptRecord]]) -> Iterator[Line | str]:
     best = choose_alternative(
         [rank_scores([scores_by_entity(record) for record in records]) for records in alternatives]
     )
     n = len(alternatives)
     for record in alternatives[best]:
-        yield format_emir_record(
-            EmirRecord(
-                record.gold,
-                record.system,
-                tuple(_reset(score, n) for score in record.scores),
-                MARKER_FIRST_HAREM,
-                "\n",
-                record.line,
-            )
-        )
+        items = ", ".join(format_semantic_score(_reset(score, n)) for score in record.scores)
+        yield f"{record.head}{MARKER_FIRST_HAREM}[{items}]\n"
 
 
 @keyed_cache()
@@ -167,8 +182,8 @@ class _Selector(AltBlockReader[Line | str]):
 
     def __init__(self, path: str | None) -> None:
         super().__init__(path)
-        self.alternatives: list[list[EmirRecord]] = []
-        self.current: list[EmirRecord] = []
+        self.alternatives: list[list[KeptRecord]] = []
+        self.current: list[KeptRecord] = []
 
     def other(self, item: Line | SemanticRecord) -> Iterable[Line | str]:
         """A record of an alternative is kept, the block's spurious records dropped; a line
@@ -178,8 +193,7 @@ class _Selector(AltBlockReader[Line | str]):
         if state == 2:
             if not isinstance(item, SemanticRecord):
                 raise not_a_record_in_alt(item, path, "an Emir record")
-            read = item.record(path, parse_semantic_line)
-            self.current.append(parse_emir_record(read, path))
+            self.current.append(kept_record(item, path))
         elif state == 3:
             pass  # the block's spurious records: dropped
         elif isinstance(item, SemanticRecord):
