@@ -158,10 +158,23 @@ def _fail_at_odd(value: int) -> int:
     return value
 
 
+def _without_children() -> None:
+    """Reap the children that other tests of this process left ended; skip the test when
+    one still runs (the check that none is left would not be this test's)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            pytest.skip("a child process of another test still runs")
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_spread_the_first_failure_in_item_order_wins_and_no_process_is_left(workers: int) -> None:
     """Item 1 fails in a process of its own (or here, with one worker), item 3 too: item 1's
     error is the one raised, after item 0's result; every child has been waited for."""
+    _without_children()
     results: list[int] = []
     with pytest.raises(InputError) as caught:
         results.extend(spread(_fail_at_odd, range(4), workers))
@@ -171,6 +184,7 @@ def test_spread_the_first_failure_in_item_order_wins_and_no_process_is_left(work
 
 
 def test_spread_a_failure_here_waits_for_the_processes_after_it() -> None:
+    _without_children()
     with pytest.raises(InputError) as caught:
         list(spread(_fail_at_odd, [1, 2, 3], 2))
     assert caught.value.path == "f1.xml"
