@@ -41,7 +41,7 @@ from harem_pipeline.formats.alinhado import (
     open_raw_lines,
     parse_numbered,
 )
-from harem_pipeline.pipeline.parallel import available_workers, ordered_map, spread, uses_workers
+from harem_pipeline.pipeline.parallel import ordered_map, spread, uses_workers, worker_count
 from harem_pipeline.text import PathLike
 from harem_pipeline.text.atomic import atomic_write
 
@@ -75,17 +75,13 @@ def map_line_blocks(
     head, blocks = _head_blocks(blocks)
     read = functools.partial(_block_results, stage, str(path), encoding)
     if head is not None:  # a small file: a block per worker, the first read here
-        pieces: Iterator[RawBlock] = iter(even_blocks(head, _count(workers)))
+        pieces: Iterator[RawBlock] = iter(even_blocks(head, worker_count(workers)))
         if regroup is not None:
             pieces = regroup(pieces)
         return encoding, itertools.chain.from_iterable(spread(read, list(pieces), workers))
     if regroup is not None:
         blocks = regroup(blocks)
     return encoding, itertools.chain.from_iterable(ordered_map(read, blocks, workers))
-
-
-def _count(workers: int | None) -> int:
-    return available_workers() if workers is None else workers
 
 
 def even_blocks(blocks: list[RawBlock], parts: int) -> list[RawBlock]:

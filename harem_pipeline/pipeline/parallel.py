@@ -59,6 +59,11 @@ def available_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def worker_count(workers: int | None) -> int:
+    """The number of workers ``workers`` asks for: None is every core."""
+    return available_workers() if workers is None else workers
+
+
 def _can_fork() -> bool:
     """Whether worker processes may be forked from here.
 
@@ -85,8 +90,7 @@ def _in_daemon_process() -> bool:
 
 def uses_workers(workers: int | None = None) -> bool:
     """Whether :func:`ordered_map` with ``workers`` runs two items or more on worker processes."""
-    count = available_workers() if workers is None else workers
-    return count >= 2 and _can_fork()
+    return worker_count(workers) >= 2 and _can_fork()
 
 
 class _Failure:
@@ -123,8 +127,7 @@ def ordered_map(
     handed to each worker once, as it is forked (:func:`_install`), so
     what it holds (a partial's arguments) is not pickled with every item.
     """
-    if workers is None:
-        workers = available_workers()
+    workers = worker_count(workers)
     iterator = iter(items)
     first = next(iterator, _END)
     if first is _END:
