@@ -264,6 +264,12 @@ def format_semantic_score(score: SemanticScore) -> str:
     return text + "}"
 
 
+def scored_tail(scores: Iterable[SemanticScore]) -> str:
+    """What follows an Emir record's head on its line, its line end included: the ``:``
+    marker and the items, as Emir and ALTina write them."""
+    return MARKER_FIRST_HAREM + "[" + ", ".join(map(format_semantic_score, scores)) + "]\n"
+
+
 def parse_emir_record(record: Record, path: str | None = None) -> EmirRecord:
     """Read the Emir items of a record; an item that is not Emir output is an error."""
     number = record.line or None

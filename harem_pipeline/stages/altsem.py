@@ -35,7 +35,6 @@ from typing import NamedTuple
 from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_SEMANTIC,
-    MARKER_FIRST_HAREM,
     Line,
     Record,
     format_line,
@@ -50,8 +49,8 @@ from harem_pipeline.formats.semantic import (
     at_line,
     emir_scores,
     ended_outside_alt,
-    format_semantic_score,
     not_a_record_in_alt,
+    scored_tail,
 )
 from harem_pipeline.stages.emir import headed, java_line_end
 from harem_pipeline.text.memo import keyed_cache
@@ -150,8 +149,7 @@ def _chosen_lines(alternatives: list[list[KeptRecord]]) -> Iterator[Line | str]:
     )
     n = len(alternatives)
     for record in alternatives[best]:
-        items = ", ".join(format_semantic_score(_reset(score, n)) for score in record.scores)
-        yield f"{record.head}{MARKER_FIRST_HAREM}[{items}]\n"
+        yield record.head + scored_tail(_reset(score, n) for score in record.scores)
 
 
 @keyed_cache()

@@ -45,7 +45,6 @@ from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import (
     EVAL_CORRECT,
     IDENTIFICATION_KINDS,
-    MARKER_FIRST_HAREM,
     PARTIAL_KINDS,
     SPURIOUS_TAG,
     DocumentLine,
@@ -65,8 +64,8 @@ from harem_pipeline.formats.semantic import (
     as_semantic,
     at_line,
     classic_key,
-    format_semantic_score,
     parse_alt_weight,
+    scored_tail,
 )
 from harem_pipeline.formats.veils import GRID_2005_PATH, format_veil, parse_veil, read_grid
 from harem_pipeline.model import EVERYTHING, Grid
@@ -654,7 +653,7 @@ def emir_tail(key: RecordKey, filt: Filter, params: EmirParams, path: str | None
         )
         for entity, pick in zip(key.systems or (None,), key.picks, strict=True)
     )
-    return MARKER_FIRST_HAREM + "[" + ", ".join(map(format_semantic_score, scores)) + "]\n"
+    return scored_tail(scores)
 
 
 def java_line_end(item: Line) -> Line:
