@@ -243,6 +243,21 @@ RULES = [
         ["veus", "x.avalida", "--style", "harem", "--veil", "PESSOA"],
     ),
     (
+        "which veil a selective subset is scored with: Véus",
+        "harem_pipeline.pipeline.params",
+        "SubsetParams.evaluation_veil",
+        "lambda self: 'LOCAL'",
+        ["veus", "x.avalida", "--style", "harem", "--selective", "--system-veil", "PESSOA"],
+    ),
+    (
+        "which veil a selective subset is scored with: span measures",
+        "harem_pipeline.pipeline.params",
+        "SubsetParams.evaluation_veil",
+        "lambda self: 'LOCAL'",
+        ["measures", "--cd", "cd.txt", "--run", "run.txt", "--selective", "--system-veil"]
+        + ["PESSOA", "--json", "--bootstrap", "0"],
+    ),
+    (
         "AvalTEMPO's rules",
         "harem_pipeline.stages.tempo",
         "score_line",

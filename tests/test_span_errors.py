@@ -439,7 +439,7 @@ def test_harem_selective_scores_the_declared_categories(capsys, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--selective"], "--system-veil for --selective"),
+        (["--selective"], "--system-veil for the selective scenario"),
         (["--selective", "--system-veil", "LOCAL", "--veil", "LOCAL"], "either --veil or"),
         (["--veil", "NADA"], "--veil"),
     ],

@@ -164,6 +164,7 @@ def run_measures(args: argparse.Namespace) -> int:
     labels = None
     if args.labels is not None or args.ignore:
         labels = LabelFilter(args.labels, args.ignore or ())
+    options = CountOptions(args.scheme, args.min_overlap, labels, errors=True, documents=args.json)
     if harem:  # the collection reader and the aligner load only for a HAREM run
         from harem_pipeline.model import EVERYTHING
         from harem_pipeline.pipeline.harem_spans import measure_harem
@@ -173,19 +174,9 @@ def run_measures(args: argparse.Namespace) -> int:
             veil=args.veil or EVERYTHING, system_veil=args.system_veil, selective=args.selective
         )
         report = measure_harem(
-            args.cd,
-            args.run,
-            args.meta,
-            resampling,
-            evaluation=evaluation,
-            min_overlap=args.min_overlap,
-            labels=labels,
-            errors=True,
+            args.cd, args.run, args.meta, resampling, evaluation=evaluation, options=options
         )
     else:
-        options = CountOptions(
-            args.scheme, args.min_overlap, labels, errors=True, documents=args.json
-        )
         report = measure_file(args.file, args.format, options, resampling, workers=args.workers)
     try:
         if args.errors:

@@ -7,7 +7,6 @@ The CoNLL and JSON-lines files' reports are :mod:`harem_pipeline.pipeline.spans`
 
 from __future__ import annotations
 
-from harem_pipeline.errors import InputError
 from harem_pipeline.formats.alinhado import iter_lines
 from harem_pipeline.formats.harem_xml import read_collection
 from harem_pipeline.formats.veils import format_veil, parse_veil, read_grid
@@ -25,7 +24,7 @@ from harem_pipeline.stages.harem_spans import (
     count_collections,
     read_alt_choices,
 )
-from harem_pipeline.stages.spans import LabelFilter
+from harem_pipeline.stages.span_measures import COUNT_DEFAULTS, CountOptions
 from harem_pipeline.text import PathLike
 
 
@@ -34,8 +33,7 @@ def harem_signature(
     run_path: PathLike,
     veil: Veil | None = None,
     resampling: Resampling = BOOTSTRAP,
-    labels: LabelFilter | None = None,
-    min_overlap: float = 0.0,
+    options: CountOptions = COUNT_DEFAULTS,
     selective: bool = False,
 ) -> Signature:
     """``…|measures:spans|format:harem|cd:<sha12>|run:<sha12>|veil:…|alt:best|boot:N|seed:S``
@@ -47,7 +45,7 @@ def harem_signature(
         run=short_digest(run_path),
         veil=None if veil is None or veil.everything else format_veil(veil),
         selective="yes" if selective else None,
-        **restriction_fields(labels, min_overlap),
+        **restriction_fields(options),
         alt="best",
         **bootstrap_fields(resampling),
     )
@@ -60,15 +58,11 @@ def measure_collections(
     veil: Veil | None = None,
     signature: Signature | None = None,
     resampling: Resampling = BOOTSTRAP,
-    *,
-    min_overlap: float = 0.0,
-    labels: LabelFilter | None = None,
-    errors: bool = False,
+    options: CountOptions = COUNT_DEFAULTS,
 ) -> MeasuresReport:
-    """The span measures of ``run`` against ``cd`` (already read), with per-document counts."""
-    counted = count_collections(
-        cd, run, alt_choices, veil, min_overlap=min_overlap, labels=labels, errors=errors
-    )
+    """The span measures of ``run`` against ``cd`` (already read), with per-document counts
+    (``options`` as :func:`~harem_pipeline.stages.harem_spans.count_collections` reads them)."""
+    counted = count_collections(cd, run, alt_choices, veil, options)
     signature = signature or Signature.build(measures="spans", format=FORMAT)
     return span_report(counted, signature.format(), resampling)
 
@@ -80,37 +74,26 @@ def measure_harem(
     resampling: Resampling = BOOTSTRAP,
     *,
     evaluation: SubsetParams | None = None,
-    min_overlap: float = 0.0,
-    labels: LabelFilter | None = None,
-    errors: bool = False,
+    options: CountOptions = COUNT_DEFAULTS,
 ) -> MeasuresReport:
     """``harem measures --cd CD --run RUN``: read both, let AltinaID choose, measure.
 
     ``evaluation`` gives the campaign's evaluation veil and selective
     scenario (:meth:`SubsetParams.evaluation_veil`: a selective run is
     scored on the categories it declared); None scores every category.
+    ``options`` as :func:`~harem_pipeline.stages.harem_spans.count_collections`
+    reads them.
     """
     veil = None
     if evaluation is not None:
-        if evaluation.selective and not evaluation.system_veil:
-            raise InputError(None, "--system-veil for --selective", "none")
         veil = parse_veil(evaluation.evaluation_veil(), read_grid(), "--veil")
     cd = read_collection(cd_path, meta_path)
     run = read_collection(run_path)
     check_collections_share_documents(cd, run)
     selective = evaluation is not None and evaluation.selective
+    signature = harem_signature(cd_path, run_path, veil, resampling, options, selective)
     return measure_collections(
-        cd,
-        run,
-        choose_alternatives(cd, run),
-        veil,
-        signature=harem_signature(
-            cd_path, run_path, veil, resampling, labels, min_overlap, selective
-        ),
-        resampling=resampling,
-        min_overlap=min_overlap,
-        labels=labels,
-        errors=errors,
+        cd, run, choose_alternatives(cd, run), veil, signature, resampling, options
     )
 
 

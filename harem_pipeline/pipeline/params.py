@@ -54,7 +54,7 @@ class SubsetParams(Params):
         """The veil the subset's categories are scored with: the declared one when selective."""
         if not self.selective:
             return self.veil
-        if self.system_veil is None:
+        if not self.system_veil:
             raise InputError(None, "--system-veil for the selective scenario", "none")
         return self.system_veil
 

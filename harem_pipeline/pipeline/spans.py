@@ -23,7 +23,6 @@ from harem_pipeline.stages.span_measures import (
     count_file,
     format_name,
 )
-from harem_pipeline.stages.spans import LabelFilter
 from harem_pipeline.text import PathLike
 
 
@@ -51,14 +50,15 @@ def measure_file(
         file=short_digest(path),
         format=fmt,
         scheme=counted.scheme,
-        **restriction_fields(options.labels, options.min_overlap),
+        **restriction_fields(options),
         **bootstrap_fields(resampling if options.documents else None),
     )
     return span_report(counted, signature.format(), resampling, partial(apart, workers=workers))
 
 
-def restriction_fields(labels: LabelFilter | None, min_overlap: float) -> dict[str, str | None]:
+def restriction_fields(options: CountOptions) -> dict[str, str | None]:
     """Signature fields of the label restriction and the overlap threshold (None: default)."""
+    labels, min_overlap = options.labels, options.min_overlap
     fields: dict[str, str | None] = (
         labels.signature() if labels is not None else {"labels": None, "ignore": None}
     )

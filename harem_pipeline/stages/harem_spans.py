@@ -60,10 +60,10 @@ from harem_pipeline.stages.align import align_collections
 from harem_pipeline.stages.altida import select_alternatives
 from harem_pipeline.stages.avalida import evaluate_lines
 from harem_pipeline.stages.span_errors import ErrorSpill
+from harem_pipeline.stages.span_measures import COUNT_DEFAULTS, CountOptions
 from harem_pipeline.stages.span_units import document_units
 from harem_pipeline.stages.spans import (
     CountedSpans,
-    LabelFilter,
     Span,
     SpanCounts,
     count_document,
@@ -449,24 +449,24 @@ def count_collections(
     run: Collection,
     alt_choices: AltChoices | None = None,
     veil: Veil | None = None,
-    *,
-    min_overlap: float = 0.0,
-    labels: LabelFilter | None = None,
-    errors: bool = False,
+    options: CountOptions = COUNT_DEFAULTS,
 ) -> CountedSpans:
     """The span counts of ``run`` against ``cd``, with per-document counts.
 
     Documents and gold alternatives as in :func:`spans_from_collections`;
     the per-document counts are the bootstrap's units (one per document
-    below 2,000 documents).  ``min_overlap``, ``labels`` and ``errors`` as
-    for :func:`harem_pipeline.stages.span_measures.count_file`; an error is
-    placed by its DOCID and its CD token positions (no sentence), its text
-    the CD's characters.  Token accuracy compares the positions' span tags
+    below 2,000 documents).  Of ``options``, ``min_overlap``, ``labels`` and
+    ``errors`` count as for :func:`harem_pipeline.stages.span_measures.count_file`;
+    the others are a token file's (a HAREM run has no tagging scheme, and
+    its units are always its documents).  An error is placed by its DOCID
+    and its CD token positions (no sentence), its text the CD's characters.
+    Token accuracy compares the positions' span tags
     (:func:`~harem_pipeline.stages.spans.equal_token_tags`) after the veil.
     """
+    labels, min_overlap = options.labels, options.min_overlap
     per_document: dict[str, SpanCounts] = {}
     documents = tokens = equal = 0
-    spill = ErrorSpill() if errors else None
+    spill = ErrorSpill() if options.errors else None
     listing = None if spill is None else spill.listing
     for spans, cd_tokens, text in _document_spans_text(cd, run, alt_choices, veil):
         gold, system = spans.gold, spans.system
