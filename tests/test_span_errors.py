@@ -440,6 +440,7 @@ def test_harem_selective_scores_the_declared_categories(capsys, tmp_path: Path) 
     ("extra", "message"),
     [
         (["--selective"], "--system-veil for the selective scenario"),
+        (["--selective", "--system-veil", ""], "--system-veil for the selective scenario"),
         (["--selective", "--system-veil", "LOCAL", "--veil", "LOCAL"], "either --veil or"),
         (["--veil", "NADA"], "--veil"),
     ],

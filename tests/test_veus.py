@@ -311,6 +311,7 @@ def test_second_harem_subset_by_variant_and_genre(data_dir, tmp_path) -> None:
             "'PESSOA(INDIVIDUAL'\n",
         ),
         (["--selective"], "expected --system-veil for the selective scenario"),
+        (["--selective", "--system-veil", ""], "expected --system-veil for the selective scenario"),
         (
             ["--variant", "pt"],
             "total_muc.alinhado.avalida.gz, line 3: expected collection metadata "
